@@ -1,0 +1,19 @@
+//! Handscope's graph model and simulation engine.
+//!
+//! A [`Module`] holds [`Function`]s; a function is a graph of [`Node`]s connected by
+//! [`Channel`]s stored in typed arenas. Every node has a stable string ID and every channel a
+//! stable name (`<producer id>.<port>`); these are the names every other part of Handscope
+//! (DOT, SystemVerilog, VCD, the debugger) uses.
+
+pub mod graph;
+pub mod location;
+pub mod ops;
+pub mod types;
+
+pub use graph::{
+    ArgType, Channel, ChannelId, DuplicateId, FuncArg, FuncResult, Function, Module, NameHint,
+    Node, NodeId, PortRef,
+};
+pub use location::SourceLoc;
+pub use ops::{ArithOp, BufferKind, CmpPredicate, Op};
+pub use types::{MemRefType, Type};

@@ -1,0 +1,120 @@
+//! Channel data types: the types a handshake channel can carry.
+
+use std::fmt;
+
+/// The data type carried by a handshake channel.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    /// `none`: a control-only token with no data.
+    None,
+    /// `iN`: a signless integer of `N` bits, `0 <= N <= 64`.
+    Int(u8),
+    /// `index`: 64 bits wide in CIRCT's RTL.
+    Index,
+    /// `tuple<...>`: the concatenation of its members.
+    Tuple(Vec<Type>),
+}
+
+/// Largest integer width the model supports.
+pub const MAX_INT_WIDTH: u32 = 64;
+
+impl Type {
+    /// Number of data bits on the wire (0 for `none`).
+    pub fn bit_width(&self) -> u32 {
+        match self {
+            Type::None => 0,
+            Type::Int(w) => u32::from(*w),
+            Type::Index => 64,
+            Type::Tuple(ts) => ts.iter().map(Type::bit_width).sum(),
+        }
+    }
+
+    /// True for `none`, whose channels carry only control.
+    pub fn is_none(&self) -> bool {
+        matches!(self, Type::None)
+    }
+
+    /// True for `iN` and `index`.
+    pub fn is_integer(&self) -> bool {
+        matches!(self, Type::Int(_) | Type::Index)
+    }
+
+    /// Mask that keeps the low `bit_width()` bits of a `u64` (all ones for 64 and more).
+    pub fn mask(&self) -> u64 {
+        width_mask(self.bit_width())
+    }
+}
+
+/// Mask that keeps the low `width` bits of a `u64`.
+pub fn width_mask(width: u32) -> u64 {
+    if width >= 64 { u64::MAX } else { (1u64 << width) - 1 }
+}
+
+impl fmt::Display for Type {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Type::None => write!(f, "none"),
+            Type::Int(w) => write!(f, "i{w}"),
+            Type::Index => write!(f, "index"),
+            Type::Tuple(ts) => {
+                write!(f, "tuple<")?;
+                for (i, t) in ts.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                write!(f, ">")
+            }
+        }
+    }
+}
+
+/// A `memref<D0xD1x...xT>` type, as used by `memory` and `extmemory`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MemRefType {
+    /// Dimensions, outermost first. Simulation treats the memory as flat.
+    pub dims: Vec<u64>,
+    /// Element type.
+    pub elem: Type,
+}
+
+impl MemRefType {
+    /// Total number of elements.
+    pub fn len(&self) -> u64 {
+        self.dims.iter().product()
+    }
+
+    /// True when the memory has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl fmt::Display for MemRefType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "memref<")?;
+        for d in &self.dims {
+            write!(f, "{d}x")?;
+        }
+        write!(f, "{}>", self.elem)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_and_display() {
+        let t = Type::Tuple(vec![Type::Int(8), Type::Index, Type::None]);
+        assert_eq!(t.bit_width(), 72);
+        assert_eq!(t.to_string(), "tuple<i8, index, none>");
+        assert_eq!(Type::Int(1).mask(), 1);
+        assert_eq!(Type::Index.mask(), u64::MAX);
+        assert_eq!(Type::Int(0).mask(), 0);
+        let m = MemRefType { dims: vec![4, 8], elem: Type::Int(32) };
+        assert_eq!(m.to_string(), "memref<4x8xi32>");
+        assert_eq!(m.len(), 32);
+    }
+}
