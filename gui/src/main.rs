@@ -1,1 +1,20 @@
-fn main() {}
+//! `handscope`: the visual debugger and the command-line subcommands.
+
+mod cli;
+mod examples;
+mod load;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

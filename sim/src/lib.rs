@@ -5,10 +5,18 @@
 //! stable name (`<producer id>.<port>`); these are the names every other part of Handscope
 //! (DOT, SystemVerilog, VCD, the debugger) uses.
 
+pub mod bench_support;
+pub mod deadlock;
+pub mod engine;
 pub mod graph;
 pub mod location;
 pub mod ops;
+pub mod report;
+pub mod stimulus;
+pub mod trace;
+pub mod transform;
 pub mod types;
+pub mod verify;
 
 pub use graph::{
     ArgType, Channel, ChannelId, DuplicateId, FuncArg, FuncResult, Function, Module, NameHint,

@@ -1,0 +1,228 @@
+//! Abstract syntax tree of the C subset. Every node keeps its source span.
+
+use super::span::Span;
+use super::types::{CType, IntTy};
+
+/// Binary operators (including the short-circuit logical ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `&`
+    And,
+    /// `|`
+    Or,
+    /// `^`
+    Xor,
+    /// `<`
+    Lt,
+    /// `>`
+    Gt,
+    /// `<=`
+    Le,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `&&`
+    LogAnd,
+    /// `||`
+    LogOr,
+}
+
+impl BinOp {
+    /// True for the six relational/equality operators.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        )
+    }
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    /// `-`
+    Neg,
+    /// `+`
+    Plus,
+    /// `!`
+    Not,
+    /// `~`
+    BitNot,
+    /// `*` (rejected: pointers)
+    Deref,
+    /// `&` (rejected: pointers)
+    AddrOf,
+}
+
+/// An expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    /// What it is.
+    pub kind: ExprKind,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// Expression kinds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// Integer or character constant with its C type.
+    IntLit(u64, IntTy),
+    /// Variable reference.
+    Ident(String),
+    /// Unary operator.
+    Unary(UnOp, Box<Expr>),
+    /// `++`/`--`; `pre` for prefix form, `inc` for `++`.
+    IncDec {
+        /// Prefix form.
+        pre: bool,
+        /// Increment (else decrement).
+        inc: bool,
+        /// Operand (an lvalue).
+        expr: Box<Expr>,
+    },
+    /// Binary operator.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// Assignment; `Some(op)` for compound assignment.
+    Assign(Option<BinOp>, Box<Expr>, Box<Expr>),
+    /// `c ? a : b`.
+    Cond(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `(type) e`.
+    Cast(CType, Box<Expr>),
+    /// `a[i]`.
+    Index(Box<Expr>, Box<Expr>),
+    /// Call of a named function.
+    Call(String, Vec<Expr>),
+    /// `a, b`.
+    Comma(Box<Expr>, Box<Expr>),
+}
+
+/// Initializer of a declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Init {
+    /// `= expr`
+    Expr(Expr),
+    /// `= { ... }`
+    List(Vec<Init>, Span),
+}
+
+impl Init {
+    /// Span of the initializer.
+    pub fn span(&self) -> Span {
+        match self {
+            Init::Expr(e) => e.span,
+            Init::List(_, s) => *s,
+        }
+    }
+}
+
+/// A variable declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decl {
+    /// Declared name.
+    pub name: String,
+    /// Type.
+    pub ty: CType,
+    /// Initializer.
+    pub init: Option<Init>,
+    /// Declared `const`.
+    pub is_const: bool,
+    /// Declared `static`.
+    pub is_static: bool,
+    /// Span of the declarator name.
+    pub span: Span,
+}
+
+/// A statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stmt {
+    /// What it is.
+    pub kind: StmtKind,
+    /// Where it is.
+    pub span: Span,
+}
+
+/// Statement kinds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    /// Expression statement.
+    Expr(Expr),
+    /// Declarations.
+    Decl(Vec<Decl>),
+    /// `{ ... }`
+    Block(Vec<Stmt>),
+    /// `if`
+    If(Expr, Box<Stmt>, Option<Box<Stmt>>),
+    /// `while`
+    While(Expr, Box<Stmt>),
+    /// `do ... while`
+    DoWhile(Box<Stmt>, Expr),
+    /// `for (init; cond; step) body`
+    For(Option<Box<Stmt>>, Option<Expr>, Option<Expr>, Box<Stmt>),
+    /// `switch`
+    Switch(Expr, Box<Stmt>),
+    /// `case value: stmt`
+    Case(Expr, Box<Stmt>),
+    /// `default: stmt`
+    Default(Box<Stmt>),
+    /// `break;`
+    Break,
+    /// `continue;`
+    Continue,
+    /// `return [e];`
+    Return(Option<Expr>),
+    /// `;`
+    Empty,
+}
+
+/// A function parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// Name.
+    pub name: String,
+    /// Type (integer or array).
+    pub ty: CType,
+    /// Span of the parameter name.
+    pub span: Span,
+}
+
+/// A function definition or prototype.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    /// Name.
+    pub name: String,
+    /// Return type.
+    pub ret: CType,
+    /// Parameters.
+    pub params: Vec<Param>,
+    /// Body (`None` for a prototype).
+    pub body: Option<Stmt>,
+    /// Span of the name.
+    pub span: Span,
+}
+
+/// A whole file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TranslationUnit {
+    /// Functions in source order (definitions and prototypes).
+    pub functions: Vec<Function>,
+    /// Global variables in source order.
+    pub globals: Vec<Decl>,
+}

@@ -1,0 +1,301 @@
+//! Lexer for the C subset: turns source text into tokens with spans.
+
+use super::error::{CResult, RawError};
+use super::span::{LineIndex, Span};
+
+/// Kind of a token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TokKind {
+    /// Identifier or keyword.
+    Ident(String),
+    /// Integer literal with its suffix information.
+    Int {
+        /// Value of the literal.
+        value: u64,
+        /// `u`/`U` suffix present.
+        unsigned: bool,
+        /// Number of `l`/`L` in the suffix (0, 1 or 2).
+        longs: u8,
+        /// Decimal (as opposed to octal/hex/binary) literal.
+        decimal: bool,
+    },
+    /// Character literal (value already of type int).
+    Char(i64),
+    /// String literal (only meaningful in `#include "..."`).
+    Str(String),
+    /// Floating-point literal (always rejected later).
+    Float,
+    /// Punctuator.
+    Punct(&'static str),
+}
+
+/// A token with its location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// What the token is.
+    pub kind: TokKind,
+    /// Where it is.
+    pub span: Span,
+    /// First token on its (logical) line.
+    pub line_start: bool,
+}
+
+impl Token {
+    /// True if this token is the punctuator `p`.
+    pub fn is_punct(&self, p: &str) -> bool {
+        matches!(&self.kind, TokKind::Punct(q) if *q == p)
+    }
+
+    /// The identifier text, if an identifier.
+    pub fn ident(&self) -> Option<&str> {
+        match &self.kind {
+            TokKind::Ident(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Short description for diagnostics.
+    pub fn describe(&self) -> String {
+        match &self.kind {
+            TokKind::Ident(s) => format!("'{s}'"),
+            TokKind::Int { value, .. } => format!("'{value}'"),
+            TokKind::Char(_) => "character literal".into(),
+            TokKind::Str(_) => "string literal".into(),
+            TokKind::Float => "floating-point literal".into(),
+            TokKind::Punct(p) => format!("'{p}'"),
+        }
+    }
+}
+
+const PUNCTS: &[&str] = &[
+    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=",
+    "-=", "*=", "/=", "%=", "&=", "^=", "|=", "##", "+", "-", "*", "/", "%", "<", ">", "=", "!",
+    "~", "&", "|", "^", "?", ":", ";", ",", ".", "(", ")", "[", "]", "{", "}", "#",
+];
+
+/// Lexes `src` into tokens.
+pub fn lex(src: &str) -> CResult<Vec<Token>> {
+    let idx = LineIndex::new(src);
+    let b = src.as_bytes();
+    let mut toks = Vec::new();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if c == b' ' || c == b'\t' || c == b'\r' || c == 0x0c || c == 0x0b {
+            i += 1;
+            continue;
+        }
+        if c == b'\\' && (b.get(i + 1) == Some(&b'\n') || b[i + 1..].starts_with(b"\r\n")) {
+            i += if b.get(i + 1) == Some(&b'\n') { 2 } else { 3 };
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            let start = i;
+            i += 2;
+            loop {
+                if i + 1 >= b.len() {
+                    return Err(RawError::new(
+                        idx.span(start, start + 2),
+                        "unterminated comment",
+                    ));
+                }
+                if b[i] == b'*' && b[i + 1] == b'/' {
+                    i += 2;
+                    break;
+                }
+                i += 1;
+            }
+            continue;
+        }
+        let start = i;
+        let kind = if c.is_ascii_alphabetic() || c == b'_' {
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            TokKind::Ident(src[start..i].to_string())
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric()
+                    || b[i] == b'.'
+                    || b[i] == b'_'
+                    || ((b[i] == b'+' || b[i] == b'-')
+                        && matches!(b[i - 1], b'e' | b'E' | b'p' | b'P')))
+            {
+                i += 1;
+            }
+            number(&src[start..i], idx.span(start, i))?
+        } else if c == b'\'' || c == b'"' {
+            i += 1;
+            let mut vals = Vec::new();
+            loop {
+                match b.get(i) {
+                    None | Some(b'\n') => {
+                        return Err(RawError::new(
+                            idx.span(start, i),
+                            if c == b'\'' {
+                                "unterminated character literal"
+                            } else {
+                                "unterminated string literal"
+                            },
+                        ));
+                    }
+                    Some(&q) if q == c => {
+                        i += 1;
+                        break;
+                    }
+                    Some(b'\\') => {
+                        let (v, n) = escape(&b[i..]).ok_or_else(|| {
+                            RawError::new(idx.span(i, i + 2), "invalid escape sequence")
+                        })?;
+                        vals.push(v);
+                        i += n;
+                    }
+                    Some(&q) => {
+                        vals.push(q as i64);
+                        i += 1;
+                    }
+                }
+            }
+            if c == b'\'' {
+                if vals.len() != 1 {
+                    return Err(RawError::new(
+                        idx.span(start, i),
+                        "character literal must contain exactly one character",
+                    ));
+                }
+                // Plain char is signed on the supported targets.
+                TokKind::Char(vals[0] as u8 as i8 as i64)
+            } else {
+                TokKind::Str(vals.iter().map(|&v| (v as u8) as char).collect())
+            }
+        } else if let Some(p) = PUNCTS.iter().find(|p| b[i..].starts_with(p.as_bytes())) {
+            i += p.len();
+            TokKind::Punct(p)
+        } else {
+            let ch = src[i..].chars().next().unwrap_or('?');
+            return Err(RawError::new(
+                idx.span(i, i + ch.len_utf8()),
+                format!("unexpected character '{}'", ch.escape_default()),
+            ));
+        };
+        toks.push(Token {
+            kind,
+            span: idx.span(start, i),
+            line_start,
+        });
+        line_start = false;
+    }
+    Ok(toks)
+}
+
+/// Parses an escape sequence starting at a backslash; returns (value, bytes consumed).
+fn escape(b: &[u8]) -> Option<(i64, usize)> {
+    let c = *b.get(1)?;
+    let simple = match c {
+        b'n' => Some(10),
+        b't' => Some(9),
+        b'r' => Some(13),
+        b'0'..=b'7' => None,
+        b'a' => Some(7),
+        b'b' => Some(8),
+        b'f' => Some(12),
+        b'v' => Some(11),
+        b'\\' | b'\'' | b'"' | b'?' => Some(c as i64),
+        b'x' => None,
+        _ => return None,
+    };
+    if let Some(v) = simple {
+        return Some((v, 2));
+    }
+    if c == b'x' {
+        let mut n = 2;
+        let mut v: i64 = 0;
+        while let Some(d) = b.get(n).and_then(|d| (*d as char).to_digit(16)) {
+            v = (v * 16 + d as i64) & 0xff;
+            n += 1;
+        }
+        return (n > 2).then_some((v, n));
+    }
+    let mut n = 1;
+    let mut v: i64 = 0;
+    while n < 4 {
+        match b.get(n) {
+            Some(d @ b'0'..=b'7') => {
+                v = v * 8 + (d - b'0') as i64;
+                n += 1;
+            }
+            _ => break,
+        }
+    }
+    Some((v & 0xff, n))
+}
+
+fn number(text: &str, span: Span) -> CResult<TokKind> {
+    let lower = text.to_ascii_lowercase();
+    let is_hex = lower.starts_with("0x");
+    let is_bin = lower.starts_with("0b");
+    if !is_hex && (lower.contains('.') || lower.contains('e') || lower.ends_with('f'))
+        || is_hex && (lower.contains('.') || lower.contains('p'))
+    {
+        return Ok(TokKind::Float);
+    }
+    let (radix, digits_start) = if is_hex {
+        (16, 2)
+    } else if is_bin {
+        (2, 2)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, 1)
+    } else {
+        (10, 0)
+    };
+    let body = &lower[digits_start..];
+    let digits_end = body
+        .find(|c: char| !c.is_digit(radix))
+        .unwrap_or(body.len());
+    let (digits, suffix) = body.split_at(digits_end);
+    if digits.is_empty() && radix != 8 {
+        return Err(RawError::new(
+            span,
+            format!("invalid integer literal '{text}'"),
+        ));
+    }
+    let (unsigned, longs) = match suffix {
+        "" => (false, 0),
+        "u" => (true, 0),
+        "l" => (false, 1),
+        "ul" | "lu" => (true, 1),
+        "ll" => (false, 2),
+        "ull" | "llu" => (true, 2),
+        _ => {
+            return Err(RawError::new(
+                span,
+                format!("invalid suffix '{suffix}' on integer literal"),
+            ));
+        }
+    };
+    let value = if digits.is_empty() {
+        0
+    } else {
+        u64::from_str_radix(digits, radix)
+            .map_err(|_| RawError::new(span, format!("integer literal '{text}' is too large")))?
+    };
+    Ok(TokKind::Int {
+        value,
+        unsigned,
+        longs,
+        decimal: radix == 10,
+    })
+}

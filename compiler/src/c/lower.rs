@@ -1,0 +1,1746 @@
+//! Lowering of the (type-checked on the fly) AST of the top function to the SSA CFG IR.
+//! Calls are inlined here (each call site gets its own copy of the callee's CFG), so the
+//! result is one function with no calls.
+//!
+//! Design choices:
+//! * `&&`, `||` and `?:` become `andi`/`ori`/`select` when the operands that would not
+//!   always be evaluated are *speculatable* (no side effects, no memory access, no division,
+//!   no variable shift amount); otherwise they become control flow.
+//! * Uninitialized scalars read as 0 (C leaves them indeterminate).
+//! * Local arrays whose declaration executes at most once (not inside a loop) get their
+//!   initializer as initial memory contents; inside loops the initializer becomes stores.
+//! * Array indices are computed in `i32` (`int`) arithmetic.
+
+use super::ast::*;
+use super::consteval::{ConstVal, convert as const_convert, eval_const, ir_binop, ir_pred};
+use super::error::{CResult, RawError};
+use super::ir::*;
+use super::span::{LineIndex, Span};
+use super::ssa::{FnBuilder, Var};
+use super::types::{CType, IntTy};
+use std::collections::{BTreeMap, BTreeSet};
+
+const MAX_INLINE_DEPTH: usize = 64;
+const MAX_INLINED_CALLS: usize = 10_000;
+
+/// A view of an array: memory, element offset of the view, element type and dimensions.
+#[derive(Clone, Debug)]
+struct ArrayRef {
+    mem: MemId,
+    base: Option<ValueId>,
+    elem: IntTy,
+    dims: Vec<Option<u64>>,
+    global: bool,
+    name: String,
+}
+
+#[derive(Clone, Debug)]
+enum Sym {
+    Scalar(Var, IntTy),
+    Array(ArrayRef),
+}
+
+#[derive(Clone, Debug)]
+enum Global {
+    Scalar(i64, IntTy),
+    Array {
+        decl_index: usize,
+        mem: Option<MemId>,
+    },
+}
+
+/// A typed SSA value.
+#[derive(Clone, Copy, Debug)]
+struct Rv {
+    v: ValueId,
+    ty: IntTy,
+}
+
+/// An assignable location.
+#[derive(Clone, Copy, Debug)]
+enum Lv {
+    Var(Var, IntTy),
+    Elem(MemId, ValueId, IntTy),
+}
+
+impl Lv {
+    fn ty(&self) -> IntTy {
+        match self {
+            Lv::Var(_, t) | Lv::Elem(_, _, t) => *t,
+        }
+    }
+}
+
+struct Frame {
+    ret: CType,
+    ret_var: Option<Var>,
+    exit: BlockId,
+}
+
+#[derive(Clone, Copy)]
+struct Jump {
+    brk: Option<BlockId>,
+    cont: Option<BlockId>,
+}
+
+struct SwitchCtx {
+    ty: IntTy,
+    cases: Vec<(i64, BlockId)>,
+    default: Option<BlockId>,
+}
+
+struct MemInfo {
+    mem: Memory,
+    token: Var,
+}
+
+struct Lowerer<'a> {
+    funcs: BTreeMap<&'a str, &'a Function>,
+    protos: BTreeMap<&'a str, &'a Function>,
+    global_decls: &'a [Decl],
+    globals: BTreeMap<String, Global>,
+    b: FnBuilder,
+    mems: Vec<MemInfo>,
+    scopes: Vec<BTreeMap<String, Sym>>,
+    call_stack: Vec<String>,
+    jumps: Vec<Jump>,
+    switches: Vec<SwitchCtx>,
+    frames: Vec<Frame>,
+    loop_depth: usize,
+    consts: BTreeMap<ValueId, i64>,
+    inlined: usize,
+}
+
+fn ity(t: IntTy) -> Type {
+    Type::Int(t.bits())
+}
+
+/// Lowers the function `top` (or the unique uncalled function) of `tu` to IR.
+pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &LineIndex) -> CResult<IrFunction> {
+    let file_start = lines.span(0, 0);
+    let mut funcs: BTreeMap<&str, &Function> = BTreeMap::new();
+    let mut protos: BTreeMap<&str, &Function> = BTreeMap::new();
+    for f in &tu.functions {
+        if f.body.is_some() {
+            if funcs.insert(&f.name, f).is_some() {
+                return Err(RawError::new(
+                    f.span,
+                    format!("redefinition of function '{}'", f.name),
+                ));
+            }
+        } else {
+            protos.entry(&f.name).or_insert(f);
+        }
+    }
+    let top_fn = match top {
+        Some(name) => *funcs.get(name).ok_or_else(|| {
+            RawError::new(
+                file_start,
+                format!("top function '{name}' is not defined in this file"),
+            )
+        })?,
+        None => {
+            let mut called = BTreeSet::new();
+            for f in funcs.values() {
+                if let Some(b) = &f.body {
+                    collect_calls_stmt(b, &mut called);
+                }
+            }
+            let cands: Vec<&Function> = tu
+                .functions
+                .iter()
+                .filter(|f| f.body.is_some() && !called.contains(f.name.as_str()))
+                .collect();
+            match cands.as_slice() {
+                [one] => *one,
+                [] => {
+                    return Err(RawError::new(
+                        file_start,
+                        "no top function: the file defines no uncalled function",
+                    ));
+                }
+                many => {
+                    let names: Vec<&str> = many.iter().map(|f| f.name.as_str()).collect();
+                    return Err(RawError::new(
+                        many[1].span,
+                        format!("cannot choose the top function among: {}", names.join(", ")),
+                    )
+                    .with_help("name the top function explicitly"));
+                }
+            }
+        }
+    };
+    let mut globals = BTreeMap::new();
+    for (i, g) in tu.globals.iter().enumerate() {
+        let entry = match &g.ty {
+            CType::Int(t) => {
+                let v = match &g.init {
+                    None => 0,
+                    Some(Init::Expr(e)) => const_convert_val(eval_const(e)?, *t),
+                    Some(Init::List(items, sp)) => match items.as_slice() {
+                        [Init::Expr(e)] => const_convert_val(eval_const(e)?, *t),
+                        _ => return Err(RawError::new(*sp, "invalid scalar initializer")),
+                    },
+                };
+                Global::Scalar(v, *t)
+            }
+            _ => Global::Array {
+                decl_index: i,
+                mem: None,
+            },
+        };
+        globals.insert(g.name.clone(), entry);
+    }
+    let l = Lowerer {
+        funcs,
+        protos,
+        global_decls: &tu.globals,
+        globals,
+        b: FnBuilder::new(),
+        mems: Vec::new(),
+        scopes: vec![BTreeMap::new()],
+        call_stack: vec![top_fn.name.clone()],
+        jumps: Vec::new(),
+        switches: Vec::new(),
+        frames: Vec::new(),
+        loop_depth: 0,
+        consts: BTreeMap::new(),
+        inlined: 0,
+    };
+    l.top(top_fn, lines)
+}
+
+fn const_convert_val((v, from): ConstVal, to: IntTy) -> i64 {
+    const_convert(v, from, to)
+}
+
+fn collect_calls_stmt(s: &Stmt, out: &mut BTreeSet<String>) {
+    let mut e = |x: &Expr| collect_calls_expr(x, out);
+    match &s.kind {
+        StmtKind::Expr(x) => e(x),
+        StmtKind::Decl(ds) => {
+            for d in ds {
+                if let Some(i) = &d.init {
+                    collect_calls_init(i, out);
+                }
+            }
+        }
+        StmtKind::Block(ss) => {
+            for s in ss {
+                collect_calls_stmt(s, out);
+            }
+        }
+        StmtKind::If(c, t, f) => {
+            collect_calls_expr(c, out);
+            collect_calls_stmt(t, out);
+            if let Some(f) = f {
+                collect_calls_stmt(f, out);
+            }
+        }
+        StmtKind::While(c, b)
+        | StmtKind::DoWhile(b, c)
+        | StmtKind::Switch(c, b)
+        | StmtKind::Case(c, b) => {
+            collect_calls_expr(c, out);
+            collect_calls_stmt(b, out);
+        }
+        StmtKind::For(i, c, st, b) => {
+            if let Some(i) = i {
+                collect_calls_stmt(i, out);
+            }
+            for x in [c, st].into_iter().flatten() {
+                collect_calls_expr(x, out);
+            }
+            collect_calls_stmt(b, out);
+        }
+        StmtKind::Default(b) => collect_calls_stmt(b, out),
+        StmtKind::Return(Some(x)) => e(x),
+        StmtKind::Return(None) | StmtKind::Break | StmtKind::Continue | StmtKind::Empty => {}
+    }
+}
+
+fn collect_calls_init(i: &Init, out: &mut BTreeSet<String>) {
+    match i {
+        Init::Expr(e) => collect_calls_expr(e, out),
+        Init::List(items, _) => {
+            for i in items {
+                collect_calls_init(i, out);
+            }
+        }
+    }
+}
+
+fn collect_calls_expr(e: &Expr, out: &mut BTreeSet<String>) {
+    match &e.kind {
+        ExprKind::IntLit(..) | ExprKind::Ident(_) => {}
+        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::IncDec { expr: a, .. } => {
+            collect_calls_expr(a, out)
+        }
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => {
+            collect_calls_expr(a, out);
+            collect_calls_expr(b, out);
+        }
+        ExprKind::Cond(a, b, c) => {
+            collect_calls_expr(a, out);
+            collect_calls_expr(b, out);
+            collect_calls_expr(c, out);
+        }
+        ExprKind::Call(n, args) => {
+            out.insert(n.clone());
+            for a in args {
+                collect_calls_expr(a, out);
+            }
+        }
+    }
+}
+
+/// Flattens an initializer for an array with dims `dims` into `out` (element slots).
+fn flatten_init<'e>(
+    items: &'e [Init],
+    dims: &[u64],
+    base: usize,
+    out: &mut Vec<Option<&'e Expr>>,
+    span: Span,
+) -> CResult<()> {
+    let sub: u64 = dims[1..].iter().product();
+    let total = dims[0] * sub;
+    let mut cur: u64 = 0;
+    for item in items {
+        if cur >= total {
+            return Err(RawError::new(
+                item.span(),
+                "excess elements in array initializer",
+            ));
+        }
+        match item {
+            Init::List(inner, sp) if dims.len() > 1 => {
+                cur = cur.div_ceil(sub) * sub;
+                if cur >= total {
+                    return Err(RawError::new(*sp, "excess elements in array initializer"));
+                }
+                flatten_init(inner, &dims[1..], base + cur as usize, out, *sp)?;
+                cur += sub;
+            }
+            Init::List(inner, sp) => match inner.as_slice() {
+                [Init::Expr(e)] => {
+                    out[base + cur as usize] = Some(e);
+                    cur += 1;
+                }
+                _ => {
+                    return Err(RawError::new(
+                        *sp,
+                        "invalid initializer for an array element",
+                    ));
+                }
+            },
+            Init::Expr(e) => {
+                out[base + cur as usize] = Some(e);
+                cur += 1;
+            }
+        }
+    }
+    let _ = span;
+    Ok(())
+}
+
+/// Is evaluating `e` free of side effects, memory accesses and traps (so it may be speculated)?
+fn speculatable(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::IntLit(..) | ExprKind::Ident(_) => true,
+        ExprKind::Unary(op, a) => !matches!(op, UnOp::Deref | UnOp::AddrOf) && speculatable(a),
+        ExprKind::Binary(op, a, b) => match op {
+            BinOp::Div | BinOp::Rem => false,
+            BinOp::Shl | BinOp::Shr => {
+                matches!(b.kind, ExprKind::IntLit(v, _) if v < 32) && speculatable(a)
+            }
+            _ => speculatable(a) && speculatable(b),
+        },
+        ExprKind::Cond(a, b, c) => speculatable(a) && speculatable(b) && speculatable(c),
+        ExprKind::Cast(CType::Int(_), a) => speculatable(a),
+        _ => false,
+    }
+}
+
+impl<'a> Lowerer<'a> {
+    // ---------- helpers ----------
+
+    fn constant(&mut self, value: i64, ty: Type, span: Span) -> ValueId {
+        let value = super::arith::sext(value as u64, ty.bits());
+        let v = self.b.inst(InstKind::Const { value }, &[ty], span)[0];
+        self.consts.insert(v, value);
+        v
+    }
+
+    fn binary(&mut self, op: BinaryOp, l: ValueId, r: ValueId, span: Span) -> CResult<ValueId> {
+        let ty = self.b.ty(l);
+        if let (Some(&a), Some(&c)) = (self.consts.get(&l), self.consts.get(&r)) {
+            let m = super::arith::mask(ty.bits());
+            if let Ok(res) = super::arith::binary(op, ty.bits(), a as u64 & m, c as u64 & m) {
+                return Ok(self.constant(res as i64, ty, span));
+            }
+        }
+        Ok(self
+            .b
+            .inst(InstKind::Binary { op, lhs: l, rhs: r }, &[ty], span)[0])
+    }
+
+    fn cmp(&mut self, pred: CmpPred, l: ValueId, r: ValueId, span: Span) -> ValueId {
+        let ty = self.b.ty(l);
+        if let (Some(&a), Some(&c)) = (self.consts.get(&l), self.consts.get(&r)) {
+            let m = super::arith::mask(ty.bits());
+            let res = super::arith::compare(pred, ty.bits(), a as u64 & m, c as u64 & m);
+            return self.constant(res as i64, Type::Int(1), span);
+        }
+        self.b.inst(
+            InstKind::Cmp {
+                pred,
+                lhs: l,
+                rhs: r,
+            },
+            &[Type::Int(1)],
+            span,
+        )[0]
+    }
+
+    fn cast(&mut self, op: CastOp, v: ValueId, to: Type, span: Span) -> ValueId {
+        if let Some(&c) = self.consts.get(&v) {
+            let from = self.b.ty(v).bits();
+            let res = super::arith::cast(op, from, to.bits(), c as u64 & super::arith::mask(from));
+            return self.constant(res as i64, to, span);
+        }
+        self.b.inst(InstKind::Cast { op, value: v }, &[to], span)[0]
+    }
+
+    /// C conversion of `rv` to type `to`.
+    fn convert(&mut self, rv: Rv, to: IntTy, span: Span) -> ValueId {
+        let (fb, tb) = (rv.ty.bits(), to.bits());
+        if tb == 1 && fb != 1 {
+            let z = self.constant(0, Type::Int(fb), span);
+            return self.cmp(CmpPred::Ne, rv.v, z, span);
+        }
+        if tb < fb {
+            self.cast(CastOp::TruncI, rv.v, Type::Int(tb), span)
+        } else if tb > fb {
+            let op = if rv.ty.signed {
+                CastOp::ExtSI
+            } else {
+                CastOp::ExtUI
+            };
+            self.cast(op, rv.v, Type::Int(tb), span)
+        } else {
+            rv.v
+        }
+    }
+
+    fn promote(&mut self, rv: Rv, span: Span) -> Rv {
+        let t = rv.ty.promote();
+        Rv {
+            v: self.convert(rv, t, span),
+            ty: t,
+        }
+    }
+
+    fn dead_block(&mut self) {
+        let d = self.b.new_block();
+        self.b.seal(d);
+        self.b.switch_to(d);
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Sym> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn new_memory(&mut self, name: &str, elem: IntTy, dims: Vec<u64>, kind: MemoryKind) -> MemId {
+        let len = dims.iter().product();
+        let token = self.b.new_var(&format!("{name}.token"), Type::Token);
+        self.mems.push(MemInfo {
+            mem: Memory {
+                name: name.to_string(),
+                elem,
+                dims,
+                len,
+                kind,
+                read_only: false,
+            },
+            token,
+        });
+        MemId(self.mems.len() as u32 - 1)
+    }
+
+    fn global_array(&mut self, name: &str) -> CResult<Option<ArrayRef>> {
+        let Some(Global::Array { decl_index, mem }) = self.globals.get(name).cloned() else {
+            return Ok(None);
+        };
+        let d = &self.global_decls[decl_index];
+        let CType::Array(elem, dims) = &d.ty else {
+            return Ok(None);
+        };
+        let dims: Vec<u64> = dims.iter().map(|d| d.unwrap_or(1)).collect();
+        let mem = match mem {
+            Some(m) => m,
+            None => {
+                let len: u64 = dims.iter().product();
+                let mut slots = vec![None; len as usize];
+                if let Some(init) = &d.init {
+                    match init {
+                        Init::List(items, sp) => flatten_init(items, &dims, 0, &mut slots, *sp)?,
+                        Init::Expr(e) => {
+                            return Err(RawError::new(e.span, "invalid array initializer"));
+                        }
+                    }
+                }
+                let mut vals = Vec::with_capacity(slots.len());
+                for s in slots {
+                    vals.push(match s {
+                        Some(e) => const_convert_val(eval_const(e)?, *elem),
+                        None => 0,
+                    });
+                }
+                let m = self.new_memory(
+                    name,
+                    *elem,
+                    dims.clone(),
+                    MemoryKind::Local { init: Some(vals) },
+                );
+                self.globals.insert(
+                    name.to_string(),
+                    Global::Array {
+                        decl_index,
+                        mem: Some(m),
+                    },
+                );
+                m
+            }
+        };
+        Ok(Some(ArrayRef {
+            mem,
+            base: None,
+            elem: *elem,
+            dims: dims.into_iter().map(Some).collect(),
+            global: true,
+            name: name.to_string(),
+        }))
+    }
+
+    fn array_sym(&mut self, name: &str) -> CResult<Option<ArrayRef>> {
+        match self.lookup(name) {
+            Some(Sym::Array(a)) => Ok(Some(a.clone())),
+            Some(Sym::Scalar(..)) => Ok(None),
+            None => self.global_array(name),
+        }
+    }
+
+    // ---------- top level ----------
+
+    fn top(mut self, f: &'a Function, lines: &LineIndex) -> CResult<IrFunction> {
+        let mut params = Vec::new();
+        let entry = self.b.cur;
+        for (i, p) in f.params.iter().enumerate() {
+            match &p.ty {
+                CType::Int(t) => {
+                    let v = self.b.add_param(entry, ity(*t), Some(p.name.clone()));
+                    let var = self.b.new_var(&p.name, ity(*t));
+                    self.b.write_var(var, v);
+                    self.declare(&p.name, Sym::Scalar(var, *t), p.span)?;
+                    params.push(IrParam::Scalar {
+                        name: p.name.clone(),
+                        ty: *t,
+                        value: v,
+                    });
+                }
+                CType::Array(elem, dims) => {
+                    let Some(dims) = dims.iter().copied().collect::<Option<Vec<u64>>>() else {
+                        return Err(RawError::new(
+                            p.span,
+                            "array parameters of the top function need constant sizes in every dimension",
+                        ));
+                    };
+                    let mem = self.new_memory(&p.name, *elem, dims.clone(), MemoryKind::Param(i));
+                    self.declare(
+                        &p.name,
+                        Sym::Array(ArrayRef {
+                            mem,
+                            base: None,
+                            elem: *elem,
+                            dims: dims.into_iter().map(Some).collect(),
+                            global: false,
+                            name: p.name.clone(),
+                        }),
+                        p.span,
+                    )?;
+                    params.push(IrParam::Array {
+                        name: p.name.clone(),
+                        mem,
+                    });
+                }
+                CType::Void => return Err(RawError::new(p.span, "parameter declared void")),
+            }
+        }
+        let start = self.b.add_param(entry, Type::Token, Some("start".into()));
+        self.b.undef_token = Some(start);
+        let ret = match &f.ret {
+            CType::Void => None,
+            CType::Int(t) => Some(*t),
+            CType::Array(..) => {
+                return Err(RawError::new(f.span, "functions cannot return arrays"));
+            }
+        };
+        let exit = self.b.new_block();
+        let ret_var = ret.map(|t| self.b.new_var("retval", ity(t)));
+        self.frames.push(Frame {
+            ret: f.ret.clone(),
+            ret_var,
+            exit,
+        });
+        let body = f
+            .body
+            .as_ref()
+            .ok_or_else(|| RawError::new(f.span, "function has no body"))?;
+        self.stmt(body)?;
+        let end = body.span.end as usize;
+        let end_span = lines.span(end.saturating_sub(1), end);
+        if !self.b.terminated() {
+            self.b.br(exit, end_span);
+        }
+        self.b.seal(exit);
+        self.b.switch_to(exit);
+        let value = ret_var.map(|v| self.b.read_var(v));
+        let toks: Vec<ValueId> = (0..self.mems.len())
+            .map(|i| {
+                let t = self.mems[i].token;
+                self.b.read_var(t)
+            })
+            .collect();
+        self.b.ret(value, toks, end_span);
+        let fin = self.b.finish().map_err(|m| RawError::new(f.span, m))?;
+        let map = |v: ValueId| fin.remap.get(&v).copied().unwrap_or(v);
+        let params = params
+            .into_iter()
+            .map(|p| match p {
+                IrParam::Scalar { name, ty, value } => IrParam::Scalar {
+                    name,
+                    ty,
+                    value: map(value),
+                },
+                a => a,
+            })
+            .collect();
+        let mut memories: Vec<Memory> = self.mems.into_iter().map(|m| m.mem).collect();
+        let mut func = IrFunction {
+            name: f.name.clone(),
+            params,
+            ret,
+            memories: Vec::new(),
+            blocks: fin.blocks,
+            value_types: fin.value_types,
+            value_names: fin.value_names,
+            start_token: map(start),
+            span: f.span,
+        };
+        super::opt::dce(&mut func);
+        super::opt::merge_blocks(&mut func);
+        for (i, m) in memories.iter_mut().enumerate() {
+            m.read_only = !func.blocks.iter().any(|b| {
+                b.insts.iter().any(
+                    |inst| matches!(inst.kind, InstKind::Store { mem, .. } if mem.0 as usize == i),
+                )
+            });
+        }
+        func.memories = memories;
+        Ok(func)
+    }
+
+    fn declare(&mut self, name: &str, sym: Sym, span: Span) -> CResult<()> {
+        let scope = self
+            .scopes
+            .last_mut()
+            .ok_or_else(|| RawError::new(span, "no scope"))?;
+        if scope.contains_key(name) {
+            return Err(RawError::new(span, format!("redefinition of '{name}'")));
+        }
+        scope.insert(name.to_string(), sym);
+        Ok(())
+    }
+
+    // ---------- statements ----------
+
+    fn stmt(&mut self, s: &Stmt) -> CResult<()> {
+        match &s.kind {
+            StmtKind::Expr(e) => self.effect(e),
+            StmtKind::Decl(ds) => {
+                for d in ds {
+                    self.local_decl(d)?;
+                }
+                Ok(())
+            }
+            StmtKind::Block(items) => {
+                self.scopes.push(BTreeMap::new());
+                let r = items.iter().try_for_each(|s| self.stmt(s));
+                self.scopes.pop();
+                r
+            }
+            StmtKind::Empty => Ok(()),
+            StmtKind::If(c, t, e) => {
+                let cv = self.cond(c)?;
+                let tb = self.b.new_block();
+                let mb = self.b.new_block();
+                let eb = if e.is_some() { self.b.new_block() } else { mb };
+                self.b.cond_br(cv, tb, eb, c.span);
+                self.b.seal(tb);
+                self.b.switch_to(tb);
+                self.stmt(t)?;
+                if !self.b.terminated() {
+                    self.b.br(mb, s.span);
+                }
+                if let Some(e) = e {
+                    self.b.seal(eb);
+                    self.b.switch_to(eb);
+                    self.stmt(e)?;
+                    if !self.b.terminated() {
+                        self.b.br(mb, s.span);
+                    }
+                }
+                self.b.seal(mb);
+                self.b.switch_to(mb);
+                Ok(())
+            }
+            StmtKind::While(c, body) => {
+                let hb = self.b.new_block();
+                self.b.br(hb, s.span);
+                self.b.switch_to(hb);
+                self.loop_depth += 1;
+                let cv = self.cond(c)?;
+                let bb = self.b.new_block();
+                let xb = self.b.new_block();
+                self.b.cond_br(cv, bb, xb, c.span);
+                self.b.seal(bb);
+                self.b.switch_to(bb);
+                self.loop_body(body, xb, hb, s.span)?;
+                self.loop_depth -= 1;
+                self.b.seal(hb);
+                self.b.seal(xb);
+                self.b.switch_to(xb);
+                Ok(())
+            }
+            StmtKind::DoWhile(body, c) => {
+                let bb = self.b.new_block();
+                let cb = self.b.new_block();
+                let xb = self.b.new_block();
+                self.b.br(bb, s.span);
+                self.b.switch_to(bb);
+                self.loop_depth += 1;
+                self.loop_body(body, xb, cb, s.span)?;
+                self.b.seal(cb);
+                self.b.switch_to(cb);
+                let cv = self.cond(c)?;
+                self.loop_depth -= 1;
+                self.b.cond_br(cv, bb, xb, c.span);
+                self.b.seal(bb);
+                self.b.seal(xb);
+                self.b.switch_to(xb);
+                Ok(())
+            }
+            StmtKind::For(init, c, step, body) => {
+                self.scopes.push(BTreeMap::new());
+                if let Some(i) = init {
+                    self.stmt(i)?;
+                }
+                let hb = self.b.new_block();
+                self.b.br(hb, s.span);
+                self.b.switch_to(hb);
+                self.loop_depth += 1;
+                let bb = self.b.new_block();
+                let xb = self.b.new_block();
+                match c {
+                    Some(c) => {
+                        let cv = self.cond(c)?;
+                        self.b.cond_br(cv, bb, xb, c.span);
+                    }
+                    None => self.b.br(bb, s.span),
+                }
+                self.b.seal(bb);
+                self.b.switch_to(bb);
+                let sb = self.b.new_block();
+                self.loop_body(body, xb, sb, s.span)?;
+                self.b.seal(sb);
+                self.b.switch_to(sb);
+                if let Some(st) = step {
+                    self.effect(st)?;
+                }
+                self.b.br(hb, step.as_ref().map_or(s.span, |e| e.span));
+                self.loop_depth -= 1;
+                self.b.seal(hb);
+                self.b.seal(xb);
+                self.b.switch_to(xb);
+                self.scopes.pop();
+                Ok(())
+            }
+            StmtKind::Switch(c, body) => self.switch(c, body, s.span),
+            StmtKind::Case(e, body) => {
+                let val = eval_const(e)?;
+                let Some(sw) = self.switches.last() else {
+                    return Err(RawError::new(
+                        s.span,
+                        "'case' label not within a switch statement",
+                    ));
+                };
+                let v = const_convert_val(val, sw.ty);
+                if sw.cases.iter().any(|(c, _)| *c == v) {
+                    return Err(RawError::new(e.span, format!("duplicate case value {v}")));
+                }
+                let blk = self.b.new_block();
+                if !self.b.terminated() {
+                    self.b.br(blk, s.span);
+                }
+                self.b.switch_to(blk);
+                if let Some(sw) = self.switches.last_mut() {
+                    sw.cases.push((v, blk));
+                }
+                self.stmt(body)
+            }
+            StmtKind::Default(body) => {
+                let Some(sw) = self.switches.last() else {
+                    return Err(RawError::new(
+                        s.span,
+                        "'default' label not within a switch statement",
+                    ));
+                };
+                if sw.default.is_some() {
+                    return Err(RawError::new(
+                        s.span,
+                        "multiple default labels in one switch",
+                    ));
+                }
+                let blk = self.b.new_block();
+                if !self.b.terminated() {
+                    self.b.br(blk, s.span);
+                }
+                self.b.switch_to(blk);
+                if let Some(sw) = self.switches.last_mut() {
+                    sw.default = Some(blk);
+                }
+                self.stmt(body)
+            }
+            StmtKind::Break => {
+                let Some(t) = self.jumps.iter().rev().find_map(|j| j.brk) else {
+                    return Err(RawError::new(
+                        s.span,
+                        "'break' statement not in a loop or switch",
+                    ));
+                };
+                self.b.br(t, s.span);
+                self.dead_block();
+                Ok(())
+            }
+            StmtKind::Continue => {
+                let Some(t) = self.jumps.iter().rev().find_map(|j| j.cont) else {
+                    return Err(RawError::new(s.span, "'continue' statement not in a loop"));
+                };
+                self.b.br(t, s.span);
+                self.dead_block();
+                Ok(())
+            }
+            StmtKind::Return(e) => {
+                let (ret, ret_var, exit) = match self.frames.last() {
+                    Some(f) => (f.ret.clone(), f.ret_var, f.exit),
+                    None => return Err(RawError::new(s.span, "return outside a function")),
+                };
+                match (e, &ret, ret_var) {
+                    (Some(e), CType::Int(t), Some(var)) => {
+                        let rv = self.rvalue(e)?;
+                        let v = self.convert(rv, *t, e.span);
+                        self.b.write_var(var, v);
+                    }
+                    (Some(e), CType::Void, _) => {
+                        if self.expr_type(e)? != CType::Void {
+                            return Err(RawError::new(
+                                e.span,
+                                "void function should not return a value",
+                            ));
+                        }
+                        self.effect(e)?;
+                    }
+                    _ => {}
+                }
+                self.b.br(exit, s.span);
+                self.dead_block();
+                Ok(())
+            }
+        }
+    }
+
+    fn loop_body(&mut self, body: &Stmt, brk: BlockId, cont: BlockId, span: Span) -> CResult<()> {
+        self.jumps.push(Jump {
+            brk: Some(brk),
+            cont: Some(cont),
+        });
+        let r = self.stmt(body);
+        self.jumps.pop();
+        r?;
+        if !self.b.terminated() {
+            self.b.br(cont, span);
+        }
+        Ok(())
+    }
+
+    fn switch(&mut self, c: &Expr, body: &Stmt, span: Span) -> CResult<()> {
+        let rv = self.rvalue(c)?;
+        let rv = self.promote(rv, c.span);
+        let head = self.b.cur;
+        let xb = self.b.new_block();
+        self.switches.push(SwitchCtx {
+            ty: rv.ty,
+            cases: Vec::new(),
+            default: None,
+        });
+        self.jumps.push(Jump {
+            brk: Some(xb),
+            cont: None,
+        });
+        self.dead_block();
+        let r = self.stmt(body);
+        self.jumps.pop();
+        let sw = self.switches.pop();
+        r?;
+        let Some(sw) = sw else { return Ok(()) };
+        if !self.b.terminated() {
+            self.b.br(xb, span);
+        }
+        self.b.switch_to(head);
+        for (v, blk) in &sw.cases {
+            let k = self.constant(*v, ity(rv.ty), c.span);
+            let eq = self.cmp(CmpPred::Eq, rv.v, k, c.span);
+            let next = self.b.new_block();
+            self.b.cond_br(eq, *blk, next, c.span);
+            self.b.seal(next);
+            self.b.switch_to(next);
+        }
+        self.b.br(sw.default.unwrap_or(xb), c.span);
+        for (_, blk) in &sw.cases {
+            self.b.seal(*blk);
+        }
+        if let Some(d) = sw.default {
+            self.b.seal(d);
+        }
+        self.b.seal(xb);
+        self.b.switch_to(xb);
+        Ok(())
+    }
+
+    fn local_decl(&mut self, d: &Decl) -> CResult<()> {
+        if d.is_static && !d.is_const {
+            return Err(RawError::new(
+                d.span,
+                "static local variables are not supported (they would be state across calls)",
+            ));
+        }
+        match &d.ty {
+            CType::Int(t) => {
+                let var = self.b.new_var(&d.name, ity(*t));
+                if let Some(init) = &d.init {
+                    let e = match init {
+                        Init::Expr(e) => e,
+                        Init::List(items, sp) => match items.as_slice() {
+                            [Init::Expr(e)] => e,
+                            _ => return Err(RawError::new(*sp, "invalid scalar initializer")),
+                        },
+                    };
+                    let rv = self.rvalue(e)?;
+                    let v = self.convert(rv, *t, e.span);
+                    self.b.write_var(var, v);
+                }
+                self.declare(&d.name, Sym::Scalar(var, *t), d.span)
+            }
+            CType::Array(elem, dims) => {
+                let dims: Vec<u64> = dims.iter().map(|d| d.unwrap_or(1)).collect();
+                let len: u64 = dims.iter().product();
+                let mut slots: Vec<Option<&Expr>> = vec![None; len as usize];
+                match &d.init {
+                    Some(Init::List(items, sp)) => flatten_init(items, &dims, 0, &mut slots, *sp)?,
+                    Some(Init::Expr(e)) => {
+                        return Err(RawError::new(e.span, "array initializer must be a list"));
+                    }
+                    None => {}
+                }
+                let once = self.loop_depth == 0 || d.is_static;
+                let consts: Option<Vec<i64>> = slots
+                    .iter()
+                    .map(|s| match s {
+                        None => Some(0),
+                        Some(e) => eval_const(e).ok().map(|c| const_convert_val(c, *elem)),
+                    })
+                    .collect();
+                let (init_contents, needs_stores) = match (&d.init, once, consts) {
+                    (None, _, _) => (None, false),
+                    (Some(_), true, Some(vals)) => (Some(vals), false),
+                    _ => (None, true),
+                };
+                let mem = self.new_memory(
+                    &d.name,
+                    *elem,
+                    dims.clone(),
+                    MemoryKind::Local {
+                        init: init_contents,
+                    },
+                );
+                if needs_stores {
+                    for (i, s) in slots.iter().enumerate() {
+                        let (v, sp) = match s {
+                            Some(e) => {
+                                let rv = self.rvalue(e)?;
+                                (self.convert(rv, *elem, e.span), e.span)
+                            }
+                            None => (self.constant(0, ity(*elem), d.span), d.span),
+                        };
+                        let idx = self.constant(i as i64, Type::Int(32), sp);
+                        self.store(mem, idx, v, sp);
+                    }
+                }
+                self.declare(
+                    &d.name,
+                    Sym::Array(ArrayRef {
+                        mem,
+                        base: None,
+                        elem: *elem,
+                        dims: dims.into_iter().map(Some).collect(),
+                        global: false,
+                        name: d.name.clone(),
+                    }),
+                    d.span,
+                )
+            }
+            CType::Void => Err(RawError::new(d.span, "variable declared void")),
+        }
+    }
+
+    // ---------- memory ----------
+
+    fn load(&mut self, mem: MemId, index: ValueId, span: Span) -> ValueId {
+        let info = &self.mems[mem.0 as usize];
+        let (tv, ty) = (info.token, ity(info.mem.elem));
+        let tok = self.b.read_var(tv);
+        let r = self.b.inst(
+            InstKind::Load {
+                mem,
+                index,
+                token: tok,
+            },
+            &[ty, Type::Token],
+            span,
+        );
+        self.b.write_var(tv, r[1]);
+        r[0]
+    }
+
+    fn store(&mut self, mem: MemId, index: ValueId, value: ValueId, span: Span) {
+        let tv = self.mems[mem.0 as usize].token;
+        let tok = self.b.read_var(tv);
+        let r = self.b.inst(
+            InstKind::Store {
+                mem,
+                index,
+                value,
+                token: tok,
+            },
+            &[Type::Token],
+            span,
+        );
+        self.b.write_var(tv, r[0]);
+    }
+
+    /// Resolves `a[i][j]...`: either an element (`Ok(Ok(..))`) or a sub-array view.
+    fn subscript(
+        &mut self,
+        e: &Expr,
+    ) -> CResult<Result<(MemId, ValueId, IntTy, ArrayRef), ArrayRef>> {
+        let mut idx_exprs = Vec::new();
+        let mut cur = e;
+        while let ExprKind::Index(b, i) = &cur.kind {
+            idx_exprs.push(i.as_ref());
+            cur = b;
+        }
+        idx_exprs.reverse();
+        let ExprKind::Ident(name) = &cur.kind else {
+            self.expr_type(cur)?;
+            return Err(RawError::new(
+                cur.span,
+                "subscripted value is not an array (pointers are not supported)",
+            ));
+        };
+        let Some(arr) = self.array_sym(name)? else {
+            if self.lookup(name).is_some() || self.globals.contains_key(name) {
+                return Err(RawError::new(
+                    cur.span,
+                    format!("subscripted value '{name}' is not an array"),
+                ));
+            }
+            return Err(RawError::new(
+                cur.span,
+                format!("use of undeclared identifier '{name}'"),
+            ));
+        };
+        if idx_exprs.len() > arr.dims.len() {
+            return Err(RawError::new(
+                e.span,
+                format!("too many subscripts for array '{name}'"),
+            ));
+        }
+        let mut linear = arr.base;
+        for (k, ie) in idx_exprs.iter().enumerate() {
+            let rv = self.rvalue(ie)?;
+            let iv = self.convert(rv, IntTy::INT, ie.span);
+            let stride: u64 = arr.dims[k + 1..].iter().map(|d| d.unwrap_or(1)).product();
+            let term = if stride == 1 {
+                iv
+            } else {
+                let s = self.constant(stride as i64, Type::Int(32), ie.span);
+                self.binary(BinaryOp::MulI, iv, s, ie.span)?
+            };
+            linear = Some(match linear {
+                None => term,
+                Some(l) => self.binary(BinaryOp::AddI, l, term, ie.span)?,
+            });
+        }
+        let linear = match linear {
+            Some(l) => l,
+            None => self.constant(0, Type::Int(32), e.span),
+        };
+        if idx_exprs.len() == arr.dims.len() {
+            Ok(Ok((arr.mem, linear, arr.elem, arr)))
+        } else {
+            Ok(Err(ArrayRef {
+                base: Some(linear),
+                dims: arr.dims[idx_exprs.len()..].to_vec(),
+                ..arr
+            }))
+        }
+    }
+
+    fn lvalue(&mut self, e: &Expr) -> CResult<Lv> {
+        match &e.kind {
+            ExprKind::Ident(n) => match self.lookup(n) {
+                Some(Sym::Scalar(v, t)) => Ok(Lv::Var(*v, *t)),
+                Some(Sym::Array(_)) => Err(RawError::new(
+                    e.span,
+                    format!("array '{n}' is not assignable"),
+                )),
+                None if self.globals.contains_key(n) => Err(RawError::new(
+                    e.span,
+                    format!("writing the global variable '{n}' is not supported"),
+                )
+                .with_help("globals may only be read by the kernel")),
+                None => Err(RawError::new(
+                    e.span,
+                    format!("use of undeclared identifier '{n}'"),
+                )),
+            },
+            ExprKind::Index(..) => match self.subscript(e)? {
+                Ok((mem, idx, elem, arr)) => {
+                    if arr.global {
+                        return Err(RawError::new(
+                            e.span,
+                            format!("writing the global array '{}' is not supported", arr.name),
+                        )
+                        .with_help("globals may only be read by the kernel"));
+                    }
+                    Ok(Lv::Elem(mem, idx, elem))
+                }
+                Err(_) => Err(RawError::new(e.span, "array is not assignable")),
+            },
+            ExprKind::Unary(UnOp::Deref, _) => {
+                Err(RawError::new(e.span, "pointers are not supported"))
+            }
+            _ => Err(RawError::new(e.span, "expression is not assignable")),
+        }
+    }
+
+    fn read_lv(&mut self, lv: Lv, span: Span) -> Rv {
+        match lv {
+            Lv::Var(v, t) => Rv {
+                v: self.b.read_var(v),
+                ty: t,
+            },
+            Lv::Elem(m, i, t) => Rv {
+                v: self.load(m, i, span),
+                ty: t,
+            },
+        }
+    }
+
+    fn write_lv(&mut self, lv: Lv, v: ValueId, span: Span) {
+        match lv {
+            Lv::Var(var, _) => self.b.write_var(var, v),
+            Lv::Elem(m, i, _) => self.store(m, i, v, span),
+        }
+    }
+
+    // ---------- expressions ----------
+
+    fn is_array_expr(&mut self, e: &Expr) -> bool {
+        matches!(self.expr_type(e), Ok(CType::Array(..)))
+    }
+
+    /// Static type of an expression (without lowering it).
+    fn expr_type(&mut self, e: &Expr) -> CResult<CType> {
+        let int = |s: &mut Self, x: &Expr| -> CResult<IntTy> {
+            match s.expr_type(x)? {
+                CType::Int(t) => Ok(t),
+                CType::Void => Err(RawError::new(x.span, "void value used in an expression")),
+                CType::Array(..) => Err(RawError::new(
+                    x.span,
+                    "array used as a value (pointer decay is not supported)",
+                )),
+            }
+        };
+        Ok(match &e.kind {
+            ExprKind::IntLit(_, t) => CType::Int(*t),
+            ExprKind::Ident(n) => match self.lookup(n) {
+                Some(Sym::Scalar(_, t)) => CType::Int(*t),
+                Some(Sym::Array(a)) => CType::Array(a.elem, a.dims.clone()),
+                None => match self.globals.get(n) {
+                    Some(Global::Scalar(_, t)) => CType::Int(*t),
+                    Some(Global::Array { decl_index, .. }) => {
+                        self.global_decls[*decl_index].ty.clone()
+                    }
+                    None => {
+                        if self.funcs.contains_key(n.as_str())
+                            || self.protos.contains_key(n.as_str())
+                        {
+                            return Err(RawError::new(
+                                e.span,
+                                format!(
+                                    "function '{n}' used as a value (function pointers are not supported)"
+                                ),
+                            ));
+                        }
+                        return Err(RawError::new(
+                            e.span,
+                            format!("use of undeclared identifier '{n}'"),
+                        ));
+                    }
+                },
+            },
+            ExprKind::Unary(UnOp::Not, a) => {
+                int(self, a)?;
+                CType::Int(IntTy::INT)
+            }
+            ExprKind::Unary(UnOp::Deref | UnOp::AddrOf, _) => {
+                return Err(RawError::new(e.span, "pointers are not supported"));
+            }
+            ExprKind::Unary(_, a) => CType::Int(int(self, a)?.promote()),
+            ExprKind::IncDec { expr, .. } => CType::Int(int(self, expr)?),
+            ExprKind::Binary(op, a, b) => {
+                if matches!(op, BinOp::Add | BinOp::Sub)
+                    && (self.is_array_expr(a) || self.is_array_expr(b))
+                {
+                    return Err(RawError::new(e.span, "pointer arithmetic is not supported"));
+                }
+                let (ta, tb) = (int(self, a)?, int(self, b)?);
+                if op.is_comparison() || matches!(op, BinOp::LogAnd | BinOp::LogOr) {
+                    CType::Int(IntTy::INT)
+                } else if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    CType::Int(ta.promote())
+                } else {
+                    CType::Int(IntTy::usual(ta, tb))
+                }
+            }
+            ExprKind::Assign(_, a, _) => CType::Int(int(self, a)?),
+            ExprKind::Cond(c, a, b) => {
+                int(self, c)?;
+                match (self.expr_type(a)?, self.expr_type(b)?) {
+                    (CType::Void, CType::Void) => CType::Void,
+                    (CType::Int(x), CType::Int(y)) => CType::Int(IntTy::usual(x, y)),
+                    _ => {
+                        return Err(RawError::new(
+                            e.span,
+                            "incompatible operand types in conditional expression",
+                        ));
+                    }
+                }
+            }
+            ExprKind::Cast(t, a) => {
+                match t {
+                    CType::Int(_) => {
+                        int(self, a)?;
+                    }
+                    CType::Void => {
+                        self.expr_type(a)?;
+                    }
+                    CType::Array(..) => {
+                        return Err(RawError::new(e.span, "cast to an array type"));
+                    }
+                }
+                t.clone()
+            }
+            ExprKind::Index(..) => {
+                let mut n = 0;
+                let mut cur = e;
+                while let ExprKind::Index(b, i) = &cur.kind {
+                    int(self, i)?;
+                    n += 1;
+                    cur = b;
+                }
+                match self.expr_type(cur)? {
+                    CType::Array(t, dims) if n == dims.len() => CType::Int(t),
+                    CType::Array(t, dims) if n < dims.len() => CType::Array(t, dims[n..].to_vec()),
+                    _ => {
+                        return Err(RawError::new(
+                            e.span,
+                            "subscripted value is not an array (pointers are not supported)",
+                        ));
+                    }
+                }
+            }
+            ExprKind::Call(n, _) => {
+                let f = self
+                    .funcs
+                    .get(n.as_str())
+                    .or_else(|| self.protos.get(n.as_str()))
+                    .ok_or_else(|| {
+                        RawError::new(e.span, format!("call to undeclared function '{n}'"))
+                    })?;
+                f.ret.clone()
+            }
+            ExprKind::Comma(_, b) => self.expr_type(b)?,
+        })
+    }
+
+    /// Evaluates `e` for its side effects only.
+    fn effect(&mut self, e: &Expr) -> CResult<()> {
+        match &e.kind {
+            ExprKind::Call(..) => self.call(e).map(|_| ()),
+            ExprKind::Cast(CType::Void, a) => self.effect(a),
+            ExprKind::Comma(a, b) => {
+                self.effect(a)?;
+                self.effect(b)
+            }
+            ExprKind::Cond(c, a, b) if self.expr_type(e)? == CType::Void => {
+                let cv = self.cond(c)?;
+                let (tb, fb, mb) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+                self.b.cond_br(cv, tb, fb, c.span);
+                for (blk, arm) in [(tb, a), (fb, b)] {
+                    self.b.seal(blk);
+                    self.b.switch_to(blk);
+                    self.effect(arm)?;
+                    self.b.br(mb, arm.span);
+                }
+                self.b.seal(mb);
+                self.b.switch_to(mb);
+                Ok(())
+            }
+            _ => self.rvalue(e).map(|_| ()),
+        }
+    }
+
+    fn rvalue(&mut self, e: &Expr) -> CResult<Rv> {
+        let sp = e.span;
+        match &e.kind {
+            ExprKind::IntLit(v, t) => {
+                let val = const_convert_val((*v as i64, IntTy::ULLONG), *t);
+                Ok(Rv {
+                    v: self.constant(val, ity(*t), sp),
+                    ty: *t,
+                })
+            }
+            ExprKind::Ident(n) => match self.lookup(n).cloned() {
+                Some(Sym::Scalar(var, t)) => Ok(Rv {
+                    v: self.b.read_var(var),
+                    ty: t,
+                }),
+                Some(Sym::Array(_)) => Err(RawError::new(
+                    sp,
+                    format!("array '{n}' used as a value (pointer decay is not supported)"),
+                )),
+                None => match self.globals.get(n).cloned() {
+                    Some(Global::Scalar(v, t)) => Ok(Rv {
+                        v: self.constant(v, ity(t), sp),
+                        ty: t,
+                    }),
+                    Some(Global::Array { .. }) => Err(RawError::new(
+                        sp,
+                        format!("array '{n}' used as a value (pointer decay is not supported)"),
+                    )),
+                    None => {
+                        self.expr_type(e)?;
+                        Err(RawError::new(
+                            sp,
+                            format!("use of undeclared identifier '{n}'"),
+                        ))
+                    }
+                },
+            },
+            ExprKind::Unary(op, a) => match op {
+                UnOp::Deref | UnOp::AddrOf => Err(RawError::new(sp, "pointers are not supported")
+                    .with_help("use array indexing instead")),
+                UnOp::Not => {
+                    let c = self.cond(a)?;
+                    let one = self.constant(1, Type::Int(1), sp);
+                    let n = self.binary(BinaryOp::XOrI, c, one, sp)?;
+                    Ok(self.bool_to_int(n, sp))
+                }
+                UnOp::Plus | UnOp::Neg | UnOp::BitNot => {
+                    let rv = self.rvalue(a)?;
+                    let rv = self.promote(rv, sp);
+                    let ty = ity(rv.ty);
+                    let v = match op {
+                        UnOp::Plus => rv.v,
+                        UnOp::Neg => {
+                            let z = self.constant(0, ty, sp);
+                            self.binary(BinaryOp::SubI, z, rv.v, sp)?
+                        }
+                        _ => {
+                            let m = self.constant(-1, ty, sp);
+                            self.binary(BinaryOp::XOrI, rv.v, m, sp)?
+                        }
+                    };
+                    Ok(Rv { v, ty: rv.ty })
+                }
+            },
+            ExprKind::IncDec { pre, inc, expr } => {
+                let lv = self.lvalue(expr)?;
+                let old = self.read_lv(lv, sp);
+                let one = Rv {
+                    v: self.constant(1, Type::Int(32), sp),
+                    ty: IntTy::INT,
+                };
+                let op = if *inc { BinOp::Add } else { BinOp::Sub };
+                let res = self.arith(op, old, one, sp)?;
+                let nv = self.convert(res, lv.ty(), sp);
+                self.write_lv(lv, nv, sp);
+                Ok(if *pre { Rv { v: nv, ty: lv.ty() } } else { old })
+            }
+            ExprKind::Binary(op, a, b) => {
+                if op.is_comparison() || matches!(op, BinOp::LogAnd | BinOp::LogOr) {
+                    let c = self.cond(e)?;
+                    return Ok(self.bool_to_int(c, sp));
+                }
+                if matches!(op, BinOp::Add | BinOp::Sub)
+                    && (self.is_array_expr(a) || self.is_array_expr(b))
+                {
+                    return Err(RawError::new(sp, "pointer arithmetic is not supported")
+                        .with_help("index the array instead: a[i + k]"));
+                }
+                let l = self.rvalue(a)?;
+                let r = self.rvalue(b)?;
+                self.arith(*op, l, r, sp)
+            }
+            ExprKind::Assign(op, a, b) => {
+                let lv = self.lvalue(a)?;
+                let res = match op {
+                    None => self.rvalue(b)?,
+                    Some(op) => {
+                        let old = self.read_lv(lv, sp);
+                        let r = self.rvalue(b)?;
+                        self.arith(*op, old, r, sp)?
+                    }
+                };
+                let v = self.convert(res, lv.ty(), sp);
+                self.write_lv(lv, v, sp);
+                Ok(Rv { v, ty: lv.ty() })
+            }
+            ExprKind::Cond(c, a, b) => {
+                let CType::Int(t) = self.expr_type(e)? else {
+                    return Err(RawError::new(sp, "void value used in an expression"));
+                };
+                if speculatable(a) && speculatable(b) {
+                    let cv = self.cond(c)?;
+                    let av = self.rvalue(a)?;
+                    let av = self.convert(av, t, a.span);
+                    let bv = self.rvalue(b)?;
+                    let bv = self.convert(bv, t, b.span);
+                    let v = self.b.inst(
+                        InstKind::Select {
+                            cond: cv,
+                            t: av,
+                            f: bv,
+                        },
+                        &[ity(t)],
+                        sp,
+                    )[0];
+                    return Ok(Rv { v, ty: t });
+                }
+                let cv = self.cond(c)?;
+                let tmp = self.b.new_var("cond.tmp", ity(t));
+                let (tb, fb, mb) = (self.b.new_block(), self.b.new_block(), self.b.new_block());
+                self.b.cond_br(cv, tb, fb, c.span);
+                for (blk, arm) in [(tb, a), (fb, b)] {
+                    self.b.seal(blk);
+                    self.b.switch_to(blk);
+                    let rv = self.rvalue(arm)?;
+                    let v = self.convert(rv, t, arm.span);
+                    self.b.write_var(tmp, v);
+                    self.b.br(mb, arm.span);
+                }
+                self.b.seal(mb);
+                self.b.switch_to(mb);
+                Ok(Rv {
+                    v: self.b.read_var(tmp),
+                    ty: t,
+                })
+            }
+            ExprKind::Cast(t, a) => match t {
+                CType::Int(t) => {
+                    let rv = self.rvalue(a)?;
+                    Ok(Rv {
+                        v: self.convert(rv, *t, sp),
+                        ty: *t,
+                    })
+                }
+                _ => Err(RawError::new(sp, "void value used in an expression")),
+            },
+            ExprKind::Index(..) => match self.subscript(e)? {
+                Ok((mem, idx, elem, _)) => Ok(Rv {
+                    v: self.load(mem, idx, sp),
+                    ty: elem,
+                }),
+                Err(_) => Err(RawError::new(
+                    sp,
+                    "array used as a value (pointer decay is not supported)",
+                )),
+            },
+            ExprKind::Call(..) => self
+                .call(e)?
+                .ok_or_else(|| RawError::new(sp, "void value used in an expression")),
+            ExprKind::Comma(a, b) => {
+                self.effect(a)?;
+                self.rvalue(b)
+            }
+        }
+    }
+
+    fn bool_to_int(&mut self, c: ValueId, sp: Span) -> Rv {
+        Rv {
+            v: self.cast(CastOp::ExtUI, c, Type::Int(32), sp),
+            ty: IntTy::INT,
+        }
+    }
+
+    /// C binary arithmetic operator (not comparisons/logical) with the usual conversions.
+    fn arith(&mut self, op: BinOp, l: Rv, r: Rv, sp: Span) -> CResult<Rv> {
+        if matches!(op, BinOp::Shl | BinOp::Shr) {
+            let l = self.promote(l, sp);
+            let r = self.promote(r, sp);
+            let amt = self.convert(
+                Rv {
+                    v: r.v,
+                    ty: IntTy::new(r.ty.kind, false),
+                },
+                IntTy::new(l.ty.kind, false),
+                sp,
+            );
+            let irop =
+                ir_binop(op, l.ty.signed).ok_or_else(|| RawError::new(sp, "bad operator"))?;
+            return Ok(Rv {
+                v: self.binary(irop, l.v, amt, sp)?,
+                ty: l.ty,
+            });
+        }
+        let t = IntTy::usual(l.ty, r.ty);
+        let lv = self.convert(l, t, sp);
+        let rv = self.convert(r, t, sp);
+        let irop = ir_binop(op, t.signed).ok_or_else(|| RawError::new(sp, "bad operator"))?;
+        Ok(Rv {
+            v: self.binary(irop, lv, rv, sp)?,
+            ty: t,
+        })
+    }
+
+    /// Lowers `e` as a condition, producing an `i1`.
+    fn cond(&mut self, e: &Expr) -> CResult<ValueId> {
+        let sp = e.span;
+        match &e.kind {
+            ExprKind::Binary(op, a, b) if op.is_comparison() => {
+                let l = self.rvalue(a)?;
+                let r = self.rvalue(b)?;
+                let t = IntTy::usual(l.ty, r.ty);
+                let lv = self.convert(l, t, sp);
+                let rv = self.convert(r, t, sp);
+                let pred =
+                    ir_pred(*op, t.signed).ok_or_else(|| RawError::new(sp, "bad comparison"))?;
+                Ok(self.cmp(pred, lv, rv, sp))
+            }
+            ExprKind::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
+                let is_and = *op == BinOp::LogAnd;
+                let av = self.cond(a)?;
+                if speculatable(b) {
+                    let bv = self.cond(b)?;
+                    let irop = if is_and {
+                        BinaryOp::AndI
+                    } else {
+                        BinaryOp::OrI
+                    };
+                    return self.binary(irop, av, bv, sp);
+                }
+                let tmp = self
+                    .b
+                    .new_var(if is_and { "and.tmp" } else { "or.tmp" }, Type::Int(1));
+                let short = self.constant(i64::from(!is_and), Type::Int(1), sp);
+                self.b.write_var(tmp, short);
+                let rb = self.b.new_block();
+                let mb = self.b.new_block();
+                if is_and {
+                    self.b.cond_br(av, rb, mb, a.span);
+                } else {
+                    self.b.cond_br(av, mb, rb, a.span);
+                }
+                self.b.seal(rb);
+                self.b.switch_to(rb);
+                let bv = self.cond(b)?;
+                self.b.write_var(tmp, bv);
+                self.b.br(mb, b.span);
+                self.b.seal(mb);
+                self.b.switch_to(mb);
+                Ok(self.b.read_var(tmp))
+            }
+            ExprKind::Unary(UnOp::Not, a) => {
+                let c = self.cond(a)?;
+                let one = self.constant(1, Type::Int(1), sp);
+                self.binary(BinaryOp::XOrI, c, one, sp)
+            }
+            _ => {
+                let rv = self.rvalue(e)?;
+                if rv.ty.bits() == 1 {
+                    return Ok(rv.v);
+                }
+                let z = self.constant(0, ity(rv.ty), sp);
+                Ok(self.cmp(CmpPred::Ne, rv.v, z, sp))
+            }
+        }
+    }
+
+    /// Inlines a call; returns the result (None for void functions).
+    fn call(&mut self, e: &Expr) -> CResult<Option<Rv>> {
+        let ExprKind::Call(name, args) = &e.kind else {
+            return Err(RawError::new(e.span, "not a call"));
+        };
+        let sp = e.span;
+        let Some(f) = self.funcs.get(name.as_str()).copied() else {
+            if self.protos.contains_key(name.as_str()) {
+                return Err(RawError::new(
+                    sp,
+                    format!("function '{name}' is declared but not defined in this file"),
+                ));
+            }
+            return Err(RawError::new(
+                sp,
+                format!("call to undeclared function '{name}'"),
+            ));
+        };
+        if self.call_stack.iter().any(|n| n == name) {
+            return Err(RawError::new(
+                sp,
+                format!("recursion is not supported (call to '{name}')"),
+            )
+            .with_help("hardware kernels need a static call graph"));
+        }
+        if self.call_stack.len() > MAX_INLINE_DEPTH || self.inlined > MAX_INLINED_CALLS {
+            return Err(RawError::new(sp, "too many nested or inlined calls"));
+        }
+        self.inlined += 1;
+        if args.len() != f.params.len() {
+            return Err(RawError::new(
+                sp,
+                format!(
+                    "function '{name}' takes {} argument(s) but {} were given",
+                    f.params.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let mut scope = BTreeMap::new();
+        for (p, a) in f.params.iter().zip(args) {
+            match &p.ty {
+                CType::Int(t) => {
+                    if self.is_array_expr(a) {
+                        return Err(RawError::new(
+                            a.span,
+                            "array passed where an integer is expected",
+                        ));
+                    }
+                    let rv = self.rvalue(a)?;
+                    let v = self.convert(rv, *t, a.span);
+                    let var = self.b.new_var(&p.name, ity(*t));
+                    self.b.write_var(var, v);
+                    scope.insert(p.name.clone(), Sym::Scalar(var, *t));
+                }
+                CType::Array(elem, dims) => {
+                    let arr = self.array_arg(a)?;
+                    if arr.elem != *elem
+                        || arr.dims.len() != dims.len()
+                        || arr.dims[1..] != dims[1..]
+                    {
+                        return Err(RawError::new(
+                            a.span,
+                            format!(
+                                "incompatible array argument: expected {}, found {}",
+                                CType::Array(*elem, dims.clone()),
+                                CType::Array(arr.elem, arr.dims.clone())
+                            ),
+                        ));
+                    }
+                    scope.insert(p.name.clone(), Sym::Array(arr));
+                }
+                CType::Void => return Err(RawError::new(p.span, "parameter declared void")),
+            }
+        }
+        let exit = self.b.new_block();
+        let ret_var = match &f.ret {
+            CType::Int(t) => Some(self.b.new_var(&format!("{name}.ret"), ity(*t))),
+            _ => None,
+        };
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![scope]);
+        let saved_jumps = std::mem::take(&mut self.jumps);
+        let saved_switches = std::mem::take(&mut self.switches);
+        self.frames.push(Frame {
+            ret: f.ret.clone(),
+            ret_var,
+            exit,
+        });
+        self.call_stack.push(name.clone());
+        let body = f
+            .body
+            .as_ref()
+            .ok_or_else(|| RawError::new(f.span, "function has no body"));
+        let r = body.and_then(|b| self.stmt(b));
+        self.call_stack.pop();
+        self.frames.pop();
+        self.scopes = saved_scopes;
+        self.jumps = saved_jumps;
+        self.switches = saved_switches;
+        r?;
+        if !self.b.terminated() {
+            self.b.br(exit, sp);
+        }
+        self.b.seal(exit);
+        self.b.switch_to(exit);
+        Ok(match (&f.ret, ret_var) {
+            (CType::Int(t), Some(v)) => Some(Rv {
+                v: self.b.read_var(v),
+                ty: *t,
+            }),
+            _ => None,
+        })
+    }
+
+    fn array_arg(&mut self, a: &Expr) -> CResult<ArrayRef> {
+        match &a.kind {
+            ExprKind::Ident(n) => self
+                .array_sym(n)?
+                .ok_or_else(|| RawError::new(a.span, format!("'{n}' is not an array"))),
+            ExprKind::Index(..) => match self.subscript(a)? {
+                Err(view) => Ok(view),
+                Ok(_) => Err(RawError::new(
+                    a.span,
+                    "array element passed where an array is expected",
+                )),
+            },
+            _ => Err(RawError::new(
+                a.span,
+                "array argument must be an array name or sub-array (pointers are not supported)",
+            )),
+        }
+    }
+}

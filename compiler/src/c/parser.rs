@@ -1,0 +1,1082 @@
+//! Recursive-descent parser for the C subset (after preprocessing).
+
+use super::ast::*;
+use super::consteval::eval_const;
+use super::error::{CResult, RawError};
+use super::lexer::{TokKind, Token};
+use super::span::Span;
+use super::types::{CType, IntKind, IntTy, literal_type};
+use std::collections::BTreeMap;
+
+/// Maximum nesting of expressions/statements (keeps recursion bounded).
+const MAX_NESTING: usize = 100;
+
+/// Parses a preprocessed token stream into a translation unit.
+pub fn parse(toks: &[Token], stdint: bool, eof: Span) -> CResult<TranslationUnit> {
+    let mut typedefs = BTreeMap::new();
+    if stdint {
+        for (kind, bits) in [
+            (IntKind::Char, 8),
+            (IntKind::Short, 16),
+            (IntKind::Int, 32),
+            (IntKind::Long, 64),
+        ] {
+            typedefs.insert(format!("int{bits}_t"), IntTy::new(kind, true));
+            typedefs.insert(format!("uint{bits}_t"), IntTy::new(kind, false));
+        }
+        typedefs.insert("intptr_t".into(), IntTy::LONG);
+        typedefs.insert("uintptr_t".into(), IntTy::ULONG);
+    }
+    typedefs.insert("size_t".into(), IntTy::ULONG);
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        typedefs,
+        depth: 0,
+        eof,
+    };
+    p.translation_unit()
+}
+
+/// Largest number of elements of an array.
+pub const MAX_ARRAY_ELEMENTS: u64 = 1 << 20;
+
+fn check_size(dims: &[Option<u64>], span: Span) -> CResult<()> {
+    let mut total: u64 = 1;
+    for d in dims.iter().flatten() {
+        total = total.saturating_mul(*d);
+    }
+    if total > MAX_ARRAY_ELEMENTS {
+        return Err(RawError::new(
+            span,
+            format!("array has more than {MAX_ARRAY_ELEMENTS} elements"),
+        ));
+    }
+    Ok(())
+}
+
+struct Parser<'a> {
+    toks: &'a [Token],
+    pos: usize,
+    typedefs: BTreeMap<String, IntTy>,
+    depth: usize,
+    eof: Span,
+}
+
+/// Parsed declaration specifiers.
+struct Specs {
+    ty: CType,
+    is_const: bool,
+    is_static: bool,
+    is_typedef: bool,
+}
+
+/// A parsed declarator.
+struct Declarator {
+    name: String,
+    span: Span,
+    dims: Vec<Option<u64>>,
+    params: Option<Vec<Param>>,
+}
+
+const TYPE_WORDS: &[&str] = &[
+    "void",
+    "char",
+    "short",
+    "int",
+    "long",
+    "signed",
+    "unsigned",
+    "_Bool",
+    "const",
+    "volatile",
+    "static",
+    "extern",
+    "inline",
+    "register",
+    "restrict",
+    "typedef",
+    "auto",
+    "float",
+    "double",
+    "struct",
+    "union",
+    "enum",
+    "_Complex",
+    "__inline",
+    "__restrict",
+];
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<&'a Token> {
+        self.toks.get(self.pos)
+    }
+
+    fn peek_at(&self, k: usize) -> Option<&'a Token> {
+        self.toks.get(self.pos + k)
+    }
+
+    fn span(&self) -> Span {
+        self.peek().map_or(self.eof, |t| t.span)
+    }
+
+    fn prev_span(&self) -> Span {
+        if self.pos == 0 {
+            self.span()
+        } else {
+            self.toks[self.pos - 1].span
+        }
+    }
+
+    fn at(&self, p: &str) -> bool {
+        self.peek().is_some_and(|t| t.is_punct(p))
+    }
+
+    fn at_word(&self, w: &str) -> bool {
+        self.peek().and_then(Token::ident) == Some(w)
+    }
+
+    fn eat(&mut self, p: &str) -> bool {
+        if self.at(p) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn found(&self) -> String {
+        self.peek()
+            .map_or("end of file".to_string(), Token::describe)
+    }
+
+    fn expect(&mut self, p: &str) -> CResult<Span> {
+        if self.at(p) {
+            self.pos += 1;
+            Ok(self.prev_span())
+        } else {
+            Err(RawError::new(
+                self.span(),
+                format!("expected '{p}', found {}", self.found()),
+            ))
+        }
+    }
+
+    fn enter(&mut self) -> CResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(RawError::new(self.span(), "nesting too deep"));
+        }
+        Ok(())
+    }
+
+    fn is_decl_start(&self) -> bool {
+        match self.peek().and_then(Token::ident) {
+            Some(w) => {
+                TYPE_WORDS.contains(&w)
+                    || (self.typedefs.contains_key(w)
+                        && !self
+                            .peek_at(1)
+                            .is_some_and(|t| t.is_punct("=") || t.is_punct("(") || t.is_punct(";")))
+            }
+            None => false,
+        }
+    }
+
+    fn translation_unit(&mut self) -> CResult<TranslationUnit> {
+        let mut tu = TranslationUnit::default();
+        while self.peek().is_some() {
+            if self.eat(";") {
+                continue;
+            }
+            if !self.is_decl_start() {
+                return Err(RawError::new(
+                    self.span(),
+                    format!("expected a declaration, found {}", self.found()),
+                ));
+            }
+            let specs = self.decl_specs()?;
+            if specs.is_typedef {
+                self.typedef_rest(&specs)?;
+                continue;
+            }
+            let first = self.declarator(true)?;
+            if let Some(params) = first.params {
+                let ret = specs.ty.clone();
+                let body = if self.at("{") {
+                    Some(self.compound()?)
+                } else {
+                    self.expect(";")?;
+                    None
+                };
+                tu.functions.push(Function {
+                    name: first.name,
+                    ret,
+                    params,
+                    body,
+                    span: first.span,
+                });
+                continue;
+            }
+            let mut d = first;
+            loop {
+                let decl = self.finish_decl(&specs, d)?;
+                tu.globals.push(decl);
+                if self.eat(",") {
+                    d = self.declarator(false)?;
+                } else {
+                    self.expect(";")?;
+                    break;
+                }
+            }
+        }
+        Ok(tu)
+    }
+
+    fn typedef_rest(&mut self, specs: &Specs) -> CResult<()> {
+        loop {
+            let d = self.declarator(false)?;
+            match (&specs.ty, d.dims.is_empty()) {
+                (CType::Int(t), true) => {
+                    self.typedefs.insert(d.name, *t);
+                }
+                _ => {
+                    return Err(RawError::new(
+                        d.span,
+                        "only typedefs of integer types are supported",
+                    ));
+                }
+            }
+            if !self.eat(",") {
+                self.expect(";")?;
+                return Ok(());
+            }
+        }
+    }
+
+    fn finish_decl(&mut self, specs: &Specs, d: Declarator) -> CResult<Decl> {
+        let ty = match (&specs.ty, d.dims.is_empty()) {
+            (CType::Int(t), true) => CType::Int(*t),
+            (CType::Int(t), false) => CType::Array(*t, d.dims),
+            _ => return Err(RawError::new(d.span, "variable declared void")),
+        };
+        let init = if self.eat("=") {
+            Some(self.initializer()?)
+        } else {
+            None
+        };
+        let ty = match (ty, &init) {
+            (CType::Array(t, mut dims), Some(Init::List(items, _))) if dims[0].is_none() => {
+                dims[0] = Some(items.len() as u64);
+                CType::Array(t, dims)
+            }
+            (CType::Array(_, dims), _) if dims.iter().any(Option::is_none) => {
+                return Err(RawError::new(d.span, "array size missing"));
+            }
+            (t, _) => t,
+        };
+        Ok(Decl {
+            name: d.name,
+            ty,
+            init,
+            is_const: specs.is_const,
+            is_static: specs.is_static,
+            span: d.span,
+        })
+    }
+
+    fn initializer(&mut self) -> CResult<Init> {
+        if self.at("{") {
+            self.enter()?;
+            let start = self.expect("{")?;
+            let mut items = Vec::new();
+            while !self.at("}") {
+                if self.at(".") || self.at("[") {
+                    return Err(RawError::new(
+                        self.span(),
+                        "designated initializers are not supported",
+                    ));
+                }
+                items.push(self.initializer()?);
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            let end = self.expect("}")?;
+            self.depth -= 1;
+            Ok(Init::List(items, start.to(end)))
+        } else {
+            Ok(Init::Expr(self.assign()?))
+        }
+    }
+
+    fn decl_specs(&mut self) -> CResult<Specs> {
+        let start = self.span();
+        let mut counts: BTreeMap<&'static str, u32> = BTreeMap::new();
+        let mut typedef_ty = None;
+        let (mut is_const, mut is_static, mut is_typedef) = (false, false, false);
+        while let Some(t) = self.peek() {
+            let Some(w) = t.ident() else { break };
+            match w {
+                "float" | "double" | "_Complex" => {
+                    return Err(
+                        RawError::new(t.span, "floating-point types are not supported")
+                            .with_help("the C subset only has integer types"),
+                    );
+                }
+                "struct" | "union" | "enum" => {
+                    return Err(RawError::new(
+                        t.span,
+                        format!("'{w}' types are not supported"),
+                    ));
+                }
+                "const" => is_const = true,
+                "static" => is_static = true,
+                "typedef" => is_typedef = true,
+                "volatile" | "extern" | "inline" | "register" | "restrict" | "auto"
+                | "__inline" | "__restrict" => {}
+                "void" | "char" | "short" | "int" | "long" | "signed" | "unsigned" | "_Bool" => {
+                    let key = TYPE_WORDS
+                        .iter()
+                        .find(|k| **k == w)
+                        .copied()
+                        .unwrap_or("int");
+                    *counts.entry(key).or_default() += 1;
+                }
+                _ => {
+                    if counts.is_empty()
+                        && typedef_ty.is_none()
+                        && let Some(ty) = self.typedefs.get(w)
+                    {
+                        typedef_ty = Some(*ty);
+                        self.pos += 1;
+                        continue;
+                    }
+                    break;
+                }
+            }
+            self.pos += 1;
+        }
+        let span = start.to(self.prev_span());
+        let c = |k: &str| counts.get(k).copied().unwrap_or(0);
+        let ty = if let Some(t) = typedef_ty {
+            if !counts.is_empty() {
+                return Err(RawError::new(
+                    span,
+                    "invalid combination of type specifiers",
+                ));
+            }
+            CType::Int(t)
+        } else {
+            let (signed, unsigned) = (c("signed"), c("unsigned"));
+            if signed + unsigned > 1 {
+                return Err(RawError::new(span, "conflicting signedness specifiers"));
+            }
+            let sign = unsigned == 0;
+            let total: u32 = counts.values().sum::<u32>() - signed - unsigned;
+            let kind = match (
+                c("void"),
+                c("_Bool"),
+                c("char"),
+                c("short"),
+                c("long"),
+                c("int"),
+            ) {
+                (1, 0, 0, 0, 0, 0) if total == 1 && signed + unsigned == 0 => None,
+                (0, 1, 0, 0, 0, 0) if total == 1 && signed + unsigned == 0 => Some(IntKind::Bool),
+                (0, 0, 1, 0, 0, 0) if total == 1 => Some(IntKind::Char),
+                (0, 0, 0, 1, 0, i) if i <= 1 && total == 1 + i => Some(IntKind::Short),
+                (0, 0, 0, 0, 1, i) if i <= 1 && total == 1 + i => Some(IntKind::Long),
+                (0, 0, 0, 0, 2, i) if i <= 1 && total == 2 + i => Some(IntKind::LongLong),
+                (0, 0, 0, 0, 0, i)
+                    if i <= 1 && total == i && (i == 1 || signed + unsigned == 1) =>
+                {
+                    Some(IntKind::Int)
+                }
+                _ => {
+                    return Err(RawError::new(
+                        span,
+                        if counts.is_empty() {
+                            "expected a type".to_string()
+                        } else {
+                            "invalid combination of type specifiers".to_string()
+                        },
+                    ));
+                }
+            };
+            match kind {
+                None => CType::Void,
+                Some(k) => CType::Int(IntTy::new(k, sign)),
+            }
+        };
+        Ok(Specs {
+            ty,
+            is_const,
+            is_static,
+            is_typedef,
+        })
+    }
+
+    fn declarator(&mut self, allow_function: bool) -> CResult<Declarator> {
+        if self.at("*") {
+            return Err(RawError::new(self.span(), "pointers are not supported")
+                .with_help("use an array parameter such as 'int a[N]'"));
+        }
+        if self.at("(") {
+            return Err(RawError::new(
+                self.span(),
+                "parenthesized declarators (function pointers) are not supported",
+            ));
+        }
+        let Some(name) = self.peek().and_then(Token::ident) else {
+            return Err(RawError::new(
+                self.span(),
+                format!("expected an identifier, found {}", self.found()),
+            ));
+        };
+        if TYPE_WORDS.contains(&name) {
+            return Err(RawError::new(self.span(), format!("unexpected '{name}'")));
+        }
+        let span = self.span();
+        self.pos += 1;
+        let mut d = Declarator {
+            name: name.to_string(),
+            span,
+            dims: Vec::new(),
+            params: None,
+        };
+        if self.at("(") {
+            if !allow_function {
+                return Err(RawError::new(self.span(), "unexpected '(' in declaration"));
+            }
+            self.pos += 1;
+            d.params = Some(self.params()?);
+            return Ok(d);
+        }
+        while self.eat("[") {
+            if self.eat("]") {
+                d.dims.push(None);
+                continue;
+            }
+            let e = self.assign()?;
+            let (v, _) = eval_const(&e)?;
+            if v <= 0 || v > (1 << 30) {
+                return Err(RawError::new(e.span, format!("invalid array size {v}")));
+            }
+            d.dims.push(Some(v as u64));
+            self.expect("]")?;
+        }
+        check_size(&d.dims, span)?;
+        if d.dims.iter().skip(1).any(Option::is_none) {
+            return Err(RawError::new(
+                span,
+                "only the first array dimension may be omitted",
+            ));
+        }
+        Ok(d)
+    }
+
+    fn params(&mut self) -> CResult<Vec<Param>> {
+        let mut ps = Vec::new();
+        if self.eat(")") {
+            return Ok(ps);
+        }
+        if self.at_word("void") && self.peek_at(1).is_some_and(|t| t.is_punct(")")) {
+            self.pos += 2;
+            return Ok(ps);
+        }
+        loop {
+            if self.at("...") {
+                return Err(RawError::new(
+                    self.span(),
+                    "variadic functions are not supported",
+                ));
+            }
+            if !self.is_decl_start() {
+                return Err(RawError::new(
+                    self.span(),
+                    format!("expected a parameter declaration, found {}", self.found()),
+                ));
+            }
+            let specs = self.decl_specs()?;
+            let d = self.declarator(false)?;
+            let ty = match (&specs.ty, d.dims.is_empty()) {
+                (CType::Int(t), true) => CType::Int(*t),
+                (CType::Int(t), false) => CType::Array(*t, d.dims),
+                _ => return Err(RawError::new(d.span, "parameter declared void")),
+            };
+            ps.push(Param {
+                name: d.name,
+                ty,
+                span: d.span,
+            });
+            if !self.eat(",") {
+                self.expect(")")?;
+                return Ok(ps);
+            }
+        }
+    }
+
+    fn compound(&mut self) -> CResult<Stmt> {
+        self.enter()?;
+        let start = self.expect("{")?;
+        let mut items = Vec::new();
+        while !self.at("}") {
+            if self.peek().is_none() {
+                return Err(RawError::new(self.eof, "expected '}' at end of input"));
+            }
+            items.push(self.block_item()?);
+        }
+        let end = self.expect("}")?;
+        self.depth -= 1;
+        Ok(Stmt {
+            kind: StmtKind::Block(items),
+            span: start.to(end),
+        })
+    }
+
+    fn block_item(&mut self) -> CResult<Stmt> {
+        if !self.is_decl_start() {
+            return self.stmt();
+        }
+        let start = self.span();
+        let specs = self.decl_specs()?;
+        if specs.is_typedef {
+            self.typedef_rest(&specs)?;
+            return Ok(Stmt {
+                kind: StmtKind::Empty,
+                span: start,
+            });
+        }
+        let mut decls = Vec::new();
+        loop {
+            let d = self.declarator(false)?;
+            decls.push(self.finish_decl(&specs, d)?);
+            if !self.eat(",") {
+                break;
+            }
+        }
+        let end = self.expect(";")?;
+        Ok(Stmt {
+            kind: StmtKind::Decl(decls),
+            span: start.to(end),
+        })
+    }
+
+    fn stmt(&mut self) -> CResult<Stmt> {
+        self.enter()?;
+        let s = self.stmt_inner();
+        self.depth -= 1;
+        s
+    }
+
+    fn paren_expr(&mut self) -> CResult<Expr> {
+        self.expect("(")?;
+        let e = self.expr()?;
+        self.expect(")")?;
+        Ok(e)
+    }
+
+    fn stmt_inner(&mut self) -> CResult<Stmt> {
+        let start = self.span();
+        if self.at("{") {
+            return self.compound();
+        }
+        if self.eat(";") {
+            return Ok(Stmt {
+                kind: StmtKind::Empty,
+                span: start,
+            });
+        }
+        let word = self.peek().and_then(Token::ident).unwrap_or("");
+        let mk = |kind, end: Span| Stmt {
+            kind,
+            span: start.to(end),
+        };
+        match word {
+            "if" => {
+                self.pos += 1;
+                let c = self.paren_expr()?;
+                let t = self.stmt()?;
+                let e = if self.at_word("else") {
+                    self.pos += 1;
+                    Some(Box::new(self.stmt()?))
+                } else {
+                    None
+                };
+                let end = self.prev_span();
+                Ok(mk(StmtKind::If(c, Box::new(t), e), end))
+            }
+            "while" => {
+                self.pos += 1;
+                let c = self.paren_expr()?;
+                let b = self.stmt()?;
+                Ok(mk(StmtKind::While(c, Box::new(b)), self.prev_span()))
+            }
+            "do" => {
+                self.pos += 1;
+                let b = self.stmt()?;
+                if !self.at_word("while") {
+                    return Err(RawError::new(
+                        self.span(),
+                        format!("expected 'while', found {}", self.found()),
+                    ));
+                }
+                self.pos += 1;
+                let c = self.paren_expr()?;
+                let end = self.expect(";")?;
+                Ok(mk(StmtKind::DoWhile(Box::new(b), c), end))
+            }
+            "for" => {
+                self.pos += 1;
+                self.expect("(")?;
+                let init = if self.eat(";") {
+                    None
+                } else if self.is_decl_start() {
+                    Some(Box::new(self.block_item()?))
+                } else {
+                    let e = self.expr()?;
+                    let sp = e.span;
+                    self.expect(";")?;
+                    Some(Box::new(Stmt {
+                        kind: StmtKind::Expr(e),
+                        span: sp,
+                    }))
+                };
+                let cond = if self.at(";") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
+                self.expect(";")?;
+                let step = if self.at(")") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
+                self.expect(")")?;
+                let body = self.stmt()?;
+                Ok(mk(
+                    StmtKind::For(init, cond, step, Box::new(body)),
+                    self.prev_span(),
+                ))
+            }
+            "switch" => {
+                self.pos += 1;
+                let c = self.paren_expr()?;
+                let b = self.stmt()?;
+                Ok(mk(StmtKind::Switch(c, Box::new(b)), self.prev_span()))
+            }
+            "case" => {
+                self.pos += 1;
+                let v = self.cond()?;
+                if self.at("...") {
+                    return Err(RawError::new(self.span(), "case ranges are not supported"));
+                }
+                self.expect(":")?;
+                let s = self.case_body()?;
+                Ok(mk(StmtKind::Case(v, Box::new(s)), start))
+            }
+            "default" => {
+                self.pos += 1;
+                self.expect(":")?;
+                let s = self.case_body()?;
+                Ok(mk(StmtKind::Default(Box::new(s)), start))
+            }
+            "break" => {
+                self.pos += 1;
+                let end = self.expect(";")?;
+                Ok(mk(StmtKind::Break, end))
+            }
+            "continue" => {
+                self.pos += 1;
+                let end = self.expect(";")?;
+                Ok(mk(StmtKind::Continue, end))
+            }
+            "return" => {
+                self.pos += 1;
+                let e = if self.at(";") {
+                    None
+                } else {
+                    Some(self.expr()?)
+                };
+                let end = self.expect(";")?;
+                Ok(mk(StmtKind::Return(e), end))
+            }
+            "goto" => Err(RawError::new(start, "'goto' is not supported")),
+            "else" => Err(RawError::new(start, "'else' without a previous 'if'")),
+            _ => {
+                if !word.is_empty() && self.peek_at(1).is_some_and(|t| t.is_punct(":")) {
+                    return Err(RawError::new(start, "labels (and goto) are not supported"));
+                }
+                let e = self.expr()?;
+                let end = self.expect(";")?;
+                Ok(mk(StmtKind::Expr(e), end))
+            }
+        }
+    }
+
+    /// Statement after a `case`/`default` label; a declaration there is a C error.
+    fn case_body(&mut self) -> CResult<Stmt> {
+        if self.at("}") {
+            // `case X: }` — label at the end of a block: treat as an empty statement.
+            return Ok(Stmt {
+                kind: StmtKind::Empty,
+                span: self.span(),
+            });
+        }
+        if self.is_decl_start() {
+            return Err(RawError::new(
+                self.span(),
+                "a label must be followed by a statement, not a declaration",
+            ));
+        }
+        self.stmt()
+    }
+
+    // ---- expressions ----
+
+    /// `expr` (with comma operator).
+    fn expr(&mut self) -> CResult<Expr> {
+        let mut e = self.assign()?;
+        while self.eat(",") {
+            let r = self.assign()?;
+            let span = e.span.to(r.span);
+            e = Expr {
+                kind: ExprKind::Comma(Box::new(e), Box::new(r)),
+                span,
+            };
+        }
+        Ok(e)
+    }
+
+    fn assign(&mut self) -> CResult<Expr> {
+        let lhs = self.cond()?;
+        let op = match self.peek().map(|t| &t.kind) {
+            Some(TokKind::Punct(p)) => match *p {
+                "=" => Some(None),
+                "+=" => Some(Some(BinOp::Add)),
+                "-=" => Some(Some(BinOp::Sub)),
+                "*=" => Some(Some(BinOp::Mul)),
+                "/=" => Some(Some(BinOp::Div)),
+                "%=" => Some(Some(BinOp::Rem)),
+                "<<=" => Some(Some(BinOp::Shl)),
+                ">>=" => Some(Some(BinOp::Shr)),
+                "&=" => Some(Some(BinOp::And)),
+                "|=" => Some(Some(BinOp::Or)),
+                "^=" => Some(Some(BinOp::Xor)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(op) = op else { return Ok(lhs) };
+        let op_span = self.span();
+        self.pos += 1;
+        self.enter()?;
+        let rhs = self.assign()?;
+        self.depth -= 1;
+        let span = lhs.span.to(rhs.span).to(op_span);
+        Ok(Expr {
+            kind: ExprKind::Assign(op, Box::new(lhs), Box::new(rhs)),
+            span,
+        })
+    }
+
+    fn cond(&mut self) -> CResult<Expr> {
+        let c = self.binary(1)?;
+        if !self.eat("?") {
+            return Ok(c);
+        }
+        self.enter()?;
+        let t = self.expr()?;
+        self.expect(":")?;
+        let f = self.cond()?;
+        self.depth -= 1;
+        let span = c.span.to(f.span);
+        Ok(Expr {
+            kind: ExprKind::Cond(Box::new(c), Box::new(t), Box::new(f)),
+            span,
+        })
+    }
+
+    fn binop_here(&self) -> Option<(BinOp, u32)> {
+        let p = match &self.peek()?.kind {
+            TokKind::Punct(p) => *p,
+            _ => return None,
+        };
+        Some(match p {
+            "||" => (BinOp::LogOr, 1),
+            "&&" => (BinOp::LogAnd, 2),
+            "|" => (BinOp::Or, 3),
+            "^" => (BinOp::Xor, 4),
+            "&" => (BinOp::And, 5),
+            "==" => (BinOp::Eq, 6),
+            "!=" => (BinOp::Ne, 6),
+            "<" => (BinOp::Lt, 7),
+            ">" => (BinOp::Gt, 7),
+            "<=" => (BinOp::Le, 7),
+            ">=" => (BinOp::Ge, 7),
+            "<<" => (BinOp::Shl, 8),
+            ">>" => (BinOp::Shr, 8),
+            "+" => (BinOp::Add, 9),
+            "-" => (BinOp::Sub, 9),
+            "*" => (BinOp::Mul, 10),
+            "/" => (BinOp::Div, 10),
+            "%" => (BinOp::Rem, 10),
+            _ => return None,
+        })
+    }
+
+    fn binary(&mut self, min_prec: u32) -> CResult<Expr> {
+        let mut lhs = self.unary()?;
+        while let Some((op, prec)) = self.binop_here() {
+            if prec < min_prec {
+                break;
+            }
+            let op_span = self.span();
+            self.pos += 1;
+            let rhs = self.binary(prec + 1)?;
+            let span = lhs.span.to(rhs.span).to(op_span);
+            lhs = Expr {
+                kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                span,
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn is_type_name_at(&self, k: usize) -> bool {
+        match self.peek_at(k).and_then(Token::ident) {
+            Some(w) => TYPE_WORDS.contains(&w) || self.typedefs.contains_key(w),
+            None => false,
+        }
+    }
+
+    fn type_name(&mut self) -> CResult<CType> {
+        let specs = self.decl_specs()?;
+        if self.at("*") {
+            return Err(RawError::new(self.span(), "pointers are not supported"));
+        }
+        let mut dims = Vec::new();
+        while self.eat("[") {
+            let e = self.assign()?;
+            let (v, _) = eval_const(&e)?;
+            if v <= 0 {
+                return Err(RawError::new(e.span, "invalid array size"));
+            }
+            dims.push(Some(v as u64));
+            self.expect("]")?;
+        }
+        check_size(&dims, self.prev_span())?;
+        Ok(match (specs.ty, dims.is_empty()) {
+            (t, true) => t,
+            (CType::Int(t), false) => CType::Array(t, dims),
+            _ => return Err(RawError::new(self.prev_span(), "invalid type name")),
+        })
+    }
+
+    fn unary(&mut self) -> CResult<Expr> {
+        self.enter()?;
+        let r = self.unary_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn unary_inner(&mut self) -> CResult<Expr> {
+        let start = self.span();
+        let Some(t) = self.peek() else {
+            return Err(RawError::new(
+                self.eof,
+                "expected an expression, found end of file",
+            ));
+        };
+        let un = match &t.kind {
+            TokKind::Punct("-") => Some(UnOp::Neg),
+            TokKind::Punct("+") => Some(UnOp::Plus),
+            TokKind::Punct("!") => Some(UnOp::Not),
+            TokKind::Punct("~") => Some(UnOp::BitNot),
+            TokKind::Punct("*") => Some(UnOp::Deref),
+            TokKind::Punct("&") => Some(UnOp::AddrOf),
+            _ => None,
+        };
+        if let Some(op) = un {
+            self.pos += 1;
+            let e = self.unary()?;
+            let span = start.to(e.span);
+            return Ok(Expr {
+                kind: ExprKind::Unary(op, Box::new(e)),
+                span,
+            });
+        }
+        if t.is_punct("++") || t.is_punct("--") {
+            let inc = t.is_punct("++");
+            self.pos += 1;
+            let e = self.unary()?;
+            let span = start.to(e.span);
+            return Ok(Expr {
+                kind: ExprKind::IncDec {
+                    pre: true,
+                    inc,
+                    expr: Box::new(e),
+                },
+                span,
+            });
+        }
+        if t.ident() == Some("sizeof") {
+            self.pos += 1;
+            if self.at("(") && self.is_type_name_at(1) {
+                self.pos += 1;
+                let ty = self.type_name()?;
+                let end = self.expect(")")?;
+                let size = match &ty {
+                    CType::Void => 1,
+                    CType::Int(t) => u64::from(t.bits().div_ceil(8)),
+                    CType::Array(t, dims) => {
+                        dims.iter().flatten().product::<u64>() * u64::from(t.bits().div_ceil(8))
+                    }
+                };
+                return Ok(Expr {
+                    kind: ExprKind::IntLit(size, IntTy::ULONG),
+                    span: start.to(end),
+                });
+            }
+            return Err(RawError::new(
+                start,
+                "'sizeof' is only supported on type names",
+            ));
+        }
+        if t.is_punct("(") && self.is_type_name_at(1) {
+            self.pos += 1;
+            let ty = self.type_name()?;
+            self.expect(")")?;
+            let e = self.unary()?;
+            let span = start.to(e.span);
+            return Ok(Expr {
+                kind: ExprKind::Cast(ty, Box::new(e)),
+                span,
+            });
+        }
+        self.postfix()
+    }
+
+    fn postfix(&mut self) -> CResult<Expr> {
+        let mut e = self.primary()?;
+        loop {
+            if self.eat("[") {
+                let i = self.expr()?;
+                let end = self.expect("]")?;
+                let span = e.span.to(end);
+                e = Expr {
+                    kind: ExprKind::Index(Box::new(e), Box::new(i)),
+                    span,
+                };
+            } else if self.at("(") {
+                let ExprKind::Ident(name) = &e.kind else {
+                    return Err(RawError::new(
+                        self.span(),
+                        "calls through expressions (function pointers) are not supported",
+                    ));
+                };
+                let name = name.clone();
+                self.pos += 1;
+                let mut args = Vec::new();
+                if !self.at(")") {
+                    loop {
+                        args.push(self.assign()?);
+                        if !self.eat(",") {
+                            break;
+                        }
+                    }
+                }
+                let end = self.expect(")")?;
+                let span = e.span.to(end);
+                e = Expr {
+                    kind: ExprKind::Call(name, args),
+                    span,
+                };
+            } else if self.at("++") || self.at("--") {
+                let inc = self.at("++");
+                let end = self.span();
+                self.pos += 1;
+                let span = e.span.to(end);
+                e = Expr {
+                    kind: ExprKind::IncDec {
+                        pre: false,
+                        inc,
+                        expr: Box::new(e),
+                    },
+                    span,
+                };
+            } else if self.at(".") || self.at("->") {
+                return Err(RawError::new(
+                    self.span(),
+                    "member access is not supported (no structs or pointers)",
+                ));
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    fn primary(&mut self) -> CResult<Expr> {
+        let Some(t) = self.peek() else {
+            return Err(RawError::new(
+                self.eof,
+                "expected an expression, found end of file",
+            ));
+        };
+        let span = t.span;
+        let kind = match &t.kind {
+            TokKind::Int {
+                value,
+                unsigned,
+                longs,
+                decimal,
+            } => {
+                let ty = literal_type(*value, *unsigned, *longs, *decimal).ok_or_else(|| {
+                    RawError::new(span, "integer literal is too large for any integer type")
+                })?;
+                ExprKind::IntLit(*value, ty)
+            }
+            TokKind::Char(v) => ExprKind::IntLit(*v as u64, IntTy::INT),
+            TokKind::Ident(n) => {
+                if TYPE_WORDS.contains(&n.as_str()) || self.typedefs.contains_key(n) {
+                    if matches!(n.as_str(), "float" | "double") {
+                        return Err(RawError::new(
+                            span,
+                            "floating-point types are not supported",
+                        ));
+                    }
+                    return Err(RawError::new(span, format!("unexpected type name '{n}'")));
+                }
+                ExprKind::Ident(n.clone())
+            }
+            TokKind::Float => {
+                return Err(
+                    RawError::new(span, "floating-point numbers are not supported")
+                        .with_help("the C subset only has integer types"),
+                );
+            }
+            TokKind::Str(_) => {
+                return Err(RawError::new(span, "string literals are not supported"));
+            }
+            TokKind::Punct("(") => {
+                self.pos += 1;
+                let e = self.expr()?;
+                let end = self.expect(")")?;
+                return Ok(Expr {
+                    kind: e.kind,
+                    span: span.to(end),
+                });
+            }
+            _ => {
+                return Err(RawError::new(
+                    span,
+                    format!("expected an expression, found {}", t.describe()),
+                ));
+            }
+        };
+        self.pos += 1;
+        Ok(Expr { kind, span })
+    }
+}

@@ -1,0 +1,230 @@
+//! C integer types of the subset and the conversion rules between them.
+
+use std::fmt;
+
+/// Integer type kind (determines width and conversion rank). `long` is 64-bit (LP64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IntKind {
+    /// `_Bool`.
+    Bool,
+    /// `char` (plain `char` is signed).
+    Char,
+    /// `short`.
+    Short,
+    /// `int`.
+    Int,
+    /// `long` (64 bits).
+    Long,
+    /// `long long`.
+    LongLong,
+}
+
+/// A C integer type: kind plus signedness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct IntTy {
+    /// Kind (width and rank).
+    pub kind: IntKind,
+    /// Signedness (`false` for `_Bool`).
+    pub signed: bool,
+}
+
+impl IntTy {
+    /// `int`.
+    pub const INT: IntTy = IntTy {
+        kind: IntKind::Int,
+        signed: true,
+    };
+    /// `unsigned int`.
+    pub const UINT: IntTy = IntTy {
+        kind: IntKind::Int,
+        signed: false,
+    };
+    /// `_Bool`.
+    pub const BOOL: IntTy = IntTy {
+        kind: IntKind::Bool,
+        signed: false,
+    };
+    /// `long`.
+    pub const LONG: IntTy = IntTy {
+        kind: IntKind::Long,
+        signed: true,
+    };
+    /// `unsigned long`.
+    pub const ULONG: IntTy = IntTy {
+        kind: IntKind::Long,
+        signed: false,
+    };
+    /// `long long`.
+    pub const LLONG: IntTy = IntTy {
+        kind: IntKind::LongLong,
+        signed: true,
+    };
+    /// `unsigned long long`.
+    pub const ULLONG: IntTy = IntTy {
+        kind: IntKind::LongLong,
+        signed: false,
+    };
+
+    /// Creates a type.
+    pub fn new(kind: IntKind, signed: bool) -> Self {
+        IntTy {
+            kind,
+            signed: signed && kind != IntKind::Bool,
+        }
+    }
+
+    /// Width in bits of values of this type in the IR (`_Bool` is 1 bit).
+    pub fn bits(self) -> u32 {
+        match self.kind {
+            IntKind::Bool => 1,
+            IntKind::Char => 8,
+            IntKind::Short => 16,
+            IntKind::Int => 32,
+            IntKind::Long | IntKind::LongLong => 64,
+        }
+    }
+
+    /// Integer conversion rank.
+    fn rank(self) -> u32 {
+        self.kind as u32
+    }
+
+    /// Integer promotion (C11 6.3.1.1p2).
+    pub fn promote(self) -> IntTy {
+        if self.rank() < IntKind::Int as u32 {
+            IntTy::INT
+        } else {
+            self
+        }
+    }
+
+    /// Usual arithmetic conversions (C11 6.3.1.8) of two operand types.
+    pub fn usual(a: IntTy, b: IntTy) -> IntTy {
+        let (a, b) = (a.promote(), b.promote());
+        if a == b {
+            return a;
+        }
+        if a.signed == b.signed {
+            return if a.rank() >= b.rank() { a } else { b };
+        }
+        let (s, u) = if a.signed { (a, b) } else { (b, a) };
+        if u.rank() >= s.rank() {
+            u
+        } else if s.bits() > u.bits() {
+            s
+        } else {
+            IntTy::new(s.kind, false)
+        }
+    }
+
+    /// Smallest value representable.
+    pub fn min_value(self) -> i128 {
+        if self.signed {
+            -(1i128 << (self.bits() - 1))
+        } else {
+            0
+        }
+    }
+
+    /// Largest value representable.
+    pub fn max_value(self) -> i128 {
+        if self.signed {
+            (1i128 << (self.bits() - 1)) - 1
+        } else {
+            (1i128 << self.bits()) - 1
+        }
+    }
+
+    /// Converts the mathematical value `v` to this type (modular for integers, `!= 0` for bool).
+    pub fn wrap(self, v: i128) -> i64 {
+        if self.kind == IntKind::Bool {
+            return (v != 0) as i64;
+        }
+        let bits = self.bits();
+        let m = (v as u128) & (u128::MAX >> (128 - bits));
+        if self.signed && bits < 128 && (m >> (bits - 1)) & 1 == 1 {
+            (m as i128 - (1i128 << bits)) as i64
+        } else {
+            m as i64
+        }
+    }
+
+    /// C spelling of the type.
+    pub fn c_name(self) -> &'static str {
+        match (self.kind, self.signed) {
+            (IntKind::Bool, _) => "_Bool",
+            (IntKind::Char, true) => "char",
+            (IntKind::Char, false) => "unsigned char",
+            (IntKind::Short, true) => "short",
+            (IntKind::Short, false) => "unsigned short",
+            (IntKind::Int, true) => "int",
+            (IntKind::Int, false) => "unsigned int",
+            (IntKind::Long, true) => "long",
+            (IntKind::Long, false) => "unsigned long",
+            (IntKind::LongLong, true) => "long long",
+            (IntKind::LongLong, false) => "unsigned long long",
+        }
+    }
+}
+
+impl fmt::Display for IntTy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.c_name())
+    }
+}
+
+/// Type of a C object or expression in the subset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CType {
+    /// `void` (function results only).
+    Void,
+    /// An integer type.
+    Int(IntTy),
+    /// An array: element type and dimensions (first may be `None` for parameters `a[]`).
+    Array(IntTy, Vec<Option<u64>>),
+}
+
+impl fmt::Display for CType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CType::Void => f.write_str("void"),
+            CType::Int(t) => write!(f, "{t}"),
+            CType::Array(t, dims) => {
+                write!(f, "{t}")?;
+                for d in dims {
+                    match d {
+                        Some(n) => write!(f, "[{n}]")?,
+                        None => f.write_str("[]")?,
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Type of an integer constant with the given value and suffix (C11 6.4.4.1).
+pub fn literal_type(value: u64, unsigned: bool, longs: u8, decimal: bool) -> Option<IntTy> {
+    let cands: &[IntTy] = match (unsigned, longs, decimal) {
+        (false, 0, true) => &[IntTy::INT, IntTy::LONG, IntTy::LLONG],
+        (false, 0, false) => &[
+            IntTy::INT,
+            IntTy::UINT,
+            IntTy::LONG,
+            IntTy::ULONG,
+            IntTy::LLONG,
+            IntTy::ULLONG,
+        ],
+        (true, 0, _) => &[IntTy::UINT, IntTy::ULONG, IntTy::ULLONG],
+        (false, 1, true) => &[IntTy::LONG, IntTy::LLONG],
+        (false, 1, false) => &[IntTy::LONG, IntTy::ULONG, IntTy::LLONG, IntTy::ULLONG],
+        (true, 1, _) => &[IntTy::ULONG, IntTy::ULLONG],
+        (false, _, true) => &[IntTy::LLONG],
+        (false, _, false) => &[IntTy::LLONG, IntTy::ULLONG],
+        (true, _, _) => &[IntTy::ULLONG],
+    };
+    cands
+        .iter()
+        .copied()
+        .find(|t| (value as i128) <= t.max_value())
+}

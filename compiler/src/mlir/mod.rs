@@ -1,0 +1,34 @@
+//! Reader and writer for CIRCT's handshake dialect in MLIR's textual syntax.
+//!
+//! [`parse_mlir`] accepts what CIRCT 1.62 prints (custom and generic op forms, `loc(...)`
+//! information, several functions per file) and builds a [`handscope_sim::Module`];
+//! [`write_mlir`] prints a module back in normalized custom form that CIRCT parses.
+
+mod ast;
+mod build;
+pub mod diag;
+mod lexer;
+mod opcheck;
+mod opforms;
+mod parser;
+mod structure;
+mod writer;
+
+pub use diag::{Diagnostic, ParseError, Span};
+pub use writer::{WriteOptions, write_function, write_mlir, write_mlir_with};
+
+/// Parses MLIR text into a graph module. `file_name` is used in error messages.
+///
+/// Every function of the returned module has had [`handscope_sim::Function::assign_ids`]
+/// called. Non-fatal problems are returned as warnings.
+// The error carries the whole source for rendering; it is returned once per parse.
+#[allow(clippy::result_large_err)]
+pub fn parse_mlir(
+    source: &str,
+    file_name: &str,
+) -> Result<(handscope_sim::Module, Vec<Diagnostic>), ParseError> {
+    let mut p = parser::Parser::new(source, file_name);
+    let ast = p.parse_file().map_err(|e| *e)?;
+    let module = build::build_module(&mut p, &ast).map_err(|e| *e)?;
+    Ok((module, p.warnings))
+}

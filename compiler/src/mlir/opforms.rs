@@ -1,0 +1,899 @@
+//! Operation syntax: every op's custom form (as CIRCT prints it) and the generic form, both
+//! normalized into an [`OpSpec`].
+
+use handscope_sim::{ArithOp, BufferKind, CmpPredicate, MemRefType, Op, Type};
+
+use super::ast::{Attr, AttrValue, OpSpec, PType, SType, ValueUse};
+use super::diag::{ErrExt, Span};
+use super::lexer::Tok;
+use super::opcheck::validate;
+use super::parser::{PResult, Parser, take_attr};
+
+/// Known handshake op mnemonics (for "unknown op" hints).
+const HANDSHAKE_OPS: [&str; 23] = [
+    "fork",
+    "lazy_fork",
+    "merge",
+    "mux",
+    "control_merge",
+    "cond_br",
+    "br",
+    "join",
+    "sync",
+    "pack",
+    "unpack",
+    "buffer",
+    "constant",
+    "source",
+    "sink",
+    "never",
+    "load",
+    "store",
+    "memory",
+    "extmemory",
+    "instance",
+    "return",
+    "func",
+];
+
+fn st(ty: Type, span: Span) -> SType {
+    SType {
+        ty: PType::Chan(ty),
+        span,
+    }
+}
+
+fn all_typed(uses: Vec<ValueUse>, ty: &SType) -> Vec<(ValueUse, SType)> {
+    uses.into_iter().map(|u| (u, ty.clone())).collect()
+}
+
+fn spec(
+    op: Op,
+    operands: Vec<(ValueUse, SType)>,
+    results: Vec<Type>,
+    attrs: Vec<Attr>,
+    name_span: Span,
+) -> OpSpec {
+    OpSpec {
+        op,
+        operands,
+        results,
+        result_groups: Vec::new(),
+        results_span: name_span,
+        attrs,
+        loc: None,
+        name_span,
+        span: name_span,
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn zip_types(
+        &self,
+        uses: Vec<ValueUse>,
+        types: Vec<SType>,
+        at: Span,
+    ) -> PResult<Vec<(ValueUse, SType)>> {
+        if uses.len() != types.len() {
+            return Err(self.err(
+                at,
+                format!("{} operands but {} types", uses.len(), types.len()),
+            ));
+        }
+        Ok(uses.into_iter().zip(types).collect())
+    }
+
+    fn want_operands(&self, uses: &[ValueUse], n: usize, name: &str, at: Span) -> PResult<()> {
+        if uses.len() != n {
+            let sp = uses.get(n).map_or(at, |u| u.span);
+            return Err(self.err(
+                sp,
+                format!("`{name}` takes {n} operand(s), found {}", uses.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    fn bracket_u32(&mut self, what: &str) -> PResult<(u32, Span)> {
+        self.expect(&Tok::LBracket)?;
+        let r = self.expect_u32(what)?;
+        self.expect(&Tok::RBracket)?;
+        Ok(r)
+    }
+
+    /// Parses the types of an op's annotation `: (ins) -> (outs)`, requiring channel types.
+    fn functional_type(&mut self) -> PResult<(Vec<SType>, Vec<SType>, Span)> {
+        let t = self.parse_type()?;
+        match t.ty {
+            PType::Func(i, o) => Ok((i, o, t.span)),
+            _ => Err(self.err(t.span, "expected a function type `(...) -> (...)`")),
+        }
+    }
+
+    fn chan_types(&self, ts: &[SType]) -> PResult<Vec<Type>> {
+        ts.iter().map(|t| self.chan_type(t)).collect()
+    }
+
+    fn check(&self, op: &Op, ins: &[Type], outs: &[Type], at: Span) -> PResult<()> {
+        validate(op, ins, outs).map_err(|m| self.err(at, m))
+    }
+
+    /// Parses an op in custom form after its name.
+    pub(crate) fn parse_custom_op(&mut self, name: String, sp: Span) -> PResult<OpSpec> {
+        if let Some(a) = name.strip_prefix("arith.") {
+            return self.parse_arith_custom(a, sp);
+        }
+        let short = name.strip_prefix("handshake.").unwrap_or(&name);
+        let s = match short {
+            "fork" | "lazy_fork" => {
+                let (n, nsp) = self.bracket_u32("the number of outputs")?;
+                if n == 0 {
+                    return Err(self.err(nsp, format!("`{short}` needs at least one output")));
+                }
+                let uses = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, stt) = self.parse_chan_type()?;
+                self.want_operands(&uses, 1, short, sp)?;
+                let op = if short == "fork" {
+                    Op::Fork
+                } else {
+                    Op::LazyFork
+                };
+                spec(op, all_typed(uses, &stt), vec![t; n as usize], attrs, sp)
+            }
+            "merge" | "br" | "sink" => {
+                let uses = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, stt) = self.parse_chan_type()?;
+                let (op, results) = match short {
+                    "merge" => (Op::Merge, vec![t]),
+                    "br" => (Op::Br, vec![t]),
+                    _ => (Op::Sink, vec![]),
+                };
+                if short == "merge" {
+                    if uses.is_empty() {
+                        return Err(self.err(sp, "`merge` needs at least one operand"));
+                    }
+                } else {
+                    self.want_operands(&uses, 1, short, sp)?;
+                }
+                spec(op, all_typed(uses, &stt), results, attrs, sp)
+            }
+            "mux" => {
+                let sel = self.parse_value_use()?;
+                self.expect(&Tok::LBracket)?;
+                let data = self.parse_operand_list()?;
+                self.expect(&Tok::RBracket)?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (s, sst) = self.parse_chan_type()?;
+                self.expect(&Tok::Comma)?;
+                let (t, tst) = self.parse_chan_type()?;
+                if data.is_empty() {
+                    return Err(self.err(sp, "`mux` needs at least one data operand"));
+                }
+                let mut ops = vec![(sel, sst)];
+                ops.extend(all_typed(data, &tst));
+                let ins: Vec<Type> = std::iter::once(s)
+                    .chain(std::iter::repeat_n(t.clone(), ops.len() - 1))
+                    .collect();
+                self.check(&Op::Mux, &ins, std::slice::from_ref(&t), sp)?;
+                spec(Op::Mux, ops, vec![t], attrs, sp)
+            }
+            "control_merge" => {
+                let uses = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, tst) = self.parse_chan_type()?;
+                self.expect(&Tok::Comma)?;
+                let (i, ist) = self.parse_chan_type()?;
+                if uses.is_empty() {
+                    return Err(self.err(sp, "`control_merge` needs at least one operand"));
+                }
+                if !i.is_integer() {
+                    return Err(self.err(ist.span, format!("the index type of `control_merge` must be an integer or index, found {i}")));
+                }
+                spec(
+                    Op::ControlMerge,
+                    all_typed(uses, &tst),
+                    vec![t, i],
+                    attrs,
+                    sp,
+                )
+            }
+            "cond_br" => {
+                let uses = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, tst) = self.parse_chan_type()?;
+                self.want_operands(&uses, 2, short, sp)?;
+                let mut it = uses.into_iter();
+                let (c, d) = (
+                    it.next().expect("2 operands"),
+                    it.next().expect("2 operands"),
+                );
+                let csp = c.span;
+                spec(
+                    Op::CondBr,
+                    vec![(c, st(Type::Int(1), csp)), (d, tst)],
+                    vec![t.clone(), t],
+                    attrs,
+                    sp,
+                )
+            }
+            "join" | "sync" => {
+                let uses = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let tsp = self.peek_span()?;
+                let types = self.parse_type_list()?;
+                let tys = self.chan_types(&types)?;
+                if uses.is_empty() {
+                    return Err(self.err(sp, format!("`{short}` needs at least one operand")));
+                }
+                let ops = self.zip_types(uses, types, tsp)?;
+                if short == "join" {
+                    spec(Op::Join, ops, vec![Type::None], attrs, sp)
+                } else {
+                    spec(Op::Sync, ops, tys, attrs, sp)
+                }
+            }
+            "pack" | "unpack" => {
+                let uses = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, tst) = self.parse_chan_type()?;
+                let Type::Tuple(members) = t.clone() else {
+                    return Err(
+                        self.err(tst.span, format!("`{short}` needs a tuple type, found {t}"))
+                    );
+                };
+                if short == "pack" {
+                    let types = members.iter().map(|m| st(m.clone(), tst.span)).collect();
+                    let ops = self.zip_types(uses, types, tst.span)?;
+                    spec(Op::Pack, ops, vec![t], attrs, sp)
+                } else {
+                    self.want_operands(&uses, 1, short, sp)?;
+                    spec(Op::Unpack, all_typed(uses, &tst), members, attrs, sp)
+                }
+            }
+            "buffer" => {
+                let (slots, ssp) = self.bracket_u32("the number of slots")?;
+                let kind = match self.peek()? {
+                    Tok::Ident(w) if w == "seq" => BufferKind::Seq,
+                    Tok::Ident(w) if w == "fifo" => BufferKind::Fifo,
+                    _ => return Err(self.expected("`seq` or `fifo`")),
+                };
+                self.bump()?;
+                let uses = self.parse_operand_list()?;
+                let mut attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, tst) = self.parse_chan_type()?;
+                self.want_operands(&uses, 1, short, sp)?;
+                let op = self.buffer_op(slots, ssp, kind, &mut attrs)?;
+                spec(op, all_typed(uses, &tst), vec![t], attrs, sp)
+            }
+            "constant" => {
+                let uses = self.parse_operand_list()?;
+                let mut attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, tst) = self.parse_chan_type()?;
+                self.want_operands(&uses, 1, short, sp)?;
+                let op = self.constant_op(&mut attrs, &t, tst.span, sp)?;
+                let csp = uses[0].span;
+                spec(
+                    op,
+                    all_typed(uses, &st(Type::None, csp)),
+                    vec![t],
+                    attrs,
+                    sp,
+                )
+            }
+            "source" => {
+                let attrs = self.parse_opt_attr_dict()?;
+                if self.eat(&Tok::Colon)? {
+                    let (t, tst) = self.parse_chan_type()?;
+                    if t != Type::None {
+                        return Err(self.err(tst.span, "`source` produces `none`"));
+                    }
+                }
+                spec(Op::Source, vec![], vec![Type::None], attrs, sp)
+            }
+            "never" => {
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, _) = self.parse_chan_type()?;
+                spec(Op::Never, vec![], vec![t], attrs, sp)
+            }
+            "load" | "store" => {
+                self.expect(&Tok::LBracket)?;
+                let addrs = self.parse_operand_list()?;
+                self.expect(&Tok::RBracket)?;
+                let rest = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let tsp = self.peek_span()?;
+                let types = self.parse_type_list()?;
+                if addrs.len() != 1 {
+                    let at = addrs.get(1).map_or(sp, |u| u.span);
+                    return Err(self
+                        .err(
+                            at,
+                            format!("`{short}` with {} addresses is not supported", addrs.len()),
+                        )
+                        .with_help(
+                            "Handscope supports one-dimensional memories: use exactly one address",
+                        ));
+                }
+                self.want_operands(&rest, 2, &format!("{short} (after the address)"), sp)?;
+                if types.len() != 2 {
+                    return Err(self.err(
+                        tsp,
+                        format!("expected 2 types (address, data), found {}", types.len()),
+                    ));
+                }
+                let a = self.chan_type(&types[0])?;
+                let d = self.chan_type(&types[1])?;
+                let mut ops = vec![(
+                    addrs.into_iter().next().expect("one address"),
+                    types[0].clone(),
+                )];
+                let mut it = rest.into_iter();
+                let data = it.next().expect("2 operands");
+                let ctrl = it.next().expect("2 operands");
+                let csp = ctrl.span;
+                ops.push((data, types[1].clone()));
+                ops.push((ctrl, st(Type::None, csp)));
+                let op = if short == "load" { Op::Load } else { Op::Store };
+                self.check(
+                    &op,
+                    &[a.clone(), d.clone(), Type::None],
+                    &[d.clone(), a.clone()],
+                    tsp,
+                )?;
+                spec(op, ops, vec![d, a], attrs, sp)
+            }
+            "memory" => {
+                let (ld, st_) = self.ld_st()?;
+                self.expect(&Tok::LParen)?;
+                let uses = self.parse_operand_list()?;
+                self.expect(&Tok::RParen)?;
+                let mut attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let mt = self.parse_type()?;
+                let memref = self.memref_type(&mt)?;
+                self.expect(&Tok::Comma)?;
+                let (ins, outs, fsp) = self.functional_type()?;
+                let id = self.u32_attr(&mut attrs, "id")?.unwrap_or(0);
+                let lsq = self.bool_attr(&mut attrs, "lsq")?.unwrap_or(false);
+                let op = Op::Memory {
+                    ld,
+                    st: st_,
+                    id,
+                    memref,
+                    lsq,
+                };
+                self.finish_functional(op, uses, ins, outs, fsp, attrs, sp)?
+            }
+            "extmemory" => {
+                let (ld, st_) = self.ld_st()?;
+                self.expect(&Tok::LParen)?;
+                let mem = self.parse_value_use()?;
+                self.expect(&Tok::Colon)?;
+                let mt = self.parse_type()?;
+                let memref = self.memref_type(&mt)?;
+                self.expect(&Tok::RParen)?;
+                self.expect(&Tok::LParen)?;
+                let uses = self.parse_operand_list()?;
+                self.expect(&Tok::RParen)?;
+                let mut attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (ins, outs, fsp) = self.functional_type()?;
+                let id = self.u32_attr(&mut attrs, "id")?.unwrap_or(0);
+                let op = Op::ExtMemory {
+                    ld,
+                    st: st_,
+                    id,
+                    memref_arg: usize::MAX,
+                    memref,
+                };
+                let mut s = self.finish_functional(op, uses, ins, outs, fsp, attrs, sp)?;
+                s.operands.insert(0, (mem, mt));
+                s
+            }
+            "instance" => {
+                let callee = match self.peek()? {
+                    Tok::At(c) => {
+                        self.bump()?;
+                        c
+                    }
+                    _ => return Err(self.expected("a callee (`@name`)")),
+                };
+                self.expect(&Tok::LParen)?;
+                let uses = self.parse_operand_list()?;
+                self.expect(&Tok::RParen)?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (ins, outs, fsp) = self.functional_type()?;
+                self.finish_functional(Op::Instance { callee }, uses, ins, outs, fsp, attrs, sp)?
+            }
+            "return" => {
+                let attrs = self.parse_opt_attr_dict()?;
+                let uses = self.parse_operand_list()?;
+                let mut ops = Vec::new();
+                if !uses.is_empty() {
+                    self.expect(&Tok::Colon)?;
+                    let tsp = self.peek_span()?;
+                    let types = self.parse_type_list()?;
+                    self.chan_types(&types)?;
+                    ops = self.zip_types(uses, types, tsp)?;
+                }
+                spec(Op::Return, ops, vec![], attrs, sp)
+            }
+            "func" => {
+                return Err(self.err(sp, "nested functions are not supported"));
+            }
+            _ => return Err(self.unknown_op(&name, sp)),
+        };
+        Ok(s)
+    }
+
+    fn unknown_op(&self, name: &str, sp: Span) -> Box<super::diag::ParseError> {
+        let short = name.strip_prefix("handshake.").unwrap_or(name);
+        let e = self.err(sp, format!("unknown operation `{name}`"));
+        if short == "constant" || name == "arith.constant" {
+            return e;
+        }
+        if ArithOp::from_mnemonic(short).is_some() || short == "cmpi" {
+            return e.with_help(format!(
+                "arith operations need their dialect prefix: `arith.{short}`"
+            ));
+        }
+        e.with_help(format!(
+            "supported: {} and arith.{{addi, subi, muli, divsi, divui, remsi, remui, andi, ori, xori, shli, shrsi, shrui, cmpi, select, extsi, extui, trunci, index_cast}}",
+            HANDSHAKE_OPS.join(", ")
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish_functional(
+        &self,
+        op: Op,
+        uses: Vec<ValueUse>,
+        ins: Vec<SType>,
+        outs: Vec<SType>,
+        fsp: Span,
+        attrs: Vec<Attr>,
+        sp: Span,
+    ) -> PResult<OpSpec> {
+        let in_t = self.chan_types(&ins)?;
+        let out_t = self.chan_types(&outs)?;
+        let ops = self.zip_types(uses, ins, fsp)?;
+        self.check(&op, &in_t, &out_t, fsp)?;
+        Ok(spec(op, ops, out_t, attrs, sp))
+    }
+
+    fn ld_st(&mut self) -> PResult<(u32, u32)> {
+        self.expect(&Tok::LBracket)?;
+        self.expect_word("ld")?;
+        self.expect(&Tok::Equal)?;
+        let (ld, _) = self.expect_u32("the number of load ports")?;
+        self.expect(&Tok::Comma)?;
+        self.expect_word("st")?;
+        self.expect(&Tok::Equal)?;
+        let (st_, _) = self.expect_u32("the number of store ports")?;
+        self.expect(&Tok::RBracket)?;
+        Ok((ld, st_))
+    }
+
+    fn memref_type(&self, t: &SType) -> PResult<MemRefType> {
+        match &t.ty {
+            PType::MemRef(m) => Ok(m.clone()),
+            PType::Other(why) => Err(self.err(t.span, format!("unsupported type: {why}"))),
+            _ => Err(self.err(t.span, "expected a memref type")),
+        }
+    }
+
+    fn int_attr(&self, a: &Attr) -> PResult<i128> {
+        match &a.value {
+            AttrValue::Int { value, .. } => Ok(*value),
+            _ => Err(self.err(
+                a.value_span,
+                format!("attribute `{}` must be an integer", a.name),
+            )),
+        }
+    }
+
+    fn u32_attr(&self, attrs: &mut Vec<Attr>, name: &str) -> PResult<Option<u32>> {
+        let Some(a) = take_attr(attrs, name) else {
+            return Ok(None);
+        };
+        let v = self.int_attr(&a)?;
+        u32::try_from(v)
+            .map(Some)
+            .map_err(|_| self.err(a.value_span, format!("attribute `{name}` is out of range")))
+    }
+
+    fn bool_attr(&self, attrs: &mut Vec<Attr>, name: &str) -> PResult<Option<bool>> {
+        let Some(a) = take_attr(attrs, name) else {
+            return Ok(None);
+        };
+        match a.value {
+            AttrValue::Bool(b) => Ok(Some(b)),
+            AttrValue::Int {
+                value: v @ (0 | 1), ..
+            } => Ok(Some(v == 1)),
+            _ => Err(self.err(
+                a.value_span,
+                format!("attribute `{name}` must be `true` or `false`"),
+            )),
+        }
+    }
+
+    fn buffer_op(
+        &self,
+        slots: u32,
+        ssp: Span,
+        kind: BufferKind,
+        attrs: &mut Vec<Attr>,
+    ) -> PResult<Op> {
+        if slots == 0 {
+            return Err(self.err(ssp, "a buffer needs at least one slot"));
+        }
+        let mut init = None;
+        if let Some(a) = take_attr(attrs, "initValues") {
+            let AttrValue::Array(items) = &a.value else {
+                return Err(self.err(a.value_span, "`initValues` must be an array of integers"));
+            };
+            let mut v = Vec::new();
+            for (item, isp) in items {
+                let AttrValue::Int { value, .. } = item else {
+                    return Err(self.err(*isp, "`initValues` must be an array of integers"));
+                };
+                let x = i64::try_from(*value)
+                    .map(|x| x as u64)
+                    .or_else(|_| u64::try_from(*value))
+                    .map_err(|_| self.err(*isp, "initial value does not fit in 64 bits"))?;
+                v.push(x);
+            }
+            if v.len() != slots as usize {
+                return Err(self.err(
+                    a.value_span,
+                    format!("expected {slots} init values but got {}", v.len()),
+                ));
+            }
+            if kind != BufferKind::Seq {
+                return Err(self.err(a.name_span, "only `seq` buffers may have initial values"));
+            }
+            init = Some(v);
+        }
+        Ok(Op::Buffer { slots, kind, init })
+    }
+
+    fn constant_op(&self, attrs: &mut Vec<Attr>, t: &Type, tsp: Span, sp: Span) -> PResult<Op> {
+        let Some(a) = take_attr(attrs, "value") else {
+            return Err(self
+                .err(sp, "`constant` needs a `value` attribute")
+                .with_help("write `{value = 42 : i32}`"));
+        };
+        if !t.is_integer() {
+            return Err(self.err(
+                tsp,
+                format!("`constant` must produce an integer or index, found {t}"),
+            ));
+        }
+        let (v, vty) = match &a.value {
+            AttrValue::Bool(b) => (i128::from(*b), Some(Type::Int(1))),
+            AttrValue::Int { value, ty } => {
+                let vt = match ty {
+                    Some(s) => Some(self.chan_type(s)?),
+                    None => None,
+                };
+                (*value, vt)
+            }
+            _ => return Err(self.err(a.value_span, "`value` must be an integer or `true`/`false`")),
+        };
+        if let Some(vt) = vty
+            && vt != *t
+        {
+            return Err(self.err(
+                a.value_span,
+                format!("constant value type {vt} differs from the result type {t}"),
+            ));
+        }
+        let w = t.bit_width();
+        let fits = match w {
+            0 => v == 0,
+            w if w >= 64 => v >= i128::from(i64::MIN) && v <= i128::from(u64::MAX),
+            w => v >= -(1i128 << (w - 1)) && v < (1i128 << w),
+        };
+        if !fits {
+            return Err(self.err(
+                a.value_span,
+                format!("constant value {v} does not fit in {t}"),
+            ));
+        }
+        Ok(Op::Constant {
+            value: (v as u64) & t.mask(),
+        })
+    }
+
+    fn parse_arith_custom(&mut self, m: &str, sp: Span) -> PResult<OpSpec> {
+        let op = match m {
+            "cmpi" => {
+                let pred = match self.peek()? {
+                    Tok::Ident(p) | Tok::Str(p) => {
+                        let psp = self.bump()?.1;
+                        CmpPredicate::from_keyword(&p).ok_or_else(|| {
+                            self.err(psp, format!("unknown cmpi predicate `{p}`"))
+                                .with_help("one of eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge")
+                        })?
+                    }
+                    _ => return Err(self.expected("a cmpi predicate")),
+                };
+                self.expect(&Tok::Comma)?;
+                ArithOp::Cmpi(pred)
+            }
+            "constant" => {
+                return Err(self
+                    .err(sp, "`arith.constant` is not supported inside a handshake function")
+                    .with_help("a handshake constant needs a control token: `%c = constant %ctrl {value = 0 : i32} : i32`"));
+            }
+            _ => match ArithOp::from_mnemonic(m) {
+                Some(a) => a,
+                None => return Err(self.unknown_op(&format!("arith.{m}"), sp)),
+            },
+        };
+        let uses = self.parse_operand_list()?;
+        if self.at_word("overflow")? {
+            let s = self.bump()?.1;
+            self.skip_balanced()?;
+            self.warn(s, "overflow flags are ignored");
+        }
+        let attrs = self.parse_opt_attr_dict()?;
+        self.expect(&Tok::Colon)?;
+        let (t1, st1) = self.parse_chan_type()?;
+        let name = format!("arith.{m}");
+        let (ops, result, ins) = match op {
+            ArithOp::Extsi | ArithOp::Extui | ArithOp::Trunci | ArithOp::IndexCast => {
+                self.expect_word("to")?;
+                let (t2, _) = self.parse_chan_type()?;
+                self.want_operands(&uses, 1, &name, sp)?;
+                (all_typed(uses, &st1), t2, vec![t1])
+            }
+            ArithOp::Select => {
+                let (cond, data, dst) = if self.eat(&Tok::Comma)? {
+                    let (t2, st2) = self.parse_chan_type()?;
+                    (st1.clone(), t2, st2)
+                } else {
+                    (st(Type::Int(1), sp), t1, st1.clone())
+                };
+                self.want_operands(&uses, 3, &name, sp)?;
+                let ct = self.chan_type(&cond)?;
+                let mut it = uses.into_iter();
+                let c = it.next().expect("3 operands");
+                let rest: Vec<ValueUse> = it.collect();
+                let mut ops = vec![(c, cond)];
+                ops.extend(all_typed(rest, &dst));
+                (ops, data.clone(), vec![ct, data.clone(), data])
+            }
+            ArithOp::Cmpi(_) => {
+                self.want_operands(&uses, 2, &name, sp)?;
+                (all_typed(uses, &st1), Type::Int(1), vec![t1.clone(), t1])
+            }
+            _ => {
+                self.want_operands(&uses, 2, &name, sp)?;
+                (all_typed(uses, &st1), t1.clone(), vec![t1.clone(), t1])
+            }
+        };
+        let o = Op::Arith(op);
+        self.check(&o, &ins, std::slice::from_ref(&result), st1.span)?;
+        Ok(spec(o, ops, vec![result], attrs, sp))
+    }
+
+    /// Parses an op in generic form after its quoted name.
+    pub(crate) fn parse_generic_op(&mut self, name: String, sp: Span) -> PResult<OpSpec> {
+        self.expect(&Tok::LParen)?;
+        let uses = self.parse_operand_list()?;
+        self.expect(&Tok::RParen)?;
+        if self.at(&Tok::LBracket)? {
+            let s = self.peek_span()?;
+            return Err(self.err(s, "successors are not supported in a handshake function"));
+        }
+        let mut attrs = self.parse_opt_props()?;
+        if self.at(&Tok::LParen)? {
+            let s = self.peek_span()?;
+            return Err(self.err(s, format!("`{name}` cannot have regions here")));
+        }
+        let more = self.parse_opt_attr_dict()?;
+        for a in more {
+            if attrs.iter().any(|b| b.name == a.name) {
+                return Err(self.err(a.name_span, format!("duplicate attribute `{}`", a.name)));
+            }
+            attrs.push(a);
+        }
+        self.expect(&Tok::Colon)?;
+        let (ins, outs, fsp) = self.functional_type()?;
+        if ins.len() != uses.len() {
+            return Err(self.err(
+                fsp,
+                format!("{} operands but {} operand types", uses.len(), ins.len()),
+            ));
+        }
+        let (dialect, m) = name.split_once('.').unwrap_or(("", name.as_str()));
+        let op = match dialect {
+            "handshake" => self.generic_handshake_op(m, &mut attrs, &ins, &outs, sp)?,
+            "arith" => match m {
+                "cmpi" => {
+                    let Some(a) = take_attr(&mut attrs, "predicate") else {
+                        return Err(self.err(sp, "`arith.cmpi` needs a `predicate` attribute"));
+                    };
+                    let p = match &a.value {
+                        AttrValue::Int { value, .. } => usize::try_from(*value)
+                            .ok()
+                            .and_then(|i| CmpPredicate::ALL.get(i).copied()),
+                        AttrValue::DialectAttr { words, .. } => {
+                            words.last().and_then(|w| CmpPredicate::from_keyword(w))
+                        }
+                        AttrValue::Str(s) => CmpPredicate::from_keyword(s),
+                        _ => None,
+                    };
+                    let p = p.ok_or_else(|| {
+                        self.err(a.value_span, "invalid cmpi predicate (expected 0..9)")
+                    })?;
+                    Op::Arith(ArithOp::Cmpi(p))
+                }
+                "constant" => return self.parse_arith_custom("constant", sp),
+                _ => match ArithOp::from_mnemonic(m) {
+                    Some(a) => {
+                        if let Some(f) = take_attr(&mut attrs, "overflowFlags") {
+                            self.warn(f.name_span, "overflow flags are ignored");
+                        }
+                        Op::Arith(a)
+                    }
+                    None => return Err(self.unknown_op(&name, sp)),
+                },
+            },
+            _ => return Err(self.unknown_op(&name, sp)),
+        };
+        let mut operands: Vec<(ValueUse, SType)> = uses.into_iter().zip(ins).collect();
+        let memref_operand = if matches!(op, Op::ExtMemory { .. }) {
+            Some(operands.remove(0))
+        } else {
+            None
+        };
+        let in_t = self.chan_types(&operands.iter().map(|o| o.1.clone()).collect::<Vec<_>>())?;
+        let out_t = self.chan_types(&outs)?;
+        let mut op = op;
+        if let Op::Constant { .. } = op {
+            let t = out_t.first().cloned().unwrap_or(Type::None);
+            op = self.constant_op(&mut attrs, &t, fsp, sp)?;
+        }
+        self.check(&op, &in_t, &out_t, fsp)?;
+        if let Some(m) = memref_operand {
+            operands.insert(0, m);
+        }
+        Ok(spec(op, operands, out_t, attrs, sp))
+    }
+
+    fn generic_handshake_op(
+        &mut self,
+        m: &str,
+        attrs: &mut Vec<Attr>,
+        ins: &[SType],
+        _outs: &[SType],
+        sp: Span,
+    ) -> PResult<Op> {
+        Ok(match m {
+            "fork" => Op::Fork,
+            "lazy_fork" => Op::LazyFork,
+            "merge" => Op::Merge,
+            "mux" => Op::Mux,
+            "control_merge" => Op::ControlMerge,
+            "cond_br" => Op::CondBr,
+            "br" => Op::Br,
+            "join" => Op::Join,
+            "sync" => Op::Sync,
+            "pack" => Op::Pack,
+            "unpack" => Op::Unpack,
+            "source" => Op::Source,
+            "sink" => Op::Sink,
+            "never" => Op::Never,
+            "load" => Op::Load,
+            "store" => Op::Store,
+            "return" => Op::Return,
+            "constant" => Op::Constant { value: 0 },
+            "buffer" => {
+                let Some(sa) = take_attr(attrs, "slots") else {
+                    return Err(self.err(sp, "`handshake.buffer` needs a `slots` attribute"));
+                };
+                let slots = u32::try_from(self.int_attr(&sa)?)
+                    .map_err(|_| self.err(sa.value_span, "`slots` is out of range"))?;
+                let kind = match take_attr(attrs, "bufferType") {
+                    Some(a) => {
+                        let word = match &a.value {
+                            AttrValue::DialectAttr { words, .. } => words.last().cloned(),
+                            AttrValue::Int { value, .. } => Some(if *value == 0 {
+                                "seq".into()
+                            } else {
+                                "fifo".into()
+                            }),
+                            _ => None,
+                        };
+                        match word.as_deref() {
+                            Some("seq") => BufferKind::Seq,
+                            Some("fifo") => BufferKind::Fifo,
+                            _ => return Err(self.err(a.value_span, "`bufferType` must be `#handshake<buffer_type_enum seq>` or `... fifo>`")),
+                        }
+                    }
+                    None => {
+                        return Err(
+                            self.err(sp, "`handshake.buffer` needs a `bufferType` attribute")
+                        );
+                    }
+                };
+                self.buffer_op(slots, sa.value_span, kind, attrs)?
+            }
+            "memory" | "extmemory" => {
+                let ld = self
+                    .u32_attr(attrs, "ldCount")?
+                    .ok_or_else(|| self.err(sp, format!("`{m}` needs `ldCount`")))?;
+                let st_ = self
+                    .u32_attr(attrs, "stCount")?
+                    .ok_or_else(|| self.err(sp, format!("`{m}` needs `stCount`")))?;
+                let id = self.u32_attr(attrs, "id")?.unwrap_or(0);
+                if m == "memory" {
+                    let lsq = self.bool_attr(attrs, "lsq")?.unwrap_or(false);
+                    let memref = match take_attr(attrs, "memRefType") {
+                        Some(Attr {
+                            value: AttrValue::Type(t),
+                            ..
+                        }) => self.memref_type(&t)?,
+                        Some(a) => {
+                            return Err(
+                                self.err(a.value_span, "`memRefType` must be a memref type")
+                            );
+                        }
+                        None => {
+                            return Err(
+                                self.err(sp, "`handshake.memory` needs a `memRefType` attribute")
+                            );
+                        }
+                    };
+                    Op::Memory {
+                        ld,
+                        st: st_,
+                        id,
+                        memref,
+                        lsq,
+                    }
+                } else {
+                    let Some(first) = ins.first() else {
+                        return Err(self.err(sp, "`handshake.extmemory` needs a memref operand"));
+                    };
+                    let memref = self.memref_type(first)?;
+                    Op::ExtMemory {
+                        ld,
+                        st: st_,
+                        id,
+                        memref_arg: usize::MAX,
+                        memref,
+                    }
+                }
+            }
+            "instance" => match take_attr(attrs, "module") {
+                Some(Attr {
+                    value: AttrValue::Symbol(c),
+                    ..
+                }) => Op::Instance { callee: c },
+                Some(a) => {
+                    return Err(self.err(a.value_span, "`module` must be a symbol (`@name`)"));
+                }
+                None => return Err(self.err(sp, "`handshake.instance` needs a `module` attribute")),
+            },
+            _ => return Err(self.unknown_op(&format!("handshake.{m}"), sp)),
+        })
+    }
+}

@@ -1,0 +1,246 @@
+//! Malformed or out-of-subset C input must produce a located diagnostic, never a panic.
+
+use handscope_compiler::c::{CError, compile_to_ir};
+use miette::{GraphicalReportHandler, GraphicalTheme};
+
+fn err(src: &str) -> CError {
+    match compile_to_ir(src, "k.c", None) {
+        Ok(f) => panic!("expected an error, got:\n{f}"),
+        Err(e) => e,
+    }
+}
+
+/// Asserts the error is at `line:col` and its message contains `needle`.
+fn check(src: &str, line: u32, col: u32, needle: &str) {
+    let e = err(src);
+    assert_eq!((e.line, e.col), (line, col), "wrong location for: {e}");
+    assert!(
+        e.message.contains(needle),
+        "message '{}' lacks '{needle}'",
+        e.message
+    );
+    assert!(
+        e.to_string().starts_with(&format!("k.c:{line}:{col}: ")),
+        "{e}"
+    );
+}
+
+#[test]
+fn float_type() {
+    check(
+        "int f(int a) {\n  float x = a;\n  return a;\n}\n",
+        2,
+        3,
+        "floating-point",
+    );
+}
+
+#[test]
+fn float_literal() {
+    check(
+        "int f(int a) {\n  return a * 1.5;\n}\n",
+        2,
+        14,
+        "floating-point",
+    );
+}
+
+#[test]
+fn pointer_arithmetic() {
+    check(
+        "int f(int a[4]) {\n  int s = 0;\n  s = *(a + 1);\n  return s;\n}\n",
+        3,
+        7,
+        "pointers are not supported",
+    );
+    check(
+        "void g(int a[4]);\nint f(int a[4], int i) {\n  return (a + i)[0];\n}\n",
+        3,
+        10,
+        "pointer arithmetic",
+    );
+}
+
+#[test]
+fn pointer_declarator() {
+    check(
+        "int f(int *p) {\n  return p[0];\n}\n",
+        1,
+        11,
+        "pointers are not supported",
+    );
+}
+
+#[test]
+fn recursion() {
+    check(
+        "int fact(int n) {\n  if (n <= 1) return 1;\n  return n * fact(n - 1);\n}\nint top(int n) { return fact(n); }\n",
+        3,
+        14,
+        "recursion",
+    );
+}
+
+#[test]
+fn mutual_recursion() {
+    let src = "int odd(int n);\nint even(int n) { return n == 0 ? 1 : odd(n - 1); }\nint odd(int n) { return n == 0 ? 0 : even(n - 1); }\n";
+    let e = compile_to_ir(src, "k.c", Some("even")).unwrap_err();
+    assert_eq!((e.line, e.col), (3, 38), "{e}");
+    assert!(e.message.contains("recursion"));
+}
+
+#[test]
+fn unknown_identifier() {
+    check(
+        "int f(int a) {\n  return a + bogus;\n}\n",
+        2,
+        14,
+        "undeclared identifier 'bogus'",
+    );
+}
+
+#[test]
+fn unknown_function() {
+    check(
+        "int f(int a) {\n  return g(a);\n}\n",
+        2,
+        10,
+        "undeclared function 'g'",
+    );
+}
+
+#[test]
+fn syntax_error() {
+    check(
+        "int f(int a) {\n  int b = a\n  return b;\n}\n",
+        3,
+        3,
+        "expected ';'",
+    );
+}
+
+#[test]
+fn unterminated_comment() {
+    check(
+        "int f(int a) {\n  /* never closed\n  return a;\n}\n",
+        2,
+        3,
+        "unterminated comment",
+    );
+}
+
+#[test]
+fn write_global() {
+    check(
+        "int counter = 0;\nint f(int a) {\n  counter = a;\n  return a;\n}\n",
+        3,
+        3,
+        "global variable 'counter'",
+    );
+    check(
+        "int table[4];\nint f(int a) {\n  table[a & 3] += 1;\n  return a;\n}\n",
+        3,
+        3,
+        "global array 'table'",
+    );
+}
+
+#[test]
+fn other_unsupported_features() {
+    check(
+        "#include <stdio.h>\nint f(void) { return 0; }\n",
+        1,
+        10,
+        "unsupported include",
+    );
+    check("int f(int a) {\n  goto out;\n}\n", 2, 3, "goto");
+    check("struct s { int x; };\n", 1, 1, "'struct'");
+    check("int f(int n, ...) { return n; }\n", 1, 14, "variadic");
+    check(
+        "int f(int a) {\n  return a + \"x\";\n}\n",
+        2,
+        14,
+        "string literals",
+    );
+    check(
+        "int f(int a) {\n  static int s;\n  return a;\n}\n",
+        2,
+        14,
+        "static local",
+    );
+    check("int f(int a) {\n  break;\n}\n", 2, 3, "'break'");
+    check(
+        "int f(int a) {\n  switch (a) { case 1: case 1: break; }\n  return a;\n}\n",
+        2,
+        29,
+        "duplicate case",
+    );
+    check(
+        "int f(int a) {\n  return a @ 2;\n}\n",
+        2,
+        12,
+        "unexpected character",
+    );
+    check(
+        "#define M(x) (x)\nint f(int a) {\n  return M(a, a);\n}\n",
+        3,
+        10,
+        "expects 1 argument",
+    );
+    check(
+        "int f(int a) {\n  int v = 'ab';\n  return v;\n}\n",
+        2,
+        11,
+        "exactly one character",
+    );
+    check("int f(int a) {\n  return a;\n", 3, 1, "expected '}'");
+}
+
+#[test]
+fn stdint_names_need_the_include() {
+    check(
+        "uint8_t f(int a) { return a; }\n",
+        1,
+        1,
+        "expected a declaration",
+    );
+    assert!(
+        compile_to_ir(
+            "#include <stdint.h>\nuint8_t f(int a) { return a; }\n",
+            "k.c",
+            None
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn top_selection() {
+    let src = "int a(int x) { return x; }\nint b(int x) { return x + 1; }\n";
+    let e = compile_to_ir(src, "k.c", None).unwrap_err();
+    assert!(e.message.contains("cannot choose the top function"), "{e}");
+    assert_eq!(
+        compile_to_ir(src, "k.c", Some("b"))
+            .map(|f| f.name)
+            .ok()
+            .as_deref(),
+        Some("b")
+    );
+    let e = compile_to_ir(src, "k.c", Some("zz")).unwrap_err();
+    assert!(e.message.contains("'zz'"), "{e}");
+}
+
+#[test]
+fn diagnostic_renders_caret_and_location() {
+    let e = err("int f(int a) {\n  return a + bogus;\n}\n");
+    let mut out = String::new();
+    GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
+        .render_report(&mut out, &e)
+        .expect("render");
+    assert!(out.contains("k.c:2:14"), "{out}");
+    assert!(out.contains("return a + bogus;"), "{out}");
+    assert!(
+        out.contains("^") || out.contains("┬") || out.contains("▲"),
+        "{out}"
+    );
+}

@@ -1,0 +1,156 @@
+//! Property tests: the C front end and middle end never panic, whatever the input.
+
+use handscope_compiler::c::ir::IrParam;
+use handscope_compiler::c::{ArgValue, compile_to_ir, run};
+use proptest::prelude::*;
+
+const KERNELS: &[&str] = &[
+    include_str!("data/c/insertion_sort.c"),
+    include_str!("data/c/switch_fall.c"),
+    include_str!("data/c/short_circuit.c"),
+    include_str!("data/c/helper_call.c"),
+    include_str!("data/c/multidim_init.c"),
+    include_str!("data/c/macros.c"),
+];
+
+/// Compiles and, on success, runs with zero arguments and a small step limit.
+fn exercise(src: &str) {
+    if let Ok(f) = compile_to_ir(src, "fuzz.c", None) {
+        let _ = f.to_string();
+        let args: Vec<ArgValue> = f
+            .params
+            .iter()
+            .map(|p| match p {
+                IrParam::Scalar { .. } => ArgValue::Scalar(3),
+                IrParam::Array { mem, .. } => {
+                    ArgValue::Array(vec![1; f.memories[mem.0 as usize].len as usize])
+                }
+            })
+            .collect();
+        let _ = run(&f, &args, 20_000);
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Edit {
+    Delete(usize, usize),
+    Insert(usize, String),
+    Duplicate(usize, usize, usize),
+}
+
+fn apply(src: &str, edits: &[Edit]) -> String {
+    let mut b: Vec<u8> = src.as_bytes().to_vec();
+    for e in edits {
+        let n = b.len().max(1);
+        match e {
+            Edit::Delete(at, len) => {
+                let s = at % n;
+                let e = (s + len % 16).min(b.len());
+                b.drain(s.min(b.len())..e);
+            }
+            Edit::Insert(at, text) => {
+                let s = (at % n).min(b.len());
+                b.splice(s..s, text.bytes());
+            }
+            Edit::Duplicate(at, len, to) => {
+                let s = (at % n).min(b.len());
+                let e = (s + len % 40).min(b.len());
+                let chunk: Vec<u8> = b[s..e].to_vec();
+                let t = (to % n).min(b.len());
+                b.splice(t..t, chunk);
+            }
+        }
+    }
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (any::<usize>(), any::<usize>()).prop_map(|(a, l)| Edit::Delete(a, l)),
+        (
+            any::<usize>(),
+            prop::sample::select(vec![
+                "(",
+                ")",
+                "{",
+                "}",
+                ";",
+                "[",
+                "]",
+                "*",
+                "/*",
+                "\"",
+                "'",
+                "#define X",
+                "\n#",
+                "0x",
+                "1.0",
+                "&&",
+                "?",
+                ":",
+                "=",
+                "++",
+                "return",
+                "break;",
+                "case 1:",
+                "int",
+                "~",
+                "-",
+                "<<",
+                "9999999999999999999999",
+                "f(",
+                ",",
+                "\\\n",
+                "for(;;)",
+                "while(1)",
+            ])
+            .prop_map(str::to_string)
+        )
+            .prop_map(|(a, t)| Edit::Insert(a, t)),
+        (any::<usize>(), any::<usize>(), any::<usize>())
+            .prop_map(|(a, l, t)| Edit::Duplicate(a, l, t)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        exercise(&String::from_utf8_lossy(&bytes));
+    }
+
+    #[test]
+    fn arbitrary_c_like_text_never_panics(s in "[a-z0-9_ (){}\\[\\];,=+*/%<>!&|^~?:#'\"\n-]{0,300}") {
+        exercise(&s);
+    }
+
+    #[test]
+    fn mutated_kernels_never_panic(k in 0..KERNELS.len(), edits in prop::collection::vec(edit(), 1..5)) {
+        exercise(&apply(KERNELS[k], &edits));
+    }
+}
+
+#[test]
+fn deep_nesting_is_rejected_not_overflowing() {
+    let src = format!(
+        "int f(int a) {{ return {}a{}; }}",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    let e = compile_to_ir(&src, "deep.c", None).unwrap_err();
+    assert!(e.message.contains("nesting too deep"), "{e}");
+    let src = format!("int f(int a) {{ return {}a; }}", "-".repeat(5000));
+    assert!(compile_to_ir(&src, "deep.c", None).is_err());
+}
+
+#[test]
+fn macro_bomb_is_rejected() {
+    let mut src = String::from("#define A0 1+1\n");
+    for i in 1..40 {
+        src.push_str(&format!("#define A{i} A{p} + A{p}\n", p = i - 1));
+    }
+    src.push_str("int f(void) { return A39; }\n");
+    let e = compile_to_ir(&src, "bomb.c", None).unwrap_err();
+    assert!(e.message.contains("too many tokens"), "{e}");
+}

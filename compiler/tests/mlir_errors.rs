@@ -1,0 +1,361 @@
+//! Malformed inputs: each error names the right line and column, with a useful message.
+
+mod common;
+
+use common::data;
+use handscope_compiler::mlir::parse_mlir;
+
+/// Parses `src`, expects an error at the first occurrence of `needle` on 1-based `line`
+/// (or at the end of that line when `needle` is empty), checks the message, returns the report.
+fn expect_err(src: &str, line: usize, needle: &str, fragment: &str) -> String {
+    let text = src.lines().nth(line - 1).unwrap_or("");
+    let (line, col) = if needle.is_empty() {
+        // The end of the file: the report points at the last character.
+        let before = &src[..src.len() - 1];
+        (
+            before.matches('\n').count() + 1,
+            before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1,
+        )
+    } else {
+        (
+            line,
+            text[..text
+                .find(needle)
+                .unwrap_or_else(|| panic!("{needle:?} not on line {line}"))]
+                .chars()
+                .count()
+                + 1,
+        )
+    };
+    let e = match parse_mlir(src, "bad.mlir") {
+        Ok(_) => panic!("expected an error containing {fragment:?} for:\n{src}"),
+        Err(e) => e,
+    };
+    let r = e.render();
+    assert_eq!(
+        e.line_col(),
+        (line, col),
+        "wrong position for {fragment:?}:\n{r}"
+    );
+    assert!(
+        e.message.contains(fragment),
+        "message {:?} lacks {fragment:?}",
+        e.message
+    );
+    assert!(
+        e.to_string()
+            .starts_with(&format!("bad.mlir:{line}:{col}: ")),
+        "{e}"
+    );
+    assert!(r.contains(&format!("bad.mlir:{line}:{col}")), "{r}");
+    r
+}
+
+const HEAD: &str = "handshake.func @f(%a: i32, %c: none) -> (i32, none) {\n";
+
+fn body(lines: &str) -> String {
+    format!("{HEAD}{lines}\n  return %a, %c : i32, none\n}}\n")
+}
+
+#[test]
+fn truncated_file() {
+    let full = data("loop.mlir");
+    let cut = &full[..full.find("%limloop").unwrap()];
+    let lines = cut.lines().count();
+    let r = expect_err(cut, lines, "", "unexpected end of file");
+    assert!(r.contains("file ends here"), "{r}");
+    expect_err("handshake.func @f(%a: i32", 1, "", "unexpected end of file");
+    expect_err(
+        "module {\n  handshake.func @f(%a: none) -> none {\n    return %a : none\n  }\n",
+        4,
+        "",
+        "unexpected end of file",
+    );
+}
+
+#[test]
+fn unknown_operation() {
+    let r = expect_err(
+        &body("  %0:2 = frok [2] %a : i32"),
+        2,
+        "frok",
+        "unknown operation `frok`",
+    );
+    assert!(r.contains("supported:"), "{r}");
+    let r = expect_err(
+        &body("  %0 = addi %a, %a : i32"),
+        2,
+        "addi",
+        "unknown operation `addi`",
+    );
+    assert!(r.contains("arith.addi"), "{r}");
+    let r = expect_err(
+        &body("  %0 = arith.constant 0 : i32"),
+        2,
+        "arith",
+        "arith.constant",
+    );
+    assert!(r.contains("handshake constant"), "{r}");
+    expect_err(
+        &body("  %0 = \"handshake.forks\"(%a) : (i32) -> i32"),
+        2,
+        "\"",
+        "unknown operation",
+    );
+}
+
+#[test]
+fn type_mismatch_between_use_and_definition() {
+    let r = expect_err(
+        &body("  %0:2 = fork [2] %a : i16"),
+        2,
+        "%a",
+        "type mismatch",
+    );
+    assert!(r.contains("defined at line 1, column 19"), "{r}");
+    expect_err(
+        &body("  %0:2 = cond_br %a, %a : i32"),
+        2,
+        "%a",
+        "used as i1",
+    );
+    expect_err(
+        &body("  %0 = \"handshake.br\"(%c) : (i32) -> i32"),
+        2,
+        "%c",
+        "type mismatch",
+    );
+    expect_err(
+        &format!("{HEAD}  return %c, %a : none, i32\n}}\n"),
+        2,
+        "return",
+        "do not match the function results",
+    );
+    expect_err(
+        &body("  %b = br %a : tuple<tuple<i32>>"),
+        2,
+        "%a",
+        "type mismatch",
+    );
+}
+
+#[test]
+fn undefined_and_duplicate_values() {
+    expect_err(
+        &body("  %0:2 = fork [2] %nope : i32"),
+        2,
+        "%nope",
+        "undefined value `%nope`",
+    );
+    expect_err(
+        &body("  %0:2 = fork [2] %a : i32\n  sink %0#2 : i32"),
+        3,
+        "%0#2",
+        "out of range",
+    );
+    let r = expect_err(
+        &body("  %x = br %a : i32\n  %x = br %a : i32"),
+        3,
+        "%x",
+        "redefinition of value `%x`",
+    );
+    assert!(r.contains("first defined at line 2, column 3"), "{r}");
+    expect_err(&body("  %a = br %c : none"), 2, "%a", "redefinition");
+}
+
+#[test]
+fn wrong_result_count() {
+    expect_err(
+        &body("  %x, %y = fork [3] %a : i32"),
+        2,
+        "%x",
+        "produces 3 result(s) but 2 are bound",
+    );
+    expect_err(
+        &body("  %x:2 = merge %a, %a : i32"),
+        2,
+        "%x",
+        "produces 1 result(s) but 2",
+    );
+    expect_err(
+        &body("  fork [2] %a : i32"),
+        2,
+        "fork",
+        "produces 2 result(s) but 0",
+    );
+}
+
+#[test]
+fn bad_attributes() {
+    expect_err(
+        &body("  %k = constant %c {value = \"x\"} : i32"),
+        2,
+        "\"x\"",
+        "`value` must be an integer",
+    );
+    expect_err(
+        &body("  %k = constant %c {value = 300 : i8} : i8"),
+        2,
+        "300",
+        "does not fit in i8",
+    );
+    expect_err(
+        &body("  %k = constant %c {value = 3 : i16} : i8"),
+        2,
+        "3 :",
+        "differs from the result type",
+    );
+    expect_err(
+        &body("  %k = constant %c : i8"),
+        2,
+        "constant",
+        "needs a `value` attribute",
+    );
+    expect_err(
+        &body("  %b = buffer [2] seq %a {initValues = [1]} : i32"),
+        2,
+        "[1]",
+        "expected 2 init values",
+    );
+    expect_err(
+        &body("  %b = buffer [1] fifo %a {initValues = [1]} : i32"),
+        2,
+        "initValues",
+        "only `seq` buffers",
+    );
+    expect_err(
+        &body("  %b = buffer [0] seq %a : i32"),
+        2,
+        "0",
+        "at least one slot",
+    );
+    expect_err(
+        &body("  %b = br %a {handshake.name = 3} : i32"),
+        2,
+        "3}",
+        "`handshake.name` must be",
+    );
+    expect_err(
+        &body("  %b = br %a {x = 1, x = 2} : i32"),
+        2,
+        "x = 2",
+        "duplicate attribute",
+    );
+    expect_err(
+        &body("  %b = arith.cmpi foo, %a, %a : i32"),
+        2,
+        "foo",
+        "unknown cmpi predicate",
+    );
+    expect_err(
+        &body("  %b = \"handshake.buffer\"(%a) {slots = 1 : i32} : (i32) -> i32"),
+        2,
+        "\"",
+        "needs a `bufferType`",
+    );
+}
+
+#[test]
+fn unsupported_types() {
+    let r = expect_err(
+        "handshake.func @f(%a: i65) {\n  return\n}\n",
+        1,
+        "i65",
+        "wider than 64 bits",
+    );
+    assert!(r.contains("unsupported type"), "{r}");
+    expect_err(
+        "handshake.func @f(%a: f32) {\n  return\n}\n",
+        1,
+        "f32",
+        "type `f32` is not supported",
+    );
+    expect_err(
+        &body(
+            "  %m:2 = memory[ld = 1, st = 0] (%a) {id = 0 : i32, lsq = false} : memref<?xi32>, (i32) -> (i32, none)",
+        ),
+        2,
+        "memref",
+        "dynamic dimensions",
+    );
+}
+
+#[test]
+fn missing_return_and_misplaced_return() {
+    let r = expect_err(
+        "handshake.func @f(%c: none) -> none {\n  sink %c : none\n}\n",
+        3,
+        "}",
+        "missing `return`",
+    );
+    assert!(r.contains("help"), "{r}");
+    expect_err(
+        "handshake.func @f(%c: none) -> none {\n  return %c : none\n  %x = source\n}\n",
+        2,
+        "return",
+        "must be the last",
+    );
+}
+
+#[test]
+fn duplicate_stable_ids() {
+    let r = expect_err(
+        &body(
+            "  %x = br %a {handshake.name = \"b\"} : i32\n  %y = br %x {handshake.name = \"b\"} : i32",
+        ),
+        3,
+        "br",
+        "duplicate stable ID `b`",
+    );
+    assert!(r.contains("line 2, column 8"), "{r}");
+    expect_err(
+        &body("  %x = br %a {handshake.name = \"fork0\"} : i32\n  %y:2 = fork [2] %x : i32"),
+        3,
+        "fork",
+        "duplicate stable ID `fork0`",
+    );
+    let two = format!("{}{}", body(""), body(""));
+    expect_err(&two, 5, "@f", "redefinition of function");
+}
+
+#[test]
+fn lexical_and_location_errors() {
+    expect_err(
+        &body("  %b = br %a {x = \"abc} : i32"),
+        2,
+        "\"",
+        "unterminated string",
+    );
+    expect_err(
+        &body("  %b = br %a : i32 loc(#nowhere)"),
+        2,
+        "#nowhere",
+        "undefined location alias `#nowhere`",
+    );
+    expect_err(
+        &body("  %b = br %a : i32 \u{7f}"),
+        2,
+        "\u{7f}",
+        "unexpected character",
+    );
+    expect_err(
+        "handshake.func @f() {\n  return\n^bb1:\n  return\n}\n",
+        3,
+        "^bb1",
+        "single block",
+    );
+    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    let e = parse_mlir(
+        &body(&format!("  %b = br %a {{x = {deep}}} : i32")),
+        "deep.mlir",
+    )
+    .unwrap_err();
+    assert_eq!(e.line_col().0, 2);
+    assert!(e.message.contains("nesting is too deep"), "{e}");
+    expect_err(
+        "func.func @f() {\n}\n",
+        1,
+        "func.func",
+        "not a handshake function",
+    );
+}

@@ -1,0 +1,442 @@
+//! Per-operation syntax tests: every op in custom and generic form gives the same graph.
+
+mod common;
+
+use common::{describe_module, func, parse_ok, round_trip};
+use handscope_sim::{ArgType, ArithOp, BufferKind, CmpPredicate, MemRefType, NameHint, Op, Type};
+
+/// (label, signature, custom body, generic body)
+const CASES: &[(&str, &str, &str, &str)] = &[
+    (
+        "fork",
+        "%a: i32, %c: none",
+        "%0:2 = fork [2] %a : i32\nreturn %0#0, %0#1, %c : i32, i32, none",
+        "%0:2 = \"handshake.fork\"(%a) : (i32) -> (i32, i32)\n\"handshake.return\"(%0#0, %0#1, %c) : (i32, i32, none) -> ()",
+    ),
+    (
+        "lazy_fork",
+        "%a: i32, %c: none",
+        "%x, %y = lazy_fork [2] %a : i32\nreturn %x, %y, %c : i32, i32, none",
+        "%0:2 = \"handshake.lazy_fork\"(%a) : (i32) -> (i32, i32)\n\"handshake.return\"(%0#0, %0#1, %c) : (i32, i32, none) -> ()",
+    ),
+    (
+        "merge",
+        "%a: i32, %b: i32, %c: none",
+        "%0 = merge %a, %b : i32\nreturn %0, %c : i32, none",
+        "%0 = \"handshake.merge\"(%a, %b) : (i32, i32) -> i32\n\"handshake.return\"(%0, %c) : (i32, none) -> ()",
+    ),
+    (
+        "mux",
+        "%s: index, %a: i8, %b: i8, %c: none",
+        "%0 = mux %s [%a, %b] : index, i8\nreturn %0, %c : i8, none",
+        "%0 = \"handshake.mux\"(%s, %a, %b) : (index, i8, i8) -> i8\n\"handshake.return\"(%0, %c) : (i8, none) -> ()",
+    ),
+    (
+        "control_merge",
+        "%a: none, %b: none",
+        "%r, %i = control_merge %a, %b : none, i1\nreturn %r, %i : none, i1",
+        "%0:2 = \"handshake.control_merge\"(%a, %b) : (none, none) -> (none, i1)\n\"handshake.return\"(%0#0, %0#1) : (none, i1) -> ()",
+    ),
+    (
+        "cond_br",
+        "%k: i1, %a: i32, %c: none",
+        "%t, %f = cond_br %k, %a : i32\nsink %f : i32\nreturn %t, %c : i32, none",
+        "%0:2 = \"handshake.cond_br\"(%k, %a) : (i1, i32) -> (i32, i32)\n\"handshake.sink\"(%0#1) : (i32) -> ()\n\"handshake.return\"(%0#0, %c) : (i32, none) -> ()",
+    ),
+    (
+        "br",
+        "%a: none",
+        "%0 = br %a : none\nreturn %0 : none",
+        "%0 = \"handshake.br\"(%a) : (none) -> none\n\"handshake.return\"(%0) : (none) -> ()",
+    ),
+    (
+        "join",
+        "%a: i32, %b: none",
+        "%0 = join %a, %b : i32, none\nreturn %0 : none",
+        "%0 = \"handshake.join\"(%a, %b) : (i32, none) -> none\n\"handshake.return\"(%0) : (none) -> ()",
+    ),
+    (
+        "sync",
+        "%a: i32, %b: none",
+        "%0:2 = sync %a, %b : i32, none\nreturn %0#0, %0#1 : i32, none",
+        "%0:2 = \"handshake.sync\"(%a, %b) : (i32, none) -> (i32, none)\n\"handshake.return\"(%0#0, %0#1) : (i32, none) -> ()",
+    ),
+    (
+        "pack_unpack",
+        "%t: tuple<i8, i16>, %c: none",
+        "%0:2 = unpack %t : tuple<i8, i16>\n%1 = pack %0#0, %0#1 : tuple<i8, i16>\nreturn %1, %c : tuple<i8, i16>, none",
+        "%0:2 = \"handshake.unpack\"(%t) : (tuple<i8, i16>) -> (i8, i16)\n%1 = \"handshake.pack\"(%0#0, %0#1) : (i8, i16) -> tuple<i8, i16>\n\"handshake.return\"(%1, %c) : (tuple<i8, i16>, none) -> ()",
+    ),
+    (
+        "buffer",
+        "%a: i32, %c: none",
+        "%0 = buffer [2] seq %a {initValues = [1, -2]} : i32\n%1 = buffer [3] fifo %0 : i32\nreturn %1, %c : i32, none",
+        "%0 = \"handshake.buffer\"(%a) {bufferType = #handshake<buffer_type_enum seq>, initValues = [1, -2], slots = 2 : i32} : (i32) -> i32\n%1 = \"handshake.buffer\"(%0) {bufferType = #handshake<buffer_type_enum fifo>, slots = 3 : i32} : (i32) -> i32\n\"handshake.return\"(%1, %c) : (i32, none) -> ()",
+    ),
+    (
+        "constant",
+        "%c: none",
+        "%0:4 = fork [4] %c : none\n%1 = constant %0#0 {value = -5 : i32} : i32\n%2 = constant %0#1 {value = true} : i1\n%3 = constant %0#2 {value = 0xFF : i8} : i8\n%4 = constant %0#3 {value = 7 : index} : index\nreturn %1, %2, %3, %4 : i32, i1, i8, index",
+        "%0:4 = \"handshake.fork\"(%c) : (none) -> (none, none, none, none)\n%1 = \"handshake.constant\"(%0#0) {value = -5 : i32} : (none) -> i32\n%2 = \"handshake.constant\"(%0#1) {value = true} : (none) -> i1\n%3 = \"handshake.constant\"(%0#2) {value = -1 : i8} : (none) -> i8\n%4 = \"handshake.constant\"(%0#3) {value = 7 : index} : (none) -> index\n\"handshake.return\"(%1, %2, %3, %4) : (i32, i1, i8, index) -> ()",
+    ),
+    (
+        "source_sink_never",
+        "%a: i32",
+        "sink %a : i32\n%0 = source\n%1 = never : i32\nreturn %1, %0 : i32, none",
+        "\"handshake.sink\"(%a) : (i32) -> ()\n%0 = \"handshake.source\"() : () -> none\n%1 = \"handshake.never\"() : () -> i32\n\"handshake.return\"(%1, %0) : (i32, none) -> ()",
+    ),
+    (
+        "load_store_memory",
+        "%v: i32, %i: index, %c: none",
+        "%cc:3 = fork [3] %c : none\n%d, %a = load [%i2] %ld, %cc#0 : index, i32\n%sd, %sa = store [%i] %v, %cc#1 : index, i32\n%ld, %sdone, %ldone = memory[ld = 1, st = 1] (%sd, %sa, %a) {id = 3 : i32, lsq = false} : memref<16xi32>, (i32, index, index) -> (i32, none, none)\n%i2 = constant %cc#2 {value = 1 : index} : index\n%j = join %sdone, %ldone : none, none\nreturn %d, %j : i32, none",
+        "%cc:3 = \"handshake.fork\"(%c) : (none) -> (none, none, none)\n%d, %a = \"handshake.load\"(%i2, %ld, %cc#0) : (index, i32, none) -> (i32, index)\n%sd, %sa = \"handshake.store\"(%i, %v, %cc#1) : (index, i32, none) -> (i32, index)\n%ld, %sdone, %ldone = \"handshake.memory\"(%sd, %sa, %a) {id = 3 : i32, ldCount = 1 : i32, lsq = false, memRefType = memref<16xi32>, stCount = 1 : i32} : (i32, index, index) -> (i32, none, none)\n%i2 = \"handshake.constant\"(%cc#2) {value = 1 : index} : (none) -> index\n%j = \"handshake.join\"(%sdone, %ldone) : (none, none) -> none\n\"handshake.return\"(%d, %j) : (i32, none) -> ()",
+    ),
+    (
+        "arith",
+        "%a: i32, %b: i32, %c: none",
+        "%x:7 = fork [7] %a : i32\n%y:6 = fork [6] %b : i32\n%0 = arith.addi %x#0, %y#0 : i32\n%1 = arith.cmpi uge, %x#1, %y#1 : i32\n%2 = arith.select %1, %x#2, %y#2 : i32\n%3 = arith.trunci %x#3 : i32 to i8\n%4 = arith.extui %3 : i8 to i16\n%5 = arith.extsi %4 : i16 to i64\n%6 = arith.index_cast %x#4 : i32 to index\n%7 = arith.shrsi %x#5, %y#3 : i32\n%8 = arith.divui %x#6, %y#4 : i32\n%9 = arith.xori %8, %y#5 : i32\n%j = join %0, %2, %5, %6, %7, %9 : i32, i32, i64, index, i32, i32\nreturn %j, %c : none, none",
+        "%x:7 = \"handshake.fork\"(%a) : (i32) -> (i32, i32, i32, i32, i32, i32, i32)\n%y:6 = \"handshake.fork\"(%b) : (i32) -> (i32, i32, i32, i32, i32, i32)\n%0 = \"arith.addi\"(%x#0, %y#0) <{overflowFlags = #arith.overflow<none>}> : (i32, i32) -> i32\n%1 = \"arith.cmpi\"(%x#1, %y#1) <{predicate = 9 : i64}> : (i32, i32) -> i1\n%2 = \"arith.select\"(%1, %x#2, %y#2) : (i1, i32, i32) -> i32\n%3 = \"arith.trunci\"(%x#3) : (i32) -> i8\n%4 = \"arith.extui\"(%3) : (i8) -> i16\n%5 = \"arith.extsi\"(%4) : (i16) -> i64\n%6 = \"arith.index_cast\"(%x#4) : (i32) -> index\n%7 = \"arith.shrsi\"(%x#5, %y#3) : (i32, i32) -> i32\n%8 = \"arith.divui\"(%x#6, %y#4) : (i32, i32) -> i32\n%9 = \"arith.xori\"(%8, %y#5) : (i32, i32) -> i32\n%j = \"handshake.join\"(%0, %2, %5, %6, %7, %9) : (i32, i32, i64, index, i32, i32) -> none\n\"handshake.return\"(%j, %c) : (none, none) -> ()",
+    ),
+];
+
+fn generic_func(sig: &str, body: &str) -> String {
+    // The generic form declares the arguments on the entry block.
+    let parts: Vec<String> = sig
+        .split(", %")
+        .enumerate()
+        .map(|(i, p)| {
+            if i == 0 {
+                p.to_string()
+            } else {
+                format!("%{p}")
+            }
+        })
+        .collect();
+    let types: Vec<&str> = parts
+        .iter()
+        .map(|a| a.split_once(": ").unwrap().1)
+        .collect();
+    let names: Vec<String> = parts
+        .iter()
+        .map(|a| format!("\"{}\"", &a[1..a.find(':').unwrap()]))
+        .collect();
+    // Result types come from the return in the body.
+    let ret = body.lines().last().unwrap();
+    let rt = ret
+        .rsplit_once(": (")
+        .unwrap()
+        .1
+        .trim_end_matches(") -> ()");
+    format!(
+        "\"handshake.func\"() ({{\n^bb0({sig}):\n{body}\n}}) {{argNames = [{}], function_type = ({}) -> ({rt}), sym_name = \"f\"}} : () -> ()\n",
+        names.join(", "),
+        types.join(", ")
+    )
+}
+
+fn custom_func(sig: &str, body: &str) -> String {
+    let ret = body.lines().last().unwrap();
+    let rt = ret.rsplit_once(" : ").unwrap().1;
+    format!("handshake.func @f({sig}) -> ({rt}) {{\n{body}\n}}\n")
+}
+
+#[test]
+fn custom_and_generic_forms_agree_and_round_trip() {
+    for (label, sig, custom, generic) in CASES {
+        let c = custom_func(sig, custom);
+        let g = generic_func(sig, generic);
+        let mc = parse_ok(&c);
+        let mg = match handscope_compiler::mlir::parse_mlir(&g, "g.mlir") {
+            Ok((m, _)) => m,
+            Err(e) => panic!("{label} generic:\n{}\n{g}", e.render()),
+        };
+        assert_eq!(
+            describe_module(&mc, false),
+            describe_module(&mg, false),
+            "{label}: forms differ"
+        );
+        round_trip(&c);
+        round_trip(&g);
+    }
+}
+
+fn node_ops(src: &str) -> Vec<Op> {
+    let m = parse_ok(src);
+    m.functions[0]
+        .nodes
+        .values()
+        .map(|n| n.op.clone())
+        .collect()
+}
+
+#[test]
+fn op_details_are_decoded() {
+    let c = |label: &str| {
+        let (_, sig, body, _) = CASES.iter().find(|c| c.0 == label).unwrap();
+        custom_func(sig, body)
+    };
+    let ops = node_ops(&c("buffer"));
+    assert!(ops.contains(&Op::Buffer {
+        slots: 2,
+        kind: BufferKind::Seq,
+        init: Some(vec![1, (-2i64) as u64])
+    }));
+    assert!(ops.contains(&Op::Buffer {
+        slots: 3,
+        kind: BufferKind::Fifo,
+        init: None
+    }));
+    let ops = node_ops(&c("constant"));
+    for v in [0xFFFF_FFFB, 1, 0xFF, 7] {
+        assert!(
+            ops.contains(&Op::Constant { value: v }),
+            "{v:#x} in {ops:?}"
+        );
+    }
+    let ops = node_ops(&c("load_store_memory"));
+    assert!(ops.contains(&Op::Memory {
+        ld: 1,
+        st: 1,
+        id: 3,
+        memref: MemRefType {
+            dims: vec![16],
+            elem: Type::Int(32)
+        },
+        lsq: false
+    }));
+    let ops = node_ops(&c("arith"));
+    assert!(ops.contains(&Op::Arith(ArithOp::Cmpi(CmpPredicate::Uge))));
+    assert!(ops.contains(&Op::Arith(ArithOp::IndexCast)));
+    // control_merge keeps its index type; load outputs are data then address.
+    let m = parse_ok(&c("control_merge"));
+    let f = &m.functions[0];
+    let cm = f.node_by_id("control_merge0").unwrap();
+    assert_eq!(f.channels[f.nodes[cm].outputs[1]].ty, Type::Int(1));
+    let m = parse_ok(&c("load_store_memory"));
+    let f = &m.functions[0];
+    let ld = f.node_by_id("load0").unwrap();
+    let tys: Vec<Type> = f.nodes[ld]
+        .outputs
+        .iter()
+        .map(|o| f.channels[*o].ty.clone())
+        .collect();
+    assert_eq!(tys, [Type::Int(32), Type::Index]);
+    assert_eq!(
+        f.consumer_name(f.channels[f.channel_by_name("memory0.ldData0").unwrap()].consumers[0]),
+        "load0.dataFromMem"
+    );
+}
+
+#[test]
+fn all_cmpi_predicates_custom_and_generic() {
+    for (i, p) in CmpPredicate::ALL.iter().enumerate() {
+        let custom = custom_func(
+            "%a: i8, %b: i8",
+            &format!(
+                "%0 = arith.cmpi {}, %a, %b : i8\nreturn %0 : i1",
+                p.keyword()
+            ),
+        );
+        let generic = custom_func(
+            "%a: i8, %b: i8",
+            &format!(
+                "%0 = \"arith.cmpi\"(%a, %b) <{{predicate = {i} : i64}}> : (i8, i8) -> i1\nreturn %0 : i1"
+            ),
+        );
+        for src in [custom, generic] {
+            assert!(
+                node_ops(&src).contains(&Op::Arith(ArithOp::Cmpi(*p))),
+                "{src}"
+            );
+        }
+    }
+}
+
+#[test]
+fn module_wrappers_externals_instances_and_extmemory() {
+    let src = r#"
+// a comment
+module {
+  handshake.func @callee(%x: i32, %c: none) -> (i32, none)
+  handshake.func @top(%v: i32, %mem: memref<8xi32>, %c: none) -> (i32, none) attributes {argNames = ["v", "mem", "ctrl"], resNames = ["out", "done"]} {
+    %cc:3 = fork [3] %c : none
+    %i = constant %cc#0 {value = 2 : index} : index
+    %sd, %sa = handshake.store [%i] %v, %cc#1 : index, i32
+    %done = extmemory[ld = 0, st = 1] (%mem : memref<8xi32>) (%sd, %sa) {id = 0 : i32} : (i32, index) -> none
+    %r:2 = instance @callee(%k, %done) : (i32, none) -> (i32, none)
+    %k = handshake.constant %cc#2 {value = 1 : i32} : i32
+    handshake.return %r#0, %r#1 : i32, none
+  }
+}
+"#;
+    let m = parse_ok(src);
+    assert_eq!(m.functions.len(), 2);
+    assert!(m.functions[0].external);
+    assert_eq!(m.functions[0].args[0].name, "x");
+    let top = &m.functions[1];
+    assert_eq!(
+        top.args[1].ty,
+        ArgType::MemRef(MemRefType {
+            dims: vec![8],
+            elem: Type::Int(32)
+        })
+    );
+    assert_eq!(top.args[2].name, "ctrl");
+    assert_eq!(top.results[0].name, "out");
+    let ext = top.node_by_id("extmemory0").unwrap();
+    assert!(matches!(
+        top.nodes[ext].op,
+        Op::ExtMemory {
+            memref_arg: 1,
+            ld: 0,
+            st: 1,
+            ..
+        }
+    ));
+    assert_eq!(top.nodes[ext].inputs.len(), 2);
+    let inst = top.node_by_id("callee0").unwrap();
+    assert_eq!(
+        top.nodes[inst].op,
+        Op::Instance {
+            callee: "callee".into()
+        }
+    );
+    let w = round_trip(src);
+    assert!(
+        w.contains("handshake.func @callee(i32, none) -> (i32, none)"),
+        "{w}"
+    );
+    assert!(
+        w.contains("extmemory[ld = 0, st = 1] (%mem : memref<8xi32>)"),
+        "{w}"
+    );
+}
+
+#[test]
+fn bare_functions_and_unnamed_externals_get_default_names() {
+    let src = "handshake.func @e(i32, none, ...) -> (i32, none)\nhandshake.func @f(%a: none) -> none {\n  return %a : none\n}\n";
+    let m = parse_ok(src);
+    let names: Vec<&str> = m.functions[0]
+        .args
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect();
+    assert_eq!(names, ["in0", "in1"]);
+    assert_eq!(m.functions[0].results[1].name, "out1");
+    round_trip(src);
+}
+
+#[test]
+fn locations_in_all_forms() {
+    let src = r#"
+#loc1 = loc("a.c":1:1)
+handshake.func @f(%a: i32 loc("a.c":9:9), %c: none) -> (i32, none) {
+  %0:5 = fork [5] %a : i32 loc(#loc1)
+  %1 = merge %0#0 : i32 loc(#loc9)
+  %2 = merge %0#1 : i32 loc(unknown)
+  %3 = merge %0#2 : i32 loc(fused[#loc9, "b.c":2:2])
+  %4 = merge %0#3 : i32 loc("name"("c.c":3:3))
+  %5 = merge %0#4 : i32 loc(callsite("d.c":4:4 at "e.c":5:5))
+  %j = join %1, %2, %3, %4 : i32, i32, i32, i32
+  sink %5 : i32
+  return %j, %c : none, none
+} loc("a.c":0:1)
+#loc9 = loc(fused<"x">[unknown, #loc1])
+"#;
+    let src = src.replace("-> (i32, none)", "-> (none, none)");
+    let m = parse_ok(&src);
+    let f = &m.functions[0];
+    let loc = |id: &str| {
+        f.nodes[f.node_by_id(id).unwrap()]
+            .loc
+            .as_ref()
+            .map(|l| l.to_string())
+    };
+    assert_eq!(loc("fork0").as_deref(), Some("a.c:1:1"));
+    assert_eq!(loc("merge0").as_deref(), Some("a.c:1:1"));
+    assert_eq!(loc("merge1"), None);
+    assert_eq!(loc("merge2").as_deref(), Some("a.c:1:1"));
+    assert_eq!(loc("merge3").as_deref(), Some("c.c:3:3"));
+    assert_eq!(loc("merge4").as_deref(), Some("d.c:4:4"));
+    assert_eq!(loc("a").as_deref(), Some("a.c:9:9"));
+    assert_eq!(
+        f.loc.as_ref().map(|l| l.to_string()).as_deref(),
+        Some("a.c:0:1")
+    );
+    let w = round_trip(&src);
+    assert!(w.contains("= fork [5] %a : i32 loc(\"a.c\":1:1)"), "{w}");
+}
+
+#[test]
+fn name_hints_blocks_and_verbatim_attributes() {
+    let src = func(
+        "%a: i32, %c: none",
+        "%0 = buffer [1] seq %a {handshake.name = \"pipe\", handshake.bb = \"bb2\", foo = [1, \"x\"], bar} : i32\n%1 = br %0 {handshake_id = 4 : index} : i32\nreturn %1, %c : i32, none",
+    )
+    .replace("none) {", "none) -> (i32, none) {");
+    let m = parse_ok(&src);
+    let f = &m.functions[0];
+    let pipe = &f.nodes[f.node_by_id("pipe").unwrap()];
+    assert_eq!(pipe.name_hint, NameHint::Name("pipe".into()));
+    assert_eq!(pipe.block.as_deref(), Some("bb2"));
+    assert_eq!(
+        pipe.attrs,
+        [
+            ("foo".to_string(), "[1, \"x\"]".to_string()),
+            ("bar".to_string(), String::new())
+        ]
+    );
+    assert!(f.node_by_id("br_id4").is_some());
+    let w = round_trip(&src);
+    assert!(w.contains("%pipe_out0 = buffer [1] seq %a {bar, foo = [1, \"x\"], handshake.bb = \"bb2\", handshake.name = \"pipe\"} : i32"), "{w}");
+    assert!(
+        w.contains("br %pipe_out0 {handshake_id = 4 : index} : i32"),
+        "{w}"
+    );
+}
+
+#[test]
+fn load_with_attributes_is_written_in_generic_form() {
+    let src = func(
+        "%i: index, %d: i32, %c: none",
+        "%0:2 = load [%i] %d, %c {handshake.bb = \"bb1\"} : index, i32\nreturn %0#0, %0#1 : i32, index",
+    )
+    .replace("none) {", "none) -> (i32, index) {");
+    let w = round_trip(&src);
+    assert!(w.contains("\"handshake.load\"(%i, %d, %c) {handshake.bb = \"bb1\"} : (index, i32, none) -> (i32, index)"), "{w}");
+}
+
+#[test]
+fn writer_prints_the_documented_normal_form() {
+    let src = custom_func(
+        "%arg0: i32, %c: none",
+        "%0:2 = fork [2] %arg0 : i32\nsink %0#0 : i32\nreturn %0#1, %c : i32, none",
+    );
+    let w = round_trip(&src);
+    let expected = "module {
+  handshake.func @f(%arg0: i32, %c: none) -> (i32, none) attributes {argNames = [\"arg0\", \"c\"], resNames = [\"out0\", \"out1\"]} {
+    %fork0_out0, %fork0_out1 = fork [2] %arg0 : i32
+    sink %fork0_out0 : i32
+    return %fork0_out1, %c : i32, none
+  }
+}
+";
+    assert_eq!(w, expected);
+}
+
+#[test]
+fn ignored_details_are_reported_as_warnings() {
+    let src = custom_func(
+        "%a: i32 {foo}, %b: i32",
+        "%0 = arith.addi %a, %b overflow<nsw> : i32\n%1 = \"arith.addi\"(%0, %b) <{overflowFlags = #arith.overflow<nuw>}> : (i32, i32) -> i32\nreturn %1 : i32",
+    );
+    let (m, warnings) = handscope_compiler::mlir::parse_mlir(&src, "w.mlir").unwrap();
+    assert_eq!(m.functions[0].op_counts(), [("addi", 2), ("return", 1)]);
+    let text: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(text.len(), 3, "{text:?}");
+    assert!(
+        text[0].starts_with("w.mlir:1:27: warning: argument attributes are ignored"),
+        "{text:?}"
+    );
+    assert!(text[1].contains("overflow flags are ignored"), "{text:?}");
+}

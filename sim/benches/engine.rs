@@ -1,0 +1,41 @@
+//! Engine throughput on the generated fork/buffer/sync chain.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use handscope_sim::bench_support::chain;
+use handscope_sim::engine::Simulation;
+use handscope_sim::stimulus::{Environment, TokenSource};
+
+const CYCLES: u64 = 20_000;
+
+fn env() -> Environment {
+    let mut env = Environment::default();
+    env.push_tokens("in0", TokenSource::Range { start: 0, end: 1 << 40 });
+    env
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("chain");
+    g.throughput(Throughput::Elements(CYCLES));
+    g.sample_size(20);
+    for n in [50usize, 200] {
+        let f = chain(n);
+        for traced in [false, true] {
+            let name = format!("n{n}_{}", if traced { "traced" } else { "untraced" });
+            g.bench_function(name, |b| {
+                b.iter(|| {
+                    let mut sim = Simulation::new(&f, env()).expect("chain compiles");
+                    if traced {
+                        sim.enable_trace();
+                    }
+                    let r = sim.run(CYCLES);
+                    assert_eq!(r.cycles, CYCLES);
+                    r.cycles
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

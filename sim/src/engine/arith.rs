@@ -1,0 +1,216 @@
+//! Two's-complement integer arithmetic at every width 0..=64, as CIRCT's `comb` lowering
+//! computes it.
+//!
+//! Values are carried as `u64` bit patterns whose bits above the channel width are zero.
+//! Conventions (matching the SystemVerilog that `lower-handshake-to-hw` exports):
+//! * every result is masked to its width; width 0 always yields 0;
+//! * signed operations sign-extend their operands from the operand width;
+//! * `shli`/`shrui` by an amount `>= width` give 0 (Verilog `<<`/`>>`), `shrsi` by such an
+//!   amount gives the sign fill (Verilog `>>>`); the shift amount is the unsigned operand;
+//! * division and remainder by zero give 0 (the engine reports a runtime event);
+//!   `INT_MIN / -1` wraps to `INT_MIN`, `INT_MIN % -1` is 0; remainders take the dividend's sign.
+
+use crate::ops::CmpPredicate;
+use crate::types::width_mask;
+
+/// Sign-extends the low `width` bits of `x` to 64 bits (width 0 gives 0).
+#[inline(always)]
+pub fn sext(x: u64, width: u32) -> i64 {
+    if width == 0 {
+        0
+    } else if width >= 64 {
+        x as i64
+    } else {
+        let sh = 64 - width;
+        ((x << sh) as i64) >> sh
+    }
+}
+
+/// Binary integer operations with one result of the operand width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// wrapping add
+    Add,
+    /// wrapping subtract
+    Sub,
+    /// wrapping multiply
+    Mul,
+    /// signed divide
+    DivS,
+    /// unsigned divide
+    DivU,
+    /// signed remainder
+    RemS,
+    /// unsigned remainder
+    RemU,
+    /// and
+    And,
+    /// or
+    Or,
+    /// xor
+    Xor,
+    /// shift left
+    Shl,
+    /// arithmetic shift right
+    ShrS,
+    /// logical shift right
+    ShrU,
+}
+
+impl BinOp {
+    /// True for the four division/remainder operations.
+    pub fn divides(self) -> bool {
+        matches!(self, BinOp::DivS | BinOp::DivU | BinOp::RemS | BinOp::RemU)
+    }
+}
+
+/// Computes `a op b` at `width` bits. Operands must already be masked to `width`.
+#[inline(always)]
+pub fn bin(op: BinOp, a: u64, b: u64, width: u32) -> u64 {
+    let m = width_mask(width);
+    let r = match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::DivU => a.checked_div(b).unwrap_or(0),
+        BinOp::RemU => a.checked_rem(b).unwrap_or(0),
+        BinOp::DivS => {
+            let (x, y) = (sext(a, width), sext(b, width));
+            if y == 0 { 0 } else { x.wrapping_div(y) as u64 }
+        }
+        BinOp::RemS => {
+            let (x, y) = (sext(a, width), sext(b, width));
+            if y == 0 { 0 } else { x.wrapping_rem(y) as u64 }
+        }
+        BinOp::Shl => {
+            if b >= u64::from(width) {
+                0
+            } else {
+                a << b
+            }
+        }
+        BinOp::ShrU => {
+            if b >= u64::from(width) {
+                0
+            } else {
+                a >> b
+            }
+        }
+        BinOp::ShrS => {
+            let x = sext(a, width);
+            if b >= u64::from(width) { (x >> 63) as u64 } else { (x >> b) as u64 }
+        }
+    };
+    r & m
+}
+
+/// Evaluates an `arith.cmpi` predicate on operands of `width` bits; returns 0 or 1.
+#[inline(always)]
+pub fn cmp(pred: CmpPredicate, a: u64, b: u64, width: u32) -> u64 {
+    let (x, y) = (sext(a, width), sext(b, width));
+    let r = match pred {
+        CmpPredicate::Eq => a == b,
+        CmpPredicate::Ne => a != b,
+        CmpPredicate::Slt => x < y,
+        CmpPredicate::Sle => x <= y,
+        CmpPredicate::Sgt => x > y,
+        CmpPredicate::Sge => x >= y,
+        CmpPredicate::Ult => a < b,
+        CmpPredicate::Ule => a <= b,
+        CmpPredicate::Ugt => a > b,
+        CmpPredicate::Uge => a >= b,
+    };
+    u64::from(r)
+}
+
+/// Width-changing casts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CastKind {
+    /// Sign extension (`extsi`, widening `index_cast`).
+    Sext,
+    /// Zero extension (`extui`).
+    Zext,
+    /// Truncation (`trunci`, narrowing `index_cast`).
+    Trunc,
+}
+
+/// Casts `a` of `from` bits to `to` bits.
+#[inline(always)]
+pub fn cast(kind: CastKind, a: u64, from: u32, to: u32) -> u64 {
+    let v = match kind {
+        CastKind::Sext => sext(a, from) as u64,
+        CastKind::Zext | CastKind::Trunc => a,
+    };
+    v & width_mask(to)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signed_ops_at_odd_widths() {
+        // width 7: -64 .. 63
+        let m7 = width_mask(7);
+        let neg1 = m7; // 0x7f
+        assert_eq!(sext(neg1, 7), -1);
+        assert_eq!(bin(BinOp::DivS, 0x40, neg1, 7), 0x40); // INT_MIN / -1 wraps
+        assert_eq!(bin(BinOp::RemS, 0x40, neg1, 7), 0);
+        assert_eq!(bin(BinOp::DivS, (-7i64 as u64) & m7, 2, 7), (-3i64 as u64) & m7);
+        assert_eq!(bin(BinOp::RemS, (-7i64 as u64) & m7, 2, 7), (-1i64 as u64) & m7);
+        assert_eq!(bin(BinOp::ShrS, 0x40, 3, 7), 0x78);
+        assert_eq!(bin(BinOp::ShrS, 0x40, 7, 7), 0x7f);
+        assert_eq!(bin(BinOp::ShrS, 0x20, 100, 7), 0);
+        assert_eq!(bin(BinOp::ShrU, 0x40, 7, 7), 0);
+        assert_eq!(bin(BinOp::Shl, 0x41, 1, 7), 0x02);
+        assert_eq!(bin(BinOp::Shl, 1, 7, 7), 0);
+        assert_eq!(cmp(CmpPredicate::Slt, 0x40, 0x3f, 7), 1);
+        assert_eq!(cmp(CmpPredicate::Ult, 0x40, 0x3f, 7), 0);
+    }
+
+    #[test]
+    fn width_1_33_64() {
+        // i1: 1 is -1 signed
+        assert_eq!(cmp(CmpPredicate::Slt, 1, 0, 1), 1);
+        assert_eq!(cmp(CmpPredicate::Ugt, 1, 0, 1), 1);
+        assert_eq!(bin(BinOp::Add, 1, 1, 1), 0);
+        assert_eq!(bin(BinOp::ShrS, 1, 0, 1), 1);
+        assert_eq!(bin(BinOp::ShrS, 1, 1, 1), 1);
+        assert_eq!(bin(BinOp::DivS, 1, 1, 1), 1); // -1 / -1 = 1 wraps to -1 (bit 1)
+        // i33
+        let m33 = width_mask(33);
+        let min33 = 1u64 << 32;
+        assert_eq!(cmp(CmpPredicate::Sle, min33, 0, 33), 1);
+        assert_eq!(bin(BinOp::ShrS, min33, 32, 33), m33);
+        assert_eq!(bin(BinOp::ShrS, min33, 33, 33), m33);
+        assert_eq!(bin(BinOp::Shl, 1, 32, 33), min33);
+        assert_eq!(bin(BinOp::Shl, 1, 33, 33), 0);
+        assert_eq!(bin(BinOp::Mul, m33, m33, 33), 1);
+        // i64
+        let min = 1u64 << 63;
+        assert_eq!(bin(BinOp::DivS, min, u64::MAX, 64), min);
+        assert_eq!(bin(BinOp::RemS, min, u64::MAX, 64), 0);
+        assert_eq!(bin(BinOp::ShrS, min, 64, 64), u64::MAX);
+        assert_eq!(bin(BinOp::ShrS, min, 63, 64), u64::MAX);
+        assert_eq!(bin(BinOp::ShrU, min, 64, 64), 0);
+        assert_eq!(bin(BinOp::Shl, 1, 64, 64), 0);
+        assert_eq!(cmp(CmpPredicate::Sgt, 0, min, 64), 1);
+        assert_eq!(cmp(CmpPredicate::Uge, min, 0, 64), 1);
+        assert_eq!(bin(BinOp::DivU, 5, 0, 64), 0);
+        // width 0
+        assert_eq!(bin(BinOp::Add, 0, 0, 0), 0);
+        assert_eq!(cmp(CmpPredicate::Eq, 0, 0, 0), 1);
+    }
+
+    #[test]
+    fn casts() {
+        assert_eq!(cast(CastKind::Sext, 0x40, 7, 33), width_mask(33) & !0x3f);
+        assert_eq!(cast(CastKind::Zext, 0x40, 7, 33), 0x40);
+        assert_eq!(cast(CastKind::Trunc, 0x1ff, 33, 7), 0x7f);
+        assert_eq!(cast(CastKind::Sext, 1, 1, 64), u64::MAX);
+        assert_eq!(cast(CastKind::Sext, 0, 0, 8), 0);
+    }
+}

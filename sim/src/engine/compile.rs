@@ -1,0 +1,527 @@
+//! Compiles a flattened [`Function`] into a [`Program`]: flat instruction lists ordered by the
+//! combinational dependencies, with strongly connected parts marked for fixed-point iteration.
+
+use cranelift_entity::EntityRef;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use super::SimError;
+use super::arith::{BinOp, CastKind};
+use super::program::{Bwd, Clk, Fwd, Kinded, MemInfo, Program, Seg, Span};
+use crate::graph::Function;
+use crate::ops::{ArithOp, Op};
+use crate::types::{MAX_INT_WIDTH, Type};
+
+/// An instruction plus the channels whose signal it reads and writes (for ordering).
+struct Pending<I> {
+    instr: I,
+    node: u32,
+    reads: Vec<u32>,
+    writes: Vec<u32>,
+}
+
+struct Builder<'f> {
+    f: &'f Function,
+    p: Program,
+    fwd: Vec<Pending<Fwd>>,
+    bwd: Vec<Pending<Bwd>>,
+}
+
+fn ch(c: crate::ChannelId) -> u32 {
+    c.as_u32()
+}
+
+impl Builder<'_> {
+    fn span(&mut self, items: impl IntoIterator<Item = u32>) -> Span {
+        let start = self.p.ports.len() as u32;
+        self.p.ports.extend(items);
+        Span { start, len: self.p.ports.len() as u32 - start }
+    }
+
+    fn regs(&mut self, names: Vec<String>, init: Vec<u64>) -> u32 {
+        let start = self.p.reg_init.len() as u32;
+        self.p.reg_init.extend(init);
+        self.p.reg_names.extend(names);
+        start
+    }
+
+    fn fwd(&mut self, node: u32, instr: Fwd, reads: Vec<u32>, writes: Vec<u32>) {
+        self.fwd.push(Pending { instr, node, reads, writes });
+    }
+
+    fn bwd(&mut self, node: u32, instr: Bwd, reads: Vec<u32>, writes: Vec<u32>) {
+        self.bwd.push(Pending { instr, node, reads, writes });
+    }
+}
+
+fn width(ty: &Type) -> u32 {
+    ty.bit_width()
+}
+
+/// Compiles `f`. Fails on `instance` nodes, channels without exactly one consumer, tuples
+/// wider than 64 bits and malformed nodes.
+pub fn compile(f: &Function) -> Result<Program, SimError> {
+    let mut b = Builder { f, p: Program::default(), fwd: Vec::new(), bwd: Vec::new() };
+    b.p.n_channels = f.channels.len();
+    for (_, c) in f.channels.iter() {
+        let w = width(&c.ty);
+        if w > MAX_INT_WIDTH {
+            return Err(SimError::TooWide { channel: c.name.clone(), width: w });
+        }
+        b.p.widths.push(w as u8);
+        if c.consumers.len() != 1 {
+            return Err(SimError::Consumers { channel: c.name.clone(), count: c.consumers.len() });
+        }
+    }
+    b.p.node_regs = vec![(0, 0); f.nodes.len()];
+    let widths = b.p.widths.clone();
+    for (nid, node) in f.nodes.iter() {
+        let start = b.p.reg_init.len() as u32;
+        compile_node(&mut b, &widths, nid.as_u32(), node)?;
+        b.p.node_regs[nid.index()] = (start, b.p.reg_init.len() as u32);
+    }
+    // Arguments and results.
+    for (i, a) in f.args.iter().enumerate() {
+        if let Some(n) = a.node {
+            b.p.args.push((i, ch(f.nodes[n].outputs[0])));
+        }
+    }
+    if let Some(r) = f.return_node() {
+        b.p.results = f.nodes[r].inputs.iter().map(|&c| ch(c)).collect();
+    }
+    if b.p.results.len() != f.results.len() {
+        return Err(SimError::Malformed {
+            node: "return".into(),
+            what: format!(
+                "the return node has {} operands but the function declares {} results",
+                b.p.results.len(),
+                f.results.len()
+            ),
+        });
+    }
+    let n = b.p.n_channels;
+    // Instructions that read only registers and constants are evaluated once after each
+    // clock edge instead of in every pass (not with lazy forks, whose iteration resets ready).
+    if !b.p.global_iterate {
+        let (stat, dyn_): (Vec<_>, Vec<_>) = std::mem::take(&mut b.fwd)
+            .into_iter()
+            .partition(|p| matches!(p.instr, Fwd::BufOut { .. } | Fwd::Fixed { .. }));
+        b.fwd = dyn_;
+        b.p.static_fwd = stat.into_iter().map(|p| p.instr).collect();
+        let (stat, dyn_): (Vec<_>, Vec<_>) = std::mem::take(&mut b.bwd)
+            .into_iter()
+            .partition(|p| matches!(p.instr, Bwd::BufIn { .. } | Bwd::Sink { .. }));
+        b.bwd = dyn_;
+        b.p.static_bwd = stat.into_iter().map(|p| p.instr).collect();
+    }
+    let fwd = std::mem::take(&mut b.fwd);
+    let (fwd, fwd_segs) = order(fwd, n, &mut b.p.ports);
+    b.p.fwd = fwd;
+    b.p.fwd_segs = fwd_segs;
+    let bwd = std::mem::take(&mut b.bwd);
+    let (bwd, bwd_segs) = order(bwd, n, &mut b.p.ports);
+    b.p.bwd = bwd;
+    b.p.bwd_segs = bwd_segs;
+    b.p.specialize();
+    b.p.clk.sort_by_key(Kinded::kind);
+    Ok(b.p)
+}
+
+/// Orders instructions so every signal is written before it is read. Instructions are
+/// grouped by dependency level (longest path from a source) and, within a level, sorted by
+/// kind so that runs of identical instructions execute back to back (predictable dispatch).
+/// Strongly connected groups become [`Seg::Loop`]s at their level.
+fn order<I: Kinded>(
+    items: Vec<Pending<I>>,
+    n_channels: usize,
+    ports: &mut Vec<u32>,
+) -> (Vec<I>, Vec<Seg>) {
+    let mut writer = vec![u32::MAX; n_channels];
+    for (i, it) in items.iter().enumerate() {
+        for &w in &it.writes {
+            writer[w as usize] = i as u32;
+        }
+    }
+    let mut g: DiGraph<(), ()> = DiGraph::with_capacity(items.len(), items.len() * 2);
+    for _ in 0..items.len() {
+        g.add_node(());
+    }
+    for (i, it) in items.iter().enumerate() {
+        for &r in &it.reads {
+            let w = writer[r as usize];
+            if w != u32::MAX {
+                g.add_edge(NodeIndex::new(w as usize), NodeIndex::new(i), ());
+            }
+        }
+    }
+    let mut sccs = petgraph::algo::tarjan_scc(&g);
+    sccs.reverse();
+    let mut scc_of = vec![0usize; items.len()];
+    for (k, scc) in sccs.iter().enumerate() {
+        for ix in scc {
+            scc_of[ix.index()] = k;
+        }
+    }
+    // Level of each SCC: one more than the deepest predecessor SCC.
+    let mut level = vec![0usize; sccs.len()];
+    for (k, scc) in sccs.iter().enumerate() {
+        let mut l = 0;
+        for ix in scc {
+            for pred in g.neighbors_directed(*ix, petgraph::Direction::Incoming) {
+                let ps = scc_of[pred.index()];
+                if ps != k {
+                    l = l.max(level[ps] + 1);
+                }
+            }
+        }
+        level[k] = l;
+    }
+    let max_level = level.iter().copied().max().unwrap_or(0);
+    let mut straight: Vec<Vec<usize>> = vec![Vec::new(); max_level + 1];
+    let mut loops: Vec<Vec<usize>> = vec![Vec::new(); max_level + 1];
+    for (k, scc) in sccs.iter().enumerate() {
+        let cyclic = scc.len() > 1 || g.contains_edge(scc[0], scc[0]);
+        if cyclic {
+            loops[level[k]].push(k);
+        } else {
+            straight[level[k]].push(scc[0].index());
+        }
+    }
+    let mut slots: Vec<Option<Pending<I>>> = items.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(slots.len());
+    let mut segs = Vec::new();
+    for l in 0..=max_level {
+        let mut ixs = std::mem::take(&mut straight[l]);
+        ixs.sort_by_key(|&i| (slots[i].as_ref().map_or(0, |p| p.instr.kind()), i));
+        let start = out.len() as u32;
+        for i in ixs {
+            out.push(slots[i].take().expect("each instruction once").instr);
+        }
+        if start < out.len() as u32 {
+            match segs.last_mut() {
+                Some(Seg::Straight(_, e)) if *e == start => *e = out.len() as u32,
+                _ => segs.push(Seg::Straight(start, out.len() as u32)),
+            }
+        }
+        for &k in &loops[l] {
+            let start = out.len() as u32;
+            let mut chans = Vec::new();
+            let mut node = u32::MAX;
+            for ix in &sccs[k] {
+                let it = slots[ix.index()].take().expect("each instruction once");
+                chans.extend(it.writes.iter().copied());
+                node = node.min(it.node);
+                out.push(it.instr);
+            }
+            let end = out.len() as u32;
+            let cstart = ports.len() as u32;
+            ports.extend(chans);
+            let chans = Span { start: cstart, len: ports.len() as u32 - cstart };
+            segs.push(Seg::Loop { start, end, chans, node });
+        }
+    }
+    (out, segs)
+}
+
+fn malformed(node: &crate::Node, what: impl Into<String>) -> SimError {
+    SimError::Malformed { node: node.id.clone(), what: what.into() }
+}
+
+fn compile_node(
+    b: &mut Builder<'_>,
+    widths: &[u8],
+    nid: u32,
+    node: &crate::Node,
+) -> Result<(), SimError> {
+    let f = b.f;
+    let ins: Vec<u32> = node.inputs.iter().map(|&c| ch(c)).collect();
+    let outs: Vec<u32> = node.outputs.iter().map(|&c| ch(c)).collect();
+    let need = |ni: usize, no: usize| -> Result<(), SimError> {
+        if ins.len() != ni || outs.len() != no {
+            return Err(malformed(
+                node,
+                format!(
+                    "`{}` needs {ni} inputs and {no} outputs, has {} and {}",
+                    node.op.mnemonic(),
+                    ins.len(),
+                    outs.len()
+                ),
+            ));
+        }
+        Ok(())
+    };
+    let at_least = |ni: usize, no: usize| -> Result<(), SimError> {
+        if ins.len() < ni || outs.len() < no {
+            return Err(malformed(
+                node,
+                format!("`{}` needs at least {ni} inputs and {no} outputs", node.op.mnemonic()),
+            ));
+        }
+        Ok(())
+    };
+    let wch = |c: u32| u32::from(widths[c as usize]);
+    match &node.op {
+        Op::Argument { .. } | Op::Return => {}
+        Op::Instance { callee } => {
+            return Err(SimError::Instance { node: node.id.clone(), callee: callee.clone() });
+        }
+        Op::Arith(a) => {
+            need(a.arity(), 1)?;
+            let out = outs[0];
+            let instr = match a {
+                ArithOp::Select => Fwd::Select { c: ins[0], t: ins[1], f: ins[2], out },
+                ArithOp::Cmpi(pred) => {
+                    Fwd::Cmp { pred: *pred, a: ins[0], b: ins[1], out, w: wch(ins[0]) as u8 }
+                }
+                ArithOp::Extsi | ArithOp::Extui | ArithOp::Trunci | ArithOp::IndexCast => {
+                    let (from, to) = (wch(ins[0]), wch(out));
+                    let kind = match a {
+                        ArithOp::Extsi => CastKind::Sext,
+                        ArithOp::Extui => CastKind::Zext,
+                        ArithOp::Trunci => CastKind::Trunc,
+                        _ if to < from => CastKind::Trunc,
+                        _ => CastKind::Sext,
+                    };
+                    Fwd::Cast { kind, a: ins[0], out, from: from as u8, to: to as u8 }
+                }
+                _ => {
+                    let op = match a {
+                        ArithOp::Addi => BinOp::Add,
+                        ArithOp::Subi => BinOp::Sub,
+                        ArithOp::Muli => BinOp::Mul,
+                        ArithOp::Divsi => BinOp::DivS,
+                        ArithOp::Divui => BinOp::DivU,
+                        ArithOp::Remsi => BinOp::RemS,
+                        ArithOp::Remui => BinOp::RemU,
+                        ArithOp::Andi => BinOp::And,
+                        ArithOp::Ori => BinOp::Or,
+                        ArithOp::Xori => BinOp::Xor,
+                        ArithOp::Shli => BinOp::Shl,
+                        ArithOp::Shrsi => BinOp::ShrS,
+                        _ => BinOp::ShrU,
+                    };
+                    if op.divides() {
+                        b.p.div_checks.push((nid, ins[1], out));
+                    }
+                    Fwd::Bin { op, a: ins[0], b: ins[1], out, w: wch(out) as u8 }
+                }
+            };
+            b.fwd(nid, instr, ins.clone(), outs.clone());
+            let sp = b.span(ins.iter().copied());
+            b.bwd(nid, Bwd::Join { ins: sp, out }, vec![out], ins);
+        }
+        Op::Join | Op::Pack => {
+            need(ins.len().max(1), 1)?;
+            let out = outs[0];
+            let sp = b.span(ins.iter().copied());
+            let instr = if node.op == Op::Join {
+                Fwd::Join { ins: sp, data_from: u32::MAX, out }
+            } else {
+                Fwd::Pack { ins: sp, out }
+            };
+            b.fwd(nid, instr, ins.clone(), outs.clone());
+            b.bwd(nid, Bwd::Join { ins: sp, out }, vec![out], ins);
+        }
+        Op::Br => {
+            need(1, 1)?;
+            b.fwd(nid, Fwd::Wire { inp: ins[0], out: outs[0] }, ins.clone(), outs.clone());
+            b.bwd(nid, Bwd::Wire { inp: ins[0], out: outs[0] }, outs, ins);
+        }
+        Op::CondBr => {
+            need(2, 2)?;
+            let (cond, data, t, fl) = (ins[0], ins[1], outs[0], outs[1]);
+            b.fwd(nid, Fwd::CondBr { cond, data, t, f: fl }, ins.clone(), outs.clone());
+            b.bwd(nid, Bwd::CondBr { cond, data, t, f: fl }, outs, ins);
+        }
+        Op::Mux => {
+            at_least(2, 1)?;
+            need(ins.len(), 1)?;
+            let sp = b.span(ins[1..].iter().copied());
+            let (sel, out) = (ins[0], outs[0]);
+            b.fwd(nid, Fwd::Mux { sel, ins: sp, out }, ins.clone(), outs.clone());
+            b.bwd(nid, Bwd::Mux { sel, ins: sp, out }, outs, ins);
+        }
+        Op::Merge => {
+            at_least(1, 1)?;
+            need(ins.len(), 1)?;
+            let sp = b.span(ins.iter().copied());
+            let out = outs[0];
+            b.fwd(nid, Fwd::Merge { ins: sp, out }, ins.clone(), outs.clone());
+            b.bwd(nid, Bwd::Merge { ins: sp, out }, outs, ins.clone());
+            if ins.len() > 1 {
+                b.p.merge_checks.push((nid, sp, out, None));
+            }
+        }
+        Op::ControlMerge => {
+            at_least(1, 2)?;
+            need(ins.len(), 2)?;
+            if ins.len() > 64 {
+                return Err(malformed(node, "control_merge with more than 64 inputs"));
+            }
+            let sp = b.span(ins.iter().copied());
+            let (out, idx) = (outs[0], outs[1]);
+            let reg = b.regs(
+                vec!["won".into(), "result_emitted".into(), "index_emitted".into()],
+                vec![0; 3],
+            );
+            b.fwd(nid, Fwd::Cmerge { ins: sp, out, idx, reg }, ins.clone(), outs.clone());
+            b.bwd(nid, Bwd::Cmerge { ins: sp, out, idx, reg }, outs.clone(), ins.clone());
+            b.p.clk.push(Clk::Cmerge { ins: sp, out, idx, reg });
+            if ins.len() > 1 {
+                b.p.merge_checks.push((nid, sp, out, Some(reg)));
+            }
+        }
+        Op::Fork | Op::Unpack => {
+            at_least(1, 1)?;
+            need(1, outs.len())?;
+            let inp = ins[0];
+            let sp = b.span(outs.iter().copied());
+            let n = outs.len();
+            let reg =
+                b.regs((0..n).map(|i| format!("emitted_{i}")).collect(), vec![0; n]);
+            let instr = if node.op == Op::Fork {
+                Fwd::Fork { inp, outs: sp, reg }
+            } else {
+                // Field 0 sits in the most significant bits (SystemVerilog packed struct).
+                let ws: Vec<u32> = outs.iter().map(|&o| wch(o)).collect();
+                let total: u32 = ws.iter().sum();
+                if total != wch(inp) {
+                    return Err(malformed(node, "unpack field widths do not add up"));
+                }
+                let mut shifts = Vec::with_capacity(n);
+                let mut acc = total;
+                for w in ws {
+                    acc -= w;
+                    shifts.push(acc);
+                }
+                let shifts = b.span(shifts);
+                Fwd::Unpack { inp, outs: sp, shifts, reg }
+            };
+            b.fwd(nid, instr, ins.clone(), outs.clone());
+            b.bwd(nid, Bwd::Fork { inp, outs: sp, reg }, outs.clone(), ins);
+            b.p.clk.push(Clk::Emit { outs: sp, reg });
+        }
+        Op::Sync => {
+            at_least(1, 1)?;
+            need(outs.len(), outs.len())?;
+            let isp = b.span(ins.iter().copied());
+            let osp = b.span(outs.iter().copied());
+            let n = outs.len();
+            let reg =
+                b.regs((0..n).map(|i| format!("emitted_{i}")).collect(), vec![0; n]);
+            b.fwd(nid, Fwd::Sync { ins: isp, outs: osp, reg }, ins.clone(), outs.clone());
+            b.bwd(nid, Bwd::Sync { ins: isp, outs: osp, reg }, outs, ins);
+            b.p.clk.push(Clk::Emit { outs: osp, reg });
+        }
+        Op::LazyFork => {
+            at_least(1, 1)?;
+            need(1, outs.len())?;
+            let sp = b.span(outs.iter().copied());
+            b.p.global_iterate = true;
+            b.fwd(nid, Fwd::LazyFork { inp: ins[0], outs: sp }, ins.clone(), outs.clone());
+            b.bwd(nid, Bwd::LazyFork { inp: ins[0], outs: sp }, outs, ins);
+        }
+        Op::Buffer { slots, init, .. } => {
+            need(1, 1)?;
+            if *slots == 0 {
+                return Err(malformed(node, "buffer with 0 slots"));
+            }
+            let n = *slots as usize;
+            let mut names = Vec::with_capacity(4 * n);
+            let mut vals = vec![0u64; 4 * n];
+            for k in 0..n {
+                for fld in ["valid", "data", "skid_valid", "skid_data"] {
+                    names.push(format!("slot{k}.{fld}"));
+                }
+            }
+            if let Some(init) = init {
+                if init.len() > n {
+                    return Err(malformed(node, "more initValues than slots"));
+                }
+                let m = crate::types::width_mask(wch(outs[0]));
+                for (k, &x) in init.iter().enumerate() {
+                    vals[4 * k] = 1;
+                    vals[4 * k + 1] = x & m;
+                }
+            }
+            let reg = b.regs(names, vals);
+            b.p.max_slots = b.p.max_slots.max(*slots);
+            let last = reg + 4 * (*slots - 1);
+            b.fwd(nid, Fwd::BufOut { out: outs[0], reg: last }, vec![], outs.clone());
+            b.bwd(nid, Bwd::BufIn { inp: ins[0], reg }, vec![], ins.clone());
+            b.p.clk.push(Clk::Buffer { inp: ins[0], out: outs[0], reg, slots: *slots });
+        }
+        Op::Constant { value } => {
+            need(1, 1)?;
+            let value = value & crate::types::width_mask(wch(outs[0]));
+            b.fwd(nid, Fwd::Const { ctrl: ins[0], out: outs[0], value }, ins.clone(), outs.clone());
+            b.bwd(nid, Bwd::Wire { inp: ins[0], out: outs[0] }, outs, ins);
+        }
+        Op::Source | Op::Never => {
+            need(0, 1)?;
+            let valid = node.op == Op::Source;
+            b.fwd(nid, Fwd::Fixed { out: outs[0], valid }, vec![], outs);
+        }
+        Op::Sink => {
+            need(1, 0)?;
+            b.bwd(nid, Bwd::Sink { inp: ins[0] }, vec![], ins);
+        }
+        Op::Load => {
+            need(3, 2)?;
+            let (addr, dmem, ctrl, dout, aout) = (ins[0], ins[1], ins[2], outs[0], outs[1]);
+            let sp = b.span([addr, ctrl]);
+            b.fwd(nid, Fwd::Join { ins: sp, data_from: addr, out: aout }, vec![addr, ctrl], vec![aout]);
+            b.bwd(nid, Bwd::Join { ins: sp, out: aout }, vec![aout], vec![addr, ctrl]);
+            b.fwd(nid, Fwd::Wire { inp: dmem, out: dout }, vec![dmem], vec![dout]);
+            b.bwd(nid, Bwd::Wire { inp: dmem, out: dout }, vec![dout], vec![dmem]);
+        }
+        Op::Store => {
+            need(3, 2)?;
+            let (addr, data, ctrl, dout, aout) = (ins[0], ins[1], ins[2], outs[0], outs[1]);
+            b.fwd(nid, Fwd::Store { addr, data, ctrl, dout, aout }, ins.clone(), outs.clone());
+            b.bwd(nid, Bwd::Store { addr, data, ctrl, dout, aout }, outs, ins);
+        }
+        Op::Memory { ld, st, memref, .. } | Op::ExtMemory { ld, st, memref, .. } => {
+            let (ld, st) = (*ld as usize, *st as usize);
+            need(2 * st + ld, ld + st + ld)?;
+            let (name, external) = match &node.op {
+                Op::ExtMemory { memref_arg, .. } => (
+                    f.args.get(*memref_arg).map(|a| a.name.clone()).unwrap_or_else(|| node.id.clone()),
+                    true,
+                ),
+                _ => (node.id.clone(), false),
+            };
+            let size = memref.len();
+            let elem_width = memref.elem.bit_width();
+            if elem_width > MAX_INT_WIDTH {
+                return Err(malformed(node, "memory element wider than 64 bits"));
+            }
+            if size == 0 || size > (1 << 32) {
+                return Err(malformed(node, "memory size must be between 1 and 2^32 elements"));
+            }
+            // Address bits above ceil(log2(size)) are ignored, as in CIRCT's RTL.
+            let abits = 64 - (size - 1).leading_zeros();
+            let addr_mask = crate::types::width_mask(abits);
+            let mem = b.p.mems.len() as u32;
+            b.p.mems.push(MemInfo { name, size, elem_width, addr_mask, external });
+            for j in 0..st {
+                let (data, addr, done) = (ins[2 * j], ins[2 * j + 1], outs[ld + j]);
+                let reg = b.regs(vec![format!("st{j}.write_valid_buffer")], vec![0]);
+                b.fwd(nid, Fwd::MemStDone { done, reg }, vec![], vec![done]);
+                b.bwd(nid, Bwd::MemSt { addr, data, done, reg }, vec![done], vec![addr, data]);
+                b.p.clk.push(Clk::MemSt { addr, data, done, reg, mem });
+            }
+            for i in 0..ld {
+                let (addr, ldc, done) = (ins[2 * st + i], outs[i], outs[ld + st + i]);
+                let reg = b.regs(
+                    vec![format!("ld{i}.emitted_0"), format!("ld{i}.emitted_1")],
+                    vec![0, 0],
+                );
+                let sp = b.span([ldc, done]);
+                b.fwd(nid, Fwd::MemLd { addr, ld: ldc, done, reg, mem }, vec![addr], vec![ldc, done]);
+                b.bwd(nid, Bwd::Fork { inp: addr, outs: sp, reg }, vec![ldc, done], vec![addr]);
+                b.p.clk.push(Clk::Emit { outs: sp, reg });
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,621 @@
+//! Executes a [`Program`] on struct-of-arrays [`State`]: forward pass, backward pass, clock.
+
+use super::arith;
+use super::program::{Bwd, Clk, Fwd, Program, Seg, Span};
+use crate::types::width_mask;
+
+/// Unchecked element access for the hot loops.
+///
+/// Every index used by the evaluator comes from [`Program`], built by `compile` from the
+/// same function as the [`State`] it runs on: channel indices are below `n_channels`,
+/// register indices below `reg_init.len()`, port spans inside `ports`. `Simulation` never
+/// pairs a program with a state of another program, so the accesses are in bounds; debug
+/// builds check it.
+trait At<T> {
+    fn at(&self, i: usize) -> T;
+    fn at_mut(&mut self, i: usize) -> &mut T;
+}
+
+impl<T: Copy> At<T> for [T] {
+    #[inline(always)]
+    fn at(&self, i: usize) -> T {
+        debug_assert!(i < self.len());
+        // SAFETY: see the trait documentation.
+        unsafe { *self.get_unchecked(i) }
+    }
+
+    #[inline(always)]
+    fn at_mut(&mut self, i: usize) -> &mut T {
+        debug_assert!(i < self.len());
+        // SAFETY: see the trait documentation.
+        unsafe { self.get_unchecked_mut(i) }
+    }
+}
+
+impl Program {
+    /// The port indices of a span (unchecked, see [`At`]).
+    #[inline(always)]
+    fn span(&self, sp: Span) -> &[u32] {
+        debug_assert!((sp.start + sp.len) as usize <= self.ports.len());
+        // SAFETY: spans are created by `compile` inside `ports`.
+        unsafe { self.ports.get_unchecked(sp.start as usize..(sp.start + sp.len) as usize) }
+    }
+}
+
+/// The mutable state of a running program.
+#[derive(Clone, Debug)]
+pub struct State {
+    /// `valid` per channel.
+    pub valid: Vec<bool>,
+    /// `ready` per channel.
+    pub ready: Vec<bool>,
+    /// `data` per channel (masked to the channel width).
+    pub data: Vec<u64>,
+    /// Register words (see [`Program::reg_names`]).
+    pub regs: Vec<u64>,
+    /// Memory contents.
+    pub mems: Vec<Vec<u64>>,
+    /// Memory writes performed at the last clock edge: (memory, address, value).
+    pub mem_writes: Vec<(u32, u64, u64)>,
+    snap: Vec<(bool, u64)>,
+    snap_all: (Vec<bool>, Vec<bool>, Vec<u64>),
+}
+
+impl State {
+    /// Reset state for `p`: all registers 0 except buffer initial values; memories zero.
+    pub fn new(p: &Program) -> Self {
+        let mut st = State {
+            valid: vec![false; p.n_channels],
+            ready: vec![false; p.n_channels],
+            data: vec![0; p.n_channels],
+            regs: p.reg_init.clone(),
+            mems: p.mems.iter().map(|m| vec![0; m.size as usize]).collect(),
+            mem_writes: Vec::new(),
+            snap: Vec::new(),
+            snap_all: Default::default(),
+        };
+        post_clock(p, &mut st);
+        st
+    }
+}
+
+#[inline(always)]
+fn all_valid(p: &Program, s: &State, sp: Span) -> bool {
+    p.span(sp).iter().all(|&c| s.valid.at(c as usize))
+}
+
+#[inline(always)]
+fn fwd_one(p: &Program, s: &mut State, i: &Fwd) {
+    match *i {
+        Fwd::Bin { op, a, b, out, w } => {
+            let (a, b, o) = (a as usize, b as usize, out as usize);
+            *s.valid.at_mut(o) = s.valid.at(a) & s.valid.at(b);
+            *s.data.at_mut(o) = arith::bin(op, s.data.at(a), s.data.at(b), u32::from(w));
+        }
+        Fwd::Cmp { pred, a, b, out, w } => {
+            let (a, b, o) = (a as usize, b as usize, out as usize);
+            *s.valid.at_mut(o) = s.valid.at(a) & s.valid.at(b);
+            *s.data.at_mut(o) = arith::cmp(pred, s.data.at(a), s.data.at(b), u32::from(w));
+        }
+        Fwd::Select { c, t, f, out } => {
+            let (c, t, f, o) = (c as usize, t as usize, f as usize, out as usize);
+            *s.valid.at_mut(o) = s.valid.at(c) & s.valid.at(t) & s.valid.at(f);
+            *s.data.at_mut(o) = if s.data.at(c) & 1 != 0 { s.data.at(t) } else { s.data.at(f) };
+        }
+        Fwd::Cast { kind, a, out, from, to } => {
+            let (a, o) = (a as usize, out as usize);
+            *s.valid.at_mut(o) = s.valid.at(a);
+            *s.data.at_mut(o) = arith::cast(kind, s.data.at(a), u32::from(from), u32::from(to));
+        }
+        Fwd::Join { ins, data_from, out } => {
+            let o = out as usize;
+            *s.valid.at_mut(o) = all_valid(p, s, ins);
+            *s.data.at_mut(o) = if data_from == u32::MAX { 0 } else { s.data.at(data_from as usize) };
+        }
+        Fwd::Pack { ins, out } => {
+            let o = out as usize;
+            *s.valid.at_mut(o) = all_valid(p, s, ins);
+            let mut acc = 0u64;
+            for &c in p.span(ins) {
+                let w = u32::from(p.widths.at(c as usize));
+                acc = if w >= 64 { 0 } else { acc << w };
+                acc |= s.data.at(c as usize);
+            }
+            *s.data.at_mut(o) = acc;
+        }
+        Fwd::Wire { inp, out } => {
+            *s.valid.at_mut(out as usize) = s.valid.at(inp as usize);
+            *s.data.at_mut(out as usize) = s.data.at(inp as usize);
+        }
+        Fwd::CondBr { cond, data, t, f } => {
+            let (c, d) = (cond as usize, data as usize);
+            let j = s.valid.at(c) & s.valid.at(d);
+            let sel = s.data.at(c) & 1 != 0;
+            *s.valid.at_mut(t as usize) = j & sel;
+            *s.valid.at_mut(f as usize) = j & !sel;
+            *s.data.at_mut(t as usize) = s.data.at(d);
+            *s.data.at_mut(f as usize) = s.data.at(d);
+        }
+        Fwd::Mux { sel, ins, out } => {
+            let (sl, o) = (sel as usize, out as usize);
+            let k = s.data.at(sl);
+            if k < u64::from(ins.len) {
+                let c = p.ports.at(ins.start as usize + k as usize) as usize;
+                *s.valid.at_mut(o) = s.valid.at(sl) & s.valid.at(c);
+                *s.data.at_mut(o) = s.data.at(c);
+            } else {
+                *s.valid.at_mut(o) = false;
+                *s.data.at_mut(o) = 0;
+            }
+        }
+        Fwd::Merge { ins, out } => {
+            let o = out as usize;
+            let mut v = false;
+            let mut d = 0;
+            for &c in p.span(ins) {
+                if s.valid.at(c as usize) {
+                    v = true;
+                    d = s.data.at(c as usize);
+                    break;
+                }
+            }
+            *s.valid.at_mut(o) = v;
+            *s.data.at_mut(o) = d;
+        }
+        Fwd::Cmerge { ins, out, idx, reg } => {
+            let r = reg as usize;
+            let win = cmerge_win(p, s, ins, r);
+            let any = win != 0;
+            *s.valid.at_mut(out as usize) = any & (s.regs.at(r + 1) == 0);
+            *s.valid.at_mut(idx as usize) = any & (s.regs.at(r + 2) == 0);
+            if any {
+                let k = win.trailing_zeros() as usize;
+                *s.data.at_mut(out as usize) = s.data.at(p.ports.at(ins.start as usize + k) as usize);
+                *s.data.at_mut(idx as usize) =
+                    (k as u64) & width_mask(u32::from(p.widths.at(idx as usize)));
+            } else {
+                *s.data.at_mut(out as usize) = 0;
+                *s.data.at_mut(idx as usize) = 0;
+            }
+        }
+        Fwd::Fork { inp, outs, reg } => {
+            let v = s.valid.at(inp as usize);
+            let d = s.data.at(inp as usize);
+            let r = reg as usize;
+            for (k, &o) in p.span(outs).iter().enumerate() {
+                *s.valid.at_mut(o as usize) = v & (s.regs.at(r + k) == 0);
+                *s.data.at_mut(o as usize) = d;
+            }
+        }
+        Fwd::Sync { ins, outs, reg } => {
+            let j = all_valid(p, s, ins);
+            let r = reg as usize;
+            for k in 0..outs.len as usize {
+                let o = p.ports.at(outs.start as usize + k) as usize;
+                let i = p.ports.at(ins.start as usize + k) as usize;
+                *s.valid.at_mut(o) = j & (s.regs.at(r + k) == 0);
+                *s.data.at_mut(o) = s.data.at(i);
+            }
+        }
+        Fwd::Unpack { inp, outs, shifts, reg } => {
+            let v = s.valid.at(inp as usize);
+            let d = s.data.at(inp as usize);
+            let r = reg as usize;
+            for k in 0..outs.len as usize {
+                let o = p.ports.at(outs.start as usize + k) as usize;
+                let sh = p.ports.at(shifts.start as usize + k);
+                *s.valid.at_mut(o) = v & (s.regs.at(r + k) == 0);
+                let x = if sh >= 64 { 0 } else { d >> sh };
+                *s.data.at_mut(o) = x & width_mask(u32::from(p.widths.at(o)));
+            }
+        }
+        Fwd::LazyFork { inp, outs } => {
+            let v = s.valid.at(inp as usize);
+            let d = s.data.at(inp as usize);
+            let os = p.span(outs);
+            for (k, &o) in os.iter().enumerate() {
+                let others =
+                    os.iter().enumerate().all(|(j, &x)| j == k || s.ready.at(x as usize));
+                *s.valid.at_mut(o as usize) = v & others;
+                *s.data.at_mut(o as usize) = d;
+            }
+        }
+        Fwd::BufOut { out, reg } => {
+            let r = reg as usize;
+            let (v, d, sk, sd) = (s.regs.at(r), s.regs.at(r + 1), s.regs.at(r + 2), s.regs.at(r + 3));
+            *s.valid.at_mut(out as usize) = (sk | v) != 0;
+            *s.data.at_mut(out as usize) = if sk != 0 { sd } else { d };
+        }
+        Fwd::Const { ctrl, out, value } => {
+            *s.valid.at_mut(out as usize) = s.valid.at(ctrl as usize);
+            *s.data.at_mut(out as usize) = value;
+        }
+        Fwd::Fixed { out, valid } => {
+            *s.valid.at_mut(out as usize) = valid;
+            *s.data.at_mut(out as usize) = 0;
+        }
+        Fwd::Store { addr, data, ctrl, dout, aout } => {
+            let v = s.valid.at(addr as usize) & s.valid.at(data as usize) & s.valid.at(ctrl as usize);
+            *s.valid.at_mut(dout as usize) = v;
+            *s.valid.at_mut(aout as usize) = v;
+            *s.data.at_mut(dout as usize) = s.data.at(data as usize);
+            *s.data.at_mut(aout as usize) = s.data.at(addr as usize);
+        }
+        Fwd::MemLd { addr, ld, done, reg, mem } => {
+            let r = reg as usize;
+            let v = s.valid.at(addr as usize);
+            *s.valid.at_mut(ld as usize) = v & (s.regs.at(r) == 0);
+            *s.valid.at_mut(done as usize) = v & (s.regs.at(r + 1) == 0);
+            let info = &p.mems[mem as usize];
+            let a = s.data.at(addr as usize) & info.addr_mask;
+            *s.data.at_mut(ld as usize) = s.mems[mem as usize].get(a as usize).copied().unwrap_or(0);
+            *s.data.at_mut(done as usize) = 0;
+        }
+        Fwd::Fork2 { inp, o0, o1, reg } => {
+            let v = s.valid.at(inp as usize);
+            let d = s.data.at(inp as usize);
+            let r = reg as usize;
+            *s.valid.at_mut(o0 as usize) = v & (s.regs.at(r) == 0);
+            *s.valid.at_mut(o1 as usize) = v & (s.regs.at(r + 1) == 0);
+            *s.data.at_mut(o0 as usize) = d;
+            *s.data.at_mut(o1 as usize) = d;
+        }
+        Fwd::Sync2 { i0, i1, o0, o1, reg } => {
+            let j = s.valid.at(i0 as usize) & s.valid.at(i1 as usize);
+            let r = reg as usize;
+            *s.valid.at_mut(o0 as usize) = j & (s.regs.at(r) == 0);
+            *s.valid.at_mut(o1 as usize) = j & (s.regs.at(r + 1) == 0);
+            *s.data.at_mut(o0 as usize) = s.data.at(i0 as usize);
+            *s.data.at_mut(o1 as usize) = s.data.at(i1 as usize);
+        }
+        Fwd::MemStDone { done, reg } => {
+            *s.valid.at_mut(done as usize) = s.regs.at(reg as usize) != 0;
+            *s.data.at_mut(done as usize) = 0;
+        }
+    }
+}
+
+/// Current `control_merge` winner as a one-hot mask (0 = none).
+#[inline(always)]
+fn cmerge_win(p: &Program, s: &State, ins: Span, r: usize) -> u64 {
+    let won = s.regs.at(r);
+    if won != 0 {
+        return won;
+    }
+    for (k, &c) in p.span(ins).iter().enumerate() {
+        if s.valid.at(c as usize) {
+            return 1 << k;
+        }
+    }
+    0
+}
+
+/// Eager-fork `done` bits and `allDone` for outputs `outs` with emitted registers at `r`.
+#[inline(always)]
+fn fork_done(p: &Program, s: &State, outs: Span, r: usize) -> bool {
+    let mut all = true;
+    for (k, &o) in p.span(outs).iter().enumerate() {
+        let o = o as usize;
+        all &= (s.valid.at(o) & s.ready.at(o)) | (s.regs.at(r + k) != 0);
+    }
+    all
+}
+
+/// `done_0`, `done_1` and `allDone` of a two-output eager fork.
+#[inline(always)]
+fn fork2_done(s: &State, o0: u32, o1: u32, r: usize) -> (bool, bool, bool) {
+    let (o0, o1) = (o0 as usize, o1 as usize);
+    let d0 = (s.valid.at(o0) & s.ready.at(o0)) | (s.regs.at(r) != 0);
+    let d1 = (s.valid.at(o1) & s.ready.at(o1)) | (s.regs.at(r + 1) != 0);
+    (d0, d1, d0 & d1)
+}
+
+#[inline(always)]
+fn bwd_one(p: &Program, s: &mut State, i: &Bwd) {
+    match *i {
+        Bwd::Join { ins, out } => {
+            let r = s.valid.at(out as usize) & s.ready.at(out as usize);
+            for &c in p.span(ins) {
+                *s.ready.at_mut(c as usize) = r;
+            }
+        }
+        Bwd::Wire { inp, out } => *s.ready.at_mut(inp as usize) = s.ready.at(out as usize),
+        Bwd::Sink { inp } => *s.ready.at_mut(inp as usize) = true,
+        Bwd::CondBr { cond, data, t, f } => {
+            let j = s.valid.at(cond as usize) & s.valid.at(data as usize);
+            let r = j & if s.data.at(cond as usize) & 1 != 0 {
+                s.ready.at(t as usize)
+            } else {
+                s.ready.at(f as usize)
+            };
+            *s.ready.at_mut(cond as usize) = r;
+            *s.ready.at_mut(data as usize) = r;
+        }
+        Bwd::Mux { sel, ins, out } => {
+            let r = s.valid.at(out as usize) & s.ready.at(out as usize);
+            for &c in p.span(ins) {
+                *s.ready.at_mut(c as usize) = false;
+            }
+            let k = s.data.at(sel as usize);
+            if k < u64::from(ins.len) {
+                *s.ready.at_mut(p.ports.at(ins.start as usize + k as usize) as usize) = r;
+            }
+            *s.ready.at_mut(sel as usize) = r;
+        }
+        Bwd::Merge { ins, out } => {
+            let r = s.valid.at(out as usize) & s.ready.at(out as usize);
+            let mut found = false;
+            for &c in p.span(ins) {
+                let c = c as usize;
+                let win = !found & s.valid.at(c);
+                found |= win;
+                *s.ready.at_mut(c) = win & r;
+            }
+        }
+        Bwd::Cmerge { ins, out, idx, reg } => {
+            let r = reg as usize;
+            let win = cmerge_win(p, s, ins, r);
+            let (o, x) = (out as usize, idx as usize);
+            let done_r = (s.valid.at(o) & s.ready.at(o)) | (s.regs.at(r + 1) != 0);
+            let done_i = (s.valid.at(x) & s.ready.at(x)) | (s.regs.at(r + 2) != 0);
+            let all = done_r & done_i;
+            for (k, &c) in p.span(ins).iter().enumerate() {
+                *s.ready.at_mut(c as usize) = all & ((win >> k) & 1 != 0);
+            }
+        }
+        Bwd::Join2 { a, b, out } => {
+            let r = s.valid.at(out as usize) & s.ready.at(out as usize);
+            *s.ready.at_mut(a as usize) = r;
+            *s.ready.at_mut(b as usize) = r;
+        }
+        Bwd::Fork2 { inp, o0, o1, reg } => {
+            *s.ready.at_mut(inp as usize) = fork2_done(s, o0, o1, reg as usize).2;
+        }
+        Bwd::Sync2 { i0, i1, o0, o1, reg } => {
+            let j = s.valid.at(i0 as usize) & s.valid.at(i1 as usize);
+            let r = j & fork2_done(s, o0, o1, reg as usize).2;
+            *s.ready.at_mut(i0 as usize) = r;
+            *s.ready.at_mut(i1 as usize) = r;
+        }
+        Bwd::Fork { inp, outs, reg } => {
+            *s.ready.at_mut(inp as usize) = fork_done(p, s, outs, reg as usize);
+        }
+        Bwd::Sync { ins, outs, reg } => {
+            let j = all_valid(p, s, ins);
+            let r = j & fork_done(p, s, outs, reg as usize);
+            for &c in p.span(ins) {
+                *s.ready.at_mut(c as usize) = r;
+            }
+        }
+        Bwd::LazyFork { inp, outs } => {
+            *s.ready.at_mut(inp as usize) = p.span(outs).iter().all(|&o| s.ready.at(o as usize));
+        }
+        Bwd::BufIn { inp, reg } => {
+            let r = reg as usize;
+            *s.ready.at_mut(inp as usize) = s.regs.at(r) == 0 || s.regs.at(r + 2) == 0;
+        }
+        Bwd::Store { addr, data, ctrl, dout, aout } => {
+            let r = s.valid.at(dout as usize) & s.ready.at(dout as usize) & s.ready.at(aout as usize);
+            *s.ready.at_mut(addr as usize) = r;
+            *s.ready.at_mut(data as usize) = r;
+            *s.ready.at_mut(ctrl as usize) = r;
+        }
+        Bwd::MemSt { addr, data, done, reg } => {
+            let wvb = s.regs.at(reg as usize) != 0;
+            let r = !wvb | s.ready.at(done as usize);
+            *s.ready.at_mut(addr as usize) = r;
+            *s.ready.at_mut(data as usize) = r;
+        }
+    }
+}
+
+#[inline(always)]
+fn clk_one(p: &Program, s: &mut State, i: &Clk) {
+    match *i {
+        Clk::Emit { outs, reg } => {
+            let r = reg as usize;
+            let all = fork_done(p, s, outs, r);
+            for (k, &o) in p.span(outs).iter().enumerate() {
+                let o = o as usize;
+                let done = (s.valid.at(o) & s.ready.at(o)) | (s.regs.at(r + k) != 0);
+                *s.regs.at_mut(r + k) = u64::from(done & !all);
+            }
+        }
+        Clk::Emit2 { o0, o1, reg } => {
+            let r = reg as usize;
+            let (d0, d1, all) = fork2_done(s, o0, o1, r);
+            *s.regs.at_mut(r) = u64::from(d0 & !all);
+            *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
+        }
+        Clk::Cmerge { ins, out, idx, reg } => {
+            let r = reg as usize;
+            let win = cmerge_win(p, s, ins, r);
+            let (o, x) = (out as usize, idx as usize);
+            let done_r = (s.valid.at(o) & s.ready.at(o)) | (s.regs.at(r + 1) != 0);
+            let done_i = (s.valid.at(x) & s.ready.at(x)) | (s.regs.at(r + 2) != 0);
+            let all = done_r & done_i;
+            *s.regs.at_mut(r) = if all { 0 } else { win };
+            *s.regs.at_mut(r + 1) = u64::from(done_r & !all);
+            *s.regs.at_mut(r + 2) = u64::from(done_i & !all);
+        }
+        Clk::Buffer { inp, out, reg, slots } => {
+            let base = reg as usize;
+            let n = slots as usize;
+            // Old output of the previous slot (slot -1 = the buffer input).
+            let mut in_v = s.valid.at(inp as usize);
+            let mut in_d = s.data.at(inp as usize);
+            for k in 0..n {
+                let r = base + 4 * k;
+                let (v, d, sk, sd) =
+                    (s.regs.at(r) != 0, s.regs.at(r + 1), s.regs.at(r + 2) != 0, s.regs.at(r + 3));
+                let out_r = if k + 1 == n {
+                    s.ready.at(out as usize)
+                } else {
+                    s.regs.at(r + 4) == 0 || s.regs.at(r + 6) == 0
+                };
+                let in_r = !v | !sk;
+                let (old_out_v, old_out_d) = (sk | v, if sk { sd } else { d });
+                let nv = if in_r { in_v } else { v };
+                let nd = if in_r { in_d } else { d };
+                let ns = !(out_r & sk) & if !out_r & !sk { v } else { sk };
+                let nsd = if out_r & sk {
+                    0
+                } else if !out_r & !sk {
+                    d
+                } else {
+                    sd
+                };
+                *s.regs.at_mut(r) = u64::from(nv);
+                *s.regs.at_mut(r + 1) = nd;
+                *s.regs.at_mut(r + 2) = u64::from(ns);
+                *s.regs.at_mut(r + 3) = nsd;
+                in_v = old_out_v;
+                in_d = old_out_d;
+            }
+        }
+        Clk::MemSt { addr, data, done, reg, mem } => {
+            let r = reg as usize;
+            let wvb = s.regs.at(r) != 0;
+            let eoc = !wvb | s.ready.at(done as usize);
+            let wv = s.valid.at(addr as usize) & s.valid.at(data as usize);
+            if wv {
+                let a = s.data.at(addr as usize) & p.mems[mem as usize].addr_mask;
+                let d = s.data.at(data as usize);
+                if let Some(slot) = s.mems[mem as usize].get_mut(a as usize) {
+                    *slot = d;
+                    s.mem_writes.push((mem, a, d));
+                }
+            }
+            *s.regs.at_mut(r) = u64::from(if eoc { wv } else { wvb });
+        }
+    }
+}
+
+/// Runs segments of one pass. Returns the node of a combinational cycle that did not settle.
+/// One pass's instruction type, executed with a statically dispatched, inlined body.
+trait Exec {
+    fn exec(p: &Program, s: &mut State, i: &Self);
+}
+
+impl Exec for Fwd {
+    #[inline(always)]
+    fn exec(p: &Program, s: &mut State, i: &Self) {
+        fwd_one(p, s, i)
+    }
+}
+
+impl Exec for Bwd {
+    #[inline(always)]
+    fn exec(p: &Program, s: &mut State, i: &Self) {
+        bwd_one(p, s, i)
+    }
+}
+
+fn run_segs<I: Exec>(
+    p: &Program,
+    s: &mut State,
+    segs: &[Seg],
+    instrs: &[I],
+    forward: bool,
+) -> Option<u32> {
+    let mut failed = None;
+    for seg in segs {
+        match *seg {
+            Seg::Straight(a, b) => {
+                for i in &instrs[a as usize..b as usize] {
+                    I::exec(p, s, i);
+                }
+            }
+            Seg::Loop { start, end, chans, node } => {
+                // Least fixed point: start from "not valid" / "not ready".
+                for &c in p.span(chans) {
+                    if forward {
+                        *s.valid.at_mut(c as usize) = false;
+                    } else {
+                        *s.ready.at_mut(c as usize) = false;
+                    }
+                }
+                let limit = 2 * (end - start) as usize + 4;
+                let mut settled = false;
+                for _ in 0..limit {
+                    let mut snap = std::mem::take(&mut s.snap);
+                    snap.clear();
+                    snap.extend(p.span(chans).iter().map(|&c| {
+                        let c = c as usize;
+                        if forward { (s.valid.at(c), s.data.at(c)) } else { (s.ready.at(c), 0) }
+                    }));
+                    for i in &instrs[start as usize..end as usize] {
+                        I::exec(p, s, i);
+                    }
+                    let same = p.span(chans).iter().zip(&snap).all(|(&c, &old)| {
+                        let c = c as usize;
+                        let now = if forward { (s.valid.at(c), s.data.at(c)) } else { (s.ready.at(c), 0) };
+                        now == old
+                    });
+                    s.snap = snap;
+                    if same {
+                        settled = true;
+                        break;
+                    }
+                }
+                if !settled {
+                    failed = Some(node);
+                }
+            }
+        }
+    }
+    failed
+}
+
+/// Settles all combinational signals of the current cycle. Returns the node of a
+/// combinational cycle that did not converge, if any.
+pub fn settle(p: &Program, s: &mut State) -> Option<u32> {
+    if !p.global_iterate {
+        let a = run_segs(p, s, &p.fwd_segs, &p.fwd, true);
+        let b = run_segs(p, s, &p.bwd_segs, &p.bwd, false);
+        return a.or(b);
+    }
+    // Lazy forks: valid depends on ready. Iterate both passes from "nothing ready".
+    let results: Vec<(u32, bool)> = p.results.iter().map(|&c| (c, s.ready.at(c as usize))).collect();
+    s.ready.iter_mut().for_each(|r| *r = false);
+    for &(c, r) in &results {
+        *s.ready.at_mut(c as usize) = r;
+    }
+    let limit = 2 * (p.fwd.len() + p.bwd.len()) + 4;
+    let mut failed = None;
+    for _ in 0..limit {
+        let (mut v, mut r, mut d) = std::mem::take(&mut s.snap_all);
+        v.clone_from(&s.valid);
+        r.clone_from(&s.ready);
+        d.clone_from(&s.data);
+        let a = run_segs(p, s, &p.fwd_segs, &p.fwd, true);
+        let b = run_segs(p, s, &p.bwd_segs, &p.bwd, false);
+        failed = a.or(b);
+        let same = v == s.valid && r == s.ready && d == s.data;
+        s.snap_all = (v, r, d);
+        if same {
+            return failed;
+        }
+    }
+    Some(failed.unwrap_or(u32::MAX))
+}
+
+/// Applies the clock edge: every register and memory takes its next value; then the
+/// signals that depend only on registers are updated for the next cycle.
+pub fn clock(p: &Program, s: &mut State) {
+    s.mem_writes.clear();
+    for i in &p.clk {
+        clk_one(p, s, i);
+    }
+    post_clock(p, s);
+}
+
+/// Evaluates the register-only instructions (also needed once after reset).
+pub fn post_clock(p: &Program, s: &mut State) {
+    for i in &p.static_fwd {
+        fwd_one(p, s, i);
+    }
+    for i in &p.static_bwd {
+        bwd_one(p, s, i);
+    }
+}

@@ -1,0 +1,644 @@
+//! The cycle-accurate simulation engine.
+//!
+//! A flattened [`Function`] is compiled ([`compile`]) into flat instruction lists over
+//! struct-of-arrays state (valid, ready, data per channel; register words; memories). Each
+//! cycle ([`Simulation::step`]):
+//! 1. the environment drives argument valid/data (stimulus) and result ready (policies);
+//! 2. the forward pass computes every valid/data in topological order of the combinational
+//!    forward edges, then the backward pass computes every ready in reverse order; strongly
+//!    connected parts are iterated to their least fixed point (starting from "not valid" /
+//!    "not ready"), bounded, with a `no-convergence` event when they do not settle; graphs
+//!    with `lazy_fork` (whose valid depends on ready) iterate both passes together;
+//! 3. transfers are observed (outputs, stimulus consumption, statistics, events, trace);
+//! 4. every register takes its next value (clock edge).
+//!
+//! The equations are those of `SEMANTICS.md` (CIRCT 1.62's `lower-handshake-to-hw`), without
+//! its listed bugs. Tuples are packed like CIRCT's `hw.struct`: field 0 in the most
+//! significant bits. Memory addresses keep their low `ceil(log2(size))` bits; an address
+//! that is still out of range reads 0 and its writes are dropped. Several store ports
+//! writing the same address in one cycle: the highest port number wins.
+
+pub mod arith;
+mod compile;
+mod eval;
+mod program;
+
+use std::collections::BTreeMap;
+
+use cranelift_entity::EntityRef;
+
+use crate::deadlock::{self, DeadlockReport};
+use crate::graph::{ArgType, ChannelId, Function, NodeId};
+use crate::report::{
+    ChannelStats, EventKind, OutputToken, RunReport, RuntimeEvent, Status, render_value,
+};
+use crate::stimulus::{ArgCursor, Environment, ReadyGen, ReadyPolicy, TokenSource};
+use crate::trace::{ChannelMeta, MemWrite, Sample, StateMeta, Trace, TraceBuilder};
+use crate::types::{Type, width_mask};
+
+use eval::State;
+use program::Program;
+
+/// Errors that prevent a simulation from starting.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SimError {
+    /// The function still contains an `instance` (flatten it first).
+    #[error("node `{node}` is an instance of `{callee}`; flatten the function before simulating")]
+    Instance {
+        /// Stable ID of the instance node.
+        node: String,
+        /// Called function.
+        callee: String,
+    },
+    /// A channel does not have exactly one consumer.
+    #[error("channel `{channel}` has {count} consumers; every channel needs exactly one (insert forks and sinks)")]
+    Consumers {
+        /// Channel name.
+        channel: String,
+        /// Number of consumers.
+        count: usize,
+    },
+    /// A channel's data is wider than 64 bits.
+    #[error("channel `{channel}` is {width} bits wide; the simulator supports at most 64")]
+    TooWide {
+        /// Channel name.
+        channel: String,
+        /// Its width.
+        width: u32,
+    },
+    /// A node has the wrong shape.
+    #[error("node `{node}`: {what}")]
+    Malformed {
+        /// Stable ID.
+        node: String,
+        /// What is wrong.
+        what: String,
+    },
+    /// The environment names something the function does not have.
+    #[error("environment: {0}")]
+    Environment(String),
+}
+
+/// Most runtime events kept in a report.
+const MAX_EVENTS: usize = 10_000;
+
+/// Runtime state of one result.
+#[derive(Clone, Debug)]
+struct ResultRt {
+    chan: u32,
+    ready: ReadyGen,
+    may_ready: bool,
+    outputs: Vec<(u64, u64)>,
+}
+
+/// Per-channel counters.
+#[derive(Clone, Debug, Default)]
+struct Counters {
+    fires: Vec<u64>,
+    valid: Vec<u64>,
+    ready: Vec<u64>,
+    /// Last cycle in which the channel held no waiting token (`!valid | ready`); -1 = never.
+    last_break: Vec<i64>,
+    /// Last fire of each watched channel (`cond_br` outputs), -1 = never; others stay -1.
+    last_fire: Vec<i64>,
+    /// Channels whose last fire is tracked.
+    watched: Vec<u32>,
+}
+
+/// A running simulation of one function.
+pub struct Simulation {
+    func: Function,
+    prog: Program,
+    st: State,
+    cycle: u64,
+    args: Vec<(u32, ArgCursor)>,
+    results: Vec<ResultRt>,
+    invocations: u64,
+    counters: Counters,
+    idle: u64,
+    idle_since: u64,
+    window: u64,
+    status: Option<Status>,
+    events: Vec<RuntimeEvent>,
+    deadlock: Option<DeadlockReport>,
+    trace: Option<TraceBuilder>,
+}
+
+impl Simulation {
+    /// Compiles `f` and prepares a run in `env`, in the reset state.
+    pub fn new(f: &Function, env: Environment) -> Result<Simulation, SimError> {
+        let prog = compile::compile(f)?;
+        let mut st = State::new(&prog);
+        let env_err = |m: String| SimError::Environment(m);
+
+        // Stimulus.
+        for name in env.inputs.keys() {
+            let ok = f.args.iter().any(|a| &a.name == name && matches!(a.ty, ArgType::Channel(_)));
+            if !ok {
+                return Err(env_err(format!("no channel argument named `{name}`")));
+            }
+        }
+        let last_none = f
+            .args
+            .iter()
+            .rposition(|a| matches!(&a.ty, ArgType::Channel(Type::None)));
+        let mut args = Vec::new();
+        for &(ai, chan) in &prog.args {
+            let a = &f.args[ai];
+            let ty = match &a.ty {
+                ArgType::Channel(t) => t.clone(),
+                ArgType::MemRef(_) => continue,
+            };
+            let sources = match env.inputs.get(&a.name) {
+                Some(s) => s.clone(),
+                None if Some(ai) == last_none => vec![TokenSource::None(1)],
+                None => Vec::new(),
+            };
+            args.push((chan, ArgCursor::new(sources, &ty)));
+        }
+        let invocations = args.iter().map(|(_, c)| c.total).max().unwrap_or(0).max(1);
+
+        // Ready policies.
+        for name in env.ready.keys() {
+            if !f.results.iter().any(|r| &r.name == name) {
+                return Err(env_err(format!("no result named `{name}`")));
+            }
+        }
+        let results = prog
+            .results
+            .iter()
+            .zip(&f.results)
+            .map(|(&chan, r)| {
+                let pol = env.ready.get(&r.name).cloned().unwrap_or(ReadyPolicy::Always);
+                ResultRt {
+                    chan,
+                    may_ready: pol.can_be_ready(),
+                    ready: ReadyGen::new(pol),
+                    outputs: Vec::new(),
+                }
+            })
+            .collect();
+
+        // Memories.
+        for (mi, m) in prog.mems.iter().enumerate() {
+            let src = if m.external { env.ext_memories.get(&m.name) } else { env.memories.get(&m.name) };
+            if let Some(init) = src {
+                if init.len() as u64 > m.size {
+                    return Err(env_err(format!(
+                        "{} values given for memory `{}` of {} elements",
+                        init.len(),
+                        m.name,
+                        m.size
+                    )));
+                }
+                let mask = width_mask(m.elem_width);
+                for (slot, v) in st.mems[mi].iter_mut().zip(init) {
+                    *slot = v & mask;
+                }
+            }
+        }
+        for name in env.ext_memories.keys() {
+            if !prog.mems.iter().any(|m| m.external && &m.name == name) {
+                return Err(env_err(format!("no extmemory argument named `{name}`")));
+            }
+        }
+        for name in env.memories.keys() {
+            if !prog.mems.iter().any(|m| !m.external && &m.name == name) {
+                return Err(env_err(format!("no memory node named `{name}`")));
+            }
+        }
+
+        let n = prog.n_channels;
+        let counters = Counters {
+            fires: vec![0; n],
+            valid: vec![0; n],
+            ready: vec![0; n],
+            last_break: vec![-1; n],
+            last_fire: vec![-1; n],
+            watched: f
+                .nodes
+                .values()
+                .filter(|n| n.op == crate::ops::Op::CondBr)
+                .flat_map(|n| n.outputs.iter().map(|c| c.as_u32()))
+                .collect(),
+        };
+        let window = env.deadlock_window.max(1).max(2 * u64::from(prog.max_slots) + 4);
+        Ok(Simulation {
+            func: f.clone(),
+            prog,
+            st,
+            cycle: 0,
+            args,
+            results,
+            invocations,
+            counters,
+            idle: 0,
+            idle_since: 0,
+            window,
+            status: None,
+            events: Vec::new(),
+            deadlock: None,
+            trace: None,
+        })
+    }
+
+    /// Starts recording a [`Trace`] from the next cycle on (call before the first step to
+    /// record everything).
+    pub fn enable_trace(&mut self) {
+        if self.trace.is_none() {
+            let f = &self.func;
+            let channels = f
+                .channels
+                .iter()
+                .map(|(_, c)| ChannelMeta { name: c.name.clone(), ty: c.ty.clone() })
+                .collect();
+            let mut state = Vec::new();
+            for (nid, node) in f.nodes.iter() {
+                let (a, b) = self.prog.node_regs[nid.index()];
+                if a < b {
+                    state.push(StateMeta {
+                        node: node.id.clone(),
+                        fields: self.prog.reg_names[a as usize..b as usize].to_vec(),
+                    });
+                }
+            }
+            let mems = self.prog.mems.iter().map(|m| m.name.clone()).collect();
+            let mut tb = TraceBuilder::new(channels, state);
+            tb.set_memories(mems);
+            self.trace = Some(tb);
+        }
+    }
+
+    /// The trace recorded so far, if tracing is on.
+    pub fn trace(&self) -> Option<&Trace> {
+        self.trace.as_ref().map(TraceBuilder::trace)
+    }
+
+    /// Takes the recorded trace out (tracing stops).
+    pub fn take_trace(&mut self) -> Option<Trace> {
+        self.trace.take().map(TraceBuilder::finish)
+    }
+
+    /// The function being simulated.
+    pub fn function(&self) -> &Function {
+        &self.func
+    }
+
+    /// Number of cycles simulated so far (the index of the next cycle).
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// How the run ended, or `None` while it can go on.
+    pub fn status(&self) -> Option<Status> {
+        self.status
+    }
+
+    /// Settled `valid` of a channel in the last simulated cycle.
+    pub fn valid(&self, c: ChannelId) -> bool {
+        self.st.valid[c.index()]
+    }
+
+    /// Settled `ready` of a channel in the last simulated cycle.
+    pub fn ready(&self, c: ChannelId) -> bool {
+        self.st.ready[c.index()]
+    }
+
+    /// Settled `data` of a channel in the last simulated cycle.
+    pub fn data(&self, c: ChannelId) -> u64 {
+        self.st.data[c.index()]
+    }
+
+    /// Current register words of a node (after the last clock edge) and their names.
+    pub fn registers(&self, n: NodeId) -> (&[u64], &[String]) {
+        let (a, b) = self.prog.node_regs[n.index()];
+        (&self.st.regs[a as usize..b as usize], &self.prog.reg_names[a as usize..b as usize])
+    }
+
+    /// Current contents of a memory, by node ID (internal) or argument name (external).
+    pub fn memory(&self, name: &str) -> Option<&[u64]> {
+        let i = self.prog.mems.iter().position(|m| m.name == name)?;
+        Some(&self.st.mems[i])
+    }
+
+    /// Invocation count: the largest token count over the arguments (at least 1).
+    pub fn invocations(&self) -> u64 {
+        self.invocations
+    }
+
+    /// Simulates one cycle. Does nothing once the run has ended.
+    pub fn step(&mut self) {
+        if self.status.is_some() {
+            return;
+        }
+        let cycle = self.cycle;
+        let st = &mut self.st;
+        for (chan, cur) in &self.args {
+            let c = *chan as usize;
+            match cur.peek() {
+                Some(v) => {
+                    st.valid[c] = true;
+                    st.data[c] = v;
+                }
+                None => {
+                    st.valid[c] = false;
+                    st.data[c] = 0;
+                }
+            }
+        }
+        for r in &mut self.results {
+            st.ready[r.chan as usize] = r.ready.next(cycle);
+        }
+        if let Some(node) = eval::settle(&self.prog, st) {
+            let id = self.node_name(node);
+            push_event(&mut self.events, cycle, id, EventKind::NoConvergence, || {
+                "a combinational cycle did not settle; values of this cycle are unreliable".into()
+            });
+        }
+        let any_fire = self.observe();
+        if let Some(tb) = &mut self.trace {
+            tb.push_cycle(Sample {
+                valid: &self.st.valid,
+                ready: &self.st.ready,
+                data: &self.st.data,
+                state: &self.st.regs,
+            });
+        }
+        eval::clock(&self.prog, &mut self.st);
+        if let Some(tb) = &mut self.trace {
+            for &(mem, addr, value) in &self.st.mem_writes {
+                tb.push_mem_write(MemWrite { cycle, mem, addr, value });
+            }
+        }
+        self.cycle += 1;
+
+        // Termination.
+        let done = if self.results.is_empty() {
+            !any_fire && self.args.iter().all(|(_, c)| c.peek().is_none())
+        } else {
+            self.results.iter().all(|r| r.outputs.len() as u64 >= self.invocations)
+        };
+        let progress = any_fire
+            || self
+                .results
+                .iter()
+                .any(|r| r.may_ready && self.st.valid[r.chan as usize] && !self.st.ready[r.chan as usize]);
+        if progress {
+            self.idle = 0;
+        } else {
+            if self.idle == 0 {
+                self.idle_since = cycle;
+            }
+            self.idle += 1;
+        }
+        if done {
+            self.status = Some(Status::Done);
+        } else if self.idle >= self.window {
+            self.status = Some(Status::Deadlock);
+            self.deadlock = Some(self.analyze_deadlock());
+        }
+    }
+
+    /// Runs until done, deadlocked, or `max_cycles` cycles have been simulated in total.
+    pub fn run(&mut self, max_cycles: u64) -> RunReport {
+        while self.status.is_none() && self.cycle < max_cycles {
+            self.step();
+        }
+        if self.status.is_none() {
+            self.status = Some(Status::MaxCycles);
+        }
+        self.report()
+    }
+
+    fn node_name(&self, node: u32) -> String {
+        if node == u32::MAX {
+            return self.func.name.clone();
+        }
+        self.func.nodes[NodeId::from_u32(node)].id.clone()
+    }
+
+    /// Records transfers of the settled cycle. Returns true when any channel fired.
+    fn observe(&mut self) -> bool {
+        let cycle = self.cycle;
+        let st = &self.st;
+        let c = &mut self.counters;
+        let cyc = cycle as i64;
+        let n = st.valid.len();
+        let mut any = false;
+        let (valid, ready) = (&st.valid[..n], &st.ready[..n]);
+        let fires = &mut c.fires[..n];
+        let vcnt = &mut c.valid[..n];
+        let rcnt = &mut c.ready[..n];
+        let lb = &mut c.last_break[..n];
+        for i in 0..n {
+            let (v, r) = (valid[i], ready[i]);
+            let f = v & r;
+            fires[i] += u64::from(f);
+            vcnt[i] += u64::from(v);
+            rcnt[i] += u64::from(r);
+            any |= f;
+        }
+        for i in 0..n {
+            let keep = -i64::from(valid[i] & !ready[i]);
+            lb[i] = (lb[i] & keep) | (cyc & !keep);
+        }
+        if !any {
+            return false;
+        }
+        for &w in &c.watched {
+            let w = w as usize;
+            if st.valid[w] & st.ready[w] {
+                c.last_fire[w] = cyc;
+            }
+        }
+        for (chan, cur) in &mut self.args {
+            let ch = *chan as usize;
+            if st.valid[ch] & st.ready[ch] {
+                cur.advance();
+            }
+        }
+        for r in &mut self.results {
+            let ch = r.chan as usize;
+            if st.valid[ch] & st.ready[ch] {
+                r.outputs.push((cycle, st.data[ch]));
+            }
+        }
+        for &(node, divisor, out) in &self.prog.div_checks {
+            let o = out as usize;
+            if st.valid[o] & st.ready[o] && st.data[divisor as usize] == 0 {
+                let id = self.func.nodes[NodeId::from_u32(node)].id.clone();
+                push_event(&mut self.events, cycle, id, EventKind::DivisionByZero, || {
+                    "division by zero; the result is 0".into()
+                });
+            }
+        }
+        for &(node, ins, out, reg) in &self.prog.merge_checks {
+            let nvalid = self.prog.ports[ins.range()].iter().filter(|&&c| st.valid[c as usize]).count();
+            if nvalid < 2 {
+                continue;
+            }
+            let decided = match reg {
+                None => st.valid[out as usize] & st.ready[out as usize],
+                Some(r) => st.regs[r as usize] == 0,
+            };
+            if decided {
+                let id = self.func.nodes[NodeId::from_u32(node)].id.clone();
+                push_event(&mut self.events, cycle, id, EventKind::Nondeterminism, || {
+                    format!("{nvalid} inputs valid at once; the lowest index wins")
+                });
+            }
+        }
+        true
+    }
+
+    fn analyze_deadlock(&self) -> DeadlockReport {
+        let view = deadlock::LiveView {
+            func: &self.func,
+            valid: &self.st.valid,
+            ready: &self.st.ready,
+            data: &self.st.data,
+            last_fire: &self.counters.last_fire,
+            last_break: &self.counters.last_break,
+            fires: &self.counters.fires,
+            pending_args: self
+                .prog
+                .args
+                .iter()
+                .zip(&self.args)
+                .map(|(&(ai, _), (_, cur))| (ai, cur.total - cur.consumed))
+                .collect(),
+            missing_results: self
+                .results
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (i, self.invocations.saturating_sub(r.outputs.len() as u64)))
+                .collect(),
+            registers: &|n: NodeId| self.registers(n),
+            idle_since: self.idle_since,
+        };
+        deadlock::analyze(&view)
+    }
+
+    /// The report of the run so far.
+    pub fn report(&self) -> RunReport {
+        let f = &self.func;
+        let mut outputs = BTreeMap::new();
+        for (r, rt) in f.results.iter().zip(&self.results) {
+            let toks = rt
+                .outputs
+                .iter()
+                .map(|&(cycle, bits)| OutputToken { cycle, value: render_value(bits, &r.ty), bits })
+                .collect();
+            outputs.insert(r.name.clone(), toks);
+        }
+        let mut memories = BTreeMap::new();
+        for (m, vals) in self.prog.mems.iter().zip(&self.st.mems) {
+            let ty = Type::Int(m.elem_width as u8);
+            let v = vals.iter().filter_map(|&x| render_value(x, &ty)).collect();
+            memories.insert(m.name.clone(), v);
+        }
+        let mut stats = BTreeMap::new();
+        let c = &self.counters;
+        for (cid, ch) in f.channels.iter() {
+            let i = cid.index();
+            stats.insert(
+                ch.name.clone(),
+                ChannelStats {
+                    fires: c.fires[i],
+                    stall_cycles: c.valid[i] - c.fires[i],
+                    accept_cycles: c.ready[i] - c.fires[i],
+                },
+            );
+        }
+        RunReport {
+            status: self.status.unwrap_or(Status::MaxCycles),
+            cycles: self.cycle,
+            outputs,
+            memories,
+            deadlock: self.deadlock.clone(),
+            events: self.events.clone(),
+            stats,
+        }
+    }
+}
+
+fn push_event(
+    events: &mut Vec<RuntimeEvent>,
+    cycle: u64,
+    node: String,
+    kind: EventKind,
+    msg: impl FnOnce() -> String,
+) {
+    if events.len() < MAX_EVENTS {
+        events.push(RuntimeEvent { cycle, node, kind, message: msg() });
+    } else if events.len() == MAX_EVENTS {
+        events.push(RuntimeEvent {
+            cycle,
+            node,
+            kind: EventKind::Truncated,
+            message: format!("more than {MAX_EVENTS} events; the rest are dropped"),
+        });
+    }
+}
+
+#[cfg(test)]
+mod perf_probe {
+    use super::*;
+
+    fn min_time(reps: usize, mut f: impl FnMut()) -> std::time::Duration {
+        (0..reps)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                f();
+                t.elapsed()
+            })
+            .min()
+            .unwrap()
+    }
+
+    #[test]
+    #[ignore]
+    fn probe() {
+        for n in [50, 200] {
+            let f = crate::bench_support::chain(n);
+            let mut env = Environment::default();
+            env.push_tokens("in0", TokenSource::Range { start: 0, end: 1 << 40 });
+            let mut sim = Simulation::new(&f, env.clone()).unwrap();
+            let k = 5000u32;
+            let settle = min_time(30, || {
+                for _ in 0..k {
+                    eval::settle(&sim.prog, &mut sim.st);
+                }
+            });
+            let clock = min_time(30, || {
+                for _ in 0..k {
+                    eval::clock(&sim.prog, &mut sim.st);
+                }
+            });
+            let observe = min_time(30, || {
+                for _ in 0..k {
+                    sim.observe();
+                }
+            });
+            let run = min_time(10, || {
+                let mut s = Simulation::new(&f, env.clone()).unwrap();
+                s.run(u64::from(k));
+            });
+            let traced = min_time(10, || {
+                let mut s = Simulation::new(&f, env.clone()).unwrap();
+                s.enable_trace();
+                s.run(u64::from(k));
+            });
+            eprintln!(
+                "n={n}: settle {:?} clock {:?} observe {:?} run {:?} ({:.0} kc/s) traced {:?} ({:.0} kc/s)",
+                settle / k,
+                clock / k,
+                observe / k,
+                run / k,
+                f64::from(k) / run.as_secs_f64() / 1e3,
+                traced / k,
+                f64::from(k) / traced.as_secs_f64() / 1e3,
+            );
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! The flat program a [`Function`](crate::Function) compiles to: instruction lists for the
+//! forward (valid/data), backward (ready) and clock passes over struct-of-arrays state.
+
+use super::arith::{BinOp, CastKind};
+use crate::ops::CmpPredicate;
+
+/// A slice `[start, start + len)` of [`Program::ports`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Span {
+    /// First element.
+    pub start: u32,
+    /// Number of elements.
+    pub len: u32,
+}
+
+impl Span {
+    /// The range of indices into `ports`.
+    #[inline(always)]
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
+}
+
+/// Forward-pass instruction: computes output valid/data from input valid/data and registers.
+#[derive(Clone, Debug)]
+pub enum Fwd {
+    /// Binary arith op, join semantics.
+    Bin { op: BinOp, a: u32, b: u32, out: u32, w: u8 },
+    /// `cmpi`.
+    Cmp { pred: CmpPredicate, a: u32, b: u32, out: u32, w: u8 },
+    /// `select`.
+    Select { c: u32, t: u32, f: u32, out: u32 },
+    /// Width casts.
+    Cast { kind: CastKind, a: u32, out: u32, from: u8, to: u8 },
+    /// Join of `ins`; data copied from channel `data_from` (or 0 when `u32::MAX`).
+    Join { ins: Span, data_from: u32, out: u32 },
+    /// `pack`: join, data is the concatenation (field 0 in the most significant bits).
+    Pack { ins: Span, out: u32 },
+    /// Pass-through of valid and data (`br`, the data half of `load`).
+    Wire { inp: u32, out: u32 },
+    /// `cond_br`.
+    CondBr { cond: u32, data: u32, t: u32, f: u32 },
+    /// `mux`.
+    Mux { sel: u32, ins: Span, out: u32 },
+    /// `merge`.
+    Merge { ins: Span, out: u32 },
+    /// `control_merge`.
+    Cmerge { ins: Span, out: u32, idx: u32, reg: u32 },
+    /// Eager fork: `outs` fed from `inp` (data copied), emitted registers at `reg`.
+    Fork { inp: u32, outs: Span, reg: u32 },
+    /// `sync`: join of `ins`, eager fork over `outs` (out i carries in i's data).
+    Sync { ins: Span, outs: Span, reg: u32 },
+    /// `unpack`: eager fork, out i carries field i (shifts in `shifts`).
+    Unpack { inp: u32, outs: Span, shifts: Span, reg: u32 },
+    /// `lazy_fork`: valid depends on the other outputs' ready.
+    LazyFork { inp: u32, outs: Span },
+    /// Buffer output from the last slot's registers at `reg`.
+    BufOut { out: u32, reg: u32 },
+    /// `constant`.
+    Const { ctrl: u32, out: u32, value: u64 },
+    /// `source` (valid) / `never` (not valid).
+    Fixed { out: u32, valid: bool },
+    /// `store`: lazy join of addr, data, ctrl onto `dout` and `aout`.
+    Store { addr: u32, data: u32, ctrl: u32, dout: u32, aout: u32 },
+    /// Memory load port: eager fork of `addr` onto `ld` (= mem[addr]) and `done`.
+    MemLd { addr: u32, ld: u32, done: u32, reg: u32, mem: u32 },
+    /// Memory store port completion: `done.valid = wvb`.
+    MemStDone { done: u32, reg: u32 },
+    /// Two-output [`Fwd::Fork`].
+    Fork2 { inp: u32, o0: u32, o1: u32, reg: u32 },
+    /// Two-channel [`Fwd::Sync`].
+    Sync2 { i0: u32, i1: u32, o0: u32, o1: u32, reg: u32 },
+}
+
+/// Backward-pass instruction: computes input ready from output ready and settled valids.
+#[derive(Clone, Debug)]
+pub enum Bwd {
+    /// Join: every input ready = out.valid & out.ready.
+    Join { ins: Span, out: u32 },
+    /// `inp.ready = out.ready`.
+    Wire { inp: u32, out: u32 },
+    /// Always ready (`sink`).
+    Sink { inp: u32 },
+    /// `cond_br`.
+    CondBr { cond: u32, data: u32, t: u32, f: u32 },
+    /// `mux`.
+    Mux { sel: u32, ins: Span, out: u32 },
+    /// `merge`.
+    Merge { ins: Span, out: u32 },
+    /// `control_merge`.
+    Cmerge { ins: Span, out: u32, idx: u32, reg: u32 },
+    /// Eager fork: `inp.ready = allDone`.
+    Fork { inp: u32, outs: Span, reg: u32 },
+    /// `sync`: inputs ready = join valid & allDone.
+    Sync { ins: Span, outs: Span, reg: u32 },
+    /// `lazy_fork`: `in.ready = AND(outs ready)`.
+    LazyFork { inp: u32, outs: Span },
+    /// Buffer input from the first slot's registers.
+    BufIn { inp: u32, reg: u32 },
+    /// `store`.
+    Store { addr: u32, data: u32, ctrl: u32, dout: u32, aout: u32 },
+    /// Memory store port readiness from the write-valid buffer.
+    MemSt { addr: u32, data: u32, done: u32, reg: u32 },
+    /// Two-input [`Bwd::Join`].
+    Join2 { a: u32, b: u32, out: u32 },
+    /// Two-output [`Bwd::Fork`].
+    Fork2 { inp: u32, o0: u32, o1: u32, reg: u32 },
+    /// Two-channel [`Bwd::Sync`].
+    Sync2 { i0: u32, i1: u32, o0: u32, o1: u32, reg: u32 },
+}
+
+/// Clock-edge instruction: updates registers (and memories) from the settled values.
+#[derive(Clone, Debug)]
+pub enum Clk {
+    /// Eager-fork emitted registers for `outs`.
+    Emit { outs: Span, reg: u32 },
+    /// `control_merge` registers.
+    Cmerge { ins: Span, out: u32, idx: u32, reg: u32 },
+    /// Buffer slots.
+    Buffer { inp: u32, out: u32, reg: u32, slots: u32 },
+    /// Memory store port: write and write-valid buffer.
+    MemSt { addr: u32, data: u32, done: u32, reg: u32, mem: u32 },
+    /// Two-output [`Clk::Emit`].
+    Emit2 { o0: u32, o1: u32, reg: u32 },
+}
+
+/// A run of instructions: straight-line, or a combinational cycle iterated to a fixed point.
+#[derive(Clone, Debug)]
+pub enum Seg {
+    /// Execute instructions `[start, end)` once.
+    Straight(u32, u32),
+    /// Iterate instructions `[start, end)` until the channels in `chans` settle.
+    Loop { start: u32, end: u32, chans: Span, node: u32 },
+}
+
+/// Static description of one memory (internal or external).
+#[derive(Clone, Debug)]
+pub struct MemInfo {
+    /// Node ID (internal) or memref argument name (external).
+    pub name: String,
+    /// Number of elements.
+    pub size: u64,
+    /// Element type width.
+    pub elem_width: u32,
+    /// Mask applied to addresses (`2^ceil(log2 size) - 1`).
+    pub addr_mask: u64,
+    /// True for `extmemory`.
+    pub external: bool,
+}
+
+/// A compiled function.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// Number of channels (= `Function::channels.len()`).
+    pub n_channels: usize,
+    /// Data width of every channel.
+    pub widths: Vec<u8>,
+    /// Side table of channel indices / constants referenced by [`Span`]s.
+    pub ports: Vec<u32>,
+    /// Forward instructions in evaluation order.
+    pub fwd: Vec<Fwd>,
+    /// Forward segments.
+    pub fwd_segs: Vec<Seg>,
+    /// Backward instructions in evaluation order.
+    pub bwd: Vec<Bwd>,
+    /// Backward segments.
+    pub bwd_segs: Vec<Seg>,
+    /// Clock instructions.
+    pub clk: Vec<Clk>,
+    /// Forward instructions that depend only on registers, run after each clock edge.
+    pub static_fwd: Vec<Fwd>,
+    /// Backward instructions that depend only on registers, run after each clock edge.
+    pub static_bwd: Vec<Bwd>,
+    /// Reset value of every register word.
+    pub reg_init: Vec<u64>,
+    /// Memories.
+    pub mems: Vec<MemInfo>,
+    /// True when forward and backward passes must be iterated together (`lazy_fork`).
+    pub global_iterate: bool,
+    /// Channel of each channel argument: (argument index, channel).
+    pub args: Vec<(usize, u32)>,
+    /// Channel of each result.
+    pub results: Vec<u32>,
+    /// Division nodes to check for a zero divisor when they fire: (node, divisor, out).
+    pub div_checks: Vec<(u32, u32, u32)>,
+    /// Merge-like nodes to check for several valid inputs: (node, inputs, out, cmerge reg).
+    pub merge_checks: Vec<(u32, Span, u32, Option<u32>)>,
+    /// Per node (by `NodeId` index): its register range `[start, end)`.
+    pub node_regs: Vec<(u32, u32)>,
+    /// Per register word: a field name (`emitted_0`, `slot1.skid_valid`, ...).
+    pub reg_names: Vec<String>,
+    /// Largest buffer slot count (bounds how long tokens can move without any channel firing).
+    pub max_slots: u32,
+}
+
+/// A small integer per instruction variant, used to group identical instructions.
+pub trait Kinded {
+    /// The variant's key.
+    fn kind(&self) -> u16;
+}
+
+impl Kinded for Fwd {
+    fn kind(&self) -> u16 {
+        match self {
+            Fwd::Bin { op, .. } => *op as u16,
+            Fwd::Cmp { .. } => 20,
+            Fwd::Select { .. } => 21,
+            Fwd::Cast { .. } => 22,
+            Fwd::Join { ins, .. } => 100 + ins.len.min(100) as u16,
+            Fwd::Pack { .. } => 23,
+            Fwd::Wire { .. } => 24,
+            Fwd::CondBr { .. } => 25,
+            Fwd::Mux { .. } => 26,
+            Fwd::Merge { .. } => 27,
+            Fwd::Cmerge { .. } => 28,
+            Fwd::Fork { outs, .. } => 200 + outs.len.min(100) as u16,
+            Fwd::Sync { outs, .. } => 300 + outs.len.min(100) as u16,
+            Fwd::Unpack { .. } => 29,
+            Fwd::LazyFork { .. } => 30,
+            Fwd::BufOut { .. } => 31,
+            Fwd::Const { .. } => 32,
+            Fwd::Fixed { .. } => 33,
+            Fwd::Store { .. } => 34,
+            Fwd::MemLd { .. } => 35,
+            Fwd::MemStDone { .. } => 36,
+            Fwd::Fork2 { .. } => 37,
+            Fwd::Sync2 { .. } => 38,
+        }
+    }
+}
+
+impl Kinded for Bwd {
+    fn kind(&self) -> u16 {
+        match self {
+            Bwd::Join { ins, .. } => 100 + ins.len.min(100) as u16,
+            Bwd::Wire { .. } => 1,
+            Bwd::Sink { .. } => 2,
+            Bwd::CondBr { .. } => 3,
+            Bwd::Mux { .. } => 4,
+            Bwd::Merge { .. } => 5,
+            Bwd::Cmerge { .. } => 6,
+            Bwd::Fork { outs, .. } => 200 + outs.len.min(100) as u16,
+            Bwd::Sync { outs, .. } => 300 + outs.len.min(100) as u16,
+            Bwd::LazyFork { .. } => 7,
+            Bwd::BufIn { .. } => 8,
+            Bwd::Store { .. } => 9,
+            Bwd::MemSt { .. } => 10,
+            Bwd::Join2 { .. } => 11,
+            Bwd::Fork2 { .. } => 12,
+            Bwd::Sync2 { .. } => 13,
+        }
+    }
+}
+
+impl Kinded for Clk {
+    fn kind(&self) -> u16 {
+        match self {
+            Clk::Emit { outs, .. } => 200 + outs.len.min(100) as u16,
+            Clk::Cmerge { .. } => 1,
+            Clk::Buffer { slots, .. } => 100 + (*slots).min(99) as u16,
+            Clk::MemSt { .. } => 2,
+            Clk::Emit2 { .. } => 3,
+        }
+    }
+}
+
+impl Program {
+    /// Rewrites common two-port instructions into fixed-arity forms (no span indirection).
+    pub fn specialize(&mut self) {
+        let ports = &self.ports;
+        let two = |sp: Span| -> Option<(u32, u32)> {
+            (sp.len == 2).then(|| (ports[sp.start as usize], ports[sp.start as usize + 1]))
+        };
+        for i in &mut self.fwd {
+            match *i {
+                Fwd::Fork { inp, outs, reg } => {
+                    if let Some((o0, o1)) = two(outs) {
+                        *i = Fwd::Fork2 { inp, o0, o1, reg };
+                    }
+                }
+                Fwd::Sync { ins, outs, reg } => {
+                    if let (Some((i0, i1)), Some((o0, o1))) = (two(ins), two(outs)) {
+                        *i = Fwd::Sync2 { i0, i1, o0, o1, reg };
+                    }
+                }
+                _ => {}
+            }
+        }
+        for i in &mut self.bwd {
+            match *i {
+                Bwd::Join { ins, out } => {
+                    if let Some((a, b)) = two(ins) {
+                        *i = Bwd::Join2 { a, b, out };
+                    }
+                }
+                Bwd::Fork { inp, outs, reg } => {
+                    if let Some((o0, o1)) = two(outs) {
+                        *i = Bwd::Fork2 { inp, o0, o1, reg };
+                    }
+                }
+                Bwd::Sync { ins, outs, reg } => {
+                    if let (Some((i0, i1)), Some((o0, o1))) = (two(ins), two(outs)) {
+                        *i = Bwd::Sync2 { i0, i1, o0, o1, reg };
+                    }
+                }
+                _ => {}
+            }
+        }
+        for i in &mut self.clk {
+            if let Clk::Emit { outs, reg } = *i {
+                if let Some((o0, o1)) = two(outs) {
+                    *i = Clk::Emit2 { o0, o1, reg };
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! The result of a run: status, outputs, memories, deadlock analysis, events and statistics.
+//!
+//! JSON rendering of data values: `iN` with `N > 1` and `index` are printed as signed
+//! two's-complement numbers, `i1` as 0/1, `i0` as 0, tuples as their unsigned bit pattern,
+//! `none` as `null`. [`OutputToken::bits`] keeps the raw unsigned pattern.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::deadlock::DeadlockReport;
+use crate::engine::arith::sext;
+use crate::types::Type;
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Every result produced one token per invocation.
+    Done,
+    /// Nothing could move any more before the results were complete.
+    Deadlock,
+    /// The cycle limit was reached first.
+    MaxCycles,
+}
+
+impl Status {
+    /// The JSON spelling (`done`, `deadlock`, `max-cycles`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Done => "done",
+            Status::Deadlock => "deadlock",
+            Status::MaxCycles => "max-cycles",
+        }
+    }
+}
+
+/// A data value rendered for people and JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// Signed interpretation (`iN`, `N > 1`, and `index`).
+    Signed(i64),
+    /// Unsigned interpretation (`i1`, `i0`, tuples).
+    Unsigned(u64),
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Signed(v) => write!(f, "{v}"),
+            Value::Unsigned(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// Renders bit pattern `bits` of type `ty` (see the module documentation); `None` for `none`.
+pub fn render_value(bits: u64, ty: &Type) -> Option<Value> {
+    match ty {
+        Type::None => None,
+        Type::Int(w) if *w > 1 => Some(Value::Signed(sext(bits, u32::from(*w)))),
+        Type::Index => Some(Value::Signed(bits as i64)),
+        _ => Some(Value::Unsigned(bits)),
+    }
+}
+
+/// The signed two's-complement reading of the low `width` bits of `bits`.
+pub fn signed_value(bits: u64, width: u32) -> i64 {
+    sext(bits, width)
+}
+
+/// One token produced on a result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OutputToken {
+    /// Cycle in which it was transferred.
+    pub cycle: u64,
+    /// Rendered value (`null` for `none`).
+    pub value: Option<Value>,
+    /// Raw unsigned bit pattern.
+    #[serde(skip)]
+    pub bits: u64,
+}
+
+/// Transfer statistics of one channel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ChannelStats {
+    /// Cycles with `valid & ready`.
+    pub fires: u64,
+    /// Cycles with `valid & !ready`.
+    pub stall_cycles: u64,
+    /// Cycles with `ready & !valid`.
+    pub accept_cycles: u64,
+}
+
+/// Kind of a runtime event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventKind {
+    /// A division or remainder by zero fired (its result is 0).
+    DivisionByZero,
+    /// A combinational cycle did not settle within the iteration bound.
+    NoConvergence,
+    /// A merge or control_merge chose between several valid inputs.
+    Nondeterminism,
+    /// Further events were dropped (limit reached).
+    Truncated,
+}
+
+/// Something noteworthy that happened during the run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RuntimeEvent {
+    /// Cycle.
+    pub cycle: u64,
+    /// Stable ID of the node.
+    pub node: String,
+    /// What happened.
+    pub kind: EventKind,
+    /// Details in words.
+    pub message: String,
+}
+
+/// The outcome of [`Simulation::run`](crate::engine::Simulation::run).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunReport {
+    /// How the run ended.
+    pub status: Status,
+    /// Number of simulated cycles.
+    pub cycles: u64,
+    /// Tokens per result name.
+    pub outputs: BTreeMap<String, Vec<OutputToken>>,
+    /// Final contents per memory (node ID) and external memory (argument name).
+    pub memories: BTreeMap<String, Vec<Value>>,
+    /// Deadlock analysis when `status` is `deadlock`.
+    pub deadlock: Option<DeadlockReport>,
+    /// Runtime events in cycle order.
+    pub events: Vec<RuntimeEvent>,
+    /// Per channel name.
+    pub stats: BTreeMap<String, ChannelStats>,
+}
+
+/// A compact human-readable rendering of a report.
+pub fn render_human(r: &RunReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "status: {} after {} cycles", r.status.as_str(), r.cycles);
+    for (name, toks) in &r.outputs {
+        let vals: Vec<String> = toks
+            .iter()
+            .map(|t| match t.value {
+                Some(v) => format!("{v}@{}", t.cycle),
+                None => format!("token@{}", t.cycle),
+            })
+            .collect();
+        let _ = writeln!(s, "  {name}: [{}]", vals.join(", "));
+    }
+    for (name, vals) in &r.memories {
+        const SHOW: usize = 16;
+        let mut v: Vec<String> = vals.iter().take(SHOW).map(|v| v.to_string()).collect();
+        if vals.len() > SHOW {
+            v.push(format!("... ({} elements)", vals.len()));
+        }
+        let _ = writeln!(s, "  memory {name}: [{}]", v.join(", "));
+    }
+    for e in &r.events {
+        let _ = writeln!(s, "  event cycle {} {}: {}", e.cycle, e.node, e.message);
+    }
+    if let Some(d) = &r.deadlock {
+        let _ = write!(s, "{}", crate::deadlock::render(d));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_rendering() {
+        assert_eq!(render_value(0xff, &Type::Int(8)), Some(Value::Signed(-1)));
+        assert_eq!(render_value(1, &Type::Int(1)), Some(Value::Unsigned(1)));
+        assert_eq!(render_value(u64::MAX, &Type::Index), Some(Value::Signed(-1)));
+        assert_eq!(render_value(0, &Type::None), None);
+        assert_eq!(signed_value(0x40, 7), -64);
+    }
+}

@@ -1,0 +1,439 @@
+//! Stimulus and environment: tokens driven into the function's arguments, ready policies for
+//! its results, and initial memory contents.
+//!
+//! # Ready policies and the PRNG
+//! [`ReadyPolicy::Random`] uses **splitmix64**, one generator per result, seeded with `seed`:
+//! ```text
+//! state = state + 0x9E3779B97F4A7C15            (mod 2^64)
+//! z = state
+//! z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9     (mod 2^64)
+//! z = (z ^ (z >> 27)) * 0x94D049BB133111EB     (mod 2^64)
+//! z = z ^ (z >> 31)
+//! ```
+//! Exactly one value `z` is drawn per result per cycle, starting at cycle 0, whatever the
+//! circuit does. The result is ready in that cycle when `(z >> 32) < threshold`, where
+//! `threshold = round(prob * 2^32)` clamped to `[0, 2^32]` (so `prob = 1` is always ready and
+//! `prob = 0` never). A testbench reproduces it bit-exactly from `seed` and `threshold`
+//! ([`ReadyPolicy::threshold`]).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::types::{Type, width_mask};
+
+/// Errors in stimulus text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StimulusError {
+    /// A number could not be parsed.
+    #[error("invalid number `{0}`")]
+    Number(String),
+    /// A value does not fit in 64 bits.
+    #[error("value `{0}` does not fit in 64 bits")]
+    Range(String),
+    /// A ready policy could not be parsed.
+    #[error("invalid ready policy `{0}` (expected always, random:SEED:PROB or pattern:BITS)")]
+    Policy(String),
+    /// A token file could not be read.
+    #[error("cannot read `{path}`: {message}")]
+    File {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        message: String,
+    },
+}
+
+/// One batch of tokens for an argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TokenSource {
+    /// Explicit values as 64-bit patterns (masked to the argument width when driven).
+    Values(Vec<u64>),
+    /// `start..end` (end exclusive), generated lazily, masked to the argument width.
+    Range {
+        /// First value.
+        start: i128,
+        /// One past the last value.
+        end: i128,
+    },
+    /// `count` tokens of a `none` argument (data 0).
+    None(u64),
+}
+
+impl TokenSource {
+    /// Number of tokens.
+    pub fn len(&self) -> u64 {
+        match self {
+            TokenSource::Values(v) => v.len() as u64,
+            TokenSource::Range { start, end } => (end - start).clamp(0, i128::from(u64::MAX)) as u64,
+            TokenSource::None(n) => *n,
+        }
+    }
+
+    /// True when there are no tokens.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Token `k` as an unmasked bit pattern.
+    pub fn get(&self, k: u64) -> u64 {
+        match self {
+            TokenSource::Values(v) => v[k as usize],
+            TokenSource::Range { start, .. } => (start + i128::from(k)) as u64,
+            TokenSource::None(_) => 0,
+        }
+    }
+
+    /// Parses CLI syntax for an argument of type `ty`:
+    /// `1,2,-3` (negative values are masked to the width when driven), `0..1000`,
+    /// `@file` (whitespace- or comma-separated decimal or `0x` hex numbers).
+    /// For `none` arguments: `none` (one token) or a count `N`.
+    pub fn parse(text: &str, ty: &Type) -> Result<TokenSource, StimulusError> {
+        let t = text.trim();
+        if ty.is_none() {
+            if t == "none" {
+                return Ok(TokenSource::None(1));
+            }
+            let n = parse_number(t)?;
+            return u64::try_from(n)
+                .map(TokenSource::None)
+                .map_err(|_| StimulusError::Range(t.to_string()));
+        }
+        if let Some(path) = t.strip_prefix('@') {
+            return parse_file(Path::new(path));
+        }
+        if let Some((a, b)) = t.split_once("..") {
+            let (start, end) = (parse_number(a)?, parse_number(b)?);
+            return Ok(TokenSource::Range { start, end });
+        }
+        parse_list(t)
+    }
+}
+
+/// Parses a decimal or `0x` hexadecimal integer, optionally negative.
+pub fn parse_number(s: &str) -> Result<i128, StimulusError> {
+    let t = s.trim();
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let mag = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        u64::from_str_radix(&h.replace('_', ""), 16)
+    } else {
+        body.replace('_', "").parse::<u64>()
+    }
+    .map_err(|_| StimulusError::Number(t.to_string()))?;
+    Ok(if neg { -i128::from(mag) } else { i128::from(mag) })
+}
+
+fn to_bits(v: i128, text: &str) -> Result<u64, StimulusError> {
+    if v < i128::from(i64::MIN) || v > i128::from(u64::MAX) {
+        return Err(StimulusError::Range(text.to_string()));
+    }
+    Ok(v as u64)
+}
+
+fn parse_list(t: &str) -> Result<TokenSource, StimulusError> {
+    let mut vals = Vec::new();
+    for part in t.split(|c: char| c == ',' || c.is_whitespace()).filter(|p| !p.is_empty()) {
+        vals.push(to_bits(parse_number(part)?, part)?);
+    }
+    Ok(TokenSource::Values(vals))
+}
+
+fn parse_file(path: &Path) -> Result<TokenSource, StimulusError> {
+    let text = std::fs::read_to_string(path).map_err(|e| StimulusError::File {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    parse_list(&text)
+}
+
+/// When a result channel is ready.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ReadyPolicy {
+    /// Always ready.
+    Always,
+    /// Ready with probability `prob` per cycle, drawn from splitmix64 seeded with `seed`.
+    Random {
+        /// Seed of this result's generator.
+        seed: u64,
+        /// Probability of being ready in a cycle.
+        prob: f64,
+    },
+    /// `pattern[cycle % len]`.
+    Pattern(Vec<bool>),
+}
+
+impl ReadyPolicy {
+    /// Parses `always`, `random:SEED:PROB` or `pattern:1101`.
+    pub fn parse(text: &str) -> Result<ReadyPolicy, StimulusError> {
+        let t = text.trim();
+        let bad = || StimulusError::Policy(t.to_string());
+        if t == "always" {
+            return Ok(ReadyPolicy::Always);
+        }
+        if let Some(rest) = t.strip_prefix("random:") {
+            let (seed, prob) = rest.split_once(':').ok_or_else(bad)?;
+            let seed = u64::try_from(parse_number(seed)?).map_err(|_| bad())?;
+            let prob: f64 = prob.trim().parse().map_err(|_| bad())?;
+            if !(0.0..=1.0).contains(&prob) {
+                return Err(bad());
+            }
+            return Ok(ReadyPolicy::Random { seed, prob });
+        }
+        if let Some(bits) = t.strip_prefix("pattern:") {
+            let p: Option<Vec<bool>> = bits
+                .chars()
+                .filter(|c| *c != '_')
+                .map(|c| match c {
+                    '1' => Some(true),
+                    '0' => Some(false),
+                    _ => None,
+                })
+                .collect();
+            return match p {
+                Some(p) if !p.is_empty() => Ok(ReadyPolicy::Pattern(p)),
+                _ => Err(bad()),
+            };
+        }
+        Err(bad())
+    }
+
+    /// The integer threshold `round(prob * 2^32)` clamped to `[0, 2^32]` used by `Random`.
+    pub fn threshold(prob: f64) -> u64 {
+        let t = (prob * 4_294_967_296.0).round();
+        if t.is_nan() || t <= 0.0 { 0 } else if t >= 4_294_967_296.0 { 1 << 32 } else { t as u64 }
+    }
+
+    /// True when the policy can ever be ready.
+    pub fn can_be_ready(&self) -> bool {
+        match self {
+            ReadyPolicy::Always => true,
+            ReadyPolicy::Random { prob, .. } => Self::threshold(*prob) > 0,
+            ReadyPolicy::Pattern(p) => p.iter().any(|b| *b),
+        }
+    }
+}
+
+/// The splitmix64 generator (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct SplitMix64 {
+    /// Current state.
+    pub state: u64,
+}
+
+impl SplitMix64 {
+    /// A generator with the given seed.
+    pub fn new(seed: u64) -> Self {
+        SplitMix64 { state: seed }
+    }
+
+    /// Next 64-bit output.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Per-cycle evaluation of a [`ReadyPolicy`].
+#[derive(Clone, Debug)]
+pub struct ReadyGen {
+    policy: ReadyPolicy,
+    rng: SplitMix64,
+    threshold: u64,
+}
+
+impl ReadyGen {
+    /// Starts a policy at cycle 0.
+    pub fn new(policy: ReadyPolicy) -> Self {
+        let (seed, threshold) = match &policy {
+            ReadyPolicy::Random { seed, prob } => (*seed, ReadyPolicy::threshold(*prob)),
+            _ => (0, 0),
+        };
+        ReadyGen { policy, rng: SplitMix64::new(seed), threshold }
+    }
+
+    /// Ready value for `cycle`; must be called once per cycle in order.
+    #[inline]
+    pub fn next(&mut self, cycle: u64) -> bool {
+        match &self.policy {
+            ReadyPolicy::Always => true,
+            ReadyPolicy::Random { .. } => (self.rng.next() >> 32) < self.threshold,
+            ReadyPolicy::Pattern(p) => p[(cycle % p.len() as u64) as usize],
+        }
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &ReadyPolicy {
+        &self.policy
+    }
+}
+
+/// Everything outside the function: stimulus, ready policies, external memory contents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Environment {
+    /// Tokens per channel argument (by argument name); several sources are concatenated.
+    /// An argument without an entry gets no tokens, except the last `none` argument, which
+    /// gets one.
+    pub inputs: BTreeMap<String, Vec<TokenSource>>,
+    /// Ready policy per result (by result name); default [`ReadyPolicy::Always`].
+    pub ready: BTreeMap<String, ReadyPolicy>,
+    /// Initial contents per `extmemory` (by memref argument name); missing elements are 0.
+    pub ext_memories: BTreeMap<String, Vec<u64>>,
+    /// Initial contents per internal `memory` (by node ID); missing elements are 0.
+    pub memories: BTreeMap<String, Vec<u64>>,
+    /// Cycles without any transfer after which the run stops as deadlocked.
+    pub deadlock_window: u64,
+}
+
+impl Default for Environment {
+    fn default() -> Self {
+        Environment {
+            inputs: BTreeMap::new(),
+            ready: BTreeMap::new(),
+            ext_memories: BTreeMap::new(),
+            memories: BTreeMap::new(),
+            deadlock_window: 16,
+        }
+    }
+}
+
+impl Environment {
+    /// Adds tokens to argument `name` (appending to earlier ones).
+    pub fn push_tokens(&mut self, name: impl Into<String>, src: TokenSource) -> &mut Self {
+        self.inputs.entry(name.into()).or_default().push(src);
+        self
+    }
+
+    /// Sets the ready policy of result `name`.
+    pub fn set_ready(&mut self, name: impl Into<String>, p: ReadyPolicy) -> &mut Self {
+        self.ready.insert(name.into(), p);
+        self
+    }
+}
+
+/// Runtime cursor over one argument's tokens.
+#[derive(Clone, Debug)]
+pub(crate) struct ArgCursor {
+    sources: Vec<TokenSource>,
+    src: usize,
+    off: u64,
+    mask: u64,
+    /// Tokens consumed so far.
+    pub consumed: u64,
+    /// Total tokens.
+    pub total: u64,
+}
+
+impl ArgCursor {
+    pub(crate) fn new(sources: Vec<TokenSource>, ty: &Type) -> Self {
+        let total = sources.iter().map(TokenSource::len).sum();
+        let mut c = ArgCursor {
+            sources,
+            src: 0,
+            off: 0,
+            mask: width_mask(ty.bit_width()),
+            consumed: 0,
+            total,
+        };
+        c.skip_empty();
+        c
+    }
+
+    fn skip_empty(&mut self) {
+        while self.src < self.sources.len() && self.off >= self.sources[self.src].len() {
+            self.src += 1;
+            self.off = 0;
+        }
+    }
+
+    /// The current token (masked), if any.
+    #[inline]
+    pub(crate) fn peek(&self) -> Option<u64> {
+        self.sources.get(self.src).map(|s| s.get(self.off) & self.mask)
+    }
+
+    /// Consumes the current token.
+    #[inline]
+    pub(crate) fn advance(&mut self) {
+        self.off += 1;
+        self.consumed += 1;
+        self.skip_empty();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_cli_syntax() {
+        let i8t = Type::Int(8);
+        assert_eq!(
+            TokenSource::parse("1, 2,-3", &i8t).unwrap(),
+            TokenSource::Values(vec![1, 2, (-3i64) as u64])
+        );
+        assert_eq!(
+            TokenSource::parse("0..1000", &i8t).unwrap(),
+            TokenSource::Range { start: 0, end: 1000 }
+        );
+        assert_eq!(TokenSource::parse("-2..0x2", &i8t).unwrap().len(), 4);
+        assert_eq!(TokenSource::parse("none", &Type::None).unwrap(), TokenSource::None(1));
+        assert_eq!(TokenSource::parse("5", &Type::None).unwrap(), TokenSource::None(5));
+        assert!(TokenSource::parse("1,x", &i8t).is_err());
+        let dir = std::env::temp_dir().join(format!("hs-stim-{}", std::process::id()));
+        std::fs::write(&dir, "1 0x10,\n -1\t7").unwrap();
+        let t = TokenSource::parse(&format!("@{}", dir.display()), &i8t).unwrap();
+        std::fs::remove_file(&dir).ok();
+        assert_eq!(t, TokenSource::Values(vec![1, 16, u64::MAX, 7]));
+        assert!(TokenSource::parse("@/nonexistent/x", &i8t).is_err());
+    }
+
+    #[test]
+    fn cursor_masks_and_concatenates() {
+        let mut c = ArgCursor::new(
+            vec![
+                TokenSource::Values(vec![(-3i64) as u64]),
+                TokenSource::Values(vec![]),
+                TokenSource::Range { start: 254, end: 257 },
+            ],
+            &Type::Int(8),
+        );
+        let mut got = Vec::new();
+        while let Some(v) = c.peek() {
+            got.push(v);
+            c.advance();
+        }
+        assert_eq!(got, vec![0xfd, 254, 255, 0]);
+        assert_eq!(c.total, 4);
+    }
+
+    #[test]
+    fn policies() {
+        assert_eq!(ReadyPolicy::parse("always").unwrap(), ReadyPolicy::Always);
+        assert_eq!(
+            ReadyPolicy::parse("pattern:1101").unwrap(),
+            ReadyPolicy::Pattern(vec![true, true, false, true])
+        );
+        assert_eq!(
+            ReadyPolicy::parse("random:42:0.5").unwrap(),
+            ReadyPolicy::Random { seed: 42, prob: 0.5 }
+        );
+        assert!(ReadyPolicy::parse("random:1:2").is_err());
+        assert!(ReadyPolicy::parse("pattern:").is_err());
+        assert_eq!(ReadyPolicy::threshold(0.5), 1 << 31);
+        assert_eq!(ReadyPolicy::threshold(1.0), 1 << 32);
+        // splitmix64 reference value for seed 0 (first output).
+        assert_eq!(SplitMix64::new(0).next(), 0xE220_A839_7B1D_CDAF);
+        let mut g = ReadyGen::new(ReadyPolicy::Random { seed: 7, prob: 0.25 });
+        let n = (0..10_000).filter(|&c| g.next(c)).count();
+        assert!((2200..2800).contains(&n), "{n}");
+        let mut p = ReadyGen::new(ReadyPolicy::Pattern(vec![true, false, false]));
+        let v: Vec<bool> = (0..6).map(|c| p.next(c)).collect();
+        assert_eq!(v, [true, false, false, true, false, false]);
+    }
+}

@@ -1,0 +1,332 @@
+//! Combinational cycle detection.
+//!
+//! # Model
+//!
+//! Every channel `c` carries two groups of signals: the *forward* group `F(c)` (`valid` and
+//! `data`, which always travel together) and the *ready* signal `R(c)`. Each node contributes
+//! combinational dependencies between the signals of its own ports, following
+//! `/work/shared/SEMANTICS.md`:
+//!
+//! * join-like behaviour (arith ops, `join`, `pack`, `cond_br`, `mux`, `merge`, `constant`,
+//!   `br`, `store`, and the stateful-but-transparent `fork`, `sync`, `unpack`,
+//!   `control_merge`): every output's `F` depends on every input's `F`; every input's `R`
+//!   depends on every output's `R` and on every input's `F` (an input is accepted only when
+//!   the others are valid, a mux's select data chooses the input, a merge's priority decides).
+//!   `control_merge` is transparent because `won == 0` after every transfer; forks because
+//!   `emitted == 0` then.
+//! * `load`: two independent joins, `{addrIn0, ctrl} -> addrOut0` and
+//!   `dataFromMem -> dataOut`.
+//! * `lazy_fork`: `F(in) -> F(out_i)`, `R(out_i) -> R(in)`, and `R(out_j) -> F(out_i)` for
+//!   `j != i` (an output is offered only when the *other* outputs are ready). This is the only
+//!   op where a ready signal feeds a forward one.
+//! * `memory`/`extmemory`: a load port is an eager fork of `ldAddr_i` onto `ldData_i` and
+//!   `ldDone_i` (join-like as above). A store port writes on the clock edge and raises
+//!   `stDone_j.valid` from the `wvb` register, so there is **no** forward dependency from
+//!   `stAddr_j`/`stData_j` to `stDone_j`; but `stAddr_j.ready = stData_j.ready =
+//!   !wvb | stDone_j.ready`, so there **is** a ready dependency `R(stDone_j) -> R(stAddr_j)`,
+//!   `R(stDone_j) -> R(stData_j)`. `extmemory` is treated the same (latency 0 is the
+//!   reference).
+//! * `buffer` registers everything in both directions: no dependencies. `source`, `sink`,
+//!   `never`, arguments and `return` have none either (top-level ports are driven by the
+//!   environment). `instance` nodes are opaque here: flatten the hierarchy first to look
+//!   through them.
+//!
+//! # Why a signal-level graph
+//!
+//! For most ops the ready dependencies are exactly the forward ones reversed, so a cycle of
+//! forward edges through nodes is also a cycle of ready edges and one SCC pass over node-level
+//! forward edges would find both. The store port of a memory breaks that symmetry: a loop
+//! `stDone_j -> ... (combinational) ... -> stAddr_j` is not a valid-path loop (the `wvb`
+//! register cuts it) but *is* a ready-path loop (`stDone_j.ready` feeds `stAddr_j.ready`,
+//! which feeds back through the chain to `stDone_j.ready`). `lazy_fork` additionally mixes the
+//! two directions. So the analysis builds one graph whose vertices are the `F(c)` and `R(c)`
+//! signals, runs Tarjan's SCC algorithm on it, and reports one concrete simple cycle per
+//! non-trivial component. A plain loop of combinational nodes shows up twice (once as a
+//! forward cycle, once as the reversed ready cycle); the two are merged into one report.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use super::{NodeRef, Problem, Rule};
+use crate::graph::{ChannelId, Function, NodeId};
+use crate::ops::Op;
+
+/// One signal group of a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Signal {
+    /// `valid` and `data`, produced by the channel's producer.
+    Forward(ChannelId),
+    /// `ready`, produced by the channel's consumer.
+    Ready(ChannelId),
+}
+
+impl Signal {
+    /// The channel the signal belongs to.
+    pub fn channel(self) -> ChannelId {
+        match self {
+            Signal::Forward(c) | Signal::Ready(c) => c,
+        }
+    }
+}
+
+/// The combinational dependencies inside node `n`, as `(from, to)` pairs: `to` is computed
+/// in the same cycle from `from`. Nodes with malformed port lists yield what their ports allow.
+pub fn node_deps(f: &Function, n: NodeId) -> Vec<(Signal, Signal)> {
+    let node = &f.nodes[n];
+    let ins = &node.inputs;
+    let outs = &node.outputs;
+    let mut deps = Vec::new();
+    let mut join = |ins: &[ChannelId], outs: &[ChannelId]| {
+        for &i in ins {
+            for &o in outs {
+                deps.push((Signal::Forward(i), Signal::Forward(o)));
+                deps.push((Signal::Ready(o), Signal::Ready(i)));
+            }
+            for &j in ins {
+                deps.push((Signal::Forward(j), Signal::Ready(i)));
+            }
+        }
+    };
+    let pick = |list: &[ChannelId], idx: &[usize]| -> Vec<ChannelId> {
+        idx.iter().filter_map(|&i| list.get(i).copied()).collect()
+    };
+    match &node.op {
+        Op::Argument { .. }
+        | Op::Return
+        | Op::Source
+        | Op::Sink
+        | Op::Never
+        | Op::Buffer { .. }
+        | Op::Instance { .. } => {}
+        Op::Arith(_)
+        | Op::Join
+        | Op::Pack
+        | Op::CondBr
+        | Op::Mux
+        | Op::Merge
+        | Op::Constant { .. }
+        | Op::Br
+        | Op::Store
+        | Op::Fork
+        | Op::Sync
+        | Op::Unpack
+        | Op::ControlMerge => join(ins, outs),
+        Op::Load => {
+            join(&pick(ins, &[0, 2]), &pick(outs, &[1]));
+            join(&pick(ins, &[1]), &pick(outs, &[0]));
+        }
+        Op::LazyFork => {
+            for &i in ins {
+                for &o in outs {
+                    deps.push((Signal::Forward(i), Signal::Forward(o)));
+                    deps.push((Signal::Ready(o), Signal::Ready(i)));
+                }
+            }
+            for (a, &oa) in outs.iter().enumerate() {
+                for (b, &ob) in outs.iter().enumerate() {
+                    if a != b {
+                        deps.push((Signal::Ready(ob), Signal::Forward(oa)));
+                    }
+                }
+            }
+        }
+        Op::Memory { ld, st, .. } | Op::ExtMemory { ld, st, .. } => {
+            let (ld, st) = (*ld as usize, *st as usize);
+            for i in 0..ld {
+                join(&pick(ins, &[2 * st + i]), &pick(outs, &[i, ld + st + i]));
+            }
+            for j in 0..st {
+                if let Some(&done) = outs.get(ld + j) {
+                    for c in pick(ins, &[2 * j, 2 * j + 1]) {
+                        deps.push((Signal::Ready(done), Signal::Ready(c)));
+                    }
+                }
+            }
+        }
+    }
+    deps
+}
+
+/// A combinational cycle found in a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CombCycle {
+    /// Nodes along the cycle in data-flow order, starting from the smallest [`NodeId`].
+    pub nodes: Vec<NodeId>,
+    /// Channels along the cycle, `channels[i]` leaving `nodes[i]`'s side of the loop.
+    pub channels: Vec<ChannelId>,
+    /// True when the loop runs through valid/data signals.
+    pub valid: bool,
+    /// True when the loop runs through ready signals.
+    pub ready: bool,
+}
+
+/// Finds one simple combinational cycle per strongly connected component of the signal
+/// graph, merging a forward cycle with the ready cycle over the same nodes. Sorted by nodes.
+pub fn find_cycles(f: &Function) -> Vec<CombCycle> {
+    // (from, to) -> the node that creates the dependency (the first one, by NodeId).
+    let mut edges: BTreeMap<(Signal, Signal), NodeId> = BTreeMap::new();
+    for n in f.nodes.keys() {
+        for e in node_deps(f, n) {
+            edges.entry(e).or_insert(n);
+        }
+    }
+    let mut g: DiGraph<Signal, NodeId> = DiGraph::new();
+    let mut index: BTreeMap<Signal, NodeIndex> = BTreeMap::new();
+    for (&(a, b), &n) in &edges {
+        let ia = *index.entry(a).or_insert_with(|| g.add_node(a));
+        let ib = *index.entry(b).or_insert_with(|| g.add_node(b));
+        g.add_edge(ia, ib, n);
+    }
+    let mut cycles: Vec<CombCycle> = Vec::new();
+    for scc in petgraph::algo::tarjan_scc(&g) {
+        let members: BTreeSet<Signal> = scc.iter().map(|i| g[*i]).collect();
+        let inner: Vec<(Signal, Signal, NodeId)> = edges
+            .iter()
+            .filter(|((a, b), _)| members.contains(a) && members.contains(b))
+            .map(|(&(a, b), &n)| (a, b, n))
+            .collect();
+        if inner.is_empty() {
+            continue;
+        }
+        if let Some(c) = one_cycle(&inner) {
+            match cycles.iter_mut().find(|k| same_nodes(&k.nodes, &c.nodes)) {
+                Some(k) => {
+                    k.valid |= c.valid;
+                    k.ready |= c.ready;
+                }
+                None => cycles.push(c),
+            }
+        }
+    }
+    cycles.sort_by(|a, b| a.nodes.cmp(&b.nodes));
+    cycles
+}
+
+fn same_nodes(a: &[NodeId], b: &[NodeId]) -> bool {
+    let sa: BTreeSet<_> = a.iter().collect();
+    let sb: BTreeSet<_> = b.iter().collect();
+    sa == sb
+}
+
+/// Extracts a shortest simple cycle through the lowest-numbered node's first edge in the
+/// component, by breadth-first search in sorted edge order.
+fn one_cycle(inner: &[(Signal, Signal, NodeId)]) -> Option<CombCycle> {
+    let &(start_from, start_to, start_node) = inner.iter().min_by_key(|(a, b, n)| (*n, *a, *b))?;
+    let mut adj: BTreeMap<Signal, Vec<(Signal, NodeId)>> = BTreeMap::new();
+    for &(a, b, n) in inner {
+        adj.entry(a).or_default().push((b, n));
+    }
+    // BFS from start_to back to start_from.
+    let mut prev: BTreeMap<Signal, (Signal, NodeId)> = BTreeMap::new();
+    let mut queue = VecDeque::from([start_to]);
+    let mut seen = BTreeSet::from([start_to]);
+    while let Some(s) = queue.pop_front() {
+        if s == start_from {
+            break;
+        }
+        for &(t, n) in adj.get(&s).map(Vec::as_slice).unwrap_or(&[]) {
+            if seen.insert(t) {
+                prev.insert(t, (s, n));
+                queue.push_back(t);
+            }
+        }
+    }
+    if !seen.contains(&start_from) {
+        return None;
+    }
+    // Edge list of the cycle, in propagation order, starting with the chosen edge.
+    let mut path = Vec::new();
+    let mut cur = start_from;
+    while cur != start_to {
+        let (p, n) = prev[&cur];
+        path.push((p, cur, n));
+        cur = p;
+    }
+    path.reverse();
+    let mut cycle = vec![(start_from, start_to, start_node)];
+    cycle.extend(path);
+    let forward = cycle
+        .iter()
+        .all(|(a, b, _)| matches!((a, b), (Signal::Forward(_), Signal::Forward(_))));
+    let ready = cycle
+        .iter()
+        .all(|(a, b, _)| matches!((a, b), (Signal::Ready(_), Signal::Ready(_))));
+    // Nodes and channels in propagation order; node i is followed by the channel its edge
+    // writes to.
+    let mut nodes: Vec<NodeId> = Vec::new();
+    let mut channels: Vec<ChannelId> = Vec::new();
+    for &(_, to, n) in &cycle {
+        if nodes.last() != Some(&n) {
+            nodes.push(n);
+            channels.push(to.channel());
+        } else if let Some(last) = channels.last_mut() {
+            *last = to.channel();
+        }
+    }
+    if nodes.len() > 1 && nodes.first() == nodes.last() {
+        // The loop entered and left the same node: merge the two halves (the node writes
+        // the first edge's channel).
+        nodes.pop();
+        channels.pop();
+    }
+    if ready {
+        // Ready propagates against the data flow: present the loop in data-flow order, each
+        // node followed by the channel it drives.
+        nodes.reverse();
+        channels.reverse();
+        channels.rotate_left(1);
+    }
+    let k = nodes
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, n)| **n)
+        .map(|(i, _)| i)
+        .unwrap_or(0);
+    nodes.rotate_left(k);
+    channels.rotate_left(k);
+    Some(CombCycle {
+        nodes,
+        channels,
+        valid: forward || !ready,
+        ready: ready || !forward,
+    })
+}
+
+/// One [`Rule::CombinationalCycle`] error per cycle found by [`find_cycles`].
+pub fn cycle_problems(f: &Function) -> Vec<Problem> {
+    find_cycles(f)
+        .into_iter()
+        .map(|c| {
+            let ids: Vec<&str> = c.nodes.iter().map(|n| f.nodes[*n].id.as_str()).collect();
+            let kind = match (c.valid, c.ready) {
+                (true, true) => "valid and ready paths",
+                (true, false) => "valid path",
+                _ => "ready path",
+            };
+            let mut path = ids.join(" -> ");
+            if let Some(first) = ids.first() {
+                path.push_str(" -> ");
+                path.push_str(first);
+            }
+            Problem {
+                rule: Rule::CombinationalCycle,
+                function: f.name.clone(),
+                message: format!("combinational cycle ({kind}) with no buffer: {path}"),
+                nodes: c
+                    .nodes
+                    .iter()
+                    .map(|n| NodeRef {
+                        id: f.nodes[*n].id.clone(),
+                        loc: f.nodes[*n].loc.clone(),
+                    })
+                    .collect(),
+                channels: c
+                    .channels
+                    .iter()
+                    .map(|ch| f.channels[*ch].name.clone())
+                    .collect(),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,89 @@
+//! Deliberate deadlocks and the explanations the analysis gives.
+
+mod common;
+
+use common::*;
+use handscope_sim::engine::Simulation;
+use handscope_sim::report::Status;
+use handscope_sim::stimulus::{Environment, TokenSource};
+use handscope_sim::{BufferKind, Op, Type};
+
+#[test]
+fn join_input_routed_elsewhere_by_cond_br() {
+    let mut f = handscope_sim::Function::new("t");
+    let c = arg(&mut f, "c", Type::Int(1));
+    let d = arg(&mut f, "d", Type::Int(8));
+    let x = arg(&mut f, "x", Type::Int(8));
+    let cb = node(&mut f, Op::CondBr, vec![c, d], vec![Type::Int(8), Type::Int(8)]);
+    let (t, fl) = (out(&f, cb, 0), out(&f, cb, 1));
+    node(&mut f, Op::Sink, vec![fl], vec![]);
+    let j = node(&mut f, Op::Join, vec![x, t], vec![Type::None]);
+    let jo = out(&f, j, 0);
+    ret(&mut f, vec![jo]);
+    let mut env = Environment::default();
+    env.push_tokens("c", TokenSource::Values(vec![0]));
+    env.push_tokens("d", TokenSource::Values(vec![5]));
+    env.push_tokens("x", TokenSource::Values(vec![7]));
+    let mut sim = Simulation::new(&f, env).unwrap();
+    let r = sim.run(1000);
+    assert_eq!(r.status, Status::Deadlock);
+    assert!(r.cycles < 40, "stopped early: {}", r.cycles);
+    let d = r.deadlock.as_ref().unwrap();
+    assert_eq!(d.stuck.len(), 1);
+    assert_eq!(d.stuck[0].channel, "x");
+    assert_eq!(d.stuck[0].consumer, "join0.in0");
+    assert_eq!(d.stuck[0].since, 0);
+    assert_eq!(d.missing_results["r0"], 1);
+    let text = d.explanation.join("\n");
+    assert!(text.contains("join0 waits for join0.in1 (cond_br0.outTrue)"), "{text}");
+    assert!(text.contains("cond_br0 sent its token to outFalse (last at cycle 0"), "{text}");
+    assert!(d.cycles.is_empty());
+    assert!(d.chains.iter().any(|c| c.last().map(String::as_str) == Some("cond_br0")), "{:?}", d.chains);
+    let human = handscope_sim::report::render_human(&r);
+    assert!(human.contains("stuck: x = 7 since cycle 0 -> join0.in0"), "{human}");
+}
+
+#[test]
+fn loop_without_initial_token_waits_on_itself() {
+    // join(a, loop) -> fork -> {result, buffer -> join.in1}: the loop has no token.
+    let mut f = handscope_sim::Function::new("t");
+    let a = arg(&mut f, "a", Type::Int(8));
+    let j = f.add_node(Op::Join, vec![Type::None]);
+    let jo = out(&f, j, 0);
+    let fk = node(&mut f, Op::Fork, vec![jo], vec![Type::None, Type::None]);
+    let f1 = out(&f, fk, 1);
+    let b = node(
+        &mut f,
+        Op::Buffer { slots: 1, kind: BufferKind::Seq, init: None },
+        vec![f1],
+        vec![Type::None],
+    );
+    let ins = vec![a, out(&f, b, 0)];
+    f.set_inputs(j, ins);
+    let r0 = out(&f, fk, 0);
+    ret(&mut f, vec![r0]);
+    let mut env = Environment::default();
+    env.push_tokens("a", TokenSource::Values(vec![3]));
+    let mut sim = Simulation::new(&f, env).unwrap();
+    let r = sim.run(1000);
+    assert_eq!(r.status, Status::Deadlock);
+    let d = r.deadlock.unwrap();
+    assert_eq!(d.cycles.len(), 1, "{:?}", d.explanation);
+    let mut members = d.cycles[0].clone();
+    members.sort();
+    assert_eq!(members, ["buffer0", "fork0", "join0"]);
+    let text = d.explanation.join("\n");
+    assert!(text.contains("Wait-for cycle"), "{text}");
+    assert!(text.contains("a holds a=3 since cycle 0 and waits for join0.in0"), "{text}");
+}
+
+#[test]
+fn done_runs_are_not_deadlocks() {
+    let f = handscope_sim::bench_support::chain(2);
+    let mut env = Environment::default();
+    env.push_tokens("in0", TokenSource::Range { start: 0, end: 5 });
+    let mut sim = Simulation::new(&f, env).unwrap();
+    let r = sim.run(1000);
+    assert_eq!(r.status, Status::Done);
+    assert!(r.deadlock.is_none());
+}
