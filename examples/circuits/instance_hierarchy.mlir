@@ -1,8 +1,8 @@
-// Instance hierarchy: @top calls @scale_add twice in series; each call computes
-// x * k + 1 for a constant k given by the caller. Handscope keeps the hierarchy for display
-// and flattens it for simulation (child nodes get IDs like scale_add0/muli0).
+// Instance hierarchy: @top calls @scale_add twice in series; each call computes x * k + 1
+// for a constant k the caller gives (2, then 3): y = (2x + 1) * 3 + 1. Handscope keeps the
+// hierarchy for display and flattens it for simulation (child nodes get IDs like scale_add0/muli0).
 // sim: --in x=1,4 --in start=2
-// expect: y=7,19
+// expect: y=10,28
 handshake.func @scale_add(%x: i32, %k: i32, %ctrl: none, ...) -> (i32, none) attributes {argNames = ["x", "k", "ctrl"], resNames = ["y", "done"]} {
   %cf:2 = fork [2] %ctrl : none
   %m = arith.muli %x, %k : i32

@@ -198,16 +198,10 @@ pub fn engine_waves(d: &DesignSpec, cycles: u32) -> Result<(Vec<ChannelWave>, us
         env.set_ready(r.name.clone(), spec.policy());
     }
     let mut sim = Simulation::new(f, env).map_err(|e| unsupported(d, &format!("engine refused it: {e}")))?;
-    let n = f.channels.len();
-    let mut waves = vec![
-        ChannelWave {
-            valid: Vec::with_capacity(cycles as usize),
-            ready: Vec::with_capacity(cycles as usize),
-            data: Vec::with_capacity(cycles as usize),
-        };
-        n
-    ];
-    let ids: Vec<_> = f.channels.keys().collect();
+    // Values are read from the engine's trace, which records each cycle's settled values
+    // before the clock edge (`Simulation::valid` etc. read the state after the last step,
+    // where buffer outputs already show the next cycle).
+    sim.enable_trace();
     let mut done = 0usize;
     while done < cycles as usize {
         let before = sim.cycle();
@@ -215,13 +209,31 @@ pub fn engine_waves(d: &DesignSpec, cycles: u32) -> Result<(Vec<ChannelWave>, us
         if sim.cycle() == before {
             break;
         }
-        for (w, &c) in waves.iter_mut().zip(&ids) {
-            w.valid.push(sim.valid(c));
-            w.ready.push(sim.ready(c));
-            w.data.push(sim.data(c));
-        }
         done += 1;
     }
+    let trace = sim.take_trace().ok_or_else(|| unsupported(d, "engine produced no trace"))?;
+    let n = f.channels.len();
+    if trace.channels().len() != n {
+        return Err(unsupported(d, "engine trace has a different channel list"));
+    }
+    let mut waves = vec![
+        ChannelWave {
+            valid: Vec::with_capacity(done),
+            ready: Vec::with_capacity(done),
+            data: Vec::with_capacity(done),
+        };
+        n
+    ];
+    let mut rp = trace.replay();
+    while rp.next_cycle().is_some() {
+        let vals = rp.values();
+        for (i, w) in waves.iter_mut().enumerate() {
+            w.valid.push(vals[i] & 1 != 0);
+            w.ready.push(vals[i] & 2 != 0);
+            w.data.push(vals[n + i]);
+        }
+    }
+    let done = waves.first().map_or(done, |w| w.valid.len());
     Ok((waves, done))
 }
 

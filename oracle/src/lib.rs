@@ -19,6 +19,7 @@ pub mod model;
 pub mod names;
 pub mod prng;
 pub mod rtl;
+pub mod single;
 pub mod tools;
 pub mod vcd;
 

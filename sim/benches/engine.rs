@@ -1,6 +1,6 @@
 //! Engine throughput on the generated fork/buffer/sync chain.
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use handscope_sim::bench_support::chain;
 use handscope_sim::engine::Simulation;
 use handscope_sim::stimulus::{Environment, TokenSource};
@@ -9,7 +9,13 @@ const CYCLES: u64 = 20_000;
 
 fn env() -> Environment {
     let mut env = Environment::default();
-    env.push_tokens("in0", TokenSource::Range { start: 0, end: 1 << 40 });
+    env.push_tokens(
+        "in0",
+        TokenSource::Range {
+            start: 0,
+            end: 1 << 40,
+        },
+    );
     env
 }
 
@@ -22,15 +28,21 @@ fn bench(c: &mut Criterion) {
         for traced in [false, true] {
             let name = format!("n{n}_{}", if traced { "traced" } else { "untraced" });
             g.bench_function(name, |b| {
-                b.iter(|| {
-                    let mut sim = Simulation::new(&f, env()).expect("chain compiles");
-                    if traced {
-                        sim.enable_trace();
-                    }
-                    let r = sim.run(CYCLES);
-                    assert_eq!(r.cycles, CYCLES);
-                    r.cycles
-                })
+                b.iter_batched(
+                    || {
+                        let mut sim = Simulation::new(&f, env()).expect("chain compiles");
+                        if traced {
+                            sim.enable_trace();
+                        }
+                        sim
+                    },
+                    |mut sim| {
+                        let r = sim.run(CYCLES);
+                        assert_eq!(r.cycles, CYCLES);
+                        sim
+                    },
+                    BatchSize::LargeInput,
+                )
             });
         }
     }

@@ -10,18 +10,28 @@ use crate::types::Type;
 pub fn chain(n: usize) -> Function {
     let ty = Type::Int(32);
     let mut f = Function::new(format!("chain{n}"));
-    let mut cur = f.add_arg("in0", ArgType::Channel(ty.clone())).expect("channel argument");
+    let mut cur = f
+        .add_arg("in0", ArgType::Channel(ty.clone()))
+        .expect("channel argument");
     for _ in 0..n {
         let fork = f.add_node(Op::Fork, vec![ty.clone(), ty.clone()]);
         f.set_inputs(fork, vec![cur]);
         let (a, b) = (f.nodes[fork].outputs[0], f.nodes[fork].outputs[1]);
         let b2 = f.add_node(
-            Op::Buffer { slots: 2, kind: BufferKind::Seq, init: None },
+            Op::Buffer {
+                slots: 2,
+                kind: BufferKind::Seq,
+                init: None,
+            },
             vec![ty.clone()],
         );
         f.set_inputs(b2, vec![a]);
         let b1 = f.add_node(
-            Op::Buffer { slots: 1, kind: BufferKind::Fifo, init: None },
+            Op::Buffer {
+                slots: 1,
+                kind: BufferKind::Fifo,
+                init: None,
+            },
             vec![ty.clone()],
         );
         f.set_inputs(b1, vec![b]);
@@ -34,7 +44,10 @@ pub fn chain(n: usize) -> Function {
     }
     let ret = f.add_node(Op::Return, vec![]);
     f.set_inputs(ret, vec![cur]);
-    f.results.push(FuncResult { name: "out0".into(), ty });
+    f.results.push(FuncResult {
+        name: "out0".into(),
+        ty,
+    });
     f.assign_ids().expect("generated IDs are unique");
     f
 }

@@ -141,7 +141,11 @@ impl LiveView<'_> {
         if node.op != Op::CondBr || node.inputs.iter().all(|&i| self.v(i)) {
             return false;
         }
-        let other = if c == node.outputs[0] { node.outputs[1] } else { node.outputs[0] };
+        let other = if c == node.outputs[0] {
+            node.outputs[1]
+        } else {
+            node.outputs[0]
+        };
         self.last_fire[other.index()] > self.last_fire[c.index()]
     }
 
@@ -183,12 +187,20 @@ impl LiveView<'_> {
                 }
             }
             Op::Merge | Op::ControlMerge => {
-                if node.inputs.iter().any(|&c| self.v(c)) { Vec::new() } else { node.inputs.clone() }
+                if node.inputs.iter().any(|&c| self.v(c)) {
+                    Vec::new()
+                } else {
+                    node.inputs.clone()
+                }
             }
             Op::Buffer { .. } => {
                 let (regs, _) = (self.registers)(n);
                 let empty = regs.chunks(4).all(|s| s[0] == 0 && s[2] == 0);
-                if empty { missing(&node.inputs) } else { Vec::new() }
+                if empty {
+                    missing(&node.inputs)
+                } else {
+                    Vec::new()
+                }
             }
             _ => missing(&node.inputs),
         }
@@ -200,8 +212,11 @@ impl LiveView<'_> {
         let id = self.id(n);
         match &node.op {
             Op::Argument { index } => {
-                let pending =
-                    self.pending_args.iter().find(|(a, _)| a == index).map_or(0, |(_, p)| *p);
+                let pending = self
+                    .pending_args
+                    .iter()
+                    .find(|(a, _)| a == index)
+                    .map_or(0, |(_, p)| *p);
                 if pending == 0 {
                     format!("argument `{id}` has no more tokens")
                 } else {
@@ -273,10 +288,8 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         }
     }
     let ret = f.return_node();
-    if !missing_results.is_empty() {
-        if let Some(r) = ret {
-            seeds.insert(0, r);
-        }
+    if let (false, Some(r)) = (missing_results.is_empty(), ret) {
+        seeds.insert(0, r);
     }
 
     // Explore the wait-for graph.
@@ -301,12 +314,10 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         let node = &f.nodes[n];
         let mut edges: Vec<(NodeId, ChannelId, Kind)> = Vec::new();
         for &c in &node.outputs {
-            if v.stalled(c) {
-                if let Some(cons) = v.consumer(c) {
-                    if Some(cons) != ret {
-                        edges.push((cons, c, Kind::Stalled));
-                    }
-                }
+            if let (true, Some(cons)) = (v.stalled(c), v.consumer(c))
+                && Some(cons) != ret
+            {
+                edges.push((cons, c, Kind::Stalled));
             }
         }
         let needs: Vec<ChannelId> = if Some(n) == ret {
@@ -330,7 +341,11 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
                 from: f.nodes[n].id.clone(),
                 to: f.nodes[to].id.clone(),
                 channel: f.channels[c].name.clone(),
-                kind: if k == Kind::Stalled { "stalled" } else { "needs" },
+                kind: if k == Kind::Stalled {
+                    "stalled"
+                } else {
+                    "needs"
+                },
             });
         }
     }
@@ -357,7 +372,10 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
 
     let mut explanation = Vec::new();
     if !missing_results.is_empty() {
-        let m: Vec<String> = missing_results.iter().map(|(r, n)| format!("{r} ({n} missing)")).collect();
+        let m: Vec<String> = missing_results
+            .iter()
+            .map(|(r, n)| format!("{r} ({n} missing)"))
+            .collect();
         explanation.push(format!(
             "No transfer since cycle {}; results not complete: {}.",
             v.idle_since,
@@ -388,7 +406,12 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             let next = g
                 .edges(cur)
                 .filter(|e| members.contains(&petgraph::visit::EdgeRef::target(e)))
-                .min_by_key(|e| (seen.contains(&petgraph::visit::EdgeRef::target(e)), g[petgraph::visit::EdgeRef::target(e)]));
+                .min_by_key(|e| {
+                    (
+                        seen.contains(&petgraph::visit::EdgeRef::target(e)),
+                        g[petgraph::visit::EdgeRef::target(e)],
+                    )
+                });
             let Some(e) = next else { break };
             let t = petgraph::visit::EdgeRef::target(&e);
             let (c, k) = *e.weight();
@@ -464,8 +487,14 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         chains.push(ids);
     }
     if !pending_inputs.is_empty() {
-        let p: Vec<String> = pending_inputs.iter().map(|(a, n)| format!("{a} ({n})")).collect();
-        explanation.push(format!("Arguments with tokens not yet consumed: {}.", p.join(", ")));
+        let p: Vec<String> = pending_inputs
+            .iter()
+            .map(|(a, n)| format!("{a} ({n})"))
+            .collect();
+        explanation.push(format!(
+            "Arguments with tokens not yet consumed: {}.",
+            p.join(", ")
+        ));
     }
 
     DeadlockReport {

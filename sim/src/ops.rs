@@ -344,7 +344,7 @@ impl Op {
             Op::Memory { st, .. } | Op::ExtMemory { st, .. } => {
                 let st = *st as usize;
                 if i < 2 * st {
-                    if i % 2 == 0 { format!("stData{}", i / 2) } else { format!("stAddr{}", i / 2) }
+                    if i.is_multiple_of(2) { format!("stData{}", i / 2) } else { format!("stAddr{}", i / 2) }
                 } else {
                     format!("ldAddr{}", i - 2 * st)
                 }

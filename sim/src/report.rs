@@ -178,7 +178,10 @@ mod tests {
     fn value_rendering() {
         assert_eq!(render_value(0xff, &Type::Int(8)), Some(Value::Signed(-1)));
         assert_eq!(render_value(1, &Type::Int(1)), Some(Value::Unsigned(1)));
-        assert_eq!(render_value(u64::MAX, &Type::Index), Some(Value::Signed(-1)));
+        assert_eq!(
+            render_value(u64::MAX, &Type::Index),
+            Some(Value::Signed(-1))
+        );
         assert_eq!(render_value(0, &Type::None), None);
         assert_eq!(signed_value(0x40, 7), -64);
     }

@@ -64,7 +64,9 @@ impl TokenSource {
     pub fn len(&self) -> u64 {
         match self {
             TokenSource::Values(v) => v.len() as u64,
-            TokenSource::Range { start, end } => (end - start).clamp(0, i128::from(u64::MAX)) as u64,
+            TokenSource::Range { start, end } => {
+                (end - start).clamp(0, i128::from(u64::MAX)) as u64
+            }
             TokenSource::None(n) => *n,
         }
     }
@@ -122,7 +124,11 @@ pub fn parse_number(s: &str) -> Result<i128, StimulusError> {
         body.replace('_', "").parse::<u64>()
     }
     .map_err(|_| StimulusError::Number(t.to_string()))?;
-    Ok(if neg { -i128::from(mag) } else { i128::from(mag) })
+    Ok(if neg {
+        -i128::from(mag)
+    } else {
+        i128::from(mag)
+    })
 }
 
 fn to_bits(v: i128, text: &str) -> Result<u64, StimulusError> {
@@ -134,7 +140,10 @@ fn to_bits(v: i128, text: &str) -> Result<u64, StimulusError> {
 
 fn parse_list(t: &str) -> Result<TokenSource, StimulusError> {
     let mut vals = Vec::new();
-    for part in t.split(|c: char| c == ',' || c.is_whitespace()).filter(|p| !p.is_empty()) {
+    for part in t
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|p| !p.is_empty())
+    {
         vals.push(to_bits(parse_number(part)?, part)?);
     }
     Ok(TokenSource::Values(vals))
@@ -202,7 +211,13 @@ impl ReadyPolicy {
     /// The integer threshold `round(prob * 2^32)` clamped to `[0, 2^32]` used by `Random`.
     pub fn threshold(prob: f64) -> u64 {
         let t = (prob * 4_294_967_296.0).round();
-        if t.is_nan() || t <= 0.0 { 0 } else if t >= 4_294_967_296.0 { 1 << 32 } else { t as u64 }
+        if t.is_nan() || t <= 0.0 {
+            0
+        } else if t >= 4_294_967_296.0 {
+            1 << 32
+        } else {
+            t as u64
+        }
     }
 
     /// True when the policy can ever be ready.
@@ -254,7 +269,11 @@ impl ReadyGen {
             ReadyPolicy::Random { seed, prob } => (*seed, ReadyPolicy::threshold(*prob)),
             _ => (0, 0),
         };
-        ReadyGen { policy, rng: SplitMix64::new(seed), threshold }
+        ReadyGen {
+            policy,
+            rng: SplitMix64::new(seed),
+            threshold,
+        }
     }
 
     /// Ready value for `cycle`; must be called once per cycle in order.
@@ -354,7 +373,9 @@ impl ArgCursor {
     /// The current token (masked), if any.
     #[inline]
     pub(crate) fn peek(&self) -> Option<u64> {
-        self.sources.get(self.src).map(|s| s.get(self.off) & self.mask)
+        self.sources
+            .get(self.src)
+            .map(|s| s.get(self.off) & self.mask)
     }
 
     /// Consumes the current token.
@@ -379,11 +400,20 @@ mod tests {
         );
         assert_eq!(
             TokenSource::parse("0..1000", &i8t).unwrap(),
-            TokenSource::Range { start: 0, end: 1000 }
+            TokenSource::Range {
+                start: 0,
+                end: 1000
+            }
         );
         assert_eq!(TokenSource::parse("-2..0x2", &i8t).unwrap().len(), 4);
-        assert_eq!(TokenSource::parse("none", &Type::None).unwrap(), TokenSource::None(1));
-        assert_eq!(TokenSource::parse("5", &Type::None).unwrap(), TokenSource::None(5));
+        assert_eq!(
+            TokenSource::parse("none", &Type::None).unwrap(),
+            TokenSource::None(1)
+        );
+        assert_eq!(
+            TokenSource::parse("5", &Type::None).unwrap(),
+            TokenSource::None(5)
+        );
         assert!(TokenSource::parse("1,x", &i8t).is_err());
         let dir = std::env::temp_dir().join(format!("hs-stim-{}", std::process::id()));
         std::fs::write(&dir, "1 0x10,\n -1\t7").unwrap();
@@ -399,7 +429,10 @@ mod tests {
             vec![
                 TokenSource::Values(vec![(-3i64) as u64]),
                 TokenSource::Values(vec![]),
-                TokenSource::Range { start: 254, end: 257 },
+                TokenSource::Range {
+                    start: 254,
+                    end: 257,
+                },
             ],
             &Type::Int(8),
         );
@@ -421,7 +454,10 @@ mod tests {
         );
         assert_eq!(
             ReadyPolicy::parse("random:42:0.5").unwrap(),
-            ReadyPolicy::Random { seed: 42, prob: 0.5 }
+            ReadyPolicy::Random {
+                seed: 42,
+                prob: 0.5
+            }
         );
         assert!(ReadyPolicy::parse("random:1:2").is_err());
         assert!(ReadyPolicy::parse("pattern:").is_err());
@@ -429,7 +465,10 @@ mod tests {
         assert_eq!(ReadyPolicy::threshold(1.0), 1 << 32);
         // splitmix64 reference value for seed 0 (first output).
         assert_eq!(SplitMix64::new(0).next(), 0xE220_A839_7B1D_CDAF);
-        let mut g = ReadyGen::new(ReadyPolicy::Random { seed: 7, prob: 0.25 });
+        let mut g = ReadyGen::new(ReadyPolicy::Random {
+            seed: 7,
+            prob: 0.25,
+        });
         let n = (0..10_000).filter(|&c| g.next(c)).count();
         assert!((2200..2800).contains(&n), "{n}");
         let mut p = ReadyGen::new(ReadyPolicy::Pattern(vec![true, false, false]));

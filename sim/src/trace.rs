@@ -87,11 +87,13 @@ pub struct Change {
     pub value: u64,
 }
 
+/// A snapshot plus the delta bytes of the cycles that follow it (until the next keyframe).
+/// Each segment owns its bytes, preallocated, so recording never copies old deltas.
 #[derive(Clone, Debug)]
 struct Keyframe {
     first_cycle: u64,
-    byte_base: usize,
     snap: Box<[u64]>,
+    bytes: Vec<u8>,
 }
 
 /// A recorded run with random access by cycle.
@@ -104,7 +106,6 @@ pub struct Trace {
     channel_index: BTreeMap<String, usize>,
     memories: Vec<String>,
     n_words: usize,
-    bytes: Vec<u8>,
     cycle_end: Vec<u32>,
     keys: Vec<Keyframe>,
     cur: Vec<u64>,
@@ -117,13 +118,36 @@ pub struct TraceBuilder {
     trace: Trace,
 }
 
-#[inline(always)]
-fn put_varint(out: &mut Vec<u8>, mut x: u64) {
-    while x >= 0x80 {
-        out.push((x as u8) | 0x80);
-        x >>= 7;
+/// Writes change records `(gap, xor)` as LEB128 pairs into a segment's spare capacity
+/// (reserved so that one cycle always fits: at most 20 bytes per signal).
+struct Encoder<'a> {
+    out: &'a mut [std::mem::MaybeUninit<u8>],
+    pos: usize,
+    last: i64,
+}
+
+impl Encoder<'_> {
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        self.out[self.pos].write(b);
+        self.pos += 1;
     }
-    out.push(x as u8);
+
+    #[inline(always)]
+    fn varint(&mut self, mut x: u64) {
+        while x >= 0x80 {
+            self.byte((x as u8) | 0x80);
+            x >>= 7;
+        }
+        self.byte(x as u8);
+    }
+
+    #[inline(always)]
+    fn put(&mut self, sig: usize, xor: u64) {
+        self.varint((sig as i64 - self.last - 1) as u64);
+        self.varint(xor);
+        self.last = sig as i64;
+    }
 }
 
 #[inline(always)]
@@ -151,9 +175,16 @@ impl TraceBuilder {
             n += s.fields.len() as u32;
         }
         let n_words = 2 * channels.len() + n as usize;
-        let state_index = state.iter().enumerate().map(|(i, s)| (s.node.clone(), i)).collect();
-        let channel_index =
-            channels.iter().enumerate().map(|(i, c)| (c.name.clone(), i)).collect();
+        let state_index = state
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.node.clone(), i))
+            .collect();
+        let channel_index = channels
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.name.clone(), i))
+            .collect();
         TraceBuilder {
             trace: Trace {
                 channels,
@@ -163,12 +194,11 @@ impl TraceBuilder {
                 channel_index,
                 memories: Vec::new(),
                 n_words,
-                bytes: Vec::new(),
                 cycle_end: Vec::new(),
                 keys: vec![Keyframe {
                     first_cycle: 0,
-                    byte_base: 0,
                     snap: vec![0; n_words].into_boxed_slice(),
+                    bytes: Vec::new(),
                 }],
                 cur: vec![0; n_words],
                 mem_writes: Vec::new(),
@@ -186,51 +216,68 @@ impl TraceBuilder {
     pub fn push_cycle(&mut self, s: Sample<'_>) {
         let t = &mut self.trace;
         let nc = t.channels.len();
-        let base = t.keys.last().map_or(0, |k| k.byte_base);
-        let mut last: i64 = -1;
-        let (cur, bytes) = (&mut t.cur, &mut t.bytes);
+        let seg_limit = KEYFRAME_FACTOR * 8 * t.n_words.max(8);
+        let key = t.keys.last_mut().expect("the initial keyframe");
+        key.bytes.reserve(20 * t.n_words);
+        let len0 = key.bytes.len();
+        let mut enc = Encoder {
+            out: key.bytes.spare_capacity_mut(),
+            pos: 0,
+            last: -1,
+        };
         {
-            let (ctrl, rest) = cur.split_at_mut(nc);
+            let (ctrl, rest) = t.cur.split_at_mut(nc);
             let (data, state) = rest.split_at_mut(nc);
-            let v = &s.valid[..nc.min(s.valid.len())];
-            let r = &s.ready[..nc.min(s.ready.len())];
-            for i in 0..nc {
-                let x = u64::from(v.get(i).copied().unwrap_or(false))
-                    | u64::from(r.get(i).copied().unwrap_or(false)) << 1;
-                if x != ctrl[i] {
-                    put_varint(bytes, (i as i64 - last - 1) as u64);
-                    put_varint(bytes, x ^ ctrl[i]);
-                    ctrl[i] = x;
-                    last = i as i64;
+            if s.valid.len() >= nc && s.ready.len() >= nc {
+                let vr = s.valid[..nc].iter().zip(&s.ready[..nc]);
+                for (i, ((&v, &r), c)) in vr.zip(ctrl.iter_mut()).enumerate() {
+                    let x = u64::from(v) | u64::from(r) << 1;
+                    if x != *c {
+                        enc.put(i, x ^ *c);
+                        *c = x;
+                    }
+                }
+            } else {
+                for (i, c) in ctrl.iter_mut().enumerate() {
+                    let x = u64::from(s.valid.get(i).copied().unwrap_or(false))
+                        | u64::from(s.ready.get(i).copied().unwrap_or(false)) << 1;
+                    if x != *c {
+                        enc.put(i, x ^ *c);
+                        *c = x;
+                    }
                 }
             }
-            for i in 0..nc {
-                let x = s.data.get(i).copied().unwrap_or(0);
-                if x != data[i] {
-                    let sig = (nc + i) as i64;
-                    put_varint(bytes, (sig - last - 1) as u64);
-                    put_varint(bytes, x ^ data[i]);
-                    data[i] = x;
-                    last = sig;
+            let d = &s.data[..nc.min(s.data.len())];
+            for (i, (&x, old)) in d.iter().zip(data.iter_mut()).enumerate() {
+                if x != *old {
+                    enc.put(nc + i, x ^ *old);
+                    *old = x;
+                }
+            }
+            for (i, old) in data.iter_mut().enumerate().skip(d.len()) {
+                if *old != 0 {
+                    enc.put(nc + i, *old);
+                    *old = 0;
                 }
             }
             for (k, w) in state.iter_mut().enumerate() {
                 let x = s.state.get(k).copied().unwrap_or(0);
                 if x != *w {
-                    let sig = (2 * nc + k) as i64;
-                    put_varint(bytes, (sig - last - 1) as u64);
-                    put_varint(bytes, x ^ *w);
+                    enc.put(2 * nc + k, x ^ *w);
                     *w = x;
-                    last = sig;
                 }
             }
         }
-        t.cycle_end.push((t.bytes.len() - base) as u32);
-        if t.bytes.len() - base >= KEYFRAME_FACTOR * 8 * t.n_words.max(8) {
+        let written = enc.pos;
+        // SAFETY: the encoder initialized exactly `written` bytes of the spare capacity.
+        unsafe { key.bytes.set_len(len0 + written) };
+        let used = key.bytes.len();
+        t.cycle_end.push(used as u32);
+        if used >= seg_limit {
             t.keys.push(Keyframe {
                 first_cycle: t.cycle_end.len() as u64,
-                byte_base: t.bytes.len(),
                 snap: t.cur.clone().into_boxed_slice(),
+                bytes: Vec::with_capacity(seg_limit + 20 * t.n_words),
             });
         }
     }
@@ -247,7 +294,9 @@ impl TraceBuilder {
 
     /// The finished trace.
     pub fn finish(mut self) -> Trace {
-        self.trace.bytes.shrink_to_fit();
+        if let Some(k) = self.trace.keys.last_mut() {
+            k.bytes.shrink_to_fit();
+        }
         self.trace.cycle_end.shrink_to_fit();
         self.trace
     }
@@ -286,9 +335,12 @@ impl Trace {
 
     /// Bytes of memory the trace occupies (deltas, offsets, keyframes, memory writes).
     pub fn memory_bytes(&self) -> usize {
-        self.bytes.capacity()
-            + self.cycle_end.capacity() * 4
-            + self.keys.iter().map(|k| k.snap.len() * 8 + 32).sum::<usize>()
+        self.cycle_end.capacity() * 4
+            + self
+                .keys
+                .iter()
+                .map(|k| k.snap.len() * 8 + k.bytes.capacity() + 48)
+                .sum::<usize>()
             + self.mem_writes.capacity() * std::mem::size_of::<MemWrite>()
             + self.cur.len() * 8
     }
@@ -308,13 +360,17 @@ impl Trace {
     /// every change to `f`.
     fn apply(&self, key: &Keyframe, c: u64, vals: &mut [u64], mut f: impl FnMut(usize, u64)) {
         let ci = c as usize;
-        let start = if c == key.first_cycle { 0 } else { self.cycle_end[ci - 1] as usize };
-        let mut pos = key.byte_base + start;
-        let end = key.byte_base + self.cycle_end[ci] as usize;
+        let start = if c == key.first_cycle {
+            0
+        } else {
+            self.cycle_end[ci - 1] as usize
+        };
+        let mut pos = start;
+        let end = self.cycle_end[ci] as usize;
         let mut sig: i64 = -1;
         while pos < end {
-            sig += get_varint(&self.bytes, &mut pos) as i64 + 1;
-            let x = get_varint(&self.bytes, &mut pos);
+            sig += get_varint(&key.bytes, &mut pos) as i64 + 1;
+            let x = get_varint(&key.bytes, &mut pos);
             let s = sig as usize;
             vals[s] ^= x;
             f(s, vals[s]);
@@ -332,7 +388,11 @@ impl Trace {
         for cc in key.first_cycle..=c {
             self.apply(key, cc, &mut vals, |_, _| {});
         }
-        Some(CycleView { trace: self, cycle: c, vals })
+        Some(CycleView {
+            trace: self,
+            cycle: c,
+            vals,
+        })
     }
 
     /// Walks all changes in time order.
@@ -355,13 +415,19 @@ impl Trace {
             loop {
                 let c = rp.next_cycle()?;
                 let hit = c.cycle == 0
-                    || c.changes.iter().any(|x| x.signal == Signal::Ctrl(ch as u32) || x.signal == Signal::Data(ch as u32));
+                    || c.changes.iter().any(|x| {
+                        x.signal == Signal::Ctrl(ch as u32) || x.signal == Signal::Data(ch as u32)
+                    });
                 if hit {
                     let ctrl = rp.vals[ch];
                     let data = rp.vals[nc + ch];
                     return Some((
                         rp.next - 1,
-                        ChannelSample { valid: ctrl & 1 != 0, ready: ctrl & 2 != 0, data },
+                        ChannelSample {
+                            valid: ctrl & 1 != 0,
+                            ready: ctrl & 2 != 0,
+                            data,
+                        },
                     ));
                 }
             }
@@ -459,10 +525,16 @@ impl Replay<'_> {
         self.changes.clear();
         let changes = &mut self.changes;
         t.apply(&t.keys[self.key], c, &mut self.vals, |s, v| {
-            changes.push(Change { signal: t.signal(s), value: v });
+            changes.push(Change {
+                signal: t.signal(s),
+                value: v,
+            });
         });
         self.next += 1;
-        Some(CycleChanges { cycle: c, changes: &self.changes })
+        Some(CycleChanges {
+            cycle: c,
+            changes: &self.changes,
+        })
     }
 
     /// All signal values after the last returned cycle (signal order, see module docs).
@@ -478,18 +550,31 @@ mod tests {
     #[test]
     fn round_trip_random_access() {
         let chans: Vec<ChannelMeta> = (0..5)
-            .map(|i| ChannelMeta { name: format!("c{i}"), ty: Type::Int(32) })
+            .map(|i| ChannelMeta {
+                name: format!("c{i}"),
+                ty: Type::Int(32),
+            })
             .collect();
-        let state = vec![StateMeta { node: "f".into(), fields: vec!["a".into(), "b".into()] }];
+        let state = vec![StateMeta {
+            node: "f".into(),
+            fields: vec!["a".into(), "b".into()],
+        }];
         let mut tb = TraceBuilder::new(chans, state);
         let mut rng = crate::stimulus::SplitMix64::new(1);
         let mut all = Vec::new();
         for _ in 0..5000 {
             let valid: Vec<bool> = (0..5).map(|_| rng.next() & 3 == 0).collect();
             let ready: Vec<bool> = (0..5).map(|_| rng.next() & 1 == 0).collect();
-            let data: Vec<u64> = (0..5).map(|_| if rng.next() & 7 == 0 { rng.next() } else { 0 }).collect();
+            let data: Vec<u64> = (0..5)
+                .map(|_| if rng.next() & 7 == 0 { rng.next() } else { 0 })
+                .collect();
             let st: Vec<u64> = (0..2).map(|_| rng.next() & 1).collect();
-            tb.push_cycle(Sample { valid: &valid, ready: &ready, data: &data, state: &st });
+            tb.push_cycle(Sample {
+                valid: &valid,
+                ready: &ready,
+                data: &data,
+                state: &st,
+            });
             all.push((valid, ready, data, st));
         }
         let t = tb.finish();

@@ -14,7 +14,12 @@ fn join_input_routed_elsewhere_by_cond_br() {
     let c = arg(&mut f, "c", Type::Int(1));
     let d = arg(&mut f, "d", Type::Int(8));
     let x = arg(&mut f, "x", Type::Int(8));
-    let cb = node(&mut f, Op::CondBr, vec![c, d], vec![Type::Int(8), Type::Int(8)]);
+    let cb = node(
+        &mut f,
+        Op::CondBr,
+        vec![c, d],
+        vec![Type::Int(8), Type::Int(8)],
+    );
     let (t, fl) = (out(&f, cb, 0), out(&f, cb, 1));
     node(&mut f, Op::Sink, vec![fl], vec![]);
     let j = node(&mut f, Op::Join, vec![x, t], vec![Type::None]);
@@ -35,12 +40,27 @@ fn join_input_routed_elsewhere_by_cond_br() {
     assert_eq!(d.stuck[0].since, 0);
     assert_eq!(d.missing_results["r0"], 1);
     let text = d.explanation.join("\n");
-    assert!(text.contains("join0 waits for join0.in1 (cond_br0.outTrue)"), "{text}");
-    assert!(text.contains("cond_br0 sent its token to outFalse (last at cycle 0"), "{text}");
+    assert!(
+        text.contains("join0 waits for join0.in1 (cond_br0.outTrue)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cond_br0 sent its token to outFalse (last at cycle 0"),
+        "{text}"
+    );
     assert!(d.cycles.is_empty());
-    assert!(d.chains.iter().any(|c| c.last().map(String::as_str) == Some("cond_br0")), "{:?}", d.chains);
+    assert!(
+        d.chains
+            .iter()
+            .any(|c| c.last().map(String::as_str) == Some("cond_br0")),
+        "{:?}",
+        d.chains
+    );
     let human = handscope_sim::report::render_human(&r);
-    assert!(human.contains("stuck: x = 7 since cycle 0 -> join0.in0"), "{human}");
+    assert!(
+        human.contains("stuck: x = 7 since cycle 0 -> join0.in0"),
+        "{human}"
+    );
 }
 
 #[test]
@@ -54,7 +74,11 @@ fn loop_without_initial_token_waits_on_itself() {
     let f1 = out(&f, fk, 1);
     let b = node(
         &mut f,
-        Op::Buffer { slots: 1, kind: BufferKind::Seq, init: None },
+        Op::Buffer {
+            slots: 1,
+            kind: BufferKind::Seq,
+            init: None,
+        },
         vec![f1],
         vec![Type::None],
     );
@@ -74,7 +98,10 @@ fn loop_without_initial_token_waits_on_itself() {
     assert_eq!(members, ["buffer0", "fork0", "join0"]);
     let text = d.explanation.join("\n");
     assert!(text.contains("Wait-for cycle"), "{text}");
-    assert!(text.contains("a holds a=3 since cycle 0 and waits for join0.in0"), "{text}");
+    assert!(
+        text.contains("a holds a=3 since cycle 0 and waits for join0.in0"),
+        "{text}"
+    );
 }
 
 #[test]

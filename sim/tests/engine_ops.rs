@@ -33,9 +33,7 @@ fn fork_with_a_stalling_output() {
             "V5 F5 V5", // out0 taken, out1 stalls, input held
             "V5 R V5",  // out0 already emitted
             "F5 R F5",  // out1 taken: allDone, input consumed
-            "V6 F6 V6",
-            "V6 R V6",
-            "F6 R F6",
+            "V6 F6 V6", "V6 R V6", "F6 R F6",
         ]
     );
     let r = sim.report();
@@ -53,36 +51,60 @@ fn control_merge_holds_its_winner() {
     let b = arg(&mut f, "b", Type::Int(8));
     let buf = node(
         &mut f,
-        Op::Buffer { slots: 1, kind: BufferKind::Seq, init: None },
+        Op::Buffer {
+            slots: 1,
+            kind: BufferKind::Seq,
+            init: None,
+        },
         vec![a],
         vec![Type::Int(8)],
     );
     let ba = out(&f, buf, 0);
-    let cm = node(&mut f, Op::ControlMerge, vec![ba, b], vec![Type::Int(8), Type::Index]);
+    let cm = node(
+        &mut f,
+        Op::ControlMerge,
+        vec![ba, b],
+        vec![Type::Int(8), Type::Index],
+    );
     let (d, i) = (out(&f, cm, 0), out(&f, cm, 1));
     ret(&mut f, vec![d, i]);
     let mut e = env(&[("a", vec![10, 11]), ("b", vec![20])]);
-    e.set_ready("r0", ReadyPolicy::Pattern(vec![false, false, true, true, false]));
+    e.set_ready(
+        "r0",
+        ReadyPolicy::Pattern(vec![false, false, true, true, false]),
+    );
     let mut sim = Simulation::new(&f, e).unwrap();
     let cmid = f.node_by_id("control_merge0").unwrap();
     let mut won = Vec::new();
     let mut rows = Vec::new();
     for _ in 0..4 {
-        let r = wave(&mut sim, &["buffer0.out0", "b", "control_merge0.dataOut", "control_merge0.index"], 1);
+        let r = wave(
+            &mut sim,
+            &[
+                "buffer0.out0",
+                "b",
+                "control_merge0.dataOut",
+                "control_merge0.index",
+            ],
+            1,
+        );
         rows.extend(r);
         won.push(sim.registers(cmid).0.to_vec());
     }
     assert_eq!(
         fmt_wave(&rows),
         [
-            ". V20 V20 F1",   // only b valid: b wins, index taken at once
-            "V10 V20 V20 R",  // a arrives, but the held winner stays b
-            "V10 F20 F20 R",  // dataOut taken: b consumed
-            "F10 . F10 F0",   // a wins now
+            ". V20 V20 F1",  // only b valid: b wins, index taken at once
+            "V10 V20 V20 R", // a arrives, but the held winner stays b
+            "V10 F20 F20 R", // dataOut taken: b consumed
+            "F10 . F10 F0",  // a wins now
         ]
     );
     // registers after each clock edge: won (one-hot), result_emitted, index_emitted
-    assert_eq!(won, [vec![2, 0, 1], vec![2, 0, 1], vec![0, 0, 0], vec![0, 0, 0]]);
+    assert_eq!(
+        won,
+        [vec![2, 0, 1], vec![2, 0, 1], vec![0, 0, 0], vec![0, 0, 0]]
+    );
     assert_eq!(sim.status(), Some(Status::Done));
 }
 
@@ -92,25 +114,30 @@ fn buffer1_takes_two_tokens_and_not_while_draining() {
     let a = arg(&mut f, "a", Type::Int(8));
     let buf = node(
         &mut f,
-        Op::Buffer { slots: 1, kind: BufferKind::Fifo, init: None },
+        Op::Buffer {
+            slots: 1,
+            kind: BufferKind::Fifo,
+            init: None,
+        },
         vec![a],
         vec![Type::Int(8)],
     );
     let o = out(&f, buf, 0);
     ret(&mut f, vec![o]);
     let mut e = env(&[("a", vec![10, 11, 12])]);
-    e.set_ready("r0", ReadyPolicy::Pattern(vec![false, false, false, true, true, true, true]));
+    e.set_ready(
+        "r0",
+        ReadyPolicy::Pattern(vec![false, false, false, true, true, true, true]),
+    );
     let mut sim = Simulation::new(&f, e).unwrap();
     let w = fmt_wave(&wave(&mut sim, &["a", "buffer0.out0"], 6));
     assert_eq!(
         w,
         [
-            "F10 .",
-            "F11 V10",  // main full, output stalls: still accepts (goes to skid)
-            "V12 V10",  // two tokens: not ready
-            "V12 F10",  // drained this cycle, but still not ready (no comb path)
-            "F12 F11",
-            "R F12",
+            "F10 .", "F11 V10", // main full, output stalls: still accepts (goes to skid)
+            "V12 V10", // two tokens: not ready
+            "V12 F10", // drained this cycle, but still not ready (no comb path)
+            "F12 F11", "R F12",
         ]
     );
     assert_eq!(sim.status(), Some(Status::Done));
@@ -122,7 +149,11 @@ fn buffer_init_values_leave_last_first() {
     let a = arg(&mut f, "a", Type::Int(8));
     let buf = node(
         &mut f,
-        Op::Buffer { slots: 3, kind: BufferKind::Seq, init: Some(vec![1, 2, 3]) },
+        Op::Buffer {
+            slots: 3,
+            kind: BufferKind::Seq,
+            init: Some(vec![1, 2, 3]),
+        },
         vec![a],
         vec![Type::Int(8)],
     );
@@ -144,7 +175,11 @@ fn memory_graph(load_delay: u32) -> handscope_sim::Function {
     let la = if load_delay > 0 {
         let b = node(
             &mut f,
-            Op::Buffer { slots: load_delay, kind: BufferKind::Seq, init: None },
+            Op::Buffer {
+                slots: load_delay,
+                kind: BufferKind::Seq,
+                init: None,
+            },
             vec![la],
             vec![Type::Index],
         );
@@ -152,10 +187,19 @@ fn memory_graph(load_delay: u32) -> handscope_sim::Function {
     } else {
         la
     };
-    let memref = MemRefType { dims: vec![4], elem: Type::Int(8) };
+    let memref = MemRefType {
+        dims: vec![4],
+        elem: Type::Int(8),
+    };
     let m = node(
         &mut f,
-        Op::Memory { ld: 1, st: 1, id: 0, memref, lsq: false },
+        Op::Memory {
+            ld: 1,
+            st: 1,
+            id: 0,
+            memref,
+            lsq: false,
+        },
         vec![sd, sa, la],
         vec![Type::Int(8), Type::None, Type::None],
     );
@@ -168,10 +212,19 @@ fn memory_graph(load_delay: u32) -> handscope_sim::Function {
 fn memory_store_then_load() {
     let f = memory_graph(2);
     // store 42 at address 6 (bits above log2(4) ignored -> 2), load address 2 two cycles later
-    let mut sim = Simulation::new(&f, env(&[("sd", vec![42]), ("sa", vec![6]), ("la", vec![2])])).unwrap();
+    let mut sim = Simulation::new(
+        &f,
+        env(&[("sd", vec![42]), ("sa", vec![6]), ("la", vec![2])]),
+    )
+    .unwrap();
     let w = fmt_wave(&wave(
         &mut sim,
-        &["sa", "memory0.ldData0", "memory0.stDone0", "memory0.ldDone0"],
+        &[
+            "sa",
+            "memory0.ldData0",
+            "memory0.stDone0",
+            "memory0.ldDone0",
+        ],
         3,
     ));
     assert_eq!(w, ["F6 R R R", "R R F0 R", "R F42 R F0"]);
@@ -182,7 +235,11 @@ fn memory_store_then_load() {
     assert_eq!(r.memories["memory0"][2], Value::Signed(42));
     // Without the delay the load reads the old contents in cycle 0.
     let f = memory_graph(0);
-    let mut sim = Simulation::new(&f, env(&[("sd", vec![42]), ("sa", vec![2]), ("la", vec![2])])).unwrap();
+    let mut sim = Simulation::new(
+        &f,
+        env(&[("sd", vec![42]), ("sa", vec![2]), ("la", vec![2])]),
+    )
+    .unwrap();
     let r = sim.run(50);
     assert_eq!(r.outputs["r0"][0].bits, 0);
     assert_eq!(r.outputs["r0"][0].cycle, 0);
@@ -193,14 +250,29 @@ fn division_by_zero_is_an_event() {
     let mut f = handscope_sim::Function::new("t");
     let a = arg(&mut f, "a", Type::Int(16));
     let b = arg(&mut f, "b", Type::Int(16));
-    let d = node(&mut f, Op::Arith(ArithOp::Divsi), vec![a, b], vec![Type::Int(16)]);
+    let d = node(
+        &mut f,
+        Op::Arith(ArithOp::Divsi),
+        vec![a, b],
+        vec![Type::Int(16)],
+    );
     let o = out(&f, d, 0);
     ret(&mut f, vec![o]);
-    let mut sim =
-        Simulation::new(&f, env(&[("a", vec![7, 0x8000, 9]), ("b", vec![0, 0xffff, 2])])).unwrap();
+    let mut sim = Simulation::new(
+        &f,
+        env(&[("a", vec![7, 0x8000, 9]), ("b", vec![0, 0xffff, 2])]),
+    )
+    .unwrap();
     let r = sim.run(20);
     let vals: Vec<_> = r.outputs["r0"].iter().map(|t| t.value).collect();
-    assert_eq!(vals, [Some(Value::Signed(0)), Some(Value::Signed(-32768)), Some(Value::Signed(4))]);
+    assert_eq!(
+        vals,
+        [
+            Some(Value::Signed(0)),
+            Some(Value::Signed(-32768)),
+            Some(Value::Signed(4))
+        ]
+    );
     assert_eq!(r.events.len(), 1);
     assert_eq!(r.events[0].kind, EventKind::DivisionByZero);
     assert_eq!(r.events[0].node, "divsi0");
@@ -237,14 +309,21 @@ fn signed_compare_and_shift_at_widths_1_7_33_64() {
         let shru = |a, b| eval_bin(ArithOp::Shrui, w, Type::Int(w), a, b);
         let shl = |a, b| eval_bin(ArithOp::Shli, w, Type::Int(w), a, b);
         assert_eq!(shrs(min, u64::from(w) - 1), m, "w={w}: sign fill");
-        assert_eq!(shrs(min, u64::from(w)), m, "w={w}: shift >= width fills with sign");
-        assert_eq!(shru(min, u64::from(w)) , 0, "w={w}");
+        assert_eq!(
+            shrs(min, u64::from(w)),
+            m,
+            "w={w}: shift >= width fills with sign"
+        );
+        assert_eq!(shru(min, u64::from(w)), 0, "w={w}");
         assert_eq!(shl(1, u64::from(w)), 0, "w={w}");
         assert_eq!(shl(1, u64::from(w) - 1), min, "w={w}");
     }
     // INT_MIN / -1 wraps at width 33
     let m33 = (1u64 << 33) - 1;
-    assert_eq!(eval_bin(ArithOp::Divsi, 33, Type::Int(33), 1 << 32, m33), 1 << 32);
+    assert_eq!(
+        eval_bin(ArithOp::Divsi, 33, Type::Int(33), 1 << 32, m33),
+        1 << 32
+    );
 }
 
 #[test]
@@ -253,21 +332,40 @@ fn cond_br_mux_merge_and_pack_unpack() {
     let mut f = handscope_sim::Function::new("t");
     let c = arg(&mut f, "c", Type::Int(1));
     let d = arg(&mut f, "d", Type::Int(8));
-    let cb = node(&mut f, Op::CondBr, vec![c, d], vec![Type::Int(8), Type::Int(8)]);
+    let cb = node(
+        &mut f,
+        Op::CondBr,
+        vec![c, d],
+        vec![Type::Int(8), Type::Int(8)],
+    );
     let (t, fl) = (out(&f, cb, 0), out(&f, cb, 1));
     let mg = node(&mut f, Op::Merge, vec![t, fl], vec![Type::Int(8)]);
     let m = out(&f, mg, 0);
     let k = arg(&mut f, "k", Type::Int(4));
-    let pk = node(&mut f, Op::Pack, vec![m, k], vec![Type::Tuple(vec![Type::Int(8), Type::Int(4)])]);
+    let pk = node(
+        &mut f,
+        Op::Pack,
+        vec![m, k],
+        vec![Type::Tuple(vec![Type::Int(8), Type::Int(4)])],
+    );
     let p = out(&f, pk, 0);
     let fk = node(&mut f, Op::Fork, vec![p], vec![p_ty(), p_ty()]);
     let (p0, p1) = (out(&f, fk, 0), out(&f, fk, 1));
-    let up = node(&mut f, Op::Unpack, vec![p1], vec![Type::Int(8), Type::Int(4)]);
+    let up = node(
+        &mut f,
+        Op::Unpack,
+        vec![p1],
+        vec![Type::Int(8), Type::Int(4)],
+    );
     let (u0, u1) = (out(&f, up, 0), out(&f, up, 1));
     ret(&mut f, vec![p0, u0, u1]);
     let mut sim = Simulation::new(
         &f,
-        env(&[("c", vec![1, 0]), ("d", vec![0xab, 0x12]), ("k", vec![0x5, 0xf])]),
+        env(&[
+            ("c", vec![1, 0]),
+            ("d", vec![0xab, 0x12]),
+            ("k", vec![0x5, 0xf]),
+        ]),
     )
     .unwrap();
     let r = sim.run(20);
@@ -296,12 +394,21 @@ fn mux_selects_and_merge_prefers_lowest() {
     ret(&mut f, vec![o]);
     let mut sim = Simulation::new(
         &f,
-        env(&[("s", vec![2, 0, 1]), ("a", vec![1]), ("b", vec![2]), ("c", vec![3])]),
+        env(&[
+            ("s", vec![2, 0, 1]),
+            ("a", vec![1]),
+            ("b", vec![2]),
+            ("c", vec![3]),
+        ]),
     )
     .unwrap();
     let r = sim.run(20);
     let v: Vec<u64> = r.outputs["r0"].iter().map(|t| t.bits).collect();
-    assert_eq!(v, [3, 1, 2], "mux with 3 data inputs selects in[sel] (no CIRCT reversal)");
+    assert_eq!(
+        v,
+        [3, 1, 2],
+        "mux with 3 data inputs selects in[sel] (no CIRCT reversal)"
+    );
 
     let mut f = handscope_sim::Function::new("t");
     let a = arg(&mut f, "a", Type::Int(8));
@@ -313,7 +420,11 @@ fn mux_selects_and_merge_prefers_lowest() {
     let r = sim.run(20);
     let v: Vec<u64> = r.outputs["r0"].iter().map(|t| t.bits).collect();
     assert_eq!(v, [0, 5], "input 0 wins with its real data (no data-0 bug)");
-    assert!(r.events.iter().any(|e| e.kind == EventKind::Nondeterminism && e.node == "merge0"));
+    assert!(
+        r.events
+            .iter()
+            .any(|e| e.kind == EventKind::Nondeterminism && e.node == "merge0")
+    );
 }
 
 #[test]
@@ -321,22 +432,39 @@ fn constant_source_sink_join_sync_lazy_fork_store_load() {
     // source -> constant -> result; lazy_fork feeding two results.
     let mut f = handscope_sim::Function::new("t");
     let start = arg(&mut f, "start", Type::None);
-    let k = node(&mut f, Op::Constant { value: 0x1ff }, vec![start], vec![Type::Int(8)]);
+    let k = node(
+        &mut f,
+        Op::Constant { value: 0x1ff },
+        vec![start],
+        vec![Type::Int(8)],
+    );
     let kc = out(&f, k, 0);
-    let lf = node(&mut f, Op::LazyFork, vec![kc], vec![Type::Int(8), Type::Int(8)]);
+    let lf = node(
+        &mut f,
+        Op::LazyFork,
+        vec![kc],
+        vec![Type::Int(8), Type::Int(8)],
+    );
     let (l0, l1) = (out(&f, lf, 0), out(&f, lf, 1));
     ret(&mut f, vec![l0, l1]);
     let mut e = Environment::default();
     e.set_ready("r1", ReadyPolicy::Pattern(vec![false, true]));
     let mut sim = Simulation::new(&f, e).unwrap();
-    let w = fmt_wave(&wave(&mut sim, &["start", "lazy_fork0.out0", "lazy_fork0.out1"], 2));
+    let w = fmt_wave(&wave(
+        &mut sim,
+        &["start", "lazy_fork0.out0", "lazy_fork0.out1"],
+        2,
+    ));
     // cycle 0: out1 not ready -> out0 not valid (lazy), nothing consumed
     assert_eq!(w, ["V0 R V255", "F0 F255 F255"]);
     assert_eq!(sim.status(), Some(Status::Done));
 
     // load/store through an extmemory with initial contents.
     let mut f = handscope_sim::Function::new("t");
-    let memref = MemRefType { dims: vec![8], elem: Type::Int(16) };
+    let memref = MemRefType {
+        dims: vec![8],
+        elem: Type::Int(16),
+    };
     f.add_arg("mem", handscope_sim::ArgType::MemRef(memref.clone()));
     let la = arg(&mut f, "la", Type::Index);
     let sa = arg(&mut f, "sa", Type::Index);
@@ -346,12 +474,28 @@ fn constant_source_sink_join_sync_lazy_fork_store_load() {
     let (c0, c1) = (out(&f, cf, 0), out(&f, cf, 1));
     // memory outputs: ldData0, stDone0, ldDone0; inputs: stData0, stAddr0, ldAddr0
     let mem = f.add_node(
-        Op::ExtMemory { ld: 1, st: 1, id: 0, memref_arg: 0, memref },
+        Op::ExtMemory {
+            ld: 1,
+            st: 1,
+            id: 0,
+            memref_arg: 0,
+            memref,
+        },
         vec![Type::Int(16), Type::None, Type::None],
     );
     let m0 = out(&f, mem, 0);
-    let ld = node(&mut f, Op::Load, vec![la, m0, c0], vec![Type::Int(16), Type::Index]);
-    let st = node(&mut f, Op::Store, vec![sa, sv, c1], vec![Type::Int(16), Type::Index]);
+    let ld = node(
+        &mut f,
+        Op::Load,
+        vec![la, m0, c0],
+        vec![Type::Int(16), Type::Index],
+    );
+    let st = node(
+        &mut f,
+        Op::Store,
+        vec![sa, sv, c1],
+        vec![Type::Int(16), Type::Index],
+    );
     let ins = vec![out(&f, st, 0), out(&f, st, 1), out(&f, ld, 1)];
     f.set_inputs(mem, ins);
     let (m1, m2) = (out(&f, mem, 1), out(&f, mem, 2));
@@ -362,7 +506,12 @@ fn constant_source_sink_join_sync_lazy_fork_store_load() {
     e.ext_memories.insert("mem".into(), vec![0, 1, 2, 33, 4]);
     let mut sim = Simulation::new(&f, e).unwrap();
     let r = sim.run(30);
-    assert_eq!(r.status, Status::Done, "{}", handscope_sim::report::render_human(&r));
+    assert_eq!(
+        r.status,
+        Status::Done,
+        "{}",
+        handscope_sim::report::render_human(&r)
+    );
     assert_eq!(r.outputs["r0"][0].value, Some(Value::Signed(33)));
     assert_eq!(r.memories["mem"][5], Value::Signed(-2));
     assert_eq!(r.outputs["r1"].len(), 1);
@@ -375,15 +524,28 @@ fn sync_and_join_wait_for_all_inputs() {
     let b = arg(&mut f, "b", Type::Int(8));
     let buf = node(
         &mut f,
-        Op::Buffer { slots: 2, kind: BufferKind::Seq, init: None },
+        Op::Buffer {
+            slots: 2,
+            kind: BufferKind::Seq,
+            init: None,
+        },
         vec![b],
         vec![Type::Int(8)],
     );
     let bb = out(&f, buf, 0);
-    let sy = node(&mut f, Op::Sync, vec![a, bb], vec![Type::Int(8), Type::Int(8)]);
+    let sy = node(
+        &mut f,
+        Op::Sync,
+        vec![a, bb],
+        vec![Type::Int(8), Type::Int(8)],
+    );
     let (s0, s1) = (out(&f, sy, 0), out(&f, sy, 1));
     ret(&mut f, vec![s0, s1]);
     let mut sim = Simulation::new(&f, env(&[("a", vec![1]), ("b", vec![2])])).unwrap();
-    let w = fmt_wave(&wave(&mut sim, &["a", "buffer0.out0", "sync0.out0", "sync0.out1"], 3));
+    let w = fmt_wave(&wave(
+        &mut sim,
+        &["a", "buffer0.out0", "sync0.out0", "sync0.out1"],
+        3,
+    ));
     assert_eq!(w, ["V1 . R R", "V1 . R R", "F1 F2 F1 F2"]);
 }

@@ -14,7 +14,12 @@ fn json_report_shape() {
     let a = arg(&mut f, "a", Type::Int(8));
     let b = arg(&mut f, "b", Type::Int(8));
     let start = arg(&mut f, "start", Type::None);
-    let s = node(&mut f, Op::Arith(ArithOp::Subi), vec![a, b], vec![Type::Int(8)]);
+    let s = node(
+        &mut f,
+        Op::Arith(ArithOp::Subi),
+        vec![a, b],
+        vec![Type::Int(8)],
+    );
     let so = out(&f, s, 0);
     ret(&mut f, vec![so, start]);
     let mut env = Environment::default();
@@ -36,11 +41,28 @@ fn json_report_shape() {
     assert!(j["events"].as_array().unwrap().is_empty());
     assert!(j["memories"].as_object().unwrap().is_empty());
     let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["cycles", "deadlock", "events", "memories", "outputs", "stats", "status"]);
+    assert_eq!(
+        keys,
+        [
+            "cycles", "deadlock", "events", "memories", "outputs", "stats", "status"
+        ]
+    );
     // max-cycles
     let mut env = Environment::default();
-    env.push_tokens("a", TokenSource::Range { start: 0, end: 1000 });
-    env.push_tokens("b", TokenSource::Range { start: 0, end: 1000 });
+    env.push_tokens(
+        "a",
+        TokenSource::Range {
+            start: 0,
+            end: 1000,
+        },
+    );
+    env.push_tokens(
+        "b",
+        TokenSource::Range {
+            start: 0,
+            end: 1000,
+        },
+    );
     let r = Simulation::new(&f, env).unwrap().run(10);
     assert_eq!(serde_json::to_value(&r).unwrap()["status"], "max-cycles");
     assert_eq!(r.cycles, 10);
@@ -61,7 +83,12 @@ fn environment_errors() {
 fn instances_are_rejected() {
     let mut f = handscope_sim::Function::new("t");
     let a = arg(&mut f, "a", Type::Int(8));
-    let i = node(&mut f, Op::Instance { callee: "g".into() }, vec![a], vec![Type::Int(8)]);
+    let i = node(
+        &mut f,
+        Op::Instance { callee: "g".into() },
+        vec![a],
+        vec![Type::Int(8)],
+    );
     let o = out(&f, i, 0);
     ret(&mut f, vec![o]);
     let e = Simulation::new(&f, Environment::default()).err().unwrap();
@@ -72,7 +99,13 @@ fn instances_are_rejected() {
 fn trace_matches_live_engine_at_random_cycles() {
     let f = handscope_sim::bench_support::chain(6);
     let mut env = Environment::default();
-    env.push_tokens("in0", TokenSource::Range { start: 0, end: 1 << 30 });
+    env.push_tokens(
+        "in0",
+        TokenSource::Range {
+            start: 0,
+            end: 1 << 30,
+        },
+    );
     env.set_ready("out0", ReadyPolicy::Random { seed: 9, prob: 0.6 });
     let mut sim = Simulation::new(&f, env).unwrap();
     sim.enable_trace();
@@ -81,8 +114,11 @@ fn trace_matches_live_engine_at_random_cycles() {
     for _ in 0..3000 {
         let regs: Vec<Vec<u64>> = nodes.iter().map(|&n| sim.registers(n).0.to_vec()).collect();
         sim.step();
-        let chans: Vec<(bool, bool, u64)> =
-            f.channels.keys().map(|c| (sim.valid(c), sim.ready(c), sim.data(c))).collect();
+        let chans: Vec<(bool, bool, u64)> = f
+            .channels
+            .keys()
+            .map(|c| (sim.valid(c), sim.ready(c), sim.data(c)))
+            .collect();
         live.push((chans, regs));
     }
     let t = sim.take_trace().unwrap();
@@ -93,7 +129,11 @@ fn trace_matches_live_engine_at_random_cycles() {
         let view = t.cycle(c).unwrap();
         let (chans, regs) = &live[c as usize];
         for (i, &(v, r, d)) in chans.iter().enumerate() {
-            assert_eq!((view.valid(i), view.ready(i), view.data(i)), (v, r, d), "cycle {c} ch {i}");
+            assert_eq!(
+                (view.valid(i), view.ready(i), view.data(i)),
+                (v, r, d),
+                "cycle {c} ch {i}"
+            );
         }
         for (k, &n) in nodes.iter().enumerate() {
             if let Some(s) = view.state(&f.nodes[n].id) {

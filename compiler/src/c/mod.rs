@@ -7,6 +7,7 @@ pub mod arith;
 pub mod ast;
 pub mod consteval;
 pub mod error;
+pub mod handshake;
 pub mod interp;
 pub mod ir;
 pub mod lexer;
@@ -19,6 +20,7 @@ pub mod ssa;
 pub mod types;
 
 pub use error::CError;
+pub use handshake::{BufferPolicy, HsOptions, compile_to_handshake};
 pub use interp::{ArgValue, ExecResult, InterpError, run};
 pub use ir::IrFunction;
 

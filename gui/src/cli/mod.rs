@@ -3,6 +3,7 @@
 mod check;
 mod dot;
 mod mlir;
+mod sim;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,6 +28,8 @@ pub enum Command {
     Dot(dot::DotArgs),
     /// Print a circuit as normalized CIRCT handshake MLIR.
     Mlir(mlir::MlirArgs),
+    /// Simulate a function cycle by cycle: outputs, memories, statistics, deadlocks.
+    Sim(sim::SimArgs),
 }
 
 /// Input-file argument shared by the subcommands.
@@ -45,6 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Check(a)) => check::run(&a),
         Some(Command::Dot(a)) => dot::run(&a),
         Some(Command::Mlir(a)) => mlir::run(&a),
+        Some(Command::Sim(a)) => sim::run(&a),
         None => gallery_summary(),
     }
 }

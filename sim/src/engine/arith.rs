@@ -101,7 +101,11 @@ pub fn bin(op: BinOp, a: u64, b: u64, width: u32) -> u64 {
         }
         BinOp::ShrS => {
             let x = sext(a, width);
-            if b >= u64::from(width) { (x >> 63) as u64 } else { (x >> b) as u64 }
+            if b >= u64::from(width) {
+                (x >> 63) as u64
+            } else {
+                (x >> b) as u64
+            }
         }
     };
     r & m
@@ -159,8 +163,14 @@ mod tests {
         assert_eq!(sext(neg1, 7), -1);
         assert_eq!(bin(BinOp::DivS, 0x40, neg1, 7), 0x40); // INT_MIN / -1 wraps
         assert_eq!(bin(BinOp::RemS, 0x40, neg1, 7), 0);
-        assert_eq!(bin(BinOp::DivS, (-7i64 as u64) & m7, 2, 7), (-3i64 as u64) & m7);
-        assert_eq!(bin(BinOp::RemS, (-7i64 as u64) & m7, 2, 7), (-1i64 as u64) & m7);
+        assert_eq!(
+            bin(BinOp::DivS, (-7i64 as u64) & m7, 2, 7),
+            (-3i64 as u64) & m7
+        );
+        assert_eq!(
+            bin(BinOp::RemS, (-7i64 as u64) & m7, 2, 7),
+            (-1i64 as u64) & m7
+        );
         assert_eq!(bin(BinOp::ShrS, 0x40, 3, 7), 0x78);
         assert_eq!(bin(BinOp::ShrS, 0x40, 7, 7), 0x7f);
         assert_eq!(bin(BinOp::ShrS, 0x20, 100, 7), 0);

@@ -34,7 +34,10 @@ impl Builder<'_> {
     fn span(&mut self, items: impl IntoIterator<Item = u32>) -> Span {
         let start = self.p.ports.len() as u32;
         self.p.ports.extend(items);
-        Span { start, len: self.p.ports.len() as u32 - start }
+        Span {
+            start,
+            len: self.p.ports.len() as u32 - start,
+        }
     }
 
     fn regs(&mut self, names: Vec<String>, init: Vec<u64>) -> u32 {
@@ -45,11 +48,21 @@ impl Builder<'_> {
     }
 
     fn fwd(&mut self, node: u32, instr: Fwd, reads: Vec<u32>, writes: Vec<u32>) {
-        self.fwd.push(Pending { instr, node, reads, writes });
+        self.fwd.push(Pending {
+            instr,
+            node,
+            reads,
+            writes,
+        });
     }
 
     fn bwd(&mut self, node: u32, instr: Bwd, reads: Vec<u32>, writes: Vec<u32>) {
-        self.bwd.push(Pending { instr, node, reads, writes });
+        self.bwd.push(Pending {
+            instr,
+            node,
+            reads,
+            writes,
+        });
     }
 }
 
@@ -60,16 +73,27 @@ fn width(ty: &Type) -> u32 {
 /// Compiles `f`. Fails on `instance` nodes, channels without exactly one consumer, tuples
 /// wider than 64 bits and malformed nodes.
 pub fn compile(f: &Function) -> Result<Program, SimError> {
-    let mut b = Builder { f, p: Program::default(), fwd: Vec::new(), bwd: Vec::new() };
+    let mut b = Builder {
+        f,
+        p: Program::default(),
+        fwd: Vec::new(),
+        bwd: Vec::new(),
+    };
     b.p.n_channels = f.channels.len();
     for (_, c) in f.channels.iter() {
         let w = width(&c.ty);
         if w > MAX_INT_WIDTH {
-            return Err(SimError::TooWide { channel: c.name.clone(), width: w });
+            return Err(SimError::TooWide {
+                channel: c.name.clone(),
+                width: w,
+            });
         }
         b.p.widths.push(w as u8);
         if c.consumers.len() != 1 {
-            return Err(SimError::Consumers { channel: c.name.clone(), count: c.consumers.len() });
+            return Err(SimError::Consumers {
+                channel: c.name.clone(),
+                count: c.consumers.len(),
+            });
         }
     }
     b.p.node_regs = vec![(0, 0); f.nodes.len()];
@@ -99,17 +123,20 @@ pub fn compile(f: &Function) -> Result<Program, SimError> {
         });
     }
     let n = b.p.n_channels;
-    // Instructions that read only registers and constants are evaluated once after each
-    // clock edge instead of in every pass (not with lazy forks, whose iteration resets ready).
+    // Buffer outputs depend only on registers: `settle` drives them first. Constant signals
+    // (`source`, `never`, `sink`) are driven once. Not with lazy forks, whose iteration
+    // starts each cycle from "nothing ready".
     if !b.p.global_iterate {
         let (stat, dyn_): (Vec<_>, Vec<_>) = std::mem::take(&mut b.fwd)
             .into_iter()
-            .partition(|p| matches!(p.instr, Fwd::BufOut { .. } | Fwd::Fixed { .. }));
+            .filter(|p| !matches!(p.instr, Fwd::BufOut { .. }))
+            .partition(|p| matches!(p.instr, Fwd::Fixed { .. }));
         b.fwd = dyn_;
         b.p.static_fwd = stat.into_iter().map(|p| p.instr).collect();
         let (stat, dyn_): (Vec<_>, Vec<_>) = std::mem::take(&mut b.bwd)
             .into_iter()
-            .partition(|p| matches!(p.instr, Bwd::BufIn { .. } | Bwd::Sink { .. }));
+            .filter(|p| !matches!(p.instr, Bwd::BufIn { .. }))
+            .partition(|p| matches!(p.instr, Bwd::Sink { .. }));
         b.bwd = dyn_;
         b.p.static_bwd = stat.into_iter().map(|p| p.instr).collect();
     }
@@ -215,15 +242,26 @@ fn order<I: Kinded>(
             let end = out.len() as u32;
             let cstart = ports.len() as u32;
             ports.extend(chans);
-            let chans = Span { start: cstart, len: ports.len() as u32 - cstart };
-            segs.push(Seg::Loop { start, end, chans, node });
+            let chans = Span {
+                start: cstart,
+                len: ports.len() as u32 - cstart,
+            };
+            segs.push(Seg::Loop {
+                start,
+                end,
+                chans,
+                node,
+            });
         }
     }
     (out, segs)
 }
 
 fn malformed(node: &crate::Node, what: impl Into<String>) -> SimError {
-    SimError::Malformed { node: node.id.clone(), what: what.into() }
+    SimError::Malformed {
+        node: node.id.clone(),
+        what: what.into(),
+    }
 }
 
 fn compile_node(
@@ -253,7 +291,10 @@ fn compile_node(
         if ins.len() < ni || outs.len() < no {
             return Err(malformed(
                 node,
-                format!("`{}` needs at least {ni} inputs and {no} outputs", node.op.mnemonic()),
+                format!(
+                    "`{}` needs at least {ni} inputs and {no} outputs",
+                    node.op.mnemonic()
+                ),
             ));
         }
         Ok(())
@@ -262,16 +303,28 @@ fn compile_node(
     match &node.op {
         Op::Argument { .. } | Op::Return => {}
         Op::Instance { callee } => {
-            return Err(SimError::Instance { node: node.id.clone(), callee: callee.clone() });
+            return Err(SimError::Instance {
+                node: node.id.clone(),
+                callee: callee.clone(),
+            });
         }
         Op::Arith(a) => {
             need(a.arity(), 1)?;
             let out = outs[0];
             let instr = match a {
-                ArithOp::Select => Fwd::Select { c: ins[0], t: ins[1], f: ins[2], out },
-                ArithOp::Cmpi(pred) => {
-                    Fwd::Cmp { pred: *pred, a: ins[0], b: ins[1], out, w: wch(ins[0]) as u8 }
-                }
+                ArithOp::Select => Fwd::Select {
+                    c: ins[0],
+                    t: ins[1],
+                    f: ins[2],
+                    out,
+                },
+                ArithOp::Cmpi(pred) => Fwd::Cmp {
+                    pred: *pred,
+                    a: ins[0],
+                    b: ins[1],
+                    out,
+                    w: wch(ins[0]) as u8,
+                },
                 ArithOp::Extsi | ArithOp::Extui | ArithOp::Trunci | ArithOp::IndexCast => {
                     let (from, to) = (wch(ins[0]), wch(out));
                     let kind = match a {
@@ -281,7 +334,13 @@ fn compile_node(
                         _ if to < from => CastKind::Trunc,
                         _ => CastKind::Sext,
                     };
-                    Fwd::Cast { kind, a: ins[0], out, from: from as u8, to: to as u8 }
+                    Fwd::Cast {
+                        kind,
+                        a: ins[0],
+                        out,
+                        from: from as u8,
+                        to: to as u8,
+                    }
                 }
                 _ => {
                     let op = match a {
@@ -302,7 +361,13 @@ fn compile_node(
                     if op.divides() {
                         b.p.div_checks.push((nid, ins[1], out));
                     }
-                    Fwd::Bin { op, a: ins[0], b: ins[1], out, w: wch(out) as u8 }
+                    Fwd::Bin {
+                        op,
+                        a: ins[0],
+                        b: ins[1],
+                        out,
+                        w: wch(out) as u8,
+                    }
                 }
             };
             b.fwd(nid, instr, ins.clone(), outs.clone());
@@ -314,7 +379,11 @@ fn compile_node(
             let out = outs[0];
             let sp = b.span(ins.iter().copied());
             let instr = if node.op == Op::Join {
-                Fwd::Join { ins: sp, data_from: u32::MAX, out }
+                Fwd::Join {
+                    ins: sp,
+                    data_from: u32::MAX,
+                    out,
+                }
             } else {
                 Fwd::Pack { ins: sp, out }
             };
@@ -323,21 +392,62 @@ fn compile_node(
         }
         Op::Br => {
             need(1, 1)?;
-            b.fwd(nid, Fwd::Wire { inp: ins[0], out: outs[0] }, ins.clone(), outs.clone());
-            b.bwd(nid, Bwd::Wire { inp: ins[0], out: outs[0] }, outs, ins);
+            b.fwd(
+                nid,
+                Fwd::Wire {
+                    inp: ins[0],
+                    out: outs[0],
+                },
+                ins.clone(),
+                outs.clone(),
+            );
+            b.bwd(
+                nid,
+                Bwd::Wire {
+                    inp: ins[0],
+                    out: outs[0],
+                },
+                outs,
+                ins,
+            );
         }
         Op::CondBr => {
             need(2, 2)?;
             let (cond, data, t, fl) = (ins[0], ins[1], outs[0], outs[1]);
-            b.fwd(nid, Fwd::CondBr { cond, data, t, f: fl }, ins.clone(), outs.clone());
-            b.bwd(nid, Bwd::CondBr { cond, data, t, f: fl }, outs, ins);
+            b.fwd(
+                nid,
+                Fwd::CondBr {
+                    cond,
+                    data,
+                    t,
+                    f: fl,
+                },
+                ins.clone(),
+                outs.clone(),
+            );
+            b.bwd(
+                nid,
+                Bwd::CondBr {
+                    cond,
+                    data,
+                    t,
+                    f: fl,
+                },
+                outs,
+                ins,
+            );
         }
         Op::Mux => {
             at_least(2, 1)?;
             need(ins.len(), 1)?;
             let sp = b.span(ins[1..].iter().copied());
             let (sel, out) = (ins[0], outs[0]);
-            b.fwd(nid, Fwd::Mux { sel, ins: sp, out }, ins.clone(), outs.clone());
+            b.fwd(
+                nid,
+                Fwd::Mux { sel, ins: sp, out },
+                ins.clone(),
+                outs.clone(),
+            );
             b.bwd(nid, Bwd::Mux { sel, ins: sp, out }, outs, ins);
         }
         Op::Merge => {
@@ -360,12 +470,41 @@ fn compile_node(
             let sp = b.span(ins.iter().copied());
             let (out, idx) = (outs[0], outs[1]);
             let reg = b.regs(
-                vec!["won".into(), "result_emitted".into(), "index_emitted".into()],
+                vec![
+                    "won".into(),
+                    "result_emitted".into(),
+                    "index_emitted".into(),
+                ],
                 vec![0; 3],
             );
-            b.fwd(nid, Fwd::Cmerge { ins: sp, out, idx, reg }, ins.clone(), outs.clone());
-            b.bwd(nid, Bwd::Cmerge { ins: sp, out, idx, reg }, outs.clone(), ins.clone());
-            b.p.clk.push(Clk::Cmerge { ins: sp, out, idx, reg });
+            b.fwd(
+                nid,
+                Fwd::Cmerge {
+                    ins: sp,
+                    out,
+                    idx,
+                    reg,
+                },
+                ins.clone(),
+                outs.clone(),
+            );
+            b.bwd(
+                nid,
+                Bwd::Cmerge {
+                    ins: sp,
+                    out,
+                    idx,
+                    reg,
+                },
+                outs.clone(),
+                ins.clone(),
+            );
+            b.p.clk.push(Clk::Cmerge {
+                ins: sp,
+                out,
+                idx,
+                reg,
+            });
             if ins.len() > 1 {
                 b.p.merge_checks.push((nid, sp, out, Some(reg)));
             }
@@ -376,8 +515,7 @@ fn compile_node(
             let inp = ins[0];
             let sp = b.span(outs.iter().copied());
             let n = outs.len();
-            let reg =
-                b.regs((0..n).map(|i| format!("emitted_{i}")).collect(), vec![0; n]);
+            let reg = b.regs((0..n).map(|i| format!("emitted_{i}")).collect(), vec![0; n]);
             let instr = if node.op == Op::Fork {
                 Fwd::Fork { inp, outs: sp, reg }
             } else {
@@ -394,7 +532,12 @@ fn compile_node(
                     shifts.push(acc);
                 }
                 let shifts = b.span(shifts);
-                Fwd::Unpack { inp, outs: sp, shifts, reg }
+                Fwd::Unpack {
+                    inp,
+                    outs: sp,
+                    shifts,
+                    reg,
+                }
             };
             b.fwd(nid, instr, ins.clone(), outs.clone());
             b.bwd(nid, Bwd::Fork { inp, outs: sp, reg }, outs.clone(), ins);
@@ -406,10 +549,27 @@ fn compile_node(
             let isp = b.span(ins.iter().copied());
             let osp = b.span(outs.iter().copied());
             let n = outs.len();
-            let reg =
-                b.regs((0..n).map(|i| format!("emitted_{i}")).collect(), vec![0; n]);
-            b.fwd(nid, Fwd::Sync { ins: isp, outs: osp, reg }, ins.clone(), outs.clone());
-            b.bwd(nid, Bwd::Sync { ins: isp, outs: osp, reg }, outs, ins);
+            let reg = b.regs((0..n).map(|i| format!("emitted_{i}")).collect(), vec![0; n]);
+            b.fwd(
+                nid,
+                Fwd::Sync {
+                    ins: isp,
+                    outs: osp,
+                    reg,
+                },
+                ins.clone(),
+                outs.clone(),
+            );
+            b.bwd(
+                nid,
+                Bwd::Sync {
+                    ins: isp,
+                    outs: osp,
+                    reg,
+                },
+                outs,
+                ins,
+            );
             b.p.clk.push(Clk::Emit { outs: osp, reg });
         }
         Op::LazyFork => {
@@ -417,8 +577,24 @@ fn compile_node(
             need(1, outs.len())?;
             let sp = b.span(outs.iter().copied());
             b.p.global_iterate = true;
-            b.fwd(nid, Fwd::LazyFork { inp: ins[0], outs: sp }, ins.clone(), outs.clone());
-            b.bwd(nid, Bwd::LazyFork { inp: ins[0], outs: sp }, outs, ins);
+            b.fwd(
+                nid,
+                Fwd::LazyFork {
+                    inp: ins[0],
+                    outs: sp,
+                },
+                ins.clone(),
+                outs.clone(),
+            );
+            b.bwd(
+                nid,
+                Bwd::LazyFork {
+                    inp: ins[0],
+                    outs: sp,
+                },
+                outs,
+                ins,
+            );
         }
         Op::Buffer { slots, init, .. } => {
             need(1, 1)?;
@@ -446,20 +622,59 @@ fn compile_node(
             let reg = b.regs(names, vals);
             b.p.max_slots = b.p.max_slots.max(*slots);
             let last = reg + 4 * (*slots - 1);
-            b.fwd(nid, Fwd::BufOut { out: outs[0], reg: last }, vec![], outs.clone());
+            b.fwd(
+                nid,
+                Fwd::BufOut {
+                    out: outs[0],
+                    reg: last,
+                },
+                vec![],
+                outs.clone(),
+            );
             b.bwd(nid, Bwd::BufIn { inp: ins[0], reg }, vec![], ins.clone());
-            b.p.clk.push(Clk::Buffer { inp: ins[0], out: outs[0], reg, slots: *slots });
+            b.p.clk.push(Clk::Buffer {
+                inp: ins[0],
+                out: outs[0],
+                reg,
+                slots: *slots,
+            });
+            b.p.buffers.push((ins[0], outs[0], reg, *slots));
         }
         Op::Constant { value } => {
             need(1, 1)?;
             let value = value & crate::types::width_mask(wch(outs[0]));
-            b.fwd(nid, Fwd::Const { ctrl: ins[0], out: outs[0], value }, ins.clone(), outs.clone());
-            b.bwd(nid, Bwd::Wire { inp: ins[0], out: outs[0] }, outs, ins);
+            b.fwd(
+                nid,
+                Fwd::Const {
+                    ctrl: ins[0],
+                    out: outs[0],
+                    value,
+                },
+                ins.clone(),
+                outs.clone(),
+            );
+            b.bwd(
+                nid,
+                Bwd::Wire {
+                    inp: ins[0],
+                    out: outs[0],
+                },
+                outs,
+                ins,
+            );
         }
         Op::Source | Op::Never => {
             need(0, 1)?;
             let valid = node.op == Op::Source;
-            b.fwd(nid, Fwd::Fixed { out: outs[0], valid }, vec![], outs);
+            b.fwd(
+                nid,
+                Fwd::Fixed {
+                    out: outs[0],
+                    valid,
+                },
+                vec![],
+                outs,
+            );
         }
         Op::Sink => {
             need(1, 0)?;
@@ -469,23 +684,78 @@ fn compile_node(
             need(3, 2)?;
             let (addr, dmem, ctrl, dout, aout) = (ins[0], ins[1], ins[2], outs[0], outs[1]);
             let sp = b.span([addr, ctrl]);
-            b.fwd(nid, Fwd::Join { ins: sp, data_from: addr, out: aout }, vec![addr, ctrl], vec![aout]);
-            b.bwd(nid, Bwd::Join { ins: sp, out: aout }, vec![aout], vec![addr, ctrl]);
-            b.fwd(nid, Fwd::Wire { inp: dmem, out: dout }, vec![dmem], vec![dout]);
-            b.bwd(nid, Bwd::Wire { inp: dmem, out: dout }, vec![dout], vec![dmem]);
+            b.fwd(
+                nid,
+                Fwd::Join {
+                    ins: sp,
+                    data_from: addr,
+                    out: aout,
+                },
+                vec![addr, ctrl],
+                vec![aout],
+            );
+            b.bwd(
+                nid,
+                Bwd::Join { ins: sp, out: aout },
+                vec![aout],
+                vec![addr, ctrl],
+            );
+            b.fwd(
+                nid,
+                Fwd::Wire {
+                    inp: dmem,
+                    out: dout,
+                },
+                vec![dmem],
+                vec![dout],
+            );
+            b.bwd(
+                nid,
+                Bwd::Wire {
+                    inp: dmem,
+                    out: dout,
+                },
+                vec![dout],
+                vec![dmem],
+            );
         }
         Op::Store => {
             need(3, 2)?;
             let (addr, data, ctrl, dout, aout) = (ins[0], ins[1], ins[2], outs[0], outs[1]);
-            b.fwd(nid, Fwd::Store { addr, data, ctrl, dout, aout }, ins.clone(), outs.clone());
-            b.bwd(nid, Bwd::Store { addr, data, ctrl, dout, aout }, outs, ins);
+            b.fwd(
+                nid,
+                Fwd::Store {
+                    addr,
+                    data,
+                    ctrl,
+                    dout,
+                    aout,
+                },
+                ins.clone(),
+                outs.clone(),
+            );
+            b.bwd(
+                nid,
+                Bwd::Store {
+                    addr,
+                    data,
+                    ctrl,
+                    dout,
+                    aout,
+                },
+                outs,
+                ins,
+            );
         }
         Op::Memory { ld, st, memref, .. } | Op::ExtMemory { ld, st, memref, .. } => {
             let (ld, st) = (*ld as usize, *st as usize);
             need(2 * st + ld, ld + st + ld)?;
             let (name, external) = match &node.op {
                 Op::ExtMemory { memref_arg, .. } => (
-                    f.args.get(*memref_arg).map(|a| a.name.clone()).unwrap_or_else(|| node.id.clone()),
+                    f.args
+                        .get(*memref_arg)
+                        .map(|a| a.name.clone())
+                        .unwrap_or_else(|| node.id.clone()),
                     true,
                 ),
                 _ => (node.id.clone(), false),
@@ -496,19 +766,44 @@ fn compile_node(
                 return Err(malformed(node, "memory element wider than 64 bits"));
             }
             if size == 0 || size > (1 << 32) {
-                return Err(malformed(node, "memory size must be between 1 and 2^32 elements"));
+                return Err(malformed(
+                    node,
+                    "memory size must be between 1 and 2^32 elements",
+                ));
             }
             // Address bits above ceil(log2(size)) are ignored, as in CIRCT's RTL.
             let abits = 64 - (size - 1).leading_zeros();
             let addr_mask = crate::types::width_mask(abits);
             let mem = b.p.mems.len() as u32;
-            b.p.mems.push(MemInfo { name, size, elem_width, addr_mask, external });
+            b.p.mems.push(MemInfo {
+                name,
+                size,
+                elem_width,
+                addr_mask,
+                external,
+            });
             for j in 0..st {
                 let (data, addr, done) = (ins[2 * j], ins[2 * j + 1], outs[ld + j]);
                 let reg = b.regs(vec![format!("st{j}.write_valid_buffer")], vec![0]);
                 b.fwd(nid, Fwd::MemStDone { done, reg }, vec![], vec![done]);
-                b.bwd(nid, Bwd::MemSt { addr, data, done, reg }, vec![done], vec![addr, data]);
-                b.p.clk.push(Clk::MemSt { addr, data, done, reg, mem });
+                b.bwd(
+                    nid,
+                    Bwd::MemSt {
+                        addr,
+                        data,
+                        done,
+                        reg,
+                    },
+                    vec![done],
+                    vec![addr, data],
+                );
+                b.p.clk.push(Clk::MemSt {
+                    addr,
+                    data,
+                    done,
+                    reg,
+                    mem,
+                });
             }
             for i in 0..ld {
                 let (addr, ldc, done) = (ins[2 * st + i], outs[i], outs[ld + st + i]);
@@ -517,8 +812,28 @@ fn compile_node(
                     vec![0, 0],
                 );
                 let sp = b.span([ldc, done]);
-                b.fwd(nid, Fwd::MemLd { addr, ld: ldc, done, reg, mem }, vec![addr], vec![ldc, done]);
-                b.bwd(nid, Bwd::Fork { inp: addr, outs: sp, reg }, vec![ldc, done], vec![addr]);
+                b.fwd(
+                    nid,
+                    Fwd::MemLd {
+                        addr,
+                        ld: ldc,
+                        done,
+                        reg,
+                        mem,
+                    },
+                    vec![addr],
+                    vec![ldc, done],
+                );
+                b.bwd(
+                    nid,
+                    Bwd::Fork {
+                        inp: addr,
+                        outs: sp,
+                        reg,
+                    },
+                    vec![ldc, done],
+                    vec![addr],
+                );
                 b.p.clk.push(Clk::Emit { outs: sp, reg });
             }
         }

@@ -38,7 +38,10 @@ impl Program {
     fn span(&self, sp: Span) -> &[u32] {
         debug_assert!((sp.start + sp.len) as usize <= self.ports.len());
         // SAFETY: spans are created by `compile` inside `ports`.
-        unsafe { self.ports.get_unchecked(sp.start as usize..(sp.start + sp.len) as usize) }
+        unsafe {
+            self.ports
+                .get_unchecked(sp.start as usize..(sp.start + sp.len) as usize)
+        }
     }
 }
 
@@ -74,7 +77,7 @@ impl State {
             snap: Vec::new(),
             snap_all: Default::default(),
         };
-        post_clock(p, &mut st);
+        init_signals(p, &mut st);
         st
     }
 }
@@ -100,17 +103,35 @@ fn fwd_one(p: &Program, s: &mut State, i: &Fwd) {
         Fwd::Select { c, t, f, out } => {
             let (c, t, f, o) = (c as usize, t as usize, f as usize, out as usize);
             *s.valid.at_mut(o) = s.valid.at(c) & s.valid.at(t) & s.valid.at(f);
-            *s.data.at_mut(o) = if s.data.at(c) & 1 != 0 { s.data.at(t) } else { s.data.at(f) };
+            *s.data.at_mut(o) = if s.data.at(c) & 1 != 0 {
+                s.data.at(t)
+            } else {
+                s.data.at(f)
+            };
         }
-        Fwd::Cast { kind, a, out, from, to } => {
+        Fwd::Cast {
+            kind,
+            a,
+            out,
+            from,
+            to,
+        } => {
             let (a, o) = (a as usize, out as usize);
             *s.valid.at_mut(o) = s.valid.at(a);
             *s.data.at_mut(o) = arith::cast(kind, s.data.at(a), u32::from(from), u32::from(to));
         }
-        Fwd::Join { ins, data_from, out } => {
+        Fwd::Join {
+            ins,
+            data_from,
+            out,
+        } => {
             let o = out as usize;
             *s.valid.at_mut(o) = all_valid(p, s, ins);
-            *s.data.at_mut(o) = if data_from == u32::MAX { 0 } else { s.data.at(data_from as usize) };
+            *s.data.at_mut(o) = if data_from == u32::MAX {
+                0
+            } else {
+                s.data.at(data_from as usize)
+            };
         }
         Fwd::Pack { ins, out } => {
             let o = out as usize;
@@ -170,7 +191,8 @@ fn fwd_one(p: &Program, s: &mut State, i: &Fwd) {
             *s.valid.at_mut(idx as usize) = any & (s.regs.at(r + 2) == 0);
             if any {
                 let k = win.trailing_zeros() as usize;
-                *s.data.at_mut(out as usize) = s.data.at(p.ports.at(ins.start as usize + k) as usize);
+                *s.data.at_mut(out as usize) =
+                    s.data.at(p.ports.at(ins.start as usize + k) as usize);
                 *s.data.at_mut(idx as usize) =
                     (k as u64) & width_mask(u32::from(p.widths.at(idx as usize)));
             } else {
@@ -197,7 +219,12 @@ fn fwd_one(p: &Program, s: &mut State, i: &Fwd) {
                 *s.data.at_mut(o) = s.data.at(i);
             }
         }
-        Fwd::Unpack { inp, outs, shifts, reg } => {
+        Fwd::Unpack {
+            inp,
+            outs,
+            shifts,
+            reg,
+        } => {
             let v = s.valid.at(inp as usize);
             let d = s.data.at(inp as usize);
             let r = reg as usize;
@@ -214,15 +241,22 @@ fn fwd_one(p: &Program, s: &mut State, i: &Fwd) {
             let d = s.data.at(inp as usize);
             let os = p.span(outs);
             for (k, &o) in os.iter().enumerate() {
-                let others =
-                    os.iter().enumerate().all(|(j, &x)| j == k || s.ready.at(x as usize));
+                let others = os
+                    .iter()
+                    .enumerate()
+                    .all(|(j, &x)| j == k || s.ready.at(x as usize));
                 *s.valid.at_mut(o as usize) = v & others;
                 *s.data.at_mut(o as usize) = d;
             }
         }
         Fwd::BufOut { out, reg } => {
             let r = reg as usize;
-            let (v, d, sk, sd) = (s.regs.at(r), s.regs.at(r + 1), s.regs.at(r + 2), s.regs.at(r + 3));
+            let (v, d, sk, sd) = (
+                s.regs.at(r),
+                s.regs.at(r + 1),
+                s.regs.at(r + 2),
+                s.regs.at(r + 3),
+            );
             *s.valid.at_mut(out as usize) = (sk | v) != 0;
             *s.data.at_mut(out as usize) = if sk != 0 { sd } else { d };
         }
@@ -234,21 +268,35 @@ fn fwd_one(p: &Program, s: &mut State, i: &Fwd) {
             *s.valid.at_mut(out as usize) = valid;
             *s.data.at_mut(out as usize) = 0;
         }
-        Fwd::Store { addr, data, ctrl, dout, aout } => {
-            let v = s.valid.at(addr as usize) & s.valid.at(data as usize) & s.valid.at(ctrl as usize);
+        Fwd::Store {
+            addr,
+            data,
+            ctrl,
+            dout,
+            aout,
+        } => {
+            let v =
+                s.valid.at(addr as usize) & s.valid.at(data as usize) & s.valid.at(ctrl as usize);
             *s.valid.at_mut(dout as usize) = v;
             *s.valid.at_mut(aout as usize) = v;
             *s.data.at_mut(dout as usize) = s.data.at(data as usize);
             *s.data.at_mut(aout as usize) = s.data.at(addr as usize);
         }
-        Fwd::MemLd { addr, ld, done, reg, mem } => {
+        Fwd::MemLd {
+            addr,
+            ld,
+            done,
+            reg,
+            mem,
+        } => {
             let r = reg as usize;
             let v = s.valid.at(addr as usize);
             *s.valid.at_mut(ld as usize) = v & (s.regs.at(r) == 0);
             *s.valid.at_mut(done as usize) = v & (s.regs.at(r + 1) == 0);
             let info = &p.mems[mem as usize];
             let a = s.data.at(addr as usize) & info.addr_mask;
-            *s.data.at_mut(ld as usize) = s.mems[mem as usize].get(a as usize).copied().unwrap_or(0);
+            *s.data.at_mut(ld as usize) =
+                s.mems[mem as usize].get(a as usize).copied().unwrap_or(0);
             *s.data.at_mut(done as usize) = 0;
         }
         Fwd::Fork2 { inp, o0, o1, reg } => {
@@ -260,7 +308,13 @@ fn fwd_one(p: &Program, s: &mut State, i: &Fwd) {
             *s.data.at_mut(o0 as usize) = d;
             *s.data.at_mut(o1 as usize) = d;
         }
-        Fwd::Sync2 { i0, i1, o0, o1, reg } => {
+        Fwd::Sync2 {
+            i0,
+            i1,
+            o0,
+            o1,
+            reg,
+        } => {
             let j = s.valid.at(i0 as usize) & s.valid.at(i1 as usize);
             let r = reg as usize;
             *s.valid.at_mut(o0 as usize) = j & (s.regs.at(r) == 0);
@@ -338,7 +392,8 @@ fn bwd_one(p: &Program, s: &mut State, i: &Bwd) {
             }
             let k = s.data.at(sel as usize);
             if k < u64::from(ins.len) {
-                *s.ready.at_mut(p.ports.at(ins.start as usize + k as usize) as usize) = r;
+                *s.ready
+                    .at_mut(p.ports.at(ins.start as usize + k as usize) as usize) = r;
             }
             *s.ready.at_mut(sel as usize) = r;
         }
@@ -371,7 +426,13 @@ fn bwd_one(p: &Program, s: &mut State, i: &Bwd) {
         Bwd::Fork2 { inp, o0, o1, reg } => {
             *s.ready.at_mut(inp as usize) = fork2_done(s, o0, o1, reg as usize).2;
         }
-        Bwd::Sync2 { i0, i1, o0, o1, reg } => {
+        Bwd::Sync2 {
+            i0,
+            i1,
+            o0,
+            o1,
+            reg,
+        } => {
             let j = s.valid.at(i0 as usize) & s.valid.at(i1 as usize);
             let r = j & fork2_done(s, o0, o1, reg as usize).2;
             *s.ready.at_mut(i0 as usize) = r;
@@ -394,19 +455,77 @@ fn bwd_one(p: &Program, s: &mut State, i: &Bwd) {
             let r = reg as usize;
             *s.ready.at_mut(inp as usize) = s.regs.at(r) == 0 || s.regs.at(r + 2) == 0;
         }
-        Bwd::Store { addr, data, ctrl, dout, aout } => {
-            let r = s.valid.at(dout as usize) & s.ready.at(dout as usize) & s.ready.at(aout as usize);
+        Bwd::Store {
+            addr,
+            data,
+            ctrl,
+            dout,
+            aout,
+        } => {
+            let r =
+                s.valid.at(dout as usize) & s.ready.at(dout as usize) & s.ready.at(aout as usize);
             *s.ready.at_mut(addr as usize) = r;
             *s.ready.at_mut(data as usize) = r;
             *s.ready.at_mut(ctrl as usize) = r;
         }
-        Bwd::MemSt { addr, data, done, reg } => {
+        Bwd::MemSt {
+            addr,
+            data,
+            done,
+            reg,
+        } => {
             let wvb = s.regs.at(reg as usize) != 0;
             let r = !wvb | s.ready.at(done as usize);
             *s.ready.at_mut(addr as usize) = r;
             *s.ready.at_mut(data as usize) = r;
         }
     }
+}
+
+/// One buffer slot's clock edge (registers `v, d, s, sd` at `r`). Returns the slot's output
+/// before the edge (the next slot's input).
+#[inline(always)]
+fn slot_step(regs: &mut [u64], r: usize, in_v: bool, in_d: u64, out_r: bool) -> (bool, u64) {
+    let (v, d, sk, sd) = (
+        regs.at(r) != 0,
+        regs.at(r + 1),
+        regs.at(r + 2) != 0,
+        regs.at(r + 3),
+    );
+    let in_r = !v | !sk;
+    let old = (sk | v, if sk { sd } else { d });
+    let nv = if in_r { in_v } else { v };
+    let nd = if in_r { in_d } else { d };
+    let hold = !out_r & !sk;
+    let ns = !(out_r & sk) & if hold { v } else { sk };
+    let nsd = if out_r & sk {
+        0
+    } else if hold {
+        d
+    } else {
+        sd
+    };
+    *regs.at_mut(r) = u64::from(nv);
+    *regs.at_mut(r + 1) = nd;
+    *regs.at_mut(r + 2) = u64::from(ns);
+    *regs.at_mut(r + 3) = nsd;
+    old
+}
+
+/// Drives a buffer's `out.valid/data` and `in.ready` from its registers.
+#[inline(always)]
+fn buffer_outputs(s: &mut State, inp: u32, out: u32, reg: u32, slots: u32) {
+    let first = reg as usize;
+    let last = first + 4 * (slots as usize - 1);
+    let (v, d, sk, sd) = (
+        s.regs.at(last),
+        s.regs.at(last + 1),
+        s.regs.at(last + 2),
+        s.regs.at(last + 3),
+    );
+    *s.valid.at_mut(out as usize) = (v | sk) != 0;
+    *s.data.at_mut(out as usize) = if sk != 0 { sd } else { d };
+    *s.ready.at_mut(inp as usize) = s.regs.at(first) == 0 || s.regs.at(first + 2) == 0;
 }
 
 #[inline(always)]
@@ -438,7 +557,12 @@ fn clk_one(p: &Program, s: &mut State, i: &Clk) {
             *s.regs.at_mut(r + 1) = u64::from(done_r & !all);
             *s.regs.at_mut(r + 2) = u64::from(done_i & !all);
         }
-        Clk::Buffer { inp, out, reg, slots } => {
+        Clk::Buffer {
+            inp,
+            out,
+            reg,
+            slots,
+        } => {
             let base = reg as usize;
             let n = slots as usize;
             // Old output of the previous slot (slot -1 = the buffer input).
@@ -446,34 +570,21 @@ fn clk_one(p: &Program, s: &mut State, i: &Clk) {
             let mut in_d = s.data.at(inp as usize);
             for k in 0..n {
                 let r = base + 4 * k;
-                let (v, d, sk, sd) =
-                    (s.regs.at(r) != 0, s.regs.at(r + 1), s.regs.at(r + 2) != 0, s.regs.at(r + 3));
                 let out_r = if k + 1 == n {
                     s.ready.at(out as usize)
                 } else {
                     s.regs.at(r + 4) == 0 || s.regs.at(r + 6) == 0
                 };
-                let in_r = !v | !sk;
-                let (old_out_v, old_out_d) = (sk | v, if sk { sd } else { d });
-                let nv = if in_r { in_v } else { v };
-                let nd = if in_r { in_d } else { d };
-                let ns = !(out_r & sk) & if !out_r & !sk { v } else { sk };
-                let nsd = if out_r & sk {
-                    0
-                } else if !out_r & !sk {
-                    d
-                } else {
-                    sd
-                };
-                *s.regs.at_mut(r) = u64::from(nv);
-                *s.regs.at_mut(r + 1) = nd;
-                *s.regs.at_mut(r + 2) = u64::from(ns);
-                *s.regs.at_mut(r + 3) = nsd;
-                in_v = old_out_v;
-                in_d = old_out_d;
+                (in_v, in_d) = slot_step(&mut s.regs, r, in_v, in_d, out_r);
             }
         }
-        Clk::MemSt { addr, data, done, reg, mem } => {
+        Clk::MemSt {
+            addr,
+            data,
+            done,
+            reg,
+            mem,
+        } => {
             let r = reg as usize;
             let wvb = s.regs.at(r) != 0;
             let eoc = !wvb | s.ready.at(done as usize);
@@ -526,7 +637,12 @@ fn run_segs<I: Exec>(
                     I::exec(p, s, i);
                 }
             }
-            Seg::Loop { start, end, chans, node } => {
+            Seg::Loop {
+                start,
+                end,
+                chans,
+                node,
+            } => {
                 // Least fixed point: start from "not valid" / "not ready".
                 for &c in p.span(chans) {
                     if forward {
@@ -542,14 +658,22 @@ fn run_segs<I: Exec>(
                     snap.clear();
                     snap.extend(p.span(chans).iter().map(|&c| {
                         let c = c as usize;
-                        if forward { (s.valid.at(c), s.data.at(c)) } else { (s.ready.at(c), 0) }
+                        if forward {
+                            (s.valid.at(c), s.data.at(c))
+                        } else {
+                            (s.ready.at(c), 0)
+                        }
                     }));
                     for i in &instrs[start as usize..end as usize] {
                         I::exec(p, s, i);
                     }
                     let same = p.span(chans).iter().zip(&snap).all(|(&c, &old)| {
                         let c = c as usize;
-                        let now = if forward { (s.valid.at(c), s.data.at(c)) } else { (s.ready.at(c), 0) };
+                        let now = if forward {
+                            (s.valid.at(c), s.data.at(c))
+                        } else {
+                            (s.ready.at(c), 0)
+                        };
                         now == old
                     });
                     s.snap = snap;
@@ -570,13 +694,22 @@ fn run_segs<I: Exec>(
 /// Settles all combinational signals of the current cycle. Returns the node of a
 /// combinational cycle that did not converge, if any.
 pub fn settle(p: &Program, s: &mut State) -> Option<u32> {
+    // Buffer outputs depend only on registers: one combined step per buffer drives
+    // `out.valid/data` and `in.ready` before the passes.
+    for &(inp, out, reg, slots) in &p.buffers {
+        buffer_outputs(s, inp, out, reg, slots);
+    }
     if !p.global_iterate {
         let a = run_segs(p, s, &p.fwd_segs, &p.fwd, true);
         let b = run_segs(p, s, &p.bwd_segs, &p.bwd, false);
         return a.or(b);
     }
     // Lazy forks: valid depends on ready. Iterate both passes from "nothing ready".
-    let results: Vec<(u32, bool)> = p.results.iter().map(|&c| (c, s.ready.at(c as usize))).collect();
+    let results: Vec<(u32, bool)> = p
+        .results
+        .iter()
+        .map(|&c| (c, s.ready.at(c as usize)))
+        .collect();
     s.ready.iter_mut().for_each(|r| *r = false);
     for &(c, r) in &results {
         *s.ready.at_mut(c as usize) = r;
@@ -600,18 +733,16 @@ pub fn settle(p: &Program, s: &mut State) -> Option<u32> {
     Some(failed.unwrap_or(u32::MAX))
 }
 
-/// Applies the clock edge: every register and memory takes its next value; then the
-/// signals that depend only on registers are updated for the next cycle.
+/// Applies the clock edge: every register and memory takes its next value.
 pub fn clock(p: &Program, s: &mut State) {
     s.mem_writes.clear();
     for i in &p.clk {
         clk_one(p, s, i);
     }
-    post_clock(p, s);
 }
 
-/// Evaluates the register-only instructions (also needed once after reset).
-pub fn post_clock(p: &Program, s: &mut State) {
+/// Drives the signals that never change (`source`, `never`, `sink`).
+fn init_signals(p: &Program, s: &mut State) {
     for i in &p.static_fwd {
         fwd_one(p, s, i);
     }

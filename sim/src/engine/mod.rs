@@ -51,7 +51,9 @@ pub enum SimError {
         callee: String,
     },
     /// A channel does not have exactly one consumer.
-    #[error("channel `{channel}` has {count} consumers; every channel needs exactly one (insert forks and sinks)")]
+    #[error(
+        "channel `{channel}` has {count} consumers; every channel needs exactly one (insert forks and sinks)"
+    )]
     Consumers {
         /// Channel name.
         channel: String,
@@ -133,7 +135,10 @@ impl Simulation {
 
         // Stimulus.
         for name in env.inputs.keys() {
-            let ok = f.args.iter().any(|a| &a.name == name && matches!(a.ty, ArgType::Channel(_)));
+            let ok = f
+                .args
+                .iter()
+                .any(|a| &a.name == name && matches!(a.ty, ArgType::Channel(_)));
             if !ok {
                 return Err(env_err(format!("no channel argument named `{name}`")));
             }
@@ -169,7 +174,11 @@ impl Simulation {
             .iter()
             .zip(&f.results)
             .map(|(&chan, r)| {
-                let pol = env.ready.get(&r.name).cloned().unwrap_or(ReadyPolicy::Always);
+                let pol = env
+                    .ready
+                    .get(&r.name)
+                    .cloned()
+                    .unwrap_or(ReadyPolicy::Always);
                 ResultRt {
                     chan,
                     may_ready: pol.can_be_ready(),
@@ -181,7 +190,11 @@ impl Simulation {
 
         // Memories.
         for (mi, m) in prog.mems.iter().enumerate() {
-            let src = if m.external { env.ext_memories.get(&m.name) } else { env.memories.get(&m.name) };
+            let src = if m.external {
+                env.ext_memories.get(&m.name)
+            } else {
+                env.memories.get(&m.name)
+            };
             if let Some(init) = src {
                 if init.len() as u64 > m.size {
                     return Err(env_err(format!(
@@ -222,7 +235,10 @@ impl Simulation {
                 .flat_map(|n| n.outputs.iter().map(|c| c.as_u32()))
                 .collect(),
         };
-        let window = env.deadlock_window.max(1).max(2 * u64::from(prog.max_slots) + 4);
+        let window = env
+            .deadlock_window
+            .max(1)
+            .max(2 * u64::from(prog.max_slots) + 4);
         Ok(Simulation {
             func: f.clone(),
             prog,
@@ -250,7 +266,10 @@ impl Simulation {
             let channels = f
                 .channels
                 .iter()
-                .map(|(_, c)| ChannelMeta { name: c.name.clone(), ty: c.ty.clone() })
+                .map(|(_, c)| ChannelMeta {
+                    name: c.name.clone(),
+                    ty: c.ty.clone(),
+                })
                 .collect();
             let mut state = Vec::new();
             for (nid, node) in f.nodes.iter() {
@@ -312,7 +331,10 @@ impl Simulation {
     /// Current register words of a node (after the last clock edge) and their names.
     pub fn registers(&self, n: NodeId) -> (&[u64], &[String]) {
         let (a, b) = self.prog.node_regs[n.index()];
-        (&self.st.regs[a as usize..b as usize], &self.prog.reg_names[a as usize..b as usize])
+        (
+            &self.st.regs[a as usize..b as usize],
+            &self.prog.reg_names[a as usize..b as usize],
+        )
     }
 
     /// Current contents of a memory, by node ID (internal) or argument name (external).
@@ -351,9 +373,16 @@ impl Simulation {
         }
         if let Some(node) = eval::settle(&self.prog, st) {
             let id = self.node_name(node);
-            push_event(&mut self.events, cycle, id, EventKind::NoConvergence, || {
-                "a combinational cycle did not settle; values of this cycle are unreliable".into()
-            });
+            push_event(
+                &mut self.events,
+                cycle,
+                id,
+                EventKind::NoConvergence,
+                || {
+                    "a combinational cycle did not settle; values of this cycle are unreliable"
+                        .into()
+                },
+            );
         }
         let any_fire = self.observe();
         if let Some(tb) = &mut self.trace {
@@ -367,7 +396,12 @@ impl Simulation {
         eval::clock(&self.prog, &mut self.st);
         if let Some(tb) = &mut self.trace {
             for &(mem, addr, value) in &self.st.mem_writes {
-                tb.push_mem_write(MemWrite { cycle, mem, addr, value });
+                tb.push_mem_write(MemWrite {
+                    cycle,
+                    mem,
+                    addr,
+                    value,
+                });
             }
         }
         self.cycle += 1;
@@ -376,13 +410,14 @@ impl Simulation {
         let done = if self.results.is_empty() {
             !any_fire && self.args.iter().all(|(_, c)| c.peek().is_none())
         } else {
-            self.results.iter().all(|r| r.outputs.len() as u64 >= self.invocations)
+            self.results
+                .iter()
+                .all(|r| r.outputs.len() as u64 >= self.invocations)
         };
         let progress = any_fire
-            || self
-                .results
-                .iter()
-                .any(|r| r.may_ready && self.st.valid[r.chan as usize] && !self.st.ready[r.chan as usize]);
+            || self.results.iter().any(|r| {
+                r.may_ready && self.st.valid[r.chan as usize] && !self.st.ready[r.chan as usize]
+            });
         if progress {
             self.idle = 0;
         } else {
@@ -467,13 +502,20 @@ impl Simulation {
             let o = out as usize;
             if st.valid[o] & st.ready[o] && st.data[divisor as usize] == 0 {
                 let id = self.func.nodes[NodeId::from_u32(node)].id.clone();
-                push_event(&mut self.events, cycle, id, EventKind::DivisionByZero, || {
-                    "division by zero; the result is 0".into()
-                });
+                push_event(
+                    &mut self.events,
+                    cycle,
+                    id,
+                    EventKind::DivisionByZero,
+                    || "division by zero; the result is 0".into(),
+                );
             }
         }
         for &(node, ins, out, reg) in &self.prog.merge_checks {
-            let nvalid = self.prog.ports[ins.range()].iter().filter(|&&c| st.valid[c as usize]).count();
+            let nvalid = self.prog.ports[ins.range()]
+                .iter()
+                .filter(|&&c| st.valid[c as usize])
+                .count();
             if nvalid < 2 {
                 continue;
             }
@@ -483,9 +525,13 @@ impl Simulation {
             };
             if decided {
                 let id = self.func.nodes[NodeId::from_u32(node)].id.clone();
-                push_event(&mut self.events, cycle, id, EventKind::Nondeterminism, || {
-                    format!("{nvalid} inputs valid at once; the lowest index wins")
-                });
+                push_event(
+                    &mut self.events,
+                    cycle,
+                    id,
+                    EventKind::Nondeterminism,
+                    || format!("{nvalid} inputs valid at once; the lowest index wins"),
+                );
             }
         }
         true
@@ -527,7 +573,11 @@ impl Simulation {
             let toks = rt
                 .outputs
                 .iter()
-                .map(|&(cycle, bits)| OutputToken { cycle, value: render_value(bits, &r.ty), bits })
+                .map(|&(cycle, bits)| OutputToken {
+                    cycle,
+                    value: render_value(bits, &r.ty),
+                    bits,
+                })
                 .collect();
             outputs.insert(r.name.clone(), toks);
         }
@@ -570,7 +620,12 @@ fn push_event(
     msg: impl FnOnce() -> String,
 ) {
     if events.len() < MAX_EVENTS {
-        events.push(RuntimeEvent { cycle, node, kind, message: msg() });
+        events.push(RuntimeEvent {
+            cycle,
+            node,
+            kind,
+            message: msg(),
+        });
     } else if events.len() == MAX_EVENTS {
         events.push(RuntimeEvent {
             cycle,
@@ -602,7 +657,13 @@ mod perf_probe {
         for n in [50, 200] {
             let f = crate::bench_support::chain(n);
             let mut env = Environment::default();
-            env.push_tokens("in0", TokenSource::Range { start: 0, end: 1 << 40 });
+            env.push_tokens(
+                "in0",
+                TokenSource::Range {
+                    start: 0,
+                    end: 1 << 40,
+                },
+            );
             let mut sim = Simulation::new(&f, env.clone()).unwrap();
             let k = 5000u32;
             let settle = min_time(30, || {
@@ -615,20 +676,50 @@ mod perf_probe {
                     eval::clock(&sim.prog, &mut sim.st);
                 }
             });
+            let all_clk = sim.prog.clk.clone();
+            for (name, keep) in [("emit", 0u8), ("buffer", 1)] {
+                sim.prog.clk = all_clk
+                    .iter()
+                    .filter(|c| matches!(c, program::Clk::Buffer { .. }) == (keep == 1))
+                    .cloned()
+                    .collect();
+                let t = min_time(30, || {
+                    for _ in 0..k {
+                        eval::clock(&sim.prog, &mut sim.st);
+                    }
+                });
+                eprintln!("  clock {name}: {} instrs {:?}", sim.prog.clk.len(), t / k);
+            }
+            sim.prog.clk = all_clk;
             let observe = min_time(30, || {
                 for _ in 0..k {
                     sim.observe();
                 }
             });
-            let run = min_time(10, || {
-                let mut s = Simulation::new(&f, env.clone()).unwrap();
-                s.run(u64::from(k));
-            });
-            let traced = min_time(10, || {
-                let mut s = Simulation::new(&f, env.clone()).unwrap();
-                s.enable_trace();
-                s.run(u64::from(k));
-            });
+            let timed_run = |trace: bool| {
+                (0..10)
+                    .map(|_| {
+                        let mut s = Simulation::new(&f, env.clone()).unwrap();
+                        if trace {
+                            s.enable_trace();
+                        }
+                        let t = std::time::Instant::now();
+                        s.run(u64::from(k));
+                        let e = t.elapsed();
+                        if trace {
+                            let b = s.trace().unwrap().memory_bytes();
+                            eprintln!(
+                                "  trace bytes per Mcycle: {:.1} MB",
+                                b as f64 * 1e6 / f64::from(k) / 1e6
+                            );
+                        }
+                        e
+                    })
+                    .min()
+                    .unwrap()
+            };
+            let run = timed_run(false);
+            let traced = timed_run(true);
             eprintln!(
                 "n={n}: settle {:?} clock {:?} observe {:?} run {:?} ({:.0} kc/s) traced {:?} ({:.0} kc/s)",
                 settle / k,

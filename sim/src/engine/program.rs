@@ -25,13 +25,31 @@ impl Span {
 #[derive(Clone, Debug)]
 pub enum Fwd {
     /// Binary arith op, join semantics.
-    Bin { op: BinOp, a: u32, b: u32, out: u32, w: u8 },
+    Bin {
+        op: BinOp,
+        a: u32,
+        b: u32,
+        out: u32,
+        w: u8,
+    },
     /// `cmpi`.
-    Cmp { pred: CmpPredicate, a: u32, b: u32, out: u32, w: u8 },
+    Cmp {
+        pred: CmpPredicate,
+        a: u32,
+        b: u32,
+        out: u32,
+        w: u8,
+    },
     /// `select`.
     Select { c: u32, t: u32, f: u32, out: u32 },
     /// Width casts.
-    Cast { kind: CastKind, a: u32, out: u32, from: u8, to: u8 },
+    Cast {
+        kind: CastKind,
+        a: u32,
+        out: u32,
+        from: u8,
+        to: u8,
+    },
     /// Join of `ins`; data copied from channel `data_from` (or 0 when `u32::MAX`).
     Join { ins: Span, data_from: u32, out: u32 },
     /// `pack`: join, data is the concatenation (field 0 in the most significant bits).
@@ -39,19 +57,34 @@ pub enum Fwd {
     /// Pass-through of valid and data (`br`, the data half of `load`).
     Wire { inp: u32, out: u32 },
     /// `cond_br`.
-    CondBr { cond: u32, data: u32, t: u32, f: u32 },
+    CondBr {
+        cond: u32,
+        data: u32,
+        t: u32,
+        f: u32,
+    },
     /// `mux`.
     Mux { sel: u32, ins: Span, out: u32 },
     /// `merge`.
     Merge { ins: Span, out: u32 },
     /// `control_merge`.
-    Cmerge { ins: Span, out: u32, idx: u32, reg: u32 },
+    Cmerge {
+        ins: Span,
+        out: u32,
+        idx: u32,
+        reg: u32,
+    },
     /// Eager fork: `outs` fed from `inp` (data copied), emitted registers at `reg`.
     Fork { inp: u32, outs: Span, reg: u32 },
     /// `sync`: join of `ins`, eager fork over `outs` (out i carries in i's data).
     Sync { ins: Span, outs: Span, reg: u32 },
     /// `unpack`: eager fork, out i carries field i (shifts in `shifts`).
-    Unpack { inp: u32, outs: Span, shifts: Span, reg: u32 },
+    Unpack {
+        inp: u32,
+        outs: Span,
+        shifts: Span,
+        reg: u32,
+    },
     /// `lazy_fork`: valid depends on the other outputs' ready.
     LazyFork { inp: u32, outs: Span },
     /// Buffer output from the last slot's registers at `reg`.
@@ -61,15 +94,38 @@ pub enum Fwd {
     /// `source` (valid) / `never` (not valid).
     Fixed { out: u32, valid: bool },
     /// `store`: lazy join of addr, data, ctrl onto `dout` and `aout`.
-    Store { addr: u32, data: u32, ctrl: u32, dout: u32, aout: u32 },
+    Store {
+        addr: u32,
+        data: u32,
+        ctrl: u32,
+        dout: u32,
+        aout: u32,
+    },
     /// Memory load port: eager fork of `addr` onto `ld` (= mem[addr]) and `done`.
-    MemLd { addr: u32, ld: u32, done: u32, reg: u32, mem: u32 },
+    MemLd {
+        addr: u32,
+        ld: u32,
+        done: u32,
+        reg: u32,
+        mem: u32,
+    },
     /// Memory store port completion: `done.valid = wvb`.
     MemStDone { done: u32, reg: u32 },
     /// Two-output [`Fwd::Fork`].
-    Fork2 { inp: u32, o0: u32, o1: u32, reg: u32 },
+    Fork2 {
+        inp: u32,
+        o0: u32,
+        o1: u32,
+        reg: u32,
+    },
     /// Two-channel [`Fwd::Sync`].
-    Sync2 { i0: u32, i1: u32, o0: u32, o1: u32, reg: u32 },
+    Sync2 {
+        i0: u32,
+        i1: u32,
+        o0: u32,
+        o1: u32,
+        reg: u32,
+    },
 }
 
 /// Backward-pass instruction: computes input ready from output ready and settled valids.
@@ -82,13 +138,23 @@ pub enum Bwd {
     /// Always ready (`sink`).
     Sink { inp: u32 },
     /// `cond_br`.
-    CondBr { cond: u32, data: u32, t: u32, f: u32 },
+    CondBr {
+        cond: u32,
+        data: u32,
+        t: u32,
+        f: u32,
+    },
     /// `mux`.
     Mux { sel: u32, ins: Span, out: u32 },
     /// `merge`.
     Merge { ins: Span, out: u32 },
     /// `control_merge`.
-    Cmerge { ins: Span, out: u32, idx: u32, reg: u32 },
+    Cmerge {
+        ins: Span,
+        out: u32,
+        idx: u32,
+        reg: u32,
+    },
     /// Eager fork: `inp.ready = allDone`.
     Fork { inp: u32, outs: Span, reg: u32 },
     /// `sync`: inputs ready = join valid & allDone.
@@ -98,15 +164,37 @@ pub enum Bwd {
     /// Buffer input from the first slot's registers.
     BufIn { inp: u32, reg: u32 },
     /// `store`.
-    Store { addr: u32, data: u32, ctrl: u32, dout: u32, aout: u32 },
+    Store {
+        addr: u32,
+        data: u32,
+        ctrl: u32,
+        dout: u32,
+        aout: u32,
+    },
     /// Memory store port readiness from the write-valid buffer.
-    MemSt { addr: u32, data: u32, done: u32, reg: u32 },
+    MemSt {
+        addr: u32,
+        data: u32,
+        done: u32,
+        reg: u32,
+    },
     /// Two-input [`Bwd::Join`].
     Join2 { a: u32, b: u32, out: u32 },
     /// Two-output [`Bwd::Fork`].
-    Fork2 { inp: u32, o0: u32, o1: u32, reg: u32 },
+    Fork2 {
+        inp: u32,
+        o0: u32,
+        o1: u32,
+        reg: u32,
+    },
     /// Two-channel [`Bwd::Sync`].
-    Sync2 { i0: u32, i1: u32, o0: u32, o1: u32, reg: u32 },
+    Sync2 {
+        i0: u32,
+        i1: u32,
+        o0: u32,
+        o1: u32,
+        reg: u32,
+    },
 }
 
 /// Clock-edge instruction: updates registers (and memories) from the settled values.
@@ -115,11 +203,27 @@ pub enum Clk {
     /// Eager-fork emitted registers for `outs`.
     Emit { outs: Span, reg: u32 },
     /// `control_merge` registers.
-    Cmerge { ins: Span, out: u32, idx: u32, reg: u32 },
+    Cmerge {
+        ins: Span,
+        out: u32,
+        idx: u32,
+        reg: u32,
+    },
     /// Buffer slots.
-    Buffer { inp: u32, out: u32, reg: u32, slots: u32 },
+    Buffer {
+        inp: u32,
+        out: u32,
+        reg: u32,
+        slots: u32,
+    },
     /// Memory store port: write and write-valid buffer.
-    MemSt { addr: u32, data: u32, done: u32, reg: u32, mem: u32 },
+    MemSt {
+        addr: u32,
+        data: u32,
+        done: u32,
+        reg: u32,
+        mem: u32,
+    },
     /// Two-output [`Clk::Emit`].
     Emit2 { o0: u32, o1: u32, reg: u32 },
 }
@@ -130,7 +234,12 @@ pub enum Seg {
     /// Execute instructions `[start, end)` once.
     Straight(u32, u32),
     /// Iterate instructions `[start, end)` until the channels in `chans` settle.
-    Loop { start: u32, end: u32, chans: Span, node: u32 },
+    Loop {
+        start: u32,
+        end: u32,
+        chans: Span,
+        node: u32,
+    },
 }
 
 /// Static description of one memory (internal or external).
@@ -167,9 +276,12 @@ pub struct Program {
     pub bwd_segs: Vec<Seg>,
     /// Clock instructions.
     pub clk: Vec<Clk>,
-    /// Forward instructions that depend only on registers, run after each clock edge.
+    /// Buffers `(in, out, first register, slots)`, whose register-only outputs are driven
+    /// at the start of every settle.
+    pub buffers: Vec<(u32, u32, u32, u32)>,
+    /// Forward instructions with constant results, run once at reset.
     pub static_fwd: Vec<Fwd>,
-    /// Backward instructions that depend only on registers, run after each clock edge.
+    /// Backward instructions with constant results, run once at reset.
     pub static_bwd: Vec<Bwd>,
     /// Reset value of every register word.
     pub reg_init: Vec<u64>,
@@ -280,7 +392,13 @@ impl Program {
                 }
                 Fwd::Sync { ins, outs, reg } => {
                     if let (Some((i0, i1)), Some((o0, o1))) = (two(ins), two(outs)) {
-                        *i = Fwd::Sync2 { i0, i1, o0, o1, reg };
+                        *i = Fwd::Sync2 {
+                            i0,
+                            i1,
+                            o0,
+                            o1,
+                            reg,
+                        };
                     }
                 }
                 _ => {}
@@ -300,17 +418,23 @@ impl Program {
                 }
                 Bwd::Sync { ins, outs, reg } => {
                     if let (Some((i0, i1)), Some((o0, o1))) = (two(ins), two(outs)) {
-                        *i = Bwd::Sync2 { i0, i1, o0, o1, reg };
+                        *i = Bwd::Sync2 {
+                            i0,
+                            i1,
+                            o0,
+                            o1,
+                            reg,
+                        };
                     }
                 }
                 _ => {}
             }
         }
         for i in &mut self.clk {
-            if let Clk::Emit { outs, reg } = *i {
-                if let Some((o0, o1)) = two(outs) {
-                    *i = Clk::Emit2 { o0, o1, reg };
-                }
+            if let Clk::Emit { outs, reg } = *i
+                && let Some((o0, o1)) = two(outs)
+            {
+                *i = Clk::Emit2 { o0, o1, reg };
             }
         }
     }

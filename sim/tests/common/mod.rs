@@ -22,7 +22,10 @@ pub fn out(f: &Function, n: NodeId, i: usize) -> ChannelId {
 pub fn ret(f: &mut Function, chans: Vec<ChannelId>) {
     for (i, &c) in chans.iter().enumerate() {
         let ty = f.channels[c].ty.clone();
-        f.results.push(FuncResult { name: format!("r{i}"), ty });
+        f.results.push(FuncResult {
+            name: format!("r{i}"),
+            ty,
+        });
     }
     node(f, Op::Return, chans, vec![]);
     f.assign_ids().unwrap();
@@ -30,12 +33,23 @@ pub fn ret(f: &mut Function, chans: Vec<ChannelId>) {
 
 /// Per-cycle (valid, ready, data) of channel `name` over `n` steps.
 pub fn wave(sim: &mut Simulation, names: &[&str], n: usize) -> Vec<Vec<(bool, bool, u64)>> {
-    let chans: Vec<ChannelId> =
-        names.iter().map(|nm| sim.function().channel_by_name(nm).unwrap_or_else(|| panic!("{nm}"))).collect();
+    let chans: Vec<ChannelId> = names
+        .iter()
+        .map(|nm| {
+            sim.function()
+                .channel_by_name(nm)
+                .unwrap_or_else(|| panic!("{nm}"))
+        })
+        .collect();
     let mut rows = Vec::new();
     for _ in 0..n {
         sim.step();
-        rows.push(chans.iter().map(|&c| (sim.valid(c), sim.ready(c), sim.data(c))).collect());
+        rows.push(
+            chans
+                .iter()
+                .map(|&c| (sim.valid(c), sim.ready(c), sim.data(c)))
+                .collect(),
+        );
     }
     rows
 }

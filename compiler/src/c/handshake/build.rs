@@ -1,0 +1,572 @@
+//! Construction of the dataflow graph from a maximized SSA CFG (one block at a time).
+//!
+//! Per block `bbN`:
+//! * entry: with one incoming edge, a `merge` per block parameter and one for the control
+//!   token (removed by canonicalization); with several, a `control_merge` of the incoming
+//!   control tokens whose `index` selects one `mux` per parameter;
+//! * body: `constant`s triggered by the block's control token, `arith` ops, and
+//!   `load`/`store`s whose `ctrl` is the memory's ordering token (the previous access's done
+//!   signal) and whose address goes through an `index_cast` to `index`. A store's done token
+//!   is the memory's `stDone`; a load's is `join(ldDone, data)` where the data comes through
+//!   a one-slot buffer from the memory: the memory reads combinationally and keeps
+//!   re-reading while its `ldData` waits, so without the latch a later store released by
+//!   `ldDone` could change a value that was not yet consumed;
+//! * exit: a `cond_br` per value passed to a successor (and for the control token), or a
+//!   direct connection for an unconditional branch; the exit block joins its control token
+//!   with the final ordering token of every memory into the `done` result.
+//!
+//! Memories are created first: one `memory` per accessed local array (initial contents in a
+//! `handshake.init` attribute) and one `extmemory` per array parameter.
+
+use std::collections::BTreeMap;
+
+use handscope_sim::{ArgType, ArithOp, BufferKind, CmpPredicate, MemRefType, Op, Type};
+
+use super::hgraph::{HGraph, Port};
+use crate::c::ir::{
+    BinaryOp, BlockId, CastOp, CmpPred, InstKind, IrFunction, IrParam, MemoryKind, Terminator,
+    ValueId,
+};
+use crate::c::span::Span;
+
+/// What the builder records for later passes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Built {
+    /// The graph.
+    pub g: HGraph,
+    /// Inputs that close a CFG back edge: `(entry node, input position)`.
+    pub back_edges: Vec<(usize, usize)>,
+    /// The channel carrying the start token into the body (the `start` argument).
+    pub start: Port,
+    /// The `return` node.
+    pub ret: usize,
+    /// Position of the `done` operand of `return`.
+    pub done_pos: usize,
+    /// Entry `control_merge`/`merge` of each block (for loop-header rewriting).
+    pub block_ctrl_entry: BTreeMap<u32, usize>,
+    /// Muxes of each block that has several predecessors.
+    pub block_muxes: BTreeMap<u32, Vec<usize>>,
+    /// Incoming edges of each block: predecessor (`None` for the function entry).
+    pub block_preds: BTreeMap<u32, Vec<Option<u32>>>,
+    /// Every CFG edge: (from, to, position among `to`'s incoming edges, control token).
+    pub edge_ctrl: Vec<(u32, u32, usize, Port)>,
+    /// Reverse-postorder position of every block.
+    pub rpo: Vec<usize>,
+}
+
+/// An internal inconsistency in the IR (reported at `span`).
+#[derive(Clone, Debug)]
+pub(crate) struct BuildError {
+    /// Message.
+    pub message: String,
+    /// Where.
+    pub span: Span,
+}
+
+fn int_ty(t: crate::c::ir::Type) -> Type {
+    match t {
+        crate::c::ir::Type::Int(b) => Type::Int(b as u8),
+        crate::c::ir::Type::Token => Type::None,
+    }
+}
+
+fn bin_op(op: BinaryOp) -> ArithOp {
+    match op {
+        BinaryOp::AddI => ArithOp::Addi,
+        BinaryOp::SubI => ArithOp::Subi,
+        BinaryOp::MulI => ArithOp::Muli,
+        BinaryOp::DivSI => ArithOp::Divsi,
+        BinaryOp::DivUI => ArithOp::Divui,
+        BinaryOp::RemSI => ArithOp::Remsi,
+        BinaryOp::RemUI => ArithOp::Remui,
+        BinaryOp::AndI => ArithOp::Andi,
+        BinaryOp::OrI => ArithOp::Ori,
+        BinaryOp::XOrI => ArithOp::Xori,
+        BinaryOp::ShLI => ArithOp::Shli,
+        BinaryOp::ShRSI => ArithOp::Shrsi,
+        BinaryOp::ShRUI => ArithOp::Shrui,
+    }
+}
+
+fn cmp_pred(p: CmpPred) -> CmpPredicate {
+    match p {
+        CmpPred::Eq => CmpPredicate::Eq,
+        CmpPred::Ne => CmpPredicate::Ne,
+        CmpPred::Slt => CmpPredicate::Slt,
+        CmpPred::Sle => CmpPredicate::Sle,
+        CmpPred::Sgt => CmpPredicate::Sgt,
+        CmpPred::Sge => CmpPredicate::Sge,
+        CmpPred::Ult => CmpPredicate::Ult,
+        CmpPred::Ule => CmpPredicate::Ule,
+        CmpPred::Ugt => CmpPredicate::Ugt,
+        CmpPred::Uge => CmpPredicate::Uge,
+    }
+}
+
+/// Per-memory port bookkeeping.
+#[derive(Clone, Debug, Default)]
+struct MemPorts {
+    node: Option<usize>,
+    ld: u32,
+    st: u32,
+    /// Load nodes in port order.
+    loads: Vec<usize>,
+    /// Store nodes in port order.
+    stores: Vec<usize>,
+}
+
+/// Unique, readable memory node IDs: `mem.<array>` (`mem.<array>_<k>` on clashes).
+fn memory_names(f: &IrFunction) -> Vec<String> {
+    let mut used: BTreeMap<String, u32> = BTreeMap::new();
+    f.memories
+        .iter()
+        .map(|m| {
+            let base = format!("mem.{}", m.name);
+            let k = used.entry(base.clone()).or_insert(0);
+            *k += 1;
+            if *k == 1 { base } else { format!("{base}_{}", *k - 1) }
+        })
+        .collect()
+}
+
+/// Builds the graph. `reach[b]` tells which blocks are reachable.
+pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError> {
+    let mut b = Built::default();
+    let g = &mut b.g;
+    let err = |m: &str, span: Span| BuildError { message: m.to_string(), span };
+
+    // Arguments: C parameters in order, then the start token.
+    let mut scalar_args: BTreeMap<ValueId, Port> = BTreeMap::new();
+    let mut mem_arg: BTreeMap<u32, usize> = BTreeMap::new();
+    for p in &f.params {
+        match p {
+            IrParam::Scalar { name, value, .. } => {
+                let port = g.add_arg(name, ArgType::Channel(int_ty(f.ty(*value))));
+                scalar_args.insert(*value, port.unwrap_or(Port::PENDING));
+            }
+            IrParam::Array { name, mem } => {
+                let m = &f.memories[mem.0 as usize];
+                let memref =
+                    MemRefType { dims: vec![m.len], elem: Type::Int(m.elem.bits() as u8) };
+                mem_arg.insert(mem.0, g.args.len());
+                g.add_arg(name, ArgType::MemRef(memref));
+            }
+        }
+    }
+    let mut start_name = "start".to_string();
+    while g.args.iter().any(|a| a.name == start_name) {
+        start_name.push('_');
+    }
+    let start = g.add_arg(&start_name, ArgType::Channel(Type::None)).unwrap_or(Port::PENDING);
+    b.start = start;
+
+    // Memories (port counts first).
+    let mut mems: Vec<MemPorts> = vec![MemPorts::default(); f.memories.len()];
+    for (bi, blk) in f.blocks.iter().enumerate() {
+        if !reach[bi] {
+            continue;
+        }
+        for inst in &blk.insts {
+            match &inst.kind {
+                InstKind::Load { mem, .. } => mems[mem.0 as usize].ld += 1,
+                InstKind::Store { mem, .. } => mems[mem.0 as usize].st += 1,
+                _ => {}
+            }
+        }
+    }
+    let names = memory_names(f);
+    for (mi, m) in f.memories.iter().enumerate() {
+        let mp = &mut mems[mi];
+        let elem = Type::Int(m.elem.bits() as u8);
+        let memref = MemRefType { dims: vec![m.len], elem: elem.clone() };
+        let outs: Vec<Type> = (0..mp.ld)
+            .map(|_| elem.clone())
+            .chain((0..mp.st + mp.ld).map(|_| Type::None))
+            .collect();
+        let op = match &m.kind {
+            MemoryKind::Param(_) => Op::ExtMemory {
+                ld: mp.ld,
+                st: mp.st,
+                id: mi as u32,
+                memref_arg: mem_arg.get(&(mi as u32)).copied().unwrap_or(0),
+                memref,
+            },
+            MemoryKind::Local { .. } if mp.ld + mp.st == 0 => continue,
+            MemoryKind::Local { .. } => {
+                Op::Memory { ld: mp.ld, st: mp.st, id: mi as u32, memref, lsq: false }
+            }
+        };
+        let n = g.add(op, vec![], outs, None, Some(f.span));
+        g.nodes[n].name = Some(names[mi].clone());
+        if let MemoryKind::Local { init: Some(vals) } = &m.kind {
+            let mask = elem.mask();
+            let text: Vec<String> = vals.iter().map(|v| ((*v as u64) & mask).to_string()).collect();
+            g.nodes[n].attrs.push(("handshake.init".into(), format!("[{}]", text.join(", "))));
+        }
+        mp.node = Some(n);
+    }
+
+    // Incoming edges per block: the entry edge of bb0, then (pred, successor slot) in order.
+    let mut edges: Vec<Vec<(Option<u32>, usize)>> = vec![Vec::new(); f.blocks.len()];
+    edges[0].push((None, 0));
+    for (bi, blk) in f.blocks.iter().enumerate() {
+        if !reach[bi] {
+            continue;
+        }
+        for (slot, (s, _)) in blk.term.successors().iter().enumerate() {
+            edges[s.0 as usize].push((Some(bi as u32), slot));
+        }
+    }
+    let rpo_index = rpo(f, reach);
+
+    // Entry nodes.
+    let mut vals: BTreeMap<ValueId, Port> = BTreeMap::new();
+    let mut ctrl: Vec<Port> = vec![Port::PENDING; f.blocks.len()];
+    // entry[b] = (ctrl node, per-param node, uses mux-style input offset)
+    let mut entry: Vec<(usize, Vec<usize>, usize)> = vec![(0, vec![], 0); f.blocks.len()];
+    for (bi, blk) in f.blocks.iter().enumerate() {
+        if !reach[bi] {
+            continue;
+        }
+        let label = format!("bb{bi}");
+        let span = blk.insts.first().map_or(blk.term_span, |i| i.span);
+        let n_in = edges[bi].len();
+        let pend = vec![Port::PENDING; n_in];
+        let (cnode, pnodes, off);
+        if n_in <= 1 {
+            cnode = g.add(Op::Merge, pend.clone(), vec![Type::None], Some(&label), Some(span));
+            ctrl[bi] = Port::new(cnode, 0);
+            pnodes = blk
+                .params
+                .iter()
+                .map(|p| {
+                    let n = g.add(
+                        Op::Merge,
+                        pend.clone(),
+                        vec![int_ty(f.ty(*p))],
+                        Some(&label),
+                        Some(span),
+                    );
+                    vals.insert(*p, Port::new(n, 0));
+                    n
+                })
+                .collect();
+            off = 0;
+        } else {
+            cnode = g.add(
+                Op::ControlMerge,
+                pend.clone(),
+                vec![Type::None, Type::Index],
+                Some(&label),
+                Some(span),
+            );
+            ctrl[bi] = Port::new(cnode, 0);
+            let mut ins = vec![Port::new(cnode, 1)];
+            ins.extend(pend.iter().copied());
+            let muxes: Vec<usize> = blk
+                .params
+                .iter()
+                .map(|p| {
+                    let n = g.add(
+                        Op::Mux,
+                        ins.clone(),
+                        vec![int_ty(f.ty(*p))],
+                        Some(&label),
+                        Some(span),
+                    );
+                    vals.insert(*p, Port::new(n, 0));
+                    n
+                })
+                .collect();
+            b.block_muxes.insert(bi as u32, muxes.clone());
+            pnodes = muxes;
+            off = 1;
+        }
+        b.block_ctrl_entry.insert(bi as u32, cnode);
+        b.block_preds.insert(bi as u32, edges[bi].iter().map(|(p, _)| *p).collect());
+        entry[bi] = (cnode, pnodes, off);
+    }
+
+    // The function entry edge into bb0.
+    {
+        let blk = &f.blocks[0];
+        let (cnode, pnodes, off) = entry[0].clone();
+        g.nodes[cnode].ins[0] = start;
+        for (k, p) in blk.params.iter().enumerate() {
+            let src = if *p == f.start_token {
+                start
+            } else {
+                *scalar_args.get(p).ok_or_else(|| err("entry parameter without argument", f.span))?
+            };
+            g.nodes[pnodes[k]].ins[off] = src;
+        }
+    }
+
+    // Bodies and exits.
+    let mut mem_token_final: Vec<Port> = Vec::new();
+    let mut ret_value: Option<Port> = None;
+    let mut ret_block: Option<usize> = None;
+    for (bi, blk) in f.blocks.iter().enumerate() {
+        if !reach[bi] {
+            continue;
+        }
+        let label = format!("bb{bi}");
+        let lb = Some(label.as_str());
+        let c = ctrl[bi];
+        let get = |vals: &BTreeMap<ValueId, Port>, v: &ValueId, span: Span| {
+            vals.get(v).copied().ok_or_else(|| err(&format!("value {v} is not available in {label}"), span))
+        };
+        for inst in &blk.insts {
+            let sp = Some(inst.span);
+            match &inst.kind {
+                InstKind::Const { value } => {
+                    let t = int_ty(f.ty(inst.results[0]));
+                    let v = (*value as u64) & t.mask();
+                    let n = g.add(Op::Constant { value: v }, vec![c], vec![t], lb, sp);
+                    vals.insert(inst.results[0], Port::new(n, 0));
+                }
+                InstKind::Binary { op, lhs, rhs } => {
+                    let ins = vec![get(&vals, lhs, inst.span)?, get(&vals, rhs, inst.span)?];
+                    let t = int_ty(f.ty(inst.results[0]));
+                    let n = g.add(Op::Arith(bin_op(*op)), ins, vec![t], lb, sp);
+                    vals.insert(inst.results[0], Port::new(n, 0));
+                }
+                InstKind::Cmp { pred, lhs, rhs } => {
+                    let ins = vec![get(&vals, lhs, inst.span)?, get(&vals, rhs, inst.span)?];
+                    let op = Op::Arith(ArithOp::Cmpi(cmp_pred(*pred)));
+                    let n = g.add(op, ins, vec![Type::Int(1)], lb, sp);
+                    vals.insert(inst.results[0], Port::new(n, 0));
+                }
+                InstKind::Select { cond, t, f: fv } => {
+                    let ins = vec![
+                        get(&vals, cond, inst.span)?,
+                        get(&vals, t, inst.span)?,
+                        get(&vals, fv, inst.span)?,
+                    ];
+                    let ty = int_ty(f.ty(inst.results[0]));
+                    let n = g.add(Op::Arith(ArithOp::Select), ins, vec![ty], lb, sp);
+                    vals.insert(inst.results[0], Port::new(n, 0));
+                }
+                InstKind::Cast { op, value } => {
+                    let a = match op {
+                        CastOp::ExtSI => ArithOp::Extsi,
+                        CastOp::ExtUI => ArithOp::Extui,
+                        CastOp::TruncI => ArithOp::Trunci,
+                    };
+                    let t = int_ty(f.ty(inst.results[0]));
+                    let n = g.add(Op::Arith(a), vec![get(&vals, value, inst.span)?], vec![t], lb, sp);
+                    vals.insert(inst.results[0], Port::new(n, 0));
+                }
+                InstKind::Load { mem, index, token } => {
+                    let mp = &mut mems[mem.0 as usize];
+                    let mnode = mp.node.ok_or_else(|| err("load from a missing memory", inst.span))?;
+                    let elem = g.nodes[mnode].outs[0].clone();
+                    let idx = get(&vals, index, inst.span)?;
+                    let addr = g.add(Op::Arith(ArithOp::IndexCast), vec![idx], vec![Type::Index], lb, sp);
+                    let k = mp.loads.len() as u32;
+                    // The memory reads combinationally and re-reads while its data output
+                    // waits, so the data is latched in a buffer and the next access of the
+                    // memory waits for it (a store could otherwise change it first).
+                    let latch = g.add(
+                        Op::Buffer { slots: 1, kind: BufferKind::Seq, init: None },
+                        vec![Port::new(mnode, k)],
+                        vec![elem.clone()],
+                        lb,
+                        sp,
+                    );
+                    let ld = g.add(
+                        Op::Load,
+                        vec![Port::new(addr, 0), Port::new(latch, 0), get(&vals, token, inst.span)?],
+                        vec![elem, Type::Index],
+                        lb,
+                        sp,
+                    );
+                    mp.loads.push(ld);
+                    let done = g.add(
+                        Op::Join,
+                        vec![Port::new(mnode, mp.ld + mp.st + k), Port::new(ld, 0)],
+                        vec![Type::None],
+                        lb,
+                        sp,
+                    );
+                    vals.insert(inst.results[0], Port::new(ld, 0));
+                    vals.insert(inst.results[1], Port::new(done, 0));
+                }
+                InstKind::Store { mem, index, value, token } => {
+                    let mp = &mut mems[mem.0 as usize];
+                    let mnode = mp.node.ok_or_else(|| err("store to a missing memory", inst.span))?;
+                    let idx = get(&vals, index, inst.span)?;
+                    let addr = g.add(Op::Arith(ArithOp::IndexCast), vec![idx], vec![Type::Index], lb, sp);
+                    let data = get(&vals, value, inst.span)?;
+                    let dty = g.ty(data);
+                    let k = mp.stores.len() as u32;
+                    let st = g.add(
+                        Op::Store,
+                        vec![Port::new(addr, 0), data, get(&vals, token, inst.span)?],
+                        vec![dty, Type::Index],
+                        lb,
+                        sp,
+                    );
+                    mp.stores.push(st);
+                    vals.insert(inst.results[0], Port::new(mnode, mp.ld + k));
+                }
+            }
+        }
+        let tsp = Some(blk.term_span);
+        // Connects `src` to input `edge` of successor `s`'s entry for param position `k`
+        // (`None` = control).
+        let mut connect = |g: &mut HGraph, s: BlockId, from: u32, slot: usize, k: Option<usize>, src: Port| {
+            let si = s.0 as usize;
+            let Some(pos) = edges[si].iter().position(|e| *e == (Some(from), slot)) else {
+                return;
+            };
+            let (cnode, pnodes, off) = &entry[si];
+            let (node, at) = match k {
+                None => (*cnode, pos),
+                Some(k) => (pnodes[k], pos + off),
+            };
+            g.nodes[node].ins[at] = src;
+            if k.is_none() {
+                b.edge_ctrl.push((from, s.0, pos, src));
+            }
+            if rpo_index[si] <= rpo_index[bi] {
+                b.back_edges.push((node, at));
+            }
+        };
+        match &blk.term {
+            Terminator::Br { target, args } => {
+                connect(g, *target, bi as u32, 0, None, c);
+                for (k, a) in args.iter().enumerate() {
+                    let src = get(&vals, a, blk.term_span)?;
+                    connect(g, *target, bi as u32, 0, Some(k), src);
+                }
+            }
+            Terminator::CondBr { cond, t, t_args, f: fb, f_args } => {
+                let cv = get(&vals, cond, blk.term_span)?;
+                // One cond_br per distinct value: the control token first, then arguments.
+                let mut order: Vec<Option<ValueId>> = vec![None];
+                for a in t_args.iter().chain(f_args.iter()) {
+                    if !order.contains(&Some(*a)) {
+                        order.push(Some(*a));
+                    }
+                }
+                for v in order {
+                    let (src, ty) = match v {
+                        None => (c, Type::None),
+                        Some(v) => {
+                            let p = get(&vals, &v, blk.term_span)?;
+                            (p, g.ty(p))
+                        }
+                    };
+                    let br = g.add(Op::CondBr, vec![cv, src], vec![ty.clone(), ty], lb, tsp);
+                    let (tp, fp) = (Port::new(br, 0), Port::new(br, 1));
+                    match v {
+                        None => {
+                            connect(g, *t, bi as u32, 0, None, tp);
+                            connect(g, *fb, bi as u32, 1, None, fp);
+                        }
+                        Some(v) => {
+                            for (k, a) in t_args.iter().enumerate() {
+                                if *a == v {
+                                    connect(g, *t, bi as u32, 0, Some(k), tp);
+                                }
+                            }
+                            for (k, a) in f_args.iter().enumerate() {
+                                if *a == v {
+                                    connect(g, *fb, bi as u32, 1, Some(k), fp);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Terminator::Return { value, tokens } => {
+                if ret_block.is_some() {
+                    return Err(err("more than one return block", blk.term_span));
+                }
+                ret_block = Some(bi);
+                ret_value = match value {
+                    Some(v) => Some(get(&vals, v, blk.term_span)?),
+                    None => None,
+                };
+                mem_token_final.push(c);
+                for t in tokens {
+                    mem_token_final.push(get(&vals, t, blk.term_span)?);
+                }
+            }
+        }
+    }
+    let ret_block = ret_block.ok_or_else(|| err("the function never returns", f.span))?;
+    let rlabel = format!("bb{ret_block}");
+    let rspan = Some(f.blocks[ret_block].term_span);
+    let done = if mem_token_final.len() == 1 {
+        mem_token_final[0]
+    } else {
+        let j = g.add(Op::Join, mem_token_final, vec![Type::None], Some(&rlabel), rspan);
+        Port::new(j, 0)
+    };
+    let mut rins = Vec::new();
+    if let Some(v) = ret_value {
+        g.results.push(("ret".into(), g.ty(v)));
+        rins.push(v);
+    }
+    g.results.push(("done".into(), Type::None));
+    b.done_pos = rins.len();
+    rins.push(done);
+    b.ret = g.add(Op::Return, rins, vec![], Some(&rlabel), rspan);
+    g.nodes[b.ret].name = Some("return".into());
+    b.rpo = rpo_index;
+
+    // Memory inputs: store ports (data, address), then load addresses.
+    for mp in &mems {
+        let Some(n) = mp.node else { continue };
+        let mut ins = Vec::new();
+        for &s in &mp.stores {
+            ins.push(Port::new(s, 0));
+            ins.push(Port::new(s, 1));
+        }
+        for &l in &mp.loads {
+            ins.push(Port::new(l, 1));
+        }
+        g.nodes[n].ins = ins;
+    }
+    if let Some((i, _)) =
+        g.nodes.iter().enumerate().find(|(_, n)| n.ins.contains(&Port::PENDING))
+    {
+        return Err(err(
+            &format!("internal error: unconnected input of a {} node", g.nodes[i].op.mnemonic()),
+            g.nodes[i].span.unwrap_or(f.span),
+        ));
+    }
+    Ok(b)
+}
+
+/// Reverse-postorder position of every reachable block (edges to a block with a smaller or
+/// equal position are the CFG's back edges).
+pub(crate) fn rpo(f: &IrFunction, reach: &[bool]) -> Vec<usize> {
+    let n = f.blocks.len();
+    let mut post = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    // Iterative DFS: (block, next successor index).
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    seen[0] = true;
+    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+        let succs = f.blocks[b].term.successors();
+        if *i < succs.len() {
+            let s = succs[*i].0.0 as usize;
+            *i += 1;
+            if !seen[s] && reach[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    let mut idx = vec![usize::MAX; n];
+    for (k, b) in post.iter().rev().enumerate() {
+        idx[*b] = k;
+    }
+    idx
+}

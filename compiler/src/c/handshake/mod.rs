@@ -1,0 +1,157 @@
+//! Dataflow lowering: from the SSA CFG of [`crate::c::ir`] to a handshake graph.
+//!
+//! The flow follows the classic CDFG-to-handshake construction:
+//! 1. constants used outside their block are copied into the using blocks and the CFG is
+//!    SSA-maximized, so every value a block reads arrives as a block argument
+//!    ([`maximize`]);
+//! 2. each block becomes an entry (`merge`s, or a `control_merge` driving `mux`es), a body
+//!    (`constant`, `arith`, `load`/`store` ordered by per-memory done tokens) and an exit
+//!    (`cond_br` per live-out value and for the control token) ([`build`]);
+//! 3. without task pipelining a function lock lets one invocation in at a time ([`lock`]);
+//!    with it, outermost loops get a priming mux instead ([`pipeline`]);
+//! 4. canonicalization ([`canon`]), fork/sink materialization, and buffer insertion by
+//!    [`BufferPolicy`] ([`buffers`]).
+//!
+//! Every node gets a readable stable ID `<block>.<op><k>` (per block and op kind), its block
+//! label and its C source location. Local arrays become `memory` nodes named `mem.<array>`
+//! whose initial contents (if any) are in a `handshake.init = [..]` attribute (raw bit
+//! patterns, see [`memory_inits`]); array parameters become `extmemory` nodes on memref
+//! arguments named after the parameter. Arguments are the C parameters plus `start`
+//! (`none`); results are `ret` (for non-void functions) and `done` (`none`).
+
+pub mod buffers;
+mod build;
+mod canon;
+mod hgraph;
+mod lock;
+mod maximize;
+mod pipeline;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use handscope_sim::{Function, Module, Op};
+
+use super::error::{CError, RawError};
+use super::ir::IrFunction;
+
+pub use buffers::BufferPolicy;
+
+/// Options of [`compile_to_handshake`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HsOptions {
+    /// Where buffers go (default [`BufferPolicy::Cycles`]).
+    pub buffers: BufferPolicy,
+    /// Let several invocations overlap: outermost loops are entered through a primed `mux`
+    /// instead of a `control_merge`, and there is no function lock.
+    pub task_pipelining: bool,
+}
+
+/// Compiles C `source` (top function `top`, or the unique uncalled one) to a module with one
+/// `handshake.func`.
+pub fn compile_to_handshake(
+    source: &str,
+    file_name: &str,
+    top: Option<&str>,
+    opts: &HsOptions,
+) -> Result<Module, CError> {
+    let ir = super::compile_to_ir(source, file_name, top)?;
+    let f = lower_function(&ir, file_name, opts)
+        .map_err(|e| e.into_cerror(source, file_name))?;
+    Ok(Module { functions: vec![f] })
+}
+
+/// Lowers an IR function to a handshake function. Errors are internal inconsistencies,
+/// located in the C source.
+pub fn lower_function(
+    ir: &IrFunction,
+    file_name: &str,
+    opts: &HsOptions,
+) -> Result<Function, RawError> {
+    let mut ir = ir.clone();
+    maximize::rematerialize_constants(&mut ir);
+    maximize::maximize(&mut ir);
+    let reach = maximize::reachable(&ir);
+    let mut built =
+        build::build(&ir, &reach).map_err(|e| RawError::new(e.span, e.message))?;
+    let keep = if opts.task_pipelining {
+        pipeline::prime_outer_loops(&mut built, &ir, &reach)
+    } else {
+        lock::insert_lock(&mut built).to_vec()
+    };
+    if opts.buffers != BufferPolicy::None {
+        buffers::buffer_back_edges(&mut built);
+    }
+    let mut keep = keep;
+    keep.push(built.ret);
+    canon::canonicalize(&mut built.g, &keep);
+    let file: Arc<str> = Arc::from(file_name);
+    let mut f = built.g.emit(&ir.name, &file, ir.span);
+    let internal = |m: String| RawError::new(ir.span, format!("internal error: {m}"));
+    handscope_sim::transform::materialize_with(&mut f, handscope_sim::transform::Placement::Append)
+        .map_err(|e| internal(e.to_string()))?;
+    if opts.buffers == BufferPolicy::All {
+        buffers::buffer_all(&mut f);
+    }
+    name_new_nodes(&mut f);
+    f.assign_ids().map_err(|e| internal(e.to_string()))?;
+    Ok(f)
+}
+
+/// Gives nodes added after emission (forks, sinks, buffers) `<block>.<op><k>` IDs that do
+/// not clash with existing ones.
+fn name_new_nodes(f: &mut Function) {
+    use handscope_sim::NameHint;
+    let mut taken: std::collections::BTreeSet<String> = f
+        .nodes
+        .values()
+        .filter_map(|n| match &n.name_hint {
+            NameHint::Name(s) => Some(s.clone()),
+            _ => None,
+        })
+        .collect();
+    taken.extend(f.args.iter().map(|a| a.name.clone()));
+    let mut counters: BTreeMap<(String, &'static str), u32> = BTreeMap::new();
+    for (_, n) in f.nodes.iter_mut() {
+        if matches!(n.op, Op::Argument { .. }) || n.name_hint != NameHint::Counter {
+            continue;
+        }
+        let prefix = n.block.clone().unwrap_or_else(|| "fn".into());
+        let k = counters.entry((prefix.clone(), n.op.mnemonic())).or_insert(0);
+        let id = loop {
+            let id = format!("{prefix}.{}{k}", n.op.mnemonic());
+            *k += 1;
+            if taken.insert(id.clone()) {
+                break id;
+            }
+        };
+        n.name_hint = NameHint::Name(id);
+    }
+}
+
+/// Initial contents of every internal `memory` with a `handshake.init` attribute, by node ID
+/// (the shape of [`handscope_sim::stimulus::Environment::memories`]).
+pub fn memory_inits(f: &Function) -> BTreeMap<String, Vec<u64>> {
+    let mut m = BTreeMap::new();
+    for n in f.nodes.values() {
+        if !matches!(n.op, Op::Memory { .. }) {
+            continue;
+        }
+        let Some((_, v)) = n.attrs.iter().find(|(k, _)| k == "handshake.init") else {
+            continue;
+        };
+        let vals: Option<Vec<u64>> = v
+            .trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| s.split(':').next().unwrap_or("").trim().parse::<i128>().ok().map(|x| x as u64))
+            .collect();
+        if let Some(vals) = vals {
+            m.insert(n.id.clone(), vals);
+        }
+    }
+    m
+}

@@ -1,0 +1,123 @@
+//! `handscope sim` on every example circuit reproduces the answer written in the example's
+//! header (`// sim:` arguments, `// expect:` outputs or `deadlock`, `// expect-mem:` memory
+//! contents), and `--vcd` writes a well-formed VCD.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn header(text: &str, key: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix(&format!("// {key}:")))
+        .map(|s| s.trim().to_string())
+        .collect()
+}
+
+fn run_sim(path: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let args: Vec<String> = header(&text, "sim").join(" ").split_whitespace().map(String::from).collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .arg("sim")
+        .arg(path)
+        .args(&args)
+        .args(extra)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{}: bad JSON ({e}): {}", path.display(), String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap_or(-1), json)
+}
+
+fn values(list: &serde_json::Value) -> Vec<i64> {
+    list.as_array().unwrap().iter().map(|t| t["value"].as_i64().unwrap()).collect()
+}
+
+fn parse_list(s: &str) -> Vec<i64> {
+    s.split(',').map(|v| v.trim().parse().unwrap()).collect()
+}
+
+#[test]
+fn every_example_gives_its_expected_answer() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(workspace().join("examples/circuits")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expects = header(&text, "expect");
+        if header(&text, "sim").is_empty() || expects.is_empty() {
+            continue;
+        }
+        let (code, report) = run_sim(&path, &[]);
+        let name = path.display();
+        for e in &expects {
+            if e == "deadlock" {
+                assert_eq!(report["status"], "deadlock", "{name}: {report:#}");
+                assert_eq!(code, 2, "{name}: exit code of a deadlock");
+                let chain = report["deadlock"].to_string();
+                assert!(chain.contains("join0"), "{name}: the explanation should name join0: {chain}");
+                continue;
+            }
+            assert_eq!(report["status"], "done", "{name}: {report:#}");
+            assert_eq!(code, 0, "{name}: exit code of a finished run");
+            let (result, want) = e.split_once('=').unwrap();
+            let got = values(&report["outputs"][result]);
+            assert_eq!(got, parse_list(want), "{name}: result {result}");
+        }
+        for m in header(&text, "expect-mem") {
+            let (mem, want) = m.split_once('=').unwrap();
+            let got: Vec<i64> =
+                report["memories"][mem].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+            assert_eq!(got, parse_list(want), "{name}: memory {mem}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 9, "only {checked} examples had expectations");
+}
+
+#[test]
+fn vcd_has_one_scope_per_node_and_a_clock() {
+    let dir = workspace().join("target/test-tmp/vcd");
+    std::fs::create_dir_all(&dir).unwrap();
+    let vcd = dir.join("counter.vcd");
+    let path = workspace().join("examples/circuits/counter_loop.mlir");
+    let (code, report) = run_sim(&path, &["--vcd", vcd.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let text = std::fs::read_to_string(&vcd).unwrap();
+    for needle in [
+        "$timescale",
+        "$scope module fork0 $end",
+        "$scope module mux0 $end",
+        " clock $end",
+        " out1_valid $end",
+        " outTrue_ready $end",
+        " n_valid $end",
+        "$enddefinitions",
+    ] {
+        assert!(text.contains(needle), "VCD lacks `{needle}`");
+    }
+    // One rising clock edge per simulated cycle.
+    let cycles = report["cycles"].as_u64().unwrap();
+    let clock_id = text
+        .lines()
+        .find(|l| l.starts_with("$var") && l.contains(" clock $end"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .unwrap()
+        .to_string();
+    let rises = text.lines().filter(|l| *l == format!("1{clock_id}")).count() as u64;
+    assert_eq!(rises, cycles);
+}
+
+#[test]
+fn bad_stimulus_names_are_reported() {
+    let path = workspace().join("examples/circuits/counter_loop.mlir");
+    let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args(["sim", path.to_str().unwrap(), "--in", "nope=1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no argument `nope`") && err.contains("n, start"), "{err}");
+}
