@@ -360,38 +360,72 @@ fn local_array_initializers_become_memory_attributes() {
 }
 
 /// Several invocations in one run: with the function lock they are serialized; with task
-/// pipelining they overlap. Either way every result matches the interpreter, in order.
+/// pipelining they may overlap. Either way every result matches the interpreter run on the
+/// invocations one after the other (array contents carried over), in order.
 #[test]
 fn several_invocations() {
     for (file, lines) in [
         ("gcd.c", vec!["48 18", "17 5", "0 9", "1071 462"]),
         ("collatz.c", vec!["27", "1", "97"]),
+        ("shifts.c", vec!["-12345 4000000000 5", "77 1 31", "-1 255 0", "5 6 7"]),
+        ("divrem.c", vec!["-7 2 []", "7 -2 []", "-7 -2 []", "-100 7 []"]),
+        ("short_circuit.c", vec!["0 5 []", "3 0 []", "-2 -2 []"]),
+        ("histogram.c", vec!["[1 1 1 2 3 250 250] [] 7", "[1 1 1 2 3 250 250] [] 3", "[9] [] 1"]),
+        ("binary_search.c", vec!["[1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 31] 21", "[] 4", "[] 1"]),
     ] {
         let k = kernel(file);
         let ir = compile_to_ir(&k.src, &k.file, Some(&k.top)).expect("IR");
         let invs: Vec<Vec<ArgValue>> = lines.iter().map(|l| parse_args(&ir, l)).collect();
-        let want: Vec<i64> = invs
-            .iter()
-            .map(|a| run(&ir, a, 10_000_000).expect("interp").ret.expect("ret"))
-            .collect();
+        // Sequential reference: arrays carry over from one invocation to the next.
+        let mut want_ret = Vec::new();
+        let mut arrays: Option<Vec<Vec<i64>>> = None;
+        for inv in &invs {
+            let mut args = inv.clone();
+            if let Some(prev) = &arrays {
+                let mut it = prev.iter();
+                for a in args.iter_mut() {
+                    if let ArgValue::Array(v) = a {
+                        *v = it.next().expect("array").clone();
+                    }
+                }
+            }
+            let r = run(&ir, &args, 10_000_000).expect("interp");
+            want_ret.extend(r.ret);
+            arrays = Some(r.arrays);
+        }
+        let want_arrays = arrays.expect("ran");
         let mut cycles = Vec::new();
         for pipelined in [false, true] {
+            let what = format!("{file} pipelined={pipelined}");
             let hs = compile(&k, &HsOptions { buffers: BufferPolicy::Cycles, task_pipelining: pipelined });
-            assert!(verify(&hs).is_ok(), "{:#?}", verify(&hs).errors);
+            assert!(verify(&hs).is_ok(), "{what}: {:#?}", verify(&hs).errors);
             let env = environment(&ir, &hs, &invs);
             let mut sim = Simulation::new(&hs, env).expect("sim");
             let rep = sim.run(1_000_000);
-            assert_eq!(rep.status, Status::Done, "{file} pipelined={pipelined}: {:?}", rep.deadlock);
-            let t = ir.ret.expect("ret type");
-            let got: Vec<i64> = rep.outputs["ret"]
-                .iter()
-                .map(|o| norm(o.bits as i64, t.bits(), t.signed))
-                .collect();
-            let want: Vec<i64> = want.iter().map(|v| norm(*v, t.bits(), t.signed)).collect();
-            assert_eq!(got, want, "{file} pipelined={pipelined}");
+            assert_eq!(rep.status, Status::Done, "{what}: {:?}", rep.deadlock);
+            assert_eq!(rep.outputs["done"].len(), invs.len(), "{what}");
+            if let Some(t) = ir.ret {
+                let got: Vec<i64> = rep.outputs["ret"]
+                    .iter()
+                    .map(|o| norm(o.bits as i64, t.bits(), t.signed))
+                    .collect();
+                let want: Vec<i64> = want_ret.iter().map(|v| norm(*v, t.bits(), t.signed)).collect();
+                assert_eq!(got, want, "{what}");
+            }
+            let mut a = 0;
+            for p in &ir.params {
+                if let IrParam::Array { name, mem } = p {
+                    let m = &ir.memories[mem.0 as usize];
+                    let (bits, signed) = (m.elem.bits(), m.elem.signed);
+                    let got: Vec<i64> = sim.memory(name).expect("memory").iter().map(|v| norm(*v as i64, bits, signed)).collect();
+                    let want: Vec<i64> = want_arrays[a].iter().map(|v| norm(*v, bits, signed)).collect();
+                    assert_eq!(got, want, "{what}: array {name}");
+                    a += 1;
+                }
+            }
             cycles.push(rep.cycles);
         }
-        println!("{file}: serialized {} cycles, pipelined {} cycles", cycles[0], cycles[1]);
+        println!("{file}: {} invocations, serialized {} cycles, pipelined {} cycles", invs.len(), cycles[0], cycles[1]);
     }
 }
 

@@ -57,7 +57,11 @@ fn every_example_gives_its_expected_answer() {
                 assert_eq!(report["status"], "deadlock", "{name}: {report:#}");
                 assert_eq!(code, 2, "{name}: exit code of a deadlock");
                 let chain = report["deadlock"].to_string();
-                assert!(chain.contains("join0"), "{name}: the explanation should name join0: {chain}");
+                assert!(
+                    chain.contains("join0 waits for join0.in1 (cond_br0.outTrue)")
+                        && chain.contains("cond_br0 sent its token to outFalse"),
+                    "{name}: the explanation should say why join0 waits: {chain}"
+                );
                 continue;
             }
             assert_eq!(report["status"], "done", "{name}: {report:#}");

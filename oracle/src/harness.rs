@@ -374,3 +374,19 @@ pub fn run_designs(
     }
     Ok(summary)
 }
+
+/// Prints `f` with the compiler's MLIR writer and reads the text back with its reader, so
+/// the engine simulates exactly what CIRCT is given (and both directions are exercised).
+/// Returns the parsed top function and the text.
+pub fn through_mlir(f: &Function) -> Result<(Function, String), String> {
+    let text = handscope_compiler::mlir::write_function(f);
+    parse_top(&text, &f.name)
+}
+
+/// Parses MLIR text and returns its default (top) function and the text.
+pub fn parse_top(text: &str, file: &str) -> Result<(Function, String), String> {
+    let (m, _warnings) =
+        handscope_compiler::mlir::parse_mlir(text, file).map_err(|e| format!("{file}: {e:?}"))?;
+    let f = m.default_function().ok_or_else(|| format!("{file}: no function"))?.clone();
+    Ok((f, text.to_string()))
+}

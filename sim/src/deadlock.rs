@@ -233,9 +233,10 @@ impl LiveView<'_> {
                 let lf = self.last_fire[other.index()];
                 if lf >= 0 {
                     format!(
-                        "{id} sent its token to {} (last at cycle {lf}, {} tokens in total)",
+                        "{id} sent its token to {} (last at cycle {lf}, {} token{} in total)",
                         self.port_of_producer(other),
-                        self.fires[other.index()]
+                        self.fires[other.index()],
+                        if self.fires[other.index()] == 1 { "" } else { "s" }
                     )
                 } else {
                     format!("{id} has no input token")
@@ -361,8 +362,16 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             )
         } else {
             let p = f.channels[c].producer.node;
+            // A cond_br that routed its tokens the other way is the usual root cause: say so
+            // even when the cond_br is itself part of a wait-for cycle.
+            let because = match f.nodes[p].op {
+                Op::CondBr if f.nodes[p].outputs.iter().any(|&o| o != c && v.last_fire[o.index()] >= 0) => {
+                    format!(", because {}", v.terminal_reason(p, Some(c)))
+                }
+                _ => String::new(),
+            };
             format!(
-                "{fid} waits for {} ({}), which {} does not provide",
+                "{fid} waits for {} ({}), which {} does not provide{because}",
                 v.consumer_port(c),
                 f.channels[c].name,
                 v.id(p)

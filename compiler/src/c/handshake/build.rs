@@ -52,6 +52,10 @@ pub(crate) struct Built {
     pub edge_ctrl: Vec<(u32, u32, usize, Port)>,
     /// Reverse-postorder position of every block.
     pub rpo: Vec<usize>,
+    /// Inputs where the start token begins the memory ordering chains.
+    pub mem_start_uses: Vec<(usize, usize)>,
+    /// Final ordering token of every memory (operands of the `done` join besides control).
+    pub mem_final: Vec<Port>,
 }
 
 /// An internal inconsistency in the IR (reported at `span`).
@@ -294,6 +298,7 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
         g.nodes[cnode].ins[0] = start;
         for (k, p) in blk.params.iter().enumerate() {
             let src = if *p == f.start_token {
+                b.mem_start_uses.push((pnodes[k], off));
                 start
             } else {
                 *scalar_args.get(p).ok_or_else(|| err("entry parameter without argument", f.span))?
@@ -499,6 +504,7 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
     let ret_block = ret_block.ok_or_else(|| err("the function never returns", f.span))?;
     let rlabel = format!("bb{ret_block}");
     let rspan = Some(f.blocks[ret_block].term_span);
+    b.mem_final = mem_token_final[1..].to_vec();
     let done = if mem_token_final.len() == 1 {
         mem_token_final[0]
     } else {

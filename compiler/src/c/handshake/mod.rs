@@ -8,7 +8,8 @@
 //!    (`constant`, `arith`, `load`/`store` ordered by per-memory done tokens) and an exit
 //!    (`cond_br` per live-out value and for the control token) ([`build`]);
 //! 3. without task pipelining a function lock lets one invocation in at a time ([`lock`]);
-//!    with it, outermost loops get a priming mux instead ([`pipeline`]);
+//!    with it, outermost loops get a priming mux instead, and a memory lock keeps the
+//!    memory accesses of successive invocations in order ([`pipeline`]);
 //! 4. canonicalization ([`canon`]), fork/sink materialization, and buffer insertion by
 //!    [`BufferPolicy`] ([`buffers`]).
 //!
@@ -75,7 +76,9 @@ pub fn lower_function(
     let mut built =
         build::build(&ir, &reach).map_err(|e| RawError::new(e.span, e.message))?;
     let keep = if opts.task_pipelining {
-        pipeline::prime_outer_loops(&mut built, &ir, &reach)
+        let mut k = pipeline::prime_outer_loops(&mut built, &ir, &reach);
+        k.extend(pipeline::memory_lock(&mut built));
+        k
     } else {
         lock::insert_lock(&mut built).to_vec()
     };

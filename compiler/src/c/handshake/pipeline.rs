@@ -11,6 +11,11 @@
 //! The header's data `mux`es read the same select.
 //!
 //! Loops whose header has more than one entry edge keep their `control_merge`.
+//!
+//! Memory accesses of different invocations stay in invocation order through a memory lock:
+//! the ordering chains of invocation `k + 1` start from `join(start, lock)`, where the lock
+//! is a one-slot buffer preloaded with one token and refilled by the join of invocation
+//! `k`'s final ordering tokens.
 
 use std::collections::BTreeSet;
 
@@ -33,6 +38,37 @@ fn loop_body(f: &IrFunction, reach: &[bool], h: usize, sources: &[usize]) -> BTr
         stack.extend(preds[b].iter().map(|p| p.0 as usize));
     }
     body
+}
+
+/// Inserts the memory lock (see the module documentation); returns the nodes it added.
+pub(crate) fn memory_lock(b: &mut Built) -> Vec<usize> {
+    if b.mem_final.is_empty() || b.mem_start_uses.is_empty() {
+        return Vec::new();
+    }
+    let span = b.g.nodes[b.ret].span;
+    let g = &mut b.g;
+    let fin = g.add(Op::Join, b.mem_final.clone(), vec![Type::None], Some("bb0"), span);
+    let buf = g.add(
+        Op::Buffer { slots: 1, kind: BufferKind::Seq, init: Some(vec![0]) },
+        vec![Port::new(fin, 0)],
+        vec![Type::None],
+        Some("bb0"),
+        span,
+    );
+    let gate = g.add(
+        Op::Join,
+        vec![b.start, Port::new(buf, 0)],
+        vec![Type::None],
+        Some("bb0"),
+        span,
+    );
+    g.nodes[fin].name = Some("memlock.join_final".into());
+    g.nodes[buf].name = Some("memlock.buffer".into());
+    g.nodes[gate].name = Some("memlock.join_start".into());
+    for &(n, at) in &b.mem_start_uses {
+        g.nodes[n].ins[at] = Port::new(gate, 0);
+    }
+    vec![fin, buf, gate]
 }
 
 /// Rewrites the headers of outermost loops; returns the nodes it added.
