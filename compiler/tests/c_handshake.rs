@@ -115,7 +115,12 @@ fn kernel(file: &str) -> Kernel {
         .filter_map(|l| l.strip_prefix("// RUN:"))
         .map(str::to_string)
         .collect();
-    Kernel { file: file.to_string(), src, top, runs }
+    Kernel {
+        file: file.to_string(),
+        src,
+        top,
+        runs,
+    }
 }
 
 fn compile(k: &Kernel, opts: &HsOptions) -> Function {
@@ -134,7 +139,11 @@ fn sext(v: u64, bits: u32) -> i64 {
 }
 
 fn norm(v: i64, bits: u32, signed: bool) -> i64 {
-    let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let m = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     let u = (v as u64) & m;
     if signed { sext(u, bits) } else { u as i64 }
 }
@@ -204,8 +213,15 @@ fn check_run(k: &Kernel, ir: &IrFunction, hs: &Function, line: &str, what: &str)
                 .iter()
                 .map(|v| norm(*v as i64, bits, signed))
                 .collect();
-            let want: Vec<i64> = expected.arrays[a].iter().map(|v| norm(*v, bits, signed)).collect();
-            assert_eq!(got, want, "{} ({what}) RUN `{line}`: array `{name}`", k.file);
+            let want: Vec<i64> = expected.arrays[a]
+                .iter()
+                .map(|v| norm(*v, bits, signed))
+                .collect();
+            assert_eq!(
+                got, want,
+                "{} ({what}) RUN `{line}`: array `{name}`",
+                k.file
+            );
             a += 1;
         }
     }
@@ -220,7 +236,10 @@ fn check_kernel(file: &str) {
         (BufferPolicy::All, false),
         (BufferPolicy::Cycles, true),
     ] {
-        let opts = HsOptions { buffers: policy, task_pipelining: pipelined };
+        let opts = HsOptions {
+            buffers: policy,
+            task_pipelining: pipelined,
+        };
         let what = format!("{policy:?}{}", if pipelined { ", pipelined" } else { "" });
         let hs = compile(&k, &opts);
         let rep = verify(&hs);
@@ -229,7 +248,11 @@ fn check_kernel(file: &str) {
         for line in &k.runs {
             cycles.push(check_run(&k, &ir, &hs, line, &what));
         }
-        let nodes = hs.nodes.values().filter(|n| !matches!(n.op, Op::Argument { .. })).count();
+        let nodes = hs
+            .nodes
+            .values()
+            .filter(|n| !matches!(n.op, Op::Argument { .. }))
+            .count();
         println!("{file} [{what}]: {nodes} nodes, cycles {cycles:?}");
     }
 }
@@ -287,10 +310,24 @@ fn every_kernel_file_is_listed() {
 #[test]
 fn without_buffers_loops_are_combinational_cycles() {
     let k = kernel("gcd.c");
-    let hs = compile(&k, &HsOptions { buffers: BufferPolicy::None, task_pipelining: false });
+    let hs = compile(
+        &k,
+        &HsOptions {
+            buffers: BufferPolicy::None,
+            task_pipelining: false,
+        },
+    );
     let rep = verify(&hs);
-    assert!(rep.errors_of(Rule::CombinationalCycle).count() > 0, "{rep:#?}");
-    assert!(rep.errors.iter().all(|p| p.rule == Rule::CombinationalCycle), "{rep:#?}");
+    assert!(
+        rep.errors_of(Rule::CombinationalCycle).count() > 0,
+        "{rep:#?}"
+    );
+    assert!(
+        rep.errors
+            .iter()
+            .all(|p| p.rule == Rule::CombinationalCycle),
+        "{rep:#?}"
+    );
 }
 
 #[test]
@@ -299,7 +336,10 @@ fn compiling_twice_is_byte_identical() {
         let k = kernel(&file);
         for opts in [
             HsOptions::default(),
-            HsOptions { buffers: BufferPolicy::All, task_pipelining: true },
+            HsOptions {
+                buffers: BufferPolicy::All,
+                task_pipelining: true,
+            },
         ] {
             let a = compile_to_handshake(&k.src, &k.file, Some(&k.top), &opts).expect("a");
             let b = compile_to_handshake(&k.src, &k.file, Some(&k.top), &opts).expect("b");
@@ -319,16 +359,31 @@ fn ids_are_readable_and_located() {
         if n.id == "return" {
             continue;
         }
-        let block = n.block.as_deref().unwrap_or_else(|| panic!("{} has no block", n.id));
-        assert!(n.id.starts_with(&format!("{block}.")) || n.id.starts_with("lock."), "{}", n.id);
-        let loc = n.loc.as_ref().unwrap_or_else(|| panic!("{} has no location", n.id));
+        let block = n
+            .block
+            .as_deref()
+            .unwrap_or_else(|| panic!("{} has no block", n.id));
+        assert!(
+            n.id.starts_with(&format!("{block}.")) || n.id.starts_with("lock."),
+            "{}",
+            n.id
+        );
+        let loc = n
+            .loc
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no location", n.id));
         assert_eq!(&*loc.file, "gcd.c");
     }
     // The loop header of Euclid's loop merges the entry and the latch.
     assert!(hs.node_by_id("bb1.control_merge0").is_some() || hs.node_by_id("bb1.mux0").is_some());
-    let text = write_mlir(&handscope_sim::Module { functions: vec![hs] });
+    let text = write_mlir(&handscope_sim::Module {
+        functions: vec![hs],
+    });
     assert!(text.contains("handshake.name = \"bb1.cmpi0\""), "{text}");
-    assert!(text.contains("argNames = [\"a\", \"b\", \"start\"]"), "{text}");
+    assert!(
+        text.contains("argNames = [\"a\", \"b\", \"start\"]"),
+        "{text}"
+    );
     assert!(text.contains("resNames = [\"ret\", \"done\"]"), "{text}");
 }
 
@@ -355,8 +410,13 @@ fn local_array_initializers_become_memory_attributes() {
     let inits = memory_inits(&hs);
     assert_eq!(inits["mem.coef"], vec![1, 0xfffe, 3, 0xfffc, 5, 0xfffa]);
     assert_eq!(inits["mem.small"], vec![250, 251, 252, 0, 0]);
-    let text = write_mlir(&handscope_sim::Module { functions: vec![hs] });
-    assert!(text.contains("handshake.init = [1, 65534, 3, 65532, 5, 65530]"), "{text}");
+    let text = write_mlir(&handscope_sim::Module {
+        functions: vec![hs],
+    });
+    assert!(
+        text.contains("handshake.init = [1, 65534, 3, 65532, 5, 65530]"),
+        "{text}"
+    );
 }
 
 /// Several invocations in one run: with the function lock they are serialized; with task
@@ -367,11 +427,31 @@ fn several_invocations() {
     for (file, lines) in [
         ("gcd.c", vec!["48 18", "17 5", "0 9", "1071 462"]),
         ("collatz.c", vec!["27", "1", "97"]),
-        ("shifts.c", vec!["-12345 4000000000 5", "77 1 31", "-1 255 0", "5 6 7"]),
-        ("divrem.c", vec!["-7 2 []", "7 -2 []", "-7 -2 []", "-100 7 []"]),
+        (
+            "shifts.c",
+            vec!["-12345 4000000000 5", "77 1 31", "-1 255 0", "5 6 7"],
+        ),
+        (
+            "divrem.c",
+            vec!["-7 2 []", "7 -2 []", "-7 -2 []", "-100 7 []"],
+        ),
         ("short_circuit.c", vec!["0 5 []", "3 0 []", "-2 -2 []"]),
-        ("histogram.c", vec!["[1 1 1 2 3 250 250] [] 7", "[1 1 1 2 3 250 250] [] 3", "[9] [] 1"]),
-        ("binary_search.c", vec!["[1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 31] 21", "[] 4", "[] 1"]),
+        (
+            "histogram.c",
+            vec![
+                "[1 1 1 2 3 250 250] [] 7",
+                "[1 1 1 2 3 250 250] [] 3",
+                "[9] [] 1",
+            ],
+        ),
+        (
+            "binary_search.c",
+            vec![
+                "[1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 31] 21",
+                "[] 4",
+                "[] 1",
+            ],
+        ),
     ] {
         let k = kernel(file);
         let ir = compile_to_ir(&k.src, &k.file, Some(&k.top)).expect("IR");
@@ -397,7 +477,13 @@ fn several_invocations() {
         let mut cycles = Vec::new();
         for pipelined in [false, true] {
             let what = format!("{file} pipelined={pipelined}");
-            let hs = compile(&k, &HsOptions { buffers: BufferPolicy::Cycles, task_pipelining: pipelined });
+            let hs = compile(
+                &k,
+                &HsOptions {
+                    buffers: BufferPolicy::Cycles,
+                    task_pipelining: pipelined,
+                },
+            );
             assert!(verify(&hs).is_ok(), "{what}: {:#?}", verify(&hs).errors);
             let env = environment(&ir, &hs, &invs);
             let mut sim = Simulation::new(&hs, env).expect("sim");
@@ -409,7 +495,10 @@ fn several_invocations() {
                     .iter()
                     .map(|o| norm(o.bits as i64, t.bits(), t.signed))
                     .collect();
-                let want: Vec<i64> = want_ret.iter().map(|v| norm(*v, t.bits(), t.signed)).collect();
+                let want: Vec<i64> = want_ret
+                    .iter()
+                    .map(|v| norm(*v, t.bits(), t.signed))
+                    .collect();
                 assert_eq!(got, want, "{what}");
             }
             let mut a = 0;
@@ -417,15 +506,28 @@ fn several_invocations() {
                 if let IrParam::Array { name, mem } = p {
                     let m = &ir.memories[mem.0 as usize];
                     let (bits, signed) = (m.elem.bits(), m.elem.signed);
-                    let got: Vec<i64> = sim.memory(name).expect("memory").iter().map(|v| norm(*v as i64, bits, signed)).collect();
-                    let want: Vec<i64> = want_arrays[a].iter().map(|v| norm(*v, bits, signed)).collect();
+                    let got: Vec<i64> = sim
+                        .memory(name)
+                        .expect("memory")
+                        .iter()
+                        .map(|v| norm(*v as i64, bits, signed))
+                        .collect();
+                    let want: Vec<i64> = want_arrays[a]
+                        .iter()
+                        .map(|v| norm(*v, bits, signed))
+                        .collect();
                     assert_eq!(got, want, "{what}: array {name}");
                     a += 1;
                 }
             }
             cycles.push(rep.cycles);
         }
-        println!("{file}: {} invocations, serialized {} cycles, pipelined {} cycles", invs.len(), cycles[0], cycles[1]);
+        println!(
+            "{file}: {} invocations, serialized {} cycles, pipelined {} cycles",
+            invs.len(),
+            cycles[0],
+            cycles[1]
+        );
     }
 }
 
@@ -465,7 +567,11 @@ fn python() -> Option<PathBuf> {
 #[test]
 fn circt_accepts_compiled_kernels() {
     let Some(py) = python() else {
-        assert_ne!(std::env::var("CI").as_deref(), Ok("true"), "no Python with circt under CI");
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "no Python with circt under CI"
+        );
         eprintln!("skipping: no Python that can import circt");
         return;
     };
@@ -476,7 +582,10 @@ fn circt_accepts_compiled_kernels() {
         let k = kernel(&file);
         for (i, opts) in [
             HsOptions::default(),
-            HsOptions { buffers: BufferPolicy::All, task_pipelining: true },
+            HsOptions {
+                buffers: BufferPolicy::All,
+                task_pipelining: true,
+            },
         ]
         .iter()
         .enumerate()
@@ -489,10 +598,50 @@ fn circt_accepts_compiled_kernels() {
     }
     let script = dir.join("check.py");
     std::fs::write(&script, CHECKER).expect("write checker");
-    let out = Command::new(py).arg(&script).args(&paths).output().expect("run python");
+    let out = Command::new(py)
+        .arg(&script)
+        .args(&paths)
+        .output()
+        .expect("run python");
     assert!(
         out.status.success() && String::from_utf8_lossy(&out.stdout).contains("circt-ok"),
         "CIRCT rejected the output:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// With task pipelining, an invocation on a short path must not overtake an earlier one on a
+/// long path (region locks keep control merges outside loops in order).
+#[test]
+fn pipelining_keeps_invocation_order() {
+    let src = "int f(int a) {\n  int r = 0;\n  if (a > 0) {\n    for (int i = 0; i < a; i++)\n      r += i;\n  } else {\n    r = -1;\n  }\n  return r;\n}\n";
+    let args = [10i64, 0, 5, -3, 7, -8];
+    for pipelined in [false, true] {
+        let m = compile_to_handshake(
+            src,
+            "order.c",
+            None,
+            &HsOptions {
+                buffers: BufferPolicy::Cycles,
+                task_pipelining: pipelined,
+            },
+        )
+        .expect("compiles");
+        let f = &m.functions[0];
+        assert!(verify(f).is_ok(), "{:#?}", verify(f).errors);
+        let mut env = Environment::default();
+        env.push_tokens(
+            "a",
+            TokenSource::Values(args.iter().map(|v| *v as u64).collect()),
+        );
+        env.push_tokens("start", TokenSource::None(args.len() as u64));
+        let mut sim = Simulation::new(f, env).expect("sim");
+        let rep = sim.run(10_000);
+        assert_eq!(rep.status, Status::Done);
+        let got: Vec<i64> = rep.outputs["ret"]
+            .iter()
+            .map(|o| sext(o.bits, 32))
+            .collect();
+        assert_eq!(got, vec![45, -1, 10, -1, 21, -1], "pipelined={pipelined}");
+    }
 }

@@ -1,4 +1,4 @@
-//! Reading input files (handshake MLIR; C kernels later) into a graph module.
+//! Reading input files (handshake MLIR or C kernels) into a graph module.
 
 use std::path::Path;
 
@@ -26,24 +26,50 @@ impl std::error::Error for Rendered {}
 
 /// Reads and parses `path`, rendering syntax errors with their source excerpt.
 pub fn load(path: &Path) -> anyhow::Result<Loaded> {
+    load_for(path, None)
+}
+
+/// Like [`load`]; for a C file, `top` names the function to compile (the others are inlined).
+pub fn load_for(path: &Path, top: Option<&str>) -> anyhow::Result<Loaded> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    load_text(path, &text)
+    load_text_for(path, &text, top)
 }
 
 /// Parses `text` as the contents of `path`.
 pub fn load_text(path: &Path, text: &str) -> anyhow::Result<Loaded> {
+    load_text_for(path, text, None)
+}
+
+/// Parses `text` as the contents of `path`; `top` as in [`load_for`].
+pub fn load_text_for(path: &Path, text: &str, top: Option<&str>) -> anyhow::Result<Loaded> {
     let name = path.display().to_string();
     match path.extension().and_then(|e| e.to_str()) {
-        Some("mlir") | None => {}
-        Some(other) => bail!("{name}: unsupported input kind `.{other}` (expected a handshake `.mlir` file)"),
-    }
-    match handscope_compiler::mlir::parse_mlir(text, &name) {
-        Ok((module, warnings)) => {
-            for w in warnings {
-                eprintln!("{w}");
+        Some("c") => {
+            let opts = handscope_compiler::c::HsOptions::default();
+            match handscope_compiler::c::compile_to_handshake(text, &name, top, &opts) {
+                Ok(module) => Ok(Loaded { module }),
+                Err(e) => Err(Rendered(render_diagnostic(&e)).into()),
             }
-            Ok(Loaded { module })
         }
-        Err(e) => Err(Rendered(e.render()).into()),
+        Some("mlir") | None => match handscope_compiler::mlir::parse_mlir(text, &name) {
+            Ok((module, warnings)) => {
+                for w in warnings {
+                    eprintln!("{w}");
+                }
+                Ok(Loaded { module })
+            }
+            Err(e) => Err(Rendered(e.render()).into()),
+        },
+        Some(other) => {
+            bail!("{name}: unsupported input kind `.{other}` (expected a handshake `.mlir` file or a C `.c` kernel)")
+        }
     }
+}
+
+/// Renders a diagnostic with its source excerpt and caret, without colours.
+fn render_diagnostic(e: &dyn miette::Diagnostic) -> String {
+    let mut out = format!("{e}\n");
+    let handler = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor());
+    let _ = handler.render_report(&mut out, e);
+    out
 }

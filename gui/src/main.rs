@@ -1,5 +1,6 @@
 //! `handscope`: the visual debugger and the command-line subcommands.
 
+mod app;
 mod cli;
 mod examples;
 mod load;

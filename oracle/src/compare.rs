@@ -80,7 +80,11 @@ pub fn compare_channel(
         } else if engine.ready[c] != rtl.ready[c] {
             Some(("ready", u64::from(engine.ready[c]), u64::from(rtl.ready[c])))
         } else if ev && (engine.data[c] ^ rtl.data[c]) & check.data_mask != 0 {
-            Some(("data", engine.data[c] & check.data_mask, rtl.data[c] & check.data_mask))
+            Some((
+                "data",
+                engine.data[c] & check.data_mask,
+                rtl.data[c] & check.data_mask,
+            ))
         } else {
             None
         };
@@ -116,18 +120,31 @@ mod tests {
 
     #[test]
     fn finds_first_difference_and_masks_data() {
-        let a = ChannelWave { valid: vec![true, true, false], ready: vec![true; 3], data: vec![1, 0x102, 7] };
+        let a = ChannelWave {
+            valid: vec![true, true, false],
+            ready: vec![true; 3],
+            data: vec![1, 0x102, 7],
+        };
         let mut b = a.clone();
         b.data[2] = 9; // not valid: ignored
         b.data[1] = 0x202; // differs only above the mask
-        let chk = ChannelCheck { name: "x".into(), data_mask: 0xff };
+        let chk = ChannelCheck {
+            name: "x".into(),
+            data_mask: 0xff,
+        };
         assert_eq!(compare_channel("d", &chk, &a, &b, 3), (3, None));
         b.data[1] = 0x203;
         let (n, m) = compare_channel("d", &chk, &a, &b, 3);
         let m = m.unwrap();
         assert_eq!((n, m.cycle, m.field, m.engine, m.rtl), (2, 1, "data", 2, 3));
-        assert!(m.to_string().contains("channel `x` data differs first in cycle 1"));
+        assert!(
+            m.to_string()
+                .contains("channel `x` data differs first in cycle 1")
+        );
         b.ready[0] = false;
-        assert_eq!(compare_channel("d", &chk, &a, &b, 3).1.unwrap().field, "ready");
+        assert_eq!(
+            compare_channel("d", &chk, &a, &b, 3).1.unwrap().field,
+            "ready"
+        );
     }
 }

@@ -56,7 +56,10 @@ pub enum OracleError {
 }
 
 /// Wraps an I/O error with context.
-pub(crate) fn io(what: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> OracleError {
+pub(crate) fn io(
+    what: &'static str,
+    path: impl Into<PathBuf>,
+) -> impl FnOnce(std::io::Error) -> OracleError {
     let path = path.into();
     move |source| OracleError::Io { what, path, source }
 }

@@ -40,7 +40,9 @@
 use std::collections::BTreeSet;
 
 use crate::prng::SplitMix64;
-use handscope_sim::{ArgType, ArithOp, BufferKind, ChannelId, CmpPredicate, Function, NodeId, Op, Type};
+use handscope_sim::{
+    ArgType, ArithOp, BufferKind, ChannelId, CmpPredicate, Function, NodeId, Op, Type,
+};
 
 /// Knobs of the generator.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,7 +56,10 @@ pub struct GenOptions {
 
 impl Default for GenOptions {
     fn default() -> Self {
-        GenOptions { ops: 16, data_args: 3 }
+        GenOptions {
+            ops: 16,
+            data_args: 3,
+        }
     }
 }
 
@@ -65,7 +70,7 @@ pub struct Rng(SplitMix64);
 impl Rng {
     /// A generator seeded with `seed`.
     pub fn new(seed: u64) -> Self {
-        Rng(SplitMix64::new(seed ^ 0x5EED_0F_0AC1E))
+        Rng(SplitMix64::new(seed ^ 0x05EE_D0F0_AC1E))
     }
 
     /// Next raw 64 bits.
@@ -93,7 +98,7 @@ impl Rng {
     pub fn value(&mut self, ty: &Type) -> u64 {
         let raw = match self.below(8) {
             0..=3 => self.below(8) as u64,
-            4 => u64::MAX,                     // -1
+            4 => u64::MAX,                            // -1
             5 => 1u64 << (ty.bit_width().max(1) - 1), // INT_MIN
             _ => self.next_u64(),
         };
@@ -101,12 +106,23 @@ impl Rng {
     }
 }
 
-const INT_TYPES: [Type; 7] =
-    [Type::Int(1), Type::Int(3), Type::Int(8), Type::Int(13), Type::Int(16), Type::Int(32), Type::Int(64)];
+const INT_TYPES: [Type; 7] = [
+    Type::Int(1),
+    Type::Int(3),
+    Type::Int(8),
+    Type::Int(13),
+    Type::Int(16),
+    Type::Int(32),
+    Type::Int(64),
+];
 
 /// A random scalar data type (integers and `index`).
 fn data_type(rng: &mut Rng) -> Type {
-    if rng.chance(0.1) { Type::Index } else { rng.pick(&INT_TYPES).clone() }
+    if rng.chance(0.1) {
+        Type::Index
+    } else {
+        rng.pick(&INT_TYPES).clone()
+    }
 }
 
 /// An open channel with a flag telling whether its values are known to be 0 or 1 (usable as
@@ -143,7 +159,10 @@ impl Builder<'_> {
         self.f.set_inputs(n, inputs);
         let outs = self.f.nodes[n].outputs.clone();
         for &ch in &outs {
-            self.pool.push(Open { ch, zero_one: false });
+            self.pool.push(Open {
+                ch,
+                zero_one: false,
+            });
             if folds {
                 self.constant.insert(ch);
             }
@@ -234,7 +253,11 @@ impl Builder<'_> {
     /// An integer or `index` type.
     fn some_data_type(&mut self) -> Type {
         let t = self.some_type();
-        if t.is_integer() { t } else { data_type(self.rng) }
+        if t.is_integer() {
+            t
+        } else {
+            data_type(self.rng)
+        }
     }
 
     fn add_random_op(&mut self) {
@@ -251,7 +274,11 @@ impl Builder<'_> {
                 let control = self.rng.chance(0.4);
                 let ins: Vec<_> = (0..n)
                     .map(|_| {
-                        let t = if control { Type::None } else { self.some_value_type() };
+                        let t = if control {
+                            Type::None
+                        } else {
+                            self.some_value_type()
+                        };
                         self.take(&t)
                     })
                     .collect();
@@ -267,7 +294,11 @@ impl Builder<'_> {
             4 | 5 => {
                 let t = self.some_type();
                 let slots = 1 + self.rng.below(3) as u32;
-                let kind = if self.rng.chance(0.5) { BufferKind::Seq } else { BufferKind::Fifo };
+                let kind = if self.rng.chance(0.5) {
+                    BufferKind::Seq
+                } else {
+                    BufferKind::Fifo
+                };
                 let init = (kind == BufferKind::Seq && t.is_integer() && self.rng.chance(0.4))
                     .then(|| (0..slots).map(|_| self.rng.value(&t)).collect());
                 let op = Op::Buffer { slots, kind, init };
@@ -275,7 +306,10 @@ impl Builder<'_> {
                     // A loop buffer: its input is connected at the end.
                     let n = self.f.add_node(op, vec![t]);
                     let out = self.f.nodes[n].outputs[0];
-                    self.pool.push(Open { ch: out, zero_one: false });
+                    self.pool.push(Open {
+                        ch: out,
+                        zero_one: false,
+                    });
                     self.loops.push(n);
                 } else {
                     let c = self.take(&t);
@@ -293,7 +327,10 @@ impl Builder<'_> {
                 let sel = match self.take_where(|ty, z| *ty == Type::Index && z) {
                     Some(s) if self.rng.chance(0.8) => s,
                     Some(s) => {
-                        self.pool.push(Open { ch: s, zero_one: true });
+                        self.pool.push(Open {
+                            ch: s,
+                            zero_one: true,
+                        });
                         self.take(&Type::Int(1))
                     }
                     None => self.take(&Type::Int(1)),
@@ -311,10 +348,10 @@ impl Builder<'_> {
                 let n = 2 + self.rng.below(2);
                 let ins: Vec<_> = (0..n).map(|_| self.take(&Type::None)).collect();
                 let outs = self.node(Op::ControlMerge, ins, vec![Type::None, Type::Index]);
-                if n == 2 {
-                    if let Some(o) = self.pool.iter_mut().find(|o| o.ch == outs[1]) {
-                        o.zero_one = true;
-                    }
+                if n == 2
+                    && let Some(o) = self.pool.iter_mut().find(|o| o.ch == outs[1])
+                {
+                    o.zero_one = true;
                 }
             }
             11 => {
@@ -343,7 +380,9 @@ impl Builder<'_> {
                 let mut op = *self.rng.pick(&BIN);
                 // Verilator 5.006 crashes constant-folding a shift by a constant >= 2^32, so
                 // a shift amount must not be foldable.
-                if matches!(op, ArithOp::Shli | ArithOp::Shrsi | ArithOp::Shrui) && self.constant.contains(&b) {
+                if matches!(op, ArithOp::Shli | ArithOp::Shrsi | ArithOp::Shrui)
+                    && self.constant.contains(&b)
+                {
                     op = ArithOp::Xori;
                 }
                 self.node(Op::Arith(op), vec![a, b], vec![t]);
@@ -366,7 +405,9 @@ impl Builder<'_> {
                 let tuple = self.take_where(|t, _| matches!(t, Type::Tuple(_)));
                 match tuple {
                     Some(c) => {
-                        let Type::Tuple(fields) = self.ty(c).clone() else { return };
+                        let Type::Tuple(fields) = self.ty(c).clone() else {
+                            return;
+                        };
                         self.node(Op::Unpack, vec![c], fields);
                     }
                     None => {
@@ -437,7 +478,11 @@ impl Builder<'_> {
         results.push(done);
         for (i, &c) in results.iter().enumerate() {
             let ty = self.f.channels[c].ty.clone();
-            let name = if i + 1 == results.len() { "done".to_string() } else { format!("out{i}") };
+            let name = if i + 1 == results.len() {
+                "done".to_string()
+            } else {
+                format!("out{i}")
+            };
             self.f.results.push(handscope_sim::FuncResult { name, ty });
         }
         let ret = self.f.add_node(Op::Return, vec![]);
@@ -455,18 +500,34 @@ pub fn random_function(name: &str, seed: u64, opts: &GenOptions) -> Function {
         let t = if rng.chance(0.15) {
             let a = data_type(&mut rng);
             let b = data_type(&mut rng);
-            if a.bit_width() + b.bit_width() <= 64 { Type::Tuple(vec![a, b]) } else { a }
+            if a.bit_width() + b.bit_width() <= 64 {
+                Type::Tuple(vec![a, b])
+            } else {
+                a
+            }
         } else {
             data_type(&mut rng)
         };
         if let Some(ch) = f.add_arg(format!("in{i}"), ArgType::Channel(t)) {
-            pool.push(Open { ch, zero_one: false });
+            pool.push(Open {
+                ch,
+                zero_one: false,
+            });
         }
     }
     if let Some(ch) = f.add_arg("start", ArgType::Channel(Type::None)) {
-        pool.push(Open { ch, zero_one: false });
+        pool.push(Open {
+            ch,
+            zero_one: false,
+        });
     }
-    let mut b = Builder { f, rng: &mut rng, pool, loops: Vec::new(), constant: BTreeSet::new() };
+    let mut b = Builder {
+        f,
+        rng: &mut rng,
+        pool,
+        loops: Vec::new(),
+        constant: BTreeSet::new(),
+    };
     for _ in 0..opts.ops {
         b.add_random_op();
     }
@@ -487,11 +548,20 @@ mod tests {
             let g = random_function("g", seed, &GenOptions::default());
             assert_eq!(f, g, "seed {seed} not deterministic");
             for (_, ch) in f.channels.iter() {
-                assert_eq!(ch.consumers.len(), 1, "seed {seed}: channel {} consumers", ch.name);
+                assert_eq!(
+                    ch.consumers.len(),
+                    1,
+                    "seed {seed}: channel {} consumers",
+                    ch.name
+                );
             }
             let report = handscope_sim::verify::verify(&f);
             assert!(report.is_ok(), "seed {seed}: {:?}", report.errors);
-            assert!(f.args.last().is_some_and(|a| a.ty == ArgType::Channel(Type::None)));
+            assert!(
+                f.args
+                    .last()
+                    .is_some_and(|a| a.ty == ArgType::Channel(Type::None))
+            );
             assert!(f.results.last().is_some_and(|r| r.ty.is_none()));
             for (_, n) in f.nodes.iter() {
                 if let Op::Mux = n.op {

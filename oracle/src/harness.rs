@@ -50,7 +50,10 @@ impl ReadySpec {
     pub fn policy(&self) -> ReadyPolicy {
         match self {
             ReadySpec::Always => ReadyPolicy::Always,
-            ReadySpec::Random { seed, prob } => ReadyPolicy::Random { seed: *seed, prob: *prob },
+            ReadySpec::Random { seed, prob } => ReadyPolicy::Random {
+                seed: *seed,
+                prob: *prob,
+            },
             ReadySpec::Pattern(p) => ReadyPolicy::Pattern(p.clone()),
         }
     }
@@ -76,7 +79,13 @@ pub struct DesignSpec {
 impl DesignSpec {
     /// A design with random stimulus drawn from `seed`: `n_tokens` tokens per argument and a
     /// random ready policy per result (always, random with p in {0.3, 0.6, 0.9}, or a pattern).
-    pub fn with_random_stimulus(name: &str, func: Function, mlir: String, seed: u64, n_tokens: usize) -> Self {
+    pub fn with_random_stimulus(
+        name: &str,
+        func: Function,
+        mlir: String,
+        seed: u64,
+        n_tokens: usize,
+    ) -> Self {
         let mut rng = Rng::new(seed ^ 0xD15C_0A11);
         let tokens = func
             .args
@@ -86,8 +95,19 @@ impl DesignSpec {
                 ArgType::MemRef(_) => None,
             })
             .collect();
-        let ready = func.results.iter().map(|_| random_ready(&mut rng)).collect();
-        DesignSpec { name: name.to_string(), func, mlir, tokens, ready, skip_data: BTreeMap::new() }
+        let ready = func
+            .results
+            .iter()
+            .map(|_| random_ready(&mut rng))
+            .collect();
+        DesignSpec {
+            name: name.to_string(),
+            func,
+            mlir,
+            tokens,
+            ready,
+            skip_data: BTreeMap::new(),
+        }
     }
 }
 
@@ -95,7 +115,10 @@ impl DesignSpec {
 pub fn random_ready(rng: &mut Rng) -> ReadySpec {
     match rng.below(10) {
         0..=2 => ReadySpec::Always,
-        3..=7 => ReadySpec::Random { seed: rng.next_u64(), prob: *rng.pick(&[0.3, 0.6, 0.9]) },
+        3..=7 => ReadySpec::Random {
+            seed: rng.next_u64(),
+            prob: *rng.pick(&[0.3, 0.6, 0.9]),
+        },
         _ => {
             let n = 1 + rng.below(7);
             let mut p: Vec<bool> = (0..n).map(|_| rng.chance(0.6)).collect();
@@ -155,15 +178,30 @@ impl Summary {
 }
 
 fn unsupported(d: &DesignSpec, reason: &str) -> OracleError {
-    OracleError::Unsupported { design: d.name.clone(), reason: reason.to_string() }
+    OracleError::Unsupported {
+        design: d.name.clone(),
+        reason: reason.to_string(),
+    }
 }
 
 fn check_supported(d: &DesignSpec) -> Result<(), OracleError> {
     for (_, n) in d.func.nodes.iter() {
         match &n.op {
-            Op::Instance { .. } => return Err(unsupported(d, "instances (flattened IDs have no RTL net names yet)")),
-            Op::ExtMemory { .. } => return Err(unsupported(d, "extmemory (the testbench has no memory model)")),
-            Op::Br | Op::LazyFork | Op::Never => return Err(unsupported(d, "op not lowered by CIRCT 1.62")),
+            Op::Instance { .. } => {
+                return Err(unsupported(
+                    d,
+                    "instances (flattened IDs have no RTL net names yet)",
+                ));
+            }
+            Op::ExtMemory { .. } => {
+                return Err(unsupported(
+                    d,
+                    "extmemory (the testbench has no memory model)",
+                ));
+            }
+            Op::Br | Op::LazyFork | Op::Never => {
+                return Err(unsupported(d, "op not lowered by CIRCT 1.62"));
+            }
             _ => {}
         }
     }
@@ -180,7 +218,10 @@ fn check_supported(d: &DesignSpec) -> Result<(), OracleError> {
 /// `cycles` when the run finished: the engine does not step past `Done`).
 pub fn engine_waves(d: &DesignSpec, cycles: u32) -> Result<(Vec<ChannelWave>, usize), OracleError> {
     let f = &d.func;
-    let mut env = Environment { deadlock_window: u64::MAX, ..Default::default() };
+    let mut env = Environment {
+        deadlock_window: u64::MAX,
+        ..Default::default()
+    };
     let mut k = 0;
     for a in &f.args {
         if let ArgType::Channel(t) = &a.ty {
@@ -197,7 +238,8 @@ pub fn engine_waves(d: &DesignSpec, cycles: u32) -> Result<(Vec<ChannelWave>, us
     for (r, spec) in f.results.iter().zip(&d.ready) {
         env.set_ready(r.name.clone(), spec.policy());
     }
-    let mut sim = Simulation::new(f, env).map_err(|e| unsupported(d, &format!("engine refused it: {e}")))?;
+    let mut sim =
+        Simulation::new(f, env).map_err(|e| unsupported(d, &format!("engine refused it: {e}")))?;
     // Values are read from the engine's trace, which records each cycle's settled values
     // before the clock edge (`Simulation::valid` etc. read the state after the last step,
     // where buffer outputs already show the next cycle).
@@ -211,7 +253,9 @@ pub fn engine_waves(d: &DesignSpec, cycles: u32) -> Result<(Vec<ChannelWave>, us
         }
         done += 1;
     }
-    let trace = sim.take_trace().ok_or_else(|| unsupported(d, "engine produced no trace"))?;
+    let trace = sim
+        .take_trace()
+        .ok_or_else(|| unsupported(d, "engine produced no trace"))?;
     let n = f.channels.len();
     if trace.channels().len() != n {
         return Err(unsupported(d, "engine trace has a different channel list"));
@@ -251,28 +295,45 @@ pub fn run_designs(
     for d in designs {
         check_supported(d)?;
     }
-    let mut summary = Summary { designs: designs.len(), cycles, ..Default::default() };
+    let mut summary = Summary {
+        designs: designs.len(),
+        cycles,
+        ..Default::default()
+    };
 
     // 1. Lower.
     let t = Instant::now();
-    let inputs: Vec<(&str, &str)> = designs.iter().map(|d| (d.name.as_str(), d.mlir.as_str())).collect();
+    let inputs: Vec<(&str, &str)> = designs
+        .iter()
+        .map(|d| (d.name.as_str(), d.mlir.as_str()))
+        .collect();
     let mut lowered = Vec::new();
     for (k, (d, r)) in designs.iter().zip(lower_many(tools, &inputs)).enumerate() {
         let sv = r?;
         let mut functions = BTreeSet::new();
         functions.insert(d.func.name.clone());
-        lowered.push(LoweredDesign { index: k, functions, top: d.func.name.clone(), sv });
+        lowered.push(LoweredDesign {
+            index: k,
+            functions,
+            top: d.func.name.clone(),
+            sv,
+        });
     }
     summary.lower_seconds = t.elapsed().as_secs_f64();
 
     // 2. Merge and describe the tops.
-    let combined = combine(&lowered).map_err(|m| OracleError::Rtl { design: "?".into(), message: m })?;
+    let combined = combine(&lowered).map_err(|m| OracleError::Rtl {
+        design: "?".into(),
+        message: m,
+    })?;
     let mut model_designs = Vec::new();
     let mut probes = Vec::new();
     for (d, (module, ports)) in designs.iter().zip(&combined.tops) {
         let (ins, outs) = channel_ports(ports);
-        let p = channel_probes(&d.func, &ins, &outs)
-            .map_err(|m| OracleError::Rtl { design: d.name.clone(), message: m })?;
+        let p = channel_probes(&d.func, &ins, &outs).map_err(|m| OracleError::Rtl {
+            design: d.name.clone(),
+            message: m,
+        })?;
         let arg_types: Vec<&Type> = d
             .func
             .args
@@ -282,13 +343,27 @@ pub fn run_designs(
                 ArgType::MemRef(_) => None,
             })
             .collect();
-        let args = ins.iter().zip(&arg_types).map(|(b, t)| TopPort { base: b.clone(), width: port_width(t) }).collect();
+        let args = ins
+            .iter()
+            .zip(&arg_types)
+            .map(|(b, t)| TopPort {
+                base: b.clone(),
+                width: port_width(t),
+            })
+            .collect();
         let results = outs
             .iter()
             .zip(&d.func.results)
-            .map(|(b, r)| TopPort { base: b.clone(), width: port_width(&r.ty) })
+            .map(|(b, r)| TopPort {
+                base: b.clone(),
+                width: port_width(&r.ty),
+            })
             .collect();
-        model_designs.push(ModelDesign { module: module.clone(), args, results });
+        model_designs.push(ModelDesign {
+            module: module.clone(),
+            args,
+            results,
+        });
         probes.push(p);
     }
 
@@ -307,16 +382,19 @@ pub fn run_designs(
                 .tokens
                 .iter()
                 .zip(&m.args)
-                .map(|(toks, p)| toks.iter().map(|v| v & handscope_sim::types::width_mask(p.width)).collect())
+                .map(|(toks, p)| {
+                    toks.iter()
+                        .map(|v| v & handscope_sim::types::width_mask(p.width))
+                        .collect()
+                })
                 .collect(),
             ready: d.ready.iter().map(|r| r.bits(cycles as usize)).collect(),
         })
         .collect();
-    let workdir = cache_root(tools).join("runs").join(format!(
-        "{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ).replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', ""));
+    let workdir = cache_root(tools).join("runs").join(
+        format!("{}-{:?}", std::process::id(), std::thread::current().id())
+            .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', ""),
+    );
     let vcd_path = run_model(&model, &drives, cycles, &workdir)?;
     let mut waves = Waves::open(&vcd_path, cycles)?;
     let _ = std::fs::remove_dir_all(&workdir);
@@ -333,10 +411,12 @@ pub fn run_designs(
         let t = Instant::now();
         let vars = waves.design_vars(k)?;
         let lookup = |name: &str| {
-            vars.get(name).copied().ok_or_else(|| OracleError::Vcd(format!(
-                "design `{}` (dut{k}): no signal `{name}` in the VCD",
-                d.name
-            )))
+            vars.get(name).copied().ok_or_else(|| {
+                OracleError::Vcd(format!(
+                    "design `{}` (dut{k}): no signal `{name}` in the VCD",
+                    d.name
+                ))
+            })
         };
         let mut refs = Vec::new();
         let mut sigs = Vec::new();
@@ -361,11 +441,19 @@ pub fn run_designs(
                     None => vec![0; cycles as usize],
                 },
             };
-            let mask = if d.skip_data.contains_key(&p.channel) { 0 } else { p.ty.mask() };
-            let check = ChannelCheck { name: p.channel.clone(), data_mask: if p.ty.is_none() { 0 } else { mask } };
+            let mask = if d.skip_data.contains_key(&p.channel) {
+                0
+            } else {
+                p.ty.mask()
+            };
+            let check = ChannelCheck {
+                name: p.channel.clone(),
+                data_mask: if p.ty.is_none() { 0 } else { mask },
+            };
             let (n, m) = compare_channel(&d.name, &check, ew, &rtl, ran);
-            summary.transfers +=
-                (0..n as usize).filter(|&c| rtl.valid[c] && rtl.ready[c]).count() as u64;
+            summary.transfers += (0..n as usize)
+                .filter(|&c| rtl.valid[c] && rtl.ready[c])
+                .count() as u64;
             summary.channel_cycles += n;
             summary.mismatches.extend(m);
         }
@@ -387,6 +475,9 @@ pub fn through_mlir(f: &Function) -> Result<(Function, String), String> {
 pub fn parse_top(text: &str, file: &str) -> Result<(Function, String), String> {
     let (m, _warnings) =
         handscope_compiler::mlir::parse_mlir(text, file).map_err(|e| format!("{file}: {e:?}"))?;
-    let f = m.default_function().ok_or_else(|| format!("{file}: no function"))?.clone();
+    let f = m
+        .default_function()
+        .ok_or_else(|| format!("{file}: no function"))?
+        .clone();
     Ok((f, text.to_string()))
 }

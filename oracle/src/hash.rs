@@ -10,7 +10,10 @@ pub struct StableHasher {
 
 impl Default for StableHasher {
     fn default() -> Self {
-        StableHasher { a: 0xcbf2_9ce4_8422_2325, b: 0x6c62_272e_07bb_0142 }
+        StableHasher {
+            a: 0xcbf2_9ce4_8422_2325,
+            b: 0x6c62_272e_07bb_0142,
+        }
     }
 }
 
@@ -19,7 +22,9 @@ impl StableHasher {
     pub fn update(&mut self, bytes: &[u8]) -> &mut Self {
         for &x in (bytes.len() as u64).to_le_bytes().iter().chain(bytes) {
             self.a = (self.a ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
-            self.b = (self.b ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
+            self.b = (self.b ^ u64::from(x))
+                .wrapping_mul(0x0000_0100_0000_01b3)
+                .rotate_left(5);
         }
         self
     }

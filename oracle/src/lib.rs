@@ -8,7 +8,6 @@
 //! well-formed graphs.
 
 pub mod compare;
-pub mod emit;
 pub mod error;
 #[path = "gen.rs"]
 pub mod generator;

@@ -31,8 +31,15 @@ pub fn lower_one(tools: &Tools, design: &str, mlir: &str) -> Result<String, Orac
     if let Ok(sv) = std::fs::read_to_string(&sv_path) {
         return Ok(sv);
     }
-    let tag = format!("{key}.{}.{:?}", std::process::id(), std::thread::current().id());
-    let tag: String = tag.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
+    let tag = format!(
+        "{key}.{}.{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    );
+    let tag: String = tag
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '.')
+        .collect();
     let mlir_path = dir.join(format!("{tag}.mlir"));
     let tmp_sv = dir.join(format!("{tag}.sv.tmp"));
     std::fs::write(&mlir_path, mlir).map_err(io("writing", &mlir_path))?;
@@ -49,7 +56,10 @@ pub fn lower_one(tools: &Tools, design: &str, mlir: &str) -> Result<String, Orac
         if message.trim().is_empty() {
             message = format!("lower.py exited with {}", out.status);
         }
-        return Err(OracleError::Lower { design: design.to_string(), message });
+        return Err(OracleError::Lower {
+            design: design.to_string(),
+            message,
+        });
     }
     std::fs::rename(&tmp_sv, &sv_path).map_err(io("renaming", &tmp_sv))?;
     std::fs::read_to_string(&sv_path).map_err(io("reading", &sv_path))
@@ -65,7 +75,9 @@ pub fn lower_many(tools: &Tools, designs: &[(&str, &str)]) -> Vec<Result<String,
             s.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((name, mlir)) = designs.get(i) else { break };
+                    let Some((name, mlir)) = designs.get(i) else {
+                        break;
+                    };
                     let r = lower_one(tools, name, mlir);
                     if let Ok(mut v) = results.lock() {
                         v[i] = Some(r);

@@ -65,7 +65,8 @@ pub struct DesignDrive {
 pub struct BuildOptions {
     /// Verilator's own optimisation flag (`-O3`).
     pub verilator_opt: String,
-    /// C++ optimisation flag for the generated code (`-O1`, `-Os`, ...).
+    /// C++ optimisation flag for the generated code. `-O0` by default: the model runs for
+    /// seconds only, while optimising the C++ of 200 designs takes minutes.
     pub cxx_opt: String,
     /// Parallel jobs for Verilator and make.
     pub jobs: u32,
@@ -73,7 +74,11 @@ pub struct BuildOptions {
 
 impl Default for BuildOptions {
     fn default() -> Self {
-        BuildOptions { verilator_opt: "-O3".into(), cxx_opt: "-O1".into(), jobs: 2 }
+        BuildOptions {
+            verilator_opt: "-O3".into(),
+            cxx_opt: "-O0".into(),
+            jobs: 2,
+        }
     }
 }
 
@@ -91,7 +96,11 @@ pub struct Model {
 }
 
 fn data_decl(width: u32) -> String {
-    if width <= 1 { String::new() } else { format!("[{}:0] ", width - 1) }
+    if width <= 1 {
+        String::new()
+    } else {
+        format!("[{}:0] ", width - 1)
+    }
 }
 
 /// The wrapper module `oracle_top`.
@@ -100,8 +109,17 @@ pub fn wrapper_sv(designs: &[ModelDesign]) -> String {
     let mut body = String::new();
     for (k, d) in designs.iter().enumerate() {
         let mut conns = vec![".clock(clock)".to_string(), ".reset(reset)".to_string()];
-        for (p, inward) in d.args.iter().map(|p| (p, true)).chain(d.results.iter().map(|p| (p, false))) {
-            let (din, dout) = if inward { ("input", "output") } else { ("output", "input") };
+        for (p, inward) in d
+            .args
+            .iter()
+            .map(|p| (p, true))
+            .chain(d.results.iter().map(|p| (p, false)))
+        {
+            let (din, dout) = if inward {
+                ("input", "output")
+            } else {
+                ("output", "input")
+            };
             let b = &p.base;
             if p.width > 0 {
                 ports.push(format!("{din} {}o{k}_{b}", data_decl(p.width)));
@@ -112,7 +130,12 @@ pub fn wrapper_sv(designs: &[ModelDesign]) -> String {
             conns.push(format!(".{b}_valid(o{k}_{b}_valid)"));
             conns.push(format!(".{b}_ready(o{k}_{b}_ready)"));
         }
-        let _ = writeln!(body, "  {} dut{k} (\n    {}\n  );", d.module, conns.join(",\n    "));
+        let _ = writeln!(
+            body,
+            "  {} dut{k} (\n    {}\n  );",
+            d.module,
+            conns.join(",\n    ")
+        );
     }
     format!(
         "module oracle_top(\n  {}\n);\n{body}endmodule\n",
@@ -129,12 +152,18 @@ pub fn testbench_cpp(designs: &[ModelDesign]) -> String {
     for (k, d) in designs.iter().enumerate() {
         for p in &d.args {
             let b = format!("o{k}_{}", p.base);
-            let _ = writeln!(drive, "  {{ Arg& a = A[{na}]; bool v = a.pos < a.toks.size(); t->{b}_valid = v;");
+            let _ = writeln!(
+                drive,
+                "  {{ Arg& a = A[{na}]; bool v = a.pos < a.toks.size(); t->{b}_valid = v;"
+            );
             if p.width > 0 {
                 let _ = writeln!(drive, "    t->{b} = v ? a.toks[a.pos] : 0;");
             }
             let _ = writeln!(drive, "  }}");
-            let _ = writeln!(advance, "  if (t->{b}_valid && t->{b}_ready) A[{na}].pos++;");
+            let _ = writeln!(
+                advance,
+                "  if (t->{b}_valid && t->{b}_ready) A[{na}].pos++;"
+            );
             let _ = writeln!(idle, "  t->{b}_valid = 0;");
             if p.width > 0 {
                 let _ = writeln!(idle, "  t->{b} = 0;");
@@ -142,7 +171,11 @@ pub fn testbench_cpp(designs: &[ModelDesign]) -> String {
             na += 1;
         }
         for p in &d.results {
-            let _ = writeln!(drive, "  t->o{k}_{}_ready = c < R[{nr}].size() ? R[{nr}][c] : 0;", p.base);
+            let _ = writeln!(
+                drive,
+                "  t->o{k}_{}_ready = c < R[{nr}].size() ? R[{nr}][c] : 0;",
+                p.base
+            );
             let _ = writeln!(idle, "  t->o{k}_{}_ready = 0;", p.base);
             nr += 1;
         }
@@ -253,6 +286,9 @@ pub fn verilator_args(opts: &BuildOptions) -> Vec<String> {
     for var in ["OPT_FAST", "OPT_SLOW", "OPT_GLOBAL"] {
         a.extend(["-MAKEFLAGS".to_string(), format!("{var}={}", opts.cxx_opt)]);
     }
+    // Compile the split C++ files separately so `make -j` can use both cores.
+    a.extend(["-MAKEFLAGS".to_string(), "VM_PARALLEL_BUILDS=1".to_string()]);
+    a.extend(["--output-split".to_string(), "20000".to_string()]);
     a
 }
 
@@ -276,7 +312,12 @@ pub fn build_model(
     let dir = root.join(format!("model-{}", h.hex()));
     let exe = dir.join("Voracle_top");
     if exe.is_file() {
-        return Ok(Model { exe, designs, cached: true, build_seconds: 0.0 });
+        return Ok(Model {
+            exe,
+            designs,
+            cached: true,
+            build_seconds: 0.0,
+        });
     }
     let start = Instant::now();
     let tmp = root.join(format!("model-{}.tmp{}", h.hex(), std::process::id()));
@@ -310,7 +351,10 @@ pub fn build_model(
     let _ = std::fs::write(&log_path, &log);
     let built = obj.join("Voracle_top");
     if !out.status.success() || !built.is_file() {
-        return Err(OracleError::Build { log: log_path, tail: tail(&log, 30) });
+        return Err(OracleError::Build {
+            log: log_path,
+            tail: tail(&log, 30),
+        });
     }
     std::fs::rename(&built, tmp.join("Voracle_top")).map_err(io("moving", &built))?;
     let _ = std::fs::remove_dir_all(&obj);
@@ -319,9 +363,17 @@ pub fn build_model(
         let _ = std::fs::remove_dir_all(&tmp);
     }
     if !exe.is_file() {
-        return Err(OracleError::Run(format!("model executable missing at {}", exe.display())));
+        return Err(OracleError::Run(format!(
+            "model executable missing at {}",
+            exe.display()
+        )));
     }
-    Ok(Model { exe, designs, cached: false, build_seconds: start.elapsed().as_secs_f64() })
+    Ok(Model {
+        exe,
+        designs,
+        cached: false,
+        build_seconds: start.elapsed().as_secs_f64(),
+    })
 }
 
 /// Writes the stimulus file for `drives` (one per design, in model order).
@@ -363,7 +415,9 @@ pub fn run_model(
     }
     for (k, (d, m)) in drives.iter().zip(&model.designs).enumerate() {
         if d.tokens.len() != m.args.len() || d.ready.len() != m.results.len() {
-            return Err(OracleError::Run(format!("design {k}: stimulus does not match its ports")));
+            return Err(OracleError::Run(format!(
+                "design {k}: stimulus does not match its ports"
+            )));
         }
     }
     std::fs::create_dir_all(workdir).map_err(io("creating", workdir))?;

@@ -55,7 +55,10 @@ mod tests {
         assert_eq!(threshold(0.5), 1 << 31);
         assert!(random_ready_bits(1, 1.0, 100).iter().all(|b| *b));
         assert!(!random_ready_bits(1, 0.0, 100).iter().any(|b| *b));
-        let n = random_ready_bits(3, 0.3, 10_000).iter().filter(|b| **b).count();
+        let n = random_ready_bits(3, 0.3, 10_000)
+            .iter()
+            .filter(|b| **b)
+            .count();
         assert!((2700..3300).contains(&n), "{n}");
     }
 }

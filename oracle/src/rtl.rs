@@ -45,9 +45,14 @@ pub fn split_modules(sv: &str) -> Vec<SvModule> {
     for line in sv.split_inclusive('\n') {
         if cur.is_none() {
             if let Some(rest) = line.strip_prefix("module ") {
-                let name: String =
-                    rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$').collect();
-                cur = Some(SvModule { name, text: String::new() });
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+                    .collect();
+                cur = Some(SvModule {
+                    name,
+                    text: String::new(),
+                });
             } else {
                 continue;
             }
@@ -97,7 +102,11 @@ pub fn header_ports(module_text: &str) -> Vec<Port> {
             dir = Dir::Out;
         }
         let code = code.trim_end_matches(',').trim_end();
-        let name: String = code.chars().rev().take_while(|c| is_ident_char(*c)).collect();
+        let name: String = code
+            .chars()
+            .rev()
+            .take_while(|c| is_ident_char(*c))
+            .collect();
         let name: String = name.chars().rev().collect();
         if !name.is_empty() {
             ports.push(Port { name, dir });
@@ -124,7 +133,10 @@ pub fn channel_ports(ports: &[Port]) -> (Vec<String>, Vec<String>) {
 
 /// Text with location comments removed (what decides whether two modules are the same).
 fn normalized(text: &str) -> String {
-    text.lines().map(|l| strip_comment(l).trim_end()).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| strip_comment(l).trim_end())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Renames module definitions and instantiations in `text` according to `map`.
@@ -141,13 +153,11 @@ fn rename_modules(text: &str, map: &BTreeMap<String, String>) -> String {
         let first: String = rest.chars().take_while(|c| is_ident_char(*c)).collect();
         let after = &rest[first.len()..];
         let is_def = !kw.is_empty();
-        let is_inst = kw.is_empty()
-            && after.starts_with(' ')
-            && {
-                let a = after.trim_start();
-                let second: String = a.chars().take_while(|c| is_ident_char(*c)).collect();
-                !second.is_empty() && a[second.len()..].trim_start().starts_with('(')
-            };
+        let is_inst = kw.is_empty() && after.starts_with(' ') && {
+            let a = after.trim_start();
+            let second: String = a.chars().take_while(|c| is_ident_char(*c)).collect();
+            !second.is_empty() && a[second.len()..].trim_start().starts_with('(')
+        };
         match map.get(&first) {
             Some(new) if is_def || is_inst => {
                 out.push_str(indent);
@@ -183,6 +193,40 @@ pub struct Combined {
     pub tops: Vec<(String, Vec<Port>)>,
 }
 
+/// Names instantiated somewhere in `text` (second word of `X name (` lines).
+fn instantiated(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let t = strip_comment(line).trim();
+        let first: String = t.chars().take_while(|c| is_ident_char(*c)).collect();
+        if first.is_empty() || first == "module" {
+            continue;
+        }
+        let rest = t[first.len()..].trim_start();
+        let second: String = rest.chars().take_while(|c| is_ident_char(*c)).collect();
+        if !second.is_empty() && rest[second.len()..].trim_start().starts_with('(') {
+            out.insert(first);
+        }
+    }
+    out
+}
+
+/// The top module of one lowered design: the module named `func` if it exists, else a module
+/// nobody instantiates whose name starts with `func` (CIRCT sometimes renames the top, e.g.
+/// `join_none` becomes `join_none_0`), else the last uninstantiated module.
+pub fn find_top(modules: &[SvModule], func: &str) -> Option<String> {
+    if modules.iter().any(|m| m.name == func) {
+        return Some(func.to_string());
+    }
+    let used: BTreeSet<String> = modules.iter().flat_map(|m| instantiated(&m.text)).collect();
+    let roots: Vec<&SvModule> = modules.iter().filter(|m| !used.contains(&m.name)).collect();
+    roots
+        .iter()
+        .find(|m| m.name.starts_with(func))
+        .or(roots.last())
+        .map(|m| m.name.clone())
+}
+
 /// Prefix of design `k`'s function modules.
 pub fn design_prefix(k: usize) -> String {
     format!("o{k}_")
@@ -196,6 +240,25 @@ pub fn combine(designs: &[LoweredDesign]) -> Result<Combined, String> {
     let mut tops = Vec::new();
     for d in designs {
         let modules = split_modules(&d.sv);
+        let Some(top_name) = find_top(&modules, &d.top) else {
+            return Err(format!(
+                "design {}: no top module for `{}` in the lowered RTL",
+                d.index, d.top
+            ));
+        };
+        let mut functions = d.functions.clone();
+        functions.insert(top_name.clone());
+        // Modules of other `handshake.func`s (instances) are not named after an op kind.
+        for m in &modules {
+            if !m.name.starts_with("handshake_") && !m.name.starts_with("arith_") {
+                functions.insert(m.name.clone());
+            }
+        }
+        let d = &LoweredDesign {
+            functions,
+            top: top_name,
+            ..d.clone()
+        };
         let prefix = design_prefix(d.index);
         let mut map = BTreeMap::new();
         let mut keep = Vec::new();
@@ -222,9 +285,15 @@ pub fn combine(designs: &[LoweredDesign]) -> Result<Combined, String> {
             }
         }
         let Some(top) = modules.iter().find(|m| m.name == d.top) else {
-            return Err(format!("design {}: no module named `{}` in the lowered RTL", d.index, d.top));
+            return Err(format!(
+                "design {}: no module named `{}` in the lowered RTL",
+                d.index, d.top
+            ));
         };
-        let top_name = map.get(&top.name).cloned().unwrap_or_else(|| top.name.clone());
+        let top_name = map
+            .get(&top.name)
+            .cloned()
+            .unwrap_or_else(|| top.name.clone());
         tops.push((top_name, header_ports(&top.text)));
         for m in keep {
             let text = rename_modules(&m.text, &map);
@@ -256,7 +325,18 @@ mod tests {
         assert_eq!(mods.len(), 2);
         let ports = header_ports(&mods[1].text);
         let names: Vec<_> = ports.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(names, ["a", "a_valid", "ctrl_valid", "clock", "a_ready", "ctrl_ready", "out0_valid"]);
+        assert_eq!(
+            names,
+            [
+                "a",
+                "a_valid",
+                "ctrl_valid",
+                "clock",
+                "a_ready",
+                "ctrl_ready",
+                "out0_valid"
+            ]
+        );
         assert_eq!(ports[5].dir, Dir::Out);
         let (ins, outs) = channel_ports(&ports);
         assert_eq!(ins, ["a", "ctrl"]);

@@ -16,7 +16,10 @@ pub fn single_op(name: &str, op: Op, in_types: &[Type], out_types: &[Type]) -> F
     f.set_inputs(n, ins);
     let outs = f.nodes[n].outputs.clone();
     for (i, t) in out_types.iter().enumerate() {
-        f.results.push(handscope_sim::FuncResult { name: format!("out{i}"), ty: t.clone() });
+        f.results.push(handscope_sim::FuncResult {
+            name: format!("out{i}"),
+            ty: t.clone(),
+        });
     }
     let ret = f.add_node(Op::Return, vec![]);
     f.set_inputs(ret, outs);
@@ -34,7 +37,10 @@ pub fn chain(name: &str, ops: Vec<Op>, ty: &Type) -> Function {
         f.set_inputs(n, cur.into_iter().collect());
         cur = Some(f.nodes[n].outputs[0]);
     }
-    f.results.push(handscope_sim::FuncResult { name: "out0".into(), ty: ty.clone() });
+    f.results.push(handscope_sim::FuncResult {
+        name: "out0".into(),
+        ty: ty.clone(),
+    });
     let ret = f.add_node(Op::Return, vec![]);
     f.set_inputs(ret, cur.into_iter().collect());
     let _ = f.assign_ids();

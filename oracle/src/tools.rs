@@ -33,7 +33,9 @@ pub fn workspace_root() -> PathBuf {
 
 /// Path of the lowering script.
 pub fn lower_script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join("lower.py")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts")
+        .join("lower.py")
 }
 
 /// Looks for the tools without deciding what to do when they are missing.
@@ -57,15 +59,29 @@ pub fn find_tools() -> Result<Tools, MissingTool> {
             python.display()
         )));
     }
-    let out = Command::new("verilator").arg("--version").output().map_err(|e| {
-        MissingTool(format!("`verilator` not found on PATH ({e}); install it with apt-get install verilator"))
-    })?;
+    let out = Command::new("verilator")
+        .arg("--version")
+        .output()
+        .map_err(|e| {
+            MissingTool(format!(
+                "`verilator` not found on PATH ({e}); install it with apt-get install verilator"
+            ))
+        })?;
     if !out.status.success() {
         return Err(MissingTool("`verilator --version` failed".into()));
     }
-    let verilator_version =
-        String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").trim().to_string();
-    Ok(Tools { python, verilator: PathBuf::from("verilator"), verilator_version, workspace })
+    let verilator_version = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    Ok(Tools {
+        python,
+        verilator: PathBuf::from("verilator"),
+        verilator_version,
+        workspace,
+    })
 }
 
 /// True when running under CI (`CI=true`), where missing tools are an error.

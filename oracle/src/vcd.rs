@@ -34,7 +34,8 @@ fn find_scope(h: &Hierarchy, name: &str) -> Option<ScopeRef> {
 impl Waves {
     /// Opens a VCD written by the oracle testbench for `cycles` cycles.
     pub fn open(path: &Path, cycles: u32) -> Result<Waves, OracleError> {
-        let wave = wellen::simple::read(path).map_err(|e| OracleError::Vcd(format!("{}: {e}", path.display())))?;
+        let wave = wellen::simple::read(path)
+            .map_err(|e| OracleError::Vcd(format!("{}: {e}", path.display())))?;
         let tt = wave.time_table();
         let mut cycle_idx = Vec::with_capacity(cycles as usize);
         let mut j = 0usize;
@@ -50,13 +51,17 @@ impl Waves {
     /// All variables directly inside the scope of design `k` (`oracle_top.dut<k>`), by name.
     pub fn design_vars(&self, k: usize) -> Result<BTreeMap<String, SignalRef>, OracleError> {
         let h = self.wave.hierarchy();
-        let top = find_scope(h, "oracle_top").ok_or_else(|| OracleError::Vcd("no scope `oracle_top`".into()))?;
+        let top = find_scope(h, "oracle_top")
+            .ok_or_else(|| OracleError::Vcd("no scope `oracle_top`".into()))?;
         let want = format!("dut{k}");
         let scope = h[top]
             .scopes(h)
             .find(|s| h[*s].name(h) == want)
             .ok_or_else(|| OracleError::Vcd(format!("no scope `oracle_top.{want}`")))?;
-        Ok(h[scope].vars(h).map(|v| (h[v].name(h).to_string(), h[v].signal_ref())).collect())
+        Ok(h[scope]
+            .vars(h)
+            .map(|v| (h[v].name(h).to_string(), h[v].signal_ref()))
+            .collect())
     }
 
     /// Loads signals' data (call before [`Waves::samples`]).
@@ -71,16 +76,26 @@ impl Waves {
 
     /// Values of a loaded signal in each cycle (bit 0 = LSB; at most 64 bits).
     pub fn samples(&self, sig: SignalRef) -> Result<Samples, OracleError> {
-        let s = self.wave.get_signal(sig).ok_or_else(|| OracleError::Vcd("signal not loaded".into()))?;
+        let s = self
+            .wave
+            .get_signal(sig)
+            .ok_or_else(|| OracleError::Vcd("signal not loaded".into()))?;
         let mut out = Vec::with_capacity(self.cycle_idx.len());
         for idx in &self.cycle_idx {
             let v = match idx.and_then(|i| s.get_offset(i)) {
                 Some(off) => match s.get_value_at(&off, 0) {
-                    SignalValueRef::BitVec(bv) => bv
-                        .iter_lsb_to_msb()
-                        .take(64)
-                        .enumerate()
-                        .fold(0u64, |acc, (i, b)| if u8::from(b) == 1 { acc | (1u64 << i) } else { acc }),
+                    SignalValueRef::BitVec(bv) => {
+                        bv.iter_lsb_to_msb()
+                            .take(64)
+                            .enumerate()
+                            .fold(0u64, |acc, (i, b)| {
+                                if u8::from(b) == 1 {
+                                    acc | (1u64 << i)
+                                } else {
+                                    acc
+                                }
+                            })
+                    }
                     _ => 0,
                 },
                 None => 0,

@@ -14,11 +14,11 @@ const CYCLES: u32 = 1000;
 
 const MEMORY: &str = r#"
 handshake.func @memory_ld_st(%ld_addr: index, %st_addr: index, %st_data: i32, %ctrl: none) -> (i32, none, none, none) attributes {argNames = ["ld_addr", "st_addr", "st_data", "ctrl"], resNames = ["ld_data", "st_done", "ld_done", "done"]} {
-  %c:4 = fork [4] %ctrl : none
+  %c:3 = fork [3] %ctrl : none
   %ldData, %stDone, %ldDone = memory [ld = 1, st = 1] (%stD, %stA, %ldA) {id = 0 : i32, lsq = false} : memref<8xi32>, (i32, index, index) -> (i32, none, none)
   %ldv, %ldA = load [%ld_addr] %ldData, %c#0 : index, i32
   %stD, %stA = store [%st_addr] %st_data, %c#1 : index, i32
-  return %ldv, %stDone, %ldDone, %c#3 : i32, none, none, none
+  return %ldv, %stDone, %ldDone, %c#2 : i32, none, none, none
 }
 "#;
 
@@ -31,40 +31,158 @@ handshake.func @source_sink(%a: i8, %ctrl: none) -> (none, none) {
 "#;
 
 fn circuits() -> Vec<(Function, Vec<String>)> {
-    let (i1, i8t, i16t, i32t, idx, none) =
-        (Type::Int(1), Type::Int(8), Type::Int(16), Type::Int(32), Type::Index, Type::None);
+    let (i1, i8t, i16t, i32t, idx, none) = (
+        Type::Int(1),
+        Type::Int(8),
+        Type::Int(16),
+        Type::Int(32),
+        Type::Index,
+        Type::None,
+    );
     let mut v: Vec<(Function, Vec<String>)> = Vec::new();
-    let mut add = |name: &str, op: Op, ins: &[Type], outs: &[Type]| {
-        v.push((single_op(name, op, ins, outs), Vec::new()));
+    let mut add = |name: &str, op: Op, ins: Vec<Type>, outs: Vec<Type>| {
+        v.push((single_op(name, op, &ins, &outs), Vec::new()));
     };
-    add("fork2", Op::Fork, &[i8t.clone()], &[i8t.clone(), i8t.clone()]);
-    add("fork3_none", Op::Fork, &[none.clone()], &[none.clone(), none.clone(), none.clone()]);
-    add("join_none", Op::Join, &[none.clone(), none.clone()], &[none.clone()]);
-    add("join_data", Op::Join, &[i8t.clone(), i16t.clone(), i1.clone()], &[none.clone()]);
-    add("sync2", Op::Sync, &[i8t.clone(), i16t.clone()], &[i8t.clone(), i16t.clone()]);
-    add("sync1", Op::Sync, &[i32t.clone()], &[i32t.clone()]);
+    add(
+        "fork2",
+        Op::Fork,
+        vec![i8t.clone()],
+        vec![i8t.clone(), i8t.clone()],
+    );
+    add(
+        "fork3_none",
+        Op::Fork,
+        vec![none.clone()],
+        vec![none.clone(), none.clone(), none.clone()],
+    );
+    add(
+        "join_none",
+        Op::Join,
+        vec![none.clone(), none.clone()],
+        vec![none.clone()],
+    );
+    add(
+        "join_data",
+        Op::Join,
+        vec![i8t.clone(), i16t.clone(), i1.clone()],
+        vec![none.clone()],
+    );
+    add(
+        "sync2",
+        Op::Sync,
+        vec![i8t.clone(), i16t.clone()],
+        vec![i8t.clone(), i16t.clone()],
+    );
+    add("sync1", Op::Sync, vec![i32t.clone()], vec![i32t.clone()]);
     for slots in 1..=3u32 {
         for kind in [BufferKind::Seq, BufferKind::Fifo] {
             let name = format!("buffer{slots}_{}", kind.keyword());
-            add(&name, Op::Buffer { slots, kind, init: None }, &[i8t.clone()], &[i8t.clone()]);
+            add(
+                &name,
+                Op::Buffer {
+                    slots,
+                    kind,
+                    init: None,
+                },
+                vec![i8t.clone()],
+                vec![i8t.clone()],
+            );
         }
         let init = Some((0..slots).map(|k| 0xf0 + u64::from(k)).collect());
         let name = format!("buffer{slots}_init");
-        add(&name, Op::Buffer { slots, kind: BufferKind::Seq, init }, &[i8t.clone()], &[i8t.clone()]);
+        add(
+            &name,
+            Op::Buffer {
+                slots,
+                kind: BufferKind::Seq,
+                init,
+            },
+            vec![i8t.clone()],
+            vec![i8t.clone()],
+        );
     }
-    add("buffer_none", Op::Buffer { slots: 2, kind: BufferKind::Fifo, init: None }, &[none.clone()], &[none.clone()]);
-    add("cond_br", Op::CondBr, &[i1.clone(), i8t.clone()], &[i8t.clone(), i8t.clone()]);
-    add("cond_br_none", Op::CondBr, &[i1.clone(), none.clone()], &[none.clone(), none.clone()]);
-    add("mux_i1", Op::Mux, &[i1.clone(), i16t.clone(), i16t.clone()], &[i16t.clone()]);
-    add("mux_index", Op::Mux, &[idx.clone(), i8t.clone(), i8t.clone()], &[i8t.clone()]);
-    add("mux_none", Op::Mux, &[i1.clone(), none.clone(), none.clone()], &[none.clone()]);
-    add("merge_none", Op::Merge, &[none.clone(), none.clone(), none.clone()], &[none.clone()]);
-    add("cmerge_none", Op::ControlMerge, &[none.clone(), none.clone()], &[none.clone(), idx.clone()]);
-    add("cmerge3_none", Op::ControlMerge, &[none.clone(), none.clone(), none.clone()], &[none.clone(), idx.clone()]);
-    add("constant_i8", Op::Constant { value: 0xa5 }, &[none.clone()], &[i8t.clone()]);
-    add("constant_i1", Op::Constant { value: 1 }, &[none.clone()], &[i1.clone()]);
-    add("pack", Op::Pack, &[i8t.clone(), i16t.clone()], &[Type::Tuple(vec![i8t.clone(), i16t.clone()])]);
-    add("unpack", Op::Unpack, &[Type::Tuple(vec![i8t.clone(), i16t.clone()])], &[i8t.clone(), i16t.clone()]);
+    add(
+        "buffer_none",
+        Op::Buffer {
+            slots: 2,
+            kind: BufferKind::Fifo,
+            init: None,
+        },
+        vec![none.clone()],
+        vec![none.clone()],
+    );
+    add(
+        "cond_br",
+        Op::CondBr,
+        vec![i1.clone(), i8t.clone()],
+        vec![i8t.clone(), i8t.clone()],
+    );
+    add(
+        "cond_br_none",
+        Op::CondBr,
+        vec![i1.clone(), none.clone()],
+        vec![none.clone(), none.clone()],
+    );
+    add(
+        "mux_i1",
+        Op::Mux,
+        vec![i1.clone(), i16t.clone(), i16t.clone()],
+        vec![i16t.clone()],
+    );
+    add(
+        "mux_index",
+        Op::Mux,
+        vec![idx.clone(), i8t.clone(), i8t.clone()],
+        vec![i8t.clone()],
+    );
+    add(
+        "mux_none",
+        Op::Mux,
+        vec![i1.clone(), none.clone(), none.clone()],
+        vec![none.clone()],
+    );
+    add(
+        "merge_none",
+        Op::Merge,
+        vec![none.clone(), none.clone(), none.clone()],
+        vec![none.clone()],
+    );
+    add(
+        "cmerge_none",
+        Op::ControlMerge,
+        vec![none.clone(), none.clone()],
+        vec![none.clone(), idx.clone()],
+    );
+    add(
+        "cmerge3_none",
+        Op::ControlMerge,
+        vec![none.clone(), none.clone(), none.clone()],
+        vec![none.clone(), idx.clone()],
+    );
+    add(
+        "constant_i8",
+        Op::Constant { value: 0xa5 },
+        vec![none.clone()],
+        vec![i8t.clone()],
+    );
+    add(
+        "constant_i1",
+        Op::Constant { value: 1 },
+        vec![none.clone()],
+        vec![i1.clone()],
+    );
+    add(
+        "pack",
+        Op::Pack,
+        vec![i8t.clone(), i16t.clone()],
+        vec![Type::Tuple(vec![i8t.clone(), i16t.clone()])],
+    );
+    add(
+        "unpack",
+        Op::Unpack,
+        vec![Type::Tuple(vec![i8t.clone(), i16t.clone()])],
+        vec![i8t.clone(), i16t.clone()],
+    );
     for (op, name) in ArithOp::SIMPLE {
         let ty_sets: &[(Vec<Type>, Type)] = match op {
             // CIRCT bug 3: divui/divsi are swapped in the RTL.
@@ -72,7 +190,10 @@ fn circuits() -> Vec<(Function, Vec<String>)> {
             ArithOp::Select => &[(vec![i1.clone(), i8t.clone(), i8t.clone()], i8t.clone())],
             ArithOp::Extsi | ArithOp::Extui => &[(vec![i8t.clone()], i32t.clone())],
             ArithOp::Trunci => &[(vec![i32t.clone()], i8t.clone())],
-            ArithOp::IndexCast => &[(vec![i32t.clone()], idx.clone()), (vec![idx.clone()], i16t.clone())],
+            ArithOp::IndexCast => &[
+                (vec![i32t.clone()], idx.clone()),
+                (vec![idx.clone()], i16t.clone()),
+            ],
             _ => &[
                 (vec![i8t.clone(), i8t.clone()], i8t.clone()),
                 (vec![i32t.clone(), i32t.clone()], i32t.clone()),
@@ -80,27 +201,62 @@ fn circuits() -> Vec<(Function, Vec<String>)> {
             ],
         };
         for (k, (ins, out)) in ty_sets.iter().enumerate() {
-            add(&format!("{name}_{k}"), Op::Arith(op), ins, std::slice::from_ref(out));
+            add(
+                &format!("{name}_{k}"),
+                Op::Arith(op),
+                ins.clone(),
+                vec![out.clone()],
+            );
         }
     }
     for p in CmpPredicate::ALL {
         let name = format!("cmpi_{}", p.keyword());
-        add(&name, Op::Arith(ArithOp::Cmpi(p)), &[i8t.clone(), i8t.clone()], &[i1.clone()]);
+        add(
+            &name,
+            Op::Arith(ArithOp::Cmpi(p)),
+            vec![i8t.clone(), i8t.clone()],
+            vec![i1.clone()],
+        );
     }
     // CIRCT bug 2: merge/control_merge output data 0 when input 0 wins, so their data
     // outputs are not compared here (valid and ready are).
     let skip = |f: Function, ch: &str| (f, vec![ch.to_string()]);
-    v.push(skip(single_op("merge_i8", Op::Merge, &[i8t.clone(), i8t.clone()], &[i8t.clone()]), "merge0.out0"));
     v.push(skip(
-        single_op("cmerge_i8", Op::ControlMerge, &[i8t.clone(), i8t.clone()], &[i8t.clone(), idx.clone()]),
+        single_op(
+            "merge_i8",
+            Op::Merge,
+            &[i8t.clone(), i8t.clone()],
+            std::slice::from_ref(&i8t),
+        ),
+        "merge0.out0",
+    ));
+    v.push(skip(
+        single_op(
+            "cmerge_i8",
+            Op::ControlMerge,
+            &[i8t.clone(), i8t.clone()],
+            &[i8t.clone(), idx.clone()],
+        ),
         "control_merge0.dataOut",
     ));
     let two_buffers = chain(
         "buffer_chain",
         vec![
-            Op::Buffer { slots: 1, kind: BufferKind::Seq, init: None },
-            Op::Buffer { slots: 2, kind: BufferKind::Fifo, init: None },
-            Op::Buffer { slots: 1, kind: BufferKind::Seq, init: Some(vec![3]) },
+            Op::Buffer {
+                slots: 1,
+                kind: BufferKind::Seq,
+                init: None,
+            },
+            Op::Buffer {
+                slots: 2,
+                kind: BufferKind::Fifo,
+                init: None,
+            },
+            Op::Buffer {
+                slots: 1,
+                kind: BufferKind::Seq,
+                init: Some(vec![3]),
+            },
         ],
         &i8t,
     );
@@ -114,7 +270,8 @@ fn designs() -> Vec<DesignSpec> {
     let mut push = |f: Function, mlir: String, skip: &[String]| {
         for tokens in [CYCLES as usize + 50, 25] {
             let name = format!("{}_{tokens}", f.name);
-            let mut d = DesignSpec::with_random_stimulus(&name, f.clone(), mlir.clone(), 7000 + k, tokens);
+            let mut d =
+                DesignSpec::with_random_stimulus(&name, f.clone(), mlir.clone(), 7000 + k, tokens);
             k += 1;
             if name.starts_with("mux_index") {
                 // Only 0 and 1 are meaningful selects of a 2-input mux.
@@ -123,7 +280,10 @@ fn designs() -> Vec<DesignSpec> {
                 }
             }
             for s in skip {
-                d.skip_data.insert(s.clone(), "CIRCT bug 2 (merge data 0 when input 0 wins)".into());
+                d.skip_data.insert(
+                    s.clone(),
+                    "CIRCT bug 2 (merge data 0 when input 0 wins)".into(),
+                );
             }
             out.push(d);
         }
@@ -141,13 +301,20 @@ fn designs() -> Vec<DesignSpec> {
 
 #[test]
 fn each_op_matches_circt_rtl() {
-    let Some(tools) = require_tools("each_op_matches_circt_rtl") else { return };
+    let Some(tools) = require_tools("each_op_matches_circt_rtl") else {
+        return;
+    };
     let designs = designs();
-    let summary = run_designs(&tools, &designs, CYCLES, &BuildOptions::default()).expect("oracle run");
+    let summary =
+        run_designs(&tools, &designs, CYCLES, &BuildOptions::default()).expect("oracle run");
     for m in &summary.mismatches {
         println!("{m}");
     }
     println!("{}", summary.line());
     assert!(summary.transfers > 0);
-    assert!(summary.mismatches.is_empty(), "{} mismatches", summary.mismatches.len());
+    assert!(
+        summary.mismatches.is_empty(),
+        "{} mismatches",
+        summary.mismatches.len()
+    );
 }

@@ -49,5 +49,25 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// Random access into a recorded trace: reconstructing one cycle (must stay well under 1 ms).
+fn trace_access(c: &mut Criterion) {
+    let mut g = c.benchmark_group("trace_cycle");
+    for n in [50usize, 200] {
+        let f = chain(n);
+        let mut sim = Simulation::new(&f, env()).expect("chain compiles");
+        sim.enable_trace();
+        sim.run(200_000);
+        let t = sim.take_trace().expect("traced");
+        let mut rng = handscope_sim::stimulus::SplitMix64::new(7);
+        g.bench_function(format!("n{n}_random"), |b| {
+            b.iter(|| {
+                let k = rng.next() % t.cycles();
+                t.cycle(k).expect("in range").data(0)
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, trace_access);
 criterion_main!(benches);

@@ -236,7 +236,11 @@ impl LiveView<'_> {
                         "{id} sent its token to {} (last at cycle {lf}, {} token{} in total)",
                         self.port_of_producer(other),
                         self.fires[other.index()],
-                        if self.fires[other.index()] == 1 { "" } else { "s" }
+                        if self.fires[other.index()] == 1 {
+                            ""
+                        } else {
+                            "s"
+                        }
                     )
                 } else {
                     format!("{id} has no input token")
@@ -365,7 +369,12 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             // A cond_br that routed its tokens the other way is the usual root cause: say so
             // even when the cond_br is itself part of a wait-for cycle.
             let because = match f.nodes[p].op {
-                Op::CondBr if f.nodes[p].outputs.iter().any(|&o| o != c && v.last_fire[o.index()] >= 0) => {
+                Op::CondBr
+                    if f.nodes[p]
+                        .outputs
+                        .iter()
+                        .any(|&o| o != c && v.last_fire[o.index()] >= 0) =>
+                {
                     format!(", because {}", v.terminal_reason(p, Some(c)))
                 }
                 _ => String::new(),

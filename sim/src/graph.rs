@@ -163,7 +163,10 @@ pub struct DuplicateId {
 impl Function {
     /// An empty function.
     pub fn new(name: impl Into<String>) -> Self {
-        Function { name: name.into(), ..Default::default() }
+        Function {
+            name: name.into(),
+            ..Default::default()
+        }
     }
 
     /// Appends an argument. Channel arguments get an [`Op::Argument`] node whose single output
@@ -203,7 +206,10 @@ impl Function {
                 self.channels.push(Channel {
                     name: String::new(),
                     ty,
-                    producer: PortRef { node, port: port as u32 },
+                    producer: PortRef {
+                        node,
+                        port: port as u32,
+                    },
                     consumers: Vec::new(),
                 })
             })
@@ -219,7 +225,10 @@ impl Function {
             self.channels[old].consumers.retain(|c| c.node != node);
         }
         for (port, &ch) in inputs.iter().enumerate() {
-            self.channels[ch].consumers.push(PortRef { node, port: port as u32 });
+            self.channels[ch].consumers.push(PortRef {
+                node,
+                port: port as u32,
+            });
         }
         self.nodes[node].inputs = inputs;
     }
@@ -227,7 +236,10 @@ impl Function {
     /// Rewires input `port` of `node` to read `channel` instead of its current one.
     pub fn replace_input(&mut self, node: NodeId, port: usize, channel: ChannelId) {
         let old = self.nodes[node].inputs[port];
-        let pref = PortRef { node, port: port as u32 };
+        let pref = PortRef {
+            node,
+            port: port as u32,
+        };
         self.channels[old].consumers.retain(|c| *c != pref);
         self.channels[channel].consumers.push(pref);
         self.nodes[node].inputs[port] = channel;
@@ -235,7 +247,10 @@ impl Function {
 
     /// The `return` node, if the function has one.
     pub fn return_node(&self) -> Option<NodeId> {
-        self.nodes.iter().find(|(_, n)| n.op == Op::Return).map(|(id, _)| id)
+        self.nodes
+            .iter()
+            .find(|(_, n)| n.op == Op::Return)
+            .map(|(id, _)| id)
     }
 
     /// Gives every node its stable ID and every channel its name, and rebuilds the lookup
@@ -267,7 +282,11 @@ impl Function {
         self.node_index.clear();
         for (nid, node) in self.nodes.iter() {
             if let Some(&first) = self.node_index.get(&node.id) {
-                return Err(DuplicateId { id: node.id.clone(), first, second: nid });
+                return Err(DuplicateId {
+                    id: node.id.clone(),
+                    first,
+                    second: nid,
+                });
             }
             self.node_index.insert(node.id.clone(), nid);
         }
@@ -276,7 +295,11 @@ impl Function {
             let producer = &self.nodes[ch.producer.node];
             ch.name = match producer.op {
                 Op::Argument { .. } => producer.id.clone(),
-                _ => format!("{}.{}", producer.id, producer.op.output_port_name(ch.producer.port as usize)),
+                _ => format!(
+                    "{}.{}",
+                    producer.id,
+                    producer.op.output_port_name(ch.producer.port as usize)
+                ),
             };
             self.channel_index.insert(ch.name.clone(), cid);
         }
@@ -330,7 +353,11 @@ mod tests {
         let o0 = f.nodes[fork].outputs[0];
         let o1 = f.nodes[fork].outputs[1];
         let named = f.add_node(
-            Op::Buffer { slots: 1, kind: BufferKind::Seq, init: None },
+            Op::Buffer {
+                slots: 1,
+                kind: BufferKind::Seq,
+                init: None,
+            },
             vec![Type::Int(32)],
         );
         f.nodes[named].name_hint = NameHint::Name("pipe".into());

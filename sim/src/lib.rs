@@ -5,6 +5,7 @@
 //! stable name (`<producer id>.<port>`); these are the names every other part of Handscope
 //! (DOT, SystemVerilog, VCD, the debugger) uses.
 
+pub mod analysis;
 pub mod bench_support;
 pub mod deadlock;
 pub mod engine;

@@ -19,7 +19,12 @@ pub struct SourceLoc {
 impl SourceLoc {
     /// A location without an end position.
     pub fn new(file: impl Into<Arc<str>>, line: u32, col: u32) -> Self {
-        SourceLoc { file: file.into(), line, col, end: None }
+        SourceLoc {
+            file: file.into(),
+            line,
+            col,
+            end: None,
+        }
     }
 }
 

@@ -168,7 +168,10 @@ impl ArithOp {
 
     /// Looks up a mnemonic other than `cmpi`.
     pub fn from_mnemonic(m: &str) -> Option<Self> {
-        Self::SIMPLE.iter().find(|(_, s)| *s == m).map(|(op, _)| *op)
+        Self::SIMPLE
+            .iter()
+            .find(|(_, s)| *s == m)
+            .map(|(op, _)| *op)
     }
 
     /// Number of data operands.
@@ -339,12 +342,24 @@ impl Op {
             }
             Op::CondBr => if i == 0 { "cond" } else { "data" }.into(),
             Op::Constant { .. } => "ctrl".into(),
-            Op::Load => ["addrIn0", "dataFromMem", "ctrl"].get(i).copied().unwrap_or("in?").into(),
-            Op::Store => ["addrIn0", "dataIn", "ctrl"].get(i).copied().unwrap_or("in?").into(),
+            Op::Load => ["addrIn0", "dataFromMem", "ctrl"]
+                .get(i)
+                .copied()
+                .unwrap_or("in?")
+                .into(),
+            Op::Store => ["addrIn0", "dataIn", "ctrl"]
+                .get(i)
+                .copied()
+                .unwrap_or("in?")
+                .into(),
             Op::Memory { st, .. } | Op::ExtMemory { st, .. } => {
                 let st = *st as usize;
                 if i < 2 * st {
-                    if i.is_multiple_of(2) { format!("stData{}", i / 2) } else { format!("stAddr{}", i / 2) }
+                    if i.is_multiple_of(2) {
+                        format!("stData{}", i / 2)
+                    } else {
+                        format!("stAddr{}", i / 2)
+                    }
                 } else {
                     format!("ldAddr{}", i - 2 * st)
                 }
@@ -413,14 +428,23 @@ mod tests {
             ld: 2,
             st: 1,
             id: 0,
-            memref: MemRefType { dims: vec![8], elem: Type::Int(32) },
+            memref: MemRefType {
+                dims: vec![8],
+                elem: Type::Int(32),
+            },
             lsq: false,
         };
         let ins: Vec<_> = (0..4).map(|i| mem.input_port_name(i)).collect();
         assert_eq!(ins, ["stData0", "stAddr0", "ldAddr0", "ldAddr1"]);
         let outs: Vec<_> = (0..5).map(|i| mem.output_port_name(i)).collect();
-        assert_eq!(outs, ["ldData0", "ldData1", "stDone0", "ldDone0", "ldDone1"]);
-        assert_eq!(ArithOp::from_mnemonic("index_cast"), Some(ArithOp::IndexCast));
+        assert_eq!(
+            outs,
+            ["ldData0", "ldData1", "stDone0", "ldDone0", "ldDone1"]
+        );
+        assert_eq!(
+            ArithOp::from_mnemonic("index_cast"),
+            Some(ArithOp::IndexCast)
+        );
         assert_eq!(ArithOp::Cmpi(CmpPredicate::Uge).mnemonic(), "cmpi");
         assert_eq!(CmpPredicate::from_keyword("sle"), Some(CmpPredicate::Sle));
     }

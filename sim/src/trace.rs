@@ -5,23 +5,55 @@
 //! per-cycle [`Sample`]s through [`TraceBuilder`], so traces replayed from VCDs fill the same
 //! type.
 //!
+//! # What is recorded
+//! All values form one vector of *signals*: for channel `i`, signal `i` is its control word
+//! (`valid | ready << 1`) and signal `C + i` its data; signal `2C + k` is state word `k`.
+//!
+//! * A channel's data is only meaningful while it is valid. The trace records a data
+//!   change only in cycles where the channel is valid, so while a channel is not valid its
+//!   recorded data is the data of the last cycle in which it was valid (0 before that),
+//!   not whatever the simulator happened to drive.
+//! * A channel declared an *alias* of another ([`TraceBuilder::set_data_aliases`]: the
+//!   engine declares fork, sync, `cond_br`, ... outputs, whose data is a copy of an input)
+//!   stores no data of its own: its data is that of its root channel in the same cycle.
+//!   Its data is exact whenever it is valid, because an alias is only valid while its
+//!   root is.
+//!
 //! # Encoding
-//! All recorded values form one vector of *signals*: for channel `i`, signal `i` is its
-//! control word (`valid | ready << 1`) and signal `C + i` its data; signal `2C + k` is state
-//! word `k`. Each cycle stores only the signals that changed since the previous cycle, as a
-//! byte stream of records `(LEB128 gap to the previous changed signal, LEB128 old ^ new)`.
-//! A full snapshot (keyframe) is stored whenever the bytes since the last one exceed
-//! [`KEYFRAME_FACTOR`] times the snapshot size, so reconstructing any cycle decodes at most
-//! that much: random access costs O(snapshot) regardless of the trace length, and the
-//! keyframes add at most `1 / KEYFRAME_FACTOR` to the size. [`Trace::replay`] walks the
-//! changes in time order (for VCD writers).
+//! Each cycle stores the signals that changed since the previous cycle as a byte record
+//! (no bytes when nothing changed). Values are stored as wrapping differences to the old
+//! value (zigzag LEB128), so counters and small steps take one byte. The set of changed
+//! signals is a bitmap, stored as its XOR with the bitmap of one of the last [`SET_RING`]
+//! records (the cheapest one; pipelines repeat with short periods), as LEB128 gaps between
+//! the differing bits. A record is a tag [`TAG_XOR`]` + k` (base: the `k`-th previous
+//! record, `k = 0` the empty set), the number of differing bits, their gaps, then the
+//! differences of the changed signals in signal order; or the single tag [`TAG_REPEAT`]:
+//! the same signals and differences as the previous record (steady state). A full
+//! snapshot (keyframe) is stored whenever the
+//! bytes since the last one exceed [`KEYFRAME_FACTOR`] times the snapshot size or the
+//! changes since the last one exceed [`KEYFRAME_WORK`] times the number of signals, so
+//! reconstructing any cycle applies at most that many changes: random access costs
+//! O(signals) regardless of the trace length. [`Trace::replay`] walks the changes in time
+//! order (for VCD writers).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use crate::types::Type;
 
 /// Keyframe spacing: bytes of deltas allowed between keyframes, in snapshot sizes.
 pub const KEYFRAME_FACTOR: usize = 8;
+
+/// Keyframe spacing: signal changes allowed between keyframes, per signal (bounds the work
+/// of reconstructing one cycle).
+pub const KEYFRAME_WORK: usize = 16;
+
+/// Record tag: the previous record's signals and differences again.
+pub const TAG_REPEAT: u8 = 1;
+/// Record tags `TAG_XOR + k` (`k` in `0..=SET_RING`): signal set given as an XOR with the
+/// `k`-th previous record's set (`k = 0`: the empty set).
+pub const TAG_XOR: u8 = 16;
+/// Number of previous records' signal sets a record can refer to.
+pub const SET_RING: usize = 4;
 
 /// Static description of one channel.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,7 +120,7 @@ pub struct Change {
 }
 
 /// A snapshot plus the delta bytes of the cycles that follow it (until the next keyframe).
-/// Each segment owns its bytes, preallocated, so recording never copies old deltas.
+/// Each segment owns its bytes, so recording never copies old deltas.
 #[derive(Clone, Debug)]
 struct Keyframe {
     first_cycle: u64,
@@ -106,9 +138,10 @@ pub struct Trace {
     channel_index: BTreeMap<String, usize>,
     memories: Vec<String>,
     n_words: usize,
+    /// `(channel, root)` for every channel whose data is its root channel's data.
+    aliases: Vec<(u32, u32)>,
     cycle_end: Vec<u32>,
     keys: Vec<Keyframe>,
-    cur: Vec<u64>,
     mem_writes: Vec<MemWrite>,
 }
 
@@ -116,38 +149,42 @@ pub struct Trace {
 #[derive(Clone, Debug)]
 pub struct TraceBuilder {
     trace: Trace,
+    /// Current value of every signal (alias data unused).
+    cur: Vec<u64>,
+    /// Channels whose data is recorded (not aliases).
+    roots: Vec<u32>,
+    /// Control bytes (`valid | ready << 1`) of the previous cycle.
+    prev_ctrl: Vec<u8>,
+    /// Scratch: this cycle's changed signals and differences.
+    sigs: Vec<u32>,
+    diffs: Vec<u64>,
+    /// The previous record's signals and differences.
+    /// Signal bitmaps of recent records, most recent first (at most [`SET_RING`]).
+    ring: VecDeque<Vec<u64>>,
+    /// Scratch bitmap.
+    bits: Vec<u64>,
+    last_diffs: Vec<u64>,
+    /// Changes since the last keyframe.
+    work: usize,
 }
 
-/// Writes change records `(gap, xor)` as LEB128 pairs into a segment's spare capacity
-/// (reserved so that one cycle always fits: at most 20 bytes per signal).
-struct Encoder<'a> {
-    out: &'a mut [std::mem::MaybeUninit<u8>],
-    pos: usize,
-    last: i64,
+#[inline(always)]
+fn put_varint(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push((x as u8) | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
 }
 
-impl Encoder<'_> {
-    #[inline(always)]
-    fn byte(&mut self, b: u8) {
-        self.out[self.pos].write(b);
-        self.pos += 1;
-    }
+#[inline(always)]
+fn zigzag(d: u64) -> u64 {
+    (d << 1) ^ (((d as i64) >> 63) as u64)
+}
 
-    #[inline(always)]
-    fn varint(&mut self, mut x: u64) {
-        while x >= 0x80 {
-            self.byte((x as u8) | 0x80);
-            x >>= 7;
-        }
-        self.byte(x as u8);
-    }
-
-    #[inline(always)]
-    fn put(&mut self, sig: usize, xor: u64) {
-        self.varint((sig as i64 - self.last - 1) as u64);
-        self.varint(xor);
-        self.last = sig as i64;
-    }
+#[inline(always)]
+fn unzigzag(z: u64) -> u64 {
+    (z >> 1) ^ (z & 1).wrapping_neg()
 }
 
 #[inline(always)]
@@ -165,6 +202,19 @@ fn get_varint(b: &[u8], pos: &mut usize) -> u64 {
     }
 }
 
+/// Reads a `bool` slice as bytes (0 or 1).
+#[inline(always)]
+fn bool_bytes(b: &[bool]) -> &[u8] {
+    // SAFETY: `bool` has the size and alignment of `u8` and is always 0 or 1.
+    unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<u8>(), b.len()) }
+}
+
+/// Eight bytes of `b` at `i` as one word.
+#[inline(always)]
+fn word8(b: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"))
+}
+
 impl TraceBuilder {
     /// An empty trace for these channels and state words.
     pub fn new(channels: Vec<ChannelMeta>, state: Vec<StateMeta>) -> Self {
@@ -174,7 +224,8 @@ impl TraceBuilder {
             state_start.push(n);
             n += s.fields.len() as u32;
         }
-        let n_words = 2 * channels.len() + n as usize;
+        let nc = channels.len();
+        let n_words = 2 * nc + n as usize;
         let state_index = state
             .iter()
             .enumerate()
@@ -194,15 +245,24 @@ impl TraceBuilder {
                 channel_index,
                 memories: Vec::new(),
                 n_words,
+                aliases: Vec::new(),
                 cycle_end: Vec::new(),
                 keys: vec![Keyframe {
                     first_cycle: 0,
                     snap: vec![0; n_words].into_boxed_slice(),
                     bytes: Vec::new(),
                 }],
-                cur: vec![0; n_words],
                 mem_writes: Vec::new(),
             },
+            cur: vec![0; n_words],
+            roots: (0..nc as u32).collect(),
+            prev_ctrl: vec![0; nc],
+            sigs: Vec::new(),
+            diffs: Vec::new(),
+            ring: VecDeque::new(),
+            bits: Vec::new(),
+            last_diffs: Vec::new(),
+            work: 0,
         }
     }
 
@@ -211,74 +271,207 @@ impl TraceBuilder {
         self.trace.memories = names;
     }
 
+    /// Declares data aliases: `aliases[i] = Some(j)` says channel `i`'s data always equals
+    /// channel `j`'s data in the same cycle, and `i` is only valid while `j` is. Chains
+    /// are followed to their root; entries that would form a cycle or point out of range
+    /// are ignored. Call before the first [`TraceBuilder::push_cycle`] (later calls are
+    /// ignored).
+    pub fn set_data_aliases(&mut self, aliases: &[Option<u32>]) {
+        let t = &mut self.trace;
+        if !t.cycle_end.is_empty() {
+            return;
+        }
+        let nc = t.channels.len();
+        let mut out = Vec::new();
+        for i in 0..nc.min(aliases.len()) {
+            let mut root = i;
+            let mut steps = 0;
+            while let Some(Some(j)) = aliases.get(root) {
+                let j = *j as usize;
+                if j >= nc || steps > nc {
+                    root = i;
+                    break;
+                }
+                root = j;
+                steps += 1;
+            }
+            if root != i && steps <= nc {
+                out.push((i as u32, root as u32));
+            }
+        }
+        let is_alias: Vec<bool> = {
+            let mut v = vec![false; nc];
+            for &(a, _) in &out {
+                v[a as usize] = true;
+            }
+            v
+        };
+        self.roots = (0..nc as u32).filter(|&i| !is_alias[i as usize]).collect();
+        t.aliases = out;
+    }
+
     /// Appends the next cycle. Slices must match the metadata sizes (extra entries are
     /// ignored, missing ones read as 0).
     pub fn push_cycle(&mut self, s: Sample<'_>) {
-        let t = &mut self.trace;
-        let nc = t.channels.len();
-        let seg_limit = KEYFRAME_FACTOR * 8 * t.n_words.max(8);
-        let key = t.keys.last_mut().expect("the initial keyframe");
-        key.bytes.reserve(20 * t.n_words);
-        let len0 = key.bytes.len();
-        let mut enc = Encoder {
-            out: key.bytes.spare_capacity_mut(),
-            pos: 0,
-            last: -1,
-        };
-        {
-            let (ctrl, rest) = t.cur.split_at_mut(nc);
-            let (data, state) = rest.split_at_mut(nc);
-            if s.valid.len() >= nc && s.ready.len() >= nc {
-                let vr = s.valid[..nc].iter().zip(&s.ready[..nc]);
-                for (i, ((&v, &r), c)) in vr.zip(ctrl.iter_mut()).enumerate() {
-                    let x = u64::from(v) | u64::from(r) << 1;
-                    if x != *c {
-                        enc.put(i, x ^ *c);
-                        *c = x;
+        let nc = self.trace.channels.len();
+        self.sigs.clear();
+        self.diffs.clear();
+        // Control words, eight channels at a time.
+        let valid = bool_bytes(s.valid);
+        let ready = bool_bytes(s.ready);
+        let mut ctrl_now = std::mem::take(&mut self.prev_ctrl);
+        if valid.len() >= nc && ready.len() >= nc {
+            let mut i = 0;
+            while i + 8 <= nc {
+                let w = word8(valid, i) | word8(ready, i) << 1;
+                if w != word8(&ctrl_now, i) {
+                    for k in i..i + 8 {
+                        let x = valid[k] | ready[k] << 1;
+                        if x != ctrl_now[k] {
+                            self.sigs.push(k as u32);
+                            self.diffs
+                                .push(u64::from(x).wrapping_sub(u64::from(ctrl_now[k])));
+                            ctrl_now[k] = x;
+                        }
                     }
                 }
-            } else {
-                for (i, c) in ctrl.iter_mut().enumerate() {
-                    let x = u64::from(s.valid.get(i).copied().unwrap_or(false))
-                        | u64::from(s.ready.get(i).copied().unwrap_or(false)) << 1;
-                    if x != *c {
-                        enc.put(i, x ^ *c);
-                        *c = x;
-                    }
+                i += 8;
+            }
+            for k in i..nc {
+                let x = valid[k] | ready[k] << 1;
+                if x != ctrl_now[k] {
+                    self.sigs.push(k as u32);
+                    self.diffs
+                        .push(u64::from(x).wrapping_sub(u64::from(ctrl_now[k])));
+                    ctrl_now[k] = x;
                 }
             }
-            let d = &s.data[..nc.min(s.data.len())];
-            for (i, (&x, old)) in d.iter().zip(data.iter_mut()).enumerate() {
-                if x != *old {
-                    enc.put(nc + i, x ^ *old);
-                    *old = x;
+        } else {
+            for (k, c) in ctrl_now.iter_mut().enumerate() {
+                let x = u8::from(s.valid.get(k).copied().unwrap_or(false))
+                    | u8::from(s.ready.get(k).copied().unwrap_or(false)) << 1;
+                if x != *c {
+                    self.sigs.push(k as u32);
+                    self.diffs.push(u64::from(x).wrapping_sub(u64::from(*c)));
+                    *c = x;
                 }
             }
-            for (i, old) in data.iter_mut().enumerate().skip(d.len()) {
-                if *old != 0 {
-                    enc.put(nc + i, *old);
-                    *old = 0;
+        }
+        // Data of root channels, while valid.
+        for &i in &self.roots {
+            let i = i as usize;
+            if ctrl_now[i] & 1 == 0 {
+                continue;
+            }
+            let x = s.data.get(i).copied().unwrap_or(0);
+            let old = &mut self.cur[nc + i];
+            if x != *old {
+                self.sigs.push((nc + i) as u32);
+                self.diffs.push(x.wrapping_sub(*old));
+                *old = x;
+            }
+        }
+        self.prev_ctrl = ctrl_now;
+        // State words.
+        let state = &mut self.cur[2 * nc..];
+        if s.state.len() >= state.len() {
+            for (k, (w, &x)) in state.iter_mut().zip(s.state).enumerate() {
+                if x != *w {
+                    self.sigs.push((2 * nc + k) as u32);
+                    self.diffs.push(x.wrapping_sub(*w));
+                    *w = x;
                 }
             }
+        } else {
             for (k, w) in state.iter_mut().enumerate() {
                 let x = s.state.get(k).copied().unwrap_or(0);
                 if x != *w {
-                    enc.put(2 * nc + k, x ^ *w);
+                    self.sigs.push((2 * nc + k) as u32);
+                    self.diffs.push(x.wrapping_sub(*w));
                     *w = x;
                 }
             }
         }
-        let written = enc.pos;
-        // SAFETY: the encoder initialized exactly `written` bytes of the spare capacity.
-        unsafe { key.bytes.set_len(len0 + written) };
-        let used = key.bytes.len();
+        // Control words live in `cur` too (for keyframes).
+        self.encode();
+    }
+
+    /// Writes this cycle's record and starts a keyframe when due.
+    fn encode(&mut self) {
+        let t = &mut self.trace;
+        let nc = t.channels.len();
+        let key = t.keys.last_mut().expect("the initial keyframe");
+        let out = &mut key.bytes;
+        let n = self.sigs.len();
+        if n > 0 {
+            for (k, &sg) in self.sigs.iter().enumerate() {
+                if (sg as usize) < nc {
+                    let c = &mut self.cur[sg as usize];
+                    *c = c.wrapping_add(self.diffs[k]);
+                }
+            }
+            out.reserve(1 + 10 + 20 * n);
+            let words = t.n_words.div_ceil(64);
+            let mut cur = std::mem::take(&mut self.bits);
+            cur.clear();
+            cur.resize(words, 0);
+            for &sg in &self.sigs {
+                cur[sg as usize / 64] |= 1 << (sg % 64);
+            }
+            let repeat =
+                self.ring.front().is_some_and(|r| *r == cur) && self.diffs == self.last_diffs;
+            if repeat {
+                out.push(TAG_REPEAT);
+                self.bits = cur;
+            } else {
+                // Cheapest base: fewest differing bits.
+                let mut best = (n as u32, 0usize);
+                for (k, r) in self.ring.iter().enumerate() {
+                    let c: u32 = r.iter().zip(&cur).map(|(a, b)| (a ^ b).count_ones()).sum();
+                    if c < best.0 {
+                        best = (c, k + 1);
+                    }
+                }
+                let (count, k) = best;
+                out.push(TAG_XOR + k as u8);
+                put_varint(out, u64::from(count));
+                let mut last: i64 = -1;
+                for (w, &x) in cur.iter().enumerate() {
+                    let mut x = if k == 0 { x } else { x ^ self.ring[k - 1][w] };
+                    while x != 0 {
+                        let bit = (w * 64) as i64 + i64::from(x.trailing_zeros());
+                        put_varint(out, (bit - last - 1) as u64);
+                        last = bit;
+                        x &= x - 1;
+                    }
+                }
+                for &d in &self.diffs {
+                    put_varint(out, zigzag(d));
+                }
+                let recycled = if self.ring.len() == SET_RING {
+                    self.ring.pop_back().expect("full ring")
+                } else {
+                    Vec::new()
+                };
+                self.ring.push_front(cur);
+                self.bits = recycled;
+                std::mem::swap(&mut self.diffs, &mut self.last_diffs);
+            }
+            self.work += n;
+        }
+        let used = out.len();
         t.cycle_end.push(used as u32);
-        if used >= seg_limit {
+        let n_words = t.n_words.max(8);
+        if used >= KEYFRAME_FACTOR * 8 * n_words || self.work >= KEYFRAME_WORK * n_words {
+            out.shrink_to_fit();
             t.keys.push(Keyframe {
                 first_cycle: t.cycle_end.len() as u64,
-                snap: t.cur.clone().into_boxed_slice(),
-                bytes: Vec::with_capacity(seg_limit + 20 * t.n_words),
+                snap: self.cur.clone().into_boxed_slice(),
+                bytes: Vec::new(),
             });
+            self.work = 0;
+            self.ring.clear();
+            self.last_diffs.clear();
         }
     }
 
@@ -300,6 +493,14 @@ impl TraceBuilder {
         self.trace.cycle_end.shrink_to_fit();
         self.trace
     }
+}
+
+/// Decoder state carried from one record to the next.
+#[derive(Clone, Debug, Default)]
+struct Decoder {
+    ring: VecDeque<Vec<u64>>,
+    sigs: Vec<u32>,
+    diffs: Vec<u64>,
 }
 
 impl Trace {
@@ -333,6 +534,11 @@ impl Trace {
         &self.mem_writes
     }
 
+    /// Number of keyframes (full snapshots) stored.
+    pub fn keyframes(&self) -> usize {
+        self.keys.len()
+    }
+
     /// Bytes of memory the trace occupies (deltas, offsets, keyframes, memory writes).
     pub fn memory_bytes(&self) -> usize {
         self.cycle_end.capacity() * 4
@@ -342,7 +548,7 @@ impl Trace {
                 .map(|k| k.snap.len() * 8 + k.bytes.capacity() + 48)
                 .sum::<usize>()
             + self.mem_writes.capacity() * std::mem::size_of::<MemWrite>()
-            + self.cur.len() * 8
+            + self.aliases.capacity() * 8
     }
 
     fn signal(&self, i: usize) -> Signal {
@@ -356,24 +562,90 @@ impl Trace {
         }
     }
 
-    /// Applies the deltas of cycle `c` (relative to keyframe `key`) to `vals`, reporting
-    /// every change to `f`.
-    fn apply(&self, key: &Keyframe, c: u64, vals: &mut [u64], mut f: impl FnMut(usize, u64)) {
+    /// Applies the record of cycle `c` (inside keyframe `key`) to `vals`, reporting every
+    /// changed signal to `f`. `dec` carries the previous record's signals (empty at the
+    /// keyframe's first cycle).
+    fn apply(
+        &self,
+        key: &Keyframe,
+        c: u64,
+        dec: &mut Decoder,
+        vals: &mut [u64],
+        mut f: impl FnMut(usize, u64),
+    ) {
         let ci = c as usize;
-        let start = if c == key.first_cycle {
+        if c == key.first_cycle {
+            dec.ring.clear();
+            dec.diffs.clear();
+        }
+        let mut pos = if c == key.first_cycle {
             0
         } else {
             self.cycle_end[ci - 1] as usize
         };
-        let mut pos = start;
         let end = self.cycle_end[ci] as usize;
-        let mut sig: i64 = -1;
-        while pos < end {
-            sig += get_varint(&key.bytes, &mut pos) as i64 + 1;
-            let x = get_varint(&key.bytes, &mut pos);
-            let s = sig as usize;
-            vals[s] ^= x;
+        if pos == end {
+            return;
+        }
+        let b = &key.bytes[..end];
+        let tag = b[pos];
+        pos += 1;
+        if tag != TAG_REPEAT {
+            let k = usize::from(tag - TAG_XOR);
+            let words = self.n_words.div_ceil(64);
+            let full = dec.ring.len() == SET_RING;
+            let mut cur = if full && k == SET_RING {
+                dec.ring.pop_back().expect("full ring")
+            } else {
+                let mut v = if full {
+                    dec.ring.pop_back().expect("full ring")
+                } else {
+                    Vec::new()
+                };
+                v.clear();
+                match k {
+                    0 => v.resize(words, 0),
+                    _ => v.extend_from_slice(&dec.ring[k - 1]),
+                }
+                v
+            };
+            let count = get_varint(b, &mut pos);
+            let mut bit: i64 = -1;
+            for _ in 0..count {
+                bit += get_varint(b, &mut pos) as i64 + 1;
+                cur[bit as usize / 64] ^= 1 << (bit % 64);
+            }
+            dec.sigs.clear();
+            dec.diffs.clear();
+            for (w, &x) in cur.iter().enumerate() {
+                let mut x = x;
+                while x != 0 {
+                    dec.sigs.push((w * 64) as u32 + x.trailing_zeros());
+                    x &= x - 1;
+                }
+            }
+            for _ in 0..dec.sigs.len() {
+                dec.diffs.push(unzigzag(get_varint(b, &mut pos)));
+            }
+            dec.ring.push_front(cur);
+        }
+        let sigs = &dec.sigs;
+        for (&sg, &d) in sigs.iter().zip(&dec.diffs) {
+            let s = sg as usize;
+            vals[s] = vals[s].wrapping_add(d);
             f(s, vals[s]);
+        }
+    }
+
+    /// Sets every alias channel's data to its root's data, reporting changes to `f`.
+    fn resolve_aliases(&self, vals: &mut [u64], mut f: impl FnMut(usize, u64)) {
+        let nc = self.channels.len();
+        for &(a, r) in &self.aliases {
+            let (a, r) = (nc + a as usize, nc + r as usize);
+            if vals[a] != vals[r] {
+                vals[a] = vals[r];
+                f(a, vals[a]);
+            }
         }
     }
 
@@ -385,9 +657,11 @@ impl Trace {
         let k = self.keys.partition_point(|k| k.first_cycle <= c) - 1;
         let key = &self.keys[k];
         let mut vals = key.snap.to_vec();
+        let mut dec = Decoder::default();
         for cc in key.first_cycle..=c {
-            self.apply(key, cc, &mut vals, |_, _| {});
+            self.apply(key, cc, &mut dec, &mut vals, |_, _| {});
         }
+        self.resolve_aliases(&mut vals, |_, _| {});
         Some(CycleView {
             trace: self,
             cycle: c,
@@ -402,6 +676,7 @@ impl Trace {
             next: 0,
             key: 0,
             vals: vec![0; self.n_words],
+            dec: Decoder::default(),
             changes: Vec::new(),
         }
     }
@@ -508,6 +783,7 @@ pub struct Replay<'t> {
     next: u64,
     key: usize,
     vals: Vec<u64>,
+    dec: Decoder,
     changes: Vec<Change>,
 }
 
@@ -524,12 +800,36 @@ impl Replay<'_> {
         }
         self.changes.clear();
         let changes = &mut self.changes;
-        t.apply(&t.keys[self.key], c, &mut self.vals, |s, v| {
+        let mut applied = 0usize;
+        t.apply(
+            &t.keys[self.key],
+            c,
+            &mut self.dec,
+            &mut self.vals,
+            |s, v| {
+                changes.push(Change {
+                    signal: t.signal(s),
+                    value: v,
+                });
+            },
+        );
+        applied += changes.len();
+        t.resolve_aliases(&mut self.vals, |s, v| {
             changes.push(Change {
                 signal: t.signal(s),
                 value: v,
             });
         });
+        if changes.len() > applied {
+            // Keep signal order (alias data changes were appended after the rest).
+            let nc = t.channels.len();
+            let key = |x: &Change| match x.signal {
+                Signal::Ctrl(i) => i as usize,
+                Signal::Data(i) => nc + i as usize,
+                Signal::State(k) => 2 * nc + k as usize,
+            };
+            changes.sort_unstable_by_key(key);
+        }
         self.next += 1;
         Some(CycleChanges {
             cycle: c,
@@ -560,14 +860,32 @@ mod tests {
             fields: vec!["a".into(), "b".into()],
         }];
         let mut tb = TraceBuilder::new(chans, state);
+        // Channel 4 copies channel 3's data and is valid only with it.
+        tb.set_data_aliases(&[None, None, None, None, Some(3)]);
         let mut rng = crate::stimulus::SplitMix64::new(1);
         let mut all = Vec::new();
-        for _ in 0..5000 {
-            let valid: Vec<bool> = (0..5).map(|_| rng.next() & 3 == 0).collect();
+        // Expected data: the last data seen while valid.
+        let mut held = [0u64; 5];
+        let mut count = 0u64;
+        for cyc in 0..5000 {
+            let mut valid: Vec<bool> = (0..5).map(|_| rng.next() & 3 != 0).collect();
+            valid[4] &= valid[3];
             let ready: Vec<bool> = (0..5).map(|_| rng.next() & 1 == 0).collect();
-            let data: Vec<u64> = (0..5)
+            let mut data: Vec<u64> = (0..5)
                 .map(|_| if rng.next() & 7 == 0 { rng.next() } else { 0 })
                 .collect();
+            // Long steady stretches exercise the repeat records.
+            if (1000..3000).contains(&cyc) {
+                count += 1;
+                valid = vec![true; 5];
+                data = vec![count, count + 7, 3, count * 2, count * 2];
+            }
+            data[4] = data[3];
+            for i in 0..5 {
+                if valid[i] {
+                    held[i] = data[i];
+                }
+            }
             let st: Vec<u64> = (0..2).map(|_| rng.next() & 1).collect();
             tb.push_cycle(Sample {
                 valid: &valid,
@@ -575,11 +893,15 @@ mod tests {
                 data: &data,
                 state: &st,
             });
-            all.push((valid, ready, data, st));
+            // An alias shows its root's data.
+            let mut expect = held.to_vec();
+            expect[4] = held[3];
+            all.push((valid, ready, expect, st));
+            let _ = &data;
         }
         let t = tb.finish();
         assert!(t.keys.len() > 2, "keyframes were written");
-        for c in [0u64, 1, 77, 1234, 2500, 4999] {
+        for c in [0u64, 1, 77, 999, 1000, 1001, 1234, 2500, 2999, 3000, 4999] {
             let v = t.cycle(c).unwrap();
             let (valid, ready, data, st) = &all[c as usize];
             for i in 0..5 {

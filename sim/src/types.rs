@@ -47,7 +47,11 @@ impl Type {
 
 /// Mask that keeps the low `width` bits of a `u64`.
 pub fn width_mask(width: u32) -> u64 {
-    if width >= 64 { u64::MAX } else { (1u64 << width) - 1 }
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
 }
 
 impl fmt::Display for Type {
@@ -113,7 +117,10 @@ mod tests {
         assert_eq!(Type::Int(1).mask(), 1);
         assert_eq!(Type::Index.mask(), u64::MAX);
         assert_eq!(Type::Int(0).mask(), 0);
-        let m = MemRefType { dims: vec![4, 8], elem: Type::Int(32) };
+        let m = MemRefType {
+            dims: vec![4, 8],
+            elem: Type::Int(32),
+        };
         assert_eq!(m.to_string(), "memref<4x8xi32>");
         assert_eq!(m.len(), 32);
     }

@@ -129,9 +129,10 @@ fn trace_matches_live_engine_at_random_cycles() {
         let view = t.cycle(c).unwrap();
         let (chans, regs) = &live[c as usize];
         for (i, &(v, r, d)) in chans.iter().enumerate() {
+            // Data is recorded only while valid (see `trace` module docs).
             assert_eq!(
-                (view.valid(i), view.ready(i), view.data(i)),
-                (v, r, d),
+                (view.valid(i), view.ready(i), v && view.data(i) != d),
+                (v, r, false),
                 "cycle {c} ch {i}"
             );
         }

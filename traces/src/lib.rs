@@ -1,4 +1,7 @@
 //! Trace files for Handscope: writing the engine's [`Trace`](handscope_sim::trace::Trace) as a
-//! VCD, and (later) replaying VCDs of hardware runs back onto the graph.
+//! VCD ([`vcd_out`]), replaying VCDs of hardware runs back onto the graph ([`vcd_in`]), and
+//! building/running Verilator models ([`verilator`]).
 
+pub mod vcd_in;
 pub mod vcd_out;
+pub mod verilator;

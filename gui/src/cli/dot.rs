@@ -30,7 +30,7 @@ pub struct DotArgs {
 
 /// Writes the DOT text of the chosen function.
 pub fn run(a: &DotArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::load::load(&a.file)?;
+    let loaded = crate::load::load_for(&a.file, a.func.as_deref())?;
     let f = super::select_function(&loaded.module, a.func.as_deref())?;
     let flat;
     let f = if a.flatten {

@@ -2,8 +2,12 @@
 
 mod check;
 mod dot;
+mod gui;
 mod mlir;
-mod sim;
+mod render;
+mod replay;
+pub(crate) mod sim;
+mod verilog;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +34,16 @@ pub enum Command {
     Mlir(mlir::MlirArgs),
     /// Simulate a function cycle by cycle: outputs, memories, statistics, deadlocks.
     Sim(sim::SimArgs),
+    /// Open the visual debugger on a C kernel or handshake MLIR file (and optionally a VCD).
+    Gui(gui::GuiArgs),
+    /// Draw the debugger's view at a cycle without a window, as SVG or PNG.
+    Render(render::RenderArgs),
+    /// Write SystemVerilog for a circuit (Handscope's component library).
+    Verilog(verilog::VerilogArgs),
+    /// Write a Verilator testbench that drives the SystemVerilog like `sim` (--run: build, run, replay).
+    Verilate(verilog::VerilateArgs),
+    /// Compute the `sim` report from a VCD of a hardware run.
+    Replay(replay::ReplayArgs),
 }
 
 /// Input-file argument shared by the subcommands.
@@ -49,29 +63,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Dot(a)) => dot::run(&a),
         Some(Command::Mlir(a)) => mlir::run(&a),
         Some(Command::Sim(a)) => sim::run(&a),
-        None => gallery_summary(),
+        Some(Command::Verilog(a)) => verilog::run_verilog(&a),
+        Some(Command::Verilate(a)) => verilog::run_verilate(&a),
+        Some(Command::Replay(a)) => replay::run(&a),
+        Some(Command::Gui(a)) => gui::run(&a),
+        Some(Command::Render(a)) => render::run(&a),
+        None => Ok(crate::app::run(crate::app::model::Start::Example(0))),
     }
-}
-
-/// Until the debugger window exists: a summary of the built-in examples.
-fn gallery_summary() -> anyhow::Result<ExitCode> {
-    println!("Handscope {} — built-in example gallery\n", env!("CARGO_PKG_VERSION"));
-    for ex in crate::examples::CIRCUITS {
-        let loaded = crate::load::load_text(std::path::Path::new(ex.name), ex.text)?;
-        let summary = ex.text.lines().take_while(|l| l.starts_with("//")).next().unwrap_or("");
-        for f in &loaded.module.functions {
-            println!(
-                "{:<26} @{:<14} {:>3} nodes {:>3} channels  {}",
-                ex.name,
-                f.name,
-                f.nodes.len() - f.args.iter().filter(|a| a.node.is_some()).count(),
-                f.channels.len(),
-                summary.trim_start_matches("//").trim()
-            );
-        }
-    }
-    println!("\nTry: handscope check examples/circuits/counter_loop.mlir   (handscope --help for more)");
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Picks the function a subcommand works on.

@@ -59,6 +59,8 @@ pub fn environment(
     deadlock_window: u64,
 ) -> anyhow::Result<Environment> {
     let mut env = Environment { deadlock_window, ..Environment::default() };
+    // Initial contents written into the graph (C local arrays with initializers).
+    env.memories = handscope_compiler::c::handshake::memory_inits(f);
     let arg_names = || f.args.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ");
     for s in inputs {
         let (name, tokens) = split_assignment("--in", s)?;
@@ -119,7 +121,7 @@ pub fn flat_function(module: &handscope_sim::Module, f: &Function) -> anyhow::Re
 /// Runs the simulation and prints the report. Exit code 0 when the run is `done`, 2 on a
 /// deadlock, 3 when the cycle limit was reached.
 pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::load::load(&a.file)?;
+    let loaded = crate::load::load_for(&a.file, a.func.as_deref())?;
     let f = super::select_function(&loaded.module, a.func.as_deref())?;
     let flat = flat_function(&loaded.module, f)?;
     let env = environment(&flat, &a.inputs, &a.mems, &a.ready, a.deadlock_window)?;

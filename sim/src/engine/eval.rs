@@ -482,34 +482,38 @@ fn bwd_one(p: &Program, s: &mut State, i: &Bwd) {
     }
 }
 
-/// One buffer slot's clock edge (registers `v, d, s, sd` at `r`). Returns the slot's output
-/// before the edge (the next slot's input).
+/// One buffer slot's clock edge (registers `v, d, s, sd` at `r`, flags 0 or 1). Returns
+/// the slot's output before the edge (the next slot's input), valid as 0 or 1.
+///
+/// Branch-free form of the `SEMANTICS.md` equations: with `in.ready = !(v & s)`,
+/// `s' = !out.ready & (s | v)` and `sd' = out.ready ? (s ? 0 : sd) : (s ? sd : d)`.
 #[inline(always)]
-fn slot_step(regs: &mut [u64], r: usize, in_v: bool, in_d: u64, out_r: bool) -> (bool, u64) {
+fn slot_step(regs: &mut [u64], r: usize, in_v: u64, in_d: u64, out_r: u64) -> (u64, u64) {
     let (v, d, sk, sd) = (
-        regs.at(r) != 0,
+        regs.at(r) & 1,
         regs.at(r + 1),
-        regs.at(r + 2) != 0,
+        regs.at(r + 2) & 1,
         regs.at(r + 3),
     );
-    let in_r = !v | !sk;
-    let old = (sk | v, if sk { sd } else { d });
-    let nv = if in_r { in_v } else { v };
-    let nd = if in_r { in_d } else { d };
-    let hold = !out_r & !sk;
-    let ns = !(out_r & sk) & if hold { v } else { sk };
-    let nsd = if out_r & sk {
-        0
-    } else if hold {
-        d
-    } else {
-        sd
-    };
-    *regs.at_mut(r) = u64::from(nv);
+    let skm = sk.wrapping_neg();
+    let old = (sk | v, (sd & skm) | (d & !skm));
+    let in_rm = (v & sk).wrapping_sub(1); // all ones when ready
+    let nv = (in_v & in_rm) | (v & !in_rm);
+    let nd = (in_d & in_rm) | (d & !in_rm);
+    let orm = out_r.wrapping_neg();
+    let ns = (out_r ^ 1) & (sk | v);
+    let nsd = (sd & !(orm & skm)) & (skm | orm) | (d & !(skm | orm));
+    *regs.at_mut(r) = nv;
     *regs.at_mut(r + 1) = nd;
-    *regs.at_mut(r + 2) = u64::from(ns);
+    *regs.at_mut(r + 2) = ns;
     *regs.at_mut(r + 3) = nsd;
     old
+}
+
+/// `in.ready` of a buffer slot at `r` as 0 or 1.
+#[inline(always)]
+fn slot_ready(regs: &[u64], r: usize) -> u64 {
+    (regs.at(r) & regs.at(r + 2) & 1) ^ 1
 }
 
 /// Drives a buffer's `out.valid/data` and `in.ready` from its registers.
@@ -566,16 +570,30 @@ fn clk_one(p: &Program, s: &mut State, i: &Clk) {
             let base = reg as usize;
             let n = slots as usize;
             // Old output of the previous slot (slot -1 = the buffer input).
-            let mut in_v = s.valid.at(inp as usize);
-            let mut in_d = s.data.at(inp as usize);
-            for k in 0..n {
-                let r = base + 4 * k;
-                let out_r = if k + 1 == n {
-                    s.ready.at(out as usize)
-                } else {
-                    s.regs.at(r + 4) == 0 || s.regs.at(r + 6) == 0
-                };
-                (in_v, in_d) = slot_step(&mut s.regs, r, in_v, in_d, out_r);
+            let in_v = u64::from(s.valid.at(inp as usize));
+            let in_d = s.data.at(inp as usize);
+            let out_r = u64::from(s.ready.at(out as usize));
+            match n {
+                1 => {
+                    slot_step(&mut s.regs, base, in_v, in_d, out_r);
+                }
+                2 => {
+                    let mid_r = slot_ready(&s.regs, base + 4);
+                    let (v, d) = slot_step(&mut s.regs, base, in_v, in_d, mid_r);
+                    slot_step(&mut s.regs, base + 4, v, d, out_r);
+                }
+                _ => {
+                    let (mut v, mut d) = (in_v, in_d);
+                    for k in 0..n {
+                        let r = base + 4 * k;
+                        let o = if k + 1 == n {
+                            out_r
+                        } else {
+                            slot_ready(&s.regs, r + 4)
+                        };
+                        (v, d) = slot_step(&mut s.regs, r, v, d, o);
+                    }
+                }
             }
         }
         Clk::MemSt {

@@ -20,6 +20,7 @@
 
 pub mod arith;
 mod compile;
+mod counters;
 mod eval;
 mod program;
 
@@ -36,6 +37,7 @@ use crate::stimulus::{ArgCursor, Environment, ReadyGen, ReadyPolicy, TokenSource
 use crate::trace::{ChannelMeta, MemWrite, Sample, StateMeta, Trace, TraceBuilder};
 use crate::types::{Type, width_mask};
 
+use counters::Counters;
 use eval::State;
 use program::Program;
 
@@ -93,20 +95,6 @@ struct ResultRt {
     outputs: Vec<(u64, u64)>,
 }
 
-/// Per-channel counters.
-#[derive(Clone, Debug, Default)]
-struct Counters {
-    fires: Vec<u64>,
-    valid: Vec<u64>,
-    ready: Vec<u64>,
-    /// Last cycle in which the channel held no waiting token (`!valid | ready`); -1 = never.
-    last_break: Vec<i64>,
-    /// Last fire of each watched channel (`cond_br` outputs), -1 = never; others stay -1.
-    last_fire: Vec<i64>,
-    /// Channels whose last fire is tracked.
-    watched: Vec<u32>,
-}
-
 /// A running simulation of one function.
 pub struct Simulation {
     func: Function,
@@ -117,6 +105,10 @@ pub struct Simulation {
     results: Vec<ResultRt>,
     invocations: u64,
     counters: Counters,
+    /// Last fire of each watched channel (`cond_br` outputs), -1 = never; others stay -1.
+    last_fire: Vec<i64>,
+    /// Channels whose last fire is tracked.
+    watched: Vec<u32>,
     idle: u64,
     idle_since: u64,
     window: u64,
@@ -222,19 +214,14 @@ impl Simulation {
         }
 
         let n = prog.n_channels;
-        let counters = Counters {
-            fires: vec![0; n],
-            valid: vec![0; n],
-            ready: vec![0; n],
-            last_break: vec![-1; n],
-            last_fire: vec![-1; n],
-            watched: f
-                .nodes
-                .values()
-                .filter(|n| n.op == crate::ops::Op::CondBr)
-                .flat_map(|n| n.outputs.iter().map(|c| c.as_u32()))
-                .collect(),
-        };
+        let counters = Counters::new(n);
+        let last_fire = vec![-1; n];
+        let watched = f
+            .nodes
+            .values()
+            .filter(|n| n.op == crate::ops::Op::CondBr)
+            .flat_map(|n| n.outputs.iter().map(|c| c.as_u32()))
+            .collect();
         let window = env
             .deadlock_window
             .max(1)
@@ -248,6 +235,8 @@ impl Simulation {
             results,
             invocations,
             counters,
+            last_fire,
+            watched,
             idle: 0,
             idle_since: 0,
             window,
@@ -284,6 +273,7 @@ impl Simulation {
             let mems = self.prog.mems.iter().map(|m| m.name.clone()).collect();
             let mut tb = TraceBuilder::new(channels, state);
             tb.set_memories(mems);
+            tb.set_data_aliases(&self.prog.data_aliases());
             self.trace = Some(tb);
         }
     }
@@ -430,6 +420,7 @@ impl Simulation {
             self.status = Some(Status::Done);
         } else if self.idle >= self.window {
             self.status = Some(Status::Deadlock);
+            self.counters.flush();
             self.deadlock = Some(self.analyze_deadlock());
         }
     }
@@ -456,34 +447,14 @@ impl Simulation {
     fn observe(&mut self) -> bool {
         let cycle = self.cycle;
         let st = &self.st;
-        let c = &mut self.counters;
         let cyc = cycle as i64;
-        let n = st.valid.len();
-        let mut any = false;
-        let (valid, ready) = (&st.valid[..n], &st.ready[..n]);
-        let fires = &mut c.fires[..n];
-        let vcnt = &mut c.valid[..n];
-        let rcnt = &mut c.ready[..n];
-        let lb = &mut c.last_break[..n];
-        for i in 0..n {
-            let (v, r) = (valid[i], ready[i]);
-            let f = v & r;
-            fires[i] += u64::from(f);
-            vcnt[i] += u64::from(v);
-            rcnt[i] += u64::from(r);
-            any |= f;
-        }
-        for i in 0..n {
-            let keep = -i64::from(valid[i] & !ready[i]);
-            lb[i] = (lb[i] & keep) | (cyc & !keep);
-        }
-        if !any {
+        if !self.counters.count(cycle, &st.valid, &st.ready) {
             return false;
         }
-        for &w in &c.watched {
+        for &w in &self.watched {
             let w = w as usize;
             if st.valid[w] & st.ready[w] {
-                c.last_fire[w] = cyc;
+                self.last_fire[w] = cyc;
             }
         }
         for (chan, cur) in &mut self.args {
@@ -543,9 +514,9 @@ impl Simulation {
             valid: &self.st.valid,
             ready: &self.st.ready,
             data: &self.st.data,
-            last_fire: &self.counters.last_fire,
-            last_break: &self.counters.last_break,
-            fires: &self.counters.fires,
+            last_fire: &self.last_fire,
+            last_break: self.counters.flushed_last_break(),
+            fires: self.counters.flushed_fires(),
             pending_args: self
                 .prog
                 .args
@@ -594,9 +565,9 @@ impl Simulation {
             stats.insert(
                 ch.name.clone(),
                 ChannelStats {
-                    fires: c.fires[i],
-                    stall_cycles: c.valid[i] - c.fires[i],
-                    accept_cycles: c.ready[i] - c.fires[i],
+                    fires: c.fires(i),
+                    stall_cycles: c.valid(i) - c.fires(i),
+                    accept_cycles: c.ready(i) - c.fires(i),
                 },
             );
         }
@@ -649,6 +620,59 @@ mod perf_probe {
             })
             .min()
             .unwrap()
+    }
+
+    /// Fixed workload for instruction counting (`valgrind --tool=callgrind`): env
+    /// `PROBE_N` stages, `PROBE_CYCLES` cycles, `PROBE_TRACE=1` to trace.
+    #[test]
+    #[ignore]
+    fn run_chain() {
+        let get = |k: &str, d: u64| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d)
+        };
+        let n = get("PROBE_N", 50) as usize;
+        let cycles = get("PROBE_CYCLES", 20_000);
+        let f = crate::bench_support::chain(n);
+        let mut env = Environment::default();
+        env.push_tokens(
+            "in0",
+            TokenSource::Range {
+                start: 0,
+                end: 1 << 40,
+            },
+        );
+        let mut sim = Simulation::new(&f, env).unwrap();
+        if get("PROBE_TRACE", 0) == 1 {
+            sim.enable_trace();
+        }
+        let t = std::time::Instant::now();
+        let r = sim.run(cycles);
+        let e = t.elapsed();
+        assert_eq!(r.cycles, cycles);
+        eprintln!(
+            "n={n} cycles={cycles}: {:.0} kc/s, trace {:?} bytes",
+            cycles as f64 / e.as_secs_f64() / 1e3,
+            sim.trace().map(|t| t.memory_bytes())
+        );
+        if let Some(t) = sim.trace() {
+            let mut rp = t.replay();
+            let mut hist = std::collections::BTreeMap::new();
+            for _ in 0..2000 {
+                let Some(cc) = rp.next_cycle() else { break };
+                for ch in cc.changes {
+                    let k = match ch.signal {
+                        crate::trace::Signal::Ctrl(_) => "ctrl",
+                        crate::trace::Signal::Data(_) => "data",
+                        crate::trace::Signal::State(_) => "state",
+                    };
+                    *hist.entry(k).or_insert(0u64) += 1;
+                }
+            }
+            eprintln!("keyframes {} changes by kind {hist:?}", t.keyframes());
+        }
     }
 
     #[test]

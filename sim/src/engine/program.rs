@@ -377,6 +377,61 @@ impl Kinded for Clk {
 }
 
 impl Program {
+    /// For every channel, the channel whose data it copies unconditionally while being
+    /// valid only when that channel is (fork, sync, `cond_br`, `store`, wire outputs), for
+    /// [`crate::trace::TraceBuilder::set_data_aliases`].
+    pub fn data_aliases(&self) -> Vec<Option<u32>> {
+        let mut al = vec![None; self.n_channels];
+        let ports = &self.ports;
+        let span = |sp: Span| &ports[sp.range()];
+        for i in self.fwd.iter().chain(&self.static_fwd) {
+            match *i {
+                Fwd::Fork { inp, outs, .. } | Fwd::LazyFork { inp, outs } => {
+                    for &o in span(outs) {
+                        al[o as usize] = Some(inp);
+                    }
+                }
+                Fwd::Fork2 { inp, o0, o1, .. } => {
+                    al[o0 as usize] = Some(inp);
+                    al[o1 as usize] = Some(inp);
+                }
+                Fwd::Sync { ins, outs, .. } => {
+                    for (&i, &o) in span(ins).iter().zip(span(outs)) {
+                        al[o as usize] = Some(i);
+                    }
+                }
+                Fwd::Sync2 { i0, i1, o0, o1, .. } => {
+                    al[o0 as usize] = Some(i0);
+                    al[o1 as usize] = Some(i1);
+                }
+                Fwd::Wire { inp, out } => al[out as usize] = Some(inp),
+                Fwd::CondBr { data, t, f, .. } => {
+                    al[t as usize] = Some(data);
+                    al[f as usize] = Some(data);
+                }
+                Fwd::Store {
+                    addr,
+                    data,
+                    dout,
+                    aout,
+                    ..
+                } => {
+                    al[dout as usize] = Some(data);
+                    al[aout as usize] = Some(addr);
+                }
+                Fwd::Join {
+                    ins,
+                    data_from,
+                    out,
+                } if span(ins).contains(&data_from) => {
+                    al[out as usize] = Some(data_from);
+                }
+                _ => {}
+            }
+        }
+        al
+    }
+
     /// Rewrites common two-port instructions into fixed-arity forms (no span indirection).
     pub fn specialize(&mut self) {
         let ports = &self.ports;

@@ -32,7 +32,11 @@ pub enum BufferPolicy {
 }
 
 fn buffer_op() -> Op {
-    Op::Buffer { slots: 1, kind: BufferKind::Seq, init: None }
+    Op::Buffer {
+        slots: 1,
+        kind: BufferKind::Seq,
+        init: None,
+    }
 }
 
 /// Puts a buffer on every back-edge input recorded by the builder.
@@ -56,11 +60,16 @@ pub(crate) fn buffer_all(f: &mut Function) {
     let chans: Vec<ChannelId> = f.channels.keys().collect();
     for c in chans {
         let ch = &f.channels[c];
-        let [consumer] = ch.consumers[..] else { continue };
+        let [consumer] = ch.consumers[..] else {
+            continue;
+        };
         let producer = &f.nodes[ch.producer.node].op;
         let cons = &f.nodes[consumer.node];
         if matches!(producer, Op::Buffer { .. })
-            || matches!(cons.op, Op::Buffer { .. } | Op::Memory { .. } | Op::ExtMemory { .. })
+            || matches!(
+                cons.op,
+                Op::Buffer { .. } | Op::Memory { .. } | Op::ExtMemory { .. }
+            )
         {
             continue;
         }

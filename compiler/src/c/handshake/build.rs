@@ -128,7 +128,11 @@ fn memory_names(f: &IrFunction) -> Vec<String> {
             let base = format!("mem.{}", m.name);
             let k = used.entry(base.clone()).or_insert(0);
             *k += 1;
-            if *k == 1 { base } else { format!("{base}_{}", *k - 1) }
+            if *k == 1 {
+                base
+            } else {
+                format!("{base}_{}", *k - 1)
+            }
         })
         .collect()
 }
@@ -137,7 +141,10 @@ fn memory_names(f: &IrFunction) -> Vec<String> {
 pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError> {
     let mut b = Built::default();
     let g = &mut b.g;
-    let err = |m: &str, span: Span| BuildError { message: m.to_string(), span };
+    let err = |m: &str, span: Span| BuildError {
+        message: m.to_string(),
+        span,
+    };
 
     // Arguments: C parameters in order, then the start token.
     let mut scalar_args: BTreeMap<ValueId, Port> = BTreeMap::new();
@@ -150,8 +157,10 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
             }
             IrParam::Array { name, mem } => {
                 let m = &f.memories[mem.0 as usize];
-                let memref =
-                    MemRefType { dims: vec![m.len], elem: Type::Int(m.elem.bits() as u8) };
+                let memref = MemRefType {
+                    dims: vec![m.len],
+                    elem: Type::Int(m.elem.bits() as u8),
+                };
                 mem_arg.insert(mem.0, g.args.len());
                 g.add_arg(name, ArgType::MemRef(memref));
             }
@@ -161,7 +170,9 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
     while g.args.iter().any(|a| a.name == start_name) {
         start_name.push('_');
     }
-    let start = g.add_arg(&start_name, ArgType::Channel(Type::None)).unwrap_or(Port::PENDING);
+    let start = g
+        .add_arg(&start_name, ArgType::Channel(Type::None))
+        .unwrap_or(Port::PENDING);
     b.start = start;
 
     // Memories (port counts first).
@@ -182,7 +193,10 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
     for (mi, m) in f.memories.iter().enumerate() {
         let mp = &mut mems[mi];
         let elem = Type::Int(m.elem.bits() as u8);
-        let memref = MemRefType { dims: vec![m.len], elem: elem.clone() };
+        let memref = MemRefType {
+            dims: vec![m.len],
+            elem: elem.clone(),
+        };
         let outs: Vec<Type> = (0..mp.ld)
             .map(|_| elem.clone())
             .chain((0..mp.st + mp.ld).map(|_| Type::None))
@@ -196,16 +210,25 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                 memref,
             },
             MemoryKind::Local { .. } if mp.ld + mp.st == 0 => continue,
-            MemoryKind::Local { .. } => {
-                Op::Memory { ld: mp.ld, st: mp.st, id: mi as u32, memref, lsq: false }
-            }
+            MemoryKind::Local { .. } => Op::Memory {
+                ld: mp.ld,
+                st: mp.st,
+                id: mi as u32,
+                memref,
+                lsq: false,
+            },
         };
         let n = g.add(op, vec![], outs, None, Some(f.span));
         g.nodes[n].name = Some(names[mi].clone());
         if let MemoryKind::Local { init: Some(vals) } = &m.kind {
             let mask = elem.mask();
-            let text: Vec<String> = vals.iter().map(|v| ((*v as u64) & mask).to_string()).collect();
-            g.nodes[n].attrs.push(("handshake.init".into(), format!("[{}]", text.join(", "))));
+            let text: Vec<String> = vals
+                .iter()
+                .map(|v| ((*v as u64) & mask).to_string())
+                .collect();
+            g.nodes[n]
+                .attrs
+                .push(("handshake.init".into(), format!("[{}]", text.join(", "))));
         }
         mp.node = Some(n);
     }
@@ -238,7 +261,13 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
         let pend = vec![Port::PENDING; n_in];
         let (cnode, pnodes, off);
         if n_in <= 1 {
-            cnode = g.add(Op::Merge, pend.clone(), vec![Type::None], Some(&label), Some(span));
+            cnode = g.add(
+                Op::Merge,
+                pend.clone(),
+                vec![Type::None],
+                Some(&label),
+                Some(span),
+            );
             ctrl[bi] = Port::new(cnode, 0);
             pnodes = blk
                 .params
@@ -287,7 +316,8 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
             off = 1;
         }
         b.block_ctrl_entry.insert(bi as u32, cnode);
-        b.block_preds.insert(bi as u32, edges[bi].iter().map(|(p, _)| *p).collect());
+        b.block_preds
+            .insert(bi as u32, edges[bi].iter().map(|(p, _)| *p).collect());
         entry[bi] = (cnode, pnodes, off);
     }
 
@@ -301,7 +331,9 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                 b.mem_start_uses.push((pnodes[k], off));
                 start
             } else {
-                *scalar_args.get(p).ok_or_else(|| err("entry parameter without argument", f.span))?
+                *scalar_args
+                    .get(p)
+                    .ok_or_else(|| err("entry parameter without argument", f.span))?
             };
             g.nodes[pnodes[k]].ins[off] = src;
         }
@@ -319,7 +351,9 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
         let lb = Some(label.as_str());
         let c = ctrl[bi];
         let get = |vals: &BTreeMap<ValueId, Port>, v: &ValueId, span: Span| {
-            vals.get(v).copied().ok_or_else(|| err(&format!("value {v} is not available in {label}"), span))
+            vals.get(v)
+                .copied()
+                .ok_or_else(|| err(&format!("value {v} is not available in {label}"), span))
         };
         for inst in &blk.insts {
             let sp = Some(inst.span);
@@ -359,21 +393,39 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                         CastOp::TruncI => ArithOp::Trunci,
                     };
                     let t = int_ty(f.ty(inst.results[0]));
-                    let n = g.add(Op::Arith(a), vec![get(&vals, value, inst.span)?], vec![t], lb, sp);
+                    let n = g.add(
+                        Op::Arith(a),
+                        vec![get(&vals, value, inst.span)?],
+                        vec![t],
+                        lb,
+                        sp,
+                    );
                     vals.insert(inst.results[0], Port::new(n, 0));
                 }
                 InstKind::Load { mem, index, token } => {
                     let mp = &mut mems[mem.0 as usize];
-                    let mnode = mp.node.ok_or_else(|| err("load from a missing memory", inst.span))?;
+                    let mnode = mp
+                        .node
+                        .ok_or_else(|| err("load from a missing memory", inst.span))?;
                     let elem = g.nodes[mnode].outs[0].clone();
                     let idx = get(&vals, index, inst.span)?;
-                    let addr = g.add(Op::Arith(ArithOp::IndexCast), vec![idx], vec![Type::Index], lb, sp);
+                    let addr = g.add(
+                        Op::Arith(ArithOp::IndexCast),
+                        vec![idx],
+                        vec![Type::Index],
+                        lb,
+                        sp,
+                    );
                     let k = mp.loads.len() as u32;
                     // The memory reads combinationally and re-reads while its data output
                     // waits, so the data is latched in a buffer and the next access of the
                     // memory waits for it (a store could otherwise change it first).
                     let latch = g.add(
-                        Op::Buffer { slots: 1, kind: BufferKind::Seq, init: None },
+                        Op::Buffer {
+                            slots: 1,
+                            kind: BufferKind::Seq,
+                            init: None,
+                        },
                         vec![Port::new(mnode, k)],
                         vec![elem.clone()],
                         lb,
@@ -381,7 +433,11 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                     );
                     let ld = g.add(
                         Op::Load,
-                        vec![Port::new(addr, 0), Port::new(latch, 0), get(&vals, token, inst.span)?],
+                        vec![
+                            Port::new(addr, 0),
+                            Port::new(latch, 0),
+                            get(&vals, token, inst.span)?,
+                        ],
                         vec![elem, Type::Index],
                         lb,
                         sp,
@@ -397,11 +453,24 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                     vals.insert(inst.results[0], Port::new(ld, 0));
                     vals.insert(inst.results[1], Port::new(done, 0));
                 }
-                InstKind::Store { mem, index, value, token } => {
+                InstKind::Store {
+                    mem,
+                    index,
+                    value,
+                    token,
+                } => {
                     let mp = &mut mems[mem.0 as usize];
-                    let mnode = mp.node.ok_or_else(|| err("store to a missing memory", inst.span))?;
+                    let mnode = mp
+                        .node
+                        .ok_or_else(|| err("store to a missing memory", inst.span))?;
                     let idx = get(&vals, index, inst.span)?;
-                    let addr = g.add(Op::Arith(ArithOp::IndexCast), vec![idx], vec![Type::Index], lb, sp);
+                    let addr = g.add(
+                        Op::Arith(ArithOp::IndexCast),
+                        vec![idx],
+                        vec![Type::Index],
+                        lb,
+                        sp,
+                    );
                     let data = get(&vals, value, inst.span)?;
                     let dty = g.ty(data);
                     let k = mp.stores.len() as u32;
@@ -420,24 +489,25 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
         let tsp = Some(blk.term_span);
         // Connects `src` to input `edge` of successor `s`'s entry for param position `k`
         // (`None` = control).
-        let mut connect = |g: &mut HGraph, s: BlockId, from: u32, slot: usize, k: Option<usize>, src: Port| {
-            let si = s.0 as usize;
-            let Some(pos) = edges[si].iter().position(|e| *e == (Some(from), slot)) else {
-                return;
+        let mut connect =
+            |g: &mut HGraph, s: BlockId, from: u32, slot: usize, k: Option<usize>, src: Port| {
+                let si = s.0 as usize;
+                let Some(pos) = edges[si].iter().position(|e| *e == (Some(from), slot)) else {
+                    return;
+                };
+                let (cnode, pnodes, off) = &entry[si];
+                let (node, at) = match k {
+                    None => (*cnode, pos),
+                    Some(k) => (pnodes[k], pos + off),
+                };
+                g.nodes[node].ins[at] = src;
+                if k.is_none() {
+                    b.edge_ctrl.push((from, s.0, pos, src));
+                }
+                if rpo_index[si] <= rpo_index[bi] {
+                    b.back_edges.push((node, at));
+                }
             };
-            let (cnode, pnodes, off) = &entry[si];
-            let (node, at) = match k {
-                None => (*cnode, pos),
-                Some(k) => (pnodes[k], pos + off),
-            };
-            g.nodes[node].ins[at] = src;
-            if k.is_none() {
-                b.edge_ctrl.push((from, s.0, pos, src));
-            }
-            if rpo_index[si] <= rpo_index[bi] {
-                b.back_edges.push((node, at));
-            }
-        };
         match &blk.term {
             Terminator::Br { target, args } => {
                 connect(g, *target, bi as u32, 0, None, c);
@@ -446,7 +516,13 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                     connect(g, *target, bi as u32, 0, Some(k), src);
                 }
             }
-            Terminator::CondBr { cond, t, t_args, f: fb, f_args } => {
+            Terminator::CondBr {
+                cond,
+                t,
+                t_args,
+                f: fb,
+                f_args,
+            } => {
                 let cv = get(&vals, cond, blk.term_span)?;
                 // One cond_br per distinct value: the control token first, then arguments.
                 let mut order: Vec<Option<ValueId>> = vec![None];
@@ -508,7 +584,13 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
     let done = if mem_token_final.len() == 1 {
         mem_token_final[0]
     } else {
-        let j = g.add(Op::Join, mem_token_final, vec![Type::None], Some(&rlabel), rspan);
+        let j = g.add(
+            Op::Join,
+            mem_token_final,
+            vec![Type::None],
+            Some(&rlabel),
+            rspan,
+        );
         Port::new(j, 0)
     };
     let mut rins = Vec::new();
@@ -536,11 +618,17 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
         }
         g.nodes[n].ins = ins;
     }
-    if let Some((i, _)) =
-        g.nodes.iter().enumerate().find(|(_, n)| n.ins.contains(&Port::PENDING))
+    if let Some((i, _)) = g
+        .nodes
+        .iter()
+        .enumerate()
+        .find(|(_, n)| n.ins.contains(&Port::PENDING))
     {
         return Err(err(
-            &format!("internal error: unconnected input of a {} node", g.nodes[i].op.mnemonic()),
+            &format!(
+                "internal error: unconnected input of a {} node",
+                g.nodes[i].op.mnemonic()
+            ),
             g.nodes[i].span.unwrap_or(f.span),
         ));
     }

@@ -20,7 +20,10 @@ pub(crate) struct Port {
 
 impl Port {
     /// Placeholder for an input that is connected later.
-    pub const PENDING: Port = Port { node: usize::MAX, port: 0 };
+    pub const PENDING: Port = Port {
+        node: usize::MAX,
+        port: 0,
+    };
 
     /// Output `port` of `node`.
     pub fn new(node: usize, port: u32) -> Port {
@@ -104,7 +107,11 @@ impl HGraph {
             }
             ArgType::MemRef(_) => None,
         };
-        self.args.push(HArg { name: name.to_string(), ty, node });
+        self.args.push(HArg {
+            name: name.to_string(),
+            ty,
+            node,
+        });
         node.map(|n| Port::new(n, 0))
     }
 
@@ -162,7 +169,9 @@ impl HGraph {
             let stable = match &n.name {
                 Some(s) => s.clone(),
                 None => {
-                    let k = counters.entry((prefix.clone(), n.op.mnemonic())).or_insert(0);
+                    let k = counters
+                        .entry((prefix.clone(), n.op.mnemonic()))
+                        .or_insert(0);
                     let s = format!("{prefix}.{}{k}", n.op.mnemonic());
                     *k += 1;
                     s
@@ -190,7 +199,10 @@ impl HGraph {
         f.results = self
             .results
             .iter()
-            .map(|(n, t)| FuncResult { name: n.clone(), ty: t.clone() })
+            .map(|(n, t)| FuncResult {
+                name: n.clone(),
+                ty: t.clone(),
+            })
             .collect();
         f
     }

@@ -17,7 +17,11 @@ pub(crate) fn insert_lock(b: &mut Built) -> [usize; 2] {
     g.replace_uses(b.start, Port::new(join, 0));
     let done = g.nodes[b.ret].ins[b.done_pos];
     let buf = g.add(
-        Op::Buffer { slots: 1, kind: BufferKind::Seq, init: Some(vec![0]) },
+        Op::Buffer {
+            slots: 1,
+            kind: BufferKind::Seq,
+            init: Some(vec![0]),
+        },
         vec![done],
         vec![Type::None],
         Some("bb0"),

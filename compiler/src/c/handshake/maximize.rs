@@ -115,8 +115,12 @@ pub(crate) fn maximize(f: &mut IrFunction) {
             if !live[bi] {
                 continue;
             }
-            let succs: Vec<usize> =
-                f.blocks[bi].term.successors().iter().map(|(s, _)| s.0 as usize).collect();
+            let succs: Vec<usize> = f.blocks[bi]
+                .term
+                .successors()
+                .iter()
+                .map(|(s, _)| s.0 as usize)
+                .collect();
             for s in succs {
                 let add: Vec<ValueId> = live_in[s]
                     .iter()
@@ -132,17 +136,22 @@ pub(crate) fn maximize(f: &mut IrFunction) {
         }
     }
     // Successor arguments first (in terms of the original values), then renaming.
-    let live_ins: Vec<Vec<ValueId>> = live_in.iter().map(|s| s.iter().copied().collect()).collect();
-    for bi in 0..n {
-        if !live[bi] {
-            continue;
-        }
-        let term = &mut f.blocks[bi].term;
-        match term {
+    let live_ins: Vec<Vec<ValueId>> = live_in
+        .iter()
+        .map(|s| s.iter().copied().collect())
+        .collect();
+    for (blk, _) in f.blocks.iter_mut().zip(&live).filter(|(_, l)| **l) {
+        match &mut blk.term {
             crate::c::ir::Terminator::Br { target, args } => {
                 args.extend(live_ins[target.0 as usize].iter().copied());
             }
-            crate::c::ir::Terminator::CondBr { t, t_args, f: fb, f_args, .. } => {
+            crate::c::ir::Terminator::CondBr {
+                t,
+                t_args,
+                f: fb,
+                f_args,
+                ..
+            } => {
                 t_args.extend(live_ins[t.0 as usize].iter().copied());
                 f_args.extend(live_ins[fb.0 as usize].iter().copied());
             }

@@ -57,8 +57,7 @@ pub fn compile_to_handshake(
     opts: &HsOptions,
 ) -> Result<Module, CError> {
     let ir = super::compile_to_ir(source, file_name, top)?;
-    let f = lower_function(&ir, file_name, opts)
-        .map_err(|e| e.into_cerror(source, file_name))?;
+    let f = lower_function(&ir, file_name, opts).map_err(|e| e.into_cerror(source, file_name))?;
     Ok(Module { functions: vec![f] })
 }
 
@@ -73,11 +72,16 @@ pub fn lower_function(
     maximize::rematerialize_constants(&mut ir);
     maximize::maximize(&mut ir);
     let reach = maximize::reachable(&ir);
-    let mut built =
-        build::build(&ir, &reach).map_err(|e| RawError::new(e.span, e.message))?;
+    let mut built = build::build(&ir, &reach).map_err(|e| RawError::new(e.span, e.message))?;
     let keep = if opts.task_pipelining {
         let mut k = pipeline::prime_outer_loops(&mut built, &ir, &reach);
-        k.extend(pipeline::memory_lock(&mut built));
+        match pipeline::region_locks(&mut built, &ir, &reach) {
+            Some(r) => {
+                k.extend(r);
+                k.extend(pipeline::memory_lock(&mut built));
+            }
+            None => k.extend(lock::insert_lock(&mut built)),
+        }
         k
     } else {
         lock::insert_lock(&mut built).to_vec()
@@ -120,7 +124,9 @@ fn name_new_nodes(f: &mut Function) {
             continue;
         }
         let prefix = n.block.clone().unwrap_or_else(|| "fn".into());
-        let k = counters.entry((prefix.clone(), n.op.mnemonic())).or_insert(0);
+        let k = counters
+            .entry((prefix.clone(), n.op.mnemonic()))
+            .or_insert(0);
         let id = loop {
             let id = format!("{prefix}.{}{k}", n.op.mnemonic());
             *k += 1;
@@ -150,7 +156,15 @@ pub fn memory_inits(f: &Function) -> BTreeMap<String, Vec<u64>> {
             .split(',')
             .map(str::trim)
             .filter(|s| !s.is_empty())
-            .map(|s| s.split(':').next().unwrap_or("").trim().parse::<i128>().ok().map(|x| x as u64))
+            .map(|s| {
+                s.split(':')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .parse::<i128>()
+                    .ok()
+                    .map(|x| x as u64)
+            })
             .collect();
         if let Some(vals) = vals {
             m.insert(n.id.clone(), vals);

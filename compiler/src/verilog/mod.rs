@@ -1,0 +1,239 @@
+//! SystemVerilog back end: a flattened [`Function`] becomes a top module that instantiates
+//! Handscope's own component library ([`components`]), whose cycle behaviour is that of
+//! `SEMANTICS.md` and of the engine.
+//!
+//! # Top module
+//! `module <function name>` (encoded with [`encode_instance_name`]) with ports, in order:
+//! - `clock`, `reset` (synchronous, active high; hold it for at least one rising edge);
+//! - per channel argument `a`: `a` (data, absent for `none`), `a_valid`, `a_ready`;
+//! - per result `r`: `r`, `r_valid`, `r_ready`;
+//! - per `extmemory` on memref argument `m`, the memory port interface (latency 0, i.e.
+//!   the memory the engine models): per load port `i`: output `m_ld<i>_addr` and input
+//!   `m_ld<i>_data`, which must be driven combinationally with the element at that address
+//!   (0 outside the memory); per store port `j`: outputs `m_st<j>_addr`, `m_st<j>_data`,
+//!   `m_st<j>_en`; the memory writes `data` at `addr` on every rising edge where `en` is 1
+//!   (for several store ports writing one address in one edge, the highest port wins).
+//!   Addresses have `ceil(log2(size))` bits (at least 1); higher address bits of the
+//!   channel are ignored.
+//!
+//! # Names
+//! Instances are named after the stable IDs with [`encode_instance_name`] (reversible:
+//! [`decode_instance_name`]). The channel produced by output port `p` of node `n` is carried
+//! by the nets `<n>_<p>`, `<n>_<p>_valid`, `<n>_<p>_ready` (with `<n>` encoded); argument
+//! channels are the argument ports themselves. The net `hs_any_fire` is 1 in cycles where any
+//! channel transfers (testbenches use it to detect deadlocks like the engine does).
+//! Internal `memory` nodes hold a register array `mem` that starts at 0 and, when the file
+//! named by the instance's `INIT_FILE` parameter (`<top>.<instance>.hex`) exists in the
+//! working directory at time 0, is loaded from it with `$readmemh`.
+
+pub mod components;
+pub mod names;
+pub mod testbench;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use handscope_sim::{ArgType, Function, Op};
+
+pub use components::addr_bits;
+pub use names::{decode_instance_name, encode_instance_name};
+
+/// Why a function cannot be written as SystemVerilog.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerilogError {
+    /// The function still contains instances.
+    #[error("node `{0}` is an instance; flatten the function before writing SystemVerilog")]
+    Instance(String),
+    /// A channel does not have exactly one consumer.
+    #[error("channel `{0}` has {1} consumers; every channel needs exactly one")]
+    Consumers(String, usize),
+    /// A channel is wider than 64 bits.
+    #[error("channel `{0}` is {1} bits wide; at most 64 are supported")]
+    TooWide(String, u32),
+    /// A node has the wrong shape.
+    #[error("node `{0}`: {1}")]
+    Malformed(String, String),
+}
+
+/// Collects the modules of one or more functions (component modules shared).
+#[derive(Default)]
+pub struct VerilogBuilder {
+    components: BTreeMap<String, String>,
+    tops: Vec<String>,
+}
+
+/// Name of a channel's net (without `_valid`/`_ready`).
+pub fn channel_net(f: &Function, ch: handscope_sim::ChannelId) -> String {
+    let c = &f.channels[ch];
+    let p = &f.nodes[c.producer.node];
+    match p.op {
+        Op::Argument { index } => encode_instance_name(&f.args[index].name),
+        _ => format!("{}_{}", encode_instance_name(&p.id), p.op.output_port_name(c.producer.port as usize)),
+    }
+}
+
+impl VerilogBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds the top module of `f`, named `top` (default: the encoded function name).
+    pub fn add(&mut self, f: &Function, top: Option<&str>) -> Result<String, VerilogError> {
+        let top = top.map(str::to_string).unwrap_or_else(|| encode_instance_name(&f.name));
+        for (_, c) in f.channels.iter() {
+            if c.consumers.len() != 1 {
+                return Err(VerilogError::Consumers(c.name.clone(), c.consumers.len()));
+            }
+            if c.ty.bit_width() > 64 {
+                return Err(VerilogError::TooWide(c.name.clone(), c.ty.bit_width()));
+            }
+        }
+        let w = |ch: handscope_sim::ChannelId| f.channels[ch].ty.bit_width();
+        let rng = |w: u32| if w <= 1 { String::new() } else { format!("[{}:0] ", w - 1) };
+        let mut ports: Vec<String> = vec!["input clock".into(), "input reset".into()];
+        let mut body = String::new();
+        for a in &f.args {
+            if let (ArgType::Channel(t), Some(n)) = (&a.ty, a.node) {
+                let p = encode_instance_name(&a.name);
+                let _ = n;
+                if t.bit_width() > 0 {
+                    ports.push(format!("input {}{p}", rng(t.bit_width())));
+                }
+                ports.push(format!("input {p}_valid"));
+                ports.push(format!("output {p}_ready"));
+            }
+        }
+        for r in &f.results {
+            let p = encode_instance_name(&r.name);
+            if r.ty.bit_width() > 0 {
+                ports.push(format!("output {}{p}", rng(r.ty.bit_width())));
+            }
+            ports.push(format!("output {p}_valid"));
+            ports.push(format!("input {p}_ready"));
+        }
+        // Nets of non-argument channels.
+        let mut fires = Vec::new();
+        for (cid, c) in f.channels.iter() {
+            let net = channel_net(f, cid);
+            fires.push(format!("{net}_valid & {net}_ready"));
+            if matches!(f.nodes[c.producer.node].op, Op::Argument { .. }) {
+                continue;
+            }
+            let cw = c.ty.bit_width();
+            if cw > 0 {
+                let _ = writeln!(body, "  logic {}{net};", rng(cw));
+            }
+            let _ = writeln!(body, "  logic {net}_valid;");
+            let _ = writeln!(body, "  logic {net}_ready;");
+        }
+        let _ = writeln!(
+            body,
+            "  wire hs_any_fire /*verilator public_flat_rd*/ = {};",
+            if fires.is_empty() { "1'b0".into() } else { fires.join("\n    | ") }
+        );
+        for (_, node) in f.nodes.iter() {
+            match &node.op {
+                Op::Argument { .. } => continue,
+                Op::Instance { .. } => return Err(VerilogError::Instance(node.id.clone())),
+                Op::Return => {
+                    if node.inputs.len() != f.results.len() {
+                        return Err(VerilogError::Malformed(node.id.clone(), "return operand count differs from the results".into()));
+                    }
+                    for (k, &ch) in node.inputs.iter().enumerate() {
+                        let p = encode_instance_name(&f.results[k].name);
+                        let net = channel_net(f, ch);
+                        if w(ch) > 0 {
+                            let _ = writeln!(body, "  assign {p} = {net};");
+                        }
+                        let _ = writeln!(body, "  assign {p}_valid = {net}_valid;");
+                        let _ = writeln!(body, "  assign {net}_ready = {p}_ready;");
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            let shape = components::Shape {
+                op: &node.op,
+                ins: node.inputs.iter().map(|&c| w(c)).collect(),
+                outs: node.outputs.iter().map(|&c| w(c)).collect(),
+            };
+            let (m, mut ex) = components::component(&shape).map_err(|e| VerilogError::Malformed(node.id.clone(), e))?;
+            let inst = encode_instance_name(&node.id);
+            if let Op::Memory { .. } = node.op {
+                ex.params.push(("INIT_FILE".into(), format!("\"{top}.{inst}.hex\"")));
+            }
+            self.components.entry(m.name.clone()).or_insert(m.text);
+            let mut conns = Vec::new();
+            if ex.clocked {
+                conns.push(".clock(clock)".to_string());
+                conns.push(".reset(reset)".to_string());
+            }
+            for (i, &ch) in node.inputs.iter().enumerate() {
+                let p = node.op.input_port_name(i);
+                let net = channel_net(f, ch);
+                if w(ch) > 0 {
+                    conns.push(format!(".{p}({net})"));
+                }
+                conns.push(format!(".{p}_valid({net}_valid)"));
+                conns.push(format!(".{p}_ready({net}_ready)"));
+            }
+            for (i, &ch) in node.outputs.iter().enumerate() {
+                let p = node.op.output_port_name(i);
+                let net = channel_net(f, ch);
+                if w(ch) > 0 {
+                    conns.push(format!(".{p}({net})"));
+                }
+                conns.push(format!(".{p}_valid({net}_valid)"));
+                conns.push(format!(".{p}_ready({net}_ready)"));
+            }
+            if let Op::ExtMemory { memref_arg, .. } = node.op {
+                let mname = f.args.get(memref_arg).map(|a| a.name.clone()).unwrap_or_else(|| node.id.clone());
+                let mp = encode_instance_name(&mname);
+                for (port, out, pw) in &ex.mem_ports {
+                    let dir = if *out { "output" } else { "input" };
+                    ports.push(format!("{dir} {}{mp}_{port}", rng(*pw)));
+                    conns.push(format!(".{port}({mp}_{port})"));
+                }
+            }
+            let params = if ex.params.is_empty() {
+                String::new()
+            } else {
+                let ps: Vec<String> = ex.params.iter().map(|(k, v)| format!(".{k}({v})")).collect();
+                format!(" #({})", ps.join(", "))
+            };
+            let _ = writeln!(body, "  {}{params} {inst} (\n    {}\n  );", m.name, conns.join(",\n    "));
+        }
+        let mut t = format!("// Generated by Handscope from handshake.func @{}\nmodule {top}(\n", f.name);
+        let n = ports.len();
+        for (i, p) in ports.iter().enumerate() {
+            let _ = writeln!(t, "  {p}{}", if i + 1 < n { "," } else { "" });
+        }
+        t.push_str(");\n");
+        t.push_str(&body);
+        t.push_str("endmodule\n");
+        self.tops.push(t);
+        Ok(top)
+    }
+
+    /// All modules: component modules sorted by name, then the top modules in order added.
+    pub fn finish(self) -> String {
+        let mut s = String::from("// Handscope component library and circuits (SystemVerilog)\n`default_nettype wire\n\n");
+        for text in self.components.values() {
+            s.push_str(text);
+            s.push('\n');
+        }
+        for t in &self.tops {
+            s.push_str(t);
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// SystemVerilog for a flattened function: the component modules it uses and its top module.
+pub fn write_verilog(f: &Function) -> Result<String, VerilogError> {
+    let mut b = VerilogBuilder::new();
+    b.add(f, None)?;
+    Ok(b.finish())
+}

@@ -1,0 +1,112 @@
+//! A loaded circuit: source text, the flattened function the engine runs, its stimulus, and
+//! the map between source lines and nodes.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use handscope_sim::stimulus::Environment;
+use handscope_sim::{Function, NodeId};
+
+use super::header::{SimArgs, sim_header};
+
+/// Where a circuit came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// An embedded gallery example (index into [`crate::examples::CIRCUITS`]).
+    Example(usize),
+    /// A file on disk.
+    File(PathBuf),
+}
+
+/// A circuit ready to simulate and draw.
+#[derive(Clone, Debug)]
+pub struct Circuit {
+    /// Where it came from.
+    pub origin: Origin,
+    /// Display name (file name).
+    pub name: String,
+    /// The source text (MLIR or C).
+    pub source: String,
+    /// The flattened function (what the engine runs and the view draws).
+    pub func: Arc<Function>,
+    /// The stimulus arguments in effect.
+    pub stimulus: SimArgs,
+    /// The engine environment built from [`Circuit::stimulus`].
+    pub env: Environment,
+    /// Nodes located on each 1-based source line.
+    pub line_nodes: BTreeMap<u32, Vec<NodeId>>,
+}
+
+/// Cycles without transfers after which a run counts as deadlocked.
+pub const DEADLOCK_WINDOW: u64 = 16;
+
+impl Circuit {
+    /// Loads gallery example `index` with the stimulus of its `// sim:` header.
+    pub fn from_example(index: usize) -> anyhow::Result<Circuit> {
+        let ex = crate::examples::CIRCUITS.get(index).context("no such example")?;
+        Self::from_text(Origin::Example(index), ex.name, ex.text.to_string(), &SimArgs::default())
+    }
+
+    /// Loads a file from disk; `over` replaces stimulus entries of its `// sim:` header.
+    pub fn from_file(path: &Path, over: &SimArgs) -> anyhow::Result<Circuit> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Self::from_text(Origin::File(path.to_path_buf()), &path.display().to_string(), text, over)
+    }
+
+    /// Parses `text` named `name`.
+    pub fn from_text(origin: Origin, name: &str, text: String, over: &SimArgs) -> anyhow::Result<Circuit> {
+        let loaded = crate::load::load_text(Path::new(name), &text)?;
+        let f = crate::cli::select_function(&loaded.module, None)?;
+        let flat = crate::cli::sim::flat_function(&loaded.module, f)?;
+        let stimulus = sim_header(&text).overridden_by(over);
+        let env = crate::cli::sim::environment(
+            &flat,
+            &stimulus.inputs,
+            &stimulus.mems,
+            &stimulus.ready,
+            DEADLOCK_WINDOW,
+        )?;
+        let mut line_nodes: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
+        for (id, n) in flat.nodes.iter() {
+            if let Some(l) = &n.loc {
+                line_nodes.entry(l.line).or_default().push(id);
+            }
+        }
+        Ok(Circuit {
+            origin,
+            name: Path::new(name).file_name().map_or(name.to_string(), |s| s.to_string_lossy().into_owned()),
+            source: text,
+            func: Arc::new(flat),
+            stimulus,
+            env,
+            line_nodes,
+        })
+    }
+
+    /// The path being watched for live reload, if any.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.origin {
+            Origin::File(p) => Some(p),
+            Origin::Example(_) => None,
+        }
+    }
+
+    /// Source lines (1-based) of node `n`.
+    pub fn lines_of(&self, n: NodeId) -> Option<u32> {
+        self.func.nodes[n].loc.as_ref().map(|l| l.line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_every_simulable_example() {
+        let first = Circuit::from_example(0).expect("first example loads");
+        assert!(first.stimulus.inputs.iter().any(|s| s.starts_with("n=")));
+        assert!(!first.line_nodes.is_empty());
+    }
+}

@@ -1,0 +1,77 @@
+//! Everything the view needs about one cycle, reconstructed once when the cursor moves.
+
+use cranelift_entity::EntityRef;
+use handscope_sim::Function;
+use handscope_sim::trace::Trace;
+
+use super::binding::Binding;
+use super::style::ChanState;
+
+/// The handshake state of every channel and the state words of every node in one cycle.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CycleState {
+    /// The cycle.
+    pub cycle: u64,
+    /// `valid` per channel index.
+    pub valid: Vec<bool>,
+    /// `ready` per channel index.
+    pub ready: Vec<bool>,
+    /// `data` per channel index.
+    pub data: Vec<u64>,
+    /// All state words (in trace order; see [`Binding::state`]).
+    pub words: Vec<u64>,
+    /// Whether each node fires (any of its channels transfers), per node index.
+    pub fires: Vec<bool>,
+    /// Channels that transferred in the previous cycle (tokens now travelling), per channel.
+    pub moved: Vec<bool>,
+}
+
+impl CycleState {
+    /// Reads cycle `c` of `t` (empty state when it does not exist).
+    pub fn read(f: &Function, t: &Trace, b: &Binding, c: u64) -> CycleState {
+        let n = f.channels.len();
+        let mut s = CycleState { cycle: c, valid: vec![false; n], ready: vec![false; n], data: vec![0; n], ..Default::default() };
+        if let Some(v) = t.cycle(c) {
+            for (i, ti) in b.chan.iter().enumerate() {
+                if let Some(ti) = *ti {
+                    s.valid[i] = v.valid(ti);
+                    s.ready[i] = v.ready(ti);
+                    s.data[i] = v.data(ti);
+                }
+            }
+            s.words = v.state_words().to_vec();
+        }
+        s.moved = vec![false; n];
+        if c > 0
+            && let Some(v) = t.cycle(c - 1)
+        {
+            for (i, ti) in b.chan.iter().enumerate() {
+                if let Some(ti) = *ti {
+                    s.moved[i] = v.valid(ti) && v.ready(ti);
+                }
+            }
+        }
+        s.fires = f
+            .nodes
+            .values()
+            .map(|node| node.inputs.iter().chain(&node.outputs).any(|ch| s.fired(ch.index())))
+            .collect();
+        s
+    }
+
+    /// State of channel `i`.
+    pub fn chan(&self, i: usize) -> ChanState {
+        ChanState::of(self.valid.get(i).copied().unwrap_or(false), self.ready.get(i).copied().unwrap_or(false))
+    }
+
+    /// True when channel `i` transfers.
+    pub fn fired(&self, i: usize) -> bool {
+        self.chan(i) == ChanState::Transfer
+    }
+
+    /// State words of node index `n`, with their names.
+    pub fn node_words<'a>(&'a self, b: &'a Binding, n: usize) -> Option<(&'a [u64], &'a [String])> {
+        let (r, names) = b.state.get(n)?.as_ref()?;
+        Some((self.words.get(r.clone())?, names))
+    }
+}

@@ -1,0 +1,358 @@
+//! Graph layout, computed once per graph: Graphviz `dot` (JSON output) when it is installed,
+//! the pure-Rust Sugiyama layout otherwise. Results are cached by a hash of the DOT text and
+//! computed in a background thread for the UI.
+//!
+//! Coordinates are in points, y down, origin at the top left of the drawing.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cranelift_entity::EntityRef;
+use handscope_sim::{Function, NodeId, Op};
+
+/// A 2-D point.
+pub type P2 = [f32; 2];
+
+/// One node's box.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeBox {
+    /// The node.
+    pub node: NodeId,
+    /// Center.
+    pub center: P2,
+    /// Width and height.
+    pub size: P2,
+}
+
+impl NodeBox {
+    /// Top-left corner.
+    pub fn min(&self) -> P2 {
+        [self.center[0] - self.size[0] / 2.0, self.center[1] - self.size[1] / 2.0]
+    }
+
+    /// Bottom-right corner.
+    pub fn max(&self) -> P2 {
+        [self.center[0] + self.size[0] / 2.0, self.center[1] + self.size[1] / 2.0]
+    }
+}
+
+/// The route of one channel to one of its consumers: a cubic B-spline in Graphviz form
+/// (`p0 c1 c2 p1 c1 c2 p2 ...`), ending at the arrow tip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EdgeRoute {
+    /// Channel index.
+    pub channel: usize,
+    /// Consumer node.
+    pub to: NodeId,
+    /// Producer node.
+    pub from: NodeId,
+    /// Control points (`3k + 1` of them).
+    pub points: Vec<P2>,
+}
+
+impl EdgeRoute {
+    /// Point at parameter `t` in `0..=1` along the route.
+    pub fn at(&self, t: f32) -> P2 {
+        let segs = (self.points.len().saturating_sub(1)) / 3;
+        if segs == 0 {
+            return self.points.first().copied().unwrap_or([0.0, 0.0]);
+        }
+        let x = (t.clamp(0.0, 1.0) * segs as f32).min(segs as f32 - 1e-4);
+        let k = x.floor() as usize;
+        let u = x - k as f32;
+        let p = &self.points[3 * k..3 * k + 4];
+        let w = [(1.0 - u).powi(3), 3.0 * u * (1.0 - u).powi(2), 3.0 * u * u * (1.0 - u), u.powi(3)];
+        let mut r = [0.0f32; 2];
+        for (pi, wi) in p.iter().zip(w) {
+            r[0] += pi[0] * wi;
+            r[1] += pi[1] * wi;
+        }
+        r
+    }
+}
+
+/// A basic-block cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterBox {
+    /// Block label (`bb3`).
+    pub label: String,
+    /// Top-left corner.
+    pub min: P2,
+    /// Bottom-right corner.
+    pub max: P2,
+}
+
+/// A complete layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// Node boxes, indexed by node index.
+    pub nodes: Vec<NodeBox>,
+    /// Edge routes.
+    pub edges: Vec<EdgeRoute>,
+    /// Clusters.
+    pub clusters: Vec<ClusterBox>,
+    /// Size of the drawing.
+    pub size: P2,
+    /// Which engine computed it (`graphviz` or `sugiyama`).
+    pub engine: &'static str,
+}
+
+impl Layout {
+    /// Box of node `n`.
+    pub fn node(&self, n: NodeId) -> &NodeBox {
+        &self.nodes[n.index()]
+    }
+}
+
+/// Text shown in a node: its ID and its operation.
+pub fn node_label(f: &Function, n: NodeId) -> (String, String) {
+    let node = &f.nodes[n];
+    let op = match &node.op {
+        Op::Argument { .. } => "arg".to_string(),
+        Op::Buffer { slots, kind, .. } => format!("buffer [{slots}] {}", kind.keyword()),
+        Op::Fork => format!("fork [{}]", node.outputs.len()),
+        Op::Arith(a) => a.mnemonic().to_string(),
+        other => other.mnemonic().to_string(),
+    };
+    (node.id.clone(), op)
+}
+
+/// Size of a node's box in points.
+pub fn node_size(f: &Function, n: NodeId) -> P2 {
+    let (id, op) = node_label(f, n);
+    let chars = id.chars().count().max(op.chars().count()) as f32;
+    let stateful = f.nodes[n].op.is_stateful() || matches!(f.nodes[n].op, Op::Fork);
+    [(chars * 6.6 + 18.0).clamp(64.0, 260.0), if stateful { 50.0 } else { 36.0 }]
+}
+
+/// The DOT text used for layout (node names `n<index>`, edge IDs `c<channel>_<consumer>`).
+pub fn layout_dot(f: &Function) -> String {
+    let mut s = String::from(
+        "digraph g {\n  graph [rankdir=TB, nodesep=0.25, ranksep=0.4, splines=spline];\n  node [shape=box, fixedsize=true, label=\"\"];\n",
+    );
+    let mut blocks: BTreeMap<&str, Vec<NodeId>> = BTreeMap::new();
+    for (id, n) in f.nodes.iter() {
+        let [w, h] = node_size(f, id);
+        let _ = writeln!(s, "  n{} [width={:.3}, height={:.3}];", id.index(), w / 72.0, h / 72.0);
+        if let Some(b) = &n.block {
+            blocks.entry(b).or_default().push(id);
+        }
+    }
+    for (k, (b, ns)) in blocks.iter().enumerate() {
+        let _ = write!(s, "  subgraph \"cluster_{k}\" {{ label=\"{}\"; ", b.replace('"', "'"));
+        for n in ns {
+            let _ = write!(s, "n{}; ", n.index());
+        }
+        s.push_str("}\n");
+    }
+    for (cid, ch) in f.channels.iter() {
+        for (k, c) in ch.consumers.iter().enumerate() {
+            let _ = writeln!(s, "  n{} -> n{} [id=\"c{}_{k}\"];", ch.producer.node.index(), c.node.index(), cid.index());
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
+use std::fmt::Write as _;
+
+/// FNV-1a hash of the DOT text (the cache key).
+pub fn dot_hash(text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn cache() -> &'static Mutex<BTreeMap<u64, Arc<Layout>>> {
+    static C: OnceLock<Mutex<BTreeMap<u64, Arc<Layout>>>> = OnceLock::new();
+    C.get_or_init(Default::default)
+}
+
+/// Which layout engine to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Graphviz when `dot` runs, otherwise Sugiyama.
+    Auto,
+    /// Always the pure-Rust layout.
+    Sugiyama,
+}
+
+/// Computes (or fetches from the cache) the layout of `f`.
+pub fn compute(f: &Function, engine: Engine) -> Arc<Layout> {
+    let dot = layout_dot(f);
+    let key = dot_hash(&dot) ^ (engine as u64);
+    if let Some(l) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return l;
+    }
+    let layout = match engine {
+        Engine::Auto => run_graphviz(f, &dot).unwrap_or_else(|| super::sugiyama::layout(f)),
+        Engine::Sugiyama => super::sugiyama::layout(f),
+    };
+    let layout = Arc::new(layout);
+    if let Ok(mut c) = cache().lock() {
+        c.insert(key, layout.clone());
+    }
+    layout
+}
+
+/// A layout being computed in a background thread.
+pub struct LayoutJob {
+    rx: crossbeam_channel::Receiver<Arc<Layout>>,
+}
+
+impl LayoutJob {
+    /// Starts computing the layout of `f`; `wake` is called when it is done.
+    pub fn start(f: Arc<Function>, engine: Engine, wake: Box<dyn Fn() + Send>) -> LayoutJob {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let _ = std::thread::Builder::new().name("handscope-layout".into()).spawn(move || {
+            let _ = tx.send(compute(&f, engine));
+            wake();
+        });
+        LayoutJob { rx }
+    }
+
+    /// The layout, once ready.
+    pub fn poll(&self) -> Option<Arc<Layout>> {
+        self.rx.try_recv().ok()
+    }
+
+    /// Waits for the layout.
+    pub fn wait(&self) -> Option<Arc<Layout>> {
+        self.rx.recv().ok()
+    }
+}
+
+fn run_graphviz(f: &Function, dot: &str) -> Option<Layout> {
+    let mut child = Command::new("dot")
+        .arg("-Tjson")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let text = dot.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(text.as_bytes());
+    });
+    let out = child.wait_with_output().ok()?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return None;
+    }
+    parse_graphviz_json(f, &out.stdout)
+}
+
+fn nums(s: &str) -> Vec<f32> {
+    s.split([',', ' ']).filter_map(|x| x.trim().parse().ok()).collect()
+}
+
+/// Reads `dot -Tjson` output of [`layout_dot`] back into a [`Layout`].
+pub fn parse_graphviz_json(f: &Function, bytes: &[u8]) -> Option<Layout> {
+    let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    let bb = nums(v.get("bb")?.as_str()?);
+    let (w, h) = (*bb.get(2)?, *bb.get(3)?);
+    let flip = |x: f32, y: f32| [x, h - y];
+    let mut nodes: Vec<Option<NodeBox>> = vec![None; f.nodes.len()];
+    let mut clusters = Vec::new();
+    let mut names: BTreeMap<usize, NodeId> = BTreeMap::new();
+    let blocks: Vec<&str> = {
+        let mut b: Vec<&str> = f.nodes.values().filter_map(|n| n.block.as_deref()).collect();
+        b.sort_unstable();
+        b.dedup();
+        b
+    };
+    for (gvid, o) in v.get("objects").and_then(|o| o.as_array()).into_iter().flatten().enumerate() {
+        let name = o.get("name").and_then(|n| n.as_str()).unwrap_or("");
+        if let Some(k) = name.strip_prefix("cluster_") {
+            let b = nums(o.get("bb").and_then(|b| b.as_str()).unwrap_or(""));
+            let k: usize = k.parse().ok()?;
+            if b.len() == 4 {
+                clusters.push(ClusterBox {
+                    label: blocks.get(k).map_or(String::new(), |s| s.to_string()),
+                    min: flip(b[0], b[3]),
+                    max: flip(b[2], b[1]),
+                });
+            }
+        } else if let Some(i) = name.strip_prefix('n').and_then(|i| i.parse::<usize>().ok()) {
+            let p = nums(o.get("pos")?.as_str()?);
+            let id = NodeId::new(i);
+            if i >= nodes.len() || p.len() < 2 {
+                return None;
+            }
+            nodes[i] = Some(NodeBox { node: id, center: flip(p[0], p[1]), size: node_size(f, id) });
+            names.insert(gvid, id);
+        }
+    }
+    let mut edges = Vec::new();
+    for e in v.get("edges").and_then(|e| e.as_array()).into_iter().flatten() {
+        let id = e.get("id").and_then(|i| i.as_str())?;
+        let (c, k) = id.strip_prefix('c')?.split_once('_')?;
+        let (c, k): (usize, usize) = (c.parse().ok()?, k.parse().ok()?);
+        let ch = f.channels.get(handscope_sim::ChannelId::new(c))?;
+        let to = ch.consumers.get(k)?.node;
+        let mut points = Vec::new();
+        let mut end = None;
+        for tok in e.get("pos").and_then(|p| p.as_str()).unwrap_or("").split_whitespace() {
+            if let Some(r) = tok.strip_prefix("e,") {
+                let q = nums(r);
+                end = Some(flip(q[0], q[1]));
+            } else if tok.starts_with("s,") {
+                continue;
+            } else {
+                let q = nums(tok);
+                if q.len() == 2 {
+                    points.push(flip(q[0], q[1]));
+                }
+            }
+        }
+        if let (Some(e), Some(&last)) = (end, points.last()) {
+            let lerp = |t: f32| [last[0] + (e[0] - last[0]) * t, last[1] + (e[1] - last[1]) * t];
+            points.extend([lerp(1.0 / 3.0), lerp(2.0 / 3.0), e]);
+        }
+        if points.len() < 4 {
+            continue;
+        }
+        points.truncate(1 + 3 * ((points.len() - 1) / 3));
+        edges.push(EdgeRoute { channel: c, to, from: ch.producer.node, points });
+    }
+    let nodes: Option<Vec<NodeBox>> = nodes.into_iter().collect();
+    Some(Layout { nodes: nodes?, edges, clusters, size: [w, h], engine: "graphviz" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_engines_place_every_node() {
+        let c = crate::app::circuit::Circuit::from_example(0).unwrap();
+        for engine in [Engine::Auto, Engine::Sugiyama] {
+            let l = compute(&c.func, engine);
+            assert_eq!(l.nodes.len(), c.func.nodes.len());
+            let n_edges: usize = c.func.channels.values().map(|ch| ch.consumers.len()).sum();
+            assert_eq!(l.edges.len(), n_edges, "{}", l.engine);
+            for n in &l.nodes {
+                assert!(n.center[0] >= 0.0 && n.center[0] <= l.size[0] + 1.0);
+                assert!(n.center[1] >= 0.0 && n.center[1] <= l.size[1] + 1.0);
+            }
+        }
+    }
+
+    #[test]
+    fn route_endpoints() {
+        let r = EdgeRoute {
+            channel: 0,
+            to: NodeId::new(1),
+            from: NodeId::new(0),
+            points: vec![[0.0, 0.0], [0.0, 1.0], [0.0, 2.0], [0.0, 3.0]],
+        };
+        assert_eq!(r.at(0.0), [0.0, 0.0]);
+        assert!((r.at(1.0)[1] - 3.0).abs() < 1e-2);
+    }
+}

@@ -1,0 +1,638 @@
+//! The debugger's state without any drawing: the circuit, the trace source, the cursor, the
+//! selection, breakpoints, playback and the deadlock view. The UI modules read and change it;
+//! tests drive it directly too.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use cranelift_entity::EntityRef;
+use handscope_sim::deadlock::DeadlockReport;
+use handscope_sim::trace::Trace;
+use handscope_sim::{ChannelId, NodeId};
+
+use super::binding::Binding;
+use super::breakpoints::{Breakpoint, Dir, Found, search};
+use super::circuit::Circuit;
+use super::cycle::CycleState;
+use super::describe::{self, Selection};
+use super::header::SimArgs;
+use super::history::HistoryCache;
+use super::layout::{Engine, Layout, LayoutJob};
+use super::reload::Watcher;
+use super::scene::{self, Options, Scene};
+use super::style::{Palette, Radix, Theme};
+use super::trace_source::TraceSource;
+
+/// What to open at start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// A gallery example.
+    Example(usize),
+    /// A file, optional VCD, stimulus overrides.
+    File(PathBuf, Option<PathBuf>, SimArgs),
+}
+
+/// A callback that asks the UI to repaint.
+pub type Wake = Arc<dyn Fn() + Send + Sync>;
+
+/// Display options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Look {
+    /// Light or dark.
+    pub theme: Theme,
+    /// Okabe-Ito channel colours.
+    pub colour_blind: bool,
+    /// Large fonts for projectors.
+    pub presentation: bool,
+    /// Value format.
+    pub radix: Radix,
+    /// Values on edges.
+    pub values: bool,
+}
+
+impl Default for Look {
+    fn default() -> Self {
+        Look { theme: Theme::Light, colour_blind: false, presentation: false, radix: Radix::Signed, values: true }
+    }
+}
+
+impl Look {
+    /// The palette in effect.
+    pub fn palette(&self) -> Palette {
+        Palette::new(self.theme, self.colour_blind)
+    }
+}
+
+/// The debugger model.
+pub struct Model {
+    /// The circuit on screen (the last one that compiled).
+    pub circuit: Option<Circuit>,
+    /// The last load or compile error (shown inline; the last good circuit stays).
+    pub error: Option<String>,
+    /// Stimulus overrides from the command line.
+    pub overrides: SimArgs,
+    /// VCD to replay instead of simulating.
+    pub vcd: Option<PathBuf>,
+    /// The trace source.
+    pub source: Option<TraceSource>,
+    binding: Option<Binding>,
+    layout_job: Option<LayoutJob>,
+    /// The layout, once computed.
+    pub layout: Option<Arc<Layout>>,
+    /// Layout engine.
+    pub engine: Engine,
+    /// The cursor.
+    pub cycle: u64,
+    /// A cycle asked for that does not exist yet (the engine is computing it).
+    pub want: Option<u64>,
+    cs: Option<CycleState>,
+    /// Selection.
+    pub selection: Option<Selection>,
+    /// Source line picked in the source panel.
+    pub source_line: Option<u32>,
+    /// Display options.
+    pub look: Look,
+    /// Playing.
+    pub playing: bool,
+    /// Playback speed in cycles per second.
+    pub speed: f32,
+    play_acc: f32,
+    /// Time since the last forward step (for the moving tokens), seconds.
+    pub anim: f32,
+    /// Breakpoints.
+    pub breakpoints: Vec<Breakpoint>,
+    pending: Option<(Dir, u64)>,
+    /// A one-line status message.
+    pub status: String,
+    /// Channels shown in the waveform panel.
+    pub waves: Vec<ChannelId>,
+    /// Waveform markers.
+    pub markers: Vec<u64>,
+    /// Channel histories.
+    pub history: HistoryCache,
+    /// Transfers per cycle (activity sparkline).
+    pub activity: Vec<u32>,
+    /// The deadlock view is open.
+    pub deadlock_view: bool,
+    deadlock_opened: bool,
+    /// Search text (`/`).
+    pub search: String,
+    /// Live-reload watcher.
+    pub watcher: Option<Watcher>,
+    wake: Wake,
+    scene: Option<(u64, Options, Arc<Scene>)>,
+    /// Bumped on every reload (the view refits on a new graph).
+    pub generation: u64,
+}
+
+/// How long a breakpoint search may take per frame.
+const SEARCH_BUDGET: Duration = Duration::from_millis(12);
+
+impl Model {
+    /// A model showing `start`; `wake` requests a repaint from other threads.
+    pub fn new(start: Start, wake: Wake) -> Model {
+        let mut m = Model {
+            circuit: None,
+            error: None,
+            overrides: SimArgs::default(),
+            vcd: None,
+            source: None,
+            binding: None,
+            layout_job: None,
+            layout: None,
+            engine: Engine::Auto,
+            cycle: 0,
+            want: None,
+            cs: None,
+            selection: None,
+            source_line: None,
+            look: Look::default(),
+            playing: false,
+            speed: 4.0,
+            play_acc: 0.0,
+            anim: 1.0,
+            breakpoints: Vec::new(),
+            pending: None,
+            status: String::new(),
+            waves: Vec::new(),
+            markers: Vec::new(),
+            history: HistoryCache::default(),
+            activity: Vec::new(),
+            deadlock_view: false,
+            deadlock_opened: false,
+            search: String::new(),
+            watcher: None,
+            wake,
+            scene: None,
+            generation: 0,
+        };
+        match start {
+            Start::Example(i) => m.open_example(i),
+            Start::File(p, vcd, over) => {
+                m.overrides = over;
+                m.vcd = vcd;
+                m.open_file(&p);
+            }
+        }
+        m
+    }
+
+    /// Opens gallery example `i`.
+    pub fn open_example(&mut self, i: usize) {
+        self.watcher = None;
+        match Circuit::from_example(i) {
+            Ok(c) => self.install(c, false),
+            Err(e) => self.error = Some(format!("{e:#}")),
+        }
+    }
+
+    /// Opens a file (and watches it).
+    pub fn open_file(&mut self, p: &std::path::Path) {
+        match Circuit::from_file(p, &self.overrides) {
+            Ok(c) => self.install(c, false),
+            Err(e) => self.error = Some(format!("{e:#}")),
+        }
+        let mut paths = vec![p.to_path_buf()];
+        paths.extend(self.vcd.clone());
+        self.watcher = Watcher::new(&paths, self.wake.clone());
+    }
+
+    /// Re-reads the open file after a change on disk, keeping cursor and selection; on error
+    /// the last good circuit stays and the error is shown.
+    pub fn reload(&mut self) {
+        let Some(p) = self.circuit.as_ref().and_then(|c| c.path().map(|p| p.to_path_buf())) else { return };
+        match Circuit::from_file(&p, &self.overrides) {
+            Ok(c) => {
+                self.install(c, true);
+                self.status = format!("reloaded {}", p.display());
+            }
+            Err(e) => self.error = Some(format!("{e:#}")),
+        }
+    }
+
+    fn install(&mut self, c: Circuit, keep: bool) {
+        let wake = self.wake.clone();
+        let wake2 = self.wake.clone();
+        let source = match &self.vcd {
+            Some(v) => match load_vcd(v, &c) {
+                Ok((t, r)) => TraceSource::replay(t, Some(r)),
+                Err(e) => {
+                    self.error = Some(format!("{e:#}"));
+                    TraceSource::live(c.func.clone(), c.env.clone(), Box::new(move || wake()))
+                }
+            },
+            None => TraceSource::live(c.func.clone(), c.env.clone(), Box::new(move || wake())),
+        };
+        let old_sel = self.selection.and_then(|s| self.selection_name(s));
+        let old_waves: Vec<String> = self.circuit.as_ref().map_or(Vec::new(), |oc| self.waves.iter().map(|w| oc.func.channels[*w].name.clone()).collect());
+        self.layout_job = Some(LayoutJob::start(c.func.clone(), self.engine, Box::new(move || wake2())));
+        self.layout = None;
+        self.source = Some(source);
+        self.binding = None;
+        self.cs = None;
+        self.scene = None;
+        self.history.clear();
+        self.activity.clear();
+        self.pending = None;
+        self.deadlock_opened = false;
+        self.deadlock_view = false;
+        self.generation += 1;
+        if keep {
+            self.selection = old_sel.and_then(|n| Self::resolve(&c, &n));
+            self.waves = old_waves.iter().filter_map(|n| c.func.channel_by_name(n)).collect();
+            self.breakpoints.retain(|b| match b {
+                Breakpoint::ChannelFires(ch) | Breakpoint::Value(ch, ..) => ch.index() < c.func.channels.len(),
+                Breakpoint::NodeFires(n) => n.index() < c.func.nodes.len(),
+                _ => true,
+            });
+            self.want = Some(self.cycle);
+        } else {
+            self.selection = None;
+            self.waves.clear();
+            self.breakpoints.clear();
+            self.markers.clear();
+            self.cycle = 0;
+            self.want = None;
+            self.playing = false;
+        }
+        self.error = None;
+        self.circuit = Some(c);
+    }
+
+    fn selection_name(&self, s: Selection) -> Option<String> {
+        let f = &self.circuit.as_ref()?.func;
+        Some(match s {
+            Selection::Node(n) => format!("n:{}", f.nodes[n].id),
+            Selection::Channel(c) => format!("c:{}", f.channels[c].name),
+        })
+    }
+
+    fn resolve(c: &Circuit, name: &str) -> Option<Selection> {
+        if let Some(n) = name.strip_prefix("n:") {
+            c.func.node_by_id(n).map(Selection::Node)
+        } else {
+            c.func.channel_by_name(name.strip_prefix("c:")?).map(Selection::Channel)
+        }
+    }
+
+    /// The trace, if the engine has started.
+    pub fn trace(&self) -> Option<&Trace> {
+        self.source.as_ref()?.trace()
+    }
+
+    /// The function-to-trace binding.
+    pub fn binding(&self) -> Option<&Binding> {
+        self.binding.as_ref()
+    }
+
+    /// Cycles available now.
+    pub fn cycles(&self) -> u64 {
+        self.source.as_ref().map_or(0, TraceSource::cycles)
+    }
+
+    /// True when the trace will not grow any more.
+    pub fn complete(&self) -> bool {
+        self.source.as_ref().is_none_or(TraceSource::complete)
+    }
+
+    /// The deadlock analysis, if the run deadlocked.
+    pub fn deadlock(&self) -> Option<&DeadlockReport> {
+        self.source.as_ref()?.report()?.deadlock.as_ref()
+    }
+
+    /// Takes in engine and layout results, follows playback, searches and the deadlock view.
+    /// Call once per frame with the frame's duration.
+    pub fn update(&mut self, dt: f32) {
+        if let Some(job) = &self.layout_job
+            && let Some(l) = job.poll()
+        {
+            self.layout = Some(l);
+            self.layout_job = None;
+            self.scene = None;
+        }
+        if let Some(src) = &mut self.source
+            && src.poll()
+        {
+            self.scene = None;
+        }
+        if self.binding.is_none()
+            && let (Some(c), Some(t)) = (&self.circuit, self.trace())
+        {
+            self.binding = Some(Binding::new(&c.func, t));
+        }
+        self.update_activity();
+        // Deadlock view: open once at the first stuck cycle.
+        if !self.deadlock_opened
+            && let Some(d) = self.deadlock()
+        {
+            let since = d.since_cycle;
+            self.deadlock_opened = true;
+            self.deadlock_view = true;
+            if self.want.is_none() && !self.playing && self.pending.is_none() {
+                self.cycle = since.min(self.cycles().saturating_sub(1));
+                self.status = format!("deadlock: no transfer since cycle {since}");
+            }
+        }
+        // Playback.
+        self.anim = (self.anim + dt * self.speed.clamp(1.0, 8.0)).min(1.0);
+        if self.playing {
+            self.play_acc += dt * self.speed;
+            let n = self.play_acc.floor();
+            if n >= 1.0 {
+                self.play_acc -= n;
+                let before = self.cycle;
+                self.step(n as i64);
+                if self.cycle == before && self.complete() {
+                    self.playing = false;
+                }
+                if !self.breakpoints.is_empty() {
+                    // Stop at breakpoints while playing.
+                    self.check_breakpoint_between(before, self.cycle);
+                }
+            }
+        }
+        // Pending jump to a cycle not yet simulated.
+        if let Some(w) = self.want {
+            let n = self.cycles();
+            if w < n {
+                self.cycle = w;
+                self.want = None;
+            } else if self.complete() {
+                self.cycle = n.saturating_sub(1);
+                self.want = None;
+            } else if let Some(s) = &mut self.source {
+                s.ensure(w);
+            }
+        }
+        self.continue_search();
+        let cycle = self.cycle;
+        if let Some(s) = &mut self.source {
+            s.ensure(cycle);
+        }
+        self.refresh_cycle();
+    }
+
+    fn update_activity(&mut self) {
+        let Some(t) = self.source.as_ref().and_then(TraceSource::trace) else { return };
+        let n = t.cycles();
+        let start = std::time::Instant::now();
+        while (self.activity.len() as u64) < n.min(200_000) && start.elapsed() < Duration::from_millis(4) {
+            let c = self.activity.len() as u64;
+            let Some(v) = t.cycle(c) else { break };
+            let k = (0..t.channels().len()).filter(|&i| v.valid(i) && v.ready(i)).count();
+            self.activity.push(k as u32);
+        }
+    }
+
+    fn refresh_cycle(&mut self) {
+        if self.cs.as_ref().is_some_and(|cs| cs.cycle == self.cycle) {
+            return;
+        }
+        let (Some(c), Some(t), Some(b)) = (&self.circuit, self.source.as_ref().and_then(TraceSource::trace), &self.binding) else {
+            return;
+        };
+        if self.cycle >= t.cycles() {
+            return;
+        }
+        self.cs = Some(CycleState::read(&c.func, t, b, self.cycle));
+        self.scene = None;
+    }
+
+    /// The cursor's cycle state, once it exists.
+    pub fn cycle_state(&self) -> Option<&CycleState> {
+        self.cs.as_ref().filter(|c| c.cycle == self.cycle)
+    }
+
+    /// Moves the cursor by `delta` cycles (asks the engine for cycles not simulated yet).
+    pub fn step(&mut self, delta: i64) {
+        let target = if delta < 0 { self.cycle.saturating_sub(delta.unsigned_abs()) } else { self.cycle.saturating_add(delta as u64) };
+        if delta > 0 {
+            self.anim = 0.0;
+        }
+        self.goto(target);
+    }
+
+    /// Moves the cursor to cycle `c` (or the last cycle, for a run that ended earlier).
+    pub fn goto(&mut self, c: u64) {
+        let n = self.cycles();
+        if c < n {
+            self.cycle = c;
+            self.want = None;
+        } else if self.complete() {
+            self.cycle = n.saturating_sub(1);
+        } else {
+            self.want = Some(c);
+            if let Some(s) = &mut self.source {
+                s.ensure(c);
+            }
+        }
+    }
+
+    /// Starts running to the next breakpoint in `dir`.
+    pub fn run_to_breakpoint(&mut self, dir: Dir) {
+        self.playing = false;
+        if self.breakpoints.is_empty() {
+            self.status = "no breakpoints set".into();
+            return;
+        }
+        self.pending = Some((dir, self.cycle));
+        self.status = "searching...".into();
+        self.continue_search();
+    }
+
+    /// True while a breakpoint search is running.
+    pub fn searching(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    fn continue_search(&mut self) {
+        let Some((dir, from)) = self.pending else { return };
+        let (Some(c), Some(t), Some(b)) = (&self.circuit, self.source.as_ref().and_then(TraceSource::trace), &self.binding) else {
+            return;
+        };
+        let since = self.source.as_ref().and_then(|s| s.report()).and_then(|r| r.deadlock.as_ref()).map(|d| d.since_cycle);
+        match search(&self.breakpoints, &c.func, b, t, from, dir, since, SEARCH_BUDGET) {
+            Found::Hit(h) => {
+                let names: Vec<String> = self
+                    .breakpoints
+                    .iter()
+                    .filter(|bp| t.cycle(h).is_some_and(|v| bp.hits(&c.func, b, &v, since)))
+                    .map(|bp| bp.describe(&c.func))
+                    .collect();
+                self.cycle = h;
+                self.pending = None;
+                self.status = format!("breakpoint at cycle {h}: {}", names.join(", "));
+            }
+            Found::Pending(at) => {
+                let done = self.complete() && at + 1 >= t.cycles();
+                if done {
+                    self.pending = None;
+                    self.status = "no breakpoint hit until the end of the run".into();
+                } else {
+                    self.pending = Some((dir, at));
+                    if let Some(s) = &mut self.source {
+                        s.ensure(at);
+                    }
+                }
+            }
+            Found::None => {
+                self.pending = None;
+                self.status = match dir {
+                    Dir::Forward => "no breakpoint hit until the end of the run".into(),
+                    Dir::Backward => "no breakpoint hit before this cycle".into(),
+                };
+            }
+        }
+    }
+
+    fn check_breakpoint_between(&mut self, before: u64, after: u64) {
+        let (Some(c), Some(t), Some(b)) = (&self.circuit, self.trace(), &self.binding) else { return };
+        let since = self.deadlock().map(|d| d.since_cycle);
+        for k in before + 1..=after {
+            if let Some(v) = t.cycle(k)
+                && self.breakpoints.iter().any(|bp| bp.hits(&c.func, b, &v, since))
+            {
+                self.cycle = k;
+                self.playing = false;
+                self.status = format!("breakpoint at cycle {k}");
+                return;
+            }
+        }
+    }
+
+    /// Selects a node or channel (and the source lines of a node).
+    pub fn select(&mut self, s: Option<Selection>) {
+        self.selection = s;
+        self.scene = None;
+        if let (Some(Selection::Node(n)), Some(c)) = (s, &self.circuit) {
+            self.source_line = c.lines_of(n);
+        }
+    }
+
+    /// Selects the nodes of source line `line` (the first one becomes the selection).
+    pub fn select_line(&mut self, line: u32) {
+        self.source_line = Some(line);
+        let first = self.circuit.as_ref().and_then(|c| c.line_nodes.get(&line)).and_then(|v| v.first().copied());
+        if let Some(n) = first {
+            self.selection = Some(Selection::Node(n));
+        }
+        self.scene = None;
+    }
+
+    /// Nodes on the picked source line.
+    pub fn line_nodes(&self) -> Vec<NodeId> {
+        match (self.source_line, &self.circuit) {
+            (Some(l), Some(c)) => c.line_nodes.get(&l).cloned().unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Nodes whose ID or source text matches the search.
+    pub fn matches(&self) -> Vec<NodeId> {
+        let q = self.search.trim().to_lowercase();
+        let Some(c) = &self.circuit else { return Vec::new() };
+        if q.is_empty() {
+            return Vec::new();
+        }
+        let lines: Vec<&str> = c.source.lines().collect();
+        c.func
+            .nodes
+            .iter()
+            .filter(|(_, n)| {
+                n.id.to_lowercase().contains(&q)
+                    || n.loc.as_ref().and_then(|l| lines.get(l.line as usize - 1)).is_some_and(|t| t.to_lowercase().contains(&q))
+            })
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    /// Lines whose nodes fire at the cursor.
+    pub fn firing_lines(&self) -> std::collections::BTreeSet<u32> {
+        let (Some(c), Some(cs)) = (&self.circuit, self.cycle_state()) else { return Default::default() };
+        c.line_nodes.iter().filter(|(_, ns)| ns.iter().any(|n| cs.fires.get(n.index()).copied().unwrap_or(false))).map(|(l, _)| *l).collect()
+    }
+
+    /// Runs `f` on the change history of channel `ch`.
+    pub fn with_history<R>(&mut self, ch: ChannelId, f: impl FnOnce(&super::history::History) -> R) -> Option<R> {
+        let ti = (*self.binding.as_ref()?.chan.get(ch.index())?)?;
+        let t = self.source.as_ref()?.trace()?;
+        Some(f(self.history.get(t, ti)))
+    }
+
+    /// The side panel text for the selection.
+    pub fn describe_selection(&mut self) -> Vec<String> {
+        let (Some(sel), Some(c), Some(b), Some(cs)) = (self.selection, &self.circuit, &self.binding, self.cs.as_ref()) else {
+            return Vec::new();
+        };
+        let Some(t) = self.source.as_ref().and_then(TraceSource::trace) else { return Vec::new() };
+        let d = self.source.as_ref().and_then(|s| s.report()).and_then(|r| r.deadlock.as_ref());
+        let x = describe::Ctx { f: &c.func, t, b, cs, radix: self.look.radix, deadlock: d };
+        describe::describe(&x, &mut self.history, sel)
+    }
+
+    /// Drawing options at the cursor.
+    pub fn options(&self) -> Options {
+        let deadlock = match (self.deadlock(), &self.circuit) {
+            (Some(d), Some(c)) if self.deadlock_view && self.cycle >= d.since_cycle => describe::deadlock_highlight(&c.func, d),
+            _ => (Vec::new(), Vec::new()),
+        };
+        Options {
+            palette: self.look.palette(),
+            radix: self.look.radix,
+            values: self.look.values,
+            selection: self.selection,
+            deadlock,
+            source_nodes: self.line_nodes(),
+            matches: self.matches(),
+        }
+    }
+
+    /// The scene at the cursor (cached until something changes).
+    pub fn scene(&mut self) -> Option<Arc<Scene>> {
+        let o = self.options();
+        if let Some((c, so, s)) = &self.scene
+            && *c == self.cycle
+            && *so == o
+        {
+            return Some(s.clone());
+        }
+        let (Some(c), Some(l), Some(b), Some(cs)) = (&self.circuit, &self.layout, &self.binding, self.cycle_state()) else {
+            return None;
+        };
+        let s = Arc::new(scene::build(&c.func, l, b, cs, &o));
+        self.scene = Some((self.cycle, o, s.clone()));
+        Some(s)
+    }
+
+    /// Blocks until the layout and the cursor's cycle exist (headless use and tests).
+    pub fn settle(&mut self) {
+        if let Some(job) = &self.layout_job
+            && let Some(l) = job.wait()
+        {
+            self.layout = Some(l);
+            self.layout_job = None;
+        }
+        let want = self.want.unwrap_or(self.cycle);
+        if let Some(s) = &mut self.source {
+            s.wait_for(want);
+        }
+        self.update(0.0);
+    }
+
+    /// Waits until the run ended (bounded by `limit` cycles), then updates.
+    pub fn settle_complete(&mut self, limit: u64) {
+        self.settle();
+        if let Some(s) = &mut self.source {
+            s.wait_complete(limit);
+        }
+        self.update(0.0);
+    }
+}
+
+/// Replays a VCD of a run of `c` (see `handscope_traces::vcd_in`).
+fn load_vcd(path: &std::path::Path, c: &Circuit) -> anyhow::Result<(Trace, handscope_sim::report::RunReport)> {
+    let opts = handscope_traces::vcd_in::ReplayOptions::default();
+    let r = handscope_traces::vcd_in::replay_file(path, &c.func, Some(&c.env), &opts)?;
+    Ok((r.trace, r.report))
+}

@@ -1,0 +1,46 @@
+//! Headless drawing of the view at a cycle (`handscope render`, the export button, tests).
+
+use super::model::Model;
+use super::style::ChanState;
+use super::svg::{Caption, to_svg};
+
+/// The view of `m` at its cursor as an SVG document (`None` until layout and trace exist).
+pub fn svg_of(m: &mut Model) -> Option<String> {
+    let scene = m.scene()?;
+    let pal = m.look.palette();
+    let c = m.circuit.as_ref()?;
+    let cs = m.cycle_state()?;
+    let fires = c.func.channels.keys().filter(|ch| cs.fired(cranelift_entity::EntityRef::index(*ch))).count();
+    let mut title = format!("{} @{} — cycle {} — {fires} transfers", c.name, c.func.name, m.cycle);
+    if let Some(d) = m.deadlock()
+        && m.cycle >= d.since_cycle
+    {
+        title.push_str(&format!(" — deadlocked since cycle {}", d.since_cycle));
+    }
+    let caption = Caption {
+        title,
+        legend: ChanState::ALL.iter().map(|s| (pal.chan(*s), s.name().to_string())).collect(),
+        color: Some(pal.text),
+    };
+    Some(to_svg(&scene, &caption))
+}
+
+/// Opens `start` headlessly, moves to `cycle` and returns the SVG.
+pub fn render_svg(start: super::model::Start, cycle: u64, look: super::model::Look) -> anyhow::Result<String> {
+    let mut m = Model::new(start, std::sync::Arc::new(|| {}));
+    m.watcher = None;
+    if let Some(e) = &m.error {
+        anyhow::bail!("{e}");
+    }
+    m.look = look;
+    m.settle();
+    m.goto(cycle);
+    m.settle();
+    // The deadlock view opens itself when the run is known to deadlock; keep the cursor.
+    m.cycle = cycle.min(m.cycles().saturating_sub(1));
+    m.update(0.0);
+    if let Some(e) = m.source.as_ref().and_then(|s| s.error()) {
+        anyhow::bail!("the engine could not start: {e}");
+    }
+    svg_of(&mut m).ok_or_else(|| anyhow::anyhow!("nothing to draw (the circuit has no cycles)"))
+}

@@ -1,0 +1,307 @@
+//! The drawing of the graph at one cycle as a list of simple items in layout coordinates.
+//! The window paints it with egui and the export writes it as SVG, so both look the same.
+
+use cranelift_entity::EntityRef;
+use handscope_sim::{ChannelId, Function, NodeId, Op};
+
+use super::binding::Binding;
+use super::cycle::CycleState;
+use super::describe::Selection;
+use super::layout::{Layout, P2, node_label};
+use super::style::{ChanState, Palette, Radix, Rgba, format_value};
+
+/// Text anchoring.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Anchor {
+    /// Centered on the position.
+    Center,
+    /// Left edge at the position, vertically centered.
+    Left,
+}
+
+/// One drawing item.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// A rectangle.
+    Rect {
+        /// Top-left.
+        min: P2,
+        /// Bottom-right.
+        max: P2,
+        /// Fill.
+        fill: Rgba,
+        /// Border colour.
+        stroke: Rgba,
+        /// Border width (0: none).
+        width: f32,
+        /// Corner radius.
+        radius: f32,
+    },
+    /// A cubic B-spline (`3k + 1` points).
+    Curve {
+        /// Control points.
+        points: Vec<P2>,
+        /// Colour.
+        color: Rgba,
+        /// Width.
+        width: f32,
+        /// Dashed (control-only channels).
+        dashed: bool,
+    },
+    /// A filled polygon (arrow heads).
+    Poly {
+        /// Corners.
+        points: Vec<P2>,
+        /// Fill.
+        fill: Rgba,
+    },
+    /// A circle.
+    Circle {
+        /// Center.
+        center: P2,
+        /// Radius.
+        r: f32,
+        /// Fill.
+        fill: Rgba,
+        /// Border.
+        stroke: Rgba,
+    },
+    /// Text.
+    Text {
+        /// Anchor position.
+        pos: P2,
+        /// The text.
+        text: String,
+        /// Font size in points.
+        size: f32,
+        /// Colour.
+        color: Rgba,
+        /// Anchoring.
+        anchor: Anchor,
+        /// Background box colour, if any.
+        bg: Option<Rgba>,
+    },
+}
+
+impl Item {
+    /// Bounding box (for culling).
+    pub fn bounds(&self) -> (P2, P2) {
+        let fold = |pts: &[P2]| {
+            let mut lo = [f32::INFINITY; 2];
+            let mut hi = [f32::NEG_INFINITY; 2];
+            for p in pts {
+                lo = [lo[0].min(p[0]), lo[1].min(p[1])];
+                hi = [hi[0].max(p[0]), hi[1].max(p[1])];
+            }
+            (lo, hi)
+        };
+        match self {
+            Item::Rect { min, max, .. } => (*min, *max),
+            Item::Curve { points, .. } | Item::Poly { points, .. } => fold(points),
+            Item::Circle { center, r, .. } => ([center[0] - r, center[1] - r], [center[0] + r, center[1] + r]),
+            Item::Text { pos, text, size, .. } => {
+                let w = text.chars().count() as f32 * size * 0.6;
+                ([pos[0] - w, pos[1] - size], [pos[0] + w, pos[1] + size])
+            }
+        }
+    }
+}
+
+/// A complete drawing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scene {
+    /// Size of the drawing.
+    pub size: P2,
+    /// Background colour.
+    pub background: Rgba,
+    /// Items in painting order.
+    pub items: Vec<Item>,
+}
+
+/// What to draw besides the cycle's state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Colours.
+    pub palette: Palette,
+    /// Value format.
+    pub radix: Radix,
+    /// Write data values on valid channels.
+    pub values: bool,
+    /// The selection (outlined).
+    pub selection: Option<Selection>,
+    /// Deadlock wait-for nodes and channels (outlined in the deadlock colour).
+    pub deadlock: (Vec<NodeId>, Vec<ChannelId>),
+    /// Nodes of the source line under the mouse or selected in the source panel.
+    pub source_nodes: Vec<NodeId>,
+    /// Search matches.
+    pub matches: Vec<NodeId>,
+}
+
+/// Draws `layout` of `f` at the cycle `cs`.
+pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Options) -> Scene {
+    let p = &o.palette;
+    let mut items = Vec::with_capacity(layout.nodes.len() * 6 + layout.edges.len() * 3);
+    for c in &layout.clusters {
+        items.push(Item::Rect { min: c.min, max: c.max, fill: p.cluster, stroke: p.weak_text.with_alpha(90), width: 1.0, radius: 6.0 });
+        items.push(Item::Text {
+            pos: [c.min[0] + 6.0, c.min[1] + 9.0],
+            text: c.label.clone(),
+            size: 10.0,
+            color: p.weak_text,
+            anchor: Anchor::Left,
+            bg: None,
+        });
+    }
+    let sel_chan = match o.selection {
+        Some(Selection::Channel(c)) => Some(c.index()),
+        _ => None,
+    };
+    for e in &layout.edges {
+        let ch = &f.channels[ChannelId::new(e.channel)];
+        let st = cs.chan(e.channel);
+        let dl = o.deadlock.1.iter().any(|c| c.index() == e.channel);
+        let mut color = p.chan(st);
+        let mut width = match st {
+            ChanState::Transfer => 2.6,
+            ChanState::Stall => 2.4,
+            _ => 1.4,
+        };
+        if dl {
+            width += 1.5;
+        }
+        if sel_chan == Some(e.channel) {
+            items.push(Item::Curve { points: e.points.clone(), color: p.selected.with_alpha(110), width: width + 5.0, dashed: false });
+        }
+        if dl {
+            items.push(Item::Curve { points: e.points.clone(), color: p.deadlock.with_alpha(90), width: width + 4.0, dashed: false });
+            if st == ChanState::Idle {
+                color = p.deadlock;
+            }
+        }
+        items.push(Item::Curve { points: e.points.clone(), color, width, dashed: ch.ty.is_none() });
+        items.push(arrow_head(&e.points, color, 4.0 + width));
+    }
+    for nb in &layout.nodes {
+        let n = nb.node;
+        let node = &f.nodes[n];
+        let fires = cs.fires.get(n.index()).copied().unwrap_or(false);
+        let (mut stroke, mut width) = (p.node_stroke, 1.0);
+        if o.source_nodes.contains(&n) || o.matches.contains(&n) {
+            (stroke, width) = (p.chan[2], 2.5);
+        }
+        if o.deadlock.0.contains(&n) {
+            (stroke, width) = (p.deadlock, 3.0);
+        }
+        if o.selection == Some(Selection::Node(n)) {
+            (stroke, width) = (p.selected, 3.5);
+        }
+        let radius = if matches!(node.op, Op::Argument { .. }) { 12.0 } else { 3.0 };
+        items.push(Item::Rect { min: nb.min(), max: nb.max(), fill: if fires { p.node_fired } else { p.node_fill }, stroke, width, radius });
+        let (id, op) = node_label(f, n);
+        let top = nb.min()[1];
+        items.push(Item::Text { pos: [nb.center[0], top + 10.0], text: id, size: 11.0, color: p.text, anchor: Anchor::Center, bg: None });
+        items.push(Item::Text { pos: [nb.center[0], top + 23.0], text: op, size: 9.0, color: p.weak_text, anchor: Anchor::Center, bg: None });
+        if let Some((words, names)) = cs.node_words(b, n.index()) {
+            node_state(&mut items, f, n, nb.center, nb.max()[1] - 9.0, words, names, o);
+        }
+    }
+    if o.values {
+        for e in &layout.edges {
+            let ch = &f.channels[ChannelId::new(e.channel)];
+            if cs.valid[e.channel] && !ch.ty.is_none() {
+                items.push(Item::Text {
+                    pos: e.at(0.5),
+                    text: format_value(cs.data[e.channel], &ch.ty, o.radix),
+                    size: 9.0,
+                    color: p.text,
+                    anchor: Anchor::Center,
+                    bg: Some(p.background.with_alpha(220)),
+                });
+            }
+        }
+    }
+    Scene { size: layout.size, background: p.background, items }
+}
+
+/// Tokens travelling along the channels that transferred in the previous cycle, at animation
+/// phase `t` in `0..=1`.
+pub fn tokens(layout: &Layout, cs: &CycleState, p: &Palette, t: f32) -> Vec<Item> {
+    layout
+        .edges
+        .iter()
+        .filter(|e| cs.moved.get(e.channel).copied().unwrap_or(false))
+        .map(|e| Item::Circle { center: e.at(t), r: 4.5, fill: p.chan[0], stroke: p.text })
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn node_state(items: &mut Vec<Item>, f: &Function, n: NodeId, c: P2, y: f32, words: &[u64], names: &[String], o: &Options) {
+    let p = &o.palette;
+    let node = &f.nodes[n];
+    match &node.op {
+        Op::Buffer { slots, .. } => {
+            let k = (*slots as usize).min(6);
+            let w = 22.0;
+            let x0 = c[0] - (k as f32 * w) / 2.0;
+            let ty = node.outputs.first().map(|&o| f.channels[o].ty.clone()).unwrap_or(handscope_sim::Type::None);
+            for s in 0..k {
+                let valid = words.get(4 * s).copied().unwrap_or(0) != 0;
+                let data = words.get(4 * s + 1).copied().unwrap_or(0);
+                let min = [x0 + s as f32 * w + 1.0, y - 7.0];
+                let max = [min[0] + w - 2.0, y + 7.0];
+                items.push(Item::Rect {
+                    min,
+                    max,
+                    fill: if valid { p.chan[0].with_alpha(70) } else { p.background },
+                    stroke: p.weak_text,
+                    width: 0.8,
+                    radius: 1.0,
+                });
+                if valid && !ty.is_none() {
+                    items.push(Item::Text {
+                        pos: [(min[0] + max[0]) / 2.0, y],
+                        text: format_value(data, &ty, o.radix),
+                        size: 8.0,
+                        color: p.text,
+                        anchor: Anchor::Center,
+                        bg: None,
+                    });
+                }
+            }
+        }
+        Op::Fork | Op::LazyFork => {
+            let k = words.len().min(12);
+            for (i, &w) in words.iter().take(k).enumerate() {
+                let x = c[0] + (i as f32 - (k as f32 - 1.0) / 2.0) * 10.0;
+                items.push(Item::Circle {
+                    center: [x, y],
+                    r: 3.5,
+                    fill: if w != 0 { p.chan[0] } else { p.background },
+                    stroke: p.weak_text,
+                });
+            }
+        }
+        _ => {
+            let text: Vec<String> = names.iter().zip(words).take(3).map(|(k, v)| format!("{k}={v}")).collect();
+            items.push(Item::Text { pos: [c[0], y], text: text.join(" "), size: 8.0, color: p.weak_text, anchor: Anchor::Center, bg: None });
+        }
+    }
+}
+
+fn arrow_head(points: &[P2], color: Rgba, size: f32) -> Item {
+    let tip = points[points.len() - 1];
+    let from = points
+        .iter()
+        .rev()
+        .find(|q| (q[0] - tip[0]).abs() + (q[1] - tip[1]).abs() > 0.5)
+        .copied()
+        .unwrap_or([tip[0], tip[1] - 1.0]);
+    let (dx, dy) = (tip[0] - from[0], tip[1] - from[1]);
+    let len = (dx * dx + dy * dy).sqrt().max(1e-3);
+    let (ux, uy) = (dx / len, dy / len);
+    let base = [tip[0] - ux * size * 1.6, tip[1] - uy * size * 1.6];
+    Item::Poly {
+        points: vec![tip, [base[0] - uy * size * 0.7, base[1] + ux * size * 0.7], [base[0] + uy * size * 0.7, base[1] - ux * size * 0.7]],
+        fill: color,
+    }
+}

@@ -1,0 +1,210 @@
+//! Colours, themes and value formatting shared by the window and the SVG export, so both draw
+//! the same picture.
+
+use handscope_sim::Type;
+use handscope_sim::report::signed_value;
+
+/// An RGBA colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rgba(pub u8, pub u8, pub u8, pub u8);
+
+impl Rgba {
+    /// Opaque colour from `0xRRGGBB`.
+    pub const fn hex(x: u32) -> Rgba {
+        Rgba((x >> 16) as u8, (x >> 8) as u8, x as u8, 255)
+    }
+
+    /// `#rrggbb` for SVG.
+    pub fn css(self) -> String {
+        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+    }
+
+    /// Opacity in `0..=1`.
+    pub fn alpha(self) -> f32 {
+        f32::from(self.3) / 255.0
+    }
+
+    /// The same colour with alpha `a`.
+    pub fn with_alpha(self, a: u8) -> Rgba {
+        Rgba(self.0, self.1, self.2, a)
+    }
+
+    /// For egui.
+    pub fn egui(self) -> egui::Color32 {
+        egui::Color32::from_rgba_unmultiplied(self.0, self.1, self.2, self.3)
+    }
+}
+
+/// The handshake state of a channel in one cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ChanState {
+    /// `valid & ready`: a token moves.
+    Transfer,
+    /// `valid & !ready`: a token waits.
+    Stall,
+    /// `!valid & ready`: the consumer waits.
+    Accept,
+    /// Neither.
+    Idle,
+}
+
+impl ChanState {
+    /// From the two handshake bits.
+    pub fn of(valid: bool, ready: bool) -> ChanState {
+        match (valid, ready) {
+            (true, true) => ChanState::Transfer,
+            (true, false) => ChanState::Stall,
+            (false, true) => ChanState::Accept,
+            (false, false) => ChanState::Idle,
+        }
+    }
+
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChanState::Transfer => "transfer",
+            ChanState::Stall => "stall",
+            ChanState::Accept => "accept",
+            ChanState::Idle => "idle",
+        }
+    }
+
+    /// All states, for legends.
+    pub const ALL: [ChanState; 4] = [ChanState::Transfer, ChanState::Stall, ChanState::Accept, ChanState::Idle];
+}
+
+/// Light or dark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Theme {
+    /// Dark text on white.
+    Light,
+    /// Light text on near-black.
+    Dark,
+}
+
+/// Every colour of a drawing.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Palette {
+    /// Background.
+    pub background: Rgba,
+    /// Node fill.
+    pub node_fill: Rgba,
+    /// Fill of a node that fires this cycle.
+    pub node_fired: Rgba,
+    /// Node border.
+    pub node_stroke: Rgba,
+    /// Text.
+    pub text: Rgba,
+    /// Secondary text.
+    pub weak_text: Rgba,
+    /// Cluster fill.
+    pub cluster: Rgba,
+    /// Selection outline.
+    pub selected: Rgba,
+    /// Deadlock wait-for highlight.
+    pub deadlock: Rgba,
+    /// Channel colours: transfer, stall, accept, idle.
+    pub chan: [Rgba; 4],
+}
+
+impl Palette {
+    /// The palette of a theme, optionally colour-blind safe (Okabe-Ito colours).
+    pub fn new(theme: Theme, colour_blind: bool) -> Palette {
+        let chan = if colour_blind {
+            // Okabe-Ito: bluish green, vermillion, blue, grey.
+            [Rgba::hex(0x009e73), Rgba::hex(0xd55e00), Rgba::hex(0x0072b2), Rgba::hex(0x999999)]
+        } else {
+            [Rgba::hex(0x2ca02c), Rgba::hex(0xff7f0e), Rgba::hex(0x1f77b4), Rgba::hex(0xa0a0a0)]
+        };
+        match theme {
+            Theme::Light => Palette {
+                background: Rgba::hex(0xffffff),
+                node_fill: Rgba::hex(0xf7f7f7),
+                node_fired: Rgba::hex(0xd9f2d9),
+                node_stroke: Rgba::hex(0x505050),
+                text: Rgba::hex(0x111111),
+                weak_text: Rgba::hex(0x666666),
+                cluster: Rgba::hex(0xeef2fa),
+                selected: Rgba::hex(0x8e44ad),
+                deadlock: Rgba::hex(0xcc0000),
+                chan,
+            },
+            Theme::Dark => Palette {
+                background: Rgba::hex(0x1b1b1b),
+                node_fill: Rgba::hex(0x2b2b2b),
+                node_fired: Rgba::hex(0x1f4a2a),
+                node_stroke: Rgba::hex(0xb0b0b0),
+                text: Rgba::hex(0xeeeeee),
+                weak_text: Rgba::hex(0xaaaaaa),
+                cluster: Rgba::hex(0x232a36),
+                selected: Rgba::hex(0xd28cff),
+                deadlock: Rgba::hex(0xff5555),
+                chan: if colour_blind { chan } else { [chan[0], chan[1], Rgba::hex(0x4fa3e0), Rgba::hex(0x6a6a6a)] },
+            },
+        }
+    }
+
+    /// Colour of a channel state.
+    pub fn chan(&self, s: ChanState) -> Rgba {
+        self.chan[s as usize]
+    }
+}
+
+/// How data values are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Radix {
+    /// Unsigned decimal.
+    Dec,
+    /// Two's complement decimal.
+    Signed,
+    /// `0x...`.
+    Hex,
+    /// `0b...`.
+    Bin,
+}
+
+impl Radix {
+    /// All radices, for menus.
+    pub const ALL: [Radix; 4] = [Radix::Signed, Radix::Dec, Radix::Hex, Radix::Bin];
+
+    /// Menu name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Radix::Dec => "unsigned",
+            Radix::Signed => "signed",
+            Radix::Hex => "hex",
+            Radix::Bin => "binary",
+        }
+    }
+}
+
+/// Writes `bits` of type `ty` in `radix`; `none` tokens are written as `token`.
+pub fn format_value(bits: u64, ty: &Type, radix: Radix) -> String {
+    let w = ty.bit_width();
+    if ty.is_none() || w == 0 {
+        return "token".into();
+    }
+    let bits = bits & ty.mask();
+    match radix {
+        Radix::Dec => bits.to_string(),
+        Radix::Signed => signed_value(bits, w).to_string(),
+        Radix::Hex => format!("0x{bits:x}"),
+        Radix::Bin => format!("0b{bits:0width$b}", width = (w as usize).min(64)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_values() {
+        let t = Type::Int(8);
+        assert_eq!(format_value(0xff, &t, Radix::Signed), "-1");
+        assert_eq!(format_value(0xff, &t, Radix::Dec), "255");
+        assert_eq!(format_value(0xff, &t, Radix::Hex), "0xff");
+        assert_eq!(format_value(5, &Type::Int(4), Radix::Bin), "0b0101");
+        assert_eq!(format_value(0, &Type::None, Radix::Hex), "token");
+        assert_eq!(ChanState::of(true, false), ChanState::Stall);
+    }
+}

@@ -1,0 +1,369 @@
+//! Interaction tests (egui_kittest) and view snapshot tests.
+
+use std::sync::Arc;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+use super::breakpoints::{Breakpoint, Dir};
+use super::describe::Selection;
+use super::model::{Look, Model, Start};
+use super::style::ChanState;
+use super::ui::DebuggerApp;
+
+fn example(name: &str) -> usize {
+    crate::examples::CIRCUITS.iter().position(|e| e.name == name).expect("example exists")
+}
+
+fn noop() -> super::model::Wake {
+    Arc::new(|| {})
+}
+
+fn harness(start: Start) -> Harness<'static, DebuggerApp> {
+    let mut app = DebuggerApp::new(start, noop());
+    app.model.settle();
+    let mut h = Harness::builder()
+        .with_size(egui::Vec2::new(1400.0, 900.0))
+        .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app);
+    h.run_steps(3);
+    h
+}
+
+/// Steps the harness until `cond` holds (the engine runs in another thread).
+fn run_until(h: &mut Harness<'static, DebuggerApp>, what: &str, cond: impl Fn(&DebuggerApp) -> bool) {
+    for _ in 0..400 {
+        if cond(h.state()) {
+            return;
+        }
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[test]
+fn opens_first_example_and_steps_with_keys() {
+    let mut h = harness(Start::Example(0));
+    assert_eq!(h.state().model.cycle, 0);
+    assert!(h.state().model.layout.is_some());
+    // Every node has a labelled response.
+    let ids: Vec<String> = h.state().model.circuit.as_ref().unwrap().func.nodes.values().map(|n| n.id.clone()).collect();
+    for id in &ids {
+        h.get_by_label(id);
+    }
+    h.key_press(egui::Key::ArrowRight);
+    h.run_steps(2);
+    h.key_press(egui::Key::ArrowRight);
+    run_until(&mut h, "cycle 2", |a| a.model.cycle == 2 && a.model.cycle_state().is_some());
+    h.key_press(egui::Key::ArrowLeft);
+    run_until(&mut h, "cycle 1", |a| a.model.cycle == 1);
+    // The step button does the same.
+    h.get_by_label("Step forward >").click();
+    run_until(&mut h, "cycle 2 by button", |a| a.model.cycle == 2);
+}
+
+#[test]
+fn click_node_shows_description_and_source_line() {
+    let mut h = harness(Start::Example(0));
+    let id = {
+        let f = &h.state().model.circuit.as_ref().unwrap().func;
+        f.nodes.values().find(|n| n.op.mnemonic() == "control_merge").unwrap().id.clone()
+    };
+    h.get_by_label(&id).click();
+    h.run_steps(3);
+    let m = &h.state().model;
+    assert!(matches!(m.selection, Some(Selection::Node(_))));
+    assert!(m.source_line.is_some(), "the node's source line is picked");
+    h.get_by_label_contains(&format!("node {id} : control_merge"));
+    h.get_by_label_contains("state: won=");
+}
+
+#[test]
+fn breakpoint_on_channel_then_run_to_it_both_ways() {
+    let mut h = harness(Start::Example(0));
+    let (ch, name) = {
+        let f = &h.state().model.circuit.as_ref().unwrap().func;
+        let r = f.return_node().unwrap();
+        let c = f.nodes[r].inputs[0];
+        (c, f.channels[c].name.clone())
+    };
+    h.state_mut().model.select(Some(Selection::Channel(ch)));
+    h.run_steps(2);
+    h.get_by_label_contains(&format!("channel {name}"));
+    h.get_by_label("Break when it fires").click();
+    h.run_steps(2);
+    assert_eq!(h.state().model.breakpoints, vec![Breakpoint::ChannelFires(ch)]);
+    h.get_by_label("Breakpoint >>").click();
+    run_until(&mut h, "the breakpoint", |a| !a.model.searching() && a.model.cycle > 0 && a.model.cycle_state().is_some());
+    let m = &h.state().model;
+    let hit = m.cycle;
+    let cs = m.cycle_state().expect("cycle state");
+    assert_eq!(cs.chan(cranelift_entity::EntityRef::index(ch)), ChanState::Transfer, "{}", m.status);
+    assert!(m.status.contains("breakpoint at cycle"), "{}", m.status);
+    h.get_by_label_contains(&"transfers 5 from");
+    // Nothing before it: backwards search reports so and keeps the cursor.
+    h.state_mut().model.run_to_breakpoint(Dir::Backward);
+    run_until(&mut h, "backward search", |a| !a.model.searching());
+    assert_eq!(h.state().model.cycle, hit);
+    // Cycle breakpoint backwards from the hit.
+    h.state_mut().model.breakpoints.push(Breakpoint::Cycle(2));
+    h.state_mut().model.run_to_breakpoint(Dir::Backward);
+    run_until(&mut h, "cycle breakpoint", |a| !a.model.searching());
+    assert_eq!(h.state().model.cycle, 2);
+}
+
+#[test]
+fn deadlock_example_opens_on_first_stuck_cycle() {
+    let mut h = harness(Start::Example(example("deadlock_join.mlir")));
+    run_until(&mut h, "the deadlock report", |a| a.model.deadlock().is_some());
+    h.run_steps(2);
+    let since = h.state().model.deadlock().unwrap().since_cycle;
+    assert_eq!(h.state().model.cycle, since);
+    assert!(h.state().model.deadlock_view);
+    h.get_by_label_contains("Deadlock: no transfer since cycle");
+    h.get_by_label_contains("join0 needs a token from");
+    let o = h.state().model.options();
+    assert!(!o.deadlock.0.is_empty(), "wait-for nodes are highlighted");
+    // Select the join: the side panel says what it waits for.
+    let j = h.state().model.circuit.as_ref().unwrap().func.node_by_id("join0").unwrap();
+    h.state_mut().model.select(Some(Selection::Node(j)));
+    h.run_steps(2);
+    h.get_by_label_contains("waiting");
+}
+
+#[test]
+fn stalled_channel_is_described_in_words() {
+    let mut m = Model::new(Start::Example(example("deadlock_join.mlir")), noop());
+    m.settle_complete(10_000);
+    let d = m.deadlock().cloned().expect("deadlock");
+    let stuck = &d.stuck[0];
+    let c = m.circuit.as_ref().unwrap().func.channel_by_name(&stuck.channel).unwrap();
+    m.goto(d.since_cycle + 5);
+    m.update(0.0);
+    m.select(Some(Selection::Channel(c)));
+    let text = m.describe_selection().join("\n");
+    assert!(text.contains("stalled") && text.contains("waiting for"), "{text}");
+    let n = d.since_cycle + 5 - stuck.since + 1;
+    assert!(text.contains(&format!("stalled {n} cycles")), "{text}");
+}
+
+#[test]
+fn value_breakpoint_and_node_breakpoint() {
+    let mut m = Model::new(Start::Example(0), noop());
+    m.settle_complete(10_000);
+    let f = m.circuit.as_ref().unwrap().func.clone();
+    let r = f.return_node().unwrap();
+    let c = f.nodes[r].inputs[0];
+    m.breakpoints.push(Breakpoint::Value(c, super::breakpoints::Cmp::Eq, 5));
+    m.run_to_breakpoint(Dir::Forward);
+    while m.searching() {
+        m.update(0.0);
+    }
+    m.update(0.0);
+    let hit = m.cycle;
+    assert!(m.cycle_state().unwrap().fired(cranelift_entity::EntityRef::index(c)));
+    m.breakpoints.clear();
+    m.breakpoints.push(Breakpoint::NodeFires(r));
+    m.goto(0);
+    m.update(0.0);
+    m.run_to_breakpoint(Dir::Forward);
+    while m.searching() {
+        m.update(0.0);
+    }
+    m.update(0.0);
+    assert!(m.cycle <= hit && m.cycle > 0);
+}
+
+#[test]
+fn source_line_selects_nodes_and_firing_lines_are_marked() {
+    let mut m = Model::new(Start::Example(0), noop());
+    m.settle();
+    let (line, nodes) = {
+        let c = m.circuit.as_ref().unwrap();
+        let (l, ns) = c.line_nodes.iter().find(|(_, ns)| !ns.is_empty()).unwrap();
+        (*l, ns.clone())
+    };
+    m.select_line(line);
+    assert_eq!(m.selection, Some(Selection::Node(nodes[0])));
+    assert_eq!(m.line_nodes(), nodes);
+    let mut any = false;
+    for c in 0..10 {
+        m.goto(c);
+        m.settle();
+        any |= !m.firing_lines().is_empty();
+    }
+    assert!(any, "some line fires in the first cycles");
+}
+
+#[test]
+fn live_reload_keeps_cursor_and_selection_and_survives_errors() {
+    let dir = std::env::temp_dir().join(format!("handscope-reload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("loop.mlir");
+    let text = crate::examples::CIRCUITS[0].text;
+    std::fs::write(&p, text).unwrap();
+    let mut m = Model::new(Start::File(p.clone(), None, Default::default()), noop());
+    m.settle();
+    m.goto(3);
+    m.settle();
+    let n = m.circuit.as_ref().unwrap().func.node_by_id("cmpi0");
+    m.select(n.map(Selection::Node));
+    // A broken edit: error shown, last good circuit kept.
+    std::fs::write(&p, "handshake.func @broken(").unwrap();
+    m.reload();
+    assert!(m.error.is_some());
+    assert!(m.circuit.is_some());
+    // A good edit: reloaded, cursor and selection kept.
+    std::fs::write(&p, text.replace("--in n=5", "--in n=7")).unwrap();
+    m.reload();
+    m.settle();
+    assert!(m.error.is_none());
+    assert_eq!(m.cycle, 3);
+    assert_eq!(m.selection, n.map(Selection::Node));
+    assert!(m.circuit.as_ref().unwrap().stimulus.inputs.contains(&"n=7".to_string()));
+    // The watcher notices changes on disk.
+    if let Some(w) = &m.watcher {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let _ = w.take_change();
+        std::fs::write(&p, text).unwrap();
+        let t0 = std::time::Instant::now();
+        while !w.take_change() && t0.elapsed() < std::time::Duration::from_secs(5) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(t0.elapsed() < std::time::Duration::from_secs(5), "the watcher saw the change");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn svg_render_shows_states_and_deadlock() {
+    let svg = super::render::render_svg(Start::Example(example("deadlock_join.mlir")), 1000, Look::default()).unwrap();
+    assert!(svg.starts_with("<svg"));
+    assert!(svg.contains("deadlocked since cycle"));
+    assert!(svg.contains(">join0<"));
+    let pal = Look::default().palette();
+    assert!(svg.contains(&pal.chan(ChanState::Stall).css()), "a stalled channel is drawn in the stall colour");
+    assert!(svg.contains(&pal.deadlock.css()), "the wait-for chain is highlighted");
+    assert!(svg.contains("stroke-dasharray"), "control channels are dashed");
+    // Deterministic.
+    let again = super::render::render_svg(Start::Example(example("deadlock_join.mlir")), 1000, Look::default()).unwrap();
+    assert_eq!(svg, again);
+    let png = super::svg::svg_to_png(&svg, 1.0).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+}
+
+/// Snapshot of the rendered SVG views (text snapshots: they run everywhere, no GPU needed).
+#[test]
+fn svg_snapshots() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    for (name, ex, cycle) in [("counter_loop_c3", "counter_loop.mlir", 3), ("deadlock_join_end", "deadlock_join.mlir", 1000)] {
+        let svg = super::render::render_svg(Start::Example(example(ex)), cycle, Look::default()).unwrap();
+        check_snapshot(&dir.join(format!("{name}.svg")), &svg);
+    }
+}
+
+fn check_snapshot(path: &std::path::Path, got: &str) {
+    let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
+    match std::fs::read_to_string(path) {
+        Ok(want) if !update => {
+            if want != got {
+                let new = path.with_extension("new.svg");
+                let _ = std::fs::write(&new, got);
+                panic!("snapshot {} differs (new version in {}; UPDATE_SNAPSHOTS=1 accepts it)", path.display(), new.display());
+            }
+        }
+        _ => {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, got).unwrap();
+        }
+    }
+}
+
+/// Pixel snapshot of the whole window through wgpu (Mesa lavapipe/llvmpipe on machines without a
+/// GPU). Skipped when no wgpu adapter exists, unless CI=true.
+#[test]
+fn window_snapshot_wgpu() {
+    let mut app = DebuggerApp::new(Start::Example(example("deadlock_join.mlir")), noop());
+    app.model.settle_complete(10_000);
+    let mut h = Harness::builder()
+        .with_size(egui::Vec2::new(1400.0, 900.0))
+        .wgpu()
+        .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app);
+    h.run_steps(4);
+    match h.render() {
+        Ok(img) => {
+            let px = img.pixels().map(|p| p.0).collect::<std::collections::BTreeSet<_>>().len();
+            assert!(px > 8, "the window is not blank ({px} colours)");
+            h.snapshot("deadlock_join_window");
+        }
+        Err(e) => {
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "wgpu rendering failed under CI: {e}");
+            eprintln!("skipping the wgpu snapshot: {e}");
+        }
+    }
+}
+
+/// Frame time of the graph view on a generated 2,000-node graph (printed; run with
+/// `--nocapture` to see it): the egui pass of the graph view alone, its tessellation, and the
+/// whole window (which also builds the accessibility tree in tests). Asserts a generous bound
+/// so a large regression is noticed.
+#[test]
+fn frame_time_2000_nodes() {
+    let f = handscope_sim::bench_support::chain(400);
+    let n = f.nodes.len();
+    let dir = std::env::temp_dir().join(format!("handscope-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("chain400.mlir");
+    let module = handscope_sim::Module { functions: vec![f] };
+    std::fs::write(&p, handscope_compiler::mlir::write_mlir(&module)).unwrap();
+    let over = super::header::SimArgs { inputs: vec!["in0=0..100".into()], ..Default::default() };
+    let mut app = DebuggerApp::new(Start::File(p, None, over), noop());
+    app.model.watcher = None;
+    let t0 = std::time::Instant::now();
+    app.model.settle();
+    let layout_s = t0.elapsed().as_secs_f64();
+    let engine = app.model.layout.as_ref().unwrap().engine;
+    app.model.goto(150);
+    app.model.settle();
+    assert_eq!(app.model.circuit.as_ref().unwrap().func.nodes.len(), n);
+    println!("layout of {n} nodes ({engine}): {layout_s:.2} s");
+
+    // The graph view alone.
+    struct View(Model, super::ui::graph_view::GraphView);
+    let mut h = Harness::builder()
+        .with_size(egui::Vec2::new(1600.0, 1000.0))
+        .build_ui_state(|ui, v: &mut View| v.1.show(ui, &mut v.0, 1.0), View(app.model, Default::default()));
+    h.run_steps(3);
+    let mut worst: f64 = 0.0;
+    for (label, zoom, stepping) in [("fit", None, false), ("fit", None, true), ("100%", Some(1.0), false), ("100%", Some(1.0), true)] {
+        if let Some(z) = zoom {
+            h.state_mut().1.zoom = z;
+        }
+        let frames = 20;
+        let (mut pass, mut tess) = (0.0, 0.0);
+        for i in 0..frames {
+            if stepping {
+                h.state_mut().0.goto(100 + i as u64);
+                h.state_mut().0.update(0.0);
+            }
+            let t = std::time::Instant::now();
+            h.step();
+            pass += t.elapsed().as_secs_f64();
+            let shapes = h.output().shapes.clone();
+            let t = std::time::Instant::now();
+            let prims = h.ctx.tessellate(shapes, 1.0);
+            tess += t.elapsed().as_secs_f64();
+            assert!(!prims.is_empty());
+        }
+        let (pass, tess) = (pass * 1000.0 / frames as f64, tess * 1000.0 / frames as f64);
+        println!(
+            "graph view, {n} nodes, zoom {label}{}: egui pass {pass:.2} ms + tessellation {tess:.2} ms = {:.2} ms/frame ({} shapes)",
+            if stepping { ", a new cycle every frame" } else { "" },
+            pass + tess,
+            h.state().1.painted
+        );
+        worst = worst.max(pass + tess);
+    }
+    assert!(worst < 1000.0, "frame time regressed badly: {worst:.1} ms");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,118 @@
+//! Keyboard shortcuts and the shortcut sheet (`?`).
+
+use crate::app::breakpoints::Dir;
+use crate::app::model::Model;
+
+/// Every shortcut, for the sheet.
+pub const SHEET: &[(&str, &str)] = &[
+    ("Right / Left", "step one cycle forward / back"),
+    ("Shift+Right / Shift+Left", "run to the next / previous breakpoint"),
+    ("PageDown / PageUp", "ten cycles forward / back"),
+    ("Home / End", "first cycle / last simulated cycle"),
+    ("Space", "play / pause"),
+    ("+ / -", "faster / slower playback"),
+    ("g", "go to a cycle"),
+    ("/", "search nodes by ID or source text"),
+    ("f", "fit the graph to the window"),
+    ("b", "breakpoint on the selection firing"),
+    ("w", "add the selected channel to the waveforms"),
+    ("m", "waveform marker at the cursor"),
+    ("d", "deadlock view on / off"),
+    ("t", "light / dark theme"),
+    ("p", "presentation mode (large fonts)"),
+    ("c", "colour-blind-safe palette"),
+    ("v", "values on edges on / off"),
+    ("x", "cycle value format: signed, unsigned, hex, binary"),
+    ("Esc", "clear selection, close dialogs"),
+    ("?", "this sheet"),
+];
+
+/// What a key press asks of the window (the rest is applied to the model directly).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Actions {
+    /// Open the go-to box.
+    pub goto: bool,
+    /// Focus the search box.
+    pub search: bool,
+    /// Fit the view.
+    pub fit: bool,
+    /// Toggle the shortcut sheet.
+    pub help: bool,
+    /// Escape pressed.
+    pub escape: bool,
+}
+
+/// Applies the frame's key presses (unless a text field has the keyboard).
+pub fn handle(ctx: &egui::Context, m: &mut Model) -> Actions {
+    use egui::Key;
+    let mut a = Actions::default();
+    if ctx.egui_wants_keyboard_input() {
+        if ctx.input(|i| i.key_pressed(Key::Escape)) {
+            a.escape = true;
+        }
+        return a;
+    }
+    let events = ctx.input(|i| i.events.clone());
+    for ev in events {
+        match ev {
+            egui::Event::Key { key, pressed: true, modifiers, .. } => match key {
+                Key::ArrowRight if modifiers.shift => m.run_to_breakpoint(Dir::Forward),
+                Key::ArrowLeft if modifiers.shift => m.run_to_breakpoint(Dir::Backward),
+                Key::ArrowRight => m.step(1),
+                Key::ArrowLeft => m.step(-1),
+                Key::PageDown => m.step(10),
+                Key::PageUp => m.step(-10),
+                Key::Home => m.goto(0),
+                Key::End => {
+                    let n = m.cycles();
+                    m.goto(n.saturating_sub(1));
+                }
+                Key::Space => m.playing = !m.playing,
+                Key::Escape => {
+                    a.escape = true;
+                    m.select(None);
+                }
+                _ => {}
+            },
+            egui::Event::Text(t) => match t.as_str() {
+                "g" => a.goto = true,
+                "/" => a.search = true,
+                "f" => a.fit = true,
+                "?" => a.help = true,
+                "+" | "=" => m.speed = (m.speed * 2.0).min(200.0),
+                "-" => m.speed = (m.speed / 2.0).max(0.5),
+                "t" => {
+                    m.look.theme = match m.look.theme {
+                        crate::app::style::Theme::Light => crate::app::style::Theme::Dark,
+                        crate::app::style::Theme::Dark => crate::app::style::Theme::Light,
+                    }
+                }
+                "p" => m.look.presentation = !m.look.presentation,
+                "c" => m.look.colour_blind = !m.look.colour_blind,
+                "v" => m.look.values = !m.look.values,
+                "d" => m.deadlock_view = !m.deadlock_view,
+                "m" => m.markers.push(m.cycle),
+                "x" => {
+                    let all = crate::app::style::Radix::ALL;
+                    let i = all.iter().position(|r| *r == m.look.radix).unwrap_or(0);
+                    m.look.radix = all[(i + 1) % all.len()];
+                }
+                "b" => match m.selection {
+                    Some(crate::app::describe::Selection::Channel(c)) => m.breakpoints.push(crate::app::breakpoints::Breakpoint::ChannelFires(c)),
+                    Some(crate::app::describe::Selection::Node(n)) => m.breakpoints.push(crate::app::breakpoints::Breakpoint::NodeFires(n)),
+                    None => {}
+                },
+                "w" => {
+                    if let Some(crate::app::describe::Selection::Channel(c)) = m.selection
+                        && !m.waves.contains(&c)
+                    {
+                        m.waves.push(c);
+                    }
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    a
+}

@@ -1,0 +1,240 @@
+//! The window: toolbar, source panel, graph view, side panel, timeline and waveforms.
+
+pub mod graph_view;
+pub mod keyboard;
+pub mod side_panel;
+pub mod source_panel;
+pub mod timeline;
+pub mod waveform;
+
+use std::time::Instant;
+
+use crate::app::model::{Model, Start, Wake};
+use crate::app::style::{Radix, Theme};
+
+/// The debugger window's state.
+pub struct DebuggerApp {
+    /// The model.
+    pub model: Model,
+    /// Graph pan/zoom.
+    pub view: graph_view::GraphView,
+    /// Waveform range.
+    pub waves: waveform::WaveView,
+    bp: side_panel::BpEditor,
+    goto_text: String,
+    goto_open: bool,
+    help_open: bool,
+    focus_search: bool,
+    open_text: String,
+    last_frame: Option<Instant>,
+    last_sel: Option<crate::app::describe::Selection>,
+    applied_look: Option<(Theme, bool)>,
+    log_cursor: Option<Option<u64>>,
+}
+
+impl DebuggerApp {
+    /// A window showing `start`.
+    pub fn new(start: Start, wake: Wake) -> DebuggerApp {
+        DebuggerApp {
+            model: Model::new(start, wake),
+            view: graph_view::GraphView::default(),
+            waves: waveform::WaveView::default(),
+            bp: side_panel::BpEditor::default(),
+            goto_text: String::new(),
+            goto_open: false,
+            help_open: false,
+            focus_search: false,
+            open_text: String::new(),
+            last_frame: None,
+            last_sel: None,
+            applied_look: None,
+            log_cursor: std::env::var_os("HANDSCOPE_LOG_CURSOR").map(|_| None),
+        }
+    }
+
+    fn apply_look(&mut self, ctx: &egui::Context) {
+        let look = (self.model.look.theme, self.model.look.presentation);
+        if self.applied_look == Some(look) {
+            return;
+        }
+        self.applied_look = Some(look);
+        ctx.set_theme(match look.0 {
+            Theme::Light => egui::Theme::Light,
+            Theme::Dark => egui::Theme::Dark,
+        });
+        ctx.set_zoom_factor(if look.1 { 1.6 } else { 1.0 });
+    }
+
+    /// Draws one frame into `ui` (the whole window).
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        let now = Instant::now();
+        let dt = self.last_frame.map_or(0.0, |t| now.duration_since(t).as_secs_f32()).min(0.25);
+        self.last_frame = Some(now);
+        self.apply_look(&ctx);
+        if let Some(w) = &self.model.watcher
+            && w.take_change()
+        {
+            self.model.reload();
+        }
+        let acts = keyboard::handle(&ctx, &mut self.model);
+        if acts.fit {
+            self.view.fit_request = true;
+        }
+        if acts.goto {
+            self.goto_open = true;
+        }
+        if acts.help {
+            self.help_open = !self.help_open;
+        }
+        if acts.search {
+            self.focus_search = true;
+        }
+        if acts.escape {
+            self.goto_open = false;
+            self.help_open = false;
+        }
+        self.model.update(dt);
+        if let Some(last) = &mut self.log_cursor
+            && self.model.cycle_state().is_some()
+            && self.model.layout.is_some()
+            && *last != Some(self.model.cycle)
+        {
+            // For scripted tests of the real window (HANDSCOPE_LOG_CURSOR=1).
+            *last = Some(self.model.cycle);
+            println!("cursor {}", self.model.cycle);
+            use std::io::Write as _;
+            let _ = std::io::stdout().flush();
+        }
+        let m = &mut self.model;
+        egui::Panel::top("toolbar").show(ui, |ui| {
+            toolbar(ui, m, &mut self.open_text, &mut self.focus_search, &mut self.view, &mut self.help_open);
+            timeline::transport(ui, m, &mut self.goto_text);
+        });
+        egui::Panel::bottom("time").resizable(true).default_size(150.0).show(ui, |ui| {
+            timeline::timeline(ui, m);
+            waveform::show(ui, m, &mut self.waves);
+        });
+        let sel_changed = self.last_sel != m.selection;
+        self.last_sel = m.selection;
+        egui::Panel::left("source").resizable(true).default_size(360.0).show(ui, |ui| {
+            source_panel::show(ui, m, sel_changed);
+        });
+        egui::Panel::right("side").resizable(true).default_size(340.0).show(ui, |ui| {
+            side_panel::show(ui, m, &mut self.bp);
+        });
+        let font_scale = if m.look.presentation { 1.3 } else { 1.0 };
+        egui::CentralPanel::default().frame(egui::Frame::NONE).show(ui, |ui| {
+            self.view.show(ui, m, font_scale);
+        });
+        if self.goto_open {
+            let mut open = true;
+            egui::Window::new("Go to cycle").open(&mut open).collapsible(false).show(&ctx, |ui| {
+                let r = ui.text_edit_singleline(&mut self.goto_text);
+                r.request_focus();
+                if ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                    if let Ok(c) = self.goto_text.trim().parse::<u64>() {
+                        self.model.goto(c);
+                    }
+                    self.goto_text.clear();
+                    self.goto_open = false;
+                }
+            });
+            self.goto_open &= open;
+        }
+        if self.help_open {
+            let mut open = true;
+            egui::Window::new("Keyboard shortcuts").open(&mut open).show(&ctx, |ui| {
+                egui::Grid::new("keys").striped(true).show(ui, |ui| {
+                    for (k, what) in keyboard::SHEET {
+                        ui.monospace(*k);
+                        ui.label(*what);
+                        ui.end_row();
+                    }
+                });
+            });
+            self.help_open &= open;
+        }
+        if self.model.playing || self.model.anim < 1.0 || self.model.searching() || self.model.want.is_some() {
+            ctx.request_repaint();
+        }
+    }
+
+    /// The current view as SVG (what the export button writes).
+    pub fn export_svg(&mut self) -> Option<String> {
+        crate::app::render::svg_of(&mut self.model)
+    }
+}
+
+fn toolbar(ui: &mut egui::Ui, m: &mut Model, open_text: &mut String, focus_search: &mut bool, view: &mut graph_view::GraphView, help: &mut bool) {
+    ui.horizontal_wrapped(|ui| {
+        ui.strong("Handscope");
+        let current = match m.circuit.as_ref().map(|c| &c.origin) {
+            Some(crate::app::circuit::Origin::Example(i)) => crate::examples::CIRCUITS[*i].name.to_string(),
+            Some(crate::app::circuit::Origin::File(p)) => p.display().to_string(),
+            None => "-".into(),
+        };
+        let mut pick = None;
+        egui::ComboBox::from_label("example").selected_text(current).width(200.0).show_ui(ui, |ui| {
+            for (i, ex) in crate::examples::CIRCUITS.iter().enumerate() {
+                if ui.selectable_label(false, ex.name).clicked() {
+                    pick = Some(i);
+                }
+            }
+        });
+        if let Some(i) = pick {
+            m.open_example(i);
+        }
+        let r = ui.add(egui::TextEdit::singleline(open_text).desired_width(140.0).hint_text("open file..."));
+        if r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) && !open_text.trim().is_empty() {
+            let p = std::path::PathBuf::from(open_text.trim());
+            m.vcd = None;
+            m.open_file(&p);
+        }
+        ui.separator();
+        let s = ui.add(egui::TextEdit::singleline(&mut m.search).desired_width(120.0).hint_text("/ search"));
+        if *focus_search {
+            s.request_focus();
+            *focus_search = false;
+        }
+        if s.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter))
+            && let Some(&n) = m.matches().first()
+        {
+            m.select(Some(crate::app::describe::Selection::Node(n)));
+        }
+        if ui.button("Fit").on_hover_text("Fit the graph (f)").clicked() {
+            view.fit_request = true;
+        }
+        ui.separator();
+        egui::ComboBox::from_label("values as").selected_text(m.look.radix.name()).width(80.0).show_ui(ui, |ui| {
+            for r in Radix::ALL {
+                ui.selectable_value(&mut m.look.radix, r, r.name());
+            }
+        });
+        ui.checkbox(&mut m.look.values, "values");
+        ui.checkbox(&mut m.look.colour_blind, "colour-blind");
+        ui.checkbox(&mut m.look.presentation, "presentation");
+        let dark = m.look.theme == Theme::Dark;
+        if ui.selectable_label(dark, if dark { "theme: dark" } else { "theme: light" }).clicked() {
+            m.look.theme = if dark { Theme::Light } else { Theme::Dark };
+        }
+        if ui.button("Export SVG").clicked() {
+            m.status = match crate::app::render::svg_of(m) {
+                Some(svg) => {
+                    let name = format!("handscope-cycle{}.svg", m.cycle);
+                    match std::fs::write(&name, svg) {
+                        Ok(()) => format!("wrote {name}"),
+                        Err(e) => format!("cannot write {name}: {e}"),
+                    }
+                }
+                None => "nothing to export yet".into(),
+            };
+        }
+        if ui.button("?").on_hover_text("Keyboard shortcuts").clicked() {
+            *help = !*help;
+        }
+    });
+    if let Some(e) = &m.error {
+        ui.colored_label(m.look.palette().deadlock.egui(), format!("error: {}", e.lines().next().unwrap_or("")));
+    }
+}

@@ -1,0 +1,176 @@
+//! The waveform panel: valid/ready/data of the chosen channels over time, cursor synced with
+//! the graph. Surfer/GTKWave habits: drag to zoom into a range, scroll to pan, Ctrl+scroll to
+//! zoom, click to move the cursor, right-click to drop a marker (differences are shown).
+
+use egui::{Pos2, Rect, Sense, Stroke, Vec2};
+
+use crate::app::history;
+use crate::app::model::Model;
+use crate::app::style::{ChanState, format_value};
+
+/// The visible range of the waveform panel.
+pub struct WaveView {
+    /// First visible cycle.
+    pub start: f64,
+    /// One past the last visible cycle.
+    pub end: f64,
+    drag_from: Option<f32>,
+}
+
+impl Default for WaveView {
+    fn default() -> Self {
+        WaveView { start: 0.0, end: 64.0, drag_from: None }
+    }
+}
+
+const NAME_W: f32 = 150.0;
+const ROW_H: f32 = 22.0;
+
+/// Draws the panel.
+pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
+    let pal = m.look.palette();
+    ui.horizontal(|ui| {
+        ui.label(egui::RichText::new("Waveforms").strong());
+        if ui.small_button("fit").clicked() {
+            wv.start = 0.0;
+            wv.end = m.cycles().max(8) as f64;
+        }
+        if ui.small_button("marker at cursor").clicked() {
+            m.markers.push(m.cycle);
+        }
+        if !m.markers.is_empty() && ui.small_button("clear markers").clicked() {
+            m.markers.clear();
+        }
+        if m.markers.len() >= 2 {
+            let (a, b) = (m.markers[m.markers.len() - 2], m.markers[m.markers.len() - 1]);
+            ui.label(format!("marker difference: {} cycles", a.abs_diff(b)));
+        }
+        if m.waves.is_empty() {
+            ui.label("(select a channel and press \"Add to waveforms\", or w)");
+        }
+    });
+    let rows = m.waves.clone();
+    let height = (rows.len() as f32 * ROW_H + 18.0).max(40.0);
+    let (rect, resp) = ui.allocate_exact_size(Vec2::new(ui.available_width(), height), Sense::click_and_drag());
+    let p = ui.painter_at(rect);
+    p.rect_filled(rect, 0.0, pal.background.egui());
+    let plot = Rect::from_min_max(Pos2::new(rect.left() + NAME_W, rect.top()), rect.max);
+    let (start0, span) = (wv.start, (wv.end - wv.start).max(1.0));
+    let c_of = |x: f32| start0 + f64::from((x - plot.left()) / plot.width()) * span;
+    // Interaction.
+    if resp.hovered() {
+        let (scroll, ctrl, hover) = ui.input(|i| (i.smooth_scroll_delta, i.modifiers.command, i.pointer.hover_pos()));
+        if ctrl {
+            let f = f64::from((-scroll.y / 200.0).exp());
+            let at = hover.map_or(f64::from(m.cycle as u32), |h| c_of(h.x));
+            wv.start = at - (at - wv.start) * f;
+            wv.end = at + (wv.end - at) * f;
+        } else if scroll.y != 0.0 || scroll.x != 0.0 {
+            let d = f64::from((scroll.x + scroll.y) / plot.width()) * span;
+            wv.start -= d;
+            wv.end -= d;
+        }
+    }
+    if resp.drag_started() {
+        wv.drag_from = resp.interact_pointer_pos().map(|p| p.x);
+    }
+    if let (Some(a), Some(b)) = (wv.drag_from, resp.interact_pointer_pos())
+        && resp.dragged()
+    {
+        let r = Rect::from_min_max(Pos2::new(a.min(b.x), plot.top()), Pos2::new(a.max(b.x), plot.bottom()));
+        p.rect_filled(r, 0.0, pal.selected.with_alpha(40).egui());
+    }
+    if resp.drag_stopped() {
+        if let (Some(a), Some(b)) = (wv.drag_from, resp.interact_pointer_pos())
+            && (a - b.x).abs() > 6.0
+        {
+            let (s, e) = (c_of(a.min(b.x)), c_of(a.max(b.x)));
+            wv.start = s.floor();
+            wv.end = e.ceil().max(wv.start + 2.0);
+        }
+        wv.drag_from = None;
+    } else if resp.clicked()
+        && let Some(pos) = resp.interact_pointer_pos()
+        && pos.x > plot.left()
+    {
+        m.goto(c_of(pos.x).floor().max(0.0) as u64);
+    }
+    if resp.secondary_clicked()
+        && let Some(pos) = resp.interact_pointer_pos()
+    {
+        m.markers.push(c_of(pos.x).floor().max(0.0) as u64);
+    }
+    wv.start = wv.start.max(0.0);
+    if wv.end <= wv.start + 1.0 {
+        wv.end = wv.start + 2.0;
+    }
+    // Follow the cursor.
+    let cur = m.cycle as f64;
+    if cur < wv.start || cur >= wv.end {
+        let w = wv.end - wv.start;
+        wv.start = (cur - w / 2.0).max(0.0);
+        wv.end = wv.start + w;
+    }
+    let (start, span) = (wv.start, (wv.end - wv.start).max(1.0));
+    let x_of = |c: f64| plot.left() + ((c - start) / span) as f32 * plot.width();
+    // Rows.
+    let radix = m.look.radix;
+    let font = egui::FontId::monospace(11.0);
+    for (k, &ch) in rows.iter().enumerate() {
+        let y0 = rect.top() + k as f32 * ROW_H + 2.0;
+        let (name, ty) = match &m.circuit {
+            Some(c) => (c.func.channels[ch].name.clone(), c.func.channels[ch].ty.clone()),
+            None => continue,
+        };
+        p.text(Pos2::new(rect.left() + 4.0, y0 + ROW_H / 2.0), egui::Align2::LEFT_CENTER, &name, font.clone(), pal.text.egui());
+        let (s, e) = (wv.start.floor() as u64, wv.end.ceil() as u64);
+        let n = m.cycles();
+        let segs: Vec<(u64, u64, ChanState, bool, u64)> = m
+            .with_history(ch, |h| {
+                let mut out = Vec::new();
+                let first = history::at(h, s).unwrap_or(0);
+                for i in first..h.len() {
+                    let (c0, smp) = h[i];
+                    if c0 >= e {
+                        break;
+                    }
+                    let c1 = h.get(i + 1).map_or(n, |x| x.0);
+                    out.push((c0.max(s), c1.min(e), ChanState::of(smp.valid, smp.ready), smp.valid, smp.data));
+                }
+                out
+            })
+            .unwrap_or_default();
+        for (a, b, st, valid, data) in segs {
+            let (xa, xb) = (x_of(a as f64), x_of(b as f64));
+            let col = pal.chan(st).egui();
+            let r = Rect::from_min_max(Pos2::new(xa, y0 + 3.0), Pos2::new(xb, y0 + ROW_H - 3.0));
+            if valid {
+                p.rect_filled(r, 1.0, pal.chan(st).with_alpha(60).egui());
+                p.rect_stroke(r, 1.0, Stroke::new(1.0, col), egui::StrokeKind::Inside);
+                if xb - xa > 24.0 {
+                    p.text(r.center(), egui::Align2::CENTER_CENTER, format_value(data, &ty, radix), egui::FontId::monospace(10.0), pal.text.egui());
+                }
+            } else {
+                let y = if st == ChanState::Accept { y0 + 6.0 } else { y0 + ROW_H / 2.0 };
+                p.line_segment([Pos2::new(xa, y), Pos2::new(xb, y)], Stroke::new(1.2, col));
+            }
+        }
+    }
+    // Ticks, markers, cursor.
+    let step = (span / 8.0).max(1.0).round() as u64;
+    let mut t = (wv.start as u64 / step) * step;
+    while (t as f64) < wv.end {
+        let x = x_of(t as f64);
+        if x >= plot.left() {
+            p.text(Pos2::new(x, rect.bottom() - 2.0), egui::Align2::CENTER_BOTTOM, t.to_string(), egui::FontId::proportional(9.0), pal.weak_text.egui());
+        }
+        t += step;
+    }
+    for &mk in &m.markers {
+        let x = x_of(mk as f64 + 0.5);
+        p.line_segment([Pos2::new(x, plot.top()), Pos2::new(x, plot.bottom())], Stroke::new(1.0, pal.selected.egui()));
+    }
+    let x = x_of(cur + 0.5);
+    p.line_segment([Pos2::new(x, plot.top()), Pos2::new(x, plot.bottom())], Stroke::new(2.0, pal.text.egui()));
+    resp.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "waveforms"));
+}

@@ -1,0 +1,47 @@
+//! `handscope gui`: open the visual debugger on a file (and optionally a VCD).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::app::header::SimArgs;
+use crate::app::model::Start;
+
+/// Arguments of `handscope gui`.
+#[derive(clap::Args, Debug)]
+pub struct GuiArgs {
+    /// C kernel or handshake MLIR file (default: the built-in gallery).
+    pub file: Option<PathBuf>,
+    /// A VCD of a run of that circuit to replay instead of simulating.
+    pub trace: Option<PathBuf>,
+    /// Tokens for an argument, as in `handscope sim` (replaces the file's `// sim:` header entry).
+    #[arg(long = "in", value_name = "NAME=TOKENS")]
+    pub inputs: Vec<String>,
+    /// Initial memory contents, as in `handscope sim`.
+    #[arg(long = "mem", value_name = "NAME=VALUES")]
+    pub mems: Vec<String>,
+    /// Ready policy of a result, as in `handscope sim`.
+    #[arg(long = "ready", value_name = "NAME=POLICY")]
+    pub ready: Vec<String>,
+}
+
+/// Opens the window.
+pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
+    let start = match &a.file {
+        None => Start::Example(0),
+        Some(f) => match gallery_index(f) {
+            Some(i) if !f.exists() => Start::Example(i),
+            _ => Start::File(
+                f.clone(),
+                a.trace.clone(),
+                SimArgs { inputs: a.inputs.clone(), mems: a.mems.clone(), ready: a.ready.clone() },
+            ),
+        },
+    };
+    Ok(crate::app::run(start))
+}
+
+/// Index of the gallery example named like `f` (`deadlock_join` or `deadlock_join.mlir`).
+pub fn gallery_index(f: &std::path::Path) -> Option<usize> {
+    let s = f.to_string_lossy();
+    crate::examples::CIRCUITS.iter().position(|e| e.name == s || e.name.trim_end_matches(".mlir") == s)
+}

@@ -1,0 +1,83 @@
+//! `handscope render`: draw the debugger's view of a circuit at one cycle, without a window.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+
+use crate::app::header::SimArgs;
+use crate::app::model::{Look, Start};
+use crate::app::style::{Radix, Theme};
+
+/// Arguments of `handscope render`.
+#[derive(clap::Args, Debug)]
+pub struct RenderArgs {
+    /// C kernel or handshake MLIR file, or the name of a gallery example (`deadlock_join`).
+    pub file: PathBuf,
+    /// Tokens for an argument, as in `handscope sim` (replaces the file's `// sim:` entry).
+    #[arg(long = "in", value_name = "NAME=TOKENS")]
+    pub inputs: Vec<String>,
+    /// Initial memory contents, as in `handscope sim`.
+    #[arg(long = "mem", value_name = "NAME=VALUES")]
+    pub mems: Vec<String>,
+    /// Ready policy of a result, as in `handscope sim`.
+    #[arg(long = "ready", value_name = "NAME=POLICY")]
+    pub ready: Vec<String>,
+    /// A VCD of a run to show instead of simulating.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// The cycle to draw (past the end of the run: its last cycle).
+    #[arg(long, default_value_t = 0)]
+    pub cycle: u64,
+    /// Output file: `.svg` or `.png`.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// `light` or `dark`.
+    #[arg(long, default_value = "light")]
+    pub theme: String,
+    /// Colour-blind-safe channel colours.
+    #[arg(long)]
+    pub colour_blind: bool,
+    /// Value format: `signed`, `unsigned`, `hex` or `binary`.
+    #[arg(long, default_value = "signed")]
+    pub radix: String,
+    /// PNG scale factor.
+    #[arg(long, default_value_t = 1.5)]
+    pub scale: f32,
+}
+
+/// Renders and writes the file.
+pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
+    let theme = match a.theme.as_str() {
+        "light" => Theme::Light,
+        "dark" => Theme::Dark,
+        t => bail!("--theme {t}: expected `light` or `dark`"),
+    };
+    let radix = Radix::ALL
+        .into_iter()
+        .find(|r| r.name() == a.radix || (a.radix == "bin" && *r == Radix::Bin) || (a.radix == "dec" && *r == Radix::Dec))
+        .with_context(|| format!("--radix {}: expected signed, unsigned, hex or binary", a.radix))?;
+    let look = Look { theme, colour_blind: a.colour_blind, radix, ..Look::default() };
+    let over = SimArgs { inputs: a.inputs.clone(), mems: a.mems.clone(), ready: a.ready.clone() };
+    let start = match super::gui::gallery_index(&a.file) {
+        Some(i) if !a.file.exists() && over.is_empty() && a.trace.is_none() => Start::Example(i),
+        Some(i) if !a.file.exists() => {
+            // A gallery example with other stimulus: write it to a temporary file.
+            let ex = &crate::examples::CIRCUITS[i];
+            let p = std::env::temp_dir().join(format!("handscope-{}-{}", std::process::id(), ex.name));
+            std::fs::write(&p, ex.text)?;
+            Start::File(p, a.trace.clone(), over)
+        }
+        _ => Start::File(a.file.clone(), a.trace.clone(), over),
+    };
+    let svg = crate::app::render::render_svg(start, a.cycle, look)?;
+    let ext = a.output.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let bytes = match ext.as_str() {
+        "svg" => svg.into_bytes(),
+        "png" => crate::app::svg::svg_to_png(&svg, a.scale)?,
+        _ => bail!("{}: the output must end in .svg or .png", a.output.display()),
+    };
+    std::fs::write(&a.output, bytes).with_context(|| format!("cannot write {}", a.output.display()))?;
+    eprintln!("wrote {}", a.output.display());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,95 @@
+//! `handscope replay`: the report of `sim`, computed from a VCD of a hardware run.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use handscope_sim::report::{Status, render_human};
+use handscope_traces::vcd_in::{ReplayOptions, replay_file};
+
+use super::sim::{environment, flat_function};
+
+/// Arguments of `handscope replay`.
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// Handshake MLIR file of the circuit that was run.
+    pub graph: PathBuf,
+    /// The VCD of the run (Verilator on Handscope's or CIRCT's SystemVerilog).
+    pub trace: PathBuf,
+    /// Function (default: the only or the last function with a body).
+    #[arg(long)]
+    pub func: Option<String>,
+    /// Explicit mapping file: lines `channel_name signal_prefix`.
+    #[arg(long, value_name = "FILE")]
+    pub map: Option<PathBuf>,
+    /// Clock signal (name or dotted path; default `clock` or `clk`).
+    #[arg(long)]
+    pub clock: Option<String>,
+    /// Function scope in the VCD (dotted path or its tail), when several match.
+    #[arg(long)]
+    pub scope: Option<String>,
+    /// The stimulus of the run, as for `sim` (optional: makes pending inputs and the stop
+    /// cycle exact). Repeatable.
+    #[arg(long = "in", value_name = "NAME=TOKENS")]
+    pub inputs: Vec<String>,
+    /// Initial memory contents, as for `sim`. Repeatable.
+    #[arg(long = "mem", value_name = "NAME=VALUES")]
+    pub mems: Vec<String>,
+    /// Ready policies, as for `sim`. Repeatable.
+    #[arg(long = "ready", value_name = "NAME=POLICY")]
+    pub ready: Vec<String>,
+    /// Cycles without any transfer after which the run counts as deadlocked.
+    #[arg(long, default_value_t = 16)]
+    pub deadlock_window: u64,
+    /// Print the mapping report (matched channels, unmatched signals and channels).
+    #[arg(long)]
+    pub show_mapping: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `handscope replay`.
+pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
+    let loaded = crate::load::load(&a.graph)?;
+    let f = super::select_function(&loaded.module, a.func.as_deref())?;
+    let flat = flat_function(&loaded.module, f)?;
+    let given = !(a.inputs.is_empty() && a.mems.is_empty() && a.ready.is_empty());
+    let env = environment(&flat, &a.inputs, &a.mems, &a.ready, a.deadlock_window)?;
+    let opts = ReplayOptions { clock: a.clock.clone(), scope: a.scope.clone(), map_file: a.map.clone(), progress: true };
+    let r = replay_file(&a.trace, &flat, given.then_some(&env), &opts)?;
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+    let m = &r.mapping;
+    eprintln!(
+        "mapping: scope `{}`, clock `{}`, {} of {} channels matched, {} of {} state words, {} unmatched signals",
+        m.scope,
+        m.clock,
+        m.matched.len(),
+        m.matched.len() + m.unmatched_channels.len(),
+        m.state_words.0,
+        m.state_words.1,
+        m.unmatched_signals.len()
+    );
+    if a.show_mapping {
+        for c in &m.matched {
+            eprintln!("  {} <- {} ({})", c.channel, c.valid.trim_end_matches("_valid"), c.scheme);
+        }
+        for c in &m.unmatched_channels {
+            eprintln!("  {c}: no signal");
+        }
+        for s in &m.unmatched_signals {
+            eprintln!("  unused signal {s}");
+        }
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&r.report)?);
+    } else {
+        print!("{}", render_human(&r.report));
+    }
+    Ok(match r.report.status {
+        Status::Done => ExitCode::SUCCESS,
+        Status::Deadlock => ExitCode::from(2),
+        Status::MaxCycles => ExitCode::from(3),
+    })
+}

@@ -1,0 +1,126 @@
+//! `handscope verilog` and `handscope verilate`: SystemVerilog from Handscope's component
+//! library, and a Verilator testbench that drives it like `handscope sim` (optionally built,
+//! run and replayed).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use handscope_compiler::verilog::testbench::{TbDesign, memory_init_files, wrapper, write_testbench};
+use handscope_compiler::verilog::{VerilogBuilder, write_verilog};
+use handscope_sim::report::{Status, render_human};
+
+use super::sim::{environment, flat_function};
+
+/// Arguments of `handscope verilog`.
+#[derive(clap::Args, Debug)]
+pub struct VerilogArgs {
+    /// Handshake MLIR file.
+    pub file: PathBuf,
+    /// Function to write (default: the only or the last function with a body).
+    #[arg(long)]
+    pub func: Option<String>,
+    /// Output file (default: standard output).
+    #[arg(short, long, value_name = "OUT.sv")]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `handscope verilate`.
+#[derive(clap::Args, Debug)]
+pub struct VerilateArgs {
+    /// Handshake MLIR file.
+    pub file: PathBuf,
+    /// Function to run (default: the only or the last function with a body).
+    #[arg(long)]
+    pub func: Option<String>,
+    /// Tokens for an argument, as for `sim`. Repeatable.
+    #[arg(long = "in", value_name = "NAME=TOKENS")]
+    pub inputs: Vec<String>,
+    /// Initial memory contents, as for `sim`. Repeatable.
+    #[arg(long = "mem", value_name = "NAME=VALUES")]
+    pub mems: Vec<String>,
+    /// Ready policy of a result, as for `sim`. Repeatable.
+    #[arg(long = "ready", value_name = "NAME=POLICY")]
+    pub ready: Vec<String>,
+    /// Stop after this many cycles.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_cycles: u64,
+    /// Cycles without any transfer after which the run is declared deadlocked.
+    #[arg(long, default_value_t = 16)]
+    pub deadlock_window: u64,
+    /// Output directory (SystemVerilog, testbench, memory files, build script).
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+    /// Build with Verilator, run, replay the VCD and print the report like `sim`.
+    #[arg(long)]
+    pub run: bool,
+    /// With --run: print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `handscope verilog`.
+pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
+    let loaded = crate::load::load(&a.file)?;
+    let f = super::select_function(&loaded.module, a.func.as_deref())?;
+    let flat = flat_function(&loaded.module, f)?;
+    let sv = write_verilog(&flat)?;
+    match &a.output {
+        Some(p) => std::fs::write(p, sv).with_context(|| format!("cannot write {}", p.display()))?,
+        None => print!("{sv}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `handscope verilate`.
+pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
+    let loaded = crate::load::load(&a.file)?;
+    let f = super::select_function(&loaded.module, a.func.as_deref())?;
+    let flat = flat_function(&loaded.module, f)?;
+    let env = environment(&flat, &a.inputs, &a.mems, &a.ready, a.deadlock_window)?;
+    let mut b = VerilogBuilder::new();
+    let top = b.add(&flat, None)?;
+    let design = TbDesign { top: top.clone(), func: &flat, env: &env, max_cycles: a.max_cycles, any_fire: true };
+    let designs = [design];
+    let mut sv = b.finish();
+    sv.push_str(&wrapper(&designs));
+    let tb = write_testbench(&designs);
+    let dir = &a.output;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let write = |name: &str, text: &str| -> anyhow::Result<()> {
+        let p = dir.join(name);
+        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))
+    };
+    write("design.sv", &sv)?;
+    write("tb.cpp", &tb)?;
+    for (name, text) in memory_init_files(&top, &flat, &env) {
+        write(&name, &text)?;
+    }
+    let cmd = handscope_traces::verilator::build_command(Path::new("obj"));
+    write("build.sh", &format!("#!/bin/sh\n# Builds ./obj/Vhs_tb; run it as ./obj/Vhs_tb trace.vcd\ncd \"$(dirname \"$0\")\"\n{}\n", cmd.join(" ")))?;
+    if !a.run {
+        eprintln!("wrote {}/design.sv, tb.cpp and build.sh (top module `{top}`)", dir.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let vcd = handscope_traces::verilator::build_and_run(dir, &sv, &tb, None)?;
+    let opts = handscope_traces::vcd_in::ReplayOptions {
+        scope: Some(format!("hs_tb.{top}")),
+        progress: true,
+        ..Default::default()
+    };
+    let replay = handscope_traces::vcd_in::replay_file(&vcd, &flat, Some(&env), &opts)?;
+    for w in &replay.warnings {
+        eprintln!("warning: {w}");
+    }
+    let report = &replay.report;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(report)?);
+    } else {
+        print!("{}", render_human(report));
+    }
+    Ok(match report.status {
+        Status::Done => ExitCode::SUCCESS,
+        Status::Deadlock => ExitCode::from(2),
+        Status::MaxCycles => ExitCode::from(3),
+    })
+}

@@ -1,0 +1,444 @@
+//! Mapping a VCD's signals onto a function's channels and component state.
+//!
+//! Naming schemes tried for every channel, in this order, inside the *function scope* (the
+//! scope of the function's top module; chosen as the scope holding the clock in which most
+//! channels match, or given):
+//! 1. an explicit mapping file: lines `channel_name signal_prefix` (`#` starts a comment);
+//!    the prefix is a dotted path relative to the function scope or from the root, and names
+//!    `<prefix>`, `<prefix>_valid`, `<prefix>_ready`;
+//! 2. Handscope's SystemVerilog: nets `<node>_<port>` (node ID encoded with
+//!    `encode_instance_name` rules), argument ports `<arg>`;
+//! 3. instance ports `<node>.<port>` (same encoding), as Verilator traces them;
+//! 4. Handscope's own VCD writer: scopes along the node ID's `/` hierarchy;
+//! 5. CIRCT 1.62: nets `_<inst>_<port>` with `ready` on the consumer's net
+//!    `_<consumer inst>_<input port>_ready`, result ports (`resNames` or `out<k>`), argument
+//!    ports (`argNames` or `in<i>`); instances `handshake_<op><k>` / `arith_<op><k>` counted
+//!    per op kind in textual order (or `<op>_id<N>` with `handshake_id`), whatever the
+//!    `handshake.name`; then CIRCT instance ports `<inst>.<port>`.
+//!
+//! State words are looked up in the node's instance scope by their engine name with `.`
+//! written `_` (`emitted_0`, `won`, `slot0_skid_valid`), or CIRCT's register names
+//! (`won_reg`, `result_emitted_reg`, `index_emitted_reg`, `writeValidBuffer`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use handscope_sim::trace::StateMeta;
+use handscope_sim::{Function, NameHint, NodeId, Op};
+use serde::Serialize;
+
+use super::parse::Header;
+
+/// Where one channel's signals were found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChannelMatch {
+    /// Channel name.
+    pub channel: String,
+    /// Path of its `valid` signal.
+    pub valid: String,
+    /// Naming scheme that matched (`map-file`, `handscope-sv`, `instance-port`,
+    /// `handscope-vcd`, `circt-net`, `circt-instance`).
+    pub scheme: &'static str,
+}
+
+/// What the mapping found.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MappingReport {
+    /// The function scope (dotted path, empty for the root).
+    pub scope: String,
+    /// The clock signal.
+    pub clock: String,
+    /// The reset signal, if any.
+    pub reset: Option<String>,
+    /// Channels with signals.
+    pub matched: Vec<ChannelMatch>,
+    /// Channels without signals (their valid/ready/data read as 0).
+    pub unmatched_channels: Vec<String>,
+    /// Signals directly in the function scope that no channel uses.
+    pub unmatched_signals: Vec<String>,
+    /// Number of state words rebuilt from register signals, of all state words.
+    pub state_words: (usize, usize),
+}
+
+/// Signal codes of one channel.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ChannelCodes {
+    /// `valid`.
+    pub valid: Option<u32>,
+    /// `ready`.
+    pub ready: Option<u32>,
+    /// `data`.
+    pub data: Option<u32>,
+}
+
+/// The mapping used for sampling.
+#[derive(Clone, Debug)]
+pub struct Mapping {
+    /// Per channel, in `f.channels` order.
+    pub channels: Vec<ChannelCodes>,
+    /// Per state word (in [`StateMeta`] order).
+    pub state: Vec<Option<u32>>,
+    /// Clock code.
+    pub clock: u32,
+    /// Reset code.
+    pub reset: Option<u32>,
+    /// The report.
+    pub report: MappingReport,
+}
+
+/// Mapping failures.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MapError {
+    /// No clock.
+    #[error("no clock signal found (looked for `clock` and `clk`); name it with --clock")]
+    NoClock,
+    /// The named clock does not exist.
+    #[error("clock signal `{0}` not found")]
+    ClockNotFound(String),
+    /// The requested scope does not exist.
+    #[error("no scope `{0}` holding a clock")]
+    NoScope(String),
+    /// Bad mapping file line.
+    #[error("mapping file line {line}: {message}")]
+    MapFile {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Parses a mapping file: `channel_name signal_prefix` per line.
+pub fn parse_map_file(text: &str, f: &Function) -> Result<BTreeMap<String, String>, MapError> {
+    let mut m = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let mut it = line.split_whitespace();
+        let (Some(c), Some(p), None) = (it.next(), it.next(), it.next()) else {
+            return Err(MapError::MapFile { line: i + 1, message: format!("expected `channel signal_prefix`, got `{line}`") });
+        };
+        if f.channel_by_name(c).is_none() {
+            return Err(MapError::MapFile { line: i + 1, message: format!("@{} has no channel `{c}`", f.name) });
+        }
+        m.insert(c.to_string(), p.to_string());
+    }
+    Ok(m)
+}
+
+/// Encodes a stable ID like the SystemVerilog back end does (see
+/// `handscope_compiler::verilog::names`; duplicated here because `traces` does not depend on
+/// the compiler).
+pub fn encode_id(id: &str) -> String {
+    const KW: &[&str] = &[
+        "always", "always_comb", "always_ff", "always_latch", "and", "assign", "begin", "bit", "break",
+        "buf", "byte", "case", "casex", "casez", "cell", "chandle", "class", "config", "const",
+        "continue", "default", "design", "disable", "do", "edge", "else", "end", "endcase",
+        "endfunction", "endgenerate", "endmodule", "endtask", "enum", "event", "for", "force",
+        "forever", "fork", "function", "generate", "genvar", "if", "initial", "inout", "input", "int",
+        "integer", "join", "logic", "longint", "module", "nand", "negedge", "nor", "not", "or",
+        "output", "packed", "parameter", "posedge", "real", "reg", "release", "repeat", "return",
+        "shortint", "signed", "string", "struct", "supply0", "supply1", "table", "task", "time",
+        "tri", "type", "union", "unsigned", "var", "void", "wait", "while", "wire", "xor", "xnor",
+    ];
+    let chars: Vec<char> = id.chars().collect();
+    let first = chars.first().is_some_and(|c| c.is_ascii_digit()) || KW.contains(&id);
+    let mut out = String::new();
+    let hex = |out: &mut String, c: char| {
+        let mut buf = [0u8; 4];
+        for b in c.encode_utf8(&mut buf).bytes() {
+            out.push_str(&format!("__X{b:02x}"));
+        }
+    };
+    for (i, &c) in chars.iter().enumerate() {
+        if i == 0 && first {
+            hex(&mut out, c);
+            continue;
+        }
+        match c {
+            c if c.is_ascii_alphanumeric() => out.push(c),
+            '_' if chars.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric()) => out.push('_'),
+            '_' => out.push_str("__U"),
+            '/' => out.push_str("__S"),
+            '.' => out.push_str("__D"),
+            c => hex(&mut out, c),
+        }
+    }
+    if out.is_empty() {
+        out.push_str("__E");
+    }
+    out
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+}
+
+/// CIRCT 1.62's instance name of every component node.
+pub fn circt_instance_names(f: &Function) -> BTreeMap<NodeId, String> {
+    let mut counters: BTreeMap<String, u32> = BTreeMap::new();
+    let mut out = BTreeMap::new();
+    for (id, node) in f.nodes.iter() {
+        if matches!(node.op, Op::Argument { .. } | Op::Return) {
+            continue;
+        }
+        let base = match &node.op {
+            Op::Instance { callee } => callee.clone(),
+            op => format!("{}_{}", op.dialect(), op.mnemonic()),
+        };
+        let name = match node.name_hint {
+            NameHint::HandshakeId(n) => format!("{base}_id{n}"),
+            _ => {
+                let k = counters.entry(base.clone()).or_insert(0);
+                let name = format!("{base}{k}");
+                *k += 1;
+                name
+            }
+        };
+        out.insert(id, name);
+    }
+    out
+}
+
+struct Index<'h> {
+    by_path: BTreeMap<String, (u32, u32)>,
+    h: &'h Header,
+}
+
+impl Index<'_> {
+    fn get(&self, path: &str) -> Option<u32> {
+        self.by_path.get(path).map(|x| x.0)
+    }
+}
+
+fn join(scope: &str, rest: &str) -> String {
+    if scope.is_empty() { rest.to_string() } else { format!("{scope}.{rest}") }
+}
+
+/// Candidate `(valid, ready, data)` paths for channel `cid`, with scheme names.
+fn candidates(
+    f: &Function,
+    cid: handscope_sim::ChannelId,
+    circt: &BTreeMap<NodeId, String>,
+    map: &BTreeMap<String, String>,
+    scope: &str,
+) -> Vec<(&'static str, String, String, String)> {
+    let ch = &f.channels[cid];
+    let p = &f.nodes[ch.producer.node];
+    let mut v = Vec::new();
+    let trio = |base: &str| (format!("{base}_valid"), format!("{base}_ready"), base.to_string());
+    if let Some(pre) = map.get(&ch.name) {
+        for b in [join(scope, pre), pre.clone()] {
+            let (a, r, d) = trio(&b);
+            v.push(("map-file", a, r, d));
+        }
+    }
+    let consumer = ch.consumers.first().map(|c| (&f.nodes[c.node], c.port as usize));
+    match p.op {
+        Op::Argument { index } => {
+            let mut names = vec![encode_id(&f.args[index].name), f.args[index].name.clone(), format!("in{index}")];
+            names.dedup();
+            for n in names {
+                let (a, r, d) = trio(&join(scope, &n));
+                v.push(("argument", a, r, d));
+            }
+        }
+        _ => {
+            let port = p.op.output_port_name(ch.producer.port as usize);
+            let enc = encode_id(&p.id);
+            let (a, r, d) = trio(&join(scope, &format!("{enc}_{port}")));
+            v.push(("handscope-sv", a, r, d));
+            let (a, r, d) = trio(&join(scope, &format!("{enc}.{port}")));
+            v.push(("instance-port", a, r, d));
+            let path: Vec<String> = p.id.split('/').map(sanitize).collect();
+            let (a, r, d) = trio(&join(scope, &format!("{}.{}", path.join("."), sanitize(&port))));
+            v.push(("handscope-vcd", a, r, d));
+            if let Some(inst) = circt.get(&ch.producer.node) {
+                match consumer {
+                    Some((cn, k)) if cn.op == Op::Return => {
+                        let res = f.results.get(k).map(|r| r.name.clone()).unwrap_or_default();
+                        for n in [res, format!("out{k}")] {
+                            let (a, r, d) = trio(&join(scope, &n));
+                            v.push(("circt-net", a, r, d));
+                        }
+                    }
+                    Some((cn, k)) => {
+                        let cid_ = f.channels[cid].consumers[0].node;
+                        if let Some(ci) = circt.get(&cid_) {
+                            let cport = cn.op.input_port_name(k);
+                            let base = join(scope, &format!("_{inst}_{port}"));
+                            v.push((
+                                "circt-net",
+                                format!("{base}_valid"),
+                                join(scope, &format!("_{ci}_{cport}_ready")),
+                                base,
+                            ));
+                        }
+                    }
+                    None => {}
+                }
+                let (a, r, d) = trio(&join(scope, &format!("{inst}.{port}")));
+                v.push(("circt-instance", a, r, d));
+            }
+        }
+    }
+    v
+}
+
+/// Maps `f`'s channels and state words onto the signals of `h`.
+pub fn map_signals(
+    h: &Header,
+    f: &Function,
+    state_meta: &[StateMeta],
+    map_file: &BTreeMap<String, String>,
+    clock: Option<&str>,
+    scope_hint: Option<&str>,
+) -> Result<Mapping, MapError> {
+    let mut by_path = BTreeMap::new();
+    for (i, v) in h.vars.iter().enumerate() {
+        by_path.entry(v.path()).or_insert((v.code, i as u32));
+    }
+    let idx = Index { by_path, h };
+    let circt = circt_instance_names(f);
+    // Scopes holding a clock.
+    let clock_names: Vec<&str> = match clock {
+        Some(c) => vec![c.rsplit('.').next().unwrap_or(c)],
+        None => vec!["clock", "clk"],
+    };
+    let mut scopes: Vec<String> = Vec::new();
+    for v in &h.vars {
+        if clock_names.contains(&v.name.as_str()) {
+            let s = v.scope.join(".");
+            if let Some(c) = clock {
+                if c.contains('.') && v.path() != c && !v.path().ends_with(&format!(".{c}")) {
+                    continue;
+                }
+            }
+            if !scopes.contains(&s) {
+                scopes.push(s);
+            }
+        }
+    }
+    if scopes.is_empty() {
+        return Err(match clock {
+            Some(c) => MapError::ClockNotFound(c.to_string()),
+            None => MapError::NoClock,
+        });
+    }
+    if let Some(hint) = scope_hint {
+        scopes.retain(|s| s == hint || s.ends_with(&format!(".{hint}")));
+        if scopes.is_empty() {
+            return Err(MapError::NoScope(hint.to_string()));
+        }
+    }
+    let try_scope = |scope: &str| {
+        let mut chans = Vec::new();
+        let mut matched = Vec::new();
+        let mut unmatched = Vec::new();
+        for (cid, ch) in f.channels.iter() {
+            let w = ch.ty.bit_width();
+            let mut found = None;
+            for (scheme, a, r, d) in candidates(f, cid, &circt, map_file, scope) {
+                let (Some(va), Some(re)) = (idx.get(&a), idx.get(&r)) else { continue };
+                let data = if w > 0 {
+                    match idx.get(&d) {
+                        Some(x) => Some(x),
+                        None => continue,
+                    }
+                } else {
+                    None
+                };
+                found = Some((ChannelCodes { valid: Some(va), ready: Some(re), data }, scheme, a, r, d));
+                break;
+            }
+            match found {
+                Some((codes, scheme, a, r, d)) => {
+                    chans.push(codes);
+                    matched.push((ChannelMatch { channel: ch.name.clone(), valid: a, scheme }, r, d));
+                }
+                None => {
+                    chans.push(ChannelCodes::default());
+                    unmatched.push(ch.name.clone());
+                }
+            }
+        }
+        (chans, matched, unmatched)
+    };
+    let mut best: Option<(String, _)> = None;
+    for s in &scopes {
+        let r = try_scope(s);
+        if best.as_ref().is_none_or(|(_, b): &(String, (Vec<ChannelCodes>, Vec<_>, Vec<String>))| r.1.len() > b.1.len()) {
+            best = Some((s.clone(), r));
+        }
+    }
+    let Some((scope, (channels, matched, unmatched_channels))) = best else {
+        return Err(MapError::NoClock);
+    };
+    let clock_path = clock_names
+        .iter()
+        .map(|n| join(&scope, n))
+        .find(|p| idx.get(p).is_some())
+        .ok_or(MapError::NoClock)?;
+    let clock_code = idx.get(&clock_path).ok_or(MapError::NoClock)?;
+    let reset_path = ["reset", "rst"].iter().map(|n| join(&scope, n)).find(|p| idx.get(p).is_some());
+    let reset = reset_path.as_ref().and_then(|p| idx.get(p));
+    // State words.
+    let mut state = Vec::new();
+    let mut found_state = 0;
+    for meta in state_meta {
+        let node = f.node_by_id(&meta.node);
+        let mut insts = vec![encode_id(&meta.node), meta.node.split('/').map(sanitize).collect::<Vec<_>>().join(".")];
+        if let Some(ci) = node.and_then(|n| circt.get(&n)) {
+            insts.push(ci.clone());
+        }
+        for field in &meta.fields {
+            let plain = field.replace('.', "_");
+            let mut names = vec![plain.clone(), sanitize(field)];
+            match field.as_str() {
+                "won" | "result_emitted" | "index_emitted" => names.push(format!("{field}_reg")),
+                f if f.ends_with("write_valid_buffer") => names.push("writeValidBuffer".into()),
+                _ => {}
+            }
+            let sc = scope.as_str();
+            let code = insts
+                .iter()
+                .flat_map(|i| names.iter().map(move |n| join(sc, &format!("{i}.{n}"))))
+                .find_map(|p| idx.get(&p));
+            found_state += usize::from(code.is_some());
+            state.push(code);
+        }
+    }
+    // Signals in the function scope that nothing uses.
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    for (m, r, d) in &matched {
+        used.insert(m.valid.clone());
+        used.insert(r.clone());
+        used.insert(d.clone());
+    }
+    used.insert(clock_path.clone());
+    used.extend(reset_path.clone());
+    used.insert(join(&scope, "hs_any_fire"));
+    let prefix = if scope.is_empty() { String::new() } else { format!("{scope}.") };
+    let unmatched_signals = idx
+        .h
+        .vars
+        .iter()
+        .filter(|v| v.scope.join(".") == scope)
+        .map(|v| v.path())
+        .filter(|p| !used.contains(p))
+        .map(|p| p.strip_prefix(&prefix).unwrap_or(&p).to_string())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let report = MappingReport {
+        scope: scope.clone(),
+        clock: clock_path,
+        reset: reset_path,
+        matched: matched.into_iter().map(|m| m.0).collect(),
+        unmatched_channels,
+        unmatched_signals,
+        state_words: (found_state, state.len()),
+    };
+    Ok(Mapping { channels, state, clock: clock_code, reset, report })
+}

@@ -1,0 +1,356 @@
+//! Replaying VCDs of hardware runs (Verilator on Handscope's or CIRCT's RTL) onto a graph:
+//! the result is the same [`Trace`] type the engine records, and the same [`RunReport`].
+//!
+//! The file is memory-mapped and streamed once ([`parse`]); only mapped signals are kept
+//! ([`mapping`]). Values are sampled at every rising edge of the clock, using the values
+//! from before that timestamp (the settled values of the cycle), so one step is one cycle;
+//! edges where `reset` is high are skipped. Sampling stops where the engine would have
+//! stopped (results complete or deadlock, see [`handscope_sim::analysis`]). A file whose last
+//! line is incomplete replays up to the last complete line with a warning.
+
+pub mod mapping;
+pub mod parse;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use handscope_sim::analysis::TraceObserver;
+use handscope_sim::engine::{SimError, Simulation};
+use handscope_sim::report::RunReport;
+use handscope_sim::stimulus::Environment;
+use handscope_sim::trace::{MemWrite, Sample, StateMeta, Trace, TraceBuilder};
+use handscope_sim::types::width_mask;
+use handscope_sim::{Function, Op};
+
+pub use mapping::{MapError, MappingReport};
+use parse::{BodySink, Header};
+
+/// Options of a replay.
+#[derive(Clone, Debug, Default)]
+pub struct ReplayOptions {
+    /// Clock signal name or dotted path (default: `clock` or `clk`).
+    pub clock: Option<String>,
+    /// Function scope (dotted path or its last components), when several scopes match.
+    pub scope: Option<String>,
+    /// Explicit mapping file (`channel_name signal_prefix` per line).
+    pub map_file: Option<PathBuf>,
+    /// Print a progress line on standard error.
+    pub progress: bool,
+}
+
+/// Errors of a replay.
+#[derive(Debug, thiserror::Error)]
+pub enum VcdError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The file is not a valid VCD.
+    #[error("{path}:{line}: (byte {offset}) {message}")]
+    Syntax {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: u64,
+        /// Byte offset.
+        offset: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// Signals could not be mapped.
+    #[error("{path}: {source}")]
+    Map {
+        /// The file.
+        path: String,
+        /// The problem.
+        source: MapError,
+    },
+    /// No channel matched any signal.
+    #[error("{path}: no channel of @{func} matches a signal in scope `{scope}`; give a mapping with --map")]
+    NothingMatched {
+        /// The file.
+        path: String,
+        /// The function.
+        func: String,
+        /// The scope tried.
+        scope: String,
+    },
+    /// The graph cannot be simulated (so it has no trace layout).
+    #[error(transparent)]
+    Graph(#[from] SimError),
+}
+
+/// A replayed run.
+#[derive(Debug)]
+pub struct Replay {
+    /// The trace, with the engine's layout.
+    pub trace: Trace,
+    /// The report `sim` would print.
+    pub report: RunReport,
+    /// How signals were mapped.
+    pub mapping: MappingReport,
+    /// Warnings (truncated file, ...).
+    pub warnings: Vec<String>,
+    /// Rising clock edges found (reset edges included).
+    pub edges: u64,
+}
+
+/// The engine's trace layout for `f`: channels, state words and memories.
+pub fn trace_layout(f: &Function) -> Result<TraceBuilder, SimError> {
+    let mut sim = Simulation::new(f, Environment::default())?;
+    sim.enable_trace();
+    let t = sim.take_trace().unwrap_or_else(|| TraceBuilder::new(Vec::new(), Vec::new()).finish());
+    let mut b = TraceBuilder::new(t.channels().to_vec(), t.state_meta().to_vec());
+    b.set_memories(t.memories().to_vec());
+    Ok(b)
+}
+
+struct MemPort {
+    mem: u32,
+    addr: usize,
+    data: usize,
+    mask: u64,
+    size: u64,
+}
+
+struct Sampler<'f> {
+    map: mapping::Mapping,
+    /// Per code: current value, stamp of the last timestamp that changed it, value before it.
+    cur: Vec<u64>,
+    stamp: Vec<u64>,
+    before: Vec<u64>,
+    ts: u64,
+    interesting: Vec<bool>,
+    tb: TraceBuilder,
+    obs: TraceObserver<'f>,
+    masks: Vec<u64>,
+    valid: Vec<bool>,
+    ready: Vec<bool>,
+    data: Vec<u64>,
+    state: Vec<u64>,
+    stores: Vec<MemPort>,
+    edges: u64,
+    done: bool,
+    progress: Option<String>,
+}
+
+impl Sampler<'_> {
+    /// Value of `code` at the start of the current timestamp.
+    #[inline]
+    fn old(&self, code: u32) -> u64 {
+        let c = code as usize;
+        if self.stamp[c] == self.ts { self.before[c] } else { self.cur[c] }
+    }
+
+    fn end_timestamp(&mut self) {
+        if self.done || self.ts == 0 {
+            return;
+        }
+        let clk = self.map.clock;
+        if !(self.old(clk) & 1 == 0 && self.cur[clk as usize] & 1 == 1) {
+            return;
+        }
+        self.edges += 1;
+        if self.map.reset.is_some_and(|r| self.old(r) & 1 == 1) {
+            return;
+        }
+        for (i, c) in self.map.channels.iter().enumerate() {
+            self.valid[i] = c.valid.is_some_and(|x| self.old(x) & 1 == 1);
+            self.ready[i] = c.ready.is_some_and(|x| self.old(x) & 1 == 1);
+            self.data[i] = c.data.map_or(0, |x| self.old(x)) & self.masks[i];
+        }
+        for (k, c) in self.map.state.iter().enumerate() {
+            self.state[k] = c.map_or(0, |x| self.old(x));
+        }
+        let s = Sample { valid: &self.valid, ready: &self.ready, data: &self.data, state: &self.state };
+        self.tb.push_cycle(s);
+        let cycle = self.obs.cycles();
+        for p in &self.stores {
+            if self.valid[p.addr] && self.valid[p.data] {
+                let addr = self.data[p.addr] & p.mask;
+                if addr < p.size {
+                    self.tb.push_mem_write(MemWrite { cycle, mem: p.mem, addr, value: self.data[p.data] });
+                }
+            }
+        }
+        if self.obs.push(s).is_some() {
+            self.done = true;
+        }
+    }
+}
+
+impl BodySink for Sampler<'_> {
+    fn timestamp(&mut self, _time: u64) {
+        self.end_timestamp();
+        self.ts += 1;
+    }
+
+    #[inline]
+    fn change(&mut self, code: u32, value: u64) {
+        let c = code as usize;
+        if !self.interesting[c] {
+            return;
+        }
+        if self.stamp[c] != self.ts {
+            self.stamp[c] = self.ts;
+            self.before[c] = self.cur[c];
+        }
+        self.cur[c] = value;
+    }
+
+    fn progress(&mut self, done: u64, total: u64) {
+        if let Some(name) = self.progress.as_ref().filter(|_| total >= 64 << 20) {
+            let pct = if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };
+            eprint!("\rreading {name}: {:.0} / {:.0} MB ({pct:.0}%)", done as f64 / 1e6, total as f64 / 1e6);
+            if done >= total {
+                eprintln!();
+            }
+        }
+    }
+}
+
+/// Replays the VCD at `path` onto flattened function `f` (in `env`, when the stimulus is
+/// known, so that the run stops exactly where the engine's does).
+pub fn replay_file(path: &Path, f: &Function, env: Option<&Environment>, opts: &ReplayOptions) -> Result<Replay, VcdError> {
+    let name = path.display().to_string();
+    let ioerr = |source| VcdError::Io { path: name.clone(), source };
+    let file = std::fs::File::open(path).map_err(ioerr)?;
+    let len = file.metadata().map_err(ioerr)?.len();
+    let bytes: Box<dyn std::ops::Deref<Target = [u8]>> = if len == 0 {
+        Box::new(Vec::new())
+    } else {
+        // SAFETY: the map is read-only; a file truncated by another process while we read
+        // it is outside what this tool supports.
+        let m = unsafe { memmap2::Mmap::map(&file) }.map_err(ioerr)?;
+        let _ = m.advise(memmap2::Advice::Sequential);
+        Box::new(m)
+    };
+    let map_text = match &opts.map_file {
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|source| VcdError::Io { path: p.display().to_string(), source })?),
+        None => None,
+    };
+    replay_bytes(&bytes, &name, f, env, opts, map_text.as_deref())
+}
+
+/// [`replay_file`] on bytes already in memory; `name` is used in messages.
+pub fn replay_bytes(
+    bytes: &[u8],
+    name: &str,
+    f: &Function,
+    env: Option<&Environment>,
+    opts: &ReplayOptions,
+    map_text: Option<&str>,
+) -> Result<Replay, VcdError> {
+    let syntax = |e: parse::SyntaxError| VcdError::Syntax {
+        path: name.to_string(),
+        line: parse::line_of(bytes, e.offset),
+        offset: e.offset,
+        message: e.message,
+    };
+    let header = parse::parse_header(bytes).map_err(syntax)?;
+    let map_file = match map_text {
+        Some(t) => mapping::parse_map_file(t, f).map_err(|source| VcdError::Map { path: name.to_string(), source })?,
+        None => BTreeMap::new(),
+    };
+    let tb = trace_layout(f)?;
+    let state_meta: Vec<StateMeta> = tb.trace().state_meta().to_vec();
+    let map = mapping::map_signals(&header, f, &state_meta, &map_file, opts.clock.as_deref(), opts.scope.as_deref())
+        .map_err(|source| VcdError::Map { path: name.to_string(), source })?;
+    if map.report.matched.is_empty() && !f.channels.is_empty() {
+        return Err(VcdError::NothingMatched { path: name.to_string(), func: f.name.clone(), scope: map.report.scope.clone() });
+    }
+    let mut sampler = new_sampler(&header, f, env, map, tb, &state_meta, opts.progress.then(|| name.to_string()));
+    let end = parse::parse_body(bytes, &header, &mut sampler).map_err(syntax)?;
+    sampler.end_timestamp();
+    let mut warnings = Vec::new();
+    if let Some(at) = end.truncated_at {
+        warnings.push(format!(
+            "{name}: the file ends inside a line (byte {at}, line {}); it looks truncated, replayed up to the last complete timestamp",
+            parse::line_of(bytes, at)
+        ));
+    }
+    if !sampler.map.report.unmatched_channels.is_empty() {
+        warnings.push(format!(
+            "{} channel(s) have no signal in the VCD and read as idle: {}",
+            sampler.map.report.unmatched_channels.len(),
+            sampler.map.report.unmatched_channels.iter().take(8).cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let report = sampler.obs.report();
+    Ok(Replay {
+        trace: sampler.tb.finish(),
+        report,
+        mapping: sampler.map.report,
+        warnings,
+        edges: sampler.edges,
+    })
+}
+
+fn new_sampler<'f>(
+    header: &Header,
+    f: &'f Function,
+    env: Option<&Environment>,
+    map: mapping::Mapping,
+    tb: TraceBuilder,
+    state_meta: &[StateMeta],
+    progress: Option<String>,
+) -> Sampler<'f> {
+    let n = header.codes as usize;
+    let mut interesting = vec![false; n];
+    let mut mark = |c: Option<u32>| {
+        if let Some(c) = c {
+            if let Some(x) = interesting.get_mut(c as usize) {
+                *x = true;
+            }
+        }
+    };
+    for c in &map.channels {
+        mark(c.valid);
+        mark(c.ready);
+        mark(c.data);
+    }
+    for c in &map.state {
+        mark(*c);
+    }
+    mark(Some(map.clock));
+    mark(map.reset);
+    let nc = f.channels.len();
+    let masks = f.channels.values().map(|c| c.ty.mask()).collect();
+    let mut stores = Vec::new();
+    let mut mem = 0u32;
+    for node in f.nodes.values() {
+        if let Op::Memory { st, memref, .. } | Op::ExtMemory { st, memref, .. } = &node.op {
+            let abits = 64 - (memref.len().max(1) - 1).leading_zeros();
+            for j in 0..*st as usize {
+                if let (Some(d), Some(a)) = (node.inputs.get(2 * j), node.inputs.get(2 * j + 1)) {
+                    use cranelift_entity::EntityRef;
+                    stores.push(MemPort { mem, addr: a.index(), data: d.index(), mask: width_mask(abits), size: memref.len() });
+                }
+            }
+            mem += 1;
+        }
+    }
+    Sampler {
+        cur: vec![0; n],
+        stamp: vec![u64::MAX; n],
+        before: vec![0; n],
+        ts: 0,
+        interesting,
+        obs: TraceObserver::new(f, state_meta, env),
+        tb,
+        masks,
+        valid: vec![false; nc],
+        ready: vec![false; nc],
+        data: vec![0; nc],
+        state: vec![0; map.state.len()],
+        map,
+        stores,
+        edges: 0,
+        done: false,
+        progress,
+    }
+}

@@ -1,0 +1,360 @@
+//! A streaming VCD reader: the header (scopes and variables) and then the value changes,
+//! handed to a callback one timestamp at a time, over a byte slice (usually a memory-mapped
+//! file, so several-GB files are never copied into memory).
+//!
+//! Robustness: every malformed token is an error with its line and byte offset; an
+//! incomplete last line (a run that crashed while writing) is ignored with a warning, so the
+//! changes up to the last complete line are still delivered.
+
+use std::collections::HashMap;
+
+/// A syntax error at a position of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Byte offset of the offending token.
+    pub offset: u64,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// One declared variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VarDecl {
+    /// Enclosing scopes, outermost first.
+    pub scope: Vec<String>,
+    /// Variable name (any `[msb:lsb]` suffix removed).
+    pub name: String,
+    /// Declared width in bits.
+    pub width: u32,
+    /// Dense index of its identifier code (variables sharing a code share the index).
+    pub code: u32,
+}
+
+impl VarDecl {
+    /// `scope1.scope2.name`.
+    pub fn path(&self) -> String {
+        let mut s = self.scope.join(".");
+        if !s.is_empty() {
+            s.push('.');
+        }
+        s.push_str(&self.name);
+        s
+    }
+}
+
+/// The parsed header.
+#[derive(Debug, Clone, Default)]
+pub struct Header {
+    /// Variables in declaration order.
+    pub vars: Vec<VarDecl>,
+    /// All scope paths (dotted), in declaration order.
+    pub scopes: Vec<String>,
+    /// Number of distinct identifier codes.
+    pub codes: u32,
+    /// Byte offset where the value changes start.
+    pub body_start: usize,
+    code_map: CodeMap,
+}
+
+/// Identifier code -> dense index.
+#[derive(Debug, Clone, Default)]
+struct CodeMap {
+    dense: Vec<u32>,
+    sparse: HashMap<Vec<u8>, u32>,
+}
+
+const NO_CODE: u32 = u32::MAX;
+const DENSE_LIMIT: u64 = 1 << 22;
+
+/// Bijective base-94 value of a short identifier code, if small enough for the dense table.
+#[inline(always)]
+fn dense_key(id: &[u8]) -> Option<u64> {
+    if id.len() > 4 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &c in id {
+        if !(33..=126).contains(&c) {
+            return None;
+        }
+        v = v * 94 + u64::from(c - 32);
+    }
+    (v < DENSE_LIMIT).then_some(v)
+}
+
+impl CodeMap {
+    fn insert(&mut self, id: &[u8], next: &mut u32) -> u32 {
+        if let Some(k) = self.get(id) {
+            return k;
+        }
+        let k = *next;
+        *next += 1;
+        match dense_key(id) {
+            Some(d) => {
+                let d = d as usize;
+                if self.dense.len() <= d {
+                    self.dense.resize(d + 1, NO_CODE);
+                }
+                self.dense[d] = k;
+            }
+            None => {
+                self.sparse.insert(id.to_vec(), k);
+            }
+        }
+        k
+    }
+
+    #[inline(always)]
+    fn get(&self, id: &[u8]) -> Option<u32> {
+        match dense_key(id) {
+            Some(d) => self.dense.get(d as usize).copied().filter(|&k| k != NO_CODE),
+            None => self.sparse.get(id).copied(),
+        }
+    }
+}
+
+#[inline(always)]
+fn is_ws(c: u8) -> bool {
+    c == b' ' || c == b'\n' || c == b'\r' || c == b'\t' || c == 0x0c
+}
+
+/// Whitespace-separated tokens with their offsets.
+struct Tokens<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Tokens<'a> {
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, &'a [u8])> {
+        let b = self.b;
+        let mut i = self.i;
+        while i < b.len() && is_ws(b[i]) {
+            i += 1;
+        }
+        if i >= b.len() {
+            self.i = i;
+            return None;
+        }
+        let s = i;
+        while i < b.len() && !is_ws(b[i]) {
+            i += 1;
+        }
+        self.i = i;
+        Some((s, &b[s..i]))
+    }
+}
+
+fn err(offset: usize, message: impl Into<String>) -> SyntaxError {
+    SyntaxError { offset: offset as u64, message: message.into() }
+}
+
+fn text(t: &[u8]) -> String {
+    String::from_utf8_lossy(&t[..t.len().min(60)]).into_owned()
+}
+
+/// Parses the header (up to `$enddefinitions $end`).
+pub fn parse_header(b: &[u8]) -> Result<Header, SyntaxError> {
+    let mut t = Tokens { b, i: 0 };
+    let mut h = Header::default();
+    let mut scope: Vec<String> = Vec::new();
+    let mut next_code = 0u32;
+    loop {
+        let Some((off, tok)) = t.next() else {
+            return Err(err(b.len(), "the file ends before `$enddefinitions`"));
+        };
+        match tok {
+            b"$scope" => {
+                let _kind = t.next().ok_or_else(|| err(off, "incomplete `$scope`"))?;
+                let (_, name) = t.next().ok_or_else(|| err(off, "incomplete `$scope`"))?;
+                let name = if name == b"$end" { String::new() } else { String::from_utf8_lossy(name).into_owned() };
+                scope.push(name);
+                h.scopes.push(scope.join("."));
+                skip_to_end(&mut t, off, "$scope")?;
+            }
+            b"$upscope" => {
+                if scope.pop().is_none() {
+                    return Err(err(off, "`$upscope` without an open scope"));
+                }
+                skip_to_end(&mut t, off, "$upscope")?;
+            }
+            b"$var" => {
+                let mut parts = Vec::new();
+                loop {
+                    let (_, p) = t.next().ok_or_else(|| err(off, "incomplete `$var`"))?;
+                    if p == b"$end" {
+                        break;
+                    }
+                    parts.push(p);
+                    if parts.len() > 64 {
+                        return Err(err(off, "`$var` without `$end`"));
+                    }
+                }
+                if parts.len() < 4 {
+                    return Err(err(off, "`$var` needs a type, a width, an identifier code and a name"));
+                }
+                let width: u32 = std::str::from_utf8(parts[1])
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .ok_or_else(|| err(off, format!("invalid width `{}` in `$var`", text(parts[1]))))?;
+                let code = h.code_map.insert(parts[2], &mut next_code);
+                let mut name = String::from_utf8_lossy(parts[3]).into_owned();
+                if let Some(i) = name.find('[') {
+                    if name.ends_with(']') && i > 0 {
+                        name.truncate(i);
+                    }
+                }
+                h.vars.push(VarDecl { scope: scope.clone(), name, width, code });
+            }
+            b"$enddefinitions" => {
+                skip_to_end(&mut t, off, "$enddefinitions")?;
+                h.body_start = t.i;
+                h.codes = next_code;
+                return Ok(h);
+            }
+            x if x.first() == Some(&b'$') => skip_to_end(&mut t, off, "a header command")?,
+            x => return Err(err(off, format!("unexpected `{}` in the header", text(x)))),
+        }
+    }
+}
+
+fn skip_to_end(t: &mut Tokens<'_>, off: usize, what: &str) -> Result<(), SyntaxError> {
+    loop {
+        match t.next() {
+            Some((_, b"$end")) => return Ok(()),
+            Some(_) => {}
+            None => return Err(err(off, format!("{what} without `$end`"))),
+        }
+    }
+}
+
+/// Receives the value changes.
+pub trait BodySink {
+    /// A new timestamp starts (the previous one is complete).
+    fn timestamp(&mut self, time: u64);
+    /// Variable code `code` takes `value` (low 64 bits; `x`/`z` read as 0).
+    fn change(&mut self, code: u32, value: u64);
+    /// Progress: `done` of `total` body bytes read.
+    fn progress(&mut self, _done: u64, _total: u64) {}
+}
+
+/// How the body ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BodyEnd {
+    /// Byte offset of an incomplete last line that was ignored, if any.
+    pub truncated_at: Option<u64>,
+}
+
+#[inline(always)]
+fn bit(c: u8) -> Option<u64> {
+    match c {
+        b'1' | b'H' | b'h' => Some(1),
+        b'0' | b'x' | b'X' | b'z' | b'Z' | b'u' | b'U' | b'w' | b'W' | b'-' | b'L' | b'l' => Some(0),
+        _ => None,
+    }
+}
+
+/// Streams the value changes after the header to `sink`.
+pub fn parse_body(b: &[u8], h: &Header, sink: &mut impl BodySink) -> Result<BodyEnd, SyntaxError> {
+    let start = h.body_start.min(b.len());
+    // Only complete lines are read: a crashed writer leaves a partial last line.
+    let complete = match b[start..].iter().rposition(|&c| c == b'\n') {
+        Some(p) => start + p + 1,
+        None => start,
+    };
+    let truncated_at = (complete < b.len() && b[complete..].iter().any(|c| !is_ws(*c))).then_some(complete as u64);
+    let total = (complete - start) as u64;
+    let mut t = Tokens { b: &b[..complete], i: start };
+    let code = |id: &[u8], off: usize| -> Result<u32, SyntaxError> {
+        h.code_map.get(id).ok_or_else(|| err(off, format!("unknown identifier code `{}`", text(id))))
+    };
+    let mut next_report = start + (64 << 20);
+    while let Some((off, tok)) = t.next() {
+        if off >= next_report {
+            sink.progress((off - start) as u64, total);
+            next_report = off + (64 << 20);
+        }
+        let c = tok[0];
+        match c {
+            b'#' => {
+                let s = std::str::from_utf8(&tok[1..]).ok().and_then(|s| s.parse::<u64>().ok());
+                let time = s.ok_or_else(|| err(off, format!("invalid timestamp `{}`", text(tok))))?;
+                sink.timestamp(time);
+            }
+            b'b' | b'B' => {
+                let mut v = 0u64;
+                for &d in &tok[1..] {
+                    let x = bit(d).ok_or_else(|| err(off, format!("invalid binary value `{}`", text(tok))))?;
+                    v = (v << 1) | x;
+                }
+                let (ioff, id) = t.next().ok_or_else(|| err(off, "a vector value without an identifier code"))?;
+                sink.change(code(id, ioff)?, v);
+            }
+            b'r' | b'R' | b's' | b'S' => {
+                let (ioff, id) = t.next().ok_or_else(|| err(off, "a value without an identifier code"))?;
+                sink.change(code(id, ioff)?, 0);
+            }
+            b'$' => match tok {
+                b"$comment" => skip_to_end(&mut t, off, "$comment")?,
+                b"$dumpvars" | b"$dumpall" | b"$dumpon" | b"$dumpoff" | b"$end" => {}
+                _ => return Err(err(off, format!("unexpected command `{}` among the value changes", text(tok)))),
+            },
+            _ => match bit(c) {
+                Some(v) if tok.len() > 1 => sink.change(code(&tok[1..], off)?, v),
+                _ => return Err(err(off, format!("invalid value change `{}`", text(tok)))),
+            },
+        }
+    }
+    sink.progress(total, total);
+    Ok(BodyEnd { truncated_at })
+}
+
+/// Line number (1-based) of byte `offset` in `b`.
+pub fn line_of(b: &[u8], offset: u64) -> u64 {
+    let end = (offset as usize).min(b.len());
+    1 + b[..end].iter().filter(|&&c| c == b'\n').count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Collect(Vec<(u64, Vec<(u32, u64)>)>);
+    impl BodySink for Collect {
+        fn timestamp(&mut self, t: u64) {
+            self.0.push((t, Vec::new()));
+        }
+        fn change(&mut self, c: u32, v: u64) {
+            if let Some(l) = self.0.last_mut() {
+                l.1.push((c, v));
+            }
+        }
+    }
+
+    const VCD: &str = "$timescale 1ns $end\n$scope module top $end\n$var wire 1 ! clock $end\n$var wire 8 \" data [7:0] $end\n$scope module sub $end\n$var wire 1 ! clk $end\n$upscope $end\n$upscope $end\n$enddefinitions $end\n#0\n$dumpvars\n0!\nb101 \"\n$end\n#5\n1!\nbx1 \"\n";
+
+    #[test]
+    fn header_and_body() {
+        let h = parse_header(VCD.as_bytes()).unwrap();
+        assert_eq!(h.vars.len(), 3);
+        assert_eq!(h.vars[1].path(), "top.data");
+        assert_eq!(h.vars[2].path(), "top.sub.clk");
+        assert_eq!(h.vars[0].code, h.vars[2].code);
+        assert_eq!(h.codes, 2);
+        let mut c = Collect(Vec::new());
+        let end = parse_body(VCD.as_bytes(), &h, &mut c).unwrap();
+        assert_eq!(end.truncated_at, None);
+        assert_eq!(c.0, vec![(0, vec![(0, 0), (1, 5)]), (5, vec![(0, 1), (1, 1)])]);
+        // A partial last line is ignored.
+        let cut = &VCD.as_bytes()[..VCD.len() - 3];
+        let mut c = Collect(Vec::new());
+        let end = parse_body(cut, &h, &mut c).unwrap();
+        assert!(end.truncated_at.is_some());
+        assert_eq!(c.0[1].1, vec![(0, 1)]);
+        // Corrupt tokens are errors with offsets.
+        let bad = VCD.replace("1!", "1?");
+        let e = parse_body(bad.as_bytes(), &h, &mut Collect(Vec::new())).unwrap_err();
+        assert!(e.message.contains("unknown identifier code"), "{e:?}");
+        assert_eq!(line_of(bad.as_bytes(), e.offset), 16);
+    }
+}

@@ -1,0 +1,155 @@
+//! Building and running a Verilator model of generated SystemVerilog and a C++ testbench
+//! (whose top module is `hs_tb`), with a build cache keyed by a content hash.
+//!
+//! Cache: `$HANDSCOPE_VERILATOR_CACHE`, else `<workspace>/target/handscope-verilate/`, one
+//! directory per hash of (SystemVerilog, testbench, Verilator version, flags) holding the
+//! executable `Vhs_tb`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Errors of building or running a model.
+#[derive(Debug, thiserror::Error)]
+pub enum VerilatorError {
+    /// Verilator is missing.
+    #[error("`verilator` is not available ({0}); install it (apt-get install verilator)")]
+    Missing(String),
+    /// File system trouble.
+    #[error("{what} {path}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The build failed.
+    #[error("Verilator build failed (log: {log}):\n{tail}")]
+    Build {
+        /// Full log.
+        log: PathBuf,
+        /// Its last lines.
+        tail: String,
+    },
+    /// The model failed.
+    #[error("the model failed: {0}")]
+    Run(String),
+}
+
+fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> VerilatorError + 'a {
+    move |source| VerilatorError::Io { what, path: path.to_path_buf(), source }
+}
+
+/// The Verilator command line that builds `Vhs_tb` from `design.sv` and `tb.cpp` into `mdir`.
+pub fn build_command(mdir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "verilator", "--cc", "--exe", "--build", "--trace", "-O3", "--x-assign", "0", "--x-initial", "0",
+        "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-UNOPTFLAT", "--top-module", "hs_tb", "-j", "2",
+        "-o", "Vhs_tb", "--Mdir",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    v.push(mdir.display().to_string());
+    v.push("design.sv".into());
+    v.push("tb.cpp".into());
+    v
+}
+
+/// First line of `verilator --version`.
+pub fn verilator_version() -> Result<String, VerilatorError> {
+    let out = Command::new("verilator")
+        .arg("--version")
+        .output()
+        .map_err(|e| VerilatorError::Missing(e.to_string()))?;
+    if !out.status.success() {
+        return Err(VerilatorError::Missing("`verilator --version` failed".into()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").trim().to_string())
+}
+
+/// FNV-1a based 128-bit hex digest of length-prefixed parts.
+pub fn content_hash(parts: &[&[u8]]) -> String {
+    let (mut a, mut b) = (0xcbf2_9ce4_8422_2325u64, 0x6c62_272e_07bb_0142u64);
+    for p in parts {
+        for &x in (p.len() as u64).to_le_bytes().iter().chain(p.iter()) {
+            a = (a ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
+            b = (b ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
+        }
+    }
+    format!("{a:016x}{b:016x}")
+}
+
+/// The default cache directory.
+pub fn cache_dir() -> PathBuf {
+    if let Some(p) = std::env::var_os("HANDSCOPE_VERILATOR_CACHE").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.parent().unwrap_or(here).join("target").join("handscope-verilate")
+}
+
+/// Builds (or takes from the cache) the model of `sv` + `tb`; returns the executable.
+pub fn build(sv: &str, tb: &str, cache: Option<&Path>) -> Result<PathBuf, VerilatorError> {
+    let version = verilator_version()?;
+    let flags = build_command(Path::new("obj")).join(" ");
+    let key = content_hash(&[sv.as_bytes(), tb.as_bytes(), version.as_bytes(), flags.as_bytes()]);
+    let root = cache.map(Path::to_path_buf).unwrap_or_else(cache_dir);
+    let dir = root.join(&key);
+    let exe = dir.join("Vhs_tb");
+    if exe.is_file() {
+        return Ok(exe);
+    }
+    let tmp = root.join(format!("{key}.tmp{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(io("creating", &tmp))?;
+    std::fs::write(tmp.join("design.sv"), sv).map_err(io("writing", &tmp))?;
+    std::fs::write(tmp.join("tb.cpp"), tb).map_err(io("writing", &tmp))?;
+    let cmd = build_command(Path::new("obj"));
+    let out = Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .current_dir(&tmp)
+        .output()
+        .map_err(|e| VerilatorError::Missing(e.to_string()))?;
+    let log = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let log_path = tmp.join("build.log");
+    let _ = std::fs::write(&log_path, &log);
+    let built = tmp.join("obj").join("Vhs_tb");
+    if !out.status.success() || !built.is_file() {
+        let lines: Vec<&str> = log.lines().collect();
+        let tail = lines[lines.len().saturating_sub(30)..].join("\n");
+        return Err(VerilatorError::Build { log: log_path, tail });
+    }
+    std::fs::rename(&built, tmp.join("Vhs_tb")).map_err(io("moving", &built))?;
+    let _ = std::fs::remove_dir_all(tmp.join("obj"));
+    if std::fs::rename(&tmp, &dir).is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    if exe.is_file() { Ok(exe) } else { Err(VerilatorError::Run(format!("executable missing at {}", exe.display()))) }
+}
+
+/// Runs a model in `workdir` (where memory init files live), writing `workdir/trace.vcd`.
+pub fn run(exe: &Path, workdir: &Path) -> Result<PathBuf, VerilatorError> {
+    let vcd = workdir.join("trace.vcd");
+    let out = Command::new(exe)
+        .arg(&vcd)
+        .current_dir(workdir)
+        .output()
+        .map_err(io("running", exe))?;
+    if !out.status.success() {
+        return Err(VerilatorError::Run(format!(
+            "{} exited with {}: {}",
+            exe.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    Ok(vcd)
+}
+
+/// Builds (cached) and runs the model in `workdir`; returns the VCD path.
+pub fn build_and_run(workdir: &Path, sv: &str, tb: &str, cache: Option<&Path>) -> Result<PathBuf, VerilatorError> {
+    let exe = build(sv, tb, cache)?;
+    run(&exe, workdir)
+}
