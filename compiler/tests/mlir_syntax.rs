@@ -413,6 +413,16 @@ fn writer_prints_the_documented_normal_form() {
         "%0:2 = fork [2] %arg0 : i32\nsink %0#0 : i32\nreturn %0#1, %c : i32, none",
     );
     let w = round_trip(&src);
+    // Ops without `loc(...)` are located where they stand in the file they were read from.
+    assert!(
+        w.contains("fork [2] %arg0 : i32 loc(\"test.mlir\":2:1)"),
+        "{w}"
+    );
+    let (m, _) = handscope_compiler::mlir::parse_mlir(&src, "test.mlir").unwrap();
+    let opts = handscope_compiler::mlir::WriteOptions {
+        omit_locations_in: Some("test.mlir".into()),
+    };
+    let w = handscope_compiler::mlir::write_mlir_with(&m, &opts);
     let expected = "module {
   handshake.func @f(%arg0: i32, %c: none) -> (i32, none) attributes {argNames = [\"arg0\", \"c\"], resNames = [\"out0\", \"out1\"]} {
     %fork0_out0, %fork0_out1 = fork [2] %arg0 : i32

@@ -31,7 +31,8 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
 
 /// Like [`load`]; for a C file, `top` names the function to compile (the others are inlined).
 pub fn load_for(path: &Path, top: Option<&str>) -> anyhow::Result<Loaded> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     load_text_for(path, &text, top)
 }
 
@@ -61,7 +62,9 @@ pub fn load_text_for(path: &Path, text: &str, top: Option<&str>) -> anyhow::Resu
             Err(e) => Err(Rendered(e.render()).into()),
         },
         Some(other) => {
-            bail!("{name}: unsupported input kind `.{other}` (expected a handshake `.mlir` file or a C `.c` kernel)")
+            bail!(
+                "{name}: unsupported input kind `.{other}` (expected a handshake `.mlir` file or a C `.c` kernel)"
+            )
         }
     }
 }
@@ -69,7 +72,8 @@ pub fn load_text_for(path: &Path, text: &str, top: Option<&str>) -> anyhow::Resu
 /// Renders a diagnostic with its source excerpt and caret, without colours.
 fn render_diagnostic(e: &dyn miette::Diagnostic) -> String {
     let mut out = format!("{e}\n");
-    let handler = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor());
+    let handler =
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor());
     let _ = handler.render_report(&mut out, e);
     out
 }

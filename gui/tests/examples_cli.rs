@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn handscope(args: &[&str]) -> Output {
@@ -28,7 +31,11 @@ fn examples() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
         .collect();
     v.sort();
-    assert!(v.len() >= 8, "expected at least 8 example circuits, found {}", v.len());
+    assert!(
+        v.len() >= 8,
+        "expected at least 8 example circuits, found {}",
+        v.len()
+    );
     v
 }
 
@@ -47,7 +54,10 @@ fn circt_python() -> Option<PathBuf> {
         .into_iter()
         .chain([workspace().join(".venv/bin/python")]);
     for p in candidates {
-        let ok = Command::new(&p).args(["-c", "import circt"]).output().is_ok_and(|o| o.status.success());
+        let ok = Command::new(&p)
+            .args(["-c", "import circt"])
+            .output()
+            .is_ok_and(|o| o.status.success());
         if ok {
             return Some(p);
         }
@@ -63,20 +73,31 @@ fn circt_python() -> Option<PathBuf> {
 #[test]
 fn check_accepts_good_examples_and_rejects_bad_ones_with_locations() {
     for ex in examples() {
-        let rel = ex.strip_prefix(workspace()).unwrap().to_str().unwrap().to_string();
+        let rel = ex
+            .strip_prefix(workspace())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
         let out = handscope(&["check", &rel]);
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
         match expected_check_error(&ex) {
             None => {
                 assert!(out.status.success(), "{rel} rejected:\n{stdout}\n{stderr}");
-                assert!(stdout.contains("channels"), "{rel}: no summary in\n{stdout}");
+                assert!(
+                    stdout.contains("channels"),
+                    "{rel}: no summary in\n{stdout}"
+                );
             }
             Some(words) => {
                 assert!(!out.status.success(), "{rel} should be rejected");
                 let all = format!("{stdout}{stderr}");
                 assert!(all.contains(&words), "{rel}: expected `{words}` in\n{all}");
                 let file = ex.file_name().unwrap().to_str().unwrap();
-                assert!(all.contains(&format!("{file}:")), "{rel}: no file:line:col in\n{all}");
+                assert!(
+                    all.contains(&format!("{file}:")),
+                    "{rel}: no file:line:col in\n{all}"
+                );
             }
         }
     }
@@ -92,8 +113,16 @@ fn mlir_output_is_a_fixed_point_and_checks_the_same() {
         let path = dir.join(name);
         std::fs::write(&path, &first.stdout).unwrap();
         let second = handscope(&["mlir", path.to_str().unwrap()]);
-        assert!(second.status.success(), "{name} (normalized): {}", text(&second.stderr));
-        assert_eq!(text(&first.stdout), text(&second.stdout), "{name}: mlir is not a fixed point");
+        assert!(
+            second.status.success(),
+            "{name} (normalized): {}",
+            text(&second.stderr)
+        );
+        assert_eq!(
+            text(&first.stdout),
+            text(&second.stdout),
+            "{name}: mlir is not a fixed point"
+        );
         let check = handscope(&["check", path.to_str().unwrap()]);
         assert_eq!(
             check.status.success(),
@@ -107,9 +136,15 @@ fn mlir_output_is_a_fixed_point_and_checks_the_same() {
 
 #[test]
 fn dot_output_renders_with_graphviz() {
-    let has_dot = Command::new("dot").arg("-V").output().is_ok_and(|o| o.status.success());
+    let has_dot = Command::new("dot")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !has_dot {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true but Graphviz `dot` is missing");
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but Graphviz `dot` is missing"
+        );
         eprintln!("SKIPPED: Graphviz `dot` not installed");
         return;
     }
@@ -117,14 +152,33 @@ fn dot_output_renders_with_graphviz() {
     for ex in examples() {
         let name = ex.file_stem().unwrap().to_str().unwrap();
         let out_path = dir.join(format!("{name}.dot"));
-        let out = handscope(&["dot", ex.to_str().unwrap(), "-o", out_path.to_str().unwrap()]);
+        let out = handscope(&[
+            "dot",
+            ex.to_str().unwrap(),
+            "-o",
+            out_path.to_str().unwrap(),
+        ]);
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
         let dot_text = std::fs::read_to_string(&out_path).unwrap();
         let again = handscope(&["dot", ex.to_str().unwrap(), "-o", "-"]);
-        assert_eq!(text(&again.stdout), dot_text, "{name}: DOT output is not deterministic");
-        let svg = Command::new("dot").args(["-Tsvg", out_path.to_str().unwrap()]).output().unwrap();
-        assert!(svg.status.success(), "{name}: dot failed: {}", text(&svg.stderr));
-        assert!(text(&svg.stdout).contains("<svg"), "{name}: no SVG produced");
+        assert_eq!(
+            text(&again.stdout),
+            dot_text,
+            "{name}: DOT output is not deterministic"
+        );
+        let svg = Command::new("dot")
+            .args(["-Tsvg", out_path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            svg.status.success(),
+            "{name}: dot failed: {}",
+            text(&svg.stderr)
+        );
+        assert!(
+            text(&svg.stdout).contains("<svg"),
+            "{name}: no SVG produced"
+        );
     }
 }
 
@@ -153,18 +207,40 @@ fn check_accepts_what_circt_prints_for_every_example() {
         let custom = dir.join(format!("{stem}.custom.mlir"));
         let generic = dir.join(format!("{stem}.generic.mlir"));
         let out = Command::new(&py)
-            .args(["-c", CIRCT_PRINT, ex.to_str().unwrap(), custom.to_str().unwrap(), generic.to_str().unwrap()])
+            .args([
+                "-c",
+                CIRCT_PRINT,
+                ex.to_str().unwrap(),
+                custom.to_str().unwrap(),
+                generic.to_str().unwrap(),
+            ])
             .output()
             .unwrap();
-        assert!(out.status.success(), "circt could not parse {stem}: {}", text(&out.stderr));
+        assert!(
+            out.status.success(),
+            "circt could not parse {stem}: {}",
+            text(&out.stderr)
+        );
         for printed in [&custom, &generic] {
             let check = handscope(&["check", printed.to_str().unwrap()]);
             let all = format!("{}{}", text(&check.stdout), text(&check.stderr));
             match expected_check_error(&ex) {
-                None => assert!(check.status.success(), "{}: rejected what circt printed:\n{all}", printed.display()),
+                None => assert!(
+                    check.status.success(),
+                    "{}: rejected what circt printed:\n{all}",
+                    printed.display()
+                ),
                 Some(words) => {
-                    assert!(!check.status.success(), "{} should be rejected", printed.display());
-                    assert!(all.contains(&words), "{}: expected `{words}` in\n{all}", printed.display());
+                    assert!(
+                        !check.status.success(),
+                        "{} should be rejected",
+                        printed.display()
+                    );
+                    assert!(
+                        all.contains(&words),
+                        "{}: expected `{words}` in\n{all}",
+                        printed.display()
+                    );
                 }
             }
         }

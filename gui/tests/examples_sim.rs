@@ -6,7 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn header(text: &str, key: &str) -> Vec<String> {
@@ -18,7 +21,11 @@ fn header(text: &str, key: &str) -> Vec<String> {
 
 fn run_sim(path: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
     let text = std::fs::read_to_string(path).unwrap();
-    let args: Vec<String> = header(&text, "sim").join(" ").split_whitespace().map(String::from).collect();
+    let args: Vec<String> = header(&text, "sim")
+        .join(" ")
+        .split_whitespace()
+        .map(String::from)
+        .collect();
     let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
         .arg("sim")
         .arg(path)
@@ -27,13 +34,22 @@ fn run_sim(path: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
         .arg("--json")
         .output()
         .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{}: bad JSON ({e}): {}", path.display(), String::from_utf8_lossy(&out.stderr)));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{}: bad JSON ({e}): {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
     (out.status.code().unwrap_or(-1), json)
 }
 
 fn values(list: &serde_json::Value) -> Vec<i64> {
-    list.as_array().unwrap().iter().map(|t| t["value"].as_i64().unwrap()).collect()
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["value"].as_i64().unwrap())
+        .collect()
 }
 
 fn parse_list(s: &str) -> Vec<i64> {
@@ -72,8 +88,12 @@ fn every_example_gives_its_expected_answer() {
         }
         for m in header(&text, "expect-mem") {
             let (mem, want) = m.split_once('=').unwrap();
-            let got: Vec<i64> =
-                report["memories"][mem].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+            let got: Vec<i64> = report["memories"][mem]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_i64().unwrap())
+                .collect();
             assert_eq!(got, parse_list(want), "{name}: memory {mem}");
         }
         checked += 1;
@@ -110,7 +130,10 @@ fn vcd_has_one_scope_per_node_and_a_clock() {
         .and_then(|l| l.split_whitespace().nth(3))
         .unwrap()
         .to_string();
-    let rises = text.lines().filter(|l| *l == format!("1{clock_id}")).count() as u64;
+    let rises = text
+        .lines()
+        .filter(|l| *l == format!("1{clock_id}"))
+        .count() as u64;
     assert_eq!(rises, cycles);
 }
 
@@ -123,5 +146,8 @@ fn bad_stimulus_names_are_reported() {
         .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no argument `nope`") && err.contains("n, start"), "{err}");
+    assert!(
+        err.contains("no argument `nope`") && err.contains("n, start"),
+        "{err}"
+    );
 }

@@ -8,7 +8,10 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 fn have(tool: &str) -> bool {
-    Command::new("sh").args(["-c", &format!("command -v {tool}")]).output().is_ok_and(|o| o.status.success())
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 struct Kill(Child);
@@ -21,23 +24,42 @@ impl Drop for Kill {
 }
 
 fn xdo(display: &str, args: &[&str]) -> Option<String> {
-    let out = Command::new("xdotool").args(args).env("DISPLAY", display).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    let out = Command::new("xdotool")
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 #[test]
 fn real_window_under_xvfb() {
     let ci = std::env::var("CI").as_deref() == Ok("true");
-    let missing: Vec<&str> = ["Xvfb", "xdotool", "xwd"].into_iter().filter(|t| !have(t)).collect();
+    let missing: Vec<&str> = ["Xvfb", "xdotool", "xwd"]
+        .into_iter()
+        .filter(|t| !have(t))
+        .collect();
     if !missing.is_empty() {
-        assert!(!ci, "CI=true but these tools are missing: {missing:?} (scripts/setup-tools.sh installs them)");
+        assert!(
+            !ci,
+            "CI=true but these tools are missing: {missing:?} (scripts/setup-tools.sh installs them)"
+        );
         eprintln!("skipping: missing {missing:?}");
         return;
     }
     let display = format!(":{}", 40 + std::process::id() % 200);
     let _xvfb = Kill(
         Command::new("Xvfb")
-            .args([display.as_str(), "-screen", "0", "1400x900x24", "-nolisten", "tcp"])
+            .args([
+                display.as_str(),
+                "-screen",
+                "0",
+                "1400x900x24",
+                "-nolisten",
+                "tcp",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -66,7 +88,12 @@ fn real_window_under_xvfb() {
             let _ = tx.send(l);
         }
     });
-    let err_log = std::thread::spawn(move || BufReader::new(stderr).lines().map_while(Result::ok).collect::<Vec<_>>());
+    let err_log = std::thread::spawn(move || {
+        BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+            .collect::<Vec<_>>()
+    });
     // Wait for the window to show the first cycle.
     let wait_line = |want: &str, secs: u64| -> bool {
         let t0 = Instant::now();
@@ -85,7 +112,8 @@ fn real_window_under_xvfb() {
         let err = err_log.join().unwrap_or_default().join("\n");
         panic!("the window did not come up under Xvfb; stderr:\n{err}");
     }
-    let win = xdo(&display, &["search", "--name", "Handscope"]).and_then(|s| s.lines().last().map(str::to_string));
+    let win = xdo(&display, &["search", "--name", "Handscope"])
+        .and_then(|s| s.lines().last().map(str::to_string));
     let win = win.expect("the Handscope window exists");
     let _ = xdo(&display, &["windowactivate", "--sync", &win]);
     let _ = xdo(&display, &["windowfocus", "--sync", &win]);
@@ -94,9 +122,15 @@ fn real_window_under_xvfb() {
         let _ = xdo(&display, &["key", "--window", &win, "Right"]);
         std::thread::sleep(Duration::from_millis(250));
     }
-    assert!(wait_line("cursor 3", 30), "three Right key presses moved the cursor to cycle 3");
+    assert!(
+        wait_line("cursor 3", 30),
+        "three Right key presses moved the cursor to cycle 3"
+    );
     std::thread::sleep(Duration::from_millis(500));
-    let shot = Command::new("xwd").args(["-root", "-silent", "-display", &display]).output().expect("xwd");
+    let shot = Command::new("xwd")
+        .args(["-root", "-silent", "-display", &display])
+        .output()
+        .expect("xwd");
     assert!(shot.status.success(), "screenshot failed");
     let n = distinct_colours(&shot.stdout).expect("a readable XWD screenshot");
     assert!(n > 16, "the screenshot is blank ({n} colours)");
@@ -105,7 +139,11 @@ fn real_window_under_xvfb() {
 
 /// Number of distinct pixel values of an XWD (X Window Dump) image, up to 10,000.
 fn distinct_colours(xwd: &[u8]) -> Option<usize> {
-    let be = |i: usize| -> Option<u32> { Some(u32::from_be_bytes(xwd.get(4 * i..4 * i + 4)?.try_into().ok()?)) };
+    let be = |i: usize| -> Option<u32> {
+        Some(u32::from_be_bytes(
+            xwd.get(4 * i..4 * i + 4)?.try_into().ok()?,
+        ))
+    };
     let header = be(0)? as usize;
     let (h, bpp, line) = (be(5)? as usize, be(11)? as usize, be(12)? as usize);
     let ncolors = be(19)? as usize;

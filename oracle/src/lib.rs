@@ -4,7 +4,8 @@
 //!
 //! Pipeline: [`lower`] (one `scripts/lower.py` process per design) -> [`rtl::combine`]
 //! (merge into one source) -> [`model::build_model`] (wrapper + C++ testbench, cached) ->
-//! [`model::run_model`] (VCD) -> [`vcd::Waves`] -> comparison. [`gen`] makes random
+//! [`model::run_model`] (VCD) -> [`vcd::Waves`] -> [`compare`], all driven by
+//! [`harness::run_designs`]. [`generator`] (file `gen.rs`; `gen` is a keyword in edition 2024) makes random
 //! well-formed graphs.
 
 pub mod compare;

@@ -34,6 +34,9 @@ struct Mem {
     stores: Vec<(usize, usize)>,
 }
 
+/// One result: its channel, whether it can ever be ready, `(cycle, bits)` per token.
+type ResultObs = (usize, bool, Vec<(u64, u64)>);
+
 /// Computes a [`RunReport`] from per-cycle samples.
 pub struct TraceObserver<'f> {
     func: &'f Function,
@@ -49,7 +52,7 @@ pub struct TraceObserver<'f> {
     /// `(channel, total tokens or None, consumed, arg index)`.
     args: Vec<(usize, Option<u64>, u64, usize)>,
     /// `(channel, may be ready, outputs)`.
-    results: Vec<(usize, bool, Vec<(u64, u64)>)>,
+    results: Vec<ResultObs>,
     invocations: Option<u64>,
     window: u64,
     idle: u64,
@@ -106,7 +109,7 @@ impl<'f> TraceObserver<'f> {
                 let ch = ret.and_then(|rn| f.nodes[rn].inputs.get(k).copied())?;
                 let may = env
                     .and_then(|e| e.ready.get(&r.name))
-                    .map_or(true, ReadyPolicy::can_be_ready);
+                    .is_none_or(ReadyPolicy::can_be_ready);
                 Some((ch.index(), may, Vec::new()))
             })
             .collect();

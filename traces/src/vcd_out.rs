@@ -28,12 +28,21 @@ struct Scope {
 
 impl Scope {
     fn at(&mut self, path: &[&str]) -> &mut Scope {
-        path.iter().fold(self, |s, p| s.children.entry((*p).to_string()).or_default())
+        path.iter()
+            .fold(self, |s, p| s.children.entry((*p).to_string()).or_default())
     }
 }
 
 fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Splits a channel name `a/b/node.port` into its scope path and port; argument channels
@@ -99,7 +108,10 @@ pub fn write_vcd(trace: &Trace, out: impl Write) -> io::Result<()> {
         }
         for ch in cc.changes {
             let updates: [(usize, u64); 2] = match ch.signal {
-                Signal::Ctrl(i) => [(3 * i as usize, ch.value & 1), (3 * i as usize + 1, ch.value >> 1 & 1)],
+                Signal::Ctrl(i) => [
+                    (3 * i as usize, ch.value & 1),
+                    (3 * i as usize + 1, ch.value >> 1 & 1),
+                ],
                 Signal::Data(i) => [(3 * i as usize + 2, ch.value), (usize::MAX, 0)],
                 Signal::State(k) => [(3 * nc + k as usize, ch.value), (usize::MAX, 0)],
             };
@@ -121,7 +133,11 @@ pub fn write_vcd(trace: &Trace, out: impl Write) -> io::Result<()> {
     w.flush()
 }
 
-fn declare<W: Write>(w: &mut vcd::Writer<W>, scope: &Scope, ids: &mut [Option<IdCode>]) -> io::Result<()> {
+fn declare<W: Write>(
+    w: &mut vcd::Writer<W>,
+    scope: &Scope,
+    ids: &mut [Option<IdCode>],
+) -> io::Result<()> {
     for (name, width, slot) in &scope.vars {
         ids[*slot] = Some(w.add_wire(*width, name)?);
     }
@@ -137,6 +153,15 @@ fn emit<W: Write>(w: &mut vcd::Writer<W>, id: IdCode, width: u32, v: u64) -> io:
     if width == 1 {
         w.change_scalar(id, if v & 1 == 1 { Value::V1 } else { Value::V0 })
     } else {
-        w.change_vector(id, (0..width).rev().map(|b| if v >> b & 1 == 1 { Value::V1 } else { Value::V0 }))
+        w.change_vector(
+            id,
+            (0..width).rev().map(|b| {
+                if v >> b & 1 == 1 {
+                    Value::V1
+                } else {
+                    Value::V0
+                }
+            }),
+        )
     }
 }

@@ -37,16 +37,41 @@ pub enum VerilatorError {
     Run(String),
 }
 
-fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> VerilatorError + 'a {
-    move |source| VerilatorError::Io { what, path: path.to_path_buf(), source }
+fn io<'a>(
+    what: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> VerilatorError + 'a {
+    move |source| VerilatorError::Io {
+        what,
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// The Verilator command line that builds `Vhs_tb` from `design.sv` and `tb.cpp` into `mdir`.
 pub fn build_command(mdir: &Path) -> Vec<String> {
     let mut v: Vec<String> = [
-        "verilator", "--cc", "--exe", "--build", "--trace", "-O3", "--x-assign", "0", "--x-initial", "0",
-        "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-UNOPTFLAT", "--top-module", "hs_tb", "-j", "2",
-        "-o", "Vhs_tb", "--Mdir",
+        "verilator",
+        "--cc",
+        "--exe",
+        "--build",
+        "--trace",
+        "-O3",
+        "--x-assign",
+        "0",
+        "--x-initial",
+        "0",
+        "-Wno-fatal",
+        "-Wno-lint",
+        "-Wno-style",
+        "-Wno-UNOPTFLAT",
+        "--top-module",
+        "hs_tb",
+        "-j",
+        "2",
+        "-o",
+        "Vhs_tb",
+        "--Mdir",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -64,9 +89,16 @@ pub fn verilator_version() -> Result<String, VerilatorError> {
         .output()
         .map_err(|e| VerilatorError::Missing(e.to_string()))?;
     if !out.status.success() {
-        return Err(VerilatorError::Missing("`verilator --version` failed".into()));
+        return Err(VerilatorError::Missing(
+            "`verilator --version` failed".into(),
+        ));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").trim().to_string())
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string())
 }
 
 /// FNV-1a based 128-bit hex digest of length-prefixed parts.
@@ -75,7 +107,9 @@ pub fn content_hash(parts: &[&[u8]]) -> String {
     for p in parts {
         for &x in (p.len() as u64).to_le_bytes().iter().chain(p.iter()) {
             a = (a ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3);
-            b = (b ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
+            b = (b ^ u64::from(x))
+                .wrapping_mul(0x0000_0100_0000_01b3)
+                .rotate_left(5);
         }
     }
     format!("{a:016x}{b:016x}")
@@ -87,14 +121,22 @@ pub fn cache_dir() -> PathBuf {
         return PathBuf::from(p);
     }
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    here.parent().unwrap_or(here).join("target").join("handscope-verilate")
+    here.parent()
+        .unwrap_or(here)
+        .join("target")
+        .join("handscope-verilate")
 }
 
 /// Builds (or takes from the cache) the model of `sv` + `tb`; returns the executable.
 pub fn build(sv: &str, tb: &str, cache: Option<&Path>) -> Result<PathBuf, VerilatorError> {
     let version = verilator_version()?;
     let flags = build_command(Path::new("obj")).join(" ");
-    let key = content_hash(&[sv.as_bytes(), tb.as_bytes(), version.as_bytes(), flags.as_bytes()]);
+    let key = content_hash(&[
+        sv.as_bytes(),
+        tb.as_bytes(),
+        version.as_bytes(),
+        flags.as_bytes(),
+    ]);
     let root = cache.map(Path::to_path_buf).unwrap_or_else(cache_dir);
     let dir = root.join(&key);
     let exe = dir.join("Vhs_tb");
@@ -112,21 +154,35 @@ pub fn build(sv: &str, tb: &str, cache: Option<&Path>) -> Result<PathBuf, Verila
         .current_dir(&tmp)
         .output()
         .map_err(|e| VerilatorError::Missing(e.to_string()))?;
-    let log = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let log = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let log_path = tmp.join("build.log");
     let _ = std::fs::write(&log_path, &log);
     let built = tmp.join("obj").join("Vhs_tb");
     if !out.status.success() || !built.is_file() {
         let lines: Vec<&str> = log.lines().collect();
         let tail = lines[lines.len().saturating_sub(30)..].join("\n");
-        return Err(VerilatorError::Build { log: log_path, tail });
+        return Err(VerilatorError::Build {
+            log: log_path,
+            tail,
+        });
     }
     std::fs::rename(&built, tmp.join("Vhs_tb")).map_err(io("moving", &built))?;
     let _ = std::fs::remove_dir_all(tmp.join("obj"));
     if std::fs::rename(&tmp, &dir).is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
-    if exe.is_file() { Ok(exe) } else { Err(VerilatorError::Run(format!("executable missing at {}", exe.display()))) }
+    if exe.is_file() {
+        Ok(exe)
+    } else {
+        Err(VerilatorError::Run(format!(
+            "executable missing at {}",
+            exe.display()
+        )))
+    }
 }
 
 /// Runs a model in `workdir` (where memory init files live), writing `workdir/trace.vcd`.
@@ -149,7 +205,12 @@ pub fn run(exe: &Path, workdir: &Path) -> Result<PathBuf, VerilatorError> {
 }
 
 /// Builds (cached) and runs the model in `workdir`; returns the VCD path.
-pub fn build_and_run(workdir: &Path, sv: &str, tb: &str, cache: Option<&Path>) -> Result<PathBuf, VerilatorError> {
+pub fn build_and_run(
+    workdir: &Path,
+    sv: &str,
+    tb: &str,
+    cache: Option<&Path>,
+) -> Result<PathBuf, VerilatorError> {
     let exe = build(sv, tb, cache)?;
     run(&exe, workdir)
 }

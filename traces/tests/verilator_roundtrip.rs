@@ -4,7 +4,9 @@
 
 mod common;
 
-use handscope_compiler::verilog::testbench::{TbDesign, memory_init_files, wrapper, write_testbench};
+use handscope_compiler::verilog::testbench::{
+    TbDesign, memory_init_files, wrapper, write_testbench,
+};
 use handscope_compiler::verilog::{VerilogBuilder, encode_instance_name};
 use handscope_traces::vcd_in::{ReplayOptions, replay_file};
 
@@ -28,7 +30,13 @@ fn examples_round_trip_through_verilator() {
     let designs: Vec<TbDesign<'_>> = exs
         .iter()
         .zip(&tops)
-        .map(|(ex, top)| TbDesign { top: top.clone(), func: &ex.func, env: &ex.env, max_cycles: MAX_CYCLES, any_fire: true })
+        .map(|(ex, top)| TbDesign {
+            top: top.clone(),
+            func: &ex.func,
+            env: &ex.env,
+            max_cycles: MAX_CYCLES,
+            any_fire: true,
+        })
         .collect();
     let mut sv = b.finish();
     sv.push_str(&wrapper(&designs));
@@ -43,16 +51,38 @@ fn examples_round_trip_through_verilator() {
     let vcd = handscope_traces::verilator::build_and_run(&work, &sv, &tb, None).unwrap();
     for (ex, top) in exs.iter().zip(&tops) {
         let (want_report, want) = engine_run(&ex.func, &ex.env, MAX_CYCLES);
-        let opts = ReplayOptions { scope: Some(format!("hs_tb.{top}")), ..Default::default() };
-        let r = replay_file(&vcd, &ex.func, Some(&ex.env), &opts).unwrap_or_else(|e| panic!("{}: {e}", ex.name));
-        assert!(r.mapping.unmatched_channels.is_empty(), "{}: {:?}", ex.name, r.mapping.unmatched_channels);
-        assert_eq!(r.mapping.state_words.0, r.mapping.state_words.1, "{}: state words", ex.name);
+        let opts = ReplayOptions {
+            scope: Some(format!("hs_tb.{top}")),
+            ..Default::default()
+        };
+        let r = replay_file(&vcd, &ex.func, Some(&ex.env), &opts)
+            .unwrap_or_else(|e| panic!("{}: {e}", ex.name));
+        assert!(
+            r.mapping.unmatched_channels.is_empty(),
+            "{}: {:?}",
+            ex.name,
+            r.mapping.unmatched_channels
+        );
+        assert_eq!(
+            r.mapping.state_words.0, r.mapping.state_words.1,
+            "{}: state words",
+            ex.name
+        );
         assert_same_trace(&ex.name, &want, &r.trace, true);
-        assert_eq!(want.mem_writes(), r.trace.mem_writes(), "{}: memory writes", ex.name);
+        assert_eq!(
+            want.mem_writes(),
+            r.trace.mem_writes(),
+            "{}: memory writes",
+            ex.name
+        );
         assert_eq!(want_report, r.report, "{}: report", ex.name);
         // Without the stimulus, the replay still finds the same outputs.
         let r2 = replay_file(&vcd, &ex.func, None, &opts).unwrap();
-        assert_eq!(r2.report.outputs, want_report.outputs, "{}: outputs without stimulus", ex.name);
+        assert_eq!(
+            r2.report.outputs, want_report.outputs,
+            "{}: outputs without stimulus",
+            ex.name
+        );
     }
     let _ = std::fs::remove_dir_all(&work);
 }

@@ -296,8 +296,9 @@ fn build_function(
             env.insert(g.name.clone(), Def { vals, span: g.span });
         }
         // Like MLIR, an op without an explicit `loc(...)` is located where it is written.
-        let loc = match locs.opt(p, &spec.loc)? {
-            Some(l) => Some(l),
+        // An explicit `loc(unknown)` stays unknown.
+        let loc = match &spec.loc {
+            Some(_) => locs.opt(p, &spec.loc)?,
             None => {
                 let (l, c) = line_col(p.src(), spec.span.start);
                 Some(SourceLoc::new(p.file(), l as u32, c as u32))

@@ -44,7 +44,11 @@ pub struct Shape<'a> {
 }
 
 fn range(w: u32) -> String {
-    if w <= 1 { String::new() } else { format!("[{}:0] ", w - 1) }
+    if w <= 1 {
+        String::new()
+    } else {
+        format!("[{}:0] ", w - 1)
+    }
 }
 
 /// Number of address bits a memory of `size` elements uses (the engine's mask width).
@@ -64,7 +68,10 @@ impl Gen {
             ports.push("input clock".into());
             ports.push("input reset".into());
         }
-        Gen { ports, body: String::new() }
+        Gen {
+            ports,
+            body: String::new(),
+        }
     }
     fn input(&mut self, p: &str, w: u32) {
         if w > 0 {
@@ -99,7 +106,10 @@ impl Gen {
 }
 
 fn sig(ws: &[u32]) -> String {
-    ws.iter().map(|w| w.to_string()).collect::<Vec<_>>().join("_")
+    ws.iter()
+        .map(|w| w.to_string())
+        .collect::<Vec<_>>()
+        .join("_")
 }
 
 fn in_name(op: &Op, i: usize) -> String {
@@ -114,7 +124,11 @@ fn resize(e: &str, from: u32, to: u32, signed: bool) -> String {
     if to == from {
         e.to_string()
     } else if to < from {
-        if to == 1 && from >= 1 { format!("{e}[0]") } else { format!("{e}[{}:0]", to - 1) }
+        if to == 1 && from >= 1 {
+            format!("{e}[0]")
+        } else {
+            format!("{e}[{}:0]", to - 1)
+        }
     } else if signed && from > 0 {
         format!("{{{{{}{{{e}[{}]}}}}, {e}}}", to - from, from - 1)
     } else if from == 0 {
@@ -130,7 +144,10 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
     let (ni, no) = (s.ins.len(), s.outs.len());
     let mn = op.mnemonic();
     let base_name = format!("hs_{mn}_i{}_o{}", sig(&s.ins), sig(&s.outs));
-    let mut ex = InstanceExtras { clocked: op.is_stateful(), ..Default::default() };
+    let mut ex = InstanceExtras {
+        clocked: op.is_stateful(),
+        ..Default::default()
+    };
     let mut g = Gen::new(ex.clocked);
     for (i, &w) in s.ins.iter().enumerate() {
         g.input(&in_name(op, i), w);
@@ -140,7 +157,9 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
     }
     let need = |a: usize, b: usize| -> Result<(), String> {
         if ni != a || no != b {
-            Err(format!("`{mn}` needs {a} inputs and {b} outputs, has {ni} and {no}"))
+            Err(format!(
+                "`{mn}` needs {a} inputs and {b} outputs, has {ni} and {no}"
+            ))
         } else {
             Ok(())
         }
@@ -150,7 +169,14 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
     // Join-like: out valid when all inputs valid, inputs ready when the output fires.
     let join_ready = |g: &mut Gen, ins: &[String], out: &str| {
         let all: Vec<String> = ins.iter().map(|p| format!("{p}_valid")).collect();
-        g.line(format!("assign {out}_valid = {};", if all.is_empty() { "1'b1".into() } else { all.join(" & ") }));
+        g.line(format!(
+            "assign {out}_valid = {};",
+            if all.is_empty() {
+                "1'b1".into()
+            } else {
+                all.join(" & ")
+            }
+        ));
         for p in ins {
             g.line(format!("assign {p}_ready = {out}_valid & {out}_ready;"));
         }
@@ -188,7 +214,10 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                         ("1'b0".to_string(), "1'b0".to_string())
                     } else if matches!(
                         p,
-                        CmpPredicate::Slt | CmpPredicate::Sle | CmpPredicate::Sgt | CmpPredicate::Sge
+                        CmpPredicate::Slt
+                            | CmpPredicate::Sle
+                            | CmpPredicate::Sgt
+                            | CmpPredicate::Sge
                     ) {
                         ("$signed(in0)".into(), "$signed(in1)".into())
                     } else {
@@ -228,8 +257,12 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 if *op == Op::Join {
                     g.line(format!("assign out0 = {}'d0;", s.outs[0]));
                 } else {
-                    let fields: Vec<String> =
-                        ins.iter().zip(&s.ins).filter(|(_, w)| **w > 0).map(|(p, _)| p.clone()).collect();
+                    let fields: Vec<String> = ins
+                        .iter()
+                        .zip(&s.ins)
+                        .filter(|(_, w)| **w > 0)
+                        .map(|(p, _)| p.clone())
+                        .collect();
                     g.line(format!("assign out0 = {{{}}};", fields.join(", ")));
                 }
             }
@@ -270,8 +303,19 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
             for k in 1..ni {
                 let p = in_name(op, k);
-                let cond = if sw == 0 { if k == 1 { "1'b1".to_string() } else { "1'b0".into() } } else { format!("{{{}'d0, select}} == 65'd{}", 65 - sw, k - 1) };
-                g.line(format!("  {}if ({cond}) begin", if k > 1 { "else " } else { "" }));
+                let cond = if sw == 0 {
+                    if k == 1 {
+                        "1'b1".to_string()
+                    } else {
+                        "1'b0".into()
+                    }
+                } else {
+                    format!("{{{}'d0, select}} == 65'd{}", 65 - sw, k - 1)
+                };
+                g.line(format!(
+                    "  {}if ({cond}) begin",
+                    if k > 1 { "else " } else { "" }
+                ));
                 g.line(format!("    out0_valid = select_valid & {p}_valid;"));
                 if w > 0 {
                     g.line(format!("    out0 = {p};"));
@@ -296,7 +340,10 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 g.line(format!("  in{k}_ready = 1'b0;"));
             }
             for k in 0..ni {
-                g.line(format!("  {}if (in{k}_valid) begin", if k > 0 { "else " } else { "" }));
+                g.line(format!(
+                    "  {}if (in{k}_valid) begin",
+                    if k > 0 { "else " } else { "" }
+                ));
                 g.line("    out0_valid = 1'b1;");
                 if w > 0 {
                     g.line(format!("    out0 = in{k};"));
@@ -316,7 +363,10 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             g.line("always_comb begin");
             g.line(format!("  prio = {ni}'d0;"));
             for k in 0..ni {
-                g.line(format!("  {}if (in{k}_valid) prio[{k}] = 1'b1;", if k > 0 { "else " } else { "" }));
+                g.line(format!(
+                    "  {}if (in{k}_valid) prio[{k}] = 1'b1;",
+                    if k > 0 { "else " } else { "" }
+                ));
             }
             g.line("end");
             g.line(format!("assign win = (won != {ni}'d0) ? won : prio;"));
@@ -337,7 +387,10 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 g.line(format!("  index = {iw}'d0;"));
             }
             for k in 0..ni {
-                g.line(format!("  {}if (win[{k}]) begin", if k > 0 { "else " } else { "" }));
+                g.line(format!(
+                    "  {}if (win[{k}]) begin",
+                    if k > 0 { "else " } else { "" }
+                ));
                 if w > 0 {
                     g.line(format!("    dataOut = in{k};"));
                 }
@@ -349,7 +402,9 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             g.line("end");
             g.line("always_ff @(posedge clock) begin");
             g.line("  if (reset) begin");
-            g.line(format!("    won <= {ni}'d0; result_emitted <= 1'b0; index_emitted <= 1'b0;"));
+            g.line(format!(
+                "    won <= {ni}'d0; result_emitted <= 1'b0; index_emitted <= 1'b0;"
+            ));
             g.line("  end else begin");
             g.line(format!("    won <= all_done ? {ni}'d0 : win;"));
             g.line("    result_emitted <= doneR & !all_done;");
@@ -364,7 +419,10 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
             let ins: Vec<String> = (0..ni).map(|i| in_name(op, i)).collect();
             let j = if sync {
-                ins.iter().map(|p| format!("{p}_valid")).collect::<Vec<_>>().join(" & ")
+                ins.iter()
+                    .map(|p| format!("{p}_valid"))
+                    .collect::<Vec<_>>()
+                    .join(" & ")
             } else {
                 "in0_valid".into()
             };
@@ -373,7 +431,9 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             for k in 0..no {
                 g.line(format!("logic emitted_{k};"));
                 g.line(format!("assign out{k}_valid = j & !emitted_{k};"));
-                g.line(format!("wire done_{k} = (out{k}_valid & out{k}_ready) | emitted_{k};"));
+                g.line(format!(
+                    "wire done_{k} = (out{k}_valid & out{k}_ready) | emitted_{k};"
+                ));
                 let w = s.outs[k];
                 if w > 0 {
                     let src = match op {
@@ -390,11 +450,16 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             let all: Vec<String> = (0..no).map(|k| format!("done_{k}")).collect();
             g.line(format!("wire all_done = {};", all.join(" & ")));
             for p in &ins {
-                g.line(format!("assign {p}_ready = {};", if sync { "j & all_done" } else { "all_done" }));
+                g.line(format!(
+                    "assign {p}_ready = {};",
+                    if sync { "j & all_done" } else { "all_done" }
+                ));
             }
             g.line("always_ff @(posedge clock) begin");
             for k in 0..no {
-                g.line(format!("  emitted_{k} <= reset ? 1'b0 : done_{k} & !all_done;"));
+                g.line(format!(
+                    "  emitted_{k} <= reset ? 1'b0 : done_{k} & !all_done;"
+                ));
             }
             g.line("end");
         }
@@ -403,9 +468,14 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 return Err("`lazy_fork` needs one input".into());
             }
             for k in 0..no {
-                let others: Vec<String> =
-                    (0..no).filter(|&j| j != k).map(|j| format!(" & out{j}_ready")).collect();
-                g.line(format!("assign out{k}_valid = in0_valid{};", others.concat()));
+                let others: Vec<String> = (0..no)
+                    .filter(|&j| j != k)
+                    .map(|j| format!(" & out{j}_ready"))
+                    .collect();
+                g.line(format!(
+                    "assign out{k}_valid = in0_valid{};",
+                    others.concat()
+                ));
                 if s.outs[k] > 0 {
                     g.line(format!("assign out{k} = in0;"));
                 }
@@ -422,7 +492,11 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             let w = s.outs[0];
             let dw = w.max(1);
             name = format!("hs_buffer_s{n}_i{}_o{}", sig(&s.ins), sig(&s.outs));
-            params = format!(" #(parameter logic [{}:0] INIT_VALID = '0, parameter logic [{}:0] INIT_DATA = '0)", n - 1, n as u32 * dw - 1);
+            params = format!(
+                " #(parameter logic [{}:0] INIT_VALID = '0, parameter logic [{}:0] INIT_DATA = '0)",
+                n - 1,
+                n as u32 * dw - 1
+            );
             if let Some(init) = init {
                 if init.len() > n {
                     return Err("more initValues than slots".into());
@@ -435,13 +509,23 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                     d.push(format!("{dw}'d{}", init.get(k).map_or(0, |x| x & m)));
                 }
                 ex.params.push(("INIT_VALID".into(), format!("{n}'b{v}")));
-                ex.params.push(("INIT_DATA".into(), format!("{{{}}}", d.join(", "))));
+                ex.params
+                    .push(("INIT_DATA".into(), format!("{{{}}}", d.join(", "))));
             }
-            let ind = if w > 0 { "in0".to_string() } else { "1'b0".into() };
+            let ind = if w > 0 {
+                "in0".to_string()
+            } else {
+                "1'b0".into()
+            };
             for k in 0..n {
                 g.line(format!("logic slot{k}_valid, slot{k}_skid_valid;"));
-                g.line(format!("logic [{}:0] slot{k}_data, slot{k}_skid_data;", dw - 1));
-                g.line(format!("wire ir{k} = !slot{k}_valid | !slot{k}_skid_valid;"));
+                g.line(format!(
+                    "logic [{}:0] slot{k}_data, slot{k}_skid_data;",
+                    dw - 1
+                ));
+                g.line(format!(
+                    "wire ir{k} = !slot{k}_valid | !slot{k}_skid_valid;"
+                ));
                 g.line(format!("wire ov{k} = slot{k}_skid_valid | slot{k}_valid;"));
                 g.line(format!(
                     "wire [{}:0] od{k} = slot{k}_skid_valid ? slot{k}_skid_data : slot{k}_data;",
@@ -464,9 +548,19 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
             g.line("  end else begin");
             for k in 0..n {
-                let (iv, id) = if k == 0 { ("in0_valid".to_string(), ind.clone()) } else { (format!("ov{}", k - 1), format!("od{}", k - 1)) };
-                let or = if k + 1 == n { "out0_ready".to_string() } else { format!("ir{}", k + 1) };
-                g.line(format!("    if (ir{k}) begin slot{k}_valid <= {iv}; slot{k}_data <= {id}; end"));
+                let (iv, id) = if k == 0 {
+                    ("in0_valid".to_string(), ind.clone())
+                } else {
+                    (format!("ov{}", k - 1), format!("od{}", k - 1))
+                };
+                let or = if k + 1 == n {
+                    "out0_ready".to_string()
+                } else {
+                    format!("ir{}", k + 1)
+                };
+                g.line(format!(
+                    "    if (ir{k}) begin slot{k}_valid <= {iv}; slot{k}_data <= {id}; end"
+                ));
                 g.line(format!(
                     "    slot{k}_skid_valid <= !({or} & slot{k}_skid_valid) & ((!{or} & !slot{k}_skid_valid) ? slot{k}_valid : slot{k}_skid_valid);"
                 ));
@@ -484,13 +578,19 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             g.line("assign ctrl_ready = out0_ready;");
             if w > 0 {
                 params = format!(" #(parameter logic [{}:0] VALUE = '0)", w - 1);
-                ex.params.push(("VALUE".into(), format!("{w}'d{}", value & handscope_sim::types::width_mask(w))));
+                ex.params.push((
+                    "VALUE".into(),
+                    format!("{w}'d{}", value & handscope_sim::types::width_mask(w)),
+                ));
                 g.line("assign out0 = VALUE;");
             }
         }
         Op::Source | Op::Never => {
             need(0, 1)?;
-            g.line(format!("assign out0_valid = 1'b{};", u8::from(*op == Op::Source)));
+            g.line(format!(
+                "assign out0_valid = 1'b{};",
+                u8::from(*op == Op::Source)
+            ));
             if s.outs[0] > 0 {
                 g.line(format!("assign out0 = {}'d0;", s.outs[0]));
             }
@@ -505,12 +605,18 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             g.line("assign addrIn0_ready = addrOut0_valid & addrOut0_ready;");
             g.line("assign ctrl_ready = addrOut0_valid & addrOut0_ready;");
             if s.outs[1] > 0 {
-                g.line(format!("assign addrOut0 = {};", resize("addrIn0", s.ins[0], s.outs[1], false)));
+                g.line(format!(
+                    "assign addrOut0 = {};",
+                    resize("addrIn0", s.ins[0], s.outs[1], false)
+                ));
             }
             g.line("assign dataOut_valid = dataFromMem_valid;");
             g.line("assign dataFromMem_ready = dataOut_ready;");
             if s.outs[0] > 0 {
-                g.line(format!("assign dataOut = {};", resize("dataFromMem", s.ins[1], s.outs[0], false)));
+                g.line(format!(
+                    "assign dataOut = {};",
+                    resize("dataFromMem", s.ins[1], s.outs[0], false)
+                ));
             }
         }
         Op::Store => {
@@ -523,10 +629,16 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             g.line("assign dataIn_ready = r;");
             g.line("assign ctrl_ready = r;");
             if s.outs[0] > 0 {
-                g.line(format!("assign dataToMem = {};", resize("dataIn", s.ins[1], s.outs[0], false)));
+                g.line(format!(
+                    "assign dataToMem = {};",
+                    resize("dataIn", s.ins[1], s.outs[0], false)
+                ));
             }
             if s.outs[1] > 0 {
-                g.line(format!("assign addrOut0 = {};", resize("addrIn0", s.ins[0], s.outs[1], false)));
+                g.line(format!(
+                    "assign addrOut0 = {};",
+                    resize("addrIn0", s.ins[0], s.outs[1], false)
+                ));
             }
         }
         Op::Memory { ld, st, memref, .. } | Op::ExtMemory { ld, st, memref, .. } => {
@@ -543,13 +655,19 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
             let ab = addr_bits(size).max(1);
             let am = addr_bits(size);
-            name = format!("hs_{mn}_l{ld}_s{st}_n{size}_e{ew}_i{}_o{}", sig(&s.ins), sig(&s.outs));
+            name = format!(
+                "hs_{mn}_l{ld}_s{st}_n{size}_e{ew}_i{}_o{}",
+                sig(&s.ins),
+                sig(&s.outs)
+            );
             if !external {
                 params = " #(parameter INIT_FILE = \"\")".into();
                 g.line(format!("logic [{}:0] mem [0:{}];", ew - 1, size - 1));
                 g.line("initial begin");
                 g.line("  integer fd;");
-                g.line(format!("  for (longint i = 0; i < {size}; i++) mem[i] = '0;"));
+                g.line(format!(
+                    "  for (longint i = 0; i < {size}; i++) mem[i] = '0;"
+                ));
                 g.line("  if (INIT_FILE != \"\") begin");
                 g.line("    fd = $fopen(INIT_FILE, \"r\");");
                 g.line("    if (fd != 0) begin $fclose(fd); $readmemh(INIT_FILE, mem); end");
@@ -558,62 +676,98 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
             // Keep the low `am` address bits (no bits: always address 0), as a `ab`-bit value.
             let amask = |e: &str, w: u32| -> String {
-                if am == 0 || w == 0 { format!("{ab}'d0") } else { resize(e, w, am, false) }
+                if am == 0 || w == 0 {
+                    format!("{ab}'d0")
+                } else {
+                    resize(e, w, am, false)
+                }
             };
             for i in 0..ld {
                 let a = format!("ldAddr{i}");
                 let aw = s.ins[2 * st + i];
                 g.line(format!("logic ld{i}_emitted_0, ld{i}_emitted_1;"));
                 g.line(format!("wire [{}:0] ld{i}_a = {};", ab - 1, amask(&a, aw)));
-                g.line(format!("assign ldData{i}_valid = {a}_valid & !ld{i}_emitted_0;"));
-                g.line(format!("assign ldDone{i}_valid = {a}_valid & !ld{i}_emitted_1;"));
+                g.line(format!(
+                    "assign ldData{i}_valid = {a}_valid & !ld{i}_emitted_0;"
+                ));
+                g.line(format!(
+                    "assign ldDone{i}_valid = {a}_valid & !ld{i}_emitted_1;"
+                ));
                 let dw = s.outs[i];
                 if external {
                     ex.mem_ports.push((format!("ld{i}_addr"), true, ab));
                     ex.mem_ports.push((format!("ld{i}_data"), false, ew));
-                    g.ports.push(format!("output logic [{}:0] ld{i}_addr", ab - 1));
+                    g.ports
+                        .push(format!("output logic [{}:0] ld{i}_addr", ab - 1));
                     g.ports.push(format!("input [{}:0] ld{i}_data", ew - 1));
                     g.line(format!("assign ld{i}_addr = ld{i}_a;"));
                     if dw > 0 {
-                        g.line(format!("assign ldData{i} = {};", resize(&format!("ld{i}_data"), ew, dw, false)));
+                        g.line(format!(
+                            "assign ldData{i} = {};",
+                            resize(&format!("ld{i}_data"), ew, dw, false)
+                        ));
                     }
                 } else if dw > 0 {
-                    let rd = format!("({{{}'d0, ld{i}_a}} < 65'd{size}) ? mem[ld{i}_a] : {ew}'d0", 65 - ab);
+                    let rd = format!(
+                        "({{{}'d0, ld{i}_a}} < 65'd{size}) ? mem[ld{i}_a] : {ew}'d0",
+                        65 - ab
+                    );
                     g.line(format!("wire [{}:0] ld{i}_rd = {rd};", ew - 1));
-                    g.line(format!("assign ldData{i} = {};", resize(&format!("ld{i}_rd"), ew, dw, false)));
+                    g.line(format!(
+                        "assign ldData{i} = {};",
+                        resize(&format!("ld{i}_rd"), ew, dw, false)
+                    ));
                 }
                 if s.outs[ld + st + i] > 0 {
                     g.line(format!("assign ldDone{i} = '0;"));
                 }
-                g.line(format!("wire ld{i}_d0 = (ldData{i}_valid & ldData{i}_ready) | ld{i}_emitted_0;"));
-                g.line(format!("wire ld{i}_d1 = (ldDone{i}_valid & ldDone{i}_ready) | ld{i}_emitted_1;"));
+                g.line(format!(
+                    "wire ld{i}_d0 = (ldData{i}_valid & ldData{i}_ready) | ld{i}_emitted_0;"
+                ));
+                g.line(format!(
+                    "wire ld{i}_d1 = (ldDone{i}_valid & ldDone{i}_ready) | ld{i}_emitted_1;"
+                ));
                 g.line(format!("assign {a}_ready = ld{i}_d0 & ld{i}_d1;"));
                 g.line("always_ff @(posedge clock) begin");
-                g.line(format!("  ld{i}_emitted_0 <= reset ? 1'b0 : ld{i}_d0 & !{a}_ready;"));
-                g.line(format!("  ld{i}_emitted_1 <= reset ? 1'b0 : ld{i}_d1 & !{a}_ready;"));
+                g.line(format!(
+                    "  ld{i}_emitted_0 <= reset ? 1'b0 : ld{i}_d0 & !{a}_ready;"
+                ));
+                g.line(format!(
+                    "  ld{i}_emitted_1 <= reset ? 1'b0 : ld{i}_d1 & !{a}_ready;"
+                ));
                 g.line("end");
             }
             for j in 0..st {
                 let (d, a) = (format!("stData{j}"), format!("stAddr{j}"));
                 let (dwi, awi) = (s.ins[2 * j], s.ins[2 * j + 1]);
                 g.line(format!("logic st{j}_write_valid_buffer;"));
-                g.line(format!("assign stDone{j}_valid = st{j}_write_valid_buffer;"));
+                g.line(format!(
+                    "assign stDone{j}_valid = st{j}_write_valid_buffer;"
+                ));
                 if s.outs[ld + j] > 0 {
                     g.line(format!("assign stDone{j} = '0;"));
                 }
-                g.line(format!("wire st{j}_r = !st{j}_write_valid_buffer | stDone{j}_ready;"));
+                g.line(format!(
+                    "wire st{j}_r = !st{j}_write_valid_buffer | stDone{j}_ready;"
+                ));
                 g.line(format!("assign {a}_ready = st{j}_r;"));
                 g.line(format!("assign {d}_ready = st{j}_r;"));
                 g.line(format!("wire st{j}_wv = {a}_valid & {d}_valid;"));
                 g.line(format!("wire [{}:0] st{j}_a = {};", ab - 1, amask(&a, awi)));
-                let dv = if dwi == 0 { format!("{ew}'d0") } else { resize(&d, dwi, ew, false) };
+                let dv = if dwi == 0 {
+                    format!("{ew}'d0")
+                } else {
+                    resize(&d, dwi, ew, false)
+                };
                 g.line(format!("wire [{}:0] st{j}_d = {dv};", ew - 1));
                 if external {
                     ex.mem_ports.push((format!("st{j}_addr"), true, ab));
                     ex.mem_ports.push((format!("st{j}_data"), true, ew));
                     ex.mem_ports.push((format!("st{j}_en"), true, 1));
-                    g.ports.push(format!("output logic [{}:0] st{j}_addr", ab - 1));
-                    g.ports.push(format!("output logic [{}:0] st{j}_data", ew - 1));
+                    g.ports
+                        .push(format!("output logic [{}:0] st{j}_addr", ab - 1));
+                    g.ports
+                        .push(format!("output logic [{}:0] st{j}_data", ew - 1));
                     g.ports.push(format!("output logic st{j}_en"));
                     g.line(format!("assign st{j}_addr = st{j}_a;"));
                     g.line(format!("assign st{j}_data = st{j}_d;"));
@@ -639,5 +793,11 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
     if name == base_name && matches!(op, Op::Arith(_)) {
         name = format!("hs_{mn}_i{}_o{}", sig(&s.ins), sig(&s.outs));
     }
-    Ok((ComponentModule { text: g.finish(&name, &params), name }, ex))
+    Ok((
+        ComponentModule {
+            text: g.finish(&name, &params),
+            name,
+        },
+        ex,
+    ))
 }

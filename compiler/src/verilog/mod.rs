@@ -68,7 +68,11 @@ pub fn channel_net(f: &Function, ch: handscope_sim::ChannelId) -> String {
     let p = &f.nodes[c.producer.node];
     match p.op {
         Op::Argument { index } => encode_instance_name(&f.args[index].name),
-        _ => format!("{}_{}", encode_instance_name(&p.id), p.op.output_port_name(c.producer.port as usize)),
+        _ => format!(
+            "{}_{}",
+            encode_instance_name(&p.id),
+            p.op.output_port_name(c.producer.port as usize)
+        ),
     }
 }
 
@@ -80,7 +84,9 @@ impl VerilogBuilder {
 
     /// Adds the top module of `f`, named `top` (default: the encoded function name).
     pub fn add(&mut self, f: &Function, top: Option<&str>) -> Result<String, VerilogError> {
-        let top = top.map(str::to_string).unwrap_or_else(|| encode_instance_name(&f.name));
+        let top = top
+            .map(str::to_string)
+            .unwrap_or_else(|| encode_instance_name(&f.name));
         for (_, c) in f.channels.iter() {
             if c.consumers.len() != 1 {
                 return Err(VerilogError::Consumers(c.name.clone(), c.consumers.len()));
@@ -90,7 +96,13 @@ impl VerilogBuilder {
             }
         }
         let w = |ch: handscope_sim::ChannelId| f.channels[ch].ty.bit_width();
-        let rng = |w: u32| if w <= 1 { String::new() } else { format!("[{}:0] ", w - 1) };
+        let rng = |w: u32| {
+            if w <= 1 {
+                String::new()
+            } else {
+                format!("[{}:0] ", w - 1)
+            }
+        };
         let mut ports: Vec<String> = vec!["input clock".into(), "input reset".into()];
         let mut body = String::new();
         for a in &f.args {
@@ -130,7 +142,11 @@ impl VerilogBuilder {
         let _ = writeln!(
             body,
             "  wire hs_any_fire /*verilator public_flat_rd*/ = {};",
-            if fires.is_empty() { "1'b0".into() } else { fires.join("\n    | ") }
+            if fires.is_empty() {
+                "1'b0".into()
+            } else {
+                fires.join("\n    | ")
+            }
         );
         for (_, node) in f.nodes.iter() {
             match &node.op {
@@ -138,7 +154,10 @@ impl VerilogBuilder {
                 Op::Instance { .. } => return Err(VerilogError::Instance(node.id.clone())),
                 Op::Return => {
                     if node.inputs.len() != f.results.len() {
-                        return Err(VerilogError::Malformed(node.id.clone(), "return operand count differs from the results".into()));
+                        return Err(VerilogError::Malformed(
+                            node.id.clone(),
+                            "return operand count differs from the results".into(),
+                        ));
                     }
                     for (k, &ch) in node.inputs.iter().enumerate() {
                         let p = encode_instance_name(&f.results[k].name);
@@ -158,10 +177,12 @@ impl VerilogBuilder {
                 ins: node.inputs.iter().map(|&c| w(c)).collect(),
                 outs: node.outputs.iter().map(|&c| w(c)).collect(),
             };
-            let (m, mut ex) = components::component(&shape).map_err(|e| VerilogError::Malformed(node.id.clone(), e))?;
+            let (m, mut ex) = components::component(&shape)
+                .map_err(|e| VerilogError::Malformed(node.id.clone(), e))?;
             let inst = encode_instance_name(&node.id);
             if let Op::Memory { .. } = node.op {
-                ex.params.push(("INIT_FILE".into(), format!("\"{top}.{inst}.hex\"")));
+                ex.params
+                    .push(("INIT_FILE".into(), format!("\"{top}.{inst}.hex\"")));
             }
             self.components.entry(m.name.clone()).or_insert(m.text);
             let mut conns = Vec::new();
@@ -188,7 +209,11 @@ impl VerilogBuilder {
                 conns.push(format!(".{p}_ready({net}_ready)"));
             }
             if let Op::ExtMemory { memref_arg, .. } = node.op {
-                let mname = f.args.get(memref_arg).map(|a| a.name.clone()).unwrap_or_else(|| node.id.clone());
+                let mname = f
+                    .args
+                    .get(memref_arg)
+                    .map(|a| a.name.clone())
+                    .unwrap_or_else(|| node.id.clone());
                 let mp = encode_instance_name(&mname);
                 for (port, out, pw) in &ex.mem_ports {
                     let dir = if *out { "output" } else { "input" };
@@ -199,12 +224,24 @@ impl VerilogBuilder {
             let params = if ex.params.is_empty() {
                 String::new()
             } else {
-                let ps: Vec<String> = ex.params.iter().map(|(k, v)| format!(".{k}({v})")).collect();
+                let ps: Vec<String> = ex
+                    .params
+                    .iter()
+                    .map(|(k, v)| format!(".{k}({v})"))
+                    .collect();
                 format!(" #({})", ps.join(", "))
             };
-            let _ = writeln!(body, "  {}{params} {inst} (\n    {}\n  );", m.name, conns.join(",\n    "));
+            let _ = writeln!(
+                body,
+                "  {}{params} {inst} (\n    {}\n  );",
+                m.name,
+                conns.join(",\n    ")
+            );
         }
-        let mut t = format!("// Generated by Handscope from handshake.func @{}\nmodule {top}(\n", f.name);
+        let mut t = format!(
+            "// Generated by Handscope from handshake.func @{}\nmodule {top}(\n",
+            f.name
+        );
         let n = ports.len();
         for (i, p) in ports.iter().enumerate() {
             let _ = writeln!(t, "  {p}{}", if i + 1 < n { "," } else { "" });
@@ -218,7 +255,9 @@ impl VerilogBuilder {
 
     /// All modules: component modules sorted by name, then the top modules in order added.
     pub fn finish(self) -> String {
-        let mut s = String::from("// Handscope component library and circuits (SystemVerilog)\n`default_nettype wire\n\n");
+        let mut s = String::from(
+            "// Handscope component library and circuits (SystemVerilog)\n`default_nettype wire\n\n",
+        );
         for text in self.components.values() {
             s.push_str(text);
             s.push('\n');

@@ -20,15 +20,91 @@
 
 /// SystemVerilog keywords that an encoded ID must not be.
 const KEYWORDS: &[&str] = &[
-    "always", "always_comb", "always_ff", "always_latch", "and", "assign", "begin", "bit", "break",
-    "buf", "byte", "case", "casex", "casez", "cell", "chandle", "class", "config", "const",
-    "continue", "default", "design", "disable", "do", "edge", "else", "end", "endcase",
-    "endfunction", "endgenerate", "endmodule", "endtask", "enum", "event", "for", "force",
-    "forever", "fork", "function", "generate", "genvar", "if", "initial", "inout", "input", "int",
-    "integer", "join", "logic", "longint", "module", "nand", "negedge", "nor", "not", "or",
-    "output", "packed", "parameter", "posedge", "real", "reg", "release", "repeat", "return",
-    "shortint", "signed", "string", "struct", "supply0", "supply1", "table", "task", "time",
-    "tri", "type", "union", "unsigned", "var", "void", "wait", "while", "wire", "xor", "xnor",
+    "always",
+    "always_comb",
+    "always_ff",
+    "always_latch",
+    "and",
+    "assign",
+    "begin",
+    "bit",
+    "break",
+    "buf",
+    "byte",
+    "case",
+    "casex",
+    "casez",
+    "cell",
+    "chandle",
+    "class",
+    "config",
+    "const",
+    "continue",
+    "default",
+    "design",
+    "disable",
+    "do",
+    "edge",
+    "else",
+    "end",
+    "endcase",
+    "endfunction",
+    "endgenerate",
+    "endmodule",
+    "endtask",
+    "enum",
+    "event",
+    "for",
+    "force",
+    "forever",
+    "fork",
+    "function",
+    "generate",
+    "genvar",
+    "if",
+    "initial",
+    "inout",
+    "input",
+    "int",
+    "integer",
+    "join",
+    "logic",
+    "longint",
+    "module",
+    "nand",
+    "negedge",
+    "nor",
+    "not",
+    "or",
+    "output",
+    "packed",
+    "parameter",
+    "posedge",
+    "real",
+    "reg",
+    "release",
+    "repeat",
+    "return",
+    "shortint",
+    "signed",
+    "string",
+    "struct",
+    "supply0",
+    "supply1",
+    "table",
+    "task",
+    "time",
+    "tri",
+    "type",
+    "union",
+    "unsigned",
+    "var",
+    "void",
+    "wait",
+    "while",
+    "wire",
+    "xor",
+    "xnor",
 ];
 
 fn push_hex(out: &mut String, c: char) {
@@ -109,14 +185,20 @@ mod tests {
     fn examples() {
         assert_eq!(encode_instance_name("fork0"), "fork0");
         assert_eq!(encode_instance_name("cond_br3"), "cond_br3");
-        assert_eq!(encode_instance_name("scale_add0/muli0"), "scale_add0__Smuli0");
+        assert_eq!(
+            encode_instance_name("scale_add0/muli0"),
+            "scale_add0__Smuli0"
+        );
         assert_eq!(encode_instance_name("a__b"), "a__U_b");
         assert_eq!(encode_instance_name("x_"), "x__U");
         assert_eq!(encode_instance_name("fork"), "__X66ork");
         assert_eq!(encode_instance_name("0a"), "__X30a");
         assert_eq!(encode_instance_name("a.b-c"), "a__Db__X2dc");
         for s in ["fork0", "a__b", "x_", "fork", "0a", "a.b-c", "", "é/_."] {
-            assert_eq!(decode_instance_name(&encode_instance_name(s)).as_deref(), Some(s));
+            assert_eq!(
+                decode_instance_name(&encode_instance_name(s)).as_deref(),
+                Some(s)
+            );
         }
         assert_eq!(decode_instance_name("a__Q"), None);
         assert_eq!(decode_instance_name("a-b"), None);

@@ -85,9 +85,29 @@ struct ExtMem {
 fn ext_memories(f: &Function) -> Vec<(usize, ExtMem)> {
     let mut v = Vec::new();
     for (_, n) in f.nodes.iter() {
-        if let Op::ExtMemory { ld, st, memref_arg, memref, .. } = &n.op {
-            let name = f.args.get(*memref_arg).map(|a| a.name.clone()).unwrap_or_else(|| n.id.clone());
-            v.push((v.len(), ExtMem { name, size: memref.len(), elem: memref.elem.bit_width(), ld: *ld, st: *st }));
+        if let Op::ExtMemory {
+            ld,
+            st,
+            memref_arg,
+            memref,
+            ..
+        } = &n.op
+        {
+            let name = f
+                .args
+                .get(*memref_arg)
+                .map(|a| a.name.clone())
+                .unwrap_or_else(|| n.id.clone());
+            v.push((
+                v.len(),
+                ExtMem {
+                    name,
+                    size: memref.len(),
+                    elem: memref.elem.bit_width(),
+                    ld: *ld,
+                    st: *st,
+                },
+            ));
         }
     }
     v
@@ -95,29 +115,51 @@ fn ext_memories(f: &Function) -> Vec<(usize, ExtMem)> {
 
 /// The wrapper module `hs_tb` that instantiates every design (instance name = its top name).
 pub fn wrapper(designs: &[TbDesign<'_>]) -> String {
-    let rng = |w: u32| if w <= 1 { String::new() } else { format!("[{}:0] ", w - 1) };
+    let rng = |w: u32| {
+        if w <= 1 {
+            String::new()
+        } else {
+            format!("[{}:0] ", w - 1)
+        }
+    };
     let mut ports = vec!["input clock".to_string(), "input reset".to_string()];
     let mut body = String::new();
     for (k, d) in designs.iter().enumerate() {
         let mut conns = vec![".clock(clock)".to_string(), ".reset(reset)".to_string()];
         for (i, (p, out, w)) in top_ports(d.func).into_iter().enumerate() {
-            ports.push(format!("{} {}d{k}_p{i}", if out { "output" } else { "input" }, rng(w)));
+            ports.push(format!(
+                "{} {}d{k}_p{i}",
+                if out { "output" } else { "input" },
+                rng(w)
+            ));
             conns.push(format!(".{p}(d{k}_p{i})"));
         }
         ports.push(format!("output d{k}_any_fire"));
-        let _ = writeln!(body, "  {} {} (\n    {}\n  );", d.top, d.top, conns.join(",\n    "));
+        let _ = writeln!(
+            body,
+            "  {} {} (\n    {}\n  );",
+            d.top,
+            d.top,
+            conns.join(",\n    ")
+        );
         if d.any_fire {
             let _ = writeln!(body, "  assign d{k}_any_fire = {}.hs_any_fire;", d.top);
         } else {
             let _ = writeln!(body, "  assign d{k}_any_fire = 1'b1;");
         }
     }
-    format!("module hs_tb(\n  {}\n);\n{body}endmodule\n", ports.join(",\n  "))
+    format!(
+        "module hs_tb(\n  {}\n);\n{body}endmodule\n",
+        ports.join(",\n  ")
+    )
 }
 
 fn tokens_of(env: &Environment, f: &Function, ai: usize) -> Vec<TokenSource> {
     let a = &f.args[ai];
-    let last_none = f.args.iter().rposition(|a| matches!(&a.ty, ArgType::Channel(Type::None)));
+    let last_none = f
+        .args
+        .iter()
+        .rposition(|a| matches!(&a.ty, ArgType::Channel(Type::None)));
     match env.inputs.get(&a.name) {
         Some(s) => s.clone(),
         None if Some(ai) == last_none => vec![TokenSource::None(1)],
@@ -127,7 +169,17 @@ fn tokens_of(env: &Environment, f: &Function, ai: usize) -> Vec<TokenSource> {
 
 /// Largest buffer slot count of `f` (for the deadlock window).
 pub fn max_slots(f: &Function) -> u32 {
-    f.nodes.values().filter_map(|n| if let Op::Buffer { slots, .. } = n.op { Some(slots) } else { None }).max().unwrap_or(0)
+    f.nodes
+        .values()
+        .filter_map(|n| {
+            if let Op::Buffer { slots, .. } = n.op {
+                Some(slots)
+            } else {
+                None
+            }
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// The C++ expression of wrapper port `name` of design `k`.
@@ -192,7 +244,15 @@ struct ReadyGen {
                 match src {
                     TokenSource::Values(v) => {
                         let vals: Vec<String> = v.iter().map(|x| format!("{x}ULL")).collect();
-                        let _ = writeln!(s, "static const uint64_t d{k}_a{ai}_v{si}[] = {{{}}};", if vals.is_empty() { "0".into() } else { vals.join(",") });
+                        let _ = writeln!(
+                            s,
+                            "static const uint64_t d{k}_a{ai}_v{si}[] = {{{}}};",
+                            if vals.is_empty() {
+                                "0".into()
+                            } else {
+                                vals.join(",")
+                            }
+                        );
                         segs.push(format!("{{0, 0, {}ULL, d{k}_a{ai}_v{si}}}", v.len()));
                     }
                     TokenSource::Range { start, end } => {
@@ -205,25 +265,40 @@ struct ReadyGen {
             if segs.is_empty() {
                 segs.push("{2, 0, 0, nullptr}".into());
             }
-            let _ = writeln!(s, "static const Seg d{k}_a{ai}_segs[] = {{{}}};", segs.join(", "));
+            let _ = writeln!(
+                s,
+                "static const Seg d{k}_a{ai}_segs[] = {{{}}};",
+                segs.join(", ")
+            );
         }
     }
     s.push_str("\nint main(int argc, char** argv) {\n");
     s.push_str("  const char* vcd = argc > 1 ? argv[1] : \"trace.vcd\";\n");
     s.push_str("  Verilated::traceEverOn(true);\n  Vhs_tb* top = new Vhs_tb;\n  VerilatedVcdC* tfp = new VerilatedVcdC;\n");
     s.push_str("  top->trace(tfp, 99);\n  tfp->open(vcd);\n  uint64_t t = 0;\n");
-    let _ = writeln!(s, "  top->reset = 1;\n  for (int i = 0; i < {RESET_CYCLES}; i++) {{");
+    let _ = writeln!(
+        s,
+        "  top->reset = 1;\n  for (int i = 0; i < {RESET_CYCLES}; i++) {{"
+    );
     s.push_str("    top->clock = 0; top->eval(); tfp->dump(t);\n    top->clock = 1; top->eval(); tfp->dump(t + 5); t += 10;\n  }\n  top->reset = 0;\n");
     let mut any_max = 0u64;
     for (k, d) in designs.iter().enumerate() {
         let f = d.func;
         any_max = any_max.max(d.max_cycles);
-        let chan_args: Vec<usize> = f.args.iter().enumerate().filter(|(_, a)| matches!(a.ty, ArgType::Channel(_))).map(|(i, _)| i).collect();
+        let chan_args: Vec<usize> = f
+            .args
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| matches!(a.ty, ArgType::Channel(_)))
+            .map(|(i, _)| i)
+            .collect();
         let mut invocations = 1u64;
         for &ai in &chan_args {
             let total: u64 = tokens_of(d.env, f, ai).iter().map(TokenSource::len).sum();
             invocations = invocations.max(total);
-            let ArgType::Channel(t) = &f.args[ai].ty else { continue };
+            let ArgType::Channel(t) = &f.args[ai].ty else {
+                continue;
+            };
             let nsegs = tokens_of(d.env, f, ai).len().max(1);
             let _ = writeln!(
                 s,
@@ -232,16 +307,28 @@ struct ReadyGen {
             );
         }
         for (ri, r) in f.results.iter().enumerate() {
-            let pol = d.env.ready.get(&r.name).cloned().unwrap_or(ReadyPolicy::Always);
+            let pol = d
+                .env
+                .ready
+                .get(&r.name)
+                .cloned()
+                .unwrap_or(ReadyPolicy::Always);
             let init = match &pol {
                 ReadyPolicy::Always => "{0, 0, 0, nullptr, 1}".to_string(),
-                ReadyPolicy::Random { seed, prob } => format!("{{1, {seed}ULL, {}ULL, nullptr, 1}}", ReadyPolicy::threshold(*prob)),
+                ReadyPolicy::Random { seed, prob } => format!(
+                    "{{1, {seed}ULL, {}ULL, nullptr, 1}}",
+                    ReadyPolicy::threshold(*prob)
+                ),
                 ReadyPolicy::Pattern(p) => {
                     let bits: String = p.iter().map(|b| if *b { '1' } else { '0' }).collect();
                     format!("{{2, 0, 0, \"{bits}\", {}}}", p.len())
                 }
             };
-            let _ = writeln!(s, "  ReadyGen d{k}_r{ri} = {init}; uint64_t d{k}_out{ri} = 0; const bool d{k}_may{ri} = {};", pol.can_be_ready());
+            let _ = writeln!(
+                s,
+                "  ReadyGen d{k}_r{ri} = {init}; uint64_t d{k}_out{ri} = 0; const bool d{k}_may{ri} = {};",
+                pol.can_be_ready()
+            );
         }
         for (mi, m) in ext_memories(f) {
             let _ = writeln!(s, "  std::vector<uint64_t> d{k}_m{mi}({}ULL, 0);", m.size);
@@ -251,7 +338,11 @@ struct ReadyGen {
                 }
             }
         }
-        let window = d.env.deadlock_window.max(1).max(2 * u64::from(max_slots(f)) + 4);
+        let window = d
+            .env
+            .deadlock_window
+            .max(1)
+            .max(2 * u64::from(max_slots(f)) + 4);
         let _ = writeln!(
             s,
             "  bool d{k}_stop = false; uint64_t d{k}_idle = 0; const uint64_t d{k}_inv = {invocations}ULL; const uint64_t d{k}_window = {window}ULL; const uint64_t d{k}_max = {}ULL; uint64_t d{k}_cycles = 0;",
@@ -268,19 +359,39 @@ struct ReadyGen {
             let p = encode_instance_name(&a.name);
             let pv = port(k, f, &format!("{p}_valid"));
             let pd = port(k, f, &p);
-            let _ = writeln!(s, "      {{ uint64_t v = 0; bool ok = d{k}_c{ai}.peek(v); {pv} = ok;{} }}", if t.bit_width() > 0 { format!(" {pd} = ok ? v : 0;") } else { String::new() });
+            let _ = writeln!(
+                s,
+                "      {{ uint64_t v = 0; bool ok = d{k}_c{ai}.peek(v); {pv} = ok;{} }}",
+                if t.bit_width() > 0 {
+                    format!(" {pd} = ok ? v : 0;")
+                } else {
+                    String::new()
+                }
+            );
         }
         for (ri, r) in f.results.iter().enumerate() {
-            let _ = writeln!(s, "      {} = d{k}_r{ri}.next(c);", port(k, f, &format!("{}_ready", encode_instance_name(&r.name))));
+            let _ = writeln!(
+                s,
+                "      {} = d{k}_r{ri}.next(c);",
+                port(k, f, &format!("{}_ready", encode_instance_name(&r.name)))
+            );
         }
         let _ = writeln!(s, "    }} else {{");
         for a in &f.args {
             if let ArgType::Channel(_) = &a.ty {
-                let _ = writeln!(s, "      {} = 0;", port(k, f, &format!("{}_valid", encode_instance_name(&a.name))));
+                let _ = writeln!(
+                    s,
+                    "      {} = 0;",
+                    port(k, f, &format!("{}_valid", encode_instance_name(&a.name)))
+                );
             }
         }
         for r in &f.results {
-            let _ = writeln!(s, "      {} = 0;", port(k, f, &format!("{}_ready", encode_instance_name(&r.name))));
+            let _ = writeln!(
+                s,
+                "      {} = 0;",
+                port(k, f, &format!("{}_ready", encode_instance_name(&r.name)))
+            );
         }
         s.push_str("    }\n");
     }
@@ -304,35 +415,59 @@ struct ReadyGen {
     // Observe.
     for (k, d) in designs.iter().enumerate() {
         let f = d.func;
-        let _ = writeln!(s, "    bool d{k}_fire = top->d{k}_any_fire; bool d{k}_prog = d{k}_fire;");
+        let _ = writeln!(
+            s,
+            "    bool d{k}_fire = top->d{k}_any_fire; bool d{k}_prog = d{k}_fire;"
+        );
         for (ai, a) in f.args.iter().enumerate() {
             if let ArgType::Channel(_) = &a.ty {
                 let p = encode_instance_name(&a.name);
-                let (pv, pr) = (port(k, f, &format!("{p}_valid")), port(k, f, &format!("{p}_ready")));
+                let (pv, pr) = (
+                    port(k, f, &format!("{p}_valid")),
+                    port(k, f, &format!("{p}_ready")),
+                );
                 let _ = writeln!(s, "    bool d{k}_f{ai} = {pv} && {pr};");
             }
         }
         for (ri, r) in f.results.iter().enumerate() {
             let p = encode_instance_name(&r.name);
-            let (pv, pr) = (port(k, f, &format!("{p}_valid")), port(k, f, &format!("{p}_ready")));
+            let (pv, pr) = (
+                port(k, f, &format!("{p}_valid")),
+                port(k, f, &format!("{p}_ready")),
+            );
             let _ = writeln!(s, "    if ({pv} && {pr}) d{k}_out{ri}++;");
-            let _ = writeln!(s, "    if (d{k}_may{ri} && {pv} && !{pr}) d{k}_prog = true;");
+            let _ = writeln!(
+                s,
+                "    if (d{k}_may{ri} && {pv} && !{pr}) d{k}_prog = true;"
+            );
         }
         for (mi, m) in ext_memories(f) {
             let mp = encode_instance_name(&m.name);
             for j in 0..m.st {
                 let pp = |x: &str| port(k, f, &format!("{mp}_st{j}_{x}"));
-                let _ = writeln!(s, "    bool d{k}_m{mi}_w{j} = {}; uint64_t d{k}_m{mi}_a{j} = {}; uint64_t d{k}_m{mi}_d{j} = {};", pp("en"), pp("addr"), pp("data"));
+                let _ = writeln!(
+                    s,
+                    "    bool d{k}_m{mi}_w{j} = {}; uint64_t d{k}_m{mi}_a{j} = {}; uint64_t d{k}_m{mi}_d{j} = {};",
+                    pp("en"),
+                    pp("addr"),
+                    pp("data")
+                );
             }
         }
     }
-    s.push_str("    top->clock = 1; top->eval(); tfp->dump(t + 5); t += 10;\n    bool all_stop = true;\n");
+    s.push_str(
+        "    top->clock = 1; top->eval(); tfp->dump(t + 5); t += 10;\n    bool all_stop = true;\n",
+    );
     for (k, d) in designs.iter().enumerate() {
         let f = d.func;
         let _ = writeln!(s, "    if (!d{k}_stop) {{");
         for (mi, m) in ext_memories(f) {
             for j in 0..m.st {
-                let _ = writeln!(s, "      if (d{k}_m{mi}_w{j} && d{k}_m{mi}_a{j} < {}ULL) d{k}_m{mi}[d{k}_m{mi}_a{j}] = d{k}_m{mi}_d{j};", m.size);
+                let _ = writeln!(
+                    s,
+                    "      if (d{k}_m{mi}_w{j} && d{k}_m{mi}_a{j} < {}ULL) d{k}_m{mi}[d{k}_m{mi}_a{j}] = d{k}_m{mi}_d{j};",
+                    m.size
+                );
             }
         }
         let mut exhausted = Vec::new();
@@ -343,21 +478,35 @@ struct ReadyGen {
             }
         }
         let done = if f.results.is_empty() {
-            let ex = if exhausted.is_empty() { "true".into() } else { exhausted.join(" && ") };
+            let ex = if exhausted.is_empty() {
+                "true".into()
+            } else {
+                exhausted.join(" && ")
+            };
             format!("!d{k}_fire && ({ex})")
         } else {
-            (0..f.results.len()).map(|ri| format!("d{k}_out{ri} >= d{k}_inv")).collect::<Vec<_>>().join(" && ")
+            (0..f.results.len())
+                .map(|ri| format!("d{k}_out{ri} >= d{k}_inv"))
+                .collect::<Vec<_>>()
+                .join(" && ")
         };
         let _ = writeln!(s, "      uint64_t tmp = 0; (void)tmp;");
         let _ = writeln!(s, "      d{k}_cycles = c + 1;");
         let _ = writeln!(s, "      if (d{k}_prog) d{k}_idle = 0; else d{k}_idle++;");
-        let _ = writeln!(s, "      if (({done}) || d{k}_idle >= d{k}_window || c + 1 >= d{k}_max) d{k}_stop = true;");
+        let _ = writeln!(
+            s,
+            "      if (({done}) || d{k}_idle >= d{k}_window || c + 1 >= d{k}_max) d{k}_stop = true;"
+        );
         let _ = writeln!(s, "    }}\n    all_stop = all_stop && d{k}_stop;");
     }
     let _ = writeln!(s, "    if (all_stop || c + 1 >= {any_max}ULL) break;\n  }}");
     s.push_str("  top->clock = 0; top->eval(); tfp->dump(t);\n  tfp->close();\n");
     for (k, d) in designs.iter().enumerate() {
-        let _ = writeln!(s, "  printf(\"design {} {} cycles %llu\\n\", (unsigned long long)d{k}_cycles);", k, d.top);
+        let _ = writeln!(
+            s,
+            "  printf(\"design {} {} cycles %llu\\n\", (unsigned long long)d{k}_cycles);",
+            k, d.top
+        );
     }
     s.push_str("  top->final();\n  delete tfp;\n  delete top;\n  return 0;\n}\n");
     s
@@ -368,12 +517,12 @@ struct ReadyGen {
 pub fn memory_init_files(top: &str, f: &Function, env: &Environment) -> Vec<(String, String)> {
     let mut v = Vec::new();
     for (_, n) in f.nodes.iter() {
-        if let Op::Memory { memref, .. } = &n.op {
-            if let Some(init) = env.memories.get(&n.id) {
-                let m = width_mask(memref.elem.bit_width());
-                let text: String = init.iter().map(|x| format!("{:x}\n", x & m)).collect();
-                v.push((format!("{top}.{}.hex", encode_instance_name(&n.id)), text));
-            }
+        if let Op::Memory { memref, .. } = &n.op
+            && let Some(init) = env.memories.get(&n.id)
+        {
+            let m = width_mask(memref.elem.bit_width());
+            let text: String = init.iter().map(|x| format!("{:x}\n", x & m)).collect();
+            v.push((format!("{top}.{}.hex", encode_instance_name(&n.id)), text));
         }
     }
     v

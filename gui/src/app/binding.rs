@@ -20,7 +20,11 @@ pub struct Binding {
 impl Binding {
     /// Binds `f` to `t` by channel names and node IDs.
     pub fn new(f: &Function, t: &Trace) -> Binding {
-        let chan = f.channels.values().map(|c| t.channel_index(&c.name)).collect();
+        let chan = f
+            .channels
+            .values()
+            .map(|c| t.channel_index(&c.name))
+            .collect();
         let mut state = vec![None; f.nodes.len()];
         let mut at = 0usize;
         for m in t.state_meta() {

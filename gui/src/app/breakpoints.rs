@@ -74,12 +74,23 @@ impl Breakpoint {
     }
 
     /// True when the breakpoint hits in the cycle `v`.
-    pub fn hits(&self, f: &Function, b: &Binding, v: &CycleView<'_>, deadlock_since: Option<u64>) -> bool {
+    pub fn hits(
+        &self,
+        f: &Function,
+        b: &Binding,
+        v: &CycleView<'_>,
+        deadlock_since: Option<u64>,
+    ) -> bool {
         let fires = |c: ChannelId| b.chan[c.index()].is_some_and(|i| v.valid(i) && v.ready(i));
         match self {
             Breakpoint::ChannelFires(c) => fires(*c),
             Breakpoint::Value(c, op, x) => b.chan[c.index()].is_some_and(|i| {
-                v.valid(i) && v.ready(i) && op.holds(signed_value(v.data(i), f.channels[*c].ty.bit_width().max(1)), *x)
+                v.valid(i)
+                    && v.ready(i)
+                    && op.holds(
+                        signed_value(v.data(i), f.channels[*c].ty.bit_width().max(1)),
+                        *x,
+                    )
             }),
             Breakpoint::NodeFires(n) => {
                 let node = &f.nodes[*n];
@@ -136,7 +147,9 @@ pub fn search(
                 None => return Found::None,
             },
         };
-        let Some(v) = t.cycle(c) else { return Found::Pending(c.saturating_sub(1)) };
+        let Some(v) = t.cycle(c) else {
+            return Found::Pending(c.saturating_sub(1));
+        };
         if bps.iter().any(|bp| bp.hits(f, b, &v, deadlock_since)) {
             return Found::Hit(c);
         }

@@ -45,18 +45,36 @@ pub const DEADLOCK_WINDOW: u64 = 16;
 impl Circuit {
     /// Loads gallery example `index` with the stimulus of its `// sim:` header.
     pub fn from_example(index: usize) -> anyhow::Result<Circuit> {
-        let ex = crate::examples::CIRCUITS.get(index).context("no such example")?;
-        Self::from_text(Origin::Example(index), ex.name, ex.text.to_string(), &SimArgs::default())
+        let ex = crate::examples::CIRCUITS
+            .get(index)
+            .context("no such example")?;
+        Self::from_text(
+            Origin::Example(index),
+            ex.name,
+            ex.text.to_string(),
+            &SimArgs::default(),
+        )
     }
 
     /// Loads a file from disk; `over` replaces stimulus entries of its `// sim:` header.
     pub fn from_file(path: &Path, over: &SimArgs) -> anyhow::Result<Circuit> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        Self::from_text(Origin::File(path.to_path_buf()), &path.display().to_string(), text, over)
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        Self::from_text(
+            Origin::File(path.to_path_buf()),
+            &path.display().to_string(),
+            text,
+            over,
+        )
     }
 
     /// Parses `text` named `name`.
-    pub fn from_text(origin: Origin, name: &str, text: String, over: &SimArgs) -> anyhow::Result<Circuit> {
+    pub fn from_text(
+        origin: Origin,
+        name: &str,
+        text: String,
+        over: &SimArgs,
+    ) -> anyhow::Result<Circuit> {
         let loaded = crate::load::load_text(Path::new(name), &text)?;
         let f = crate::cli::select_function(&loaded.module, None)?;
         let flat = crate::cli::sim::flat_function(&loaded.module, f)?;
@@ -76,7 +94,9 @@ impl Circuit {
         }
         Ok(Circuit {
             origin,
-            name: Path::new(name).file_name().map_or(name.to_string(), |s| s.to_string_lossy().into_owned()),
+            name: Path::new(name)
+                .file_name()
+                .map_or(name.to_string(), |s| s.to_string_lossy().into_owned()),
             source: text,
             func: Arc::new(flat),
             stimulus,

@@ -30,7 +30,13 @@ impl CycleState {
     /// Reads cycle `c` of `t` (empty state when it does not exist).
     pub fn read(f: &Function, t: &Trace, b: &Binding, c: u64) -> CycleState {
         let n = f.channels.len();
-        let mut s = CycleState { cycle: c, valid: vec![false; n], ready: vec![false; n], data: vec![0; n], ..Default::default() };
+        let mut s = CycleState {
+            cycle: c,
+            valid: vec![false; n],
+            ready: vec![false; n],
+            data: vec![0; n],
+            ..Default::default()
+        };
         if let Some(v) = t.cycle(c) {
             for (i, ti) in b.chan.iter().enumerate() {
                 if let Some(ti) = *ti {
@@ -54,14 +60,22 @@ impl CycleState {
         s.fires = f
             .nodes
             .values()
-            .map(|node| node.inputs.iter().chain(&node.outputs).any(|ch| s.fired(ch.index())))
+            .map(|node| {
+                node.inputs
+                    .iter()
+                    .chain(&node.outputs)
+                    .any(|ch| s.fired(ch.index()))
+            })
             .collect();
         s
     }
 
     /// State of channel `i`.
     pub fn chan(&self, i: usize) -> ChanState {
-        ChanState::of(self.valid.get(i).copied().unwrap_or(false), self.ready.get(i).copied().unwrap_or(false))
+        ChanState::of(
+            self.valid.get(i).copied().unwrap_or(false),
+            self.ready.get(i).copied().unwrap_or(false),
+        )
     }
 
     /// True when channel `i` transfers.

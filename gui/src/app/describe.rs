@@ -45,7 +45,11 @@ fn consumers(f: &Function, c: ChannelId) -> String {
     if ch.consumers.is_empty() {
         return "nobody".into();
     }
-    ch.consumers.iter().map(|p| f.consumer_name(*p)).collect::<Vec<_>>().join(", ")
+    ch.consumers
+        .iter()
+        .map(|p| f.consumer_name(*p))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One sentence on the state of channel `c` at the cursor ("stalled 14 cycles: waiting for
@@ -54,14 +58,35 @@ pub fn channel_sentence(x: &Ctx<'_>, hc: &mut HistoryCache, c: ChannelId) -> Str
     let i = c.index();
     let ch = &x.f.channels[c];
     let st = x.cs.chan(i);
-    let since = x.b.chan[i].and_then(|ti| history::run_start(hc.get(x.t, ti), x.cs.cycle)).map(|(_, s)| s);
+    let since = x.b.chan[i]
+        .and_then(|ti| history::run_start(hc.get(x.t, ti), x.cs.cycle))
+        .map(|(_, s)| s);
     let len = since.map_or(1, |s| x.cs.cycle - s + 1);
     let val = format_value(x.cs.data[i], &ch.ty, x.radix);
-    let cyc = |n: u64| if n == 1 { "1 cycle".to_string() } else { format!("{n} cycles") };
+    let cyc = |n: u64| {
+        if n == 1 {
+            "1 cycle".to_string()
+        } else {
+            format!("{n} cycles")
+        }
+    };
     match st {
-        ChanState::Transfer => format!("transfers {val} from {} to {}", producer_name(x.f, ch.producer), consumers(x.f, c)),
-        ChanState::Stall => format!("stalled {}: {val} waiting for {}", cyc(len), consumers(x.f, c)),
-        ChanState::Accept => format!("starved {}: {} is ready, waiting for {}", cyc(len), consumers(x.f, c), producer_name(x.f, ch.producer)),
+        ChanState::Transfer => format!(
+            "transfers {val} from {} to {}",
+            producer_name(x.f, ch.producer),
+            consumers(x.f, c)
+        ),
+        ChanState::Stall => format!(
+            "stalled {}: {val} waiting for {}",
+            cyc(len),
+            consumers(x.f, c)
+        ),
+        ChanState::Accept => format!(
+            "starved {}: {} is ready, waiting for {}",
+            cyc(len),
+            consumers(x.f, c),
+            producer_name(x.f, ch.producer)
+        ),
         ChanState::Idle => format!("idle {}", cyc(len)),
     }
 }
@@ -79,7 +104,11 @@ fn describe_channel(x: &Ctx<'_>, hc: &mut HistoryCache, c: ChannelId) -> Vec<Str
     let i = c.index();
     let mut out = vec![
         format!("channel {} : {}", ch.name, type_name(&ch.ty)),
-        format!("from {} to {}", producer_name(x.f, ch.producer), consumers(x.f, c)),
+        format!(
+            "from {} to {}",
+            producer_name(x.f, ch.producer),
+            consumers(x.f, c)
+        ),
         format!(
             "cycle {}: {} (valid={}, ready={})",
             x.cs.cycle,
@@ -91,13 +120,18 @@ fn describe_channel(x: &Ctx<'_>, hc: &mut HistoryCache, c: ChannelId) -> Vec<Str
     ];
     if let Some(ti) = x.b.chan[i] {
         let [f, s, a] = history::counts(hc.get(x.t, ti), x.cs.cycle);
-        out.push(format!("so far: {f} transfers, {s} stall cycles, {a} starved cycles"));
+        out.push(format!(
+            "so far: {f} transfers, {s} stall cycles, {a} starved cycles"
+        ));
     }
     if let Some(d) = x.deadlock
         && x.cs.cycle >= d.since_cycle
     {
         for t in d.stuck.iter().filter(|t| t.channel == ch.name) {
-            out.push(format!("deadlock: stuck here since cycle {}, waiting for {}", t.since, t.consumer));
+            out.push(format!(
+                "deadlock: stuck here since cycle {}, waiting for {}",
+                t.since, t.consumer
+            ));
         }
     }
     out
@@ -108,7 +142,10 @@ fn type_name(t: &handscope_sim::Type) -> String {
         handscope_sim::Type::None => "none".into(),
         handscope_sim::Type::Int(w) => format!("i{w}"),
         handscope_sim::Type::Index => "index".into(),
-        handscope_sim::Type::Tuple(ts) => format!("tuple<{}>", ts.iter().map(type_name).collect::<Vec<_>>().join(", ")),
+        handscope_sim::Type::Tuple(ts) => format!(
+            "tuple<{}>",
+            ts.iter().map(type_name).collect::<Vec<_>>().join(", ")
+        ),
     }
 }
 
@@ -127,11 +164,19 @@ fn describe_node(x: &Ctx<'_>, hc: &mut HistoryCache, n: NodeId) -> Vec<String> {
         out.push(place.join(", "));
     }
     let fires = x.cs.fires.get(n.index()).copied().unwrap_or(false);
-    out.push(format!("cycle {}: {}", x.cs.cycle, if fires { "fires" } else { "does not fire" }));
+    out.push(format!(
+        "cycle {}: {}",
+        x.cs.cycle,
+        if fires { "fires" } else { "does not fire" }
+    ));
     // Why it waits.
     for &o in &node.outputs {
         if x.cs.chan(o.index()) == ChanState::Stall {
-            out.push(format!("output {}: {}", x.f.channels[o].name, channel_sentence(x, hc, o)));
+            out.push(format!(
+                "output {}: {}",
+                x.f.channels[o].name,
+                channel_sentence(x, hc, o)
+            ));
         }
     }
     let valid_in = node.inputs.iter().filter(|c| x.cs.valid[c.index()]).count();
@@ -155,7 +200,11 @@ fn describe_node(x: &Ctx<'_>, hc: &mut HistoryCache, n: NodeId) -> Vec<String> {
             "in  {:<8} {:<9} {}",
             node.op.input_port_name(k),
             x.cs.chan(c.index()).name(),
-            if x.cs.valid[c.index()] { format_value(x.cs.data[c.index()], &x.f.channels[c].ty, x.radix) } else { String::new() }
+            if x.cs.valid[c.index()] {
+                format_value(x.cs.data[c.index()], &x.f.channels[c].ty, x.radix)
+            } else {
+                String::new()
+            }
         ));
     }
     for (k, &c) in node.outputs.iter().enumerate() {
@@ -163,19 +212,34 @@ fn describe_node(x: &Ctx<'_>, hc: &mut HistoryCache, n: NodeId) -> Vec<String> {
             "out {:<8} {:<9} {}",
             node.op.output_port_name(k),
             x.cs.chan(c.index()).name(),
-            if x.cs.valid[c.index()] { format_value(x.cs.data[c.index()], &x.f.channels[c].ty, x.radix) } else { String::new() }
+            if x.cs.valid[c.index()] {
+                format_value(x.cs.data[c.index()], &x.f.channels[c].ty, x.radix)
+            } else {
+                String::new()
+            }
         ));
     }
     if let Some((words, names)) = x.cs.node_words(x.b, n.index()) {
-        let st: Vec<String> = names.iter().zip(words).map(|(k, v)| format!("{k}={v}")).collect();
+        let st: Vec<String> = names
+            .iter()
+            .zip(words)
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         out.push(format!("state: {}", st.join(" ")));
     }
     if let Some(d) = x.deadlock
         && x.cs.cycle >= d.since_cycle
     {
         for w in d.waits.iter().filter(|w| w.from == node.id) {
-            let why = if w.kind == "stalled" { "cannot hand its output to" } else { "needs a token from" };
-            out.push(format!("deadlock: {} {why} {} (channel {})", w.from, w.to, w.channel));
+            let why = if w.kind == "stalled" {
+                "cannot hand its output to"
+            } else {
+                "needs a token from"
+            };
+            out.push(format!(
+                "deadlock: {} {why} {} (channel {})",
+                w.from, w.to, w.channel
+            ));
         }
         if d.cycles.iter().any(|c| c.contains(&node.id)) {
             out.push("deadlock: this node is on a wait-for cycle".into());
@@ -186,13 +250,23 @@ fn describe_node(x: &Ctx<'_>, hc: &mut HistoryCache, n: NodeId) -> Vec<String> {
 
 /// The deadlock explanation, step by step: the wait-for edges in order, then the analysis text.
 pub fn deadlock_steps(d: &DeadlockReport) -> Vec<String> {
-    let mut out = vec![format!("Deadlock: no transfer since cycle {}.", d.since_cycle)];
+    let mut out = vec![format!(
+        "Deadlock: no transfer since cycle {}.",
+        d.since_cycle
+    )];
     for t in &d.stuck {
         let v = t.value.map_or("a token".to_string(), |v| v.to_string());
-        out.push(format!("{} holds {v} since cycle {}; {} does not take it.", t.channel, t.since, t.consumer));
+        out.push(format!(
+            "{} holds {v} since cycle {}; {} does not take it.",
+            t.channel, t.since, t.consumer
+        ));
     }
     for w in &d.waits {
-        let why = if w.kind == "stalled" { "waits for" } else { "needs a token from" };
+        let why = if w.kind == "stalled" {
+            "waits for"
+        } else {
+            "needs a token from"
+        };
         out.push(format!("{} {why} {} on {}.", w.from, w.to, w.channel));
     }
     out.extend(d.explanation.iter().cloned());

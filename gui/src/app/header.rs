@@ -16,8 +16,11 @@ impl SimArgs {
     pub fn overridden_by(&self, over: &SimArgs) -> SimArgs {
         fn merge(base: &[String], over: &[String]) -> Vec<String> {
             let name = |s: &String| s.split_once('=').map(|(n, _)| n.trim().to_string());
-            let mut out: Vec<String> =
-                base.iter().filter(|b| !over.iter().any(|o| name(o) == name(b))).cloned().collect();
+            let mut out: Vec<String> = base
+                .iter()
+                .filter(|b| !over.iter().any(|o| name(o) == name(b)))
+                .cloned()
+                .collect();
             out.extend(over.iter().cloned());
             out
         }
@@ -28,7 +31,6 @@ impl SimArgs {
         }
     }
 
-
     /// True when no argument is given.
     pub fn is_empty(&self) -> bool {
         self.inputs.is_empty() && self.mems.is_empty() && self.ready.is_empty()
@@ -38,9 +40,14 @@ impl SimArgs {
 /// Reads every `// sim:` line of the leading comment block of `text`.
 pub fn sim_header(text: &str) -> SimArgs {
     let mut out = SimArgs::default();
-    for line in text.lines().take_while(|l| l.trim_start().starts_with("//")) {
+    for line in text
+        .lines()
+        .take_while(|l| l.trim_start().starts_with("//"))
+    {
         let body = line.trim_start().trim_start_matches('/').trim();
-        let Some(rest) = body.strip_prefix("sim:") else { continue };
+        let Some(rest) = body.strip_prefix("sim:") else {
+            continue;
+        };
         let words: Vec<&str> = rest.split_whitespace().collect();
         let mut i = 0;
         while i < words.len() {

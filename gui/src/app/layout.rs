@@ -29,12 +29,18 @@ pub struct NodeBox {
 impl NodeBox {
     /// Top-left corner.
     pub fn min(&self) -> P2 {
-        [self.center[0] - self.size[0] / 2.0, self.center[1] - self.size[1] / 2.0]
+        [
+            self.center[0] - self.size[0] / 2.0,
+            self.center[1] - self.size[1] / 2.0,
+        ]
     }
 
     /// Bottom-right corner.
     pub fn max(&self) -> P2 {
-        [self.center[0] + self.size[0] / 2.0, self.center[1] + self.size[1] / 2.0]
+        [
+            self.center[0] + self.size[0] / 2.0,
+            self.center[1] + self.size[1] / 2.0,
+        ]
     }
 }
 
@@ -63,7 +69,12 @@ impl EdgeRoute {
         let k = x.floor() as usize;
         let u = x - k as f32;
         let p = &self.points[3 * k..3 * k + 4];
-        let w = [(1.0 - u).powi(3), 3.0 * u * (1.0 - u).powi(2), 3.0 * u * u * (1.0 - u), u.powi(3)];
+        let w = [
+            (1.0 - u).powi(3),
+            3.0 * u * (1.0 - u).powi(2),
+            3.0 * u * u * (1.0 - u),
+            u.powi(3),
+        ];
         let mut r = [0.0f32; 2];
         for (pi, wi) in p.iter().zip(w) {
             r[0] += pi[0] * wi;
@@ -99,13 +110,6 @@ pub struct Layout {
     pub engine: &'static str,
 }
 
-impl Layout {
-    /// Box of node `n`.
-    pub fn node(&self, n: NodeId) -> &NodeBox {
-        &self.nodes[n.index()]
-    }
-}
-
 /// Text shown in a node: its ID and its operation.
 pub fn node_label(f: &Function, n: NodeId) -> (String, String) {
     let node = &f.nodes[n];
@@ -124,7 +128,10 @@ pub fn node_size(f: &Function, n: NodeId) -> P2 {
     let (id, op) = node_label(f, n);
     let chars = id.chars().count().max(op.chars().count()) as f32;
     let stateful = f.nodes[n].op.is_stateful() || matches!(f.nodes[n].op, Op::Fork);
-    [(chars * 6.6 + 18.0).clamp(64.0, 260.0), if stateful { 50.0 } else { 36.0 }]
+    [
+        (chars * 6.6 + 18.0).clamp(64.0, 260.0),
+        if stateful { 50.0 } else { 36.0 },
+    ]
 }
 
 /// The DOT text used for layout (node names `n<index>`, edge IDs `c<channel>_<consumer>`).
@@ -135,13 +142,23 @@ pub fn layout_dot(f: &Function) -> String {
     let mut blocks: BTreeMap<&str, Vec<NodeId>> = BTreeMap::new();
     for (id, n) in f.nodes.iter() {
         let [w, h] = node_size(f, id);
-        let _ = writeln!(s, "  n{} [width={:.3}, height={:.3}];", id.index(), w / 72.0, h / 72.0);
+        let _ = writeln!(
+            s,
+            "  n{} [width={:.3}, height={:.3}];",
+            id.index(),
+            w / 72.0,
+            h / 72.0
+        );
         if let Some(b) = &n.block {
             blocks.entry(b).or_default().push(id);
         }
     }
     for (k, (b, ns)) in blocks.iter().enumerate() {
-        let _ = write!(s, "  subgraph \"cluster_{k}\" {{ label=\"{}\"; ", b.replace('"', "'"));
+        let _ = write!(
+            s,
+            "  subgraph \"cluster_{k}\" {{ label=\"{}\"; ",
+            b.replace('"', "'")
+        );
         for n in ns {
             let _ = write!(s, "n{}; ", n.index());
         }
@@ -149,7 +166,13 @@ pub fn layout_dot(f: &Function) -> String {
     }
     for (cid, ch) in f.channels.iter() {
         for (k, c) in ch.consumers.iter().enumerate() {
-            let _ = writeln!(s, "  n{} -> n{} [id=\"c{}_{k}\"];", ch.producer.node.index(), c.node.index(), cid.index());
+            let _ = writeln!(
+                s,
+                "  n{} -> n{} [id=\"c{}_{k}\"];",
+                ch.producer.node.index(),
+                c.node.index(),
+                cid.index()
+            );
         }
     }
     s.push_str("}\n");
@@ -209,10 +232,12 @@ impl LayoutJob {
     /// Starts computing the layout of `f`; `wake` is called when it is done.
     pub fn start(f: Arc<Function>, engine: Engine, wake: Box<dyn Fn() + Send>) -> LayoutJob {
         let (tx, rx) = crossbeam_channel::bounded(1);
-        let _ = std::thread::Builder::new().name("handscope-layout".into()).spawn(move || {
-            let _ = tx.send(compute(&f, engine));
-            wake();
-        });
+        let _ = std::thread::Builder::new()
+            .name("handscope-layout".into())
+            .spawn(move || {
+                let _ = tx.send(compute(&f, engine));
+                wake();
+            });
         LayoutJob { rx }
     }
 
@@ -249,7 +274,9 @@ fn run_graphviz(f: &Function, dot: &str) -> Option<Layout> {
 }
 
 fn nums(s: &str) -> Vec<f32> {
-    s.split([',', ' ']).filter_map(|x| x.trim().parse().ok()).collect()
+    s.split([',', ' '])
+        .filter_map(|x| x.trim().parse().ok())
+        .collect()
 }
 
 /// Reads `dot -Tjson` output of [`layout_dot`] back into a [`Layout`].
@@ -262,12 +289,22 @@ pub fn parse_graphviz_json(f: &Function, bytes: &[u8]) -> Option<Layout> {
     let mut clusters = Vec::new();
     let mut names: BTreeMap<usize, NodeId> = BTreeMap::new();
     let blocks: Vec<&str> = {
-        let mut b: Vec<&str> = f.nodes.values().filter_map(|n| n.block.as_deref()).collect();
+        let mut b: Vec<&str> = f
+            .nodes
+            .values()
+            .filter_map(|n| n.block.as_deref())
+            .collect();
         b.sort_unstable();
         b.dedup();
         b
     };
-    for (gvid, o) in v.get("objects").and_then(|o| o.as_array()).into_iter().flatten().enumerate() {
+    for (gvid, o) in v
+        .get("objects")
+        .and_then(|o| o.as_array())
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let name = o.get("name").and_then(|n| n.as_str()).unwrap_or("");
         if let Some(k) = name.strip_prefix("cluster_") {
             let b = nums(o.get("bb").and_then(|b| b.as_str()).unwrap_or(""));
@@ -285,12 +322,21 @@ pub fn parse_graphviz_json(f: &Function, bytes: &[u8]) -> Option<Layout> {
             if i >= nodes.len() || p.len() < 2 {
                 return None;
             }
-            nodes[i] = Some(NodeBox { node: id, center: flip(p[0], p[1]), size: node_size(f, id) });
+            nodes[i] = Some(NodeBox {
+                node: id,
+                center: flip(p[0], p[1]),
+                size: node_size(f, id),
+            });
             names.insert(gvid, id);
         }
     }
     let mut edges = Vec::new();
-    for e in v.get("edges").and_then(|e| e.as_array()).into_iter().flatten() {
+    for e in v
+        .get("edges")
+        .and_then(|e| e.as_array())
+        .into_iter()
+        .flatten()
+    {
         let id = e.get("id").and_then(|i| i.as_str())?;
         let (c, k) = id.strip_prefix('c')?.split_once('_')?;
         let (c, k): (usize, usize) = (c.parse().ok()?, k.parse().ok()?);
@@ -298,7 +344,12 @@ pub fn parse_graphviz_json(f: &Function, bytes: &[u8]) -> Option<Layout> {
         let to = ch.consumers.get(k)?.node;
         let mut points = Vec::new();
         let mut end = None;
-        for tok in e.get("pos").and_then(|p| p.as_str()).unwrap_or("").split_whitespace() {
+        for tok in e
+            .get("pos")
+            .and_then(|p| p.as_str())
+            .unwrap_or("")
+            .split_whitespace()
+        {
             if let Some(r) = tok.strip_prefix("e,") {
                 let q = nums(r);
                 end = Some(flip(q[0], q[1]));
@@ -312,17 +363,33 @@ pub fn parse_graphviz_json(f: &Function, bytes: &[u8]) -> Option<Layout> {
             }
         }
         if let (Some(e), Some(&last)) = (end, points.last()) {
-            let lerp = |t: f32| [last[0] + (e[0] - last[0]) * t, last[1] + (e[1] - last[1]) * t];
+            let lerp = |t: f32| {
+                [
+                    last[0] + (e[0] - last[0]) * t,
+                    last[1] + (e[1] - last[1]) * t,
+                ]
+            };
             points.extend([lerp(1.0 / 3.0), lerp(2.0 / 3.0), e]);
         }
         if points.len() < 4 {
             continue;
         }
         points.truncate(1 + 3 * ((points.len() - 1) / 3));
-        edges.push(EdgeRoute { channel: c, to, from: ch.producer.node, points });
+        edges.push(EdgeRoute {
+            channel: c,
+            to,
+            from: ch.producer.node,
+            points,
+        });
     }
     let nodes: Option<Vec<NodeBox>> = nodes.into_iter().collect();
-    Some(Layout { nodes: nodes?, edges, clusters, size: [w, h], engine: "graphviz" })
+    Some(Layout {
+        nodes: nodes?,
+        edges,
+        clusters,
+        size: [w, h],
+        engine: "graphviz",
+    })
 }
 
 #[cfg(test)]

@@ -31,7 +31,9 @@ use model::Start;
 
 /// True when a display server is reachable (X11 or Wayland).
 pub fn have_display() -> bool {
-    ["DISPLAY", "WAYLAND_DISPLAY"].iter().any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
 }
 
 const NO_DISPLAY: &str = "handscope: no display available (neither DISPLAY nor WAYLAND_DISPLAY is set), so the debugger window cannot open.\n\
@@ -44,7 +46,9 @@ pub fn run(start: Start) -> ExitCode {
         return ExitCode::from(2);
     }
     let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default().with_inner_size([1400.0, 900.0]).with_title("Handscope"),
+        viewport: egui::ViewportBuilder::default()
+            .with_inner_size([1400.0, 900.0])
+            .with_title("Handscope"),
         ..Default::default()
     };
     let result = eframe::run_native(

@@ -53,7 +53,13 @@ pub struct Look {
 
 impl Default for Look {
     fn default() -> Self {
-        Look { theme: Theme::Light, colour_blind: false, presentation: false, radix: Radix::Signed, values: true }
+        Look {
+            theme: Theme::Light,
+            colour_blind: false,
+            presentation: false,
+            radix: Radix::Signed,
+            values: true,
+        }
     }
 }
 
@@ -141,7 +147,11 @@ impl Model {
             binding: None,
             layout_job: None,
             layout: None,
-            engine: Engine::Auto,
+            engine: if std::env::var("HANDSCOPE_LAYOUT").as_deref() == Ok("sugiyama") {
+                Engine::Sugiyama
+            } else {
+                Engine::Auto
+            },
             cycle: 0,
             want: None,
             cs: None,
@@ -201,7 +211,13 @@ impl Model {
     /// Re-reads the open file after a change on disk, keeping cursor and selection; on error
     /// the last good circuit stays and the error is shown.
     pub fn reload(&mut self) {
-        let Some(p) = self.circuit.as_ref().and_then(|c| c.path().map(|p| p.to_path_buf())) else { return };
+        let Some(p) = self
+            .circuit
+            .as_ref()
+            .and_then(|c| c.path().map(|p| p.to_path_buf()))
+        else {
+            return;
+        };
         match Circuit::from_file(&p, &self.overrides) {
             Ok(c) => {
                 self.install(c, true);
@@ -225,8 +241,17 @@ impl Model {
             None => TraceSource::live(c.func.clone(), c.env.clone(), Box::new(move || wake())),
         };
         let old_sel = self.selection.and_then(|s| self.selection_name(s));
-        let old_waves: Vec<String> = self.circuit.as_ref().map_or(Vec::new(), |oc| self.waves.iter().map(|w| oc.func.channels[*w].name.clone()).collect());
-        self.layout_job = Some(LayoutJob::start(c.func.clone(), self.engine, Box::new(move || wake2())));
+        let old_waves: Vec<String> = self.circuit.as_ref().map_or(Vec::new(), |oc| {
+            self.waves
+                .iter()
+                .map(|w| oc.func.channels[*w].name.clone())
+                .collect()
+        });
+        self.layout_job = Some(LayoutJob::start(
+            c.func.clone(),
+            self.engine,
+            Box::new(move || wake2()),
+        ));
         self.layout = None;
         self.source = Some(source);
         self.binding = None;
@@ -240,9 +265,14 @@ impl Model {
         self.generation += 1;
         if keep {
             self.selection = old_sel.and_then(|n| Self::resolve(&c, &n));
-            self.waves = old_waves.iter().filter_map(|n| c.func.channel_by_name(n)).collect();
+            self.waves = old_waves
+                .iter()
+                .filter_map(|n| c.func.channel_by_name(n))
+                .collect();
             self.breakpoints.retain(|b| match b {
-                Breakpoint::ChannelFires(ch) | Breakpoint::Value(ch, ..) => ch.index() < c.func.channels.len(),
+                Breakpoint::ChannelFires(ch) | Breakpoint::Value(ch, ..) => {
+                    ch.index() < c.func.channels.len()
+                }
                 Breakpoint::NodeFires(n) => n.index() < c.func.nodes.len(),
                 _ => true,
             });
@@ -272,18 +302,15 @@ impl Model {
         if let Some(n) = name.strip_prefix("n:") {
             c.func.node_by_id(n).map(Selection::Node)
         } else {
-            c.func.channel_by_name(name.strip_prefix("c:")?).map(Selection::Channel)
+            c.func
+                .channel_by_name(name.strip_prefix("c:")?)
+                .map(Selection::Channel)
         }
     }
 
     /// The trace, if the engine has started.
     pub fn trace(&self) -> Option<&Trace> {
         self.source.as_ref()?.trace()
-    }
-
-    /// The function-to-trace binding.
-    pub fn binding(&self) -> Option<&Binding> {
-        self.binding.as_ref()
     }
 
     /// Cycles available now.
@@ -374,13 +401,19 @@ impl Model {
     }
 
     fn update_activity(&mut self) {
-        let Some(t) = self.source.as_ref().and_then(TraceSource::trace) else { return };
+        let Some(t) = self.source.as_ref().and_then(TraceSource::trace) else {
+            return;
+        };
         let n = t.cycles();
         let start = std::time::Instant::now();
-        while (self.activity.len() as u64) < n.min(200_000) && start.elapsed() < Duration::from_millis(4) {
+        while (self.activity.len() as u64) < n.min(200_000)
+            && start.elapsed() < Duration::from_millis(4)
+        {
             let c = self.activity.len() as u64;
             let Some(v) = t.cycle(c) else { break };
-            let k = (0..t.channels().len()).filter(|&i| v.valid(i) && v.ready(i)).count();
+            let k = (0..t.channels().len())
+                .filter(|&i| v.valid(i) && v.ready(i))
+                .count();
             self.activity.push(k as u32);
         }
     }
@@ -389,7 +422,11 @@ impl Model {
         if self.cs.as_ref().is_some_and(|cs| cs.cycle == self.cycle) {
             return;
         }
-        let (Some(c), Some(t), Some(b)) = (&self.circuit, self.source.as_ref().and_then(TraceSource::trace), &self.binding) else {
+        let (Some(c), Some(t), Some(b)) = (
+            &self.circuit,
+            self.source.as_ref().and_then(TraceSource::trace),
+            &self.binding,
+        ) else {
             return;
         };
         if self.cycle >= t.cycles() {
@@ -406,7 +443,11 @@ impl Model {
 
     /// Moves the cursor by `delta` cycles (asks the engine for cycles not simulated yet).
     pub fn step(&mut self, delta: i64) {
-        let target = if delta < 0 { self.cycle.saturating_sub(delta.unsigned_abs()) } else { self.cycle.saturating_add(delta as u64) };
+        let target = if delta < 0 {
+            self.cycle.saturating_sub(delta.unsigned_abs())
+        } else {
+            self.cycle.saturating_add(delta as u64)
+        };
         if delta > 0 {
             self.anim = 0.0;
         }
@@ -447,12 +488,32 @@ impl Model {
     }
 
     fn continue_search(&mut self) {
-        let Some((dir, from)) = self.pending else { return };
-        let (Some(c), Some(t), Some(b)) = (&self.circuit, self.source.as_ref().and_then(TraceSource::trace), &self.binding) else {
+        let Some((dir, from)) = self.pending else {
             return;
         };
-        let since = self.source.as_ref().and_then(|s| s.report()).and_then(|r| r.deadlock.as_ref()).map(|d| d.since_cycle);
-        match search(&self.breakpoints, &c.func, b, t, from, dir, since, SEARCH_BUDGET) {
+        let (Some(c), Some(t), Some(b)) = (
+            &self.circuit,
+            self.source.as_ref().and_then(TraceSource::trace),
+            &self.binding,
+        ) else {
+            return;
+        };
+        let since = self
+            .source
+            .as_ref()
+            .and_then(|s| s.report())
+            .and_then(|r| r.deadlock.as_ref())
+            .map(|d| d.since_cycle);
+        match search(
+            &self.breakpoints,
+            &c.func,
+            b,
+            t,
+            from,
+            dir,
+            since,
+            SEARCH_BUDGET,
+        ) {
             Found::Hit(h) => {
                 let names: Vec<String> = self
                     .breakpoints
@@ -487,11 +548,16 @@ impl Model {
     }
 
     fn check_breakpoint_between(&mut self, before: u64, after: u64) {
-        let (Some(c), Some(t), Some(b)) = (&self.circuit, self.trace(), &self.binding) else { return };
+        let (Some(c), Some(t), Some(b)) = (&self.circuit, self.trace(), &self.binding) else {
+            return;
+        };
         let since = self.deadlock().map(|d| d.since_cycle);
         for k in before + 1..=after {
             if let Some(v) = t.cycle(k)
-                && self.breakpoints.iter().any(|bp| bp.hits(&c.func, b, &v, since))
+                && self
+                    .breakpoints
+                    .iter()
+                    .any(|bp| bp.hits(&c.func, b, &v, since))
             {
                 self.cycle = k;
                 self.playing = false;
@@ -513,7 +579,11 @@ impl Model {
     /// Selects the nodes of source line `line` (the first one becomes the selection).
     pub fn select_line(&mut self, line: u32) {
         self.source_line = Some(line);
-        let first = self.circuit.as_ref().and_then(|c| c.line_nodes.get(&line)).and_then(|v| v.first().copied());
+        let first = self
+            .circuit
+            .as_ref()
+            .and_then(|c| c.line_nodes.get(&line))
+            .and_then(|v| v.first().copied());
         if let Some(n) = first {
             self.selection = Some(Selection::Node(n));
         }
@@ -531,7 +601,9 @@ impl Model {
     /// Nodes whose ID or source text matches the search.
     pub fn matches(&self) -> Vec<NodeId> {
         let q = self.search.trim().to_lowercase();
-        let Some(c) = &self.circuit else { return Vec::new() };
+        let Some(c) = &self.circuit else {
+            return Vec::new();
+        };
         if q.is_empty() {
             return Vec::new();
         }
@@ -541,7 +613,10 @@ impl Model {
             .iter()
             .filter(|(_, n)| {
                 n.id.to_lowercase().contains(&q)
-                    || n.loc.as_ref().and_then(|l| lines.get(l.line as usize - 1)).is_some_and(|t| t.to_lowercase().contains(&q))
+                    || n.loc
+                        .as_ref()
+                        .and_then(|l| lines.get(l.line as usize - 1))
+                        .is_some_and(|t| t.to_lowercase().contains(&q))
             })
             .map(|(id, _)| id)
             .collect()
@@ -549,12 +624,25 @@ impl Model {
 
     /// Lines whose nodes fire at the cursor.
     pub fn firing_lines(&self) -> std::collections::BTreeSet<u32> {
-        let (Some(c), Some(cs)) = (&self.circuit, self.cycle_state()) else { return Default::default() };
-        c.line_nodes.iter().filter(|(_, ns)| ns.iter().any(|n| cs.fires.get(n.index()).copied().unwrap_or(false))).map(|(l, _)| *l).collect()
+        let (Some(c), Some(cs)) = (&self.circuit, self.cycle_state()) else {
+            return Default::default();
+        };
+        c.line_nodes
+            .iter()
+            .filter(|(_, ns)| {
+                ns.iter()
+                    .any(|n| cs.fires.get(n.index()).copied().unwrap_or(false))
+            })
+            .map(|(l, _)| *l)
+            .collect()
     }
 
     /// Runs `f` on the change history of channel `ch`.
-    pub fn with_history<R>(&mut self, ch: ChannelId, f: impl FnOnce(&super::history::History) -> R) -> Option<R> {
+    pub fn with_history<R>(
+        &mut self,
+        ch: ChannelId,
+        f: impl FnOnce(&super::history::History) -> R,
+    ) -> Option<R> {
         let ti = (*self.binding.as_ref()?.chan.get(ch.index())?)?;
         let t = self.source.as_ref()?.trace()?;
         Some(f(self.history.get(t, ti)))
@@ -562,19 +650,39 @@ impl Model {
 
     /// The side panel text for the selection.
     pub fn describe_selection(&mut self) -> Vec<String> {
-        let (Some(sel), Some(c), Some(b), Some(cs)) = (self.selection, &self.circuit, &self.binding, self.cs.as_ref()) else {
+        let (Some(sel), Some(c), Some(b), Some(cs)) = (
+            self.selection,
+            &self.circuit,
+            &self.binding,
+            self.cs.as_ref(),
+        ) else {
             return Vec::new();
         };
-        let Some(t) = self.source.as_ref().and_then(TraceSource::trace) else { return Vec::new() };
-        let d = self.source.as_ref().and_then(|s| s.report()).and_then(|r| r.deadlock.as_ref());
-        let x = describe::Ctx { f: &c.func, t, b, cs, radix: self.look.radix, deadlock: d };
+        let Some(t) = self.source.as_ref().and_then(TraceSource::trace) else {
+            return Vec::new();
+        };
+        let d = self
+            .source
+            .as_ref()
+            .and_then(|s| s.report())
+            .and_then(|r| r.deadlock.as_ref());
+        let x = describe::Ctx {
+            f: &c.func,
+            t,
+            b,
+            cs,
+            radix: self.look.radix,
+            deadlock: d,
+        };
         describe::describe(&x, &mut self.history, sel)
     }
 
     /// Drawing options at the cursor.
     pub fn options(&self) -> Options {
         let deadlock = match (self.deadlock(), &self.circuit) {
-            (Some(d), Some(c)) if self.deadlock_view && self.cycle >= d.since_cycle => describe::deadlock_highlight(&c.func, d),
+            (Some(d), Some(c)) if self.deadlock_view && self.cycle >= d.since_cycle => {
+                describe::deadlock_highlight(&c.func, d)
+            }
             _ => (Vec::new(), Vec::new()),
         };
         Options {
@@ -597,7 +705,12 @@ impl Model {
         {
             return Some(s.clone());
         }
-        let (Some(c), Some(l), Some(b), Some(cs)) = (&self.circuit, &self.layout, &self.binding, self.cycle_state()) else {
+        let (Some(c), Some(l), Some(b), Some(cs)) = (
+            &self.circuit,
+            &self.layout,
+            &self.binding,
+            self.cycle_state(),
+        ) else {
             return None;
         };
         let s = Arc::new(scene::build(&c.func, l, b, cs, &o));
@@ -620,6 +733,7 @@ impl Model {
         self.update(0.0);
     }
 
+    #[cfg(test)]
     /// Waits until the run ended (bounded by `limit` cycles), then updates.
     pub fn settle_complete(&mut self, limit: u64) {
         self.settle();
@@ -631,7 +745,10 @@ impl Model {
 }
 
 /// Replays a VCD of a run of `c` (see `handscope_traces::vcd_in`).
-fn load_vcd(path: &std::path::Path, c: &Circuit) -> anyhow::Result<(Trace, handscope_sim::report::RunReport)> {
+fn load_vcd(
+    path: &std::path::Path,
+    c: &Circuit,
+) -> anyhow::Result<(Trace, handscope_sim::report::RunReport)> {
     let opts = handscope_traces::vcd_in::ReplayOptions::default();
     let r = handscope_traces::vcd_in::replay_file(path, &c.func, Some(&c.env), &opts)?;
     Ok((r.trace, r.report))

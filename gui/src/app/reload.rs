@@ -11,7 +11,6 @@ use notify::{RecursiveMode, Watcher as _};
 pub struct Watcher {
     _inner: notify::RecommendedWatcher,
     changed: Arc<AtomicBool>,
-    files: Vec<PathBuf>,
 }
 
 impl Watcher {
@@ -33,20 +32,18 @@ impl Watcher {
         })
         .ok()?;
         for f in &names {
-            let dir = f.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let dir = f
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
             w.watch(dir, RecursiveMode::NonRecursive).ok()?;
         }
-        Some(Watcher { _inner: w, changed, files: names })
+        Some(Watcher { _inner: w, changed })
     }
 
     /// True once after the watched files changed.
     pub fn take_change(&self) -> bool {
         self.changed.swap(false, Ordering::SeqCst)
-    }
-
-    /// The watched files.
-    pub fn files(&self) -> &[PathBuf] {
-        &self.files
     }
 }
 

@@ -10,8 +10,16 @@ pub fn svg_of(m: &mut Model) -> Option<String> {
     let pal = m.look.palette();
     let c = m.circuit.as_ref()?;
     let cs = m.cycle_state()?;
-    let fires = c.func.channels.keys().filter(|ch| cs.fired(cranelift_entity::EntityRef::index(*ch))).count();
-    let mut title = format!("{} @{} — cycle {} — {fires} transfers", c.name, c.func.name, m.cycle);
+    let fires = c
+        .func
+        .channels
+        .keys()
+        .filter(|ch| cs.fired(cranelift_entity::EntityRef::index(*ch)))
+        .count();
+    let mut title = format!(
+        "{} @{} — cycle {} — {fires} transfers",
+        c.name, c.func.name, m.cycle
+    );
     if let Some(d) = m.deadlock()
         && m.cycle >= d.since_cycle
     {
@@ -19,14 +27,21 @@ pub fn svg_of(m: &mut Model) -> Option<String> {
     }
     let caption = Caption {
         title,
-        legend: ChanState::ALL.iter().map(|s| (pal.chan(*s), s.name().to_string())).collect(),
+        legend: ChanState::ALL
+            .iter()
+            .map(|s| (pal.chan(*s), s.name().to_string()))
+            .collect(),
         color: Some(pal.text),
     };
     Some(to_svg(&scene, &caption))
 }
 
 /// Opens `start` headlessly, moves to `cycle` and returns the SVG.
-pub fn render_svg(start: super::model::Start, cycle: u64, look: super::model::Look) -> anyhow::Result<String> {
+pub fn render_svg(
+    start: super::model::Start,
+    cycle: u64,
+    look: super::model::Look,
+) -> anyhow::Result<String> {
     let mut m = Model::new(start, std::sync::Arc::new(|| {}));
     m.watcher = None;
     if let Some(e) = &m.error {

@@ -98,8 +98,13 @@ impl Item {
         match self {
             Item::Rect { min, max, .. } => (*min, *max),
             Item::Curve { points, .. } | Item::Poly { points, .. } => fold(points),
-            Item::Circle { center, r, .. } => ([center[0] - r, center[1] - r], [center[0] + r, center[1] + r]),
-            Item::Text { pos, text, size, .. } => {
+            Item::Circle { center, r, .. } => (
+                [center[0] - r, center[1] - r],
+                [center[0] + r, center[1] + r],
+            ),
+            Item::Text {
+                pos, text, size, ..
+            } => {
                 let w = text.chars().count() as f32 * size * 0.6;
                 ([pos[0] - w, pos[1] - size], [pos[0] + w, pos[1] + size])
             }
@@ -142,7 +147,14 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
     let p = &o.palette;
     let mut items = Vec::with_capacity(layout.nodes.len() * 6 + layout.edges.len() * 3);
     for c in &layout.clusters {
-        items.push(Item::Rect { min: c.min, max: c.max, fill: p.cluster, stroke: p.weak_text.with_alpha(90), width: 1.0, radius: 6.0 });
+        items.push(Item::Rect {
+            min: c.min,
+            max: c.max,
+            fill: p.cluster,
+            stroke: p.weak_text.with_alpha(90),
+            width: 1.0,
+            radius: 6.0,
+        });
         items.push(Item::Text {
             pos: [c.min[0] + 6.0, c.min[1] + 9.0],
             text: c.label.clone(),
@@ -170,15 +182,30 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
             width += 1.5;
         }
         if sel_chan == Some(e.channel) {
-            items.push(Item::Curve { points: e.points.clone(), color: p.selected.with_alpha(110), width: width + 5.0, dashed: false });
+            items.push(Item::Curve {
+                points: e.points.clone(),
+                color: p.selected.with_alpha(110),
+                width: width + 5.0,
+                dashed: false,
+            });
         }
         if dl {
-            items.push(Item::Curve { points: e.points.clone(), color: p.deadlock.with_alpha(90), width: width + 4.0, dashed: false });
+            items.push(Item::Curve {
+                points: e.points.clone(),
+                color: p.deadlock.with_alpha(90),
+                width: width + 4.0,
+                dashed: false,
+            });
             if st == ChanState::Idle {
                 color = p.deadlock;
             }
         }
-        items.push(Item::Curve { points: e.points.clone(), color, width, dashed: ch.ty.is_none() });
+        items.push(Item::Curve {
+            points: e.points.clone(),
+            color,
+            width,
+            dashed: ch.ty.is_none(),
+        });
         items.push(arrow_head(&e.points, color, 4.0 + width));
     }
     for nb in &layout.nodes {
@@ -195,14 +222,48 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
         if o.selection == Some(Selection::Node(n)) {
             (stroke, width) = (p.selected, 3.5);
         }
-        let radius = if matches!(node.op, Op::Argument { .. }) { 12.0 } else { 3.0 };
-        items.push(Item::Rect { min: nb.min(), max: nb.max(), fill: if fires { p.node_fired } else { p.node_fill }, stroke, width, radius });
+        let radius = if matches!(node.op, Op::Argument { .. }) {
+            12.0
+        } else {
+            3.0
+        };
+        items.push(Item::Rect {
+            min: nb.min(),
+            max: nb.max(),
+            fill: if fires { p.node_fired } else { p.node_fill },
+            stroke,
+            width,
+            radius,
+        });
         let (id, op) = node_label(f, n);
         let top = nb.min()[1];
-        items.push(Item::Text { pos: [nb.center[0], top + 10.0], text: id, size: 11.0, color: p.text, anchor: Anchor::Center, bg: None });
-        items.push(Item::Text { pos: [nb.center[0], top + 23.0], text: op, size: 9.0, color: p.weak_text, anchor: Anchor::Center, bg: None });
+        items.push(Item::Text {
+            pos: [nb.center[0], top + 10.0],
+            text: id,
+            size: 11.0,
+            color: p.text,
+            anchor: Anchor::Center,
+            bg: None,
+        });
+        items.push(Item::Text {
+            pos: [nb.center[0], top + 23.0],
+            text: op,
+            size: 9.0,
+            color: p.weak_text,
+            anchor: Anchor::Center,
+            bg: None,
+        });
         if let Some((words, names)) = cs.node_words(b, n.index()) {
-            node_state(&mut items, f, n, nb.center, nb.max()[1] - 9.0, words, names, o);
+            node_state(
+                &mut items,
+                f,
+                n,
+                nb.center,
+                nb.max()[1] - 9.0,
+                words,
+                names,
+                o,
+            );
         }
     }
     if o.values {
@@ -220,7 +281,11 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
             }
         }
     }
-    Scene { size: layout.size, background: p.background, items }
+    Scene {
+        size: layout.size,
+        background: p.background,
+        items,
+    }
 }
 
 /// Tokens travelling along the channels that transferred in the previous cycle, at animation
@@ -230,12 +295,26 @@ pub fn tokens(layout: &Layout, cs: &CycleState, p: &Palette, t: f32) -> Vec<Item
         .edges
         .iter()
         .filter(|e| cs.moved.get(e.channel).copied().unwrap_or(false))
-        .map(|e| Item::Circle { center: e.at(t), r: 4.5, fill: p.chan[0], stroke: p.text })
+        .map(|e| Item::Circle {
+            center: e.at(t),
+            r: 4.5,
+            fill: p.chan[0],
+            stroke: p.text,
+        })
         .collect()
 }
 
 #[allow(clippy::too_many_arguments)]
-fn node_state(items: &mut Vec<Item>, f: &Function, n: NodeId, c: P2, y: f32, words: &[u64], names: &[String], o: &Options) {
+fn node_state(
+    items: &mut Vec<Item>,
+    f: &Function,
+    n: NodeId,
+    c: P2,
+    y: f32,
+    words: &[u64],
+    names: &[String],
+    o: &Options,
+) {
     let p = &o.palette;
     let node = &f.nodes[n];
     match &node.op {
@@ -243,7 +322,11 @@ fn node_state(items: &mut Vec<Item>, f: &Function, n: NodeId, c: P2, y: f32, wor
             let k = (*slots as usize).min(6);
             let w = 22.0;
             let x0 = c[0] - (k as f32 * w) / 2.0;
-            let ty = node.outputs.first().map(|&o| f.channels[o].ty.clone()).unwrap_or(handscope_sim::Type::None);
+            let ty = node
+                .outputs
+                .first()
+                .map(|&o| f.channels[o].ty.clone())
+                .unwrap_or(handscope_sim::Type::None);
             for s in 0..k {
                 let valid = words.get(4 * s).copied().unwrap_or(0) != 0;
                 let data = words.get(4 * s + 1).copied().unwrap_or(0);
@@ -252,7 +335,11 @@ fn node_state(items: &mut Vec<Item>, f: &Function, n: NodeId, c: P2, y: f32, wor
                 items.push(Item::Rect {
                     min,
                     max,
-                    fill: if valid { p.chan[0].with_alpha(70) } else { p.background },
+                    fill: if valid {
+                        p.chan[0].with_alpha(70)
+                    } else {
+                        p.background
+                    },
                     stroke: p.weak_text,
                     width: 0.8,
                     radius: 1.0,
@@ -282,8 +369,20 @@ fn node_state(items: &mut Vec<Item>, f: &Function, n: NodeId, c: P2, y: f32, wor
             }
         }
         _ => {
-            let text: Vec<String> = names.iter().zip(words).take(3).map(|(k, v)| format!("{k}={v}")).collect();
-            items.push(Item::Text { pos: [c[0], y], text: text.join(" "), size: 8.0, color: p.weak_text, anchor: Anchor::Center, bg: None });
+            let text: Vec<String> = names
+                .iter()
+                .zip(words)
+                .take(3)
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            items.push(Item::Text {
+                pos: [c[0], y],
+                text: text.join(" "),
+                size: 8.0,
+                color: p.weak_text,
+                anchor: Anchor::Center,
+                bg: None,
+            });
         }
     }
 }
@@ -301,7 +400,11 @@ fn arrow_head(points: &[P2], color: Rgba, size: f32) -> Item {
     let (ux, uy) = (dx / len, dy / len);
     let base = [tip[0] - ux * size * 1.6, tip[1] - uy * size * 1.6];
     Item::Poly {
-        points: vec![tip, [base[0] - uy * size * 0.7, base[1] + ux * size * 0.7], [base[0] + uy * size * 0.7, base[1] - ux * size * 0.7]],
+        points: vec![
+            tip,
+            [base[0] - uy * size * 0.7, base[1] + ux * size * 0.7],
+            [base[0] + uy * size * 0.7, base[1] - ux * size * 0.7],
+        ],
         fill: color,
     }
 }

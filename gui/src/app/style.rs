@@ -70,7 +70,12 @@ impl ChanState {
     }
 
     /// All states, for legends.
-    pub const ALL: [ChanState; 4] = [ChanState::Transfer, ChanState::Stall, ChanState::Accept, ChanState::Idle];
+    pub const ALL: [ChanState; 4] = [
+        ChanState::Transfer,
+        ChanState::Stall,
+        ChanState::Accept,
+        ChanState::Idle,
+    ];
 }
 
 /// Light or dark.
@@ -112,9 +117,19 @@ impl Palette {
     pub fn new(theme: Theme, colour_blind: bool) -> Palette {
         let chan = if colour_blind {
             // Okabe-Ito: bluish green, vermillion, blue, grey.
-            [Rgba::hex(0x009e73), Rgba::hex(0xd55e00), Rgba::hex(0x0072b2), Rgba::hex(0x999999)]
+            [
+                Rgba::hex(0x009e73),
+                Rgba::hex(0xd55e00),
+                Rgba::hex(0x0072b2),
+                Rgba::hex(0x999999),
+            ]
         } else {
-            [Rgba::hex(0x2ca02c), Rgba::hex(0xff7f0e), Rgba::hex(0x1f77b4), Rgba::hex(0xa0a0a0)]
+            [
+                Rgba::hex(0x2ca02c),
+                Rgba::hex(0xff7f0e),
+                Rgba::hex(0x1f77b4),
+                Rgba::hex(0xa0a0a0),
+            ]
         };
         match theme {
             Theme::Light => Palette {
@@ -139,7 +154,11 @@ impl Palette {
                 cluster: Rgba::hex(0x232a36),
                 selected: Rgba::hex(0xd28cff),
                 deadlock: Rgba::hex(0xff5555),
-                chan: if colour_blind { chan } else { [chan[0], chan[1], Rgba::hex(0x4fa3e0), Rgba::hex(0x6a6a6a)] },
+                chan: if colour_blind {
+                    chan
+                } else {
+                    [chan[0], chan[1], Rgba::hex(0x4fa3e0), Rgba::hex(0x6a6a6a)]
+                },
             },
         }
     }

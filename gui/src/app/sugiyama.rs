@@ -17,8 +17,9 @@ const LAYER_GAP: f32 = 36.0;
 pub fn layout(f: &Function) -> Layout {
     let n = f.nodes.len();
     let sizes: Vec<P2> = f.nodes.keys().map(|id| node_size(f, id)).collect();
-    let vertices: Vec<(u32, (f64, f64))> =
-        (0..n).map(|i| (i as u32, (f64::from(sizes[i][0]), f64::from(sizes[i][1])))).collect();
+    let vertices: Vec<(u32, (f64, f64))> = (0..n)
+        .map(|i| (i as u32, (f64::from(sizes[i][0]), f64::from(sizes[i][1]))))
+        .collect();
     let mut edges: Vec<(u32, u32)> = Vec::new();
     for ch in f.channels.values() {
         for c in &ch.consumers {
@@ -28,15 +29,23 @@ pub fn layout(f: &Function) -> Layout {
             }
         }
     }
-    let config = Config { vertex_spacing: 24.0, ..Config::default() };
-    let comps = std::panic::catch_unwind(|| rust_sugiyama::from_vertices_and_edges(&vertices, &edges, &config))
-        .unwrap_or_default();
+    let config = Config {
+        vertex_spacing: 24.0,
+        ..Config::default()
+    };
+    let comps = std::panic::catch_unwind(|| {
+        rust_sugiyama::from_vertices_and_edges(&vertices, &edges, &config)
+    })
+    .unwrap_or_default();
 
     // Row and x per vertex; components side by side.
     let mut pos: Vec<Option<(f32, f32)>> = vec![None; n];
     let mut x_off = 0.0f32;
     for (coords, width, _h) in &comps {
-        let min_x = coords.iter().map(|(_, (x, _))| *x as f32).fold(f32::INFINITY, f32::min);
+        let min_x = coords
+            .iter()
+            .map(|(_, (x, _))| *x as f32)
+            .fold(f32::INFINITY, f32::min);
         let mut max_x = x_off;
         for &(v, (x, y)) in coords {
             if v < n {
@@ -55,7 +64,10 @@ pub fn layout(f: &Function) -> Layout {
         }
     }
     // Rows: distinct y values in order; each row as tall as its tallest node.
-    let mut ys: Vec<i64> = pos.iter().map(|p| p.map_or(0, |(_, y)| y.round() as i64)).collect();
+    let mut ys: Vec<i64> = pos
+        .iter()
+        .map(|p| p.map_or(0, |(_, y)| y.round() as i64))
+        .collect();
     let mut rows: Vec<i64> = ys.clone();
     rows.sort_unstable();
     rows.dedup();
@@ -87,7 +99,12 @@ pub fn layout(f: &Function) -> Layout {
         let from = &nodes[ch.producer.node.index()];
         for c in &ch.consumers {
             let to = &nodes[c.node.index()];
-            edges_out.push(EdgeRoute { channel: cid.index(), to: c.node, from: ch.producer.node, points: route(from, to) });
+            edges_out.push(EdgeRoute {
+                channel: cid.index(),
+                to: c.node,
+                from: ch.producer.node,
+                points: route(from, to),
+            });
         }
     }
     let mut blocks: BTreeMap<&str, (P2, P2)> = BTreeMap::new();
@@ -102,11 +119,21 @@ pub fn layout(f: &Function) -> Layout {
     }
     let clusters = blocks
         .into_iter()
-        .map(|(b, (lo, hi))| ClusterBox { label: b.to_string(), min: [lo[0] - 8.0, lo[1] - 18.0], max: [hi[0] + 8.0, hi[1] + 8.0] })
+        .map(|(b, (lo, hi))| ClusterBox {
+            label: b.to_string(),
+            min: [lo[0] - 8.0, lo[1] - 18.0],
+            max: [hi[0] + 8.0, hi[1] + 8.0],
+        })
         .collect();
     let w = nodes.iter().map(|b| b.max()[0]).fold(0.0, f32::max) + MARGIN;
     let h = nodes.iter().map(|b| b.max()[1]).fold(0.0, f32::max) + MARGIN;
-    Layout { nodes, edges: edges_out, clusters, size: [w, h], engine: "sugiyama" }
+    Layout {
+        nodes,
+        edges: edges_out,
+        clusters,
+        size: [w, h],
+        engine: "sugiyama",
+    }
 }
 
 fn route(from: &NodeBox, to: &NodeBox) -> Vec<P2> {

@@ -7,15 +7,26 @@ use super::scene::{Anchor, Item, Scene};
 use super::style::Rgba;
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 fn paint(c: Rgba) -> String {
-    if c.3 == 255 { c.css() } else { format!("{}\" fill-opacity=\"{:.3}", c.css(), c.alpha()) }
+    if c.3 == 255 {
+        c.css()
+    } else {
+        format!("{}\" fill-opacity=\"{:.3}", c.css(), c.alpha())
+    }
 }
 
 fn stroke(c: Rgba) -> String {
-    if c.3 == 255 { c.css() } else { format!("{}\" stroke-opacity=\"{:.3}", c.css(), c.alpha()) }
+    if c.3 == 255 {
+        c.css()
+    } else {
+        format!("{}\" stroke-opacity=\"{:.3}", c.css(), c.alpha())
+    }
 }
 
 /// Extra lines written under the drawing (title, cycle, legend).
@@ -33,19 +44,41 @@ const CAPTION_H: f32 = 40.0;
 
 /// Writes `scene` as a standalone SVG document.
 pub fn to_svg(scene: &Scene, caption: &Caption) -> String {
-    let (w, h) = (scene.size[0].ceil() + 20.0, scene.size[1].ceil() + 20.0 + CAPTION_H);
+    let (w, h) = (
+        scene.size[0].ceil() + 20.0,
+        scene.size[1].ceil() + 20.0 + CAPTION_H,
+    );
     let mut s = String::new();
     let _ = writeln!(
         s,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">"
     );
-    let _ = writeln!(s, "<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"{}\"/>", paint(scene.background));
+    let _ = writeln!(
+        s,
+        "<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"{}\"/>",
+        paint(scene.background)
+    );
     let tc = caption.color.unwrap_or(Rgba::hex(0x111111));
-    let _ = writeln!(s, "<text x=\"10\" y=\"18\" font-size=\"13\" fill=\"{}\">{}</text>", paint(tc), esc(&caption.title));
+    let _ = writeln!(
+        s,
+        "<text x=\"10\" y=\"18\" font-size=\"13\" fill=\"{}\">{}</text>",
+        paint(tc),
+        esc(&caption.title)
+    );
     let mut x = 10.0;
     for (c, name) in &caption.legend {
-        let _ = writeln!(s, "<rect x=\"{x}\" y=\"26\" width=\"18\" height=\"6\" fill=\"{}\"/>", paint(*c));
-        let _ = writeln!(s, "<text x=\"{}\" y=\"33\" font-size=\"10\" fill=\"{}\">{}</text>", x + 22.0, paint(tc), esc(name));
+        let _ = writeln!(
+            s,
+            "<rect x=\"{x}\" y=\"26\" width=\"18\" height=\"6\" fill=\"{}\"/>",
+            paint(*c)
+        );
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"33\" font-size=\"10\" fill=\"{}\">{}</text>",
+            x + 22.0,
+            paint(tc),
+            esc(name)
+        );
         x += 30.0 + name.len() as f32 * 6.5;
     }
     let _ = writeln!(s, "<g transform=\"translate(10,{})\">", 10.0 + CAPTION_H);
@@ -58,7 +91,14 @@ pub fn to_svg(scene: &Scene, caption: &Caption) -> String {
 
 fn item(s: &mut String, it: &Item) {
     match it {
-        Item::Rect { min, max, fill, stroke: st, width, radius } => {
+        Item::Rect {
+            min,
+            max,
+            fill,
+            stroke: st,
+            width,
+            radius,
+        } => {
             let _ = writeln!(
                 s,
                 "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" rx=\"{radius}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"{width}\"/>",
@@ -67,24 +107,58 @@ fn item(s: &mut String, it: &Item) {
                 max[0] - min[0],
                 max[1] - min[1],
                 paint(*fill),
-                if *width > 0.0 { stroke(*st) } else { "none".into() }
+                if *width > 0.0 {
+                    stroke(*st)
+                } else {
+                    "none".into()
+                }
             );
         }
-        Item::Curve { points, color, width, dashed } => {
+        Item::Curve {
+            points,
+            color,
+            width,
+            dashed,
+        } => {
             let mut d = format!("M{:.1},{:.1}", points[0][0], points[0][1]);
             for c in points[1..].chunks(3) {
                 if c.len() == 3 {
-                    let _ = write!(d, " C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}", c[0][0], c[0][1], c[1][0], c[1][1], c[2][0], c[2][1]);
+                    let _ = write!(
+                        d,
+                        " C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}",
+                        c[0][0], c[0][1], c[1][0], c[1][1], c[2][0], c[2][1]
+                    );
                 }
             }
-            let dash = if *dashed { " stroke-dasharray=\"6,4\"" } else { "" };
-            let _ = writeln!(s, "<path d=\"{d}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{width:.1}\"{dash}/>", stroke(*color));
+            let dash = if *dashed {
+                " stroke-dasharray=\"6,4\""
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                s,
+                "<path d=\"{d}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{width:.1}\"{dash}/>",
+                stroke(*color)
+            );
         }
         Item::Poly { points, fill } => {
-            let pts: Vec<String> = points.iter().map(|p| format!("{:.1},{:.1}", p[0], p[1])).collect();
-            let _ = writeln!(s, "<polygon points=\"{}\" fill=\"{}\"/>", pts.join(" "), paint(*fill));
+            let pts: Vec<String> = points
+                .iter()
+                .map(|p| format!("{:.1},{:.1}", p[0], p[1]))
+                .collect();
+            let _ = writeln!(
+                s,
+                "<polygon points=\"{}\" fill=\"{}\"/>",
+                pts.join(" "),
+                paint(*fill)
+            );
         }
-        Item::Circle { center, r, fill, stroke: st } => {
+        Item::Circle {
+            center,
+            r,
+            fill,
+            stroke: st,
+        } => {
             let _ = writeln!(
                 s,
                 "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"{r}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"0.8\"/>",
@@ -94,7 +168,14 @@ fn item(s: &mut String, it: &Item) {
                 stroke(*st)
             );
         }
-        Item::Text { pos, text, size, color, anchor, bg } => {
+        Item::Text {
+            pos,
+            text,
+            size,
+            color,
+            anchor,
+            bg,
+        } => {
             if let Some(bg) = bg {
                 let w = text.chars().count() as f32 * size * 0.62 + 4.0;
                 let x = match anchor {
@@ -130,8 +211,17 @@ pub fn svg_to_png(svg: &str, scale: f32) -> anyhow::Result<Vec<u8>> {
     let mut opt = resvg::usvg::Options::default();
     opt.fontdb_mut().load_system_fonts();
     let tree = resvg::usvg::Tree::from_str(svg, &opt)?;
-    let size = tree.size().to_int_size().scale_by(scale).ok_or_else(|| anyhow::anyhow!("image too large"))?;
-    let mut pm = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).ok_or_else(|| anyhow::anyhow!("image too large"))?;
-    resvg::render(&tree, resvg::tiny_skia::Transform::from_scale(scale, scale), &mut pm.as_mut());
+    let size = tree
+        .size()
+        .to_int_size()
+        .scale_by(scale)
+        .ok_or_else(|| anyhow::anyhow!("image too large"))?;
+    let mut pm = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| anyhow::anyhow!("image too large"))?;
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::from_scale(scale, scale),
+        &mut pm.as_mut(),
+    );
     Ok(pm.encode_png()?)
 }

@@ -42,7 +42,11 @@ pub enum TraceSource {
 impl Live {
     fn absorb(&mut self, r: Reply) {
         match r {
-            Reply::Meta { channels, state, memories } => {
+            Reply::Meta {
+                channels,
+                state,
+                memories,
+            } => {
                 let mut b = TraceBuilder::new(channels, state);
                 b.set_memories(memories);
                 self.builder = Some(b);
@@ -50,7 +54,12 @@ impl Live {
             Reply::Cycles(frames, writes) => {
                 if let Some(b) = &mut self.builder {
                     for f in &frames {
-                        b.push_cycle(Sample { valid: &f.valid, ready: &f.ready, data: &f.data, state: &f.state });
+                        b.push_cycle(Sample {
+                            valid: &f.valid,
+                            ready: &f.ready,
+                            data: &f.data,
+                            state: &f.state,
+                        });
                     }
                     for w in writes {
                         b.push_mem_write(w);
@@ -79,7 +88,10 @@ impl TraceSource {
 
     /// Wraps a finished trace.
     pub fn replay(trace: Trace, report: Option<RunReport>) -> TraceSource {
-        TraceSource::Replay { trace: Box::new(trace), report: report.map(Box::new) }
+        TraceSource::Replay {
+            trace: Box::new(trace),
+            report: report.map(Box::new),
+        }
     }
 
     /// The trace so far (`None` until the engine reported its metadata).
@@ -121,7 +133,9 @@ impl TraceSource {
 
     /// Takes the worker's replies into the trace. Returns true when anything arrived.
     pub fn poll(&mut self) -> bool {
-        let TraceSource::Live(l) = self else { return false };
+        let TraceSource::Live(l) = self else {
+            return false;
+        };
         let mut any = false;
         while let Ok(r) = l.worker.rx.try_recv() {
             any = true;
@@ -146,7 +160,10 @@ impl TraceSource {
         self.ensure(cycle);
         self.poll();
         let TraceSource::Live(l) = self else { return };
-        while l.builder.as_ref().is_none_or(|b| b.trace().cycles() <= cycle)
+        while l
+            .builder
+            .as_ref()
+            .is_none_or(|b| b.trace().cycles() <= cycle)
             && l.report.is_none()
             && l.error.is_none()
         {
@@ -157,6 +174,7 @@ impl TraceSource {
         }
     }
 
+    #[cfg(test)]
     /// Blocks until the run ended (or `limit` cycles exist).
     pub fn wait_complete(&mut self, limit: u64) {
         while !self.complete() && self.cycles() < limit {

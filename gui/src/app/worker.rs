@@ -131,15 +131,21 @@ fn run(
     }) {
         return;
     }
-    let state_nodes: Vec<NodeId> =
-        state_meta.iter().filter_map(|m| func.node_by_id(&m.node)).collect();
+    let state_nodes: Vec<NodeId> = state_meta
+        .iter()
+        .filter_map(|m| func.node_by_id(&m.node))
+        .collect();
     let chans: Vec<ChannelId> = func.channels.keys().collect();
     let mut target = 0u64;
     let mut writes_sent = 0usize;
     let mut finished = false;
     loop {
         // Wait for work when idle; otherwise only drain pending requests.
-        let next = if finished || sim.cycle() >= target { req.recv().ok() } else { req.try_recv().ok() };
+        let next = if finished || sim.cycle() >= target {
+            req.recv().ok()
+        } else {
+            req.try_recv().ok()
+        };
         match next {
             Some(Request::Shutdown) => return,
             Some(Request::RunTo(n)) => target = target.max(n.min(max_cycles)),
@@ -164,14 +170,21 @@ fn run(
                 state,
             });
         }
-        let writes = sim.trace().map(|t| t.mem_writes()[writes_sent..].to_vec()).unwrap_or_default();
+        let writes = sim
+            .trace()
+            .map(|t| t.mem_writes()[writes_sent..].to_vec())
+            .unwrap_or_default();
         writes_sent += writes.len();
         if (!frames.is_empty() || !writes.is_empty()) && !send(Reply::Cycles(frames, writes)) {
             return;
         }
         let ended = sim.status().is_some() || sim.cycle() >= max_cycles;
         if ended {
-            let report = if sim.status().is_some() { sim.report() } else { sim.run(sim.cycle()) };
+            let report = if sim.status().is_some() {
+                sim.report()
+            } else {
+                sim.run(sim.cycle())
+            };
             finished = true;
             if !send(Reply::Finished(Box::new(report))) {
                 return;

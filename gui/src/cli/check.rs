@@ -21,15 +21,26 @@ pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load(&a.file)?;
     let source = std::fs::read_to_string(&a.file).unwrap_or_default();
     let module = &loaded.module;
-    let opts = VerifyOptions { circt_compat: a.circt_compat };
+    let opts = VerifyOptions {
+        circt_compat: a.circt_compat,
+    };
     let mut report = verify_module_with(module, &opts);
 
     // Cycles can run through instances: verify each flattened hierarchy for those too.
     if report.is_ok() {
-        for f in module.functions.iter().filter(|f| !f.external && has_instances(f)) {
+        for f in module
+            .functions
+            .iter()
+            .filter(|f| !f.external && has_instances(f))
+        {
             if let Ok(flat) = transform::flatten(module, &f.name) {
                 let flat_report = verify_with(&flat, &opts, Some(module));
-                report.errors.extend(flat_report.errors.into_iter().filter(|p| p.rule == Rule::CombinationalCycle));
+                report.errors.extend(
+                    flat_report
+                        .errors
+                        .into_iter()
+                        .filter(|p| p.rule == Rule::CombinationalCycle),
+                );
             }
         }
     }
@@ -53,7 +64,11 @@ pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
         plural(ne),
         plural(nw)
     );
-    Ok(if ne == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if ne == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn plural(n: usize) -> &'static str {
@@ -61,7 +76,9 @@ fn plural(n: usize) -> &'static str {
 }
 
 fn has_instances(f: &Function) -> bool {
-    f.nodes.values().any(|n| matches!(n.op, handscope_sim::Op::Instance { .. }))
+    f.nodes
+        .values()
+        .any(|n| matches!(n.op, handscope_sim::Op::Instance { .. }))
 }
 
 fn print_summary(f: &Function) {
@@ -77,7 +94,11 @@ fn print_summary(f: &Function) {
             ArgType::MemRef(m) => format!("{}: {m}", a.name),
         })
         .collect();
-    let results: Vec<String> = f.results.iter().map(|r| format!("{}: {}", r.name, r.ty)).collect();
+    let results: Vec<String> = f
+        .results
+        .iter()
+        .map(|r| format!("{}: {}", r.name, r.ty))
+        .collect();
     let counts = f.op_counts();
     let nodes: usize = counts.iter().map(|(_, n)| n).sum();
     println!(
@@ -95,7 +116,12 @@ fn print_summary(f: &Function) {
 /// when the location is in the checked file.
 fn print_problem(level: &str, p: &Problem, source: &str) {
     let at = p.loc().map(|l| format!("{l}: ")).unwrap_or_default();
-    println!("{at}{level}[{}]: @{}: {}", p.rule.code(), p.function, p.message);
+    println!(
+        "{at}{level}[{}]: @{}: {}",
+        p.rule.code(),
+        p.function,
+        p.message
+    );
     for n in &p.nodes {
         match &n.loc {
             Some(loc) => {

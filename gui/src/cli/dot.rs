@@ -39,12 +39,17 @@ pub fn run(a: &DotArgs) -> anyhow::Result<ExitCode> {
     } else {
         f
     };
-    let opts = DotOptions { port_labels: !a.no_port_labels, types: !a.no_types, ..DotOptions::default() };
+    let opts = DotOptions {
+        port_labels: !a.no_port_labels,
+        types: !a.no_types,
+        ..DotOptions::default()
+    };
     let text = write_dot(f, &opts);
     if a.output.as_os_str() == "-" {
         print!("{text}");
     } else {
-        std::fs::write(&a.output, text).with_context(|| format!("cannot write {}", a.output.display()))?;
+        std::fs::write(&a.output, text)
+            .with_context(|| format!("cannot write {}", a.output.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -33,7 +33,11 @@ pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
             _ => Start::File(
                 f.clone(),
                 a.trace.clone(),
-                SimArgs { inputs: a.inputs.clone(), mems: a.mems.clone(), ready: a.ready.clone() },
+                SimArgs {
+                    inputs: a.inputs.clone(),
+                    mems: a.mems.clone(),
+                    ready: a.ready.clone(),
+                },
             ),
         },
     };
@@ -43,5 +47,7 @@ pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
 /// Index of the gallery example named like `f` (`deadlock_join` or `deadlock_join.mlir`).
 pub fn gallery_index(f: &std::path::Path) -> Option<usize> {
     let s = f.to_string_lossy();
-    crate::examples::CIRCUITS.iter().position(|e| e.name == s || e.name.trim_end_matches(".mlir") == s)
+    crate::examples::CIRCUITS
+        .iter()
+        .position(|e| e.name == s || e.name.trim_end_matches(".mlir") == s)
 }

@@ -19,10 +19,14 @@ pub struct MlirArgs {
 /// Parses the file and prints it back in normalized form.
 pub fn run(a: &MlirArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load(&a.file)?;
-    let opts = WriteOptions { omit_locations_in: Some(a.file.display().to_string()) };
+    let opts = WriteOptions {
+        omit_locations_in: Some(a.file.display().to_string()),
+    };
     let text = write_mlir_with(&loaded.module, &opts);
     match &a.output {
-        Some(out) => std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?,
+        Some(out) => {
+            std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?
+        }
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)

@@ -82,6 +82,8 @@ pub fn select_function<'m>(
             let names: Vec<_> = module.functions.iter().map(|f| f.name.as_str()).collect();
             anyhow::anyhow!("no function @{n} (the file has: {})", names.join(", "))
         }),
-        None => module.default_function().ok_or_else(|| anyhow::anyhow!("the file has no function with a body")),
+        None => module
+            .default_function()
+            .ok_or_else(|| anyhow::anyhow!("the file has no function with a body")),
     }
 }

@@ -55,29 +55,57 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
     };
     let radix = Radix::ALL
         .into_iter()
-        .find(|r| r.name() == a.radix || (a.radix == "bin" && *r == Radix::Bin) || (a.radix == "dec" && *r == Radix::Dec))
-        .with_context(|| format!("--radix {}: expected signed, unsigned, hex or binary", a.radix))?;
-    let look = Look { theme, colour_blind: a.colour_blind, radix, ..Look::default() };
-    let over = SimArgs { inputs: a.inputs.clone(), mems: a.mems.clone(), ready: a.ready.clone() };
+        .find(|r| {
+            r.name() == a.radix
+                || (a.radix == "bin" && *r == Radix::Bin)
+                || (a.radix == "dec" && *r == Radix::Dec)
+        })
+        .with_context(|| {
+            format!(
+                "--radix {}: expected signed, unsigned, hex or binary",
+                a.radix
+            )
+        })?;
+    let look = Look {
+        theme,
+        colour_blind: a.colour_blind,
+        radix,
+        ..Look::default()
+    };
+    let over = SimArgs {
+        inputs: a.inputs.clone(),
+        mems: a.mems.clone(),
+        ready: a.ready.clone(),
+    };
     let start = match super::gui::gallery_index(&a.file) {
         Some(i) if !a.file.exists() && over.is_empty() && a.trace.is_none() => Start::Example(i),
         Some(i) if !a.file.exists() => {
             // A gallery example with other stimulus: write it to a temporary file.
             let ex = &crate::examples::CIRCUITS[i];
-            let p = std::env::temp_dir().join(format!("handscope-{}-{}", std::process::id(), ex.name));
+            let p =
+                std::env::temp_dir().join(format!("handscope-{}-{}", std::process::id(), ex.name));
             std::fs::write(&p, ex.text)?;
             Start::File(p, a.trace.clone(), over)
         }
         _ => Start::File(a.file.clone(), a.trace.clone(), over),
     };
     let svg = crate::app::render::render_svg(start, a.cycle, look)?;
-    let ext = a.output.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = a
+        .output
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     let bytes = match ext.as_str() {
         "svg" => svg.into_bytes(),
         "png" => crate::app::svg::svg_to_png(&svg, a.scale)?,
-        _ => bail!("{}: the output must end in .svg or .png", a.output.display()),
+        _ => bail!(
+            "{}: the output must end in .svg or .png",
+            a.output.display()
+        ),
     };
-    std::fs::write(&a.output, bytes).with_context(|| format!("cannot write {}", a.output.display()))?;
+    std::fs::write(&a.output, bytes)
+        .with_context(|| format!("cannot write {}", a.output.display()))?;
     eprintln!("wrote {}", a.output.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -55,7 +55,12 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let flat = flat_function(&loaded.module, f)?;
     let given = !(a.inputs.is_empty() && a.mems.is_empty() && a.ready.is_empty());
     let env = environment(&flat, &a.inputs, &a.mems, &a.ready, a.deadlock_window)?;
-    let opts = ReplayOptions { clock: a.clock.clone(), scope: a.scope.clone(), map_file: a.map.clone(), progress: true };
+    let opts = ReplayOptions {
+        clock: a.clock.clone(),
+        scope: a.scope.clone(),
+        map_file: a.map.clone(),
+        progress: true,
+    };
     let r = replay_file(&a.trace, &flat, given.then_some(&env), &opts)?;
     for w in &r.warnings {
         eprintln!("warning: {w}");
@@ -73,7 +78,12 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
     );
     if a.show_mapping {
         for c in &m.matched {
-            eprintln!("  {} <- {} ({})", c.channel, c.valid.trim_end_matches("_valid"), c.scheme);
+            eprintln!(
+                "  {} <- {} ({})",
+                c.channel,
+                c.valid.trim_end_matches("_valid"),
+                c.scheme
+            );
         }
         for c in &m.unmatched_channels {
             eprintln!("  {c}: no signal");

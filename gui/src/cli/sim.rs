@@ -58,22 +58,35 @@ pub fn environment(
     ready: &[String],
     deadlock_window: u64,
 ) -> anyhow::Result<Environment> {
-    let mut env = Environment { deadlock_window, ..Environment::default() };
+    let mut env = Environment {
+        deadlock_window,
+        ..Environment::default()
+    };
     // Initial contents written into the graph (C local arrays with initializers).
     env.memories = handscope_compiler::c::handshake::memory_inits(f);
-    let arg_names = || f.args.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ");
+    let arg_names = || {
+        f.args
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     for s in inputs {
         let (name, tokens) = split_assignment("--in", s)?;
         let arg = f.args.iter().find(|a| a.name == name).with_context(|| {
-            format!("--in {name}: @{} has no argument `{name}` (arguments: {})", f.name, arg_names())
+            format!(
+                "--in {name}: @{} has no argument `{name}` (arguments: {})",
+                f.name,
+                arg_names()
+            )
         })?;
         let ArgType::Channel(ty) = &arg.ty else {
             bail!("--in {name}: `{name}` is a memory; give its contents with --mem {name}=...")
         };
         let src = if ty.is_none() {
-            let n: u64 = tokens
-                .parse()
-                .with_context(|| format!("--in {name}: `{name}` has type none; give a token count, not `{tokens}`"))?;
+            let n: u64 = tokens.parse().with_context(|| {
+                format!("--in {name}: `{name}` has type none; give a token count, not `{tokens}`")
+            })?;
             TokenSource::None(n)
         } else {
             TokenSource::parse(tokens, ty).with_context(|| format!("--in {name}"))?
@@ -83,11 +96,19 @@ pub fn environment(
     for s in mems {
         let (name, values) = split_assignment("--mem", s)?;
         let (elem, internal) = match f.args.iter().find(|a| a.name == name) {
-            Some(FuncArg { ty: ArgType::MemRef(m), .. }) => (m.elem.clone(), false),
-            Some(_) => bail!("--mem {name}: `{name}` is not a memory argument; give its tokens with --in"),
+            Some(FuncArg {
+                ty: ArgType::MemRef(m),
+                ..
+            }) => (m.elem.clone(), false),
+            Some(_) => {
+                bail!("--mem {name}: `{name}` is not a memory argument; give its tokens with --in")
+            }
             None => match f.node_by_id(name).map(|n| &f.nodes[n].op) {
                 Some(Op::Memory { memref, .. }) => (memref.elem.clone(), true),
-                _ => bail!("--mem {name}: @{} has no memory argument or memory node `{name}`", f.name),
+                _ => bail!(
+                    "--mem {name}: @{} has no memory argument or memory node `{name}`",
+                    f.name
+                ),
             },
         };
         let src = TokenSource::parse(values, &elem).with_context(|| format!("--mem {name}"))?;
@@ -102,16 +123,26 @@ pub fn environment(
         let (name, policy) = split_assignment("--ready", s)?;
         if !f.results.iter().any(|r| r.name == name) {
             let names: Vec<_> = f.results.iter().map(|r| r.name.as_str()).collect();
-            bail!("--ready {name}: @{} has no result `{name}` (results: {})", f.name, names.join(", "));
+            bail!(
+                "--ready {name}: @{} has no result `{name}` (results: {})",
+                f.name,
+                names.join(", ")
+            );
         }
-        env.set_ready(name, ReadyPolicy::parse(policy).with_context(|| format!("--ready {name}"))?);
+        env.set_ready(
+            name,
+            ReadyPolicy::parse(policy).with_context(|| format!("--ready {name}"))?,
+        );
     }
     Ok(env)
 }
 
 /// Flattens instances away (simulation needs a flat graph).
 pub fn flat_function(module: &handscope_sim::Module, f: &Function) -> anyhow::Result<Function> {
-    if f.nodes.values().any(|n| matches!(n.op, Op::Instance { .. })) {
+    if f.nodes
+        .values()
+        .any(|n| matches!(n.op, Op::Instance { .. }))
+    {
         Ok(handscope_sim::transform::flatten(module, &f.name)?)
     } else {
         Ok(f.clone())
@@ -132,7 +163,8 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     let report = sim.run(a.max_cycles);
     if let Some(path) = &a.vcd {
         let trace = sim.take_trace().context("the engine recorded no trace")?;
-        let file = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
         handscope_traces::vcd_out::write_vcd(&trace, std::io::BufWriter::new(file))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use handscope_compiler::verilog::testbench::{TbDesign, memory_init_files, wrapper, write_testbench};
+use handscope_compiler::verilog::testbench::{
+    TbDesign, memory_init_files, wrapper, write_testbench,
+};
 use handscope_compiler::verilog::{VerilogBuilder, write_verilog};
 use handscope_sim::report::{Status, render_human};
 
@@ -66,7 +68,9 @@ pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
     let flat = flat_function(&loaded.module, f)?;
     let sv = write_verilog(&flat)?;
     match &a.output {
-        Some(p) => std::fs::write(p, sv).with_context(|| format!("cannot write {}", p.display()))?,
+        Some(p) => {
+            std::fs::write(p, sv).with_context(|| format!("cannot write {}", p.display()))?
+        }
         None => print!("{sv}"),
     }
     Ok(ExitCode::SUCCESS)
@@ -80,7 +84,13 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
     let env = environment(&flat, &a.inputs, &a.mems, &a.ready, a.deadlock_window)?;
     let mut b = VerilogBuilder::new();
     let top = b.add(&flat, None)?;
-    let design = TbDesign { top: top.clone(), func: &flat, env: &env, max_cycles: a.max_cycles, any_fire: true };
+    let design = TbDesign {
+        top: top.clone(),
+        func: &flat,
+        env: &env,
+        max_cycles: a.max_cycles,
+        any_fire: true,
+    };
     let designs = [design];
     let mut sv = b.finish();
     sv.push_str(&wrapper(&designs));
@@ -97,9 +107,18 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
         write(&name, &text)?;
     }
     let cmd = handscope_traces::verilator::build_command(Path::new("obj"));
-    write("build.sh", &format!("#!/bin/sh\n# Builds ./obj/Vhs_tb; run it as ./obj/Vhs_tb trace.vcd\ncd \"$(dirname \"$0\")\"\n{}\n", cmd.join(" ")))?;
+    write(
+        "build.sh",
+        &format!(
+            "#!/bin/sh\n# Builds ./obj/Vhs_tb; run it as ./obj/Vhs_tb trace.vcd\ncd \"$(dirname \"$0\")\"\n{}\n",
+            cmd.join(" ")
+        ),
+    )?;
     if !a.run {
-        eprintln!("wrote {}/design.sv, tb.cpp and build.sh (top module `{top}`)", dir.display());
+        eprintln!(
+            "wrote {}/design.sv, tb.cpp and build.sh (top module `{top}`)",
+            dir.display()
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let vcd = handscope_traces::verilator::build_and_run(dir, &sv, &tb, None)?;

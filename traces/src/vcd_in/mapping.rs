@@ -117,10 +117,16 @@ pub fn parse_map_file(text: &str, f: &Function) -> Result<BTreeMap<String, Strin
         }
         let mut it = line.split_whitespace();
         let (Some(c), Some(p), None) = (it.next(), it.next(), it.next()) else {
-            return Err(MapError::MapFile { line: i + 1, message: format!("expected `channel signal_prefix`, got `{line}`") });
+            return Err(MapError::MapFile {
+                line: i + 1,
+                message: format!("expected `channel signal_prefix`, got `{line}`"),
+            });
         };
         if f.channel_by_name(c).is_none() {
-            return Err(MapError::MapFile { line: i + 1, message: format!("@{} has no channel `{c}`", f.name) });
+            return Err(MapError::MapFile {
+                line: i + 1,
+                message: format!("@{} has no channel `{c}`", f.name),
+            });
         }
         m.insert(c.to_string(), p.to_string());
     }
@@ -132,15 +138,91 @@ pub fn parse_map_file(text: &str, f: &Function) -> Result<BTreeMap<String, Strin
 /// the compiler).
 pub fn encode_id(id: &str) -> String {
     const KW: &[&str] = &[
-        "always", "always_comb", "always_ff", "always_latch", "and", "assign", "begin", "bit", "break",
-        "buf", "byte", "case", "casex", "casez", "cell", "chandle", "class", "config", "const",
-        "continue", "default", "design", "disable", "do", "edge", "else", "end", "endcase",
-        "endfunction", "endgenerate", "endmodule", "endtask", "enum", "event", "for", "force",
-        "forever", "fork", "function", "generate", "genvar", "if", "initial", "inout", "input", "int",
-        "integer", "join", "logic", "longint", "module", "nand", "negedge", "nor", "not", "or",
-        "output", "packed", "parameter", "posedge", "real", "reg", "release", "repeat", "return",
-        "shortint", "signed", "string", "struct", "supply0", "supply1", "table", "task", "time",
-        "tri", "type", "union", "unsigned", "var", "void", "wait", "while", "wire", "xor", "xnor",
+        "always",
+        "always_comb",
+        "always_ff",
+        "always_latch",
+        "and",
+        "assign",
+        "begin",
+        "bit",
+        "break",
+        "buf",
+        "byte",
+        "case",
+        "casex",
+        "casez",
+        "cell",
+        "chandle",
+        "class",
+        "config",
+        "const",
+        "continue",
+        "default",
+        "design",
+        "disable",
+        "do",
+        "edge",
+        "else",
+        "end",
+        "endcase",
+        "endfunction",
+        "endgenerate",
+        "endmodule",
+        "endtask",
+        "enum",
+        "event",
+        "for",
+        "force",
+        "forever",
+        "fork",
+        "function",
+        "generate",
+        "genvar",
+        "if",
+        "initial",
+        "inout",
+        "input",
+        "int",
+        "integer",
+        "join",
+        "logic",
+        "longint",
+        "module",
+        "nand",
+        "negedge",
+        "nor",
+        "not",
+        "or",
+        "output",
+        "packed",
+        "parameter",
+        "posedge",
+        "real",
+        "reg",
+        "release",
+        "repeat",
+        "return",
+        "shortint",
+        "signed",
+        "string",
+        "struct",
+        "supply0",
+        "supply1",
+        "table",
+        "task",
+        "time",
+        "tri",
+        "type",
+        "union",
+        "unsigned",
+        "var",
+        "void",
+        "wait",
+        "while",
+        "wire",
+        "xor",
+        "xnor",
     ];
     let chars: Vec<char> = id.chars().collect();
     let first = chars.first().is_some_and(|c| c.is_ascii_digit()) || KW.contains(&id);
@@ -172,7 +254,15 @@ pub fn encode_id(id: &str) -> String {
 }
 
 fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// CIRCT 1.62's instance name of every component node.
@@ -213,7 +303,11 @@ impl Index<'_> {
 }
 
 fn join(scope: &str, rest: &str) -> String {
-    if scope.is_empty() { rest.to_string() } else { format!("{scope}.{rest}") }
+    if scope.is_empty() {
+        rest.to_string()
+    } else {
+        format!("{scope}.{rest}")
+    }
 }
 
 /// Candidate `(valid, ready, data)` paths for channel `cid`, with scheme names.
@@ -227,17 +321,30 @@ fn candidates(
     let ch = &f.channels[cid];
     let p = &f.nodes[ch.producer.node];
     let mut v = Vec::new();
-    let trio = |base: &str| (format!("{base}_valid"), format!("{base}_ready"), base.to_string());
+    let trio = |base: &str| {
+        (
+            format!("{base}_valid"),
+            format!("{base}_ready"),
+            base.to_string(),
+        )
+    };
     if let Some(pre) = map.get(&ch.name) {
         for b in [join(scope, pre), pre.clone()] {
             let (a, r, d) = trio(&b);
             v.push(("map-file", a, r, d));
         }
     }
-    let consumer = ch.consumers.first().map(|c| (&f.nodes[c.node], c.port as usize));
+    let consumer = ch
+        .consumers
+        .first()
+        .map(|c| (&f.nodes[c.node], c.port as usize));
     match p.op {
         Op::Argument { index } => {
-            let mut names = vec![encode_id(&f.args[index].name), f.args[index].name.clone(), format!("in{index}")];
+            let mut names = vec![
+                encode_id(&f.args[index].name),
+                f.args[index].name.clone(),
+                format!("in{index}"),
+            ];
             names.dedup();
             for n in names {
                 let (a, r, d) = trio(&join(scope, &n));
@@ -252,7 +359,10 @@ fn candidates(
             let (a, r, d) = trio(&join(scope, &format!("{enc}.{port}")));
             v.push(("instance-port", a, r, d));
             let path: Vec<String> = p.id.split('/').map(sanitize).collect();
-            let (a, r, d) = trio(&join(scope, &format!("{}.{}", path.join("."), sanitize(&port))));
+            let (a, r, d) = trio(&join(
+                scope,
+                &format!("{}.{}", path.join("."), sanitize(&port)),
+            ));
             v.push(("handscope-vcd", a, r, d));
             if let Some(inst) = circt.get(&ch.producer.node) {
                 match consumer {
@@ -310,10 +420,12 @@ pub fn map_signals(
     for v in &h.vars {
         if clock_names.contains(&v.name.as_str()) {
             let s = v.scope.join(".");
-            if let Some(c) = clock {
-                if c.contains('.') && v.path() != c && !v.path().ends_with(&format!(".{c}")) {
-                    continue;
-                }
+            if let Some(c) = clock
+                && c.contains('.')
+                && v.path() != c
+                && !v.path().ends_with(&format!(".{c}"))
+            {
+                continue;
             }
             if !scopes.contains(&s) {
                 scopes.push(s);
@@ -340,7 +452,9 @@ pub fn map_signals(
             let w = ch.ty.bit_width();
             let mut found = None;
             for (scheme, a, r, d) in candidates(f, cid, &circt, map_file, scope) {
-                let (Some(va), Some(re)) = (idx.get(&a), idx.get(&r)) else { continue };
+                let (Some(va), Some(re)) = (idx.get(&a), idx.get(&r)) else {
+                    continue;
+                };
                 let data = if w > 0 {
                     match idx.get(&d) {
                         Some(x) => Some(x),
@@ -349,13 +463,31 @@ pub fn map_signals(
                 } else {
                     None
                 };
-                found = Some((ChannelCodes { valid: Some(va), ready: Some(re), data }, scheme, a, r, d));
+                found = Some((
+                    ChannelCodes {
+                        valid: Some(va),
+                        ready: Some(re),
+                        data,
+                    },
+                    scheme,
+                    a,
+                    r,
+                    d,
+                ));
                 break;
             }
             match found {
                 Some((codes, scheme, a, r, d)) => {
                     chans.push(codes);
-                    matched.push((ChannelMatch { channel: ch.name.clone(), valid: a, scheme }, r, d));
+                    matched.push((
+                        ChannelMatch {
+                            channel: ch.name.clone(),
+                            valid: a,
+                            scheme,
+                        },
+                        r,
+                        d,
+                    ));
                 }
                 None => {
                     chans.push(ChannelCodes::default());
@@ -368,7 +500,9 @@ pub fn map_signals(
     let mut best: Option<(String, _)> = None;
     for s in &scopes {
         let r = try_scope(s);
-        if best.as_ref().is_none_or(|(_, b): &(String, (Vec<ChannelCodes>, Vec<_>, Vec<String>))| r.1.len() > b.1.len()) {
+        if best.as_ref().is_none_or(
+            |(_, b): &(String, (Vec<ChannelCodes>, Vec<_>, Vec<String>))| r.1.len() > b.1.len(),
+        ) {
             best = Some((s.clone(), r));
         }
     }
@@ -381,14 +515,24 @@ pub fn map_signals(
         .find(|p| idx.get(p).is_some())
         .ok_or(MapError::NoClock)?;
     let clock_code = idx.get(&clock_path).ok_or(MapError::NoClock)?;
-    let reset_path = ["reset", "rst"].iter().map(|n| join(&scope, n)).find(|p| idx.get(p).is_some());
+    let reset_path = ["reset", "rst"]
+        .iter()
+        .map(|n| join(&scope, n))
+        .find(|p| idx.get(p).is_some());
     let reset = reset_path.as_ref().and_then(|p| idx.get(p));
     // State words.
     let mut state = Vec::new();
     let mut found_state = 0;
     for meta in state_meta {
         let node = f.node_by_id(&meta.node);
-        let mut insts = vec![encode_id(&meta.node), meta.node.split('/').map(sanitize).collect::<Vec<_>>().join(".")];
+        let mut insts = vec![
+            encode_id(&meta.node),
+            meta.node
+                .split('/')
+                .map(sanitize)
+                .collect::<Vec<_>>()
+                .join("."),
+        ];
         if let Some(ci) = node.and_then(|n| circt.get(&n)) {
             insts.push(ci.clone());
         }
@@ -419,7 +563,11 @@ pub fn map_signals(
     used.insert(clock_path.clone());
     used.extend(reset_path.clone());
     used.insert(join(&scope, "hs_any_fire"));
-    let prefix = if scope.is_empty() { String::new() } else { format!("{scope}.") };
+    let prefix = if scope.is_empty() {
+        String::new()
+    } else {
+        format!("{scope}.")
+    };
     let unmatched_signals = idx
         .h
         .vars
@@ -440,5 +588,11 @@ pub fn map_signals(
         unmatched_signals,
         state_words: (found_state, state.len()),
     };
-    Ok(Mapping { channels, state, clock: clock_code, reset, report })
+    Ok(Mapping {
+        channels,
+        state,
+        clock: clock_code,
+        reset,
+        report,
+    })
 }

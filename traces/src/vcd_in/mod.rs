@@ -70,7 +70,9 @@ pub enum VcdError {
         source: MapError,
     },
     /// No channel matched any signal.
-    #[error("{path}: no channel of @{func} matches a signal in scope `{scope}`; give a mapping with --map")]
+    #[error(
+        "{path}: no channel of @{func} matches a signal in scope `{scope}`; give a mapping with --map"
+    )]
     NothingMatched {
         /// The file.
         path: String,
@@ -103,7 +105,9 @@ pub struct Replay {
 pub fn trace_layout(f: &Function) -> Result<TraceBuilder, SimError> {
     let mut sim = Simulation::new(f, Environment::default())?;
     sim.enable_trace();
-    let t = sim.take_trace().unwrap_or_else(|| TraceBuilder::new(Vec::new(), Vec::new()).finish());
+    let t = sim
+        .take_trace()
+        .unwrap_or_else(|| TraceBuilder::new(Vec::new(), Vec::new()).finish());
     let mut b = TraceBuilder::new(t.channels().to_vec(), t.state_meta().to_vec());
     b.set_memories(t.memories().to_vec());
     Ok(b)
@@ -143,7 +147,11 @@ impl Sampler<'_> {
     #[inline]
     fn old(&self, code: u32) -> u64 {
         let c = code as usize;
-        if self.stamp[c] == self.ts { self.before[c] } else { self.cur[c] }
+        if self.stamp[c] == self.ts {
+            self.before[c]
+        } else {
+            self.cur[c]
+        }
     }
 
     fn end_timestamp(&mut self) {
@@ -166,14 +174,24 @@ impl Sampler<'_> {
         for (k, c) in self.map.state.iter().enumerate() {
             self.state[k] = c.map_or(0, |x| self.old(x));
         }
-        let s = Sample { valid: &self.valid, ready: &self.ready, data: &self.data, state: &self.state };
+        let s = Sample {
+            valid: &self.valid,
+            ready: &self.ready,
+            data: &self.data,
+            state: &self.state,
+        };
         self.tb.push_cycle(s);
         let cycle = self.obs.cycles();
         for p in &self.stores {
             if self.valid[p.addr] && self.valid[p.data] {
                 let addr = self.data[p.addr] & p.mask;
                 if addr < p.size {
-                    self.tb.push_mem_write(MemWrite { cycle, mem: p.mem, addr, value: self.data[p.data] });
+                    self.tb.push_mem_write(MemWrite {
+                        cycle,
+                        mem: p.mem,
+                        addr,
+                        value: self.data[p.data],
+                    });
                 }
             }
         }
@@ -204,8 +222,16 @@ impl BodySink for Sampler<'_> {
 
     fn progress(&mut self, done: u64, total: u64) {
         if let Some(name) = self.progress.as_ref().filter(|_| total >= 64 << 20) {
-            let pct = if total == 0 { 100.0 } else { done as f64 * 100.0 / total as f64 };
-            eprint!("\rreading {name}: {:.0} / {:.0} MB ({pct:.0}%)", done as f64 / 1e6, total as f64 / 1e6);
+            let pct = if total == 0 {
+                100.0
+            } else {
+                done as f64 * 100.0 / total as f64
+            };
+            eprint!(
+                "\rreading {name}: {:.0} / {:.0} MB ({pct:.0}%)",
+                done as f64 / 1e6,
+                total as f64 / 1e6
+            );
             if done >= total {
                 eprintln!();
             }
@@ -215,9 +241,17 @@ impl BodySink for Sampler<'_> {
 
 /// Replays the VCD at `path` onto flattened function `f` (in `env`, when the stimulus is
 /// known, so that the run stops exactly where the engine's does).
-pub fn replay_file(path: &Path, f: &Function, env: Option<&Environment>, opts: &ReplayOptions) -> Result<Replay, VcdError> {
+pub fn replay_file(
+    path: &Path,
+    f: &Function,
+    env: Option<&Environment>,
+    opts: &ReplayOptions,
+) -> Result<Replay, VcdError> {
     let name = path.display().to_string();
-    let ioerr = |source| VcdError::Io { path: name.clone(), source };
+    let ioerr = |source| VcdError::Io {
+        path: name.clone(),
+        source,
+    };
     let file = std::fs::File::open(path).map_err(ioerr)?;
     let len = file.metadata().map_err(ioerr)?.len();
     let bytes: Box<dyn std::ops::Deref<Target = [u8]>> = if len == 0 {
@@ -230,7 +264,10 @@ pub fn replay_file(path: &Path, f: &Function, env: Option<&Environment>, opts: &
         Box::new(m)
     };
     let map_text = match &opts.map_file {
-        Some(p) => Some(std::fs::read_to_string(p).map_err(|source| VcdError::Io { path: p.display().to_string(), source })?),
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|source| VcdError::Io {
+            path: p.display().to_string(),
+            source,
+        })?),
         None => None,
     };
     replay_bytes(&bytes, &name, f, env, opts, map_text.as_deref())
@@ -253,17 +290,42 @@ pub fn replay_bytes(
     };
     let header = parse::parse_header(bytes).map_err(syntax)?;
     let map_file = match map_text {
-        Some(t) => mapping::parse_map_file(t, f).map_err(|source| VcdError::Map { path: name.to_string(), source })?,
+        Some(t) => mapping::parse_map_file(t, f).map_err(|source| VcdError::Map {
+            path: name.to_string(),
+            source,
+        })?,
         None => BTreeMap::new(),
     };
     let tb = trace_layout(f)?;
     let state_meta: Vec<StateMeta> = tb.trace().state_meta().to_vec();
-    let map = mapping::map_signals(&header, f, &state_meta, &map_file, opts.clock.as_deref(), opts.scope.as_deref())
-        .map_err(|source| VcdError::Map { path: name.to_string(), source })?;
+    let map = mapping::map_signals(
+        &header,
+        f,
+        &state_meta,
+        &map_file,
+        opts.clock.as_deref(),
+        opts.scope.as_deref(),
+    )
+    .map_err(|source| VcdError::Map {
+        path: name.to_string(),
+        source,
+    })?;
     if map.report.matched.is_empty() && !f.channels.is_empty() {
-        return Err(VcdError::NothingMatched { path: name.to_string(), func: f.name.clone(), scope: map.report.scope.clone() });
+        return Err(VcdError::NothingMatched {
+            path: name.to_string(),
+            func: f.name.clone(),
+            scope: map.report.scope.clone(),
+        });
     }
-    let mut sampler = new_sampler(&header, f, env, map, tb, &state_meta, opts.progress.then(|| name.to_string()));
+    let mut sampler = new_sampler(
+        &header,
+        f,
+        env,
+        map,
+        tb,
+        &state_meta,
+        opts.progress.then(|| name.to_string()),
+    );
     let end = parse::parse_body(bytes, &header, &mut sampler).map_err(syntax)?;
     sampler.end_timestamp();
     let mut warnings = Vec::new();
@@ -277,7 +339,15 @@ pub fn replay_bytes(
         warnings.push(format!(
             "{} channel(s) have no signal in the VCD and read as idle: {}",
             sampler.map.report.unmatched_channels.len(),
-            sampler.map.report.unmatched_channels.iter().take(8).cloned().collect::<Vec<_>>().join(", ")
+            sampler
+                .map
+                .report
+                .unmatched_channels
+                .iter()
+                .take(8)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     let report = sampler.obs.report();
@@ -302,10 +372,8 @@ fn new_sampler<'f>(
     let n = header.codes as usize;
     let mut interesting = vec![false; n];
     let mut mark = |c: Option<u32>| {
-        if let Some(c) = c {
-            if let Some(x) = interesting.get_mut(c as usize) {
-                *x = true;
-            }
+        if let Some(x) = c.and_then(|c| interesting.get_mut(c as usize)) {
+            *x = true;
         }
     };
     for c in &map.channels {
@@ -328,7 +396,13 @@ fn new_sampler<'f>(
             for j in 0..*st as usize {
                 if let (Some(d), Some(a)) = (node.inputs.get(2 * j), node.inputs.get(2 * j + 1)) {
                     use cranelift_entity::EntityRef;
-                    stores.push(MemPort { mem, addr: a.index(), data: d.index(), mask: width_mask(abits), size: memref.len() });
+                    stores.push(MemPort {
+                        mem,
+                        addr: a.index(),
+                        data: d.index(),
+                        mask: width_mask(abits),
+                        size: memref.len(),
+                    });
                 }
             }
             mem += 1;

@@ -107,7 +107,11 @@ impl CodeMap {
     #[inline(always)]
     fn get(&self, id: &[u8]) -> Option<u32> {
         match dense_key(id) {
-            Some(d) => self.dense.get(d as usize).copied().filter(|&k| k != NO_CODE),
+            Some(d) => self
+                .dense
+                .get(d as usize)
+                .copied()
+                .filter(|&k| k != NO_CODE),
             None => self.sparse.get(id).copied(),
         }
     }
@@ -146,7 +150,10 @@ impl<'a> Tokens<'a> {
 }
 
 fn err(offset: usize, message: impl Into<String>) -> SyntaxError {
-    SyntaxError { offset: offset as u64, message: message.into() }
+    SyntaxError {
+        offset: offset as u64,
+        message: message.into(),
+    }
 }
 
 fn text(t: &[u8]) -> String {
@@ -167,7 +174,11 @@ pub fn parse_header(b: &[u8]) -> Result<Header, SyntaxError> {
             b"$scope" => {
                 let _kind = t.next().ok_or_else(|| err(off, "incomplete `$scope`"))?;
                 let (_, name) = t.next().ok_or_else(|| err(off, "incomplete `$scope`"))?;
-                let name = if name == b"$end" { String::new() } else { String::from_utf8_lossy(name).into_owned() };
+                let name = if name == b"$end" {
+                    String::new()
+                } else {
+                    String::from_utf8_lossy(name).into_owned()
+                };
                 scope.push(name);
                 h.scopes.push(scope.join("."));
                 skip_to_end(&mut t, off, "$scope")?;
@@ -191,20 +202,31 @@ pub fn parse_header(b: &[u8]) -> Result<Header, SyntaxError> {
                     }
                 }
                 if parts.len() < 4 {
-                    return Err(err(off, "`$var` needs a type, a width, an identifier code and a name"));
+                    return Err(err(
+                        off,
+                        "`$var` needs a type, a width, an identifier code and a name",
+                    ));
                 }
                 let width: u32 = std::str::from_utf8(parts[1])
                     .ok()
                     .and_then(|s| s.parse().ok())
-                    .ok_or_else(|| err(off, format!("invalid width `{}` in `$var`", text(parts[1]))))?;
+                    .ok_or_else(|| {
+                        err(off, format!("invalid width `{}` in `$var`", text(parts[1])))
+                    })?;
                 let code = h.code_map.insert(parts[2], &mut next_code);
                 let mut name = String::from_utf8_lossy(parts[3]).into_owned();
-                if let Some(i) = name.find('[') {
-                    if name.ends_with(']') && i > 0 {
-                        name.truncate(i);
-                    }
+                if let Some(i) = name.find('[')
+                    && name.ends_with(']')
+                    && i > 0
+                {
+                    name.truncate(i);
                 }
-                h.vars.push(VarDecl { scope: scope.clone(), name, width, code });
+                h.vars.push(VarDecl {
+                    scope: scope.clone(),
+                    name,
+                    width,
+                    code,
+                });
             }
             b"$enddefinitions" => {
                 skip_to_end(&mut t, off, "$enddefinitions")?;
@@ -249,7 +271,9 @@ pub struct BodyEnd {
 fn bit(c: u8) -> Option<u64> {
     match c {
         b'1' | b'H' | b'h' => Some(1),
-        b'0' | b'x' | b'X' | b'z' | b'Z' | b'u' | b'U' | b'w' | b'W' | b'-' | b'L' | b'l' => Some(0),
+        b'0' | b'x' | b'X' | b'z' | b'Z' | b'u' | b'U' | b'w' | b'W' | b'-' | b'L' | b'l' => {
+            Some(0)
+        }
         _ => None,
     }
 }
@@ -262,11 +286,17 @@ pub fn parse_body(b: &[u8], h: &Header, sink: &mut impl BodySink) -> Result<Body
         Some(p) => start + p + 1,
         None => start,
     };
-    let truncated_at = (complete < b.len() && b[complete..].iter().any(|c| !is_ws(*c))).then_some(complete as u64);
+    let truncated_at =
+        (complete < b.len() && b[complete..].iter().any(|c| !is_ws(*c))).then_some(complete as u64);
     let total = (complete - start) as u64;
-    let mut t = Tokens { b: &b[..complete], i: start };
+    let mut t = Tokens {
+        b: &b[..complete],
+        i: start,
+    };
     let code = |id: &[u8], off: usize| -> Result<u32, SyntaxError> {
-        h.code_map.get(id).ok_or_else(|| err(off, format!("unknown identifier code `{}`", text(id))))
+        h.code_map
+            .get(id)
+            .ok_or_else(|| err(off, format!("unknown identifier code `{}`", text(id))))
     };
     let mut next_report = start + (64 << 20);
     while let Some((off, tok)) = t.next() {
@@ -277,27 +307,40 @@ pub fn parse_body(b: &[u8], h: &Header, sink: &mut impl BodySink) -> Result<Body
         let c = tok[0];
         match c {
             b'#' => {
-                let s = std::str::from_utf8(&tok[1..]).ok().and_then(|s| s.parse::<u64>().ok());
-                let time = s.ok_or_else(|| err(off, format!("invalid timestamp `{}`", text(tok))))?;
+                let s = std::str::from_utf8(&tok[1..])
+                    .ok()
+                    .and_then(|s| s.parse::<u64>().ok());
+                let time =
+                    s.ok_or_else(|| err(off, format!("invalid timestamp `{}`", text(tok))))?;
                 sink.timestamp(time);
             }
             b'b' | b'B' => {
                 let mut v = 0u64;
                 for &d in &tok[1..] {
-                    let x = bit(d).ok_or_else(|| err(off, format!("invalid binary value `{}`", text(tok))))?;
+                    let x = bit(d)
+                        .ok_or_else(|| err(off, format!("invalid binary value `{}`", text(tok))))?;
                     v = (v << 1) | x;
                 }
-                let (ioff, id) = t.next().ok_or_else(|| err(off, "a vector value without an identifier code"))?;
+                let (ioff, id) = t
+                    .next()
+                    .ok_or_else(|| err(off, "a vector value without an identifier code"))?;
                 sink.change(code(id, ioff)?, v);
             }
             b'r' | b'R' | b's' | b'S' => {
-                let (ioff, id) = t.next().ok_or_else(|| err(off, "a value without an identifier code"))?;
+                let (ioff, id) = t
+                    .next()
+                    .ok_or_else(|| err(off, "a value without an identifier code"))?;
                 sink.change(code(id, ioff)?, 0);
             }
             b'$' => match tok {
                 b"$comment" => skip_to_end(&mut t, off, "$comment")?,
                 b"$dumpvars" | b"$dumpall" | b"$dumpon" | b"$dumpoff" | b"$end" => {}
-                _ => return Err(err(off, format!("unexpected command `{}` among the value changes", text(tok)))),
+                _ => {
+                    return Err(err(
+                        off,
+                        format!("unexpected command `{}` among the value changes", text(tok)),
+                    ));
+                }
             },
             _ => match bit(c) {
                 Some(v) if tok.len() > 1 => sink.change(code(&tok[1..], off)?, v),
@@ -344,7 +387,10 @@ mod tests {
         let mut c = Collect(Vec::new());
         let end = parse_body(VCD.as_bytes(), &h, &mut c).unwrap();
         assert_eq!(end.truncated_at, None);
-        assert_eq!(c.0, vec![(0, vec![(0, 0), (1, 5)]), (5, vec![(0, 1), (1, 1)])]);
+        assert_eq!(
+            c.0,
+            vec![(0, vec![(0, 0), (1, 5)]), (5, vec![(0, 1), (1, 1)])]
+        );
         // A partial last line is ignored.
         let cut = &VCD.as_bytes()[..VCD.len() - 3];
         let mut c = Collect(Vec::new());

@@ -20,7 +20,10 @@ pub struct Example {
 }
 
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn environment(f: &Function, args: &str) -> Environment {
@@ -34,8 +37,14 @@ fn environment(f: &Function, args: &str) -> Environment {
         match flag {
             "--in" => {
                 let a = f.args.iter().find(|a| a.name == name).expect("argument");
-                let ArgType::Channel(t) = &a.ty else { panic!("memref") };
-                let src = if t.is_none() { TokenSource::None(v.parse().unwrap()) } else { TokenSource::parse(v, t).unwrap() };
+                let ArgType::Channel(t) = &a.ty else {
+                    panic!("memref")
+                };
+                let src = if t.is_none() {
+                    TokenSource::None(v.parse().unwrap())
+                } else {
+                    TokenSource::parse(v, t).unwrap()
+                };
                 env.push_tokens(name, src);
             }
             "--ready" => {
@@ -82,16 +91,30 @@ pub fn examples() -> Vec<Example> {
             continue;
         }
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let (module, _) = handscope_compiler::mlir::parse_mlir(&text, &name).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let (module, _) = handscope_compiler::mlir::parse_mlir(&text, &name)
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let f = module.default_function().unwrap();
-        let func = if f.nodes.values().any(|n| matches!(n.op, Op::Instance { .. })) {
+        let func = if f
+            .nodes
+            .values()
+            .any(|n| matches!(n.op, Op::Instance { .. }))
+        {
             handscope_sim::transform::flatten(&module, &f.name).unwrap()
         } else {
             f.clone()
         };
-        let args = text.lines().find_map(|l| l.strip_prefix("// sim:")).unwrap_or("");
+        let args = text
+            .lines()
+            .find_map(|l| l.strip_prefix("// sim:"))
+            .unwrap_or("");
         let env = environment(&func, args);
-        out.push(Example { name, path, text, func, env });
+        out.push(Example {
+            name,
+            path,
+            text,
+            func,
+            env,
+        });
     }
     out
 }
@@ -119,11 +142,20 @@ pub fn assert_same_trace(what: &str, want: &Trace, got: &Trace, state: bool) {
                 ch.name
             );
             if a.valid(i) {
-                assert_eq!(a.data(i), b.data(i), "{what}: cycle {c} channel {} data", ch.name);
+                assert_eq!(
+                    a.data(i),
+                    b.data(i),
+                    "{what}: cycle {c} channel {} data",
+                    ch.name
+                );
             }
         }
         if state {
-            assert_eq!(a.state_words(), b.state_words(), "{what}: cycle {c} state words");
+            assert_eq!(
+                a.state_words(),
+                b.state_words(),
+                "{what}: cycle {c} state words"
+            );
         }
     }
 }

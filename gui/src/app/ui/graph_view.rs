@@ -25,7 +25,13 @@ pub struct GraphView {
 
 impl Default for GraphView {
     fn default() -> Self {
-        GraphView { offset: Vec2::ZERO, zoom: 1.0, fitted: None, fit_request: false, painted: 0 }
+        GraphView {
+            offset: Vec2::ZERO,
+            zoom: 1.0,
+            fitted: None,
+            fit_request: false,
+            painted: 0,
+        }
     }
 }
 
@@ -37,9 +43,13 @@ impl GraphView {
     /// Fits the drawing into `rect`.
     pub fn fit(&mut self, size: P2, rect: Rect) {
         let margin = 20.0;
-        let z = ((rect.width() - 2.0 * margin) / size[0].max(1.0)).min((rect.height() - 2.0 * margin) / size[1].max(1.0));
+        let z = ((rect.width() - 2.0 * margin) / size[0].max(1.0))
+            .min((rect.height() - 2.0 * margin) / size[1].max(1.0));
         self.zoom = z.clamp(0.02, 2.5);
-        self.offset = Vec2::new((rect.width() - size[0] * self.zoom) / 2.0, (rect.height() - size[1] * self.zoom) / 2.0);
+        self.offset = Vec2::new(
+            (rect.width() - size[0] * self.zoom) / 2.0,
+            (rect.height() - size[1] * self.zoom) / 2.0,
+        );
     }
 
     /// Draws the view in the remaining space of `ui`.
@@ -49,7 +59,13 @@ impl GraphView {
         let pal = m.look.palette();
         painter.rect_filled(rect, 0.0, pal.background.egui());
         let Some(layout) = m.layout.clone() else {
-            painter.text(rect.center(), egui::Align2::CENTER_CENTER, "laying out the graph...", egui::FontId::proportional(16.0), pal.text.egui());
+            painter.text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "laying out the graph...",
+                egui::FontId::proportional(16.0),
+                pal.text.egui(),
+            );
             return;
         };
         if self.fitted != Some(m.generation) || self.fit_request {
@@ -66,7 +82,8 @@ impl GraphView {
             self.offset += resp.drag_delta();
         }
         if resp.hovered() {
-            let (scroll, zoom_delta, pointer) = ui.input(|i| (i.smooth_scroll_delta, i.zoom_delta(), i.pointer.hover_pos()));
+            let (scroll, zoom_delta, pointer) =
+                ui.input(|i| (i.smooth_scroll_delta, i.zoom_delta(), i.pointer.hover_pos()));
             let factor = zoom_delta * (scroll.y / 300.0).exp();
             if (factor - 1.0).abs() > 1e-4
                 && let Some(p) = pointer
@@ -79,21 +96,45 @@ impl GraphView {
             }
         }
         let Some(scene) = m.scene() else {
-            painter.text(rect.center(), egui::Align2::CENTER_CENTER, "simulating...", egui::FontId::proportional(16.0), pal.text.egui());
+            painter.text(
+                rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "simulating...",
+                egui::FontId::proportional(16.0),
+                pal.text.egui(),
+            );
             return;
         };
         let (origin, offset, zoom) = (rect.min, self.offset, self.zoom);
         let clip = rect.expand(20.0);
         let detail = zoom > 0.3;
         let mut shapes: Vec<Shape> = Vec::with_capacity(scene.items.len());
-        let token_items = if m.anim < 1.0 { m.cycle_state().map(|cs| tokens(&layout, cs, &pal, m.anim)).unwrap_or_default() } else { Vec::new() };
+        let token_items = if m.anim < 1.0 {
+            m.cycle_state()
+                .map(|cs| tokens(&layout, cs, &pal, m.anim))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         for it in scene.items.iter().chain(&token_items) {
             let (lo, hi) = it.bounds();
-            let r = Rect::from_min_max(to_screen(origin, offset, zoom, lo), to_screen(origin, offset, zoom, hi));
+            let r = Rect::from_min_max(
+                to_screen(origin, offset, zoom, lo),
+                to_screen(origin, offset, zoom, hi),
+            );
             if !r.intersects(clip) {
                 continue;
             }
-            paint_item(ui, &mut shapes, it, origin, offset, zoom, detail, font_scale);
+            paint_item(
+                ui,
+                &mut shapes,
+                it,
+                origin,
+                offset,
+                zoom,
+                detail,
+                font_scale,
+            );
         }
         self.painted = shapes.len();
         painter.extend(shapes);
@@ -101,13 +142,23 @@ impl GraphView {
         // Interaction: nodes (one response each, labelled by ID), then channels.
         let mut clicked_node = None;
         for nb in &layout.nodes {
-            let r = Rect::from_min_max(to_screen(origin, offset, zoom, nb.min()), to_screen(origin, offset, zoom, nb.max()));
+            let r = Rect::from_min_max(
+                to_screen(origin, offset, zoom, nb.min()),
+                to_screen(origin, offset, zoom, nb.max()),
+            );
             // Nodes too small to click are picked by the canvas click below instead.
             if !r.intersects(rect) || r.width() < 8.0 {
                 continue;
             }
-            let id = m.circuit.as_ref().map_or(String::new(), |c| c.func.nodes[nb.node].id.clone());
-            let nr = ui.interact(r.intersect(rect), egui::Id::new(("handscope-node", nb.node.index())), Sense::click());
+            let id = m
+                .circuit
+                .as_ref()
+                .map_or(String::new(), |c| c.func.nodes[nb.node].id.clone());
+            let nr = ui.interact(
+                r.intersect(rect),
+                ui.scope_id().with(("handscope-node", nb.node.index())),
+                Sense::click(),
+            );
             let selected = m.selection == Some(Selection::Node(nb.node));
             nr.widget_info(|| egui::WidgetInfo::selected(egui::Role::Button, true, selected, &id));
             if nr.clicked() {
@@ -139,7 +190,9 @@ impl GraphView {
             }
             match best {
                 _ if hit.is_some() => m.select(hit.map(|nb| Selection::Node(nb.node))),
-                Some((d, ch)) if d * zoom < 8.0 => m.select(Some(Selection::Channel(handscope_sim::ChannelId::new(ch)))),
+                Some((d, ch)) if d * zoom < 8.0 => {
+                    m.select(Some(Selection::Channel(handscope_sim::ChannelId::new(ch))))
+                }
                 _ => m.select(None),
             }
         }
@@ -152,14 +205,27 @@ impl GraphView {
         let mut x = rect.left() + 10.0;
         let y = rect.bottom() - 16.0;
         for st in crate::app::style::ChanState::ALL {
-            painter.line_segment([Pos2::new(x, y), Pos2::new(x + 20.0, y)], Stroke::new(3.0, pal.chan(st).egui()));
-            let g = painter.text(Pos2::new(x + 24.0, y), egui::Align2::LEFT_CENTER, st.name(), egui::FontId::proportional(12.0), pal.text.egui());
+            painter.line_segment(
+                [Pos2::new(x, y), Pos2::new(x + 20.0, y)],
+                Stroke::new(3.0, pal.chan(st).egui()),
+            );
+            let g = painter.text(
+                Pos2::new(x + 24.0, y),
+                egui::Align2::LEFT_CENTER,
+                st.name(),
+                egui::FontId::proportional(12.0),
+                pal.text.egui(),
+            );
             x = g.right() + 14.0;
         }
         painter.text(
             Pos2::new(x, y),
             egui::Align2::LEFT_CENTER,
-            format!("dashed: control (none)   zoom {:.0}%   layout: {}", self.zoom * 100.0, m.layout.as_ref().map_or("", |l| l.engine)),
+            format!(
+                "dashed: control (none)   zoom {:.0}%   layout: {}",
+                self.zoom * 100.0,
+                m.layout.as_ref().map_or("", |l| l.engine)
+            ),
             egui::FontId::proportional(12.0),
             pal.weak_text.egui(),
         );
@@ -167,11 +233,31 @@ impl GraphView {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn paint_item(ui: &egui::Ui, out: &mut Vec<Shape>, it: &Item, origin: Pos2, offset: Vec2, zoom: f32, detail: bool, font_scale: f32) {
+fn paint_item(
+    ui: &egui::Ui,
+    out: &mut Vec<Shape>,
+    it: &Item,
+    origin: Pos2,
+    offset: Vec2,
+    zoom: f32,
+    detail: bool,
+    font_scale: f32,
+) {
     let s = |p: P2| to_screen(origin, offset, zoom, p);
     match it {
-        Item::Rect { min, max, fill, stroke, width, radius } => {
-            out.push(Shape::rect_filled(Rect::from_min_max(s(*min), s(*max)), radius * zoom, fill.egui()));
+        Item::Rect {
+            min,
+            max,
+            fill,
+            stroke,
+            width,
+            radius,
+        } => {
+            out.push(Shape::rect_filled(
+                Rect::from_min_max(s(*min), s(*max)),
+                radius * zoom,
+                fill.egui(),
+            ));
             if *width > 0.0 {
                 out.push(Shape::rect_stroke(
                     Rect::from_min_max(s(*min), s(*max)),
@@ -181,46 +267,96 @@ fn paint_item(ui: &egui::Ui, out: &mut Vec<Shape>, it: &Item, origin: Pos2, offs
                 ));
             }
         }
-        Item::Curve { points, color, width, dashed } => {
+        Item::Curve {
+            points,
+            color,
+            width,
+            dashed,
+        } => {
             let stroke = Stroke::new((width * zoom).max(0.7), color.egui());
             if *dashed || !detail {
                 let mut pts = Vec::with_capacity(points.len() * 3);
                 for c in points.windows(4).step_by(3) {
-                    let b = CubicBezierShape::from_points_stroke([s(c[0]), s(c[1]), s(c[2]), s(c[3])], false, Color32::TRANSPARENT, stroke);
+                    let b = CubicBezierShape::from_points_stroke(
+                        [s(c[0]), s(c[1]), s(c[2]), s(c[3])],
+                        false,
+                        Color32::TRANSPARENT,
+                        stroke,
+                    );
                     pts.extend(b.flatten(Some(if detail { 0.5 } else { 4.0 })));
                 }
                 if *dashed && detail {
-                    out.extend(Shape::dashed_line(&pts, stroke, 6.0 * zoom.max(0.3), 4.0 * zoom.max(0.3)));
+                    out.extend(Shape::dashed_line(
+                        &pts,
+                        stroke,
+                        6.0 * zoom.max(0.3),
+                        4.0 * zoom.max(0.3),
+                    ));
                 } else {
                     out.push(Shape::line(pts, stroke));
                 }
             } else {
                 for c in points.windows(4).step_by(3) {
-                    out.push(Shape::CubicBezier(CubicBezierShape::from_points_stroke([s(c[0]), s(c[1]), s(c[2]), s(c[3])], false, Color32::TRANSPARENT, stroke)));
+                    out.push(Shape::CubicBezier(CubicBezierShape::from_points_stroke(
+                        [s(c[0]), s(c[1]), s(c[2]), s(c[3])],
+                        false,
+                        Color32::TRANSPARENT,
+                        stroke,
+                    )));
                 }
             }
         }
         Item::Poly { points, fill } => {
-            out.push(Shape::convex_polygon(points.iter().map(|p| s(*p)).collect(), fill.egui(), Stroke::NONE));
+            out.push(Shape::convex_polygon(
+                points.iter().map(|p| s(*p)).collect(),
+                fill.egui(),
+                Stroke::NONE,
+            ));
         }
-        Item::Circle { center, r, fill, stroke } => {
-            out.push(Shape::circle_filled(s(*center), r * zoom.max(0.5), fill.egui()));
-            out.push(Shape::circle_stroke(s(*center), r * zoom.max(0.5), Stroke::new(0.8, stroke.egui())));
+        Item::Circle {
+            center,
+            r,
+            fill,
+            stroke,
+        } => {
+            out.push(Shape::circle_filled(
+                s(*center),
+                r * zoom.max(0.5),
+                fill.egui(),
+            ));
+            out.push(Shape::circle_stroke(
+                s(*center),
+                r * zoom.max(0.5),
+                Stroke::new(0.8, stroke.egui()),
+            ));
         }
-        Item::Text { pos, text, size, color, anchor, bg } => {
+        Item::Text {
+            pos,
+            text,
+            size,
+            color,
+            anchor,
+            bg,
+        } => {
             let px = size * zoom * font_scale.min(1.3);
             if !detail || px < 4.0 {
                 return;
             }
             let font = egui::FontId::proportional(px);
-            let galley = ui.ctx().fonts_mut(|f| f.layout_no_wrap(text.clone(), font, color.egui()));
+            let galley = ui
+                .ctx()
+                .fonts_mut(|f| f.layout_no_wrap(text.clone(), font, color.egui()));
             let p = s(*pos);
             let at = match anchor {
                 Anchor::Center => p - galley.size() / 2.0,
                 Anchor::Left => Pos2::new(p.x, p.y - galley.size().y / 2.0),
             };
             if let Some(bg) = bg {
-                out.push(Shape::rect_filled(Rect::from_min_size(at, galley.size()).expand(1.5), 2.0, bg.egui()));
+                out.push(Shape::rect_filled(
+                    Rect::from_min_size(at, galley.size()).expand(1.5),
+                    2.0,
+                    bg.egui(),
+                ));
             }
             out.push(Shape::galley(at, galley, color.egui()));
         }

@@ -6,7 +6,10 @@ use crate::app::model::Model;
 /// Every shortcut, for the sheet.
 pub const SHEET: &[(&str, &str)] = &[
     ("Right / Left", "step one cycle forward / back"),
-    ("Shift+Right / Shift+Left", "run to the next / previous breakpoint"),
+    (
+        "Shift+Right / Shift+Left",
+        "run to the next / previous breakpoint",
+    ),
     ("PageDown / PageUp", "ten cycles forward / back"),
     ("Home / End", "first cycle / last simulated cycle"),
     ("Space", "play / pause"),
@@ -55,7 +58,12 @@ pub fn handle(ctx: &egui::Context, m: &mut Model) -> Actions {
     let events = ctx.input(|i| i.events.clone());
     for ev in events {
         match ev {
-            egui::Event::Key { key, pressed: true, modifiers, .. } => match key {
+            egui::Event::Key {
+                key,
+                pressed: true,
+                modifiers,
+                ..
+            } => match key {
                 Key::ArrowRight if modifiers.shift => m.run_to_breakpoint(Dir::Forward),
                 Key::ArrowLeft if modifiers.shift => m.run_to_breakpoint(Dir::Backward),
                 Key::ArrowRight => m.step(1),
@@ -98,8 +106,12 @@ pub fn handle(ctx: &egui::Context, m: &mut Model) -> Actions {
                     m.look.radix = all[(i + 1) % all.len()];
                 }
                 "b" => match m.selection {
-                    Some(crate::app::describe::Selection::Channel(c)) => m.breakpoints.push(crate::app::breakpoints::Breakpoint::ChannelFires(c)),
-                    Some(crate::app::describe::Selection::Node(n)) => m.breakpoints.push(crate::app::breakpoints::Breakpoint::NodeFires(n)),
+                    Some(crate::app::describe::Selection::Channel(c)) => m
+                        .breakpoints
+                        .push(crate::app::breakpoints::Breakpoint::ChannelFires(c)),
+                    Some(crate::app::describe::Selection::Node(n)) => m
+                        .breakpoints
+                        .push(crate::app::breakpoints::Breakpoint::NodeFires(n)),
                     None => {}
                 },
                 "w" => {

@@ -69,7 +69,10 @@ impl DebuggerApp {
     pub fn show(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         let now = Instant::now();
-        let dt = self.last_frame.map_or(0.0, |t| now.duration_since(t).as_secs_f32()).min(0.25);
+        let dt = self
+            .last_frame
+            .map_or(0.0, |t| now.duration_since(t).as_secs_f32())
+            .min(0.25);
         self.last_frame = Some(now);
         self.apply_look(&ctx);
         if let Some(w) = &self.model.watcher
@@ -108,114 +111,170 @@ impl DebuggerApp {
         }
         let m = &mut self.model;
         egui::Panel::top("toolbar").show(ui, |ui| {
-            toolbar(ui, m, &mut self.open_text, &mut self.focus_search, &mut self.view, &mut self.help_open);
+            toolbar(
+                ui,
+                m,
+                &mut self.open_text,
+                &mut self.focus_search,
+                &mut self.view,
+                &mut self.help_open,
+            );
             timeline::transport(ui, m, &mut self.goto_text);
         });
-        egui::Panel::bottom("time").resizable(true).default_size(150.0).show(ui, |ui| {
-            timeline::timeline(ui, m);
-            waveform::show(ui, m, &mut self.waves);
-        });
+        egui::Panel::bottom("time")
+            .resizable(true)
+            .default_size(150.0)
+            .show(ui, |ui| {
+                timeline::timeline(ui, m);
+                waveform::show(ui, m, &mut self.waves);
+            });
         let sel_changed = self.last_sel != m.selection;
         self.last_sel = m.selection;
-        egui::Panel::left("source").resizable(true).default_size(360.0).show(ui, |ui| {
-            source_panel::show(ui, m, sel_changed);
-        });
-        egui::Panel::right("side").resizable(true).default_size(340.0).show(ui, |ui| {
-            side_panel::show(ui, m, &mut self.bp);
-        });
+        egui::Panel::left("source")
+            .resizable(true)
+            .default_size(360.0)
+            .show(ui, |ui| {
+                source_panel::show(ui, m, sel_changed);
+            });
+        egui::Panel::right("side")
+            .resizable(true)
+            .default_size(340.0)
+            .show(ui, |ui| {
+                side_panel::show(ui, m, &mut self.bp);
+            });
         let font_scale = if m.look.presentation { 1.3 } else { 1.0 };
-        egui::CentralPanel::default().frame(egui::Frame::NONE).show(ui, |ui| {
-            self.view.show(ui, m, font_scale);
-        });
+        egui::CentralPanel::default()
+            .frame(egui::Frame::NONE)
+            .show(ui, |ui| {
+                self.view.show(ui, m, font_scale);
+            });
         if self.goto_open {
             let mut open = true;
-            egui::Window::new("Go to cycle").open(&mut open).collapsible(false).show(&ctx, |ui| {
-                let r = ui.text_edit_singleline(&mut self.goto_text);
-                r.request_focus();
-                if ui.input(|i| i.key_pressed(egui::Key::Enter)) {
-                    if let Ok(c) = self.goto_text.trim().parse::<u64>() {
-                        self.model.goto(c);
+            egui::Window::new("Go to cycle")
+                .open(&mut open)
+                .collapsible(false)
+                .show(&ctx, |ui| {
+                    let r = ui.text_edit_singleline(&mut self.goto_text);
+                    r.request_focus();
+                    if ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                        if let Ok(c) = self.goto_text.trim().parse::<u64>() {
+                            self.model.goto(c);
+                        }
+                        self.goto_text.clear();
+                        self.goto_open = false;
                     }
-                    self.goto_text.clear();
-                    self.goto_open = false;
-                }
-            });
+                });
             self.goto_open &= open;
         }
         if self.help_open {
             let mut open = true;
-            egui::Window::new("Keyboard shortcuts").open(&mut open).show(&ctx, |ui| {
-                egui::Grid::new("keys").striped(true).show(ui, |ui| {
-                    for (k, what) in keyboard::SHEET {
-                        ui.monospace(*k);
-                        ui.label(*what);
-                        ui.end_row();
-                    }
+            egui::Window::new("Keyboard shortcuts")
+                .open(&mut open)
+                .show(&ctx, |ui| {
+                    egui::Grid::new("keys").striped(true).show(ui, |ui| {
+                        for (k, what) in keyboard::SHEET {
+                            ui.monospace(*k);
+                            ui.label(*what);
+                            ui.end_row();
+                        }
+                    });
                 });
-            });
             self.help_open &= open;
         }
-        if self.model.playing || self.model.anim < 1.0 || self.model.searching() || self.model.want.is_some() {
+        if self.model.playing
+            || self.model.anim < 1.0
+            || self.model.searching()
+            || self.model.want.is_some()
+        {
             ctx.request_repaint();
         }
     }
-
-    /// The current view as SVG (what the export button writes).
-    pub fn export_svg(&mut self) -> Option<String> {
-        crate::app::render::svg_of(&mut self.model)
-    }
 }
 
-fn toolbar(ui: &mut egui::Ui, m: &mut Model, open_text: &mut String, focus_search: &mut bool, view: &mut graph_view::GraphView, help: &mut bool) {
+fn toolbar(
+    ui: &mut egui::Ui,
+    m: &mut Model,
+    open_text: &mut String,
+    focus_search: &mut bool,
+    view: &mut graph_view::GraphView,
+    help: &mut bool,
+) {
     ui.horizontal_wrapped(|ui| {
         ui.strong("Handscope");
         let current = match m.circuit.as_ref().map(|c| &c.origin) {
-            Some(crate::app::circuit::Origin::Example(i)) => crate::examples::CIRCUITS[*i].name.to_string(),
+            Some(crate::app::circuit::Origin::Example(i)) => {
+                crate::examples::CIRCUITS[*i].name.to_string()
+            }
             Some(crate::app::circuit::Origin::File(p)) => p.display().to_string(),
             None => "-".into(),
         };
         let mut pick = None;
-        egui::ComboBox::from_label("example").selected_text(current).width(200.0).show_ui(ui, |ui| {
-            for (i, ex) in crate::examples::CIRCUITS.iter().enumerate() {
-                if ui.selectable_label(false, ex.name).clicked() {
-                    pick = Some(i);
+        egui::ComboBox::from_label("example")
+            .selected_text(current)
+            .width(200.0)
+            .show_ui(ui, |ui| {
+                for (i, ex) in crate::examples::CIRCUITS.iter().enumerate() {
+                    if ui.selectable_label(false, ex.name).clicked() {
+                        pick = Some(i);
+                    }
                 }
-            }
-        });
+            });
         if let Some(i) = pick {
             m.open_example(i);
         }
-        let r = ui.add(egui::TextEdit::singleline(open_text).desired_width(140.0).hint_text("open file..."));
-        if r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) && !open_text.trim().is_empty() {
+        let r = ui.add(
+            egui::TextEdit::singleline(open_text)
+                .desired_width(140.0)
+                .hint_text("open file..."),
+        );
+        if r.lost_focus()
+            && ui.input(|i| i.key_pressed(egui::Key::Enter))
+            && !open_text.trim().is_empty()
+        {
             let p = std::path::PathBuf::from(open_text.trim());
             m.vcd = None;
             m.open_file(&p);
         }
         ui.separator();
-        let s = ui.add(egui::TextEdit::singleline(&mut m.search).desired_width(120.0).hint_text("/ search"));
+        let s = ui.add(
+            egui::TextEdit::singleline(&mut m.search)
+                .desired_width(120.0)
+                .hint_text("/ search"),
+        );
         if *focus_search {
             s.request_focus();
             *focus_search = false;
         }
-        if s.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter))
+        if s.lost_focus()
+            && ui.input(|i| i.key_pressed(egui::Key::Enter))
             && let Some(&n) = m.matches().first()
         {
             m.select(Some(crate::app::describe::Selection::Node(n)));
         }
-        if ui.button("Fit").on_hover_text("Fit the graph (f)").clicked() {
+        if ui
+            .button("Fit")
+            .on_hover_text("Fit the graph (f)")
+            .clicked()
+        {
             view.fit_request = true;
         }
         ui.separator();
-        egui::ComboBox::from_label("values as").selected_text(m.look.radix.name()).width(80.0).show_ui(ui, |ui| {
-            for r in Radix::ALL {
-                ui.selectable_value(&mut m.look.radix, r, r.name());
-            }
-        });
+        egui::ComboBox::from_label("values as")
+            .selected_text(m.look.radix.name())
+            .width(80.0)
+            .show_ui(ui, |ui| {
+                for r in Radix::ALL {
+                    ui.selectable_value(&mut m.look.radix, r, r.name());
+                }
+            });
         ui.checkbox(&mut m.look.values, "values");
         ui.checkbox(&mut m.look.colour_blind, "colour-blind");
         ui.checkbox(&mut m.look.presentation, "presentation");
         let dark = m.look.theme == Theme::Dark;
-        if ui.selectable_label(dark, if dark { "theme: dark" } else { "theme: light" }).clicked() {
+        if ui
+            .selectable_label(dark, if dark { "theme: dark" } else { "theme: light" })
+            .clicked()
+        {
             m.look.theme = if dark { Theme::Light } else { Theme::Dark };
         }
         if ui.button("Export SVG").clicked() {
@@ -235,6 +294,9 @@ fn toolbar(ui: &mut egui::Ui, m: &mut Model, open_text: &mut String, focus_searc
         }
     });
     if let Some(e) = &m.error {
-        ui.colored_label(m.look.palette().deadlock.egui(), format!("error: {}", e.lines().next().unwrap_or("")));
+        ui.colored_label(
+            m.look.palette().deadlock.egui(),
+            format!("error: {}", e.lines().next().unwrap_or("")),
+        );
     }
 }

@@ -21,51 +21,75 @@ pub struct BpEditor {
 
 /// Draws the panel.
 pub fn show(ui: &mut egui::Ui, m: &mut Model, ed: &mut BpEditor) {
-    egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
-        if let Some(e) = &m.error {
-            ui.colored_label(m.look.palette().deadlock.egui(), "Error (the last good circuit stays on screen):");
-            ui.add(egui::Label::new(egui::RichText::new(e).monospace()).wrap());
-            ui.separator();
-        }
-        if let Some(e) = m.source.as_ref().and_then(|s| s.error()) {
-            ui.colored_label(m.look.palette().deadlock.egui(), format!("engine: {e}"));
-        }
-        ui.heading("Selection");
-        let lines = m.describe_selection();
-        if lines.is_empty() {
-            ui.label("Click a node or a channel.");
-        }
-        for l in &lines {
-            ui.add(egui::Label::new(egui::RichText::new(l).monospace()).wrap());
-        }
-        if let Some(sel) = m.selection {
-            selection_actions(ui, m, sel, ed);
-            if let Selection::Node(n) = sel {
-                memory_view(ui, m, n);
+    egui::ScrollArea::vertical()
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            if let Some(e) = &m.error {
+                ui.colored_label(
+                    m.look.palette().deadlock.egui(),
+                    "Error (the last good circuit stays on screen):",
+                );
+                ui.add(egui::Label::new(egui::RichText::new(e).monospace()).wrap());
+                ui.separator();
             }
-        }
-        if m.deadlock_view
-            && let Some(d) = m.deadlock().cloned()
-        {
-            ui.separator();
-            ui.heading("Deadlock");
-            for (k, l) in describe::deadlock_steps(&d).iter().enumerate() {
-                ui.add(egui::Label::new(format!("{}. {l}", k + 1)).wrap());
+            if let Some(e) = m.source.as_ref().and_then(|s| s.error()) {
+                ui.colored_label(m.look.palette().deadlock.egui(), format!("engine: {e}"));
             }
-            ui.horizontal(|ui| {
-                if ui.button("Go to first stuck cycle").clicked() {
-                    m.goto(d.since_cycle);
+            if let Some(c) = &m.circuit {
+                let s = &c.stimulus;
+                let args: Vec<String> = s
+                    .inputs
+                    .iter()
+                    .map(|x| format!("--in {x}"))
+                    .chain(s.mems.iter().map(|x| format!("--mem {x}")))
+                    .chain(s.ready.iter().map(|x| format!("--ready {x}")))
+                    .collect();
+                ui.label(format!(
+                    "@{}  stimulus: {}",
+                    c.func.name,
+                    if args.is_empty() {
+                        "(defaults)".into()
+                    } else {
+                        args.join(" ")
+                    }
+                ));
+            }
+            ui.heading("Selection");
+            let lines = m.describe_selection();
+            if lines.is_empty() {
+                ui.label("Click a node or a channel.");
+            }
+            for l in &lines {
+                ui.add(egui::Label::new(egui::RichText::new(l).monospace()).wrap());
+            }
+            if let Some(sel) = m.selection {
+                selection_actions(ui, m, sel, ed);
+                if let Selection::Node(n) = sel {
+                    memory_view(ui, m, n);
                 }
-                if ui.button("Close deadlock view").clicked() {
-                    m.deadlock_view = false;
+            }
+            if m.deadlock_view
+                && let Some(d) = m.deadlock().cloned()
+            {
+                ui.separator();
+                ui.heading("Deadlock");
+                for (k, l) in describe::deadlock_steps(&d).iter().enumerate() {
+                    ui.add(egui::Label::new(format!("{}. {l}", k + 1)).wrap());
                 }
-            });
-        } else if m.deadlock().is_some() && ui.button("Show deadlock").clicked() {
-            m.deadlock_view = true;
-        }
-        ui.separator();
-        breakpoints(ui, m, ed);
-    });
+                ui.horizontal(|ui| {
+                    if ui.button("Go to first stuck cycle").clicked() {
+                        m.goto(d.since_cycle);
+                    }
+                    if ui.button("Close deadlock view").clicked() {
+                        m.deadlock_view = false;
+                    }
+                });
+            } else if m.deadlock().is_some() && ui.button("Show deadlock").clicked() {
+                m.deadlock_view = true;
+            }
+            ui.separator();
+            breakpoints(ui, m, ed);
+        });
 }
 
 fn selection_actions(ui: &mut egui::Ui, m: &mut Model, sel: Selection, ed: &mut BpEditor) {
@@ -74,12 +98,19 @@ fn selection_actions(ui: &mut egui::Ui, m: &mut Model, sel: Selection, ed: &mut 
             if ui.button("Break when it fires").clicked() {
                 m.breakpoints.push(Breakpoint::ChannelFires(c));
             }
-            egui::ComboBox::from_label("condition").width(40.0).show_index(ui, &mut ed.cmp, Cmp::ALL.len(), |i| Cmp::ALL[i].symbol());
-            ui.add(egui::TextEdit::singleline(&mut ed.value).desired_width(50.0).hint_text("value"));
+            egui::ComboBox::from_label("condition")
+                .width(40.0)
+                .show_index(ui, &mut ed.cmp, Cmp::ALL.len(), |i| Cmp::ALL[i].symbol());
+            ui.add(
+                egui::TextEdit::singleline(&mut ed.value)
+                    .desired_width(50.0)
+                    .hint_text("value"),
+            );
             if ui.button("Break on value").clicked()
                 && let Ok(v) = ed.value.trim().parse::<i64>()
             {
-                m.breakpoints.push(Breakpoint::Value(c, Cmp::ALL[ed.cmp], v));
+                m.breakpoints
+                    .push(Breakpoint::Value(c, Cmp::ALL[ed.cmp], v));
             }
             if !m.waves.contains(&c) && ui.button("Add to waveforms").clicked() {
                 m.waves.push(c);
@@ -108,25 +139,56 @@ fn memory_view(ui: &mut egui::Ui, m: &Model, n: NodeId) {
     let node = &c.func.nodes[n];
     let (name, memref) = match &node.op {
         Op::Memory { memref, .. } => (node.id.clone(), memref),
-        Op::ExtMemory { memref, memref_arg, .. } => (c.func.args.get(*memref_arg).map_or(node.id.clone(), |a| a.name.clone()), memref),
+        Op::ExtMemory {
+            memref, memref_arg, ..
+        } => (
+            c.func
+                .args
+                .get(*memref_arg)
+                .map_or(node.id.clone(), |a| a.name.clone()),
+            memref,
+        ),
         _ => return,
     };
     let size = memref.len().min(4096) as usize;
-    let init = c.env.memories.get(&name).or_else(|| c.env.ext_memories.get(&name));
-    let mut vals: Vec<u64> = (0..size).map(|i| init.and_then(|v| v.get(i)).copied().unwrap_or(0)).collect();
+    let init = c
+        .env
+        .memories
+        .get(&name)
+        .or_else(|| c.env.ext_memories.get(&name));
+    let mut vals: Vec<u64> = (0..size)
+        .map(|i| init.and_then(|v| v.get(i)).copied().unwrap_or(0))
+        .collect();
     if let Some(t) = m.trace()
         && let Some(mi) = t.memories().iter().position(|x| *x == name)
     {
-        for w in t.mem_writes().iter().filter(|w| w.mem as usize == mi && w.cycle < m.cycle) {
+        for w in t
+            .mem_writes()
+            .iter()
+            .filter(|w| w.mem as usize == mi && w.cycle < m.cycle)
+        {
             if let Some(v) = vals.get_mut(w.addr as usize) {
                 *v = w.value;
             }
         }
     }
     ui.separator();
-    ui.label(format!("memory {name} at the start of cycle {} ({} elements)", m.cycle, memref.len()));
-    let radix = if m.look.radix == Radix::Bin { Radix::Hex } else { m.look.radix };
-    let text: Vec<String> = vals.iter().take(256).enumerate().map(|(i, v)| format!("[{i}]={}", format_value(*v, &memref.elem, radix))).collect();
+    ui.label(format!(
+        "memory {name} at the start of cycle {} ({} elements)",
+        m.cycle,
+        memref.len()
+    ));
+    let radix = if m.look.radix == Radix::Bin {
+        Radix::Hex
+    } else {
+        m.look.radix
+    };
+    let text: Vec<String> = vals
+        .iter()
+        .take(256)
+        .enumerate()
+        .map(|(i, v)| format!("[{i}]={}", format_value(*v, &memref.elem, radix)))
+        .collect();
     ui.add(egui::Label::new(egui::RichText::new(text.join("  ")).monospace()).wrap());
 }
 
@@ -147,10 +209,16 @@ fn breakpoints(ui: &mut egui::Ui, m: &mut Model, ed: &mut BpEditor) {
         m.breakpoints.remove(i);
     }
     ui.horizontal(|ui| {
-        if !m.breakpoints.contains(&Breakpoint::Deadlock) && ui.button("Break on deadlock").clicked() {
+        if !m.breakpoints.contains(&Breakpoint::Deadlock)
+            && ui.button("Break on deadlock").clicked()
+        {
             m.breakpoints.push(Breakpoint::Deadlock);
         }
-        ui.add(egui::TextEdit::singleline(&mut ed.cycle).desired_width(50.0).hint_text("cycle"));
+        ui.add(
+            egui::TextEdit::singleline(&mut ed.cycle)
+                .desired_width(50.0)
+                .hint_text("cycle"),
+        );
         if ui.button("Break at cycle").clicked()
             && let Ok(c) = ed.cycle.trim().parse::<u64>()
         {

@@ -25,7 +25,13 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, scroll_to_selection: bool) {
     }
     // Only the visible rows are laid out (sources of big circuits have thousands of lines).
     area.show_rows(ui, row_h - ui.spacing().item_spacing.y, n, |ui, rows| {
-        for (i, line) in c.source.lines().enumerate().skip(rows.start).take(rows.len()) {
+        for (i, line) in c
+            .source
+            .lines()
+            .enumerate()
+            .skip(rows.start)
+            .take(rows.len())
+        {
             let ln = i as u32 + 1;
             let has_nodes = c.line_nodes.contains_key(&ln);
             let fires = firing.contains(&ln);
@@ -37,7 +43,11 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, scroll_to_selection: bool) {
             if sel_line == Some(ln) {
                 rt = rt.background_color(pal.selected.with_alpha(60).egui());
             }
-            let r = ui.add(egui::Label::new(rt).extend().sense(if has_nodes { egui::Sense::click() } else { egui::Sense::hover() }));
+            let r = ui.add(egui::Label::new(rt).extend().sense(if has_nodes {
+                egui::Sense::click()
+            } else {
+                egui::Sense::hover()
+            }));
             if r.clicked() {
                 clicked = Some(ln);
             }

@@ -19,7 +19,11 @@ pub struct WaveView {
 
 impl Default for WaveView {
     fn default() -> Self {
-        WaveView { start: 0.0, end: 64.0, drag_from: None }
+        WaveView {
+            start: 0.0,
+            end: 64.0,
+            drag_from: None,
+        }
     }
 }
 
@@ -42,7 +46,10 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
             m.markers.clear();
         }
         if m.markers.len() >= 2 {
-            let (a, b) = (m.markers[m.markers.len() - 2], m.markers[m.markers.len() - 1]);
+            let (a, b) = (
+                m.markers[m.markers.len() - 2],
+                m.markers[m.markers.len() - 1],
+            );
             ui.label(format!("marker difference: {} cycles", a.abs_diff(b)));
         }
         if m.waves.is_empty() {
@@ -51,7 +58,10 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
     });
     let rows = m.waves.clone();
     let height = (rows.len() as f32 * ROW_H + 18.0).max(40.0);
-    let (rect, resp) = ui.allocate_exact_size(Vec2::new(ui.available_width(), height), Sense::click_and_drag());
+    let (rect, resp) = ui.allocate_exact_size(
+        Vec2::new(ui.available_width(), height),
+        Sense::click_and_drag(),
+    );
     let p = ui.painter_at(rect);
     p.rect_filled(rect, 0.0, pal.background.egui());
     let plot = Rect::from_min_max(Pos2::new(rect.left() + NAME_W, rect.top()), rect.max);
@@ -59,7 +69,13 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
     let c_of = |x: f32| start0 + f64::from((x - plot.left()) / plot.width()) * span;
     // Interaction.
     if resp.hovered() {
-        let (scroll, ctrl, hover) = ui.input(|i| (i.smooth_scroll_delta, i.modifiers.command, i.pointer.hover_pos()));
+        let (scroll, ctrl, hover) = ui.input(|i| {
+            (
+                i.smooth_scroll_delta,
+                i.modifiers.command,
+                i.pointer.hover_pos(),
+            )
+        });
         if ctrl {
             let f = f64::from((-scroll.y / 200.0).exp());
             let at = hover.map_or(f64::from(m.cycle as u32), |h| c_of(h.x));
@@ -77,7 +93,10 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
     if let (Some(a), Some(b)) = (wv.drag_from, resp.interact_pointer_pos())
         && resp.dragged()
     {
-        let r = Rect::from_min_max(Pos2::new(a.min(b.x), plot.top()), Pos2::new(a.max(b.x), plot.bottom()));
+        let r = Rect::from_min_max(
+            Pos2::new(a.min(b.x), plot.top()),
+            Pos2::new(a.max(b.x), plot.bottom()),
+        );
         p.rect_filled(r, 0.0, pal.selected.with_alpha(40).egui());
     }
     if resp.drag_stopped() {
@@ -119,10 +138,19 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
     for (k, &ch) in rows.iter().enumerate() {
         let y0 = rect.top() + k as f32 * ROW_H + 2.0;
         let (name, ty) = match &m.circuit {
-            Some(c) => (c.func.channels[ch].name.clone(), c.func.channels[ch].ty.clone()),
+            Some(c) => (
+                c.func.channels[ch].name.clone(),
+                c.func.channels[ch].ty.clone(),
+            ),
             None => continue,
         };
-        p.text(Pos2::new(rect.left() + 4.0, y0 + ROW_H / 2.0), egui::Align2::LEFT_CENTER, &name, font.clone(), pal.text.egui());
+        p.text(
+            Pos2::new(rect.left() + 4.0, y0 + ROW_H / 2.0),
+            egui::Align2::LEFT_CENTER,
+            &name,
+            font.clone(),
+            pal.text.egui(),
+        );
         let (s, e) = (wv.start.floor() as u64, wv.end.ceil() as u64);
         let n = m.cycles();
         let segs: Vec<(u64, u64, ChanState, bool, u64)> = m
@@ -135,7 +163,13 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
                         break;
                     }
                     let c1 = h.get(i + 1).map_or(n, |x| x.0);
-                    out.push((c0.max(s), c1.min(e), ChanState::of(smp.valid, smp.ready), smp.valid, smp.data));
+                    out.push((
+                        c0.max(s),
+                        c1.min(e),
+                        ChanState::of(smp.valid, smp.ready),
+                        smp.valid,
+                        smp.data,
+                    ));
                 }
                 out
             })
@@ -148,10 +182,20 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
                 p.rect_filled(r, 1.0, pal.chan(st).with_alpha(60).egui());
                 p.rect_stroke(r, 1.0, Stroke::new(1.0, col), egui::StrokeKind::Inside);
                 if xb - xa > 24.0 {
-                    p.text(r.center(), egui::Align2::CENTER_CENTER, format_value(data, &ty, radix), egui::FontId::monospace(10.0), pal.text.egui());
+                    p.text(
+                        r.center(),
+                        egui::Align2::CENTER_CENTER,
+                        format_value(data, &ty, radix),
+                        egui::FontId::monospace(10.0),
+                        pal.text.egui(),
+                    );
                 }
             } else {
-                let y = if st == ChanState::Accept { y0 + 6.0 } else { y0 + ROW_H / 2.0 };
+                let y = if st == ChanState::Accept {
+                    y0 + 6.0
+                } else {
+                    y0 + ROW_H / 2.0
+                };
                 p.line_segment([Pos2::new(xa, y), Pos2::new(xb, y)], Stroke::new(1.2, col));
             }
         }
@@ -162,15 +206,27 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
     while (t as f64) < wv.end {
         let x = x_of(t as f64);
         if x >= plot.left() {
-            p.text(Pos2::new(x, rect.bottom() - 2.0), egui::Align2::CENTER_BOTTOM, t.to_string(), egui::FontId::proportional(9.0), pal.weak_text.egui());
+            p.text(
+                Pos2::new(x, rect.bottom() - 2.0),
+                egui::Align2::CENTER_BOTTOM,
+                t.to_string(),
+                egui::FontId::proportional(9.0),
+                pal.weak_text.egui(),
+            );
         }
         t += step;
     }
     for &mk in &m.markers {
         let x = x_of(mk as f64 + 0.5);
-        p.line_segment([Pos2::new(x, plot.top()), Pos2::new(x, plot.bottom())], Stroke::new(1.0, pal.selected.egui()));
+        p.line_segment(
+            [Pos2::new(x, plot.top()), Pos2::new(x, plot.bottom())],
+            Stroke::new(1.0, pal.selected.egui()),
+        );
     }
     let x = x_of(cur + 0.5);
-    p.line_segment([Pos2::new(x, plot.top()), Pos2::new(x, plot.bottom())], Stroke::new(2.0, pal.text.egui()));
+    p.line_segment(
+        [Pos2::new(x, plot.top()), Pos2::new(x, plot.bottom())],
+        Stroke::new(2.0, pal.text.egui()),
+    );
     resp.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "waveforms"));
 }

@@ -1,0 +1,188 @@
+//! VCD replay without Verilator: the engine's own VCD replays to the engine's trace;
+//! truncated files replay a prefix with a warning; corrupted files give clear errors and
+//! never panic.
+
+mod common;
+
+use handscope_traces::vcd_in::{ReplayOptions, VcdError, replay_bytes};
+use proptest::prelude::*;
+
+use common::*;
+
+fn engine_vcd(name: &str) -> (Example, handscope_sim::trace::Trace, Vec<u8>) {
+    let ex = examples().into_iter().find(|e| e.name == name).unwrap();
+    let (_, trace) = engine_run(&ex.func, &ex.env, 2000);
+    let mut out = Vec::new();
+    handscope_traces::vcd_out::write_vcd(&trace, &mut out).unwrap();
+    (ex, trace, out)
+}
+
+#[test]
+fn engine_vcds_replay_to_the_engine_trace() {
+    for ex in examples() {
+        let (report, trace) = engine_run(&ex.func, &ex.env, 2000);
+        let mut out = Vec::new();
+        handscope_traces::vcd_out::write_vcd(&trace, &mut out).unwrap();
+        let r = replay_bytes(
+            &out,
+            &ex.name,
+            &ex.func,
+            Some(&ex.env),
+            &ReplayOptions::default(),
+            None,
+        )
+        .unwrap();
+        assert!(r.mapping.unmatched_channels.is_empty(), "{}", ex.name);
+        assert!(r.warnings.is_empty(), "{}: {:?}", ex.name, r.warnings);
+        assert_same_trace(&ex.name, &trace, &r.trace, true);
+        assert_eq!(report, r.report, "{}", ex.name);
+        // The report from the engine trace itself agrees too.
+        assert_eq!(
+            report,
+            handscope_sim::analysis::report_from_trace(&ex.func, &trace, Some(&ex.env))
+        );
+    }
+}
+
+#[test]
+fn truncated_file_replays_a_prefix_with_a_warning() {
+    let (ex, trace, vcd) = engine_vcd("counter_loop");
+    let cut = &vcd[..vcd.len() * 2 / 3];
+    let cut = if cut.ends_with(b"\n") {
+        &cut[..cut.len() - 1]
+    } else {
+        cut
+    };
+    let r = replay_bytes(
+        cut,
+        "cut.vcd",
+        &ex.func,
+        Some(&ex.env),
+        &ReplayOptions::default(),
+        None,
+    )
+    .unwrap();
+    assert!(
+        r.warnings.iter().any(|w| w.contains("truncated")),
+        "{:?}",
+        r.warnings
+    );
+    assert!(r.trace.cycles() > 0 && r.trace.cycles() < trace.cycles());
+    for c in 0..r.trace.cycles() {
+        let (a, b) = (trace.cycle(c).unwrap(), r.trace.cycle(c).unwrap());
+        for i in 0..trace.channels().len() {
+            assert_eq!(
+                (a.valid(i), a.ready(i)),
+                (b.valid(i), b.ready(i)),
+                "cycle {c}"
+            );
+        }
+    }
+}
+
+#[test]
+fn corrupt_files_give_located_errors() {
+    let (ex, _, vcd) = engine_vcd("sync_align");
+    let text = String::from_utf8(vcd).unwrap();
+    let pos = text.find("\n#20\n").unwrap() + 1;
+    let bad = format!("{}#2x0\n{}", &text[..pos], &text[pos..]);
+    let e = replay_bytes(
+        bad.as_bytes(),
+        "bad.vcd",
+        &ex.func,
+        None,
+        &ReplayOptions::default(),
+        None,
+    )
+    .unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, VcdError::Syntax { .. }), "{msg}");
+    let line = 1 + text[..pos].matches('\n').count();
+    assert!(msg.starts_with(&format!("bad.vcd:{line}:")), "{msg}");
+    assert!(msg.contains("invalid timestamp"), "{msg}");
+    let e = replay_bytes(
+        b"$var wire 1 ! a",
+        "h.vcd",
+        &ex.func,
+        None,
+        &ReplayOptions::default(),
+        None,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("h.vcd:1:"), "{e}");
+    let e = replay_bytes(
+        b"",
+        "empty.vcd",
+        &ex.func,
+        None,
+        &ReplayOptions::default(),
+        None,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("enddefinitions"), "{e}");
+    let no_clock = text.replace(" clock ", " clk_x ");
+    let e = replay_bytes(
+        no_clock.as_bytes(),
+        "c.vcd",
+        &ex.func,
+        None,
+        &ReplayOptions::default(),
+        None,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("no clock"), "{e}");
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Set(usize, u8),
+    Delete(usize, usize),
+    Insert(usize, Vec<u8>),
+    Truncate(usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    let byte = prop_oneof![
+        Just(b'#'),
+        Just(b'$'),
+        Just(b'b'),
+        Just(b'\n'),
+        Just(b' '),
+        Just(b'x'),
+        Just(b'1'),
+        any::<u8>()
+    ];
+    prop_oneof![
+        (any::<usize>(), byte.clone()).prop_map(|(i, b)| Mutation::Set(i, b)),
+        (any::<usize>(), 0usize..40).prop_map(|(i, n)| Mutation::Delete(i, n)),
+        (any::<usize>(), proptest::collection::vec(byte, 0..12))
+            .prop_map(|(i, v)| Mutation::Insert(i, v)),
+        any::<usize>().prop_map(Mutation::Truncate),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #[test]
+    fn mutated_vcds_never_panic(muts in proptest::collection::vec(mutation(), 1..5)) {
+        static BASE: std::sync::OnceLock<(Example, Vec<u8>)> = std::sync::OnceLock::new();
+        let (ex, vcd) = BASE.get_or_init(|| {
+            let (ex, _, vcd) = engine_vcd("fork_join_diamond");
+            (ex, vcd)
+        });
+        let mut v = vcd.clone();
+        for m in muts {
+            let n = v.len().max(1);
+            match m {
+                Mutation::Set(i, b) => { let i = i % n; if i < v.len() { v[i] = b; } }
+                Mutation::Delete(i, k) => { let i = i % n; let j = (i + k).min(v.len()); if i < j { v.drain(i..j); } }
+                Mutation::Insert(i, bytes) => { let i = i % (v.len() + 1); v.splice(i..i, bytes); }
+                Mutation::Truncate(i) => { let i = i % n; v.truncate(i); }
+            }
+        }
+        match replay_bytes(&v, "m.vcd", &ex.func, Some(&ex.env), &ReplayOptions::default(), None) {
+            Ok(r) => prop_assert!(r.trace.cycles() <= 10_000),
+            Err(e) => prop_assert!(e.to_string().starts_with("m.vcd")),
+        }
+    }
+}
