@@ -103,13 +103,11 @@ fn main() {
     for _ in 0..wseeks {
         let i = (rng.next() % tt.len().max(1) as u64) as wellen::TimeTableIdx;
         for &s in &sigs {
-            if let Some(sig) = w.get_signal(s) {
-                if let Some(off) = sig.get_offset(i) {
-                    if let wellen::SignalValueRef::BitVec(b) = sig.get_value_at(&off, 0) {
-                        acc = acc
-                            .wrapping_add(b.iter_lsb_to_msb().take(64).map(u64::from).sum::<u64>());
-                    }
-                }
+            if let Some(sig) = w.get_signal(s)
+                && let Some(off) = sig.get_offset(i)
+                && let wellen::SignalValueRef::BitVec(b) = sig.get_value_at(&off, 0)
+            {
+                acc = acc.wrapping_add(b.iter_lsb_to_msb().take(64).map(u64::from).sum::<u64>());
             }
         }
     }

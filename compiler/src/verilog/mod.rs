@@ -276,3 +276,41 @@ pub fn write_verilog(f: &Function) -> Result<String, VerilogError> {
     b.add(f, None)?;
     Ok(b.finish())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chain_is_deterministic_and_shares_components() {
+        let f = handscope_sim::bench_support::chain(3);
+        let a = write_verilog(&f).unwrap();
+        assert_eq!(a, write_verilog(&f).unwrap());
+        // One module per kind and signature, however many instances.
+        assert_eq!(a.matches("module hs_fork_i32_o32_32(").count(), 1);
+        assert_eq!(a.matches("hs_fork_i32_o32_32 fork").count(), 3);
+        assert!(a.contains("module chain3("));
+        assert!(a.contains("input [31:0] in0,"));
+        assert!(a.contains("output [31:0] out0,"));
+        assert!(a.contains("logic slot1_skid_valid"));
+        assert!(a.contains("wire hs_any_fire"));
+        // Nets carry the channel names: fork0.out1 -> fork0_out1.
+        assert!(a.contains("logic fork0_out1_valid;"));
+    }
+
+    #[test]
+    fn rejects_unflattened_and_badly_connected_graphs() {
+        let mut f = handscope_sim::bench_support::chain(1);
+        let sink = f
+            .nodes
+            .iter()
+            .find(|(_, n)| n.op == Op::Sink)
+            .map(|(i, _)| i)
+            .unwrap();
+        f.set_inputs(sink, vec![]);
+        assert!(matches!(
+            write_verilog(&f),
+            Err(VerilogError::Consumers(..))
+        ));
+    }
+}
