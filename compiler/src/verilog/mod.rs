@@ -292,7 +292,7 @@ mod tests {
         assert!(a.contains("module chain3("));
         assert!(a.contains("input [31:0] in0,"));
         assert!(a.contains("output [31:0] out0,"));
-        assert!(a.contains("logic slot1_skid_valid"));
+        assert!(a.contains("logic slot1_valid, slot1_skid_valid;"));
         assert!(a.contains("wire hs_any_fire"));
         // Nets carry the channel names: fork0.out1 -> fork0_out1.
         assert!(a.contains("logic fork0_out1_valid;"));
