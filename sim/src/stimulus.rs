@@ -338,7 +338,7 @@ impl Environment {
 /// Runtime cursor over one argument's tokens.
 #[derive(Clone, Debug)]
 pub(crate) struct ArgCursor {
-    sources: Vec<TokenSource>,
+    sources: std::sync::Arc<[TokenSource]>,
     src: usize,
     off: u64,
     mask: u64,
@@ -352,7 +352,7 @@ impl ArgCursor {
     pub(crate) fn new(sources: Vec<TokenSource>, ty: &Type) -> Self {
         let total = sources.iter().map(TokenSource::len).sum();
         let mut c = ArgCursor {
-            sources,
+            sources: sources.into(),
             src: 0,
             off: 0,
             mask: width_mask(ty.bit_width()),

@@ -80,15 +80,49 @@ impl State {
         init_signals(p, &mut st);
         st
     }
+
+    /// The signal arrays as separate slices (so the hot loops keep their base pointers in
+    /// registers), plus the fixed-point scratch buffers.
+    #[allow(clippy::type_complexity)]
+    fn split(
+        &mut self,
+    ) -> (
+        Sig<'_>,
+        &mut Vec<(bool, u64)>,
+        &mut (Vec<bool>, Vec<bool>, Vec<u64>),
+    ) {
+        (
+            Sig {
+                valid: &mut self.valid,
+                ready: &mut self.ready,
+                data: &mut self.data,
+                regs: &mut self.regs,
+                mems: &mut self.mems,
+                mem_writes: &mut self.mem_writes,
+            },
+            &mut self.snap,
+            &mut self.snap_all,
+        )
+    }
+}
+
+/// Borrowed view of a [`State`]'s arrays used by the evaluator.
+struct Sig<'a> {
+    valid: &'a mut [bool],
+    ready: &'a mut [bool],
+    data: &'a mut [u64],
+    regs: &'a mut [u64],
+    mems: &'a mut [Vec<u64>],
+    mem_writes: &'a mut Vec<(u32, u64, u64)>,
 }
 
 #[inline(always)]
-fn all_valid(p: &Program, s: &State, sp: Span) -> bool {
+fn all_valid(p: &Program, s: &Sig<'_>, sp: Span) -> bool {
     p.span(sp).iter().all(|&c| s.valid.at(c as usize))
 }
 
 #[inline(always)]
-fn fwd_one(p: &Program, s: &mut State, i: &Fwd) {
+fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
     match *i {
         Fwd::Bin { op, a, b, out, w } => {
             let (a, b, o) = (a as usize, b as usize, out as usize);
@@ -331,7 +365,7 @@ fn fwd_one(p: &Program, s: &mut State, i: &Fwd) {
 
 /// Current `control_merge` winner as a one-hot mask (0 = none).
 #[inline(always)]
-fn cmerge_win(p: &Program, s: &State, ins: Span, r: usize) -> u64 {
+fn cmerge_win(p: &Program, s: &Sig<'_>, ins: Span, r: usize) -> u64 {
     let won = s.regs.at(r);
     if won != 0 {
         return won;
@@ -346,7 +380,7 @@ fn cmerge_win(p: &Program, s: &State, ins: Span, r: usize) -> u64 {
 
 /// Eager-fork `done` bits and `allDone` for outputs `outs` with emitted registers at `r`.
 #[inline(always)]
-fn fork_done(p: &Program, s: &State, outs: Span, r: usize) -> bool {
+fn fork_done(p: &Program, s: &Sig<'_>, outs: Span, r: usize) -> bool {
     let mut all = true;
     for (k, &o) in p.span(outs).iter().enumerate() {
         let o = o as usize;
@@ -357,7 +391,7 @@ fn fork_done(p: &Program, s: &State, outs: Span, r: usize) -> bool {
 
 /// `done_0`, `done_1` and `allDone` of a two-output eager fork.
 #[inline(always)]
-fn fork2_done(s: &State, o0: u32, o1: u32, r: usize) -> (bool, bool, bool) {
+fn fork2_done(s: &Sig<'_>, o0: u32, o1: u32, r: usize) -> (bool, bool, bool) {
     let (o0, o1) = (o0 as usize, o1 as usize);
     let d0 = (s.valid.at(o0) & s.ready.at(o0)) | (s.regs.at(r) != 0);
     let d1 = (s.valid.at(o1) & s.ready.at(o1)) | (s.regs.at(r + 1) != 0);
@@ -365,7 +399,7 @@ fn fork2_done(s: &State, o0: u32, o1: u32, r: usize) -> (bool, bool, bool) {
 }
 
 #[inline(always)]
-fn bwd_one(p: &Program, s: &mut State, i: &Bwd) {
+fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
     match *i {
         Bwd::Join { ins, out } => {
             let r = s.valid.at(out as usize) & s.ready.at(out as usize);
@@ -485,28 +519,27 @@ fn bwd_one(p: &Program, s: &mut State, i: &Bwd) {
 /// One buffer slot's clock edge (registers `v, d, s, sd` at `r`, flags 0 or 1). Returns
 /// the slot's output before the edge (the next slot's input), valid as 0 or 1.
 ///
-/// Branch-free form of the `SEMANTICS.md` equations: with `in.ready = !(v & s)`,
-/// `s' = !out.ready & (s | v)` and `sd' = out.ready ? (s ? 0 : sd) : (s ? sd : d)`.
+/// The `SEMANTICS.md` equations: `in.ready = !(v & s)`; when ready, `v' = in.valid` and
+/// `d' = in.data`; `s' = !out.ready & (s | v)`; `sd' = out.ready ? (s ? 0 : sd) : (s ? sd : d)`.
 #[inline(always)]
 fn slot_step(regs: &mut [u64], r: usize, in_v: u64, in_d: u64, out_r: u64) -> (u64, u64) {
-    let (v, d, sk, sd) = (
-        regs.at(r) & 1,
-        regs.at(r + 1),
-        regs.at(r + 2) & 1,
-        regs.at(r + 3),
-    );
-    let skm = sk.wrapping_neg();
-    let old = (sk | v, (sd & skm) | (d & !skm));
-    let in_rm = (v & sk).wrapping_sub(1); // all ones when ready
-    let nv = (in_v & in_rm) | (v & !in_rm);
-    let nd = (in_d & in_rm) | (d & !in_rm);
-    let orm = out_r.wrapping_neg();
-    let ns = (out_r ^ 1) & (sk | v);
-    let nsd = (sd & !(orm & skm)) & (skm | orm) | (d & !(skm | orm));
-    *regs.at_mut(r) = nv;
-    *regs.at_mut(r + 1) = nd;
-    *regs.at_mut(r + 2) = ns;
-    *regs.at_mut(r + 3) = nsd;
+    debug_assert!(r + 4 <= regs.len());
+    // SAFETY: a slot's four words lie inside the register file (see `At`).
+    let w: &mut [u64; 4] = unsafe { &mut *regs.as_mut_ptr().add(r).cast::<[u64; 4]>() };
+    let [v, d, sk, sd] = *w;
+    let old = if sk != 0 { (1, sd) } else { (v, d) };
+    if v & sk == 0 {
+        w[0] = in_v;
+        w[1] = in_d;
+    }
+    w[2] = (out_r ^ 1) & (sk | v);
+    if out_r != 0 {
+        if sk != 0 {
+            w[3] = 0;
+        }
+    } else if sk == 0 {
+        w[3] = d;
+    }
     old
 }
 
@@ -518,7 +551,7 @@ fn slot_ready(regs: &[u64], r: usize) -> u64 {
 
 /// Drives a buffer's `out.valid/data` and `in.ready` from its registers.
 #[inline(always)]
-fn buffer_outputs(s: &mut State, inp: u32, out: u32, reg: u32, slots: u32) {
+fn buffer_outputs(s: &mut Sig<'_>, inp: u32, out: u32, reg: u32, slots: u32) {
     let first = reg as usize;
     let last = first + 4 * (slots as usize - 1);
     let (v, d, sk, sd) = (
@@ -533,7 +566,7 @@ fn buffer_outputs(s: &mut State, inp: u32, out: u32, reg: u32, slots: u32) {
 }
 
 #[inline(always)]
-fn clk_one(p: &Program, s: &mut State, i: &Clk) {
+fn clk_one(p: &Program, s: &mut Sig<'_>, i: &Clk) {
     match *i {
         Clk::Emit { outs, reg } => {
             let r = reg as usize;
@@ -543,12 +576,6 @@ fn clk_one(p: &Program, s: &mut State, i: &Clk) {
                 let done = (s.valid.at(o) & s.ready.at(o)) | (s.regs.at(r + k) != 0);
                 *s.regs.at_mut(r + k) = u64::from(done & !all);
             }
-        }
-        Clk::Emit2 { o0, o1, reg } => {
-            let r = reg as usize;
-            let (d0, d1, all) = fork2_done(s, o0, o1, r);
-            *s.regs.at_mut(r) = u64::from(d0 & !all);
-            *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
         }
         Clk::Cmerge { ins, out, idx, reg } => {
             let r = reg as usize;
@@ -575,12 +602,12 @@ fn clk_one(p: &Program, s: &mut State, i: &Clk) {
             let out_r = u64::from(s.ready.at(out as usize));
             match n {
                 1 => {
-                    slot_step(&mut s.regs, base, in_v, in_d, out_r);
+                    slot_step(s.regs, base, in_v, in_d, out_r);
                 }
                 2 => {
-                    let mid_r = slot_ready(&s.regs, base + 4);
-                    let (v, d) = slot_step(&mut s.regs, base, in_v, in_d, mid_r);
-                    slot_step(&mut s.regs, base + 4, v, d, out_r);
+                    let mid_r = slot_ready(s.regs, base + 4);
+                    let (v, d) = slot_step(s.regs, base, in_v, in_d, mid_r);
+                    slot_step(s.regs, base + 4, v, d, out_r);
                 }
                 _ => {
                     let (mut v, mut d) = (in_v, in_d);
@@ -589,9 +616,9 @@ fn clk_one(p: &Program, s: &mut State, i: &Clk) {
                         let o = if k + 1 == n {
                             out_r
                         } else {
-                            slot_ready(&s.regs, r + 4)
+                            slot_ready(s.regs, r + 4)
                         };
-                        (v, d) = slot_step(&mut s.regs, r, v, d, o);
+                        (v, d) = slot_step(s.regs, r, v, d, o);
                     }
                 }
             }
@@ -623,26 +650,27 @@ fn clk_one(p: &Program, s: &mut State, i: &Clk) {
 /// Runs segments of one pass. Returns the node of a combinational cycle that did not settle.
 /// One pass's instruction type, executed with a statically dispatched, inlined body.
 trait Exec {
-    fn exec(p: &Program, s: &mut State, i: &Self);
+    fn exec(p: &Program, s: &mut Sig<'_>, i: &Self);
 }
 
 impl Exec for Fwd {
     #[inline(always)]
-    fn exec(p: &Program, s: &mut State, i: &Self) {
+    fn exec(p: &Program, s: &mut Sig<'_>, i: &Self) {
         fwd_one(p, s, i)
     }
 }
 
 impl Exec for Bwd {
     #[inline(always)]
-    fn exec(p: &Program, s: &mut State, i: &Self) {
+    fn exec(p: &Program, s: &mut Sig<'_>, i: &Self) {
         bwd_one(p, s, i)
     }
 }
 
 fn run_segs<I: Exec>(
     p: &Program,
-    s: &mut State,
+    s: &mut Sig<'_>,
+    snap_buf: &mut Vec<(bool, u64)>,
     segs: &[Seg],
     instrs: &[I],
     forward: bool,
@@ -672,7 +700,7 @@ fn run_segs<I: Exec>(
                 let limit = 2 * (end - start) as usize + 4;
                 let mut settled = false;
                 for _ in 0..limit {
-                    let mut snap = std::mem::take(&mut s.snap);
+                    let mut snap = std::mem::take(snap_buf);
                     snap.clear();
                     snap.extend(p.span(chans).iter().map(|&c| {
                         let c = c as usize;
@@ -694,7 +722,7 @@ fn run_segs<I: Exec>(
                         };
                         now == old
                     });
-                    s.snap = snap;
+                    *snap_buf = snap;
                     if same {
                         settled = true;
                         break;
@@ -711,15 +739,17 @@ fn run_segs<I: Exec>(
 
 /// Settles all combinational signals of the current cycle. Returns the node of a
 /// combinational cycle that did not converge, if any.
-pub fn settle(p: &Program, s: &mut State) -> Option<u32> {
-    // Buffer outputs depend only on registers: one combined step per buffer drives
-    // `out.valid/data` and `in.ready` before the passes.
+pub fn settle(p: &Program, st: &mut State) -> Option<u32> {
+    let (mut sig, snap, snap_all) = st.split();
+    let s = &mut sig;
+    // Buffer outputs (`out.valid/data`, `in.ready`) depend only on registers: one combined
+    // step per buffer drives them before the passes.
     for &(inp, out, reg, slots) in &p.buffers {
         buffer_outputs(s, inp, out, reg, slots);
     }
     if !p.global_iterate {
-        let a = run_segs(p, s, &p.fwd_segs, &p.fwd, true);
-        let b = run_segs(p, s, &p.bwd_segs, &p.bwd, false);
+        let a = run_segs(p, s, snap, &p.fwd_segs, &p.fwd, true);
+        let b = run_segs(p, s, snap, &p.bwd_segs, &p.bwd, false);
         return a.or(b);
     }
     // Lazy forks: valid depends on ready. Iterate both passes from "nothing ready".
@@ -735,15 +765,18 @@ pub fn settle(p: &Program, s: &mut State) -> Option<u32> {
     let limit = 2 * (p.fwd.len() + p.bwd.len()) + 4;
     let mut failed = None;
     for _ in 0..limit {
-        let (mut v, mut r, mut d) = std::mem::take(&mut s.snap_all);
-        v.clone_from(&s.valid);
-        r.clone_from(&s.ready);
-        d.clone_from(&s.data);
-        let a = run_segs(p, s, &p.fwd_segs, &p.fwd, true);
-        let b = run_segs(p, s, &p.bwd_segs, &p.bwd, false);
+        let (mut v, mut r, mut d) = std::mem::take(snap_all);
+        v.clear();
+        v.extend_from_slice(s.valid);
+        r.clear();
+        r.extend_from_slice(s.ready);
+        d.clear();
+        d.extend_from_slice(s.data);
+        let a = run_segs(p, s, snap, &p.fwd_segs, &p.fwd, true);
+        let b = run_segs(p, s, snap, &p.bwd_segs, &p.bwd, false);
         failed = a.or(b);
-        let same = v == s.valid && r == s.ready && d == s.data;
-        s.snap_all = (v, r, d);
+        let same = v[..] == *s.valid && r[..] == *s.ready && d[..] == *s.data;
+        *snap_all = (v, r, d);
         if same {
             return failed;
         }
@@ -752,15 +785,41 @@ pub fn settle(p: &Program, s: &mut State) -> Option<u32> {
 }
 
 /// Applies the clock edge: every register and memory takes its next value.
-pub fn clock(p: &Program, s: &mut State) {
+pub fn clock(p: &Program, st: &mut State) {
+    let (mut sig, _, _) = st.split();
+    let s = &mut sig;
     s.mem_writes.clear();
+    for &(o0, o1, reg) in &p.clk_emit2 {
+        let r = reg as usize;
+        let (d0, d1, all) = fork2_done(s, o0, o1, r);
+        *s.regs.at_mut(r) = u64::from(d0 & !all);
+        *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
+    }
+    for &(inp, out, reg) in &p.clk_buf1 {
+        let r = reg as usize;
+        let in_v = u64::from(s.valid.at(inp as usize));
+        let in_d = s.data.at(inp as usize);
+        let out_r = u64::from(s.ready.at(out as usize));
+        slot_step(s.regs, r, in_v, in_d, out_r);
+    }
+    for &(inp, out, reg) in &p.clk_buf2 {
+        let r = reg as usize;
+        let in_v = u64::from(s.valid.at(inp as usize));
+        let in_d = s.data.at(inp as usize);
+        let out_r = u64::from(s.ready.at(out as usize));
+        let mid_r = slot_ready(s.regs, r + 4);
+        let (v, d) = slot_step(s.regs, r, in_v, in_d, mid_r);
+        slot_step(s.regs, r + 4, v, d, out_r);
+    }
     for i in &p.clk {
         clk_one(p, s, i);
     }
 }
 
 /// Drives the signals that never change (`source`, `never`, `sink`).
-fn init_signals(p: &Program, s: &mut State) {
+fn init_signals(p: &Program, st: &mut State) {
+    let (mut sig, _, _) = st.split();
+    let s = &mut sig;
     for i in &p.static_fwd {
         fwd_one(p, s, i);
     }

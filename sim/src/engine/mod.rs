@@ -23,8 +23,10 @@ mod compile;
 mod counters;
 mod eval;
 mod program;
+pub(crate) mod resim;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use cranelift_entity::EntityRef;
 
@@ -34,7 +36,7 @@ use crate::report::{
     ChannelStats, EventKind, OutputToken, RunReport, RuntimeEvent, Status, render_value,
 };
 use crate::stimulus::{ArgCursor, Environment, ReadyGen, ReadyPolicy, TokenSource};
-use crate::trace::{ChannelMeta, MemWrite, Sample, StateMeta, Trace, TraceBuilder};
+use crate::trace::{ChannelMeta, MemWrite, StateMeta, Trace, TraceBuilder};
 use crate::types::{Type, width_mask};
 
 use counters::Counters;
@@ -98,7 +100,7 @@ struct ResultRt {
 /// A running simulation of one function.
 pub struct Simulation {
     func: Function,
-    prog: Program,
+    prog: Arc<Program>,
     st: State,
     cycle: u64,
     args: Vec<(u32, ArgCursor)>,
@@ -115,13 +117,13 @@ pub struct Simulation {
     status: Option<Status>,
     events: Vec<RuntimeEvent>,
     deadlock: Option<DeadlockReport>,
-    trace: Option<TraceBuilder>,
+    trace: Option<Trace>,
 }
 
 impl Simulation {
     /// Compiles `f` and prepares a run in `env`, in the reset state.
     pub fn new(f: &Function, env: Environment) -> Result<Simulation, SimError> {
-        let prog = compile::compile(f)?;
+        let prog = Arc::new(compile::compile(f)?);
         let mut st = State::new(&prog);
         let env_err = |m: String| SimError::Environment(m);
 
@@ -274,18 +276,19 @@ impl Simulation {
             let mut tb = TraceBuilder::new(channels, state);
             tb.set_memories(mems);
             tb.set_data_aliases(&self.prog.data_aliases());
-            self.trace = Some(tb);
+            let store = resim::ResimStore::new(self.prog.clone(), &self.st);
+            self.trace = Some(Trace::from_resim(tb, store));
         }
     }
 
     /// The trace recorded so far, if tracing is on.
     pub fn trace(&self) -> Option<&Trace> {
-        self.trace.as_ref().map(TraceBuilder::trace)
+        self.trace.as_ref()
     }
 
     /// Takes the recorded trace out (tracing stops).
     pub fn take_trace(&mut self) -> Option<Trace> {
-        self.trace.take().map(TraceBuilder::finish)
+        self.trace.take()
     }
 
     /// The function being simulated.
@@ -344,6 +347,14 @@ impl Simulation {
             return;
         }
         let cycle = self.cycle;
+        if let Some(r) = self.trace.as_mut().and_then(Trace::resim_mut) {
+            r.begin_cycle(
+                cycle,
+                &self.st,
+                &self.args,
+                self.results.iter().map(|x| (x.chan, x.ready.clone())),
+            );
+        }
         let st = &mut self.st;
         for (chan, cur) in &self.args {
             let c = *chan as usize;
@@ -375,18 +386,16 @@ impl Simulation {
             );
         }
         let any_fire = self.observe();
-        if let Some(tb) = &mut self.trace {
-            tb.push_cycle(Sample {
-                valid: &self.st.valid,
-                ready: &self.st.ready,
-                data: &self.st.data,
-                state: &self.st.regs,
-            });
+        if let Some(r) = self.trace.as_mut().and_then(Trace::resim_mut) {
+            r.end_cycle(&self.st);
         }
         eval::clock(&self.prog, &mut self.st);
-        if let Some(tb) = &mut self.trace {
+        if let Some(t) = &mut self.trace {
+            if let Some(r) = t.resim_mut() {
+                r.after_clock(&self.st);
+            }
             for &(mem, addr, value) in &self.st.mem_writes {
-                tb.push_mem_write(MemWrite {
+                t.push_mem_write(MemWrite {
                     cycle,
                     mem,
                     addr,
@@ -700,21 +709,6 @@ mod perf_probe {
                     eval::clock(&sim.prog, &mut sim.st);
                 }
             });
-            let all_clk = sim.prog.clk.clone();
-            for (name, keep) in [("emit", 0u8), ("buffer", 1)] {
-                sim.prog.clk = all_clk
-                    .iter()
-                    .filter(|c| matches!(c, program::Clk::Buffer { .. }) == (keep == 1))
-                    .cloned()
-                    .collect();
-                let t = min_time(30, || {
-                    for _ in 0..k {
-                        eval::clock(&sim.prog, &mut sim.st);
-                    }
-                });
-                eprintln!("  clock {name}: {} instrs {:?}", sim.prog.clk.len(), t / k);
-            }
-            sim.prog.clk = all_clk;
             let observe = min_time(30, || {
                 for _ in 0..k {
                     sim.observe();

@@ -224,8 +224,6 @@ pub enum Clk {
         reg: u32,
         mem: u32,
     },
-    /// Two-output [`Clk::Emit`].
-    Emit2 { o0: u32, o1: u32, reg: u32 },
 }
 
 /// A run of instructions: straight-line, or a combinational cycle iterated to a fixed point.
@@ -274,8 +272,14 @@ pub struct Program {
     pub bwd: Vec<Bwd>,
     /// Backward segments.
     pub bwd_segs: Vec<Seg>,
-    /// Clock instructions.
+    /// Clock instructions not covered by the typed lists below (run after them, in order).
     pub clk: Vec<Clk>,
+    /// Two-output eager forks' clock edges: `(out0, out1, first register)`.
+    pub clk_emit2: Vec<(u32, u32, u32)>,
+    /// One-slot buffers' clock edges: `(in, out, first register)`.
+    pub clk_buf1: Vec<(u32, u32, u32)>,
+    /// Two-slot buffers' clock edges, as [`Program::clk_buf1`].
+    pub clk_buf2: Vec<(u32, u32, u32)>,
     /// Buffers `(in, out, first register, slots)`, whose register-only outputs are driven
     /// at the start of every settle.
     pub buffers: Vec<(u32, u32, u32, u32)>,
@@ -371,7 +375,6 @@ impl Kinded for Clk {
             Clk::Cmerge { .. } => 1,
             Clk::Buffer { slots, .. } => 100 + (*slots).min(99) as u16,
             Clk::MemSt { .. } => 2,
-            Clk::Emit2 { .. } => 3,
         }
     }
 }
@@ -485,12 +488,31 @@ impl Program {
                 _ => {}
             }
         }
-        for i in &mut self.clk {
-            if let Clk::Emit { outs, reg } = *i
-                && let Some((o0, o1)) = two(outs)
-            {
-                *i = Clk::Emit2 { o0, o1, reg };
+        // Clock edges are independent of each other (each reads settled signals and its own
+        // registers), except memory writes, whose order stays as compiled. The common ones
+        // move to typed lists that run without dispatch.
+        let mut rest = Vec::with_capacity(self.clk.len());
+        for i in std::mem::take(&mut self.clk) {
+            match i {
+                Clk::Emit { outs, reg } if outs.len == 2 => {
+                    let (o0, o1) = two(outs).expect("two outputs");
+                    self.clk_emit2.push((o0, o1, reg));
+                }
+                Clk::Buffer {
+                    inp,
+                    out,
+                    reg,
+                    slots: 1,
+                } => self.clk_buf1.push((inp, out, reg)),
+                Clk::Buffer {
+                    inp,
+                    out,
+                    reg,
+                    slots: 2,
+                } => self.clk_buf2.push((inp, out, reg)),
+                other => rest.push(other),
             }
         }
+        self.clk = rest;
     }
 }
