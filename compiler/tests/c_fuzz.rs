@@ -5,10 +5,10 @@ use handscope_compiler::c::{ArgValue, compile_to_ir, run};
 use proptest::prelude::*;
 
 const KERNELS: &[&str] = &[
-    include_str!("data/c/insertion_sort.c"),
+    include_str!("../../examples/kernels/insertion_sort.c"),
     include_str!("data/c/switch_fall.c"),
     include_str!("data/c/short_circuit.c"),
-    include_str!("data/c/helper_call.c"),
+    include_str!("../../examples/kernels/helper_call.c"),
     include_str!("data/c/multidim_init.c"),
     include_str!("data/c/macros.c"),
 ];

@@ -70,7 +70,7 @@ pub fn load_text_for(path: &Path, text: &str, top: Option<&str>) -> anyhow::Resu
 }
 
 /// Renders a diagnostic with its source excerpt and caret, without colours.
-fn render_diagnostic(e: &dyn miette::Diagnostic) -> String {
+pub fn render_diagnostic(e: &dyn miette::Diagnostic) -> String {
     let mut out = format!("{e}\n");
     let handler =
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor());

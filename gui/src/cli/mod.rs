@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions and dispatch.
 
 mod check;
+mod compile;
 mod dot;
 mod gui;
 mod mlir;
@@ -28,6 +29,8 @@ pub struct Cli {
 pub enum Command {
     /// Parse and verify a circuit: op counts, channels, warnings and errors with locations.
     Check(check::CheckArgs),
+    /// Compile a C kernel to a handshake graph (MLIR, DOT or a readable node list).
+    Compile(compile::CompileArgs),
     /// Write a Graphviz DOT drawing of a circuit.
     Dot(dot::DotArgs),
     /// Print a circuit as normalized CIRCT handshake MLIR.
@@ -60,6 +63,7 @@ pub struct InputArgs {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(Command::Check(a)) => check::run(&a),
+        Some(Command::Compile(a)) => compile::run(&a),
         Some(Command::Dot(a)) => dot::run(&a),
         Some(Command::Mlir(a)) => mlir::run(&a),
         Some(Command::Sim(a)) => sim::run(&a),
