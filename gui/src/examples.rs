@@ -2,13 +2,13 @@
 
 /// One embedded example: a file name and its text.
 pub struct Example {
-    /// File name under `examples/circuits/`.
+    /// File name under `examples/circuits/` (`.mlir`) or `examples/kernels/` (`.c`).
     pub name: &'static str,
     /// File contents.
     pub text: &'static str,
 }
 
-/// Every embedded example circuit, the default one first.
+/// Every embedded example: the handshake circuits (the default one first), then the C kernels.
 pub const CIRCUITS: &[Example] = &[
     Example {
         name: "counter_loop.mlir",
@@ -49,5 +49,86 @@ pub const CIRCUITS: &[Example] = &[
     Example {
         name: "comb_cycle.mlir",
         text: include_str!("../../examples/circuits/comb_cycle.mlir"),
+    },
+    // C kernels (examples/kernels), stimulus from their first `// RUN:` line.
+    Example {
+        name: "binary_search.c",
+        text: include_str!("../../examples/kernels/binary_search.c"),
+    },
+    Example {
+        name: "bitrev.c",
+        text: include_str!("../../examples/kernels/bitrev.c"),
+    },
+    Example {
+        name: "carried_dep.c",
+        text: include_str!("../../examples/kernels/carried_dep.c"),
+    },
+    Example {
+        name: "collatz.c",
+        text: include_str!("../../examples/kernels/collatz.c"),
+    },
+    Example {
+        name: "cond_accum.c",
+        text: include_str!("../../examples/kernels/cond_accum.c"),
+    },
+    Example {
+        name: "dot.c",
+        text: include_str!("../../examples/kernels/dot.c"),
+    },
+    Example {
+        name: "gcd.c",
+        text: include_str!("../../examples/kernels/gcd.c"),
+    },
+    Example {
+        name: "helper_call.c",
+        text: include_str!("../../examples/kernels/helper_call.c"),
+    },
+    Example {
+        name: "histogram.c",
+        text: include_str!("../../examples/kernels/histogram.c"),
+    },
+    Example {
+        name: "insertion_sort.c",
+        text: include_str!("../../examples/kernels/insertion_sort.c"),
+    },
+    Example {
+        name: "matmul.c",
+        text: include_str!("../../examples/kernels/matmul.c"),
+    },
+    Example {
+        name: "matvec.c",
+        text: include_str!("../../examples/kernels/matvec.c"),
+    },
+    Example {
+        name: "nested_loops.c",
+        text: include_str!("../../examples/kernels/nested_loops.c"),
+    },
+    Example {
+        name: "popcount.c",
+        text: include_str!("../../examples/kernels/popcount.c"),
+    },
+    Example {
+        name: "prefix_sum.c",
+        text: include_str!("../../examples/kernels/prefix_sum.c"),
+    },
+    Example {
+        name: "stencil1d.c",
+        text: include_str!("../../examples/kernels/stencil1d.c"),
+    },
+    Example {
+        name: "stencil2d.c",
+        text: include_str!("../../examples/kernels/stencil2d.c"),
+    },
+    Example {
+        name: "three_loops.c",
+        text: include_str!("../../examples/kernels/three_loops.c"),
+    },
+    Example {
+        name: "triangle_sum.c",
+        text: include_str!("../../examples/kernels/triangle_sum.c"),
+    },
+    Example {
+        name: "while_threshold.c",
+        text: include_str!("../../examples/kernels/while_threshold.c"),
     },
 ];

@@ -13,6 +13,7 @@ pub mod graph;
 pub mod location;
 pub mod ops;
 pub mod report;
+pub mod rtl_names;
 pub mod stimulus;
 pub mod trace;
 pub mod transform;

@@ -186,22 +186,3 @@ proptest! {
         }
     }
 }
-
-#[test]
-fn mapping_encodes_ids_like_the_verilog_back_end() {
-    for id in [
-        "fork0",
-        "scale_add0/muli0",
-        "a__b",
-        "x_",
-        "fork",
-        "0a",
-        "a.b-c",
-        "é",
-    ] {
-        assert_eq!(
-            handscope_traces::vcd_in::mapping::encode_id(id),
-            handscope_compiler::verilog::encode_instance_name(id)
-        );
-    }
-}

@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use handscope_sim::stimulus::Environment;
 use handscope_sim::{Function, NodeId};
 
-use super::header::{SimArgs, sim_header};
+use super::header::{SimArgs, run_header, sim_header};
 
 /// Where a circuit came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,7 +78,11 @@ impl Circuit {
         let loaded = crate::load::load_text(Path::new(name), &text)?;
         let f = crate::cli::select_function(&loaded.module, None)?;
         let flat = crate::cli::sim::flat_function(&loaded.module, f)?;
-        let stimulus = sim_header(&text).overridden_by(over);
+        let mut header = sim_header(&text);
+        if header.is_empty() && name.ends_with(".c") {
+            header = run_header(&text, f);
+        }
+        let stimulus = header.overridden_by(over);
         let env = crate::cli::sim::environment(
             &flat,
             &stimulus.inputs,
@@ -122,6 +126,30 @@ impl Circuit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn c_kernels_in_the_gallery_run_their_first_run_line() {
+        let mut n = 0;
+        for (i, ex) in crate::examples::CIRCUITS.iter().enumerate() {
+            if !ex.name.ends_with(".c") {
+                continue;
+            }
+            n += 1;
+            let c = Circuit::from_example(i).unwrap_or_else(|e| panic!("{}: {e:#}", ex.name));
+            assert!(!c.stimulus.is_empty(), "{}: no stimulus from RUN", ex.name);
+            let mut sim = handscope_sim::engine::Simulation::new(&c.func, c.env.clone())
+                .unwrap_or_else(|e| panic!("{}: {e}", ex.name));
+            let r = sim.run(1_000_000);
+            assert_eq!(
+                r.status,
+                handscope_sim::report::Status::Done,
+                "{}: {:?}",
+                ex.name,
+                r.deadlock
+            );
+        }
+        assert!(n >= 20, "{n} kernels in the gallery");
+    }
 
     #[test]
     fn loads_every_simulable_example() {

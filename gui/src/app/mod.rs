@@ -36,13 +36,14 @@ pub fn have_display() -> bool {
         .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
 }
 
-const NO_DISPLAY: &str = "handscope: no display available (neither DISPLAY nor WAYLAND_DISPLAY is set), so the debugger window cannot open.\n\
-Draw the view at a cycle without a window instead:\n    handscope render FILE [--in NAME=TOKENS ...] --cycle N -o view.svg   (or view.png)";
+const NO_DISPLAY: &str = "handscope: no display available (neither DISPLAY nor WAYLAND_DISPLAY is set), so the debugger window cannot open.";
+
+const RENDER_HINT: &str = "Draw the view at a cycle without a window instead:\n    handscope render FILE [--in NAME=TOKENS ...] --cycle N -o view.svg   (or view.png)";
 
 /// Opens the debugger window on `start`. Without a display, says so and points to `render`.
 pub fn run(start: Start) -> ExitCode {
     if !have_display() {
-        eprintln!("{NO_DISPLAY}");
+        eprintln!("{NO_DISPLAY}\n{RENDER_HINT}");
         return ExitCode::from(2);
     }
     let options = eframe::NativeOptions {
@@ -63,7 +64,15 @@ pub fn run(start: Start) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("handscope: cannot open the debugger window: {e}\n{NO_DISPLAY}");
+            let display = ["WAYLAND_DISPLAY", "DISPLAY"]
+                .iter()
+                .filter_map(|v| std::env::var(v).ok().filter(|x| !x.is_empty()))
+                .map(|x| format!("`{x}`"))
+                .collect::<Vec<_>>()
+                .join(" / ");
+            eprintln!(
+                "handscope: cannot open the debugger window on display {display}: {e}\n{RENDER_HINT}"
+            );
             ExitCode::from(2)
         }
     }

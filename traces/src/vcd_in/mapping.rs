@@ -18,15 +18,18 @@
 //!
 //! State words are looked up in the node's instance scope by their engine name with `.`
 //! written `_` (`emitted_0`, `won`, `slot0_skid_valid`), or CIRCT's register names
-//! (`won_reg`, `result_emitted_reg`, `index_emitted_reg`, `writeValidBuffer`).
+//! ([`circt_names::state_register_names`]: `valid<k>_reg`/`data<k>_reg`/`ready<k>_reg`/
+//! `ctrl_data<k>_reg` of buffer slots, `won_reg`, `result_emitted_reg`, `index_emitted_reg`,
+//! `writeValidBuffer`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use handscope_sim::trace::StateMeta;
-use handscope_sim::{Function, NameHint, NodeId, Op};
+use handscope_sim::{Function, NodeId, Op};
 use serde::Serialize;
 
 use super::parse::Header;
+use crate::circt_names::{self, ChannelSite};
 
 /// Where one channel's signals were found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -133,125 +136,12 @@ pub fn parse_map_file(text: &str, f: &Function) -> Result<BTreeMap<String, Strin
     Ok(m)
 }
 
-/// Encodes a stable ID like the SystemVerilog back end does (see
-/// `handscope_compiler::verilog::names`; duplicated here because `traces` does not depend on
-/// the compiler).
-pub fn encode_id(id: &str) -> String {
-    const KW: &[&str] = &[
-        "always",
-        "always_comb",
-        "always_ff",
-        "always_latch",
-        "and",
-        "assign",
-        "begin",
-        "bit",
-        "break",
-        "buf",
-        "byte",
-        "case",
-        "casex",
-        "casez",
-        "cell",
-        "chandle",
-        "class",
-        "config",
-        "const",
-        "continue",
-        "default",
-        "design",
-        "disable",
-        "do",
-        "edge",
-        "else",
-        "end",
-        "endcase",
-        "endfunction",
-        "endgenerate",
-        "endmodule",
-        "endtask",
-        "enum",
-        "event",
-        "for",
-        "force",
-        "forever",
-        "fork",
-        "function",
-        "generate",
-        "genvar",
-        "if",
-        "initial",
-        "inout",
-        "input",
-        "int",
-        "integer",
-        "join",
-        "logic",
-        "longint",
-        "module",
-        "nand",
-        "negedge",
-        "nor",
-        "not",
-        "or",
-        "output",
-        "packed",
-        "parameter",
-        "posedge",
-        "real",
-        "reg",
-        "release",
-        "repeat",
-        "return",
-        "shortint",
-        "signed",
-        "string",
-        "struct",
-        "supply0",
-        "supply1",
-        "table",
-        "task",
-        "time",
-        "tri",
-        "type",
-        "union",
-        "unsigned",
-        "var",
-        "void",
-        "wait",
-        "while",
-        "wire",
-        "xor",
-        "xnor",
-    ];
-    let chars: Vec<char> = id.chars().collect();
-    let first = chars.first().is_some_and(|c| c.is_ascii_digit()) || KW.contains(&id);
-    let mut out = String::new();
-    let hex = |out: &mut String, c: char| {
-        let mut buf = [0u8; 4];
-        for b in c.encode_utf8(&mut buf).bytes() {
-            out.push_str(&format!("__X{b:02x}"));
-        }
-    };
-    for (i, &c) in chars.iter().enumerate() {
-        if i == 0 && first {
-            hex(&mut out, c);
-            continue;
-        }
-        match c {
-            c if c.is_ascii_alphanumeric() => out.push(c),
-            '_' if chars.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric()) => out.push('_'),
-            '_' => out.push_str("__U"),
-            '/' => out.push_str("__S"),
-            '.' => out.push_str("__D"),
-            c => hex(&mut out, c),
-        }
-    }
-    if out.is_empty() {
-        out.push_str("__E");
-    }
-    out
-}
+/// Encodes a stable ID like the SystemVerilog back end does (the shared implementation,
+/// [`handscope_sim::rtl_names::encode_instance_name`]).
+pub use handscope_sim::rtl_names::encode_instance_name as encode_id;
+
+/// CIRCT 1.62's instance name of every component node (see [`crate::circt_names`]).
+pub use crate::circt_names::instance_names as circt_instance_names;
 
 fn sanitize(s: &str) -> String {
     s.chars()
@@ -263,32 +153,6 @@ fn sanitize(s: &str) -> String {
             }
         })
         .collect()
-}
-
-/// CIRCT 1.62's instance name of every component node.
-pub fn circt_instance_names(f: &Function) -> BTreeMap<NodeId, String> {
-    let mut counters: BTreeMap<String, u32> = BTreeMap::new();
-    let mut out = BTreeMap::new();
-    for (id, node) in f.nodes.iter() {
-        if matches!(node.op, Op::Argument { .. } | Op::Return) {
-            continue;
-        }
-        let base = match &node.op {
-            Op::Instance { callee } => callee.clone(),
-            op => format!("{}_{}", op.dialect(), op.mnemonic()),
-        };
-        let name = match node.name_hint {
-            NameHint::HandshakeId(n) => format!("{base}_id{n}"),
-            _ => {
-                let k = counters.entry(base.clone()).or_insert(0);
-                let name = format!("{base}{k}");
-                *k += 1;
-                name
-            }
-        };
-        out.insert(id, name);
-    }
-    out
 }
 
 struct Index<'h> {
@@ -334,10 +198,6 @@ fn candidates(
             v.push(("map-file", a, r, d));
         }
     }
-    let consumer = ch
-        .consumers
-        .first()
-        .map(|c| (&f.nodes[c.node], c.port as usize));
     match p.op {
         Op::Argument { index } => {
             let mut names = vec![
@@ -365,28 +225,24 @@ fn candidates(
             ));
             v.push(("handscope-vcd", a, r, d));
             if let Some(inst) = circt.get(&ch.producer.node) {
-                match consumer {
-                    Some((cn, k)) if cn.op == Op::Return => {
+                match circt_names::channel_site(f, cid, circt) {
+                    Ok(ChannelSite::Result(k)) => {
                         let res = f.results.get(k).map(|r| r.name.clone()).unwrap_or_default();
                         for n in [res, format!("out{k}")] {
                             let (a, r, d) = trio(&join(scope, &n));
                             v.push(("circt-net", a, r, d));
                         }
                     }
-                    Some((cn, k)) => {
-                        let cid_ = f.channels[cid].consumers[0].node;
-                        if let Some(ci) = circt.get(&cid_) {
-                            let cport = cn.op.input_port_name(k);
-                            let base = join(scope, &format!("_{inst}_{port}"));
-                            v.push((
-                                "circt-net",
-                                format!("{base}_valid"),
-                                join(scope, &format!("_{ci}_{cport}_ready")),
-                                base,
-                            ));
-                        }
+                    Ok(ChannelSite::Net { base, ready }) => {
+                        let base = join(scope, &base);
+                        v.push((
+                            "circt-net",
+                            format!("{base}_valid"),
+                            join(scope, &ready),
+                            base,
+                        ));
                     }
-                    None => {}
+                    Ok(ChannelSite::Argument(_)) | Err(_) => {}
                 }
                 let (a, r, d) = trio(&join(scope, &format!("{inst}.{port}")));
                 v.push(("circt-instance", a, r, d));
@@ -539,11 +395,7 @@ pub fn map_signals(
         for field in &meta.fields {
             let plain = field.replace('.', "_");
             let mut names = vec![plain.clone(), sanitize(field)];
-            match field.as_str() {
-                "won" | "result_emitted" | "index_emitted" => names.push(format!("{field}_reg")),
-                f if f.ends_with("write_valid_buffer") => names.push("writeValidBuffer".into()),
-                _ => {}
-            }
+            names.extend(circt_names::state_register_names(field));
             let sc = scope.as_str();
             let code = insts
                 .iter()
