@@ -858,6 +858,13 @@ impl Replay<'_> {
         if c >= t.cycles() {
             return None;
         }
+        if let Some(r) = &t.resim {
+            // Restart from each snapshot, so a replay also checks that re-simulating
+            // reproduces the recorded run.
+            if c > 0 && c.is_multiple_of(r.interval()) {
+                self.cursor = r.cursor(c);
+            }
+        }
         if let Some(cur) = &mut self.cursor {
             let mut now = std::mem::take(&mut self.scratch);
             now.resize(t.n_words, 0);

@@ -1,7 +1,7 @@
 //! Executes a [`Program`] on struct-of-arrays [`State`]: forward pass, backward pass, clock.
 
 use super::arith;
-use super::program::{Bwd, Clk, Fwd, Program, Seg, Span};
+use super::program::{Bwd, Clk, Fwd, Program, Seg, Span, TypedOp};
 use crate::types::width_mask;
 
 /// Unchecked element access for the hot loops.
@@ -472,6 +472,28 @@ fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
             *s.ready.at_mut(i0 as usize) = r;
             *s.ready.at_mut(i1 as usize) = r;
         }
+        Bwd::Fork2Clk { inp, o0, o1, reg } => {
+            let r = reg as usize;
+            let (d0, d1, all) = fork2_done(s, o0, o1, r);
+            *s.ready.at_mut(inp as usize) = all;
+            *s.regs.at_mut(r) = u64::from(d0 & !all);
+            *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
+        }
+        Bwd::Sync2Clk {
+            i0,
+            i1,
+            o0,
+            o1,
+            reg,
+        } => {
+            let r = reg as usize;
+            let j = s.valid.at(i0 as usize) & s.valid.at(i1 as usize);
+            let (d0, d1, all) = fork2_done(s, o0, o1, r);
+            *s.ready.at_mut(i0 as usize) = j & all;
+            *s.ready.at_mut(i1 as usize) = j & all;
+            *s.regs.at_mut(r) = u64::from(d0 & !all);
+            *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
+        }
         Bwd::Fork { inp, outs, reg } => {
             *s.ready.at_mut(inp as usize) = fork_done(p, s, outs, reg as usize);
         }
@@ -667,6 +689,74 @@ impl Exec for Bwd {
     }
 }
 
+/// Runs typed instructions (see [`TypedOp`]), one tight loop per shape.
+#[inline(always)]
+fn run_typed(s: &mut Sig<'_>, op: TypedOp, args: &[[u32; 5]]) {
+    match op {
+        TypedOp::Fork2Fwd => {
+            for &[inp, o0, o1, reg, _] in args {
+                let v = s.valid.at(inp as usize);
+                let d = s.data.at(inp as usize);
+                let r = reg as usize;
+                *s.valid.at_mut(o0 as usize) = v & (s.regs.at(r) == 0);
+                *s.valid.at_mut(o1 as usize) = v & (s.regs.at(r + 1) == 0);
+                *s.data.at_mut(o0 as usize) = d;
+                *s.data.at_mut(o1 as usize) = d;
+            }
+        }
+        TypedOp::Sync2Fwd => {
+            for &[i0, i1, o0, o1, reg] in args {
+                let j = s.valid.at(i0 as usize) & s.valid.at(i1 as usize);
+                let r = reg as usize;
+                *s.valid.at_mut(o0 as usize) = j & (s.regs.at(r) == 0);
+                *s.valid.at_mut(o1 as usize) = j & (s.regs.at(r + 1) == 0);
+                *s.data.at_mut(o0 as usize) = s.data.at(i0 as usize);
+                *s.data.at_mut(o1 as usize) = s.data.at(i1 as usize);
+            }
+        }
+        TypedOp::Fork2Bwd => {
+            for &[inp, o0, o1, reg, _] in args {
+                *s.ready.at_mut(inp as usize) = fork2_done(s, o0, o1, reg as usize).2;
+            }
+        }
+        TypedOp::Sync2Bwd => {
+            for &[i0, i1, o0, o1, reg] in args {
+                let j = s.valid.at(i0 as usize) & s.valid.at(i1 as usize);
+                let r = j & fork2_done(s, o0, o1, reg as usize).2;
+                *s.ready.at_mut(i0 as usize) = r;
+                *s.ready.at_mut(i1 as usize) = r;
+            }
+        }
+        TypedOp::Fork2Clk => {
+            for &[inp, o0, o1, reg, _] in args {
+                let r = reg as usize;
+                let (d0, d1, all) = fork2_done(s, o0, o1, r);
+                *s.ready.at_mut(inp as usize) = all;
+                *s.regs.at_mut(r) = u64::from(d0 & !all);
+                *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
+            }
+        }
+        TypedOp::Sync2Clk => {
+            for &[i0, i1, o0, o1, reg] in args {
+                let r = reg as usize;
+                let j = s.valid.at(i0 as usize) & s.valid.at(i1 as usize);
+                let (d0, d1, all) = fork2_done(s, o0, o1, r);
+                *s.ready.at_mut(i0 as usize) = j & all;
+                *s.ready.at_mut(i1 as usize) = j & all;
+                *s.regs.at_mut(r) = u64::from(d0 & !all);
+                *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
+            }
+        }
+        TypedOp::Join2Bwd => {
+            for &[a, b, out, _, _] in args {
+                let r = s.valid.at(out as usize) & s.ready.at(out as usize);
+                *s.ready.at_mut(a as usize) = r;
+                *s.ready.at_mut(b as usize) = r;
+            }
+        }
+    }
+}
+
 fn run_segs<I: Exec>(
     p: &Program,
     s: &mut Sig<'_>,
@@ -682,6 +772,12 @@ fn run_segs<I: Exec>(
                 for i in &instrs[a as usize..b as usize] {
                     I::exec(p, s, i);
                 }
+            }
+            Seg::Typed { op, start, end } => {
+                debug_assert!(end as usize <= p.typed.len());
+                // SAFETY: typed segments are built inside `typed` (see `At`).
+                let args = unsafe { p.typed.get_unchecked(start as usize..end as usize) };
+                run_typed(s, op, args);
             }
             Seg::Loop {
                 start,
@@ -738,8 +834,22 @@ fn run_segs<I: Exec>(
 }
 
 /// Settles all combinational signals of the current cycle. Returns the node of a
-/// combinational cycle that did not converge, if any.
+/// combinational cycle that did not converge, if any. Registers are not touched.
 pub fn settle(p: &Program, st: &mut State) -> Option<u32> {
+    settle_with(p, st, &p.bwd, &p.bwd_segs)
+}
+
+/// [`settle`] for a step: also applies the clock edge of the registers that
+/// [`Program::bwd_step`] updates; finish the cycle with [`clock_step`].
+pub fn settle_step(p: &Program, st: &mut State) -> Option<u32> {
+    if p.global_iterate {
+        settle_with(p, st, &p.bwd, &p.bwd_segs)
+    } else {
+        settle_with(p, st, &p.bwd_step, &p.bwd_step_segs)
+    }
+}
+
+fn settle_with(p: &Program, st: &mut State, bwd: &[Bwd], bwd_segs: &[Seg]) -> Option<u32> {
     let (mut sig, snap, snap_all) = st.split();
     let s = &mut sig;
     // Buffer outputs (`out.valid/data`, `in.ready`) depend only on registers: one combined
@@ -749,7 +859,7 @@ pub fn settle(p: &Program, st: &mut State) -> Option<u32> {
     }
     if !p.global_iterate {
         let a = run_segs(p, s, snap, &p.fwd_segs, &p.fwd, true);
-        let b = run_segs(p, s, snap, &p.bwd_segs, &p.bwd, false);
+        let b = run_segs(p, s, snap, bwd_segs, bwd, false);
         return a.or(b);
     }
     // Lazy forks: valid depends on ready. Iterate both passes from "nothing ready".
@@ -784,12 +894,25 @@ pub fn settle(p: &Program, st: &mut State) -> Option<u32> {
     Some(failed.unwrap_or(u32::MAX))
 }
 
-/// Applies the clock edge: every register and memory takes its next value.
+/// Applies the clock edge after [`settle`]: every register and memory takes its next value.
 pub fn clock(p: &Program, st: &mut State) {
+    clock_with(p, st, &p.clk_emit2);
+}
+
+/// Applies the rest of the clock edge after [`settle_step`].
+pub fn clock_step(p: &Program, st: &mut State) {
+    if p.global_iterate {
+        clock_with(p, st, &p.clk_emit2);
+    } else {
+        clock_with(p, st, &p.clk_emit2_rest);
+    }
+}
+
+fn clock_with(p: &Program, st: &mut State, emit2: &[(u32, u32, u32)]) {
     let (mut sig, _, _) = st.split();
     let s = &mut sig;
     s.mem_writes.clear();
-    for &(o0, o1, reg) in &p.clk_emit2 {
+    for &(o0, o1, reg) in emit2 {
         let r = reg as usize;
         let (d0, d1, all) = fork2_done(s, o0, o1, r);
         *s.regs.at_mut(r) = u64::from(d0 & !all);

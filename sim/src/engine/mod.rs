@@ -24,6 +24,8 @@ mod counters;
 mod eval;
 mod program;
 pub(crate) mod resim;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -118,6 +120,7 @@ pub struct Simulation {
     events: Vec<RuntimeEvent>,
     deadlock: Option<DeadlockReport>,
     trace: Option<Trace>,
+    stop_when_done: bool,
 }
 
 impl Simulation {
@@ -182,12 +185,15 @@ impl Simulation {
             })
             .collect();
 
-        // Memories.
+        // Memories: the environment's contents, else a `memory` node's `handshake.init`.
+        let graph_inits = graph_memory_inits(f)?;
         for (mi, m) in prog.mems.iter().enumerate() {
             let src = if m.external {
                 env.ext_memories.get(&m.name)
             } else {
-                env.memories.get(&m.name)
+                env.memories
+                    .get(&m.name)
+                    .or_else(|| graph_inits.get(&m.name))
             };
             if let Some(init) = src {
                 if init.len() as u64 > m.size {
@@ -246,7 +252,28 @@ impl Simulation {
             events: Vec::new(),
             deadlock: None,
             trace: None,
+            stop_when_done: true,
         })
+    }
+
+    /// Whether stepping stops once the run is done (default true). With `false`, [`step`]
+    /// and [`run`] keep simulating after the status became [`Status::Done`] (it stays
+    /// `Done`; deadlock detection is off from then on), e.g. to compare more cycles with
+    /// another simulator.
+    ///
+    /// [`step`]: Simulation::step
+    /// [`run`]: Simulation::run
+    pub fn set_stop_when_done(&mut self, stop: bool) {
+        self.stop_when_done = stop;
+    }
+
+    /// True while [`Simulation::step`] still simulates cycles.
+    pub fn can_step(&self) -> bool {
+        match self.status {
+            None => true,
+            Some(Status::Done) => !self.stop_when_done,
+            Some(_) => false,
+        }
     }
 
     /// Starts recording a [`Trace`] from the next cycle on (call before the first step to
@@ -343,7 +370,7 @@ impl Simulation {
 
     /// Simulates one cycle. Does nothing once the run has ended.
     pub fn step(&mut self) {
-        if self.status.is_some() {
+        if !self.can_step() {
             return;
         }
         let cycle = self.cycle;
@@ -372,7 +399,7 @@ impl Simulation {
         for r in &mut self.results {
             st.ready[r.chan as usize] = r.ready.next(cycle);
         }
-        if let Some(node) = eval::settle(&self.prog, st) {
+        if let Some(node) = eval::settle_step(&self.prog, st) {
             let id = self.node_name(node);
             push_event(
                 &mut self.events,
@@ -389,7 +416,7 @@ impl Simulation {
         if let Some(r) = self.trace.as_mut().and_then(Trace::resim_mut) {
             r.end_cycle(&self.st);
         }
-        eval::clock(&self.prog, &mut self.st);
+        eval::clock_step(&self.prog, &mut self.st);
         if let Some(t) = &mut self.trace {
             if let Some(r) = t.resim_mut() {
                 r.after_clock(&self.st);
@@ -425,7 +452,9 @@ impl Simulation {
             }
             self.idle += 1;
         }
-        if done {
+        if self.status.is_some() {
+            // Stepping on after `Done` (see `set_stop_when_done`).
+        } else if done {
             self.status = Some(Status::Done);
         } else if self.idle >= self.window {
             self.status = Some(Status::Deadlock);
@@ -436,7 +465,7 @@ impl Simulation {
 
     /// Runs until done, deadlocked, or `max_cycles` cycles have been simulated in total.
     pub fn run(&mut self, max_cycles: u64) -> RunReport {
-        while self.status.is_none() && self.cycle < max_cycles {
+        while self.can_step() && self.cycle < max_cycles {
             self.step();
         }
         if self.status.is_none() {
@@ -590,6 +619,39 @@ impl Simulation {
             stats,
         }
     }
+}
+
+/// Initial contents of internal `memory` nodes given in the graph as a `handshake.init`
+/// attribute (`[v0, v1, ...]`, values as integers, optionally typed `v : i32`), by node ID.
+fn graph_memory_inits(f: &Function) -> Result<BTreeMap<String, Vec<u64>>, SimError> {
+    let mut out = BTreeMap::new();
+    for n in f.nodes.values() {
+        if !matches!(n.op, crate::ops::Op::Memory { .. }) {
+            continue;
+        }
+        let Some((_, text)) = n.attrs.iter().find(|(k, _)| k == "handshake.init") else {
+            continue;
+        };
+        let body = text.trim();
+        let body = body
+            .strip_prefix('[')
+            .and_then(|b| b.strip_suffix(']'))
+            .ok_or_else(|| SimError::Malformed {
+                node: n.id.clone(),
+                what: format!("`handshake.init = {text}` is not a list `[v0, v1, ...]`"),
+            })?;
+        let mut vals = Vec::new();
+        for item in body.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let num = item.split(':').next().unwrap_or("").trim();
+            let v = num.parse::<i128>().map_err(|_| SimError::Malformed {
+                node: n.id.clone(),
+                what: format!("`handshake.init`: `{item}` is not an integer"),
+            })?;
+            vals.push(v as u64);
+        }
+        out.insert(n.id.clone(), vals);
+    }
+    Ok(out)
 }
 
 fn push_event(

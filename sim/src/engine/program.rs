@@ -195,6 +195,21 @@ pub enum Bwd {
         o1: u32,
         reg: u32,
     },
+    /// [`Bwd::Fork2`] that also applies its clock edge (see [`Program::bwd_step`]).
+    Fork2Clk {
+        inp: u32,
+        o0: u32,
+        o1: u32,
+        reg: u32,
+    },
+    /// [`Bwd::Sync2`] that also applies its clock edge (see [`Program::bwd_step`]).
+    Sync2Clk {
+        i0: u32,
+        i1: u32,
+        o0: u32,
+        o1: u32,
+        reg: u32,
+    },
 }
 
 /// Clock-edge instruction: updates registers (and memories) from the settled values.
@@ -226,11 +241,33 @@ pub enum Clk {
     },
 }
 
+/// Instructions stored as plain operand tuples in [`Program::typed`] and run in a loop
+/// without per-instruction dispatch (the commonest shapes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypedOp {
+    /// [`Fwd::Fork2`]: `[inp, o0, o1, reg]`.
+    Fork2Fwd,
+    /// [`Fwd::Sync2`]: `[i0, i1, o0, o1, reg]`.
+    Sync2Fwd,
+    /// [`Bwd::Fork2`]: `[inp, o0, o1, reg]`.
+    Fork2Bwd,
+    /// [`Bwd::Sync2`]: `[i0, i1, o0, o1, reg]`.
+    Sync2Bwd,
+    /// [`Bwd::Fork2Clk`]: `[inp, o0, o1, reg]`.
+    Fork2Clk,
+    /// [`Bwd::Sync2Clk`]: `[i0, i1, o0, o1, reg]`.
+    Sync2Clk,
+    /// [`Bwd::Join2`]: `[a, b, out]`.
+    Join2Bwd,
+}
+
 /// A run of instructions: straight-line, or a combinational cycle iterated to a fixed point.
 #[derive(Clone, Debug)]
 pub enum Seg {
     /// Execute instructions `[start, end)` once.
     Straight(u32, u32),
+    /// Execute the operand tuples `[start, end)` of [`Program::typed`] once, as `op`.
+    Typed { op: TypedOp, start: u32, end: u32 },
     /// Iterate instructions `[start, end)` until the channels in `chans` settle.
     Loop {
         start: u32,
@@ -272,10 +309,21 @@ pub struct Program {
     pub bwd: Vec<Bwd>,
     /// Backward segments.
     pub bwd_segs: Vec<Seg>,
+    /// Segments of [`Program::bwd_step`].
+    pub bwd_step_segs: Vec<Seg>,
+    /// Operand tuples of [`Seg::Typed`] segments.
+    pub typed: Vec<[u32; 5]>,
+    /// [`Program::bwd`] for [`crate::engine::Simulation::step`]: two-output forks and
+    /// syncs in straight segments apply their clock edge as soon as they computed their
+    /// ready (nothing reads their registers later in the cycle), so the clock pass skips
+    /// them ([`Program::clk_emit2_rest`]). Empty when not used (lazy forks).
+    pub bwd_step: Vec<Bwd>,
     /// Clock instructions not covered by the typed lists below (run after them, in order).
     pub clk: Vec<Clk>,
     /// Two-output eager forks' clock edges: `(out0, out1, first register)`.
     pub clk_emit2: Vec<(u32, u32, u32)>,
+    /// The entries of [`Program::clk_emit2`] not applied by [`Program::bwd_step`].
+    pub clk_emit2_rest: Vec<(u32, u32, u32)>,
     /// One-slot buffers' clock edges: `(in, out, first register)`.
     pub clk_buf1: Vec<(u32, u32, u32)>,
     /// Two-slot buffers' clock edges, as [`Program::clk_buf1`].
@@ -364,6 +412,8 @@ impl Kinded for Bwd {
             Bwd::Join2 { .. } => 11,
             Bwd::Fork2 { .. } => 12,
             Bwd::Sync2 { .. } => 13,
+            Bwd::Fork2Clk { .. } => 14,
+            Bwd::Sync2Clk { .. } => 15,
         }
     }
 }
@@ -514,5 +564,133 @@ impl Program {
             }
         }
         self.clk = rest;
+        self.fuse_emit2();
+        let mut typed = Vec::new();
+        let segs = std::mem::take(&mut self.fwd_segs);
+        self.fwd_segs = typify(&segs, &self.fwd, &mut typed, fwd_typed);
+        let segs = std::mem::take(&mut self.bwd_segs);
+        if !self.global_iterate {
+            self.bwd_step_segs = typify(&segs, &self.bwd_step, &mut typed, bwd_typed);
+        }
+        self.bwd_segs = typify(&segs, &self.bwd, &mut typed, bwd_typed);
+        self.typed = typed;
     }
+
+    /// Builds [`Program::bwd_step`] and [`Program::clk_emit2_rest`].
+    fn fuse_emit2(&mut self) {
+        self.clk_emit2_rest = self.clk_emit2.clone();
+        if self.global_iterate {
+            return;
+        }
+        let mut step = self.bwd.clone();
+        let mut fused = std::collections::BTreeSet::new();
+        for seg in &self.bwd_segs {
+            let Seg::Straight(a, b) = *seg else { continue };
+            for i in &mut step[a as usize..b as usize] {
+                match *i {
+                    Bwd::Fork2 { inp, o0, o1, reg } => {
+                        *i = Bwd::Fork2Clk { inp, o0, o1, reg };
+                        fused.insert(reg);
+                    }
+                    Bwd::Sync2 {
+                        i0,
+                        i1,
+                        o0,
+                        o1,
+                        reg,
+                    } => {
+                        *i = Bwd::Sync2Clk {
+                            i0,
+                            i1,
+                            o0,
+                            o1,
+                            reg,
+                        };
+                        fused.insert(reg);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.clk_emit2_rest.retain(|&(_, _, r)| !fused.contains(&r));
+        self.bwd_step = step;
+    }
+}
+
+fn fwd_typed(i: &Fwd) -> Option<(TypedOp, [u32; 5])> {
+    Some(match *i {
+        Fwd::Fork2 { inp, o0, o1, reg } => (TypedOp::Fork2Fwd, [inp, o0, o1, reg, 0]),
+        Fwd::Sync2 {
+            i0,
+            i1,
+            o0,
+            o1,
+            reg,
+        } => (TypedOp::Sync2Fwd, [i0, i1, o0, o1, reg]),
+        _ => return None,
+    })
+}
+
+fn bwd_typed(i: &Bwd) -> Option<(TypedOp, [u32; 5])> {
+    Some(match *i {
+        Bwd::Fork2 { inp, o0, o1, reg } => (TypedOp::Fork2Bwd, [inp, o0, o1, reg, 0]),
+        Bwd::Fork2Clk { inp, o0, o1, reg } => (TypedOp::Fork2Clk, [inp, o0, o1, reg, 0]),
+        Bwd::Sync2 {
+            i0,
+            i1,
+            o0,
+            o1,
+            reg,
+        } => (TypedOp::Sync2Bwd, [i0, i1, o0, o1, reg]),
+        Bwd::Sync2Clk {
+            i0,
+            i1,
+            o0,
+            o1,
+            reg,
+        } => (TypedOp::Sync2Clk, [i0, i1, o0, o1, reg]),
+        Bwd::Join2 { a, b, out } => (TypedOp::Join2Bwd, [a, b, out, 0, 0]),
+        _ => return None,
+    })
+}
+
+/// Splits straight segments into runs, turning runs of the shapes `conv` knows into
+/// [`Seg::Typed`] segments over operand tuples appended to `typed`. Execution order is
+/// unchanged.
+fn typify<I>(
+    segs: &[Seg],
+    instrs: &[I],
+    typed: &mut Vec<[u32; 5]>,
+    conv: impl Fn(&I) -> Option<(TypedOp, [u32; 5])>,
+) -> Vec<Seg> {
+    let mut out = Vec::with_capacity(segs.len());
+    for seg in segs {
+        let Seg::Straight(a, b) = *seg else {
+            out.push(seg.clone());
+            continue;
+        };
+        for i in a..b {
+            match conv(&instrs[i as usize]) {
+                Some((op, args)) => {
+                    let k = typed.len() as u32;
+                    typed.push(args);
+                    match out.last_mut() {
+                        Some(Seg::Typed { op: o, end, .. }) if *o == op && *end == k => {
+                            *end = k + 1
+                        }
+                        _ => out.push(Seg::Typed {
+                            op,
+                            start: k,
+                            end: k + 1,
+                        }),
+                    }
+                }
+                None => match out.last_mut() {
+                    Some(Seg::Straight(_, e)) if *e == i => *e = i + 1,
+                    _ => out.push(Seg::Straight(i, i + 1)),
+                },
+            }
+        }
+    }
+    out
 }

@@ -6,7 +6,11 @@
 //! cursors, ready-policy generators). So instead of storing every channel every cycle, the
 //! recorder keeps a [`Key`] every `interval` cycles: registers, memories (shared with the
 //! previous key when untouched), environment state, and per channel the data it last held
-//! while valid (the trace shows that while a channel is not valid). Rebuilding cycle `c`
+//! while valid (the trace shows that while a channel is not valid; channels whose trace
+//! data is an alias of another channel's need none). Register and held words are stored
+//! compactly: every [`GROUP`]-th key in full, the others as differences to it, each as a
+//! bitmap of the nonzero words plus their zigzag LEB128 values (flags that did not move
+//! cost one bit, counters a byte or two). Rebuilding cycle `c`
 //! restores the key at or before `c` and runs at most `interval - 1` cycles plus one settle;
 //! the interval is chosen from the program size so that this stays well under a
 //! millisecond. Recording costs a snapshot every `interval` cycles plus one vectorized
@@ -21,13 +25,17 @@ use crate::stimulus::{ArgCursor, ReadyGen};
 /// Work units (instructions plus channels) re-simulated per random access, at most.
 const ACCESS_BUDGET: usize = 160_000;
 
+/// Keys per group: the first of a group is stored in full, the others as differences to it.
+const GROUP: usize = 16;
+
 /// One snapshot: the state at the start of trace cycle `cycle`.
 #[derive(Clone, Debug)]
 struct Key {
     cycle: u64,
     sim_cycle: u64,
-    regs: Box<[u64]>,
-    held: Box<[u64]>,
+    /// Register words, then the held data of the channels in `ResimStore::kept`, encoded
+    /// by [`encode_words`] against the group's first key (itself against zeros).
+    words: Box<[u8]>,
     mems: Vec<Arc<Vec<u64>>>,
     args: Vec<(u32, ArgCursor)>,
     readies: Vec<(u32, ReadyGen)>,
@@ -40,11 +48,102 @@ pub(crate) struct ResimStore {
     interval: u64,
     keys: Vec<Key>,
     cycles: u64,
-    /// Recording: data each channel last had while valid.
+    /// Channels whose held data is stored (those the trace does not show as an alias).
+    kept: Vec<u32>,
+    /// Recording: data each channel of `kept` last had while valid.
     held: Vec<u64>,
+    /// Recording: the words of the current group's first key, and scratch for the next.
+    base: Vec<u64>,
+    words: Vec<u64>,
     /// Recording: memories as of the last key, and which changed since.
     mems: Vec<Arc<Vec<u64>>>,
     dirty: Vec<bool>,
+}
+
+/// Appends `cur - base` (wrapping; `base` all zero when `None`): a bitmap of the nonzero
+/// differences, then each of them as zigzag LEB128.
+fn encode_words(cur: &[u64], base: Option<&[u64]>, out: &mut Vec<u8>) {
+    match base {
+        Some(b) => encode_diffs(cur, |i| b[i], out),
+        None => encode_diffs(cur, |_| 0, out),
+    }
+}
+
+#[inline(always)]
+fn encode_diffs(cur: &[u64], base: impl Fn(usize) -> u64, out: &mut Vec<u8>) {
+    let n = cur.len();
+    let start = out.len();
+    let nb = n.div_ceil(8);
+    // Room for the bitmap and the longest varints; trimmed at the end.
+    out.resize(start + nb + 10 * n, 0);
+    let (bitmap, vals) = out[start..].split_at_mut(nb);
+    let mut pos = 0;
+    for ((chunk, words), bits) in cur.chunks(8).enumerate().zip(bitmap.iter_mut()) {
+        let mut b = 0u8;
+        for (k, &w) in words.iter().enumerate() {
+            let d = w.wrapping_sub(base(chunk * 8 + k));
+            if d != 0 {
+                b |= 1 << k;
+                let mut z = (d << 1) ^ ((d as i64 >> 63) as u64);
+                while z >= 0x80 {
+                    vals[pos] = z as u8 | 0x80;
+                    pos += 1;
+                    z >>= 7;
+                }
+                vals[pos] = z as u8;
+                pos += 1;
+            }
+        }
+        *bits = b;
+    }
+    out.truncate(start + nb + pos);
+}
+
+/// Inverse of [`encode_words`]: `out[i] += difference i` for every word.
+fn decode_words(bytes: &[u8], out: &mut [u64]) {
+    let n = out.len();
+    let (bitmap, mut rest) = bytes.split_at(n.div_ceil(8));
+    for (bi, &b) in bitmap.iter().enumerate() {
+        let mut b = b;
+        while b != 0 {
+            let i = bi * 8 + b.trailing_zeros() as usize;
+            b &= b - 1;
+            let mut z = 0u64;
+            let mut shift = 0;
+            loop {
+                let (&x, r) = rest.split_first().expect("encoded by encode_words");
+                rest = r;
+                z |= u64::from(x & 0x7f) << shift;
+                shift += 7;
+                if x < 0x80 {
+                    break;
+                }
+            }
+            let d = (z >> 1) ^ 0u64.wrapping_sub(z & 1);
+            out[i] = out[i].wrapping_add(d);
+        }
+    }
+}
+
+/// Channels that are not data aliases of another channel (following alias chains the way
+/// [`crate::trace::TraceBuilder::set_data_aliases`] does: a cyclic chain is no alias).
+fn alias_roots(aliases: &[Option<u32>]) -> Vec<u32> {
+    let n = aliases.len();
+    (0..n)
+        .filter(|&i| {
+            let mut root = i;
+            let mut steps = 0;
+            while let Some(j) = aliases[root] {
+                root = j as usize;
+                steps += 1;
+                if root >= n || steps > n {
+                    return true;
+                }
+            }
+            root == i
+        })
+        .map(|i| i as u32)
+        .collect()
 }
 
 /// The environment's view needed to drive one cycle.
@@ -100,11 +199,15 @@ impl ResimStore {
         let units = prog.fwd.len() + prog.bwd.len() + 2 * clk + prog.n_channels + 1;
         let interval = (ACCESS_BUDGET / units).clamp(8, 1024);
         let interval = 1u64 << (usize::BITS - 1 - interval.leading_zeros());
+        let kept = alias_roots(&prog.data_aliases());
         ResimStore {
             interval,
             keys: Vec::new(),
             cycles: 0,
-            held: vec![0; prog.n_channels],
+            held: vec![0; kept.len()],
+            kept,
+            base: Vec::new(),
+            words: Vec::new(),
             mems: st.mems.iter().map(|m| Arc::new(m.clone())).collect(),
             dirty: vec![false; st.mems.len()],
             prog,
@@ -128,10 +231,11 @@ impl ResimStore {
 
     /// Bytes held by the snapshots (memories counted once per distinct copy).
     pub(crate) fn memory_bytes(&self) -> usize {
-        let mut bytes = self.held.len() * 8;
+        let mut bytes = (self.held.len() + self.base.len() + self.words.len()) * 8;
+        bytes += self.kept.len() * 4;
         let mut last: Vec<*const Vec<u64>> = Vec::new();
         for k in &self.keys {
-            bytes += (k.regs.len() + k.held.len()) * 8 + 96;
+            bytes += k.words.len() + std::mem::size_of::<Key>();
             bytes += k.args.len() * 64 + k.readies.len() * 48;
             for (i, m) in k.mems.iter().enumerate() {
                 let p = Arc::as_ptr(m);
@@ -161,11 +265,22 @@ impl ResimStore {
                 *d = false;
             }
         }
+        let mut words = std::mem::take(&mut self.words);
+        words.clear();
+        words.extend_from_slice(&st.regs);
+        words.extend_from_slice(&self.held);
+        let mut bytes = Vec::new();
+        if self.keys.len().is_multiple_of(GROUP) {
+            encode_words(&words, None, &mut bytes);
+            std::mem::swap(&mut self.base, &mut words);
+        } else {
+            encode_words(&words, Some(&self.base), &mut bytes);
+        }
+        self.words = words;
         self.keys.push(Key {
             cycle: self.cycles,
             sim_cycle,
-            regs: st.regs.clone().into_boxed_slice(),
-            held: self.held.clone().into_boxed_slice(),
+            words: bytes.into_boxed_slice(),
             mems: self.mems.clone(),
             args: args.to_vec(),
             readies: readies.collect(),
@@ -175,7 +290,16 @@ impl ResimStore {
     /// Recording, once the cycle's signals are settled.
     #[inline]
     pub(crate) fn end_cycle(&mut self, st: &State) {
-        update_held(&mut self.held, &st.valid, &st.data);
+        let (valid, data) = (&st.valid[..], &st.data[..]);
+        for (h, &c) in self.held.iter_mut().zip(&self.kept) {
+            let c = c as usize;
+            debug_assert!(c < valid.len() && c < data.len());
+            // SAFETY: `kept` holds channel indices of the program `st` was built for.
+            let (v, d) = unsafe { (*valid.get_unchecked(c), *data.get_unchecked(c)) };
+            // Branch-free: valid channels change every cycle in busy pipelines.
+            let m = 0u64.wrapping_sub(u64::from(v));
+            *h = (*h & !m) | (d & m);
+        }
         self.cycles += 1;
     }
 
@@ -194,15 +318,26 @@ impl ResimStore {
         }
         let k = self.keys.partition_point(|k| k.cycle <= c) - 1;
         let key = &self.keys[k];
+        let nr = self.prog.reg_init.len();
+        let mut words = vec![0u64; nr + self.kept.len()];
+        let first = k - k % GROUP;
+        decode_words(&self.keys[first].words, &mut words);
+        if first != k {
+            decode_words(&key.words, &mut words);
+        }
+        let mut held = vec![0u64; self.prog.n_channels];
+        for (&c, &w) in self.kept.iter().zip(&words[nr..]) {
+            held[c as usize] = w;
+        }
         let mut st = State::new(&self.prog);
-        st.regs.copy_from_slice(&key.regs);
+        st.regs.copy_from_slice(&words[..nr]);
         for (dst, src) in st.mems.iter_mut().zip(&key.mems) {
             dst.clone_from(src);
         }
         let mut cur = Cursor {
             store: self,
             st,
-            held: key.held.to_vec(),
+            held,
             args: key.args.clone(),
             readies: key.readies.clone(),
             next: key.cycle,
@@ -281,5 +416,33 @@ impl Cursor<'_> {
         let n = (vals.len() - 2 * nc).min(st.regs.len());
         vals[2 * nc..2 * nc + n].copy_from_slice(&st.regs[..n]);
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_round_trip() {
+        let base = [0u64, 5, u64::MAX, 1 << 63, 7, 0, 0, 0, 0, 1];
+        let cur = [0u64, 6, 0, 3, 7, 1 << 40, u64::MAX, 0, 0, 0];
+        for b in [None, Some(&base[..])] {
+            let mut bytes = Vec::new();
+            encode_words(&cur, b, &mut bytes);
+            let mut out = b.map_or(vec![0; cur.len()], <[u64]>::to_vec);
+            decode_words(&bytes, &mut out);
+            assert_eq!(out, cur);
+        }
+        let mut bytes = Vec::new();
+        encode_words(&base, Some(&base), &mut bytes);
+        assert_eq!(bytes, [0, 0], "unchanged words cost one bit each");
+    }
+
+    #[test]
+    fn alias_chains() {
+        // 1 -> 0, 2 -> 1, 3 <-> 4 (cyclic: no alias).
+        let al = [None, Some(0), Some(1), Some(4), Some(3)];
+        assert_eq!(alias_roots(&al), [0, 3, 4]);
     }
 }

@@ -1,0 +1,169 @@
+//! Engine options: stepping past `Done`, memory contents from the graph.
+
+use super::*;
+use crate::graph::FuncResult;
+use crate::ops::Op;
+use crate::types::MemRefType;
+
+fn chain_env(tokens: u64) -> Environment {
+    let mut env = Environment::default();
+    env.push_tokens(
+        "in0",
+        TokenSource::Range {
+            start: 0,
+            end: i128::from(tokens),
+        },
+    );
+    env
+}
+
+#[test]
+fn stops_when_done_by_default() {
+    let f = crate::bench_support::chain(3);
+    let mut sim = Simulation::new(&f, chain_env(4)).unwrap();
+    let r = sim.run(1000);
+    assert_eq!(r.status, Status::Done);
+    assert!(r.cycles < 100);
+    assert!(!sim.can_step());
+    let before = sim.cycle();
+    sim.step();
+    assert_eq!(sim.cycle(), before);
+}
+
+#[test]
+fn steps_past_done_when_asked() {
+    let f = crate::bench_support::chain(3);
+    let mut sim = Simulation::new(&f, chain_env(4)).unwrap();
+    sim.set_stop_when_done(false);
+    sim.enable_trace();
+    let r = sim.run(500);
+    assert_eq!(r.status, Status::Done, "stays done");
+    assert_eq!(r.cycles, 500);
+    assert_eq!(r.outputs["out0"].len(), 4);
+    assert!(r.deadlock.is_none());
+    let t = sim.trace().unwrap();
+    assert_eq!(t.cycles(), 500);
+    // Quiet at the end: nothing valid on the output.
+    let out = f.channel_by_name(&f.channels[f.nodes[f.return_node().unwrap()].inputs[0]].name);
+    let v = t.cycle(499).unwrap();
+    assert!(!v.valid(out.unwrap().index()));
+}
+
+/// `ld_addr` -> memory (4 x i8, one load port) -> `r0`; memory done -> `r1`.
+fn load_graph(init: Option<&str>) -> Function {
+    let mut f = Function::new("t");
+    let la = f.add_arg("la", ArgType::Channel(Type::Index)).unwrap();
+    let m = f.add_node(
+        Op::Memory {
+            ld: 1,
+            st: 0,
+            id: 0,
+            memref: MemRefType {
+                dims: vec![4],
+                elem: Type::Int(8),
+            },
+            lsq: false,
+        },
+        vec![Type::Int(8), Type::None],
+    );
+    f.set_inputs(m, vec![la]);
+    if let Some(t) = init {
+        f.nodes[m].attrs.push(("handshake.init".into(), t.into()));
+    }
+    let outs = f.nodes[m].outputs.clone();
+    for (i, &c) in outs.iter().enumerate() {
+        f.results.push(FuncResult {
+            name: format!("r{i}"),
+            ty: f.channels[c].ty.clone(),
+        });
+    }
+    let r = f.add_node(Op::Return, vec![]);
+    f.set_inputs(r, outs);
+    f.assign_ids().unwrap();
+    f
+}
+
+fn load_env(addr: i64) -> Environment {
+    let mut env = Environment::default();
+    env.push_tokens("la", TokenSource::Values(vec![addr as u64]));
+    env
+}
+
+#[test]
+fn memory_contents_from_the_graph() {
+    let f = load_graph(Some("[1, -2 : i8, 3, 4]"));
+    let mut sim = Simulation::new(&f, load_env(1)).unwrap();
+    let r = sim.run(20);
+    assert_eq!(r.status, Status::Done);
+    assert_eq!(r.outputs["r0"][0].bits, 0xfe);
+    let mem = sim.memory("memory0").unwrap();
+    assert_eq!(mem, &[1, 0xfe, 3, 4]);
+    // The environment wins over the graph.
+    let mut env = load_env(2);
+    env.memories.insert("memory0".into(), vec![9, 9, 9, 9]);
+    let mut sim = Simulation::new(&f, env).unwrap();
+    assert_eq!(sim.run(20).outputs["r0"][0].bits, 9);
+    // No attribute: zeros.
+    let g = load_graph(None);
+    let mut sim = Simulation::new(&g, load_env(0)).unwrap();
+    assert_eq!(sim.run(20).outputs["r0"][0].bits, 0);
+}
+
+#[test]
+fn bad_memory_contents_are_an_error() {
+    for bad in ["1, 2", "[1, x]", "[1, 2, 3, 4, 5]"] {
+        let f = load_graph(Some(bad));
+        assert!(Simulation::new(&f, load_env(0)).is_err(), "{bad}");
+    }
+}
+
+/// The values a run shows live (`Simulation::valid` etc. after each step) are those its
+/// trace rebuilds, by random access and by replay (which restarts at every snapshot).
+#[test]
+fn trace_matches_live_values() {
+    let f = crate::bench_support::chain(7);
+    let mut env = chain_env(1 << 20);
+    env.set_ready(
+        "out0",
+        crate::stimulus::ReadyPolicy::Random { seed: 5, prob: 0.6 },
+    );
+    let mut sim = Simulation::new(&f, env).unwrap();
+    sim.enable_trace();
+    let n = f.channels.len();
+    let mut live = Vec::new();
+    for _ in 0..3000 {
+        sim.step();
+        let ids: Vec<ChannelId> = f.channels.keys().collect();
+        live.push(
+            ids.iter()
+                .map(|&c| {
+                    (
+                        sim.valid(c),
+                        sim.ready(c),
+                        sim.valid(c).then(|| sim.data(c)),
+                    )
+                })
+                .collect::<Vec<_>>(),
+        );
+    }
+    let t = sim.take_trace().unwrap();
+    for c in [0u64, 1, 63, 64, 65, 1000, 2999] {
+        let v = t.cycle(c).unwrap();
+        for (i, want) in live[c as usize].iter().enumerate() {
+            let d = v.valid(i).then(|| v.data(i));
+            assert_eq!((v.valid(i), v.ready(i), d), *want, "cycle {c}");
+        }
+    }
+    let mut rp = t.replay();
+    let mut c = 0;
+    while rp.next_cycle().is_some() {
+        let vals = rp.values();
+        for i in 0..n {
+            let valid = vals[i] & 1 != 0;
+            let got = (valid, vals[i] & 2 != 0, valid.then(|| vals[n + i]));
+            assert_eq!(got, live[c][i], "replay cycle {c} channel {i}");
+        }
+        c += 1;
+    }
+    assert_eq!(c, 3000);
+}
