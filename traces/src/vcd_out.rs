@@ -33,7 +33,9 @@ impl Scope {
     }
 }
 
-fn sanitize(s: &str) -> String {
+/// A name as Handscope's VCD writer spells it: every character other than an ASCII letter,
+/// digit or `_` becomes `_` (the replay's `handscope-vcd` naming scheme reads it back).
+pub(crate) fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' {

@@ -4,6 +4,9 @@
 //! Cache: `$HANDSCOPE_VERILATOR_CACHE`, else `<workspace>/target/handscope-verilate/`, one
 //! directory per hash of (SystemVerilog, testbench, Verilator version, flags) holding the
 //! executable `Vhs_tb`.
+//!
+//! Waveforms are VCD by default; [`WaveFormat::Fst`] builds with `--trace-fst` and turns
+//! the testbench's VCD writer into Verilator's FST writer ([`fst_testbench`]).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -48,14 +51,64 @@ fn io<'a>(
     }
 }
 
+/// Waveform format a model dumps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WaveFormat {
+    /// Value change dump (`trace.vcd`).
+    #[default]
+    Vcd,
+    /// Verilator's FST (`trace.fst`), compressed.
+    Fst,
+}
+
+impl WaveFormat {
+    /// File name the model writes in its work directory.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            WaveFormat::Vcd => "trace.vcd",
+            WaveFormat::Fst => "trace.fst",
+        }
+    }
+}
+
+/// The testbench `tb` (written for VCD by `handscope_compiler::verilog::testbench`) with
+/// Verilator's FST writer in place of its VCD writer.
+pub fn fst_testbench(tb: &str) -> String {
+    tb.replace("verilated_vcd_c.h", "verilated_fst_c.h")
+        .replace("VerilatedVcdC", "VerilatedFstC")
+        .replace("\"trace.vcd\"", "\"trace.fst\"")
+}
+
+/// How a model is built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BuildConfig<'a> {
+    /// Cache directory (default [`cache_dir`]).
+    pub cache: Option<&'a Path>,
+    /// Waveform format of the model's dump.
+    pub format: WaveFormat,
+    /// Compile the generated C++ without optimization (`-O0` instead of Verilator's `-Os`):
+    /// builds of large designs get several times faster and simulation slower, which suits
+    /// tests' short runs.
+    pub quick: bool,
+}
+
 /// The Verilator command line that builds `Vhs_tb` from `design.sv` and `tb.cpp` into `mdir`.
 pub fn build_command(mdir: &Path) -> Vec<String> {
+    build_command_for(mdir, &BuildConfig::default())
+}
+
+/// [`build_command`] for a build configuration.
+pub fn build_command_for(mdir: &Path, cfg: &BuildConfig<'_>) -> Vec<String> {
+    let trace = match cfg.format {
+        WaveFormat::Vcd => "--trace",
+        WaveFormat::Fst => "--trace-fst",
+    };
     let mut v: Vec<String> = [
         "verilator",
         "--cc",
         "--exe",
         "--build",
-        "--trace",
+        trace,
         "-O3",
         "--x-assign",
         "0",
@@ -77,6 +130,12 @@ pub fn build_command(mdir: &Path) -> Vec<String> {
     .map(|s| s.to_string())
     .collect();
     v.push(mdir.display().to_string());
+    if cfg.quick {
+        for m in ["OPT_FAST=-O0", "OPT_GLOBAL=-O0"] {
+            v.push("-MAKEFLAGS".into());
+            v.push(m.into());
+        }
+    }
     v.push("design.sv".into());
     v.push("tb.cpp".into());
     v
@@ -129,15 +188,35 @@ pub fn cache_dir() -> PathBuf {
 
 /// Builds (or takes from the cache) the model of `sv` + `tb`; returns the executable.
 pub fn build(sv: &str, tb: &str, cache: Option<&Path>) -> Result<PathBuf, VerilatorError> {
+    build_with(
+        sv,
+        tb,
+        &BuildConfig {
+            cache,
+            ..BuildConfig::default()
+        },
+    )
+}
+
+/// [`build`] with a configuration (`tb` is the VCD testbench; it is converted for FST).
+pub fn build_with(sv: &str, tb: &str, cfg: &BuildConfig<'_>) -> Result<PathBuf, VerilatorError> {
+    let tb_fst;
+    let tb = match cfg.format {
+        WaveFormat::Vcd => tb,
+        WaveFormat::Fst => {
+            tb_fst = fst_testbench(tb);
+            &tb_fst
+        }
+    };
     let version = verilator_version()?;
-    let flags = build_command(Path::new("obj")).join(" ");
+    let flags = build_command_for(Path::new("obj"), cfg).join(" ");
     let key = content_hash(&[
         sv.as_bytes(),
         tb.as_bytes(),
         version.as_bytes(),
         flags.as_bytes(),
     ]);
-    let root = cache.map(Path::to_path_buf).unwrap_or_else(cache_dir);
+    let root = cfg.cache.map(Path::to_path_buf).unwrap_or_else(cache_dir);
     let dir = root.join(&key);
     let exe = dir.join("Vhs_tb");
     if exe.is_file() {
@@ -148,7 +227,7 @@ pub fn build(sv: &str, tb: &str, cache: Option<&Path>) -> Result<PathBuf, Verila
     std::fs::create_dir_all(&tmp).map_err(io("creating", &tmp))?;
     std::fs::write(tmp.join("design.sv"), sv).map_err(io("writing", &tmp))?;
     std::fs::write(tmp.join("tb.cpp"), tb).map_err(io("writing", &tmp))?;
-    let cmd = build_command(Path::new("obj"));
+    let cmd = build_command_for(Path::new("obj"), cfg);
     let out = Command::new(&cmd[0])
         .args(&cmd[1..])
         .current_dir(&tmp)
@@ -187,7 +266,16 @@ pub fn build(sv: &str, tb: &str, cache: Option<&Path>) -> Result<PathBuf, Verila
 
 /// Runs a model in `workdir` (where memory init files live), writing `workdir/trace.vcd`.
 pub fn run(exe: &Path, workdir: &Path) -> Result<PathBuf, VerilatorError> {
-    let vcd = workdir.join("trace.vcd");
+    run_format(exe, workdir, WaveFormat::Vcd)
+}
+
+/// [`run`] writing `workdir/`[`WaveFormat::file_name`].
+pub fn run_format(
+    exe: &Path,
+    workdir: &Path,
+    format: WaveFormat,
+) -> Result<PathBuf, VerilatorError> {
+    let vcd = workdir.join(format.file_name());
     let out = Command::new(exe)
         .arg(&vcd)
         .current_dir(workdir)
@@ -211,6 +299,24 @@ pub fn build_and_run(
     tb: &str,
     cache: Option<&Path>,
 ) -> Result<PathBuf, VerilatorError> {
-    let exe = build(sv, tb, cache)?;
-    run(&exe, workdir)
+    build_and_run_with(
+        workdir,
+        sv,
+        tb,
+        &BuildConfig {
+            cache,
+            ..BuildConfig::default()
+        },
+    )
+}
+
+/// [`build_and_run`] with a configuration; returns the waveform's path.
+pub fn build_and_run_with(
+    workdir: &Path,
+    sv: &str,
+    tb: &str,
+    cfg: &BuildConfig<'_>,
+) -> Result<PathBuf, VerilatorError> {
+    let exe = build_with(sv, tb, cfg)?;
+    run_format(&exe, workdir, cfg.format)
 }

@@ -16,6 +16,7 @@ use handscope_compiler::verilog::testbench::{TbDesign, wrapper, write_testbench}
 use handscope_sim::trace::Trace;
 use handscope_sim::{Function, Op};
 use handscope_traces::vcd_in::{ReplayOptions, replay_file};
+use handscope_traces::verilator::WaveFormat;
 
 use common::*;
 
@@ -162,7 +163,7 @@ fn circt_rtl_replays_like_the_engine() {
     let tb = write_testbench(&designs);
     let work = std::env::temp_dir().join(format!("hs-circt-{}", std::process::id()));
     std::fs::create_dir_all(&work).unwrap();
-    let vcd = handscope_traces::verilator::build_and_run(&work, &sv, &tb, None).unwrap();
+    let vcd = quick_build_and_run(&work, &sv, &tb, WaveFormat::Vcd);
     for e in &exs {
         let (want_report, want) = engine_run(&e.func, &e.env, MAX_CYCLES);
         let opts = ReplayOptions {

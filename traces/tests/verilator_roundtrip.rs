@@ -1,6 +1,8 @@
 //! Every example circuit: graph -> Handscope SystemVerilog -> Verilator -> VCD -> replayed
-//! Trace, identical to the engine's trace (channels, state words) and report. All examples
-//! share one Verilator build (cached by content hash under `target/handscope-verilate/`).
+//! Trace, identical to the engine's trace (channels, state words) and report; likewise every
+//! C kernel of `examples/kernels` and, once, an FST instead of a VCD. All examples share one
+//! Verilator build and all kernels another (cached by content hash under
+//! `target/handscope-verilate/`).
 
 mod common;
 
@@ -9,6 +11,7 @@ use handscope_compiler::verilog::testbench::{
 };
 use handscope_compiler::verilog::{VerilogBuilder, encode_instance_name};
 use handscope_traces::vcd_in::{ReplayOptions, replay_file};
+use handscope_traces::verilator::WaveFormat;
 
 use common::*;
 
@@ -21,10 +24,34 @@ fn examples_round_trip_through_verilator() {
     }
     let exs = examples();
     assert!(exs.len() >= 8, "examples found: {}", exs.len());
+    round_trip("ex", &exs);
+}
+
+/// Every C kernel of `examples/kernels` (compiled with the default options, first RUN line):
+/// one shared Verilator model, like the examples.
+#[test]
+fn kernels_round_trip_through_verilator() {
+    if !have_verilator("kernels_round_trip_through_verilator") {
+        return;
+    }
+    let t = std::time::Instant::now();
+    let ks = kernels::kernels();
+    assert!(ks.len() >= 10, "kernels found: {}", ks.len());
+    round_trip("k", &ks);
+    eprintln!(
+        "{} kernels round-tripped in {:.1} s",
+        ks.len(),
+        t.elapsed().as_secs_f64()
+    );
+}
+
+/// Builds one model of all `exs` (top modules `<prefix>_<name>`), runs it, and checks every
+/// design's replayed trace, memory writes and report against the engine's.
+fn round_trip(prefix: &str, exs: &[Example]) {
     let mut b = VerilogBuilder::new();
     let mut tops = Vec::new();
-    for ex in &exs {
-        let top = format!("ex_{}", encode_instance_name(&ex.name));
+    for ex in exs {
+        let top = format!("{prefix}_{}", encode_instance_name(&ex.name));
         tops.push(b.add(&ex.func, Some(&top)).unwrap());
     }
     let designs: Vec<TbDesign<'_>> = exs
@@ -41,14 +68,14 @@ fn examples_round_trip_through_verilator() {
     let mut sv = b.finish();
     sv.push_str(&wrapper(&designs));
     let tb = write_testbench(&designs);
-    let work = std::env::temp_dir().join(format!("hs-roundtrip-{}", std::process::id()));
+    let work = std::env::temp_dir().join(format!("hs-roundtrip-{prefix}-{}", std::process::id()));
     std::fs::create_dir_all(&work).unwrap();
     for (ex, top) in exs.iter().zip(&tops) {
         for (name, text) in memory_init_files(top, &ex.func, &ex.env) {
             std::fs::write(work.join(name), text).unwrap();
         }
     }
-    let vcd = handscope_traces::verilator::build_and_run(&work, &sv, &tb, None).unwrap();
+    let vcd = quick_build_and_run(&work, &sv, &tb, WaveFormat::Vcd);
     for (ex, top) in exs.iter().zip(&tops) {
         let (want_report, want) = engine_run(&ex.func, &ex.env, MAX_CYCLES);
         let opts = ReplayOptions {
@@ -83,6 +110,67 @@ fn examples_round_trip_through_verilator() {
             "{}: outputs without stimulus",
             ex.name
         );
+    }
+    let _ = std::fs::remove_dir_all(&work);
+}
+
+/// FST input through `wellen`: one example built with `--trace-fst` replays to the engine's
+/// trace (channels, state words, memory writes) and report, like its VCD.
+#[test]
+fn fst_replays_like_the_engine() {
+    if !have_verilator("fst_replays_like_the_engine") {
+        return;
+    }
+    let ex = examples()
+        .into_iter()
+        .find(|e| e.name == "counter_loop")
+        .expect("counter_loop example");
+    let mut b = VerilogBuilder::new();
+    let top = b.add(&ex.func, None).unwrap();
+    let designs = [TbDesign {
+        top: top.clone(),
+        func: &ex.func,
+        env: &ex.env,
+        max_cycles: MAX_CYCLES,
+        any_fire: true,
+    }];
+    let mut sv = b.finish();
+    sv.push_str(&wrapper(&designs));
+    let tb = write_testbench(&designs);
+    let work = std::env::temp_dir().join(format!("hs-fst-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let fst = quick_build_and_run(&work, &sv, &tb, WaveFormat::Fst);
+    assert!(handscope_traces::vcd_in::fst::is_fst(&fst).unwrap());
+    let (want_report, want) = engine_run(&ex.func, &ex.env, MAX_CYCLES);
+    let opts = ReplayOptions {
+        scope: Some(format!("hs_tb.{top}")),
+        ..Default::default()
+    };
+    let r = replay_file(&fst, &ex.func, Some(&ex.env), &opts).unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert!(r.mapping.unmatched_channels.is_empty());
+    assert_eq!(r.mapping.state_words.0, r.mapping.state_words.1);
+    assert!(want.cycles() > 5);
+    assert_same_trace("counter_loop (FST)", &want, &r.trace, true);
+    assert_eq!(want_report, r.report);
+    // Damaged FST files (cut short, or with corrupted bytes) give an error or a partial
+    // replay with a warning, never a panic.
+    let bytes = std::fs::read(&fst).unwrap();
+    let cut = work.join("cut.fst");
+    for len in [1, 40, bytes.len() / 2, bytes.len() - 7] {
+        std::fs::write(&cut, &bytes[..len]).unwrap();
+        match replay_file(&cut, &ex.func, Some(&ex.env), &opts) {
+            Ok(p) => assert!(p.trace.cycles() <= want.cycles()),
+            Err(e) => assert!(e.to_string().contains("cut.fst"), "{e}"),
+        }
+    }
+    let mut bad = bytes.clone();
+    for i in (bytes.len() / 3..bytes.len()).step_by(97) {
+        bad[i] ^= 0x5a;
+    }
+    std::fs::write(&cut, &bad).unwrap();
+    if let Ok(p) = replay_file(&cut, &ex.func, Some(&ex.env), &opts) {
+        assert!(p.trace.cycles() <= want.cycles() + MAX_CYCLES);
     }
     let _ = std::fs::remove_dir_all(&work);
 }

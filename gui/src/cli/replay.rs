@@ -1,4 +1,5 @@
-//! `handscope replay`: the report of `sim`, computed from a VCD of a hardware run.
+//! `handscope replay`: the report of `sim`, computed from a VCD or FST of a hardware run
+//! (the format is detected from the file's first byte).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,7 +14,7 @@ use super::sim::{environment, flat_function};
 pub struct ReplayArgs {
     /// Handshake MLIR file of the circuit that was run.
     pub graph: PathBuf,
-    /// The VCD of the run (Verilator on Handscope's or CIRCT's SystemVerilog).
+    /// The VCD or FST of the run (Verilator on Handscope's or CIRCT's SystemVerilog).
     pub trace: PathBuf,
     /// Function (default: the only or the last function with a body).
     #[arg(long)]

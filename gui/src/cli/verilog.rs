@@ -1,6 +1,6 @@
 //! `handscope verilog` and `handscope verilate`: SystemVerilog from Handscope's component
 //! library, and a Verilator testbench that drives it like `handscope sim` (optionally built,
-//! run and replayed).
+//! run and replayed), dumping a VCD or, with `--fst`, an FST.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,6 +11,7 @@ use handscope_compiler::verilog::testbench::{
 };
 use handscope_compiler::verilog::{VerilogBuilder, write_verilog};
 use handscope_sim::report::{Status, render_human};
+use handscope_traces::verilator::{BuildConfig, WaveFormat};
 
 use super::sim::{environment, flat_function};
 
@@ -59,6 +60,9 @@ pub struct VerilateArgs {
     /// With --run: print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Dump an FST (`trace.fst`, Verilator `--trace-fst`) instead of a VCD.
+    #[arg(long)]
+    pub fst: bool,
 }
 
 /// Runs `handscope verilog`.
@@ -94,7 +98,15 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
     let designs = [design];
     let mut sv = b.finish();
     sv.push_str(&wrapper(&designs));
-    let tb = write_testbench(&designs);
+    let format = if a.fst {
+        WaveFormat::Fst
+    } else {
+        WaveFormat::Vcd
+    };
+    let mut tb = write_testbench(&designs);
+    if a.fst {
+        tb = handscope_traces::verilator::fst_testbench(&tb);
+    }
     let dir = &a.output;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let write = |name: &str, text: &str| -> anyhow::Result<()> {
@@ -106,11 +118,16 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
     for (name, text) in memory_init_files(&top, &flat, &env) {
         write(&name, &text)?;
     }
-    let cmd = handscope_traces::verilator::build_command(Path::new("obj"));
+    let cfg = BuildConfig {
+        format,
+        ..BuildConfig::default()
+    };
+    let cmd = handscope_traces::verilator::build_command_for(Path::new("obj"), &cfg);
     write(
         "build.sh",
         &format!(
-            "#!/bin/sh\n# Builds ./obj/Vhs_tb; run it as ./obj/Vhs_tb trace.vcd\ncd \"$(dirname \"$0\")\"\n{}\n",
+            "#!/bin/sh\n# Builds ./obj/Vhs_tb; run it as ./obj/Vhs_tb {}\ncd \"$(dirname \"$0\")\"\n{}\n",
+            format.file_name(),
             cmd.join(" ")
         ),
     )?;
@@ -121,7 +138,13 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let vcd = handscope_traces::verilator::build_and_run(dir, &sv, &tb, None)?;
+    // `build_and_run_with` converts the VCD testbench itself.
+    let vcd = handscope_traces::verilator::build_and_run_with(
+        dir,
+        &sv,
+        &write_testbench(&designs),
+        &cfg,
+    )?;
     let opts = handscope_traces::vcd_in::ReplayOptions {
         scope: Some(format!("hs_tb.{top}")),
         progress: true,

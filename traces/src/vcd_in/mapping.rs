@@ -30,6 +30,7 @@ use serde::Serialize;
 
 use super::parse::Header;
 use crate::circt_names::{self, ChannelSite};
+use crate::vcd_out::sanitize;
 
 /// Where one channel's signals were found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -142,18 +143,6 @@ pub use handscope_sim::rtl_names::encode_instance_name as encode_id;
 
 /// CIRCT 1.62's instance name of every component node (see [`crate::circt_names`]).
 pub use crate::circt_names::instance_names as circt_instance_names;
-
-fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
 
 struct Index<'h> {
     by_path: BTreeMap<String, (u32, u32)>,

@@ -7,9 +7,15 @@
 //! edges where `reset` is high are skipped. Sampling stops where the engine would have
 //! stopped (results complete or deadlock, see [`handscope_sim::analysis`]). A file whose last
 //! line is incomplete replays up to the last complete line with a warning.
+//!
+//! FST files (recognised by their first byte) are read through `wellen` ([`fst`]) into the
+//! same mapping and sampler. With [`ReplayOptions::progress`], loading a large file shows a
+//! progress bar on a terminal and ends with one summary line on standard error.
 
+pub mod fst;
 pub mod mapping;
 pub mod parse;
+mod progress;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,7 +40,8 @@ pub struct ReplayOptions {
     pub scope: Option<String>,
     /// Explicit mapping file (`channel_name signal_prefix` per line).
     pub map_file: Option<PathBuf>,
-    /// Print a progress line on standard error.
+    /// For files of at least 64 MiB: a progress bar on standard error while reading (when it
+    /// is a terminal) and a summary line (size, time, throughput, cycles) at the end.
     pub progress: bool,
 }
 
@@ -139,7 +146,7 @@ struct Sampler<'f> {
     stores: Vec<MemPort>,
     edges: u64,
     done: bool,
-    progress: Option<String>,
+    progress: progress::Progress,
 }
 
 impl Sampler<'_> {
@@ -220,22 +227,8 @@ impl BodySink for Sampler<'_> {
         self.cur[c] = value;
     }
 
-    fn progress(&mut self, done: u64, total: u64) {
-        if let Some(name) = self.progress.as_ref().filter(|_| total >= 64 << 20) {
-            let pct = if total == 0 {
-                100.0
-            } else {
-                done as f64 * 100.0 / total as f64
-            };
-            eprint!(
-                "\rreading {name}: {:.0} / {:.0} MB ({pct:.0}%)",
-                done as f64 / 1e6,
-                total as f64 / 1e6
-            );
-            if done >= total {
-                eprintln!();
-            }
-        }
+    fn progress(&mut self, done: u64, _total: u64) {
+        self.progress.update(done);
     }
 }
 
@@ -254,6 +247,10 @@ pub fn replay_file(
     };
     let file = std::fs::File::open(path).map_err(ioerr)?;
     let len = file.metadata().map_err(ioerr)?.len();
+    let map_text = read_map_file(opts)?;
+    if fst::is_fst(path).map_err(ioerr)? {
+        return fst::replay_fst(path, f, env, opts, map_text.as_deref());
+    }
     let bytes: Box<dyn std::ops::Deref<Target = [u8]>> = if len == 0 {
         Box::new(Vec::new())
     } else {
@@ -262,13 +259,6 @@ pub fn replay_file(
         let m = unsafe { memmap2::Mmap::map(&file) }.map_err(ioerr)?;
         let _ = m.advise(memmap2::Advice::Sequential);
         Box::new(m)
-    };
-    let map_text = match &opts.map_file {
-        Some(p) => Some(std::fs::read_to_string(p).map_err(|source| VcdError::Io {
-            path: p.display().to_string(),
-            source,
-        })?),
-        None => None,
     };
     replay_bytes(&bytes, &name, f, env, opts, map_text.as_deref())
 }
@@ -289,6 +279,43 @@ pub fn replay_bytes(
         message: e.message,
     };
     let header = parse::parse_header(bytes).map_err(syntax)?;
+    let body_len = bytes.len().saturating_sub(header.body_start) as u64;
+    let mut sampler = prepare(&header, name, f, env, opts, map_text, body_len)?;
+    let end = parse::parse_body(bytes, &header, &mut sampler).map_err(syntax)?;
+    let mut warnings = Vec::new();
+    if let Some(at) = end.truncated_at {
+        warnings.push(format!(
+            "{name}: the file ends inside a line (byte {at}, line {}); it looks truncated, replayed up to the last complete timestamp",
+            parse::line_of(bytes, at)
+        ));
+    }
+    Ok(finish(sampler, warnings))
+}
+
+/// The mapping file's text, if one is given.
+fn read_map_file(opts: &ReplayOptions) -> Result<Option<String>, VcdError> {
+    match &opts.map_file {
+        Some(p) => Ok(Some(std::fs::read_to_string(p).map_err(|source| {
+            VcdError::Io {
+                path: p.display().to_string(),
+                source,
+            }
+        })?)),
+        None => Ok(None),
+    }
+}
+
+/// Maps `header`'s signals onto `f` and makes the sampler that receives the value changes
+/// (`body_len`: bytes of value changes, for the progress bar).
+fn prepare<'f>(
+    header: &Header,
+    name: &str,
+    f: &'f Function,
+    env: Option<&Environment>,
+    opts: &ReplayOptions,
+    map_text: Option<&str>,
+    body_len: u64,
+) -> Result<Sampler<'f>, VcdError> {
     let map_file = match map_text {
         Some(t) => mapping::parse_map_file(t, f).map_err(|source| VcdError::Map {
             path: name.to_string(),
@@ -299,7 +326,7 @@ pub fn replay_bytes(
     let tb = trace_layout(f)?;
     let state_meta: Vec<StateMeta> = tb.trace().state_meta().to_vec();
     let map = mapping::map_signals(
-        &header,
+        header,
         f,
         &state_meta,
         &map_file,
@@ -317,32 +344,20 @@ pub fn replay_bytes(
             scope: map.report.scope.clone(),
         });
     }
-    let mut sampler = new_sampler(
-        &header,
-        f,
-        env,
-        map,
-        tb,
-        &state_meta,
-        opts.progress.then(|| name.to_string()),
-    );
-    let end = parse::parse_body(bytes, &header, &mut sampler).map_err(syntax)?;
+    let progress = progress::Progress::new(name, body_len, opts.progress);
+    Ok(new_sampler(header, f, env, map, tb, &state_meta, progress))
+}
+
+/// Closes the last timestamp and builds the [`Replay`].
+fn finish(mut sampler: Sampler<'_>, mut warnings: Vec<String>) -> Replay {
     sampler.end_timestamp();
-    let mut warnings = Vec::new();
-    if let Some(at) = end.truncated_at {
+    sampler.progress.finish(sampler.edges);
+    let m = &sampler.map.report;
+    if !m.unmatched_channels.is_empty() {
         warnings.push(format!(
-            "{name}: the file ends inside a line (byte {at}, line {}); it looks truncated, replayed up to the last complete timestamp",
-            parse::line_of(bytes, at)
-        ));
-    }
-    if !sampler.map.report.unmatched_channels.is_empty() {
-        warnings.push(format!(
-            "{} channel(s) have no signal in the VCD and read as idle: {}",
-            sampler.map.report.unmatched_channels.len(),
-            sampler
-                .map
-                .report
-                .unmatched_channels
+            "{} channel(s) have no signal in the file and read as idle: {}",
+            m.unmatched_channels.len(),
+            m.unmatched_channels
                 .iter()
                 .take(8)
                 .cloned()
@@ -351,13 +366,13 @@ pub fn replay_bytes(
         ));
     }
     let report = sampler.obs.report();
-    Ok(Replay {
+    Replay {
         trace: sampler.tb.finish(),
         report,
         mapping: sampler.map.report,
         warnings,
         edges: sampler.edges,
-    })
+    }
 }
 
 fn new_sampler<'f>(
@@ -367,7 +382,7 @@ fn new_sampler<'f>(
     map: mapping::Mapping,
     tb: TraceBuilder,
     state_meta: &[StateMeta],
-    progress: Option<String>,
+    progress: progress::Progress,
 ) -> Sampler<'f> {
     let n = header.codes as usize;
     let mut interesting = vec![false; n];

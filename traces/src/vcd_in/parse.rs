@@ -298,11 +298,11 @@ pub fn parse_body(b: &[u8], h: &Header, sink: &mut impl BodySink) -> Result<Body
             .get(id)
             .ok_or_else(|| err(off, format!("unknown identifier code `{}`", text(id))))
     };
-    let mut next_report = start + (64 << 20);
+    let mut next_report = start + (4 << 20);
     while let Some((off, tok)) = t.next() {
         if off >= next_report {
             sink.progress((off - start) as u64, total);
-            next_report = off + (64 << 20);
+            next_report = off + (4 << 20);
         }
         let c = tok[0];
         match c {

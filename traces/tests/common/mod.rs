@@ -2,6 +2,8 @@
 //! comparing traces.
 #![allow(dead_code)]
 
+pub mod kernels;
+
 use std::path::{Path, PathBuf};
 
 use handscope_sim::engine::Simulation;
@@ -170,4 +172,20 @@ pub fn have_verilator(test: &str) -> bool {
             false
         }
     }
+}
+
+/// Builds (quick C++ build, cached) and runs a model in `work`; returns the waveform path.
+pub fn quick_build_and_run(
+    work: &Path,
+    sv: &str,
+    tb: &str,
+    format: handscope_traces::verilator::WaveFormat,
+) -> PathBuf {
+    let cfg = handscope_traces::verilator::BuildConfig {
+        cache: None,
+        format,
+        quick: true,
+    };
+    handscope_traces::verilator::build_and_run_with(work, sv, tb, &cfg)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
