@@ -1,355 +1,40 @@
-//! End-to-end tests of the C-to-handshake lowering: every kernel in `tests/data/c` is
-//! compiled to a handshake graph, verified, simulated cycle by cycle with the RUN lines'
-//! inputs, and its return value and final array contents are compared with the IR
-//! interpreter (which `c_kernels.rs` checks against the system C compiler). Also: CIRCT
-//! accepts the MLIR, compiling twice is byte-identical, and task pipelining keeps results.
+//! Tests of the C-to-handshake lowering beyond the kernel-by-kernel verification of
+//! `c_kernels.rs`: buffer policies, stable IDs (byte-identical output, edits that leave other
+//! IDs alone), several invocations in flight compared with native C, CIRCT 1.62 accepting
+//! and lowering every kernel to SystemVerilog, the committed snapshot table of the examples
+//! (`examples/kernels/SNAPSHOT.md`) and the three-loops initiation interval.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
-use handscope_compiler::c::handshake::memory_inits;
-use handscope_compiler::c::ir::{IrFunction, IrParam};
-use handscope_compiler::c::{
-    ArgValue, BufferPolicy, HsOptions, compile_to_handshake, compile_to_ir, run,
+use common::kernels::{
+    all_kernel_files, example_files, kernel, native, node_count, parse_args, sext, simulate,
 };
+use common::python::python;
+use handscope_compiler::c::handshake::memory_inits;
+use handscope_compiler::c::{ArgValue, BufferPolicy, HsOptions, compile_to_handshake};
 use handscope_compiler::mlir::write_mlir;
 use handscope_sim::engine::Simulation;
 use handscope_sim::report::Status;
 use handscope_sim::stimulus::{Environment, TokenSource};
 use handscope_sim::verify::{Rule, verify};
-use handscope_sim::{Function, Op};
+use handscope_sim::{Function, Module, Op};
 
-fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/c")
-}
-
-/// The example kernels shipped with the project.
-fn examples_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels")
-}
-
-/// A kernel file: from `examples/kernels` when it is there, else from `tests/data/c`.
-fn kernel_path(file: &str) -> PathBuf {
-    let ex = examples_dir().join(file);
-    if ex.exists() {
-        ex
-    } else {
-        data_dir().join(file)
-    }
-}
-
-/// Every kernel file name in both directories, sorted.
-fn kernel_files() -> Vec<String> {
-    let mut files: Vec<String> = [data_dir(), examples_dir()]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).expect("kernel dir"))
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".c"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn rand_fill(seed: u64, lo: i64, hi: i64, n: usize) -> Vec<i64> {
-    let mut x = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            lo + ((x >> 33) % ((hi - lo + 1) as u64)) as i64
-        })
-        .collect()
-}
-
-fn split_args(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0;
-    for ch in line.chars() {
-        match ch {
-            '[' | '(' => {
-                depth += 1;
-                cur.push(ch);
-            }
-            ']' | ')' => {
-                depth -= 1;
-                cur.push(ch);
-            }
-            c if c.is_whitespace() && depth == 0 => {
-                if !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                }
-            }
-            c => cur.push(c),
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-/// Same RUN-line syntax as `c_kernels.rs`.
-fn parse_args(f: &IrFunction, line: &str) -> Vec<ArgValue> {
-    let toks = split_args(line);
-    assert_eq!(toks.len(), f.params.len(), "RUN line arity: {line}");
-    f.params
-        .iter()
-        .zip(toks)
-        .map(|(p, t)| match p {
-            IrParam::Scalar { .. } => ArgValue::Scalar(t.parse().expect("scalar argument")),
-            IrParam::Array { mem, .. } => {
-                let len = f.memories[mem.0 as usize].len as usize;
-                let mut v: Vec<i64> = if let Some(r) = t.strip_prefix("rand(") {
-                    let nums: Vec<i64> = r
-                        .trim_end_matches(')')
-                        .split(',')
-                        .map(|x| x.trim().parse().expect("rand argument"))
-                        .collect();
-                    rand_fill(nums[0] as u64, nums[1], nums[2], len)
-                } else {
-                    t.trim_matches(|c| c == '[' || c == ']')
-                        .split_whitespace()
-                        .map(|x| x.parse().expect("array element"))
-                        .collect()
-                };
-                v.resize(len, 0);
-                ArgValue::Array(v)
-            }
-        })
-        .collect()
-}
-
-struct Kernel {
-    file: String,
-    src: String,
-    top: String,
-    runs: Vec<String>,
-}
-
-fn kernel(file: &str) -> Kernel {
-    let src = std::fs::read_to_string(kernel_path(file)).expect("read kernel");
-    let top = src
-        .lines()
-        .find_map(|l| l.strip_prefix("// TOP:"))
-        .map(|s| s.trim().to_string())
-        .expect("TOP line");
-    let runs = src
-        .lines()
-        .filter_map(|l| l.strip_prefix("// RUN:"))
-        .map(str::to_string)
-        .collect();
-    Kernel {
-        file: file.to_string(),
-        src,
-        top,
-        runs,
-    }
-}
-
-fn compile(k: &Kernel, opts: &HsOptions) -> Function {
-    let m = compile_to_handshake(&k.src, &k.file, Some(&k.top), opts)
-        .unwrap_or_else(|e| panic!("{}: {e:?}", k.file));
-    assert_eq!(m.functions.len(), 1);
+/// Compiles `src` (top `top`) with default options and returns its one function.
+fn compile_src(src: &str, top: &str) -> Function {
+    let m = compile_to_handshake(src, "f.c", Some(top), &HsOptions::default())
+        .unwrap_or_else(|e| panic!("{e:?}"));
     m.functions.into_iter().next().expect("one function")
-}
-
-fn sext(v: u64, bits: u32) -> i64 {
-    if bits >= 64 {
-        v as i64
-    } else {
-        ((v << (64 - bits)) as i64) >> (64 - bits)
-    }
-}
-
-fn norm(v: i64, bits: u32, signed: bool) -> i64 {
-    let m = if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
-    let u = (v as u64) & m;
-    if signed { sext(u, bits) } else { u as i64 }
-}
-
-/// Environment for one or more invocations (scalars become one token per invocation).
-fn environment(ir: &IrFunction, hs: &Function, invocations: &[Vec<ArgValue>]) -> Environment {
-    let mut env = Environment {
-        deadlock_window: 64,
-        ..Environment::default()
-    };
-    env.memories = memory_inits(hs);
-    for (i, p) in ir.params.iter().enumerate() {
-        match p {
-            IrParam::Scalar { name, .. } => {
-                let vals = invocations
-                    .iter()
-                    .map(|args| match &args[i] {
-                        ArgValue::Scalar(v) => *v as u64,
-                        ArgValue::Array(_) => panic!("array for scalar"),
-                    })
-                    .collect();
-                env.push_tokens(name.clone(), TokenSource::Values(vals));
-            }
-            IrParam::Array { name, .. } => {
-                if let ArgValue::Array(v) = &invocations[0][i] {
-                    env.ext_memories
-                        .insert(name.clone(), v.iter().map(|x| *x as u64).collect());
-                }
-            }
-        }
-    }
-    env.push_tokens("start", TokenSource::None(invocations.len() as u64));
-    env
-}
-
-/// Simulates one invocation and compares with the interpreter; returns the cycle count.
-fn check_run(k: &Kernel, ir: &IrFunction, hs: &Function, line: &str, what: &str) -> u64 {
-    let args = parse_args(ir, line);
-    let expected = run(ir, &args, 200_000_000).expect("interpreter");
-    let env = environment(ir, hs, std::slice::from_ref(&args));
-    let mut sim = Simulation::new(hs, env).unwrap_or_else(|e| panic!("{}: {e}", k.file));
-    let report = sim.run(2_000_000);
-    assert_eq!(
-        report.status,
-        Status::Done,
-        "{} ({what}) RUN `{line}`: {:?}\n{:?}",
-        k.file,
-        report.status,
-        report.deadlock
-    );
-    if let Some(t) = ir.ret {
-        let out = &report.outputs["ret"];
-        assert_eq!(out.len(), 1, "{} ({what})", k.file);
-        let got = norm(out[0].bits as i64, t.bits(), t.signed);
-        let want = norm(expected.ret.expect("ret"), t.bits(), t.signed);
-        assert_eq!(got, want, "{} ({what}) RUN `{line}`: return value", k.file);
-    }
-    assert_eq!(report.outputs["done"].len(), 1);
-    let mut a = 0;
-    for p in &ir.params {
-        if let IrParam::Array { name, mem } = p {
-            let m = &ir.memories[mem.0 as usize];
-            let (bits, signed) = (m.elem.bits(), m.elem.signed);
-            let got: Vec<i64> = sim
-                .memory(name)
-                .expect("extmemory contents")
-                .iter()
-                .map(|v| norm(*v as i64, bits, signed))
-                .collect();
-            let want: Vec<i64> = expected.arrays[a]
-                .iter()
-                .map(|v| norm(*v, bits, signed))
-                .collect();
-            assert_eq!(
-                got, want,
-                "{} ({what}) RUN `{line}`: array `{name}`",
-                k.file
-            );
-            a += 1;
-        }
-    }
-    report.cycles
-}
-
-fn check_kernel(file: &str) {
-    let k = kernel(file);
-    let ir = compile_to_ir(&k.src, &k.file, Some(&k.top)).expect("IR");
-    for (policy, pipelined) in [
-        (BufferPolicy::Cycles, false),
-        (BufferPolicy::All, false),
-        (BufferPolicy::Cycles, true),
-    ] {
-        let opts = HsOptions {
-            buffers: policy,
-            task_pipelining: pipelined,
-        };
-        let what = format!("{policy:?}{}", if pipelined { ", pipelined" } else { "" });
-        let hs = compile(&k, &opts);
-        let rep = verify(&hs);
-        assert!(rep.is_ok(), "{} ({what}): {:#?}", k.file, rep.errors);
-        let mut cycles = Vec::new();
-        for line in &k.runs {
-            cycles.push(check_run(&k, &ir, &hs, line, &what));
-        }
-        let nodes = hs
-            .nodes
-            .values()
-            .filter(|n| !matches!(n.op, Op::Argument { .. }))
-            .count();
-        println!("{file} [{what}]: {nodes} nodes, cycles {cycles:?}");
-    }
-}
-
-macro_rules! kernels {
-    ($($name:ident),* $(,)?) => {
-        $(
-            #[test]
-            fn $name() {
-                check_kernel(concat!(stringify!($name), ".c"));
-            }
-        )*
-    };
-}
-
-kernels!(
-    // examples/kernels
-    gcd,
-    dot,
-    histogram,
-    matmul,
-    matvec,
-    triangle_sum,
-    insertion_sort,
-    binary_search,
-    prefix_sum,
-    stencil1d,
-    stencil2d,
-    cond_accum,
-    while_threshold,
-    nested_loops,
-    carried_dep,
-    three_loops,
-    collatz,
-    popcount,
-    bitrev,
-    helper_call,
-    // tests/data/c: language corners
-    switch_fall,
-    short_circuit,
-    mixed_sign,
-    char_short,
-    shifts,
-    divrem,
-    multidim_init,
-    macros,
-);
-
-const KERNEL_COUNT: usize = 28;
-
-fn all_kernels() -> Vec<String> {
-    kernel_files()
-}
-
-#[test]
-fn every_kernel_file_is_listed() {
-    assert_eq!(all_kernels().len(), KERNEL_COUNT);
 }
 
 #[test]
 fn without_buffers_loops_are_combinational_cycles() {
-    let k = kernel("gcd.c");
-    let hs = compile(
-        &k,
-        &HsOptions {
-            buffers: BufferPolicy::None,
-            task_pipelining: false,
-        },
-    );
+    let hs = kernel("gcd.c").handshake(&HsOptions {
+        buffers: BufferPolicy::None,
+        task_pipelining: false,
+    });
     let rep = verify(&hs);
     assert!(
         rep.errors_of(Rule::CombinationalCycle).count() > 0,
@@ -365,7 +50,7 @@ fn without_buffers_loops_are_combinational_cycles() {
 
 #[test]
 fn compiling_twice_is_byte_identical() {
-    for file in all_kernels() {
+    for file in all_kernel_files() {
         let k = kernel(&file);
         for opts in [
             HsOptions::default(),
@@ -383,8 +68,7 @@ fn compiling_twice_is_byte_identical() {
 
 #[test]
 fn ids_are_readable_and_located() {
-    let k = kernel("gcd.c");
-    let hs = compile(&k, &HsOptions::default());
+    let hs = kernel("gcd.c").handshake(&HsOptions::default());
     for n in hs.nodes.values() {
         if matches!(n.op, Op::Argument { .. }) {
             continue;
@@ -409,7 +93,7 @@ fn ids_are_readable_and_located() {
     }
     // The loop header of Euclid's loop merges the entry and the latch.
     assert!(hs.node_by_id("bb1.control_merge0").is_some() || hs.node_by_id("bb1.mux0").is_some());
-    let text = write_mlir(&handscope_sim::Module {
+    let text = write_mlir(&Module {
         functions: vec![hs],
     });
     assert!(text.contains("handshake.name = \"bb1.cmpi0\""), "{text}");
@@ -438,12 +122,11 @@ fn editing_one_block_keeps_other_ids() {
 
 #[test]
 fn local_array_initializers_become_memory_attributes() {
-    let k = kernel("multidim_init.c");
-    let hs = compile(&k, &HsOptions::default());
+    let hs = kernel("multidim_init.c").handshake(&HsOptions::default());
     let inits = memory_inits(&hs);
     assert_eq!(inits["mem.coef"], vec![1, 0xfffe, 3, 0xfffc, 5, 0xfffa]);
     assert_eq!(inits["mem.small"], vec![250, 251, 252, 0, 0]);
-    let text = write_mlir(&handscope_sim::Module {
+    let text = write_mlir(&Module {
         functions: vec![hs],
     });
     assert!(
@@ -452,11 +135,64 @@ fn local_array_initializers_become_memory_attributes() {
     );
 }
 
-/// Several invocations in one run: with the function lock they are serialized; with task
-/// pipelining they may overlap. Either way every result matches the interpreter run on the
-/// invocations one after the other (array contents carried over), in order.
+/// Node IDs with their op and block, and channel names, of `f`: what must stay put.
+fn id_table(f: &Function) -> (Vec<String>, Vec<String>) {
+    let nodes = f
+        .nodes
+        .values()
+        .map(|n| format!("{} {} {:?}", n.id, n.op.mnemonic(), n.block))
+        .collect();
+    let channels = f.channels.values().map(|c| c.name.clone()).collect();
+    (nodes, channels)
+}
+
+/// Editing one function of a file (its body and length, so every later line moves) leaves
+/// the IDs, ops, blocks and channel names of the other functions' graphs unchanged.
 #[test]
-fn several_invocations() {
+fn editing_one_function_keeps_other_functions_ids() {
+    let helper = "static int mix(int x, int y) {\n  return (x ^ y) + (x >> 1);\n}\n";
+    let g_before = "int g(int a[8], int n) {\n  int m = 0;\n  for (int i = 0; i < n; i++)\n    if (a[i] > m)\n      m = a[i];\n  return m;\n}\n";
+    let g_after = "int g(int a[8], int n) {\n  int m = a[0];\n  int i = 1;\n  while (i < n) {\n    m = a[i] < m ? a[i] : m;\n    a[i] = m;\n    i++;\n  }\n  return m;\n}\n";
+    let f_before = "int f(int x, int y) {\n  int s = 0;\n  for (int i = 0; i < x; i++)\n    s += mix(i, y);\n  if (s > y)\n    s--;\n  return s;\n}\n";
+    let f_after = "int f(int x, int y) {\n  int s = 1;\n  do {\n    s = mix(s, x) * 3;\n  } while (s < y);\n  return s;\n}\n";
+    let file = |g: &str, f: &str| format!("{helper}{g}{f}");
+    // `g` edited: `f` (which inlines `mix`) keeps its IDs although all its lines moved.
+    let (f1, f2) = (
+        compile_src(&file(g_before, f_before), "f"),
+        compile_src(&file(g_after, f_before), "f"),
+    );
+    assert_eq!(id_table(&f1), id_table(&f2));
+    let line = |f: &Function| {
+        f.nodes
+            .values()
+            .find_map(|n| n.loc.as_ref().map(|l| l.line))
+            .expect("a located node")
+    };
+    assert_ne!(line(&f1), line(&f2), "the edit moved f's lines");
+    // `f` edited: `g` keeps its IDs; so does `g` when the helper changes.
+    let g1 = compile_src(&file(g_before, f_before), "g");
+    let g2 = compile_src(&file(g_before, f_after), "g");
+    assert_eq!(id_table(&g1), id_table(&g2));
+    let other_helper = "static int mix(int x, int y) {\n  return x - y;\n}\n";
+    let g3 = compile_src(&format!("{other_helper}{g_before}{f_before}"), "g");
+    assert_eq!(id_table(&g1), id_table(&g3));
+    // And the edits did change the edited functions.
+    assert_ne!(
+        id_table(&compile_src(&file(g_after, f_before), "g")),
+        id_table(&g1)
+    );
+    assert_ne!(
+        id_table(&compile_src(&file(g_before, f_after), "f")),
+        id_table(&f1)
+    );
+}
+
+/// Several invocations in one run: with the function lock they are serialized; with task
+/// pipelining they may overlap. Either way the results, in order, and the final array
+/// contents equal those of the native C called the same number of times in a row (array
+/// contents carry over from one call to the next).
+#[test]
+fn several_invocations_match_native() {
     for (file, lines) in [
         ("gcd.c", vec!["48 18", "17 5", "0 9", "1071 462"]),
         ("collatz.c", vec!["27", "1", "97"]),
@@ -485,75 +221,26 @@ fn several_invocations() {
                 "[] 1",
             ],
         ),
+        ("carried_dep.c", vec!["[5] 3", "[] -2", "[] 7"]),
     ] {
         let k = kernel(file);
-        let ir = compile_to_ir(&k.src, &k.file, Some(&k.top)).expect("IR");
+        let ir = k.ir();
         let invs: Vec<Vec<ArgValue>> = lines.iter().map(|l| parse_args(&ir, l)).collect();
-        // Sequential reference: arrays carry over from one invocation to the next.
-        let mut want_ret = Vec::new();
-        let mut arrays: Option<Vec<Vec<i64>>> = None;
-        for inv in &invs {
-            let mut args = inv.clone();
-            if let Some(prev) = &arrays {
-                let mut it = prev.iter();
-                for a in args.iter_mut() {
-                    if let ArgValue::Array(v) = a {
-                        *v = it.next().expect("array").clone();
-                    }
-                }
-            }
-            let r = run(&ir, &args, 10_000_000).expect("interp");
-            want_ret.extend(r.ret);
-            arrays = Some(r.arrays);
-        }
-        let want_arrays = arrays.expect("ran");
+        let want = native(&ir, &k, &invs, &format!("{}_several", k.stem()));
+        let want_rets: Vec<i64> = want.iter().filter_map(|o| o.ret).collect();
+        let want_arrays = &want.last().expect("invocations").arrays;
         let mut cycles = Vec::new();
         for pipelined in [false, true] {
             let what = format!("{file} pipelined={pipelined}");
-            let hs = compile(
-                &k,
-                &HsOptions {
-                    buffers: BufferPolicy::Cycles,
-                    task_pipelining: pipelined,
-                },
-            );
+            let hs = k.handshake(&HsOptions {
+                buffers: BufferPolicy::Cycles,
+                task_pipelining: pipelined,
+            });
             assert!(verify(&hs).is_ok(), "{what}: {:#?}", verify(&hs).errors);
-            let env = environment(&ir, &hs, &invs);
-            let mut sim = Simulation::new(&hs, env).expect("sim");
-            let rep = sim.run(1_000_000);
-            assert_eq!(rep.status, Status::Done, "{what}: {:?}", rep.deadlock);
-            assert_eq!(rep.outputs["done"].len(), invs.len(), "{what}");
-            if let Some(t) = ir.ret {
-                let got: Vec<i64> = rep.outputs["ret"]
-                    .iter()
-                    .map(|o| norm(o.bits as i64, t.bits(), t.signed))
-                    .collect();
-                let want: Vec<i64> = want_ret
-                    .iter()
-                    .map(|v| norm(*v, t.bits(), t.signed))
-                    .collect();
-                assert_eq!(got, want, "{what}");
-            }
-            let mut a = 0;
-            for p in &ir.params {
-                if let IrParam::Array { name, mem } = p {
-                    let m = &ir.memories[mem.0 as usize];
-                    let (bits, signed) = (m.elem.bits(), m.elem.signed);
-                    let got: Vec<i64> = sim
-                        .memory(name)
-                        .expect("memory")
-                        .iter()
-                        .map(|v| norm(*v as i64, bits, signed))
-                        .collect();
-                    let want: Vec<i64> = want_arrays[a]
-                        .iter()
-                        .map(|v| norm(*v, bits, signed))
-                        .collect();
-                    assert_eq!(got, want, "{what}: array {name}");
-                    a += 1;
-                }
-            }
-            cycles.push(rep.cycles);
+            let sim = simulate(&ir, &hs, &invs, 1_000_000, &what);
+            assert_eq!(sim.rets, want_rets, "{what}: results in invocation order");
+            assert_eq!(&sim.arrays, want_arrays, "{what}: final arrays");
+            cycles.push(sim.report.cycles);
         }
         println!(
             "{file}: {} invocations, serialized {} cycles, pipelined {} cycles",
@@ -562,85 +249,6 @@ fn several_invocations() {
             cycles[1]
         );
     }
-}
-
-// ----- CIRCT acceptance -----------------------------------------------------------------
-
-const CHECKER: &str = r#"
-import sys, circt
-from circt.ir import Context, Module
-import circt.passmanager as pm
-ctx = Context()
-circt.register_dialects(ctx)
-with ctx:
-    empty = Module.parse("module {}")
-    pm.PassManager.parse("builtin.module(handshake-lower-extmem-to-hw)").run(empty.operation)
-    for path in sys.argv[1:]:
-        m = Module.parse(open(path).read())
-        assert m.operation.verify(), path
-print("circt-ok")
-"#;
-
-fn python() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("HANDSCOPE_PYTHON").map(PathBuf::from),
-        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python")),
-        Some(PathBuf::from("/tmp/circt-venv/bin/python")),
-    ];
-    candidates.into_iter().flatten().find(|p| {
-        p.exists()
-            && Command::new(p)
-                .args(["-c", "import circt"])
-                .output()
-                .map(|o| o.status.success())
-                .unwrap_or(false)
-    })
-}
-
-#[test]
-fn circt_accepts_compiled_kernels() {
-    let Some(py) = python() else {
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "no Python with circt under CI"
-        );
-        eprintln!("skipping: no Python that can import circt");
-        return;
-    };
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c_handshake");
-    std::fs::create_dir_all(&dir).expect("tmp dir");
-    let mut paths = Vec::new();
-    for file in all_kernels() {
-        let k = kernel(&file);
-        for (i, opts) in [
-            HsOptions::default(),
-            HsOptions {
-                buffers: BufferPolicy::All,
-                task_pipelining: true,
-            },
-        ]
-        .iter()
-        .enumerate()
-        {
-            let m = compile_to_handshake(&k.src, &k.file, Some(&k.top), opts).expect("compiles");
-            let p = dir.join(format!("{}_{i}.mlir", file.trim_end_matches(".c")));
-            std::fs::write(&p, write_mlir(&m)).expect("write");
-            paths.push(p);
-        }
-    }
-    let script = dir.join("check.py");
-    std::fs::write(&script, CHECKER).expect("write checker");
-    let out = Command::new(py)
-        .arg(&script)
-        .args(&paths)
-        .output()
-        .expect("run python");
-    assert!(
-        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("circt-ok"),
-        "CIRCT rejected the output:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// With task pipelining, an invocation on a short path must not overtake an earlier one on a
@@ -679,6 +287,66 @@ fn pipelining_keeps_invocation_order() {
     }
 }
 
+// ----- CIRCT ----------------------------------------------------------------------------
+
+/// Parses and verifies every file given on the command line.
+const CHECKER: &str = r#"
+import sys, circt
+from circt.ir import Context, Module
+import circt.passmanager as pm
+ctx = Context()
+circt.register_dialects(ctx)
+with ctx:
+    empty = Module.parse("module {}")
+    pm.PassManager.parse("builtin.module(handshake-lower-extmem-to-hw)").run(empty.operation)
+    for path in sys.argv[1:]:
+        m = Module.parse(open(path).read())
+        assert m.operation.verify(), path
+print("circt-ok")
+"#;
+
+/// CIRCT parses and verifies the MLIR of every kernel, with default options and with
+/// buffers everywhere and task pipelining.
+#[test]
+fn circt_accepts_compiled_kernels() {
+    let Some(py) = python("circt_accepts_compiled_kernels") else {
+        return;
+    };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c_handshake");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let mut paths = Vec::new();
+    for file in all_kernel_files() {
+        let k = kernel(&file);
+        for (i, opts) in [
+            HsOptions::default(),
+            HsOptions {
+                buffers: BufferPolicy::All,
+                task_pipelining: true,
+            },
+        ]
+        .iter()
+        .enumerate()
+        {
+            let m = compile_to_handshake(&k.src, &k.file, Some(&k.top), opts).expect("compiles");
+            let p = dir.join(format!("{}_{i}.mlir", k.stem()));
+            std::fs::write(&p, write_mlir(&m)).expect("write");
+            paths.push(p);
+        }
+    }
+    let script = dir.join("check.py");
+    std::fs::write(&script, CHECKER).expect("write checker");
+    let out = Command::new(py)
+        .arg(&script)
+        .args(&paths)
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("circt-ok"),
+        "CIRCT rejected the output:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// True when CIRCT 1.62's `handshake-lower-extmem-to-hw` cannot lower `f`: it records the
 /// memref argument positions before rewriting and does not shift them, so every `extmemory`
 /// whose argument is followed by another memref argument must have exactly one port
@@ -699,66 +367,77 @@ fn hits_circt_extmem_index_bug(f: &Function) -> bool {
     ports.iter().rev().skip(1).any(|&(_, p)| p > 1)
 }
 
-/// The MLIR of every kernel goes through CIRCT 1.62's whole lowering to SystemVerilog
-/// (`oracle/scripts/lower.py`, the pipeline of SEMANTICS.md). Kernels that hit CIRCT's
-/// extmemory argument-index bug must fail there, so a fixed CIRCT shows up here.
-#[test]
-fn circt_lowers_kernels_to_systemverilog() {
-    let Some(py) = python() else {
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "no Python with circt under CI"
-        );
-        eprintln!("skipping: no Python that can import circt");
-        return;
-    };
+/// A kernel that hits CIRCT 1.62's extmemory index bug: `a` has two ports and `b` follows.
+const EXTMEM_BUG_KERNEL: &str = "void two(const int a[4], int b[4]) {\n  b[0] = a[0] + a[1];\n}\n";
+
+/// Runs `oracle/scripts/lower.py` (CIRCT 1.62's lowering, the pipeline of SEMANTICS.md) on
+/// `m`; true when it wrote SystemVerilog with a module named `top`.
+fn lowers(py: &Path, m: &Module, stem: &str, top: &str) -> (bool, String) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../oracle/scripts/lower.py");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c_lower");
     std::fs::create_dir_all(&dir).expect("tmp dir");
-    let (mut lowered, mut bug) = (Vec::new(), Vec::new());
-    for file in all_kernels() {
+    let (mlir, sv) = (
+        dir.join(format!("{stem}.mlir")),
+        dir.join(format!("{stem}.sv")),
+    );
+    std::fs::write(&mlir, write_mlir(m)).expect("write");
+    let _ = std::fs::remove_file(&sv);
+    let out = Command::new(py)
+        .arg(&script)
+        .arg(&mlir)
+        .arg(&sv)
+        .output()
+        .expect("run lower.py");
+    let ok = out.status.success()
+        && std::fs::read_to_string(&sv).is_ok_and(|t| t.contains(&format!("module {top}")));
+    (ok, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// The MLIR of every kernel goes through CIRCT 1.62's whole lowering to SystemVerilog. No
+/// example may hit CIRCT's extmemory argument-index bug (their array parameters are ordered
+/// around it); a kernel that does must still fail, so a fixed CIRCT shows up here.
+#[test]
+fn circt_lowers_kernels_to_systemverilog() {
+    let Some(py) = python("circt_lowers_kernels_to_systemverilog") else {
+        return;
+    };
+    let examples = example_files();
+    let mut lowered = Vec::new();
+    for file in all_kernel_files() {
         let k = kernel(&file);
         let m = compile_to_handshake(&k.src, &k.file, Some(&k.top), &HsOptions::default())
             .expect("compiles");
-        let stem = file.trim_end_matches(".c");
-        let (mlir, sv) = (
-            dir.join(format!("{stem}.mlir")),
-            dir.join(format!("{stem}.sv")),
+        let bug = hits_circt_extmem_index_bug(&m.functions[0]);
+        assert!(
+            !(bug && examples.contains(&file)),
+            "{file}: the example hits CIRCT 1.62's extmemory index bug (an array parameter \
+             with several accesses followed by another array parameter); reorder its parameters"
         );
-        std::fs::write(&mlir, write_mlir(&m)).expect("write");
-        let _ = std::fs::remove_file(&sv);
-        let out = Command::new(&py)
-            .arg(&script)
-            .arg(&mlir)
-            .arg(&sv)
-            .output()
-            .expect("run lower.py");
-        let ok = out.status.success()
-            && std::fs::read_to_string(&sv).is_ok_and(|t| t.contains(&format!("module {}", k.top)));
-        if hits_circt_extmem_index_bug(&m.functions[0]) {
-            assert!(
-                !ok,
-                "{file}: expected CIRCT's extmemory index bug, but it lowered"
-            );
-            bug.push(file);
-        } else {
-            assert!(
-                ok,
-                "{file}: CIRCT did not lower it to SystemVerilog:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            lowered.push(file);
-        }
+        let (ok, err) = lowers(&py, &m, k.stem(), &k.top);
+        assert_eq!(
+            ok,
+            !bug,
+            "{file}: CIRCT lowering {} (extmemory index bug expected: {bug}):\n{err}",
+            if ok { "succeeded" } else { "failed" }
+        );
+        lowered.push(file);
     }
-    eprintln!("lowered to SystemVerilog: {lowered:?}\nCIRCT extmemory bug: {bug:?}");
-    assert!(lowered.len() >= 20, "{lowered:?}");
+    eprintln!("lowered to SystemVerilog: {lowered:?}");
+    assert_eq!(lowered.len(), all_kernel_files().len());
+    let m = compile_to_handshake(EXTMEM_BUG_KERNEL, "two.c", None, &HsOptions::default())
+        .expect("compiles");
+    assert!(hits_circt_extmem_index_bug(&m.functions[0]));
+    let (ok, _) = lowers(&py, &m, "extmem_bug", "two");
+    assert!(
+        !ok,
+        "CIRCT's extmemory index bug is fixed: drop hits_circt_extmem_index_bug"
+    );
 }
 
-/// A committed table of every example kernel's size and speed (default options, first RUN
-/// line), so that compiler changes show up in review. `UPDATE_SNAPSHOTS=1` rewrites it.
-#[test]
-fn kernel_snapshot_table() {
+// ----- snapshot and initiation interval -------------------------------------------------
+
+/// One row per example kernel: size and cycles with default options, first RUN line.
+fn snapshot_table() -> String {
     let mut table = String::from(
         "# Example kernels: size and cycles\n\n\
          Generated by `UPDATE_SNAPSHOTS=1 cargo test -p handscope-compiler --test c_handshake \
@@ -768,46 +447,87 @@ fn kernel_snapshot_table() {
          | kernel | top | nodes | channels | buffers | memories | cycles |\n\
          |---|---|---:|---:|---:|---:|---:|\n",
     );
-    let mut files: Vec<String> = std::fs::read_dir(examples_dir())
-        .expect("examples")
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".c"))
-        .collect();
-    files.sort();
-    for file in &files {
-        let k = kernel(file);
-        let ir = compile_to_ir(&k.src, &k.file, Some(&k.top)).expect("IR");
-        let hs = compile(&k, &HsOptions::default());
-        let cycles = check_run(&k, &ir, &hs, &k.runs[0], "snapshot");
+    for file in example_files() {
+        let k = kernel(&file);
+        let ir = k.ir();
+        let hs = k.handshake(&HsOptions::default());
+        let args = parse_args(&ir, &k.runs[0]);
+        let sim = simulate(&ir, &hs, &[args], 2_000_000, &format!("{file} snapshot"));
         let count = |p: fn(&Op) -> bool| hs.nodes.values().filter(|n| p(&n.op)).count();
-        let nodes = count(|o| !matches!(o, Op::Argument { .. }));
         let buffers = count(|o| matches!(o, Op::Buffer { .. }));
         let mems = count(|o| matches!(o, Op::Memory { .. } | Op::ExtMemory { .. }));
         table.push_str(&format!(
-            "| {file} | {} | {nodes} | {} | {buffers} | {mems} | {cycles} |\n",
+            "| {file} | {} | {} | {} | {buffers} | {mems} | {} |\n",
             k.top,
-            hs.channels.len()
+            node_count(&hs),
+            hs.channels.len(),
+            sim.report.cycles
         ));
     }
-    let path = examples_dir().join("SNAPSHOT.md");
+    table
+}
+
+/// The rows of `new` that differ from `old`, as `- old` / `+ new` lines keyed by kernel.
+fn table_diff(old: &str, new: &str) -> String {
+    let key = |l: &str| l.split('|').nth(1).map(str::trim).unwrap_or("").to_string();
+    let rows = |t: &str| -> Vec<(String, String)> {
+        t.lines()
+            .filter(|l| l.starts_with("| ") && l.contains(".c "))
+            .map(|l| (key(l), l.to_string()))
+            .collect()
+    };
+    let (o, n) = (rows(old), rows(new));
+    let mut keys: Vec<&String> = o.iter().chain(&n).map(|(k, _)| k).collect();
+    keys.sort();
+    keys.dedup();
+    let mut out = String::new();
+    for k in keys {
+        let find = |v: &[(String, String)]| v.iter().find(|(x, _)| x == k).map(|(_, l)| l.clone());
+        let (a, b) = (find(&o), find(&n));
+        if a != b {
+            if let Some(a) = a {
+                out.push_str(&format!("  - {a}\n"));
+            }
+            if let Some(b) = b {
+                out.push_str(&format!("  + {b}\n"));
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push_str("  (only the text around the table differs)\n");
+    }
+    out
+}
+
+/// A committed table of every example kernel's size and speed (default options, first RUN
+/// line), so that compiler changes show up in review. `UPDATE_SNAPSHOTS=1` rewrites it.
+#[test]
+fn kernel_snapshot_table() {
+    let table = snapshot_table();
+    let path = common::kernels::examples_dir().join("SNAPSHOT.md");
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(&path, &table).expect("write snapshot");
         return;
     }
     let old = std::fs::read_to_string(&path).unwrap_or_default();
-    if old != table {
-        let diff: Vec<String> = table
-            .lines()
-            .filter(|l| !old.lines().any(|o| o == *l))
-            .map(|l| format!("  now: {l}"))
-            .collect();
-        panic!(
-            "{} is out of date; changed rows:\n{}\nrerun with UPDATE_SNAPSHOTS=1 to accept",
-            path.display(),
-            diff.join("\n")
-        );
-    }
+    assert!(
+        old == table,
+        "{} is out of date (- committed, + now):\n{}\
+         If the change is intended, rerun with UPDATE_SNAPSHOTS=1:\n  \
+         UPDATE_SNAPSHOTS=1 cargo test -p handscope-compiler --test c_handshake kernel_snapshot_table",
+        path.display(),
+        table_diff(&old, &table)
+    );
+}
+
+#[test]
+fn snapshot_diff_names_changed_rows() {
+    let old = "| a.c | a | 1 | 2 | 0 | 0 | 5 |\n| b.c | b | 1 | 2 | 0 | 0 | 5 |\n";
+    let new = "| a.c | a | 1 | 2 | 0 | 0 | 6 |\n| b.c | b | 1 | 2 | 0 | 0 | 5 |\n| c.c | c | 1 | 1 | 0 | 0 | 1 |\n";
+    assert_eq!(
+        table_diff(old, new),
+        "  - | a.c | a | 1 | 2 | 0 | 0 | 5 |\n  + | a.c | a | 1 | 2 | 0 | 0 | 6 |\n  + | c.c | c | 1 | 1 | 0 | 0 | 1 |\n"
+    );
 }
 
 /// The three-loops kernel with ten back-to-back invocations: every result correct and in
@@ -816,7 +536,7 @@ fn kernel_snapshot_table() {
 #[test]
 fn three_loops_initiation_interval() {
     let k = kernel("three_loops.c");
-    let ir = compile_to_ir(&k.src, &k.file, Some(&k.top)).expect("IR");
+    let ir = k.ir();
     let inputs: Vec<u32> = (0..10)
         .map(|i| 0x1234_5678u32.wrapping_mul(i + 1))
         .collect();
@@ -828,34 +548,25 @@ fn three_loops_initiation_interval() {
     };
     let mut iis = Vec::new();
     for pipelined in [false, true] {
-        let hs = compile(
-            &k,
-            &HsOptions {
-                buffers: BufferPolicy::Cycles,
-                task_pipelining: pipelined,
-            },
-        );
+        let hs = k.handshake(&HsOptions {
+            buffers: BufferPolicy::Cycles,
+            task_pipelining: pipelined,
+        });
         let inv: Vec<Vec<ArgValue>> = inputs
             .iter()
             .map(|&v| vec![ArgValue::Scalar(i64::from(v))])
             .collect();
-        let env = environment(&ir, &hs, &inv);
-        let mut sim = Simulation::new(&hs, env).expect("sim");
-        let report = sim.run(100_000);
-        assert_eq!(report.status, Status::Done, "pipelined={pipelined}");
-        let out = &report.outputs["ret"];
-        let got: Vec<u32> = out.iter().map(|t| t.bits as u32).collect();
+        let what = format!("three_loops pipelined={pipelined}");
+        let sim = simulate(&ir, &hs, &inv, 100_000, &what);
+        let got: Vec<u32> = sim.rets.iter().map(|&v| v as u32).collect();
         let want: Vec<u32> = inputs.iter().map(|&v| native(v)).collect();
-        assert_eq!(
-            got, want,
-            "pipelined={pipelined}: results in invocation order"
-        );
-        let cycles: Vec<u64> = out.iter().map(|t| t.cycle).collect();
+        assert_eq!(got, want, "{what}: results in invocation order");
+        let cycles: Vec<u64> = sim.report.outputs["ret"].iter().map(|t| t.cycle).collect();
         let gaps: Vec<u64> = cycles.windows(2).map(|w| w[1] - w[0]).collect();
         let ii = *gaps[3..].iter().max().expect("steady state");
         eprintln!(
             "three_loops, task pipelining {pipelined}: results at cycles {cycles:?}, II {ii}, total {} cycles",
-            report.cycles
+            sim.report.cycles
         );
         iis.push(ii);
     }

@@ -9,6 +9,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
+use common::python::python;
 use common::{data, parse_ok};
 use handscope_compiler::mlir::write_mlir;
 use handscope_sim::{ArgType, BufferKind, Function, Module, NameHint, Op, SourceLoc, Type};
@@ -35,27 +36,6 @@ with ctx:
             assert "hw.module @" in text, text
 print("circt-ok")
 "#;
-
-fn python() -> Option<PathBuf> {
-    let explicit = std::env::var_os("HANDSCOPE_PYTHON").map(PathBuf::from);
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
-    let candidate = explicit.clone().or_else(|| venv.exists().then_some(venv))?;
-    let ok = Command::new(&candidate)
-        .args(["-c", "import circt"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if ok {
-        Some(candidate)
-    } else {
-        assert!(
-            explicit.is_none() || std::env::var("CI").as_deref() != Ok("true"),
-            "HANDSCOPE_PYTHON={} cannot import circt",
-            candidate.display()
-        );
-        None
-    }
-}
 
 /// A graph built through the model API (not parsed), with names, blocks and locations.
 fn built_graph() -> Module {
@@ -98,14 +78,7 @@ fn built_graph() -> Module {
 
 #[test]
 fn circt_parses_the_writer_output() {
-    let Some(py) = python() else {
-        let msg = "circt_accepts: SKIPPED: no Python with the `circt` package (set HANDSCOPE_PYTHON or create <workspace>/.venv)";
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{msg} — required when CI=true"
-        );
-        eprintln!("{msg}");
-        println!("{msg}");
+    let Some(py) = python("circt_accepts") else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("handscope-circt-{}", std::process::id()));

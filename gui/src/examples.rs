@@ -76,6 +76,10 @@ pub const CIRCUITS: &[Example] = &[
         text: include_str!("../../examples/kernels/dot.c"),
     },
     Example {
+        name: "fir.c",
+        text: include_str!("../../examples/kernels/fir.c"),
+    },
+    Example {
         name: "gcd.c",
         text: include_str!("../../examples/kernels/gcd.c"),
     },

@@ -108,3 +108,104 @@ fn sim_names_c_parameters_and_reports_arrays() {
         .collect();
     assert_eq!(a, [5, 8, 11, 14, 17, 20, 23, 26, 29, 32]);
 }
+
+#[test]
+fn func_picks_the_top_and_output_goes_to_a_file() {
+    let (ok, g, err) = handscope(&[
+        "compile",
+        "examples/kernels/helper_call.c",
+        "--func",
+        "row_sum",
+        "--emit",
+        "graph",
+    ]);
+    assert!(ok, "{err}");
+    assert!(g.starts_with("function @row_sum: "), "{g}");
+    // Channels are listed with their producer and consumers.
+    assert!(
+        g.contains("\nchannels (name, type: producer -> consumer):\n"),
+        "{g}"
+    );
+    assert!(
+        g.lines().any(|l| l.contains(" -> ") && l.contains(".in")),
+        "{g}"
+    );
+    let (ok, _, err) = handscope(&[
+        "compile",
+        "examples/kernels/helper_call.c",
+        "--func",
+        "nope",
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("helper_call.c:") && err.contains("nope"),
+        "{err}"
+    );
+
+    let dir = std::env::temp_dir().join(format!("hs-compile-o-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("matvec.mlir");
+    let (ok, stdout, err) = handscope(&[
+        "compile",
+        "examples/kernels/matvec.c",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(stdout.is_empty(), "{stdout}");
+    let written = std::fs::read_to_string(&out).expect("written");
+    let (_, piped, _) = handscope(&["compile", "examples/kernels/matvec.c"]);
+    assert_eq!(written, piped);
+    assert!(
+        written.contains("argNames = [\"a\", \"x\", \"y\", \"start\"]"),
+        "{written}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_and_dot_take_c_kernels() {
+    let (ok, out, err) = handscope(&["check", "examples/kernels/stencil1d.c"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("@stencil1d:"), "{out}");
+    assert!(
+        out.contains("(out: memref<12xi32>, in: memref<12xi32>, start: none)"),
+        "{out}"
+    );
+    assert!(out.contains("0 errors"), "{out}");
+    let (ok, dot, err) = handscope(&["dot", "examples/kernels/stencil1d.c"]);
+    assert!(ok, "{err}");
+    assert!(dot.starts_with("digraph \"stencil1d\""), "{dot}");
+    // Unknown C parameter names are rejected with the list of real ones.
+    let (ok, _, err) = handscope(&["sim", "examples/kernels/carried_dep.c", "--in", "kk=3"]);
+    assert!(!ok);
+    assert!(
+        err.contains("no argument `kk`") && err.contains("a, k, start"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sim_reports_every_array_parameter() {
+    let (ok, out, err) = handscope(&[
+        "sim",
+        "examples/kernels/stencil1d.c",
+        "--mem",
+        "in=1,2,3,4",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["status"], "done");
+    let mem = |name: &str| -> Vec<i64> {
+        v["memories"][name]
+            .as_array()
+            .unwrap_or_else(|| panic!("memory {name} in {out}"))
+            .iter()
+            .map(|x| x.as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(mem("in"), [1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0]);
+    // (1 2 1)/4 with clamped borders.
+    assert_eq!(mem("out"), [1, 2, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0]);
+}

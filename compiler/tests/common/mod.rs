@@ -1,5 +1,9 @@
-//! Helpers shared by the MLIR integration tests.
+//! Helpers shared by the integration tests: MLIR parsing and graph comparison here, the C
+//! kernel harness in [`kernels`], the CIRCT Python lookup in [`python`].
 #![allow(dead_code)]
+
+pub mod kernels;
+pub mod python;
 
 use std::collections::BTreeMap;
 

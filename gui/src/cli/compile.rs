@@ -97,6 +97,14 @@ pub fn run(a: &CompileArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A source location as `file:line:col`, with `-line:col` when it has an end.
+fn span(l: &handscope_sim::SourceLoc) -> String {
+    match l.end {
+        Some((line, col)) => format!("{l}-{line}:{col}"),
+        None => l.to_string(),
+    }
+}
+
 /// The readable listing behind `--emit graph`.
 pub fn graph_listing(f: &Function) -> String {
     let mut s = String::new();
@@ -115,7 +123,7 @@ pub fn graph_listing(f: &Function) -> String {
     let _ = writeln!(s, "\nnodes (id, op, block, source):");
     let w = nodes.iter().map(|n| n.id.len()).max().unwrap_or(0);
     for n in &nodes {
-        let loc = n.loc.as_ref().map(|l| l.to_string()).unwrap_or_default();
+        let loc = n.loc.as_ref().map(span).unwrap_or_default();
         let _ = writeln!(
             s,
             "  {:<w$}  {:<14} {:<6} {loc}",

@@ -1,0 +1,513 @@
+//! The C kernel harness shared by the C tests: kernel files and their headers, RUN-line
+//! arguments, and the three ways to run a kernel whose outcomes must agree: natively (the
+//! system C compiler with a generated driver), in the IR interpreter, and as a handshake
+//! graph in the engine.
+//!
+//! Kernel files carry a header: `// TOP: name` and one or more `// RUN: args` lines, where
+//! each argument is an integer (scalar), `[v v ...]` (array, zero-padded) or
+//! `rand(seed,lo,hi)` (array of pseudo-random values in `[lo, hi]`).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use handscope_compiler::c::handshake::memory_inits;
+use handscope_compiler::c::ir::{IrFunction, IrParam};
+use handscope_compiler::c::{ArgValue, HsOptions, compile_to_handshake, compile_to_ir, run};
+use handscope_sim::engine::Simulation;
+use handscope_sim::report::{RunReport, Status};
+use handscope_sim::stimulus::{Environment, TokenSource};
+use handscope_sim::{Function, Op};
+
+/// `examples/kernels`: the example kernels shipped with the project.
+pub fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels")
+}
+
+/// `tests/data/c`: kernels for language corners that are not examples.
+pub fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/c")
+}
+
+/// The `.c` file names in `dir`, sorted.
+fn c_files(dir: &Path) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".c"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The example kernel file names, sorted.
+pub fn example_files() -> Vec<String> {
+    c_files(&examples_dir())
+}
+
+/// Every kernel file name (examples and `tests/data/c`), sorted.
+pub fn all_kernel_files() -> Vec<String> {
+    let mut files = example_files();
+    files.extend(c_files(&data_dir()));
+    files.sort();
+    files
+}
+
+/// A kernel file and its header.
+pub struct Kernel {
+    /// File name (also the name diagnostics and locations use).
+    pub file: String,
+    /// Full path.
+    pub path: PathBuf,
+    /// Source text.
+    pub src: String,
+    /// The `// TOP:` function.
+    pub top: String,
+    /// The `// RUN:` argument lines.
+    pub runs: Vec<String>,
+}
+
+/// Reads a kernel from `examples/kernels` when it is there, else from `tests/data/c`.
+pub fn kernel(file: &str) -> Kernel {
+    let ex = examples_dir().join(file);
+    let path = if ex.exists() {
+        ex
+    } else {
+        data_dir().join(file)
+    };
+    let src = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let top = src
+        .lines()
+        .find_map(|l| l.strip_prefix("// TOP:"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| panic!("{file}: no `// TOP:` line"));
+    let runs: Vec<String> = src
+        .lines()
+        .filter_map(|l| l.strip_prefix("// RUN:"))
+        .map(|s| s.trim().to_string())
+        .collect();
+    assert!(!runs.is_empty(), "{file}: no `// RUN:` line");
+    Kernel {
+        file: file.to_string(),
+        path,
+        src,
+        top,
+        runs,
+    }
+}
+
+impl Kernel {
+    /// The kernel's IR (front and middle end).
+    pub fn ir(&self) -> IrFunction {
+        compile_to_ir(&self.src, &self.file, Some(&self.top))
+            .unwrap_or_else(|e| panic!("{}: {e:?}", self.file))
+    }
+
+    /// The kernel's handshake function with `opts`.
+    pub fn handshake(&self, opts: &HsOptions) -> Function {
+        let m = compile_to_handshake(&self.src, &self.file, Some(&self.top), opts)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", self.file));
+        assert_eq!(m.functions.len(), 1, "{}", self.file);
+        m.functions.into_iter().next().expect("one function")
+    }
+
+    /// Short name for temporary files: the file name without `.c`.
+    pub fn stem(&self) -> &str {
+        self.file.trim_end_matches(".c")
+    }
+}
+
+/// Deterministic pseudo-random fill for `rand(seed,lo,hi)` arguments.
+fn rand_fill(seed: u64, lo: i64, hi: i64, n: usize) -> Vec<i64> {
+    let step = |x: u64| {
+        x.wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407)
+    };
+    let mut x = step(seed);
+    (0..n)
+        .map(|_| {
+            x = step(x);
+            lo + ((x >> 33) % ((hi - lo + 1) as u64)) as i64
+        })
+        .collect()
+}
+
+/// Splits a RUN line into argument tokens (brackets and parentheses kept together).
+fn split_args(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0;
+    for ch in line.chars() {
+        match ch {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            c if c.is_whitespace() && depth == 0 => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// The arguments of one RUN line, for `f`'s parameters.
+pub fn parse_args(f: &IrFunction, line: &str) -> Vec<ArgValue> {
+    let toks = split_args(line);
+    assert_eq!(toks.len(), f.params.len(), "RUN line arity: {line}");
+    f.params
+        .iter()
+        .zip(toks)
+        .map(|(p, t)| match p {
+            IrParam::Scalar { .. } => ArgValue::Scalar(
+                t.parse()
+                    .unwrap_or_else(|_| panic!("scalar argument `{t}`")),
+            ),
+            IrParam::Array { mem, .. } => {
+                let len = f.memories[mem.0 as usize].len as usize;
+                let mut v: Vec<i64> = if let Some(r) = t.strip_prefix("rand(") {
+                    let nums: Vec<i64> = r
+                        .trim_end_matches(')')
+                        .split(',')
+                        .map(|x| x.trim().parse().expect("rand argument"))
+                        .collect();
+                    assert_eq!(nums.len(), 3, "rand(seed,lo,hi): {t}");
+                    rand_fill(nums[0] as u64, nums[1], nums[2], len)
+                } else {
+                    t.trim_matches(|c| c == '[' || c == ']')
+                        .split_whitespace()
+                        .map(|x| x.parse().expect("array element"))
+                        .collect()
+                };
+                assert!(v.len() <= len, "too many elements for array: {line}");
+                v.resize(len, 0);
+                ArgValue::Array(v)
+            }
+        })
+        .collect()
+}
+
+/// Sign-extends the low `bits` of `v`.
+pub fn sext(v: u64, bits: u32) -> i64 {
+    if bits >= 64 {
+        v as i64
+    } else {
+        ((v << (64 - bits)) as i64) >> (64 - bits)
+    }
+}
+
+/// `v` reduced to a C integer type of `bits` bits (sign-extended when `signed`).
+pub fn norm(v: i64, bits: u32, signed: bool) -> i64 {
+    let m = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    let u = (v as u64) & m;
+    if signed { sext(u, bits) } else { u as i64 }
+}
+
+/// What one invocation of a kernel leaves behind: its return value and the final contents
+/// of every array parameter, each reduced to its C type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Return value (`None` for a void function).
+    pub ret: Option<i64>,
+    /// Array parameters by name, in parameter order.
+    pub arrays: Vec<(String, Vec<i64>)>,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(r) = self.ret {
+            writeln!(f, "ret={r}")?;
+        }
+        for (name, vs) in &self.arrays {
+            write!(f, "{name}:")?;
+            for v in vs {
+                write!(f, " {v}")?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
+
+/// Names and reduces raw array contents, one per array parameter in parameter order.
+fn named_arrays(f: &IrFunction, raw: &[Vec<i64>]) -> Vec<(String, Vec<i64>)> {
+    let mut it = raw.iter();
+    f.params
+        .iter()
+        .filter_map(|p| match p {
+            IrParam::Array { name, mem } => {
+                let m = &f.memories[mem.0 as usize];
+                let vs = it.next().expect("array contents");
+                Some((
+                    name.clone(),
+                    vs.iter()
+                        .map(|v| norm(*v, m.elem.bits(), m.elem.signed))
+                        .collect(),
+                ))
+            }
+            IrParam::Scalar { .. } => None,
+        })
+        .collect()
+}
+
+/// Builds an [`Outcome`] from raw values: the return value (if any) and one array of raw
+/// values per array parameter, in parameter order.
+fn outcome(f: &IrFunction, ret: Option<i64>, arrays: &[Vec<i64>]) -> Outcome {
+    Outcome {
+        ret: f
+            .ret
+            .map(|t| norm(ret.expect("return value"), t.bits(), t.signed)),
+        arrays: named_arrays(f, arrays),
+    }
+}
+
+/// Runs one invocation in the IR interpreter.
+pub fn interpreted(f: &IrFunction, args: &[ArgValue]) -> Outcome {
+    let r = run(f, args, 200_000_000).unwrap_or_else(|e| panic!("interpreter failed: {e}"));
+    outcome(f, r.ret, &r.arrays)
+}
+
+/// The C driver: array arguments from the first invocation, scalars from each; arrays carry
+/// over from one call to the next; prints every call's outcome.
+fn driver(f: &IrFunction, kernel: &Path, invocations: &[Vec<ArgValue>]) -> String {
+    let mut d = format!(
+        "#include \"{}\"\n#include <stdio.h>\nint main(void) {{\n",
+        kernel.display()
+    );
+    for (i, (p, a)) in f.params.iter().zip(&invocations[0]).enumerate() {
+        if let (IrParam::Array { mem, .. }, ArgValue::Array(vs)) = (p, a) {
+            let m = &f.memories[mem.0 as usize];
+            let dims: String = m.dims.iter().map(|d| format!("[{d}]")).collect();
+            let vals: Vec<String> = vs
+                .iter()
+                .map(|v| format!("({})({v}LL)", m.elem.c_name()))
+                .collect();
+            d.push_str(&format!(
+                "  static {} arg{i}{dims} = {{{}}};\n",
+                m.elem.c_name(),
+                vals.join(", ")
+            ));
+        }
+    }
+    for args in invocations {
+        let call_args: Vec<String> = f
+            .params
+            .iter()
+            .zip(args)
+            .enumerate()
+            .map(|(i, (p, a))| match (p, a) {
+                (IrParam::Scalar { ty, .. }, ArgValue::Scalar(v)) => {
+                    format!("({})({v}LL)", ty.c_name())
+                }
+                (IrParam::Array { .. }, ArgValue::Array(_)) => format!("arg{i}"),
+                _ => panic!("argument kind mismatch"),
+            })
+            .collect();
+        let call = format!("{}({})", f.name, call_args.join(", "));
+        match f.ret {
+            Some(t) if t.signed => d.push_str(&format!(
+                "  printf(\"ret=%lld\\n\", (long long)({call}));\n"
+            )),
+            Some(_) => d.push_str(&format!(
+                "  printf(\"ret=%llu\\n\", (unsigned long long)({call}));\n"
+            )),
+            None => d.push_str(&format!("  {call};\n")),
+        }
+        for (i, p) in f.params.iter().enumerate() {
+            if let IrParam::Array { name, mem } = p {
+                let m = &f.memories[mem.0 as usize];
+                let (fmtc, cast) = if m.elem.signed {
+                    ("%lld", "long long")
+                } else {
+                    ("%llu", "unsigned long long")
+                };
+                d.push_str(&format!(
+                    "  printf(\"{name}:\");\n  for (unsigned long i = 0; i < {len}; i++) printf(\" {fmtc}\", ({cast})((const {ty}*)arg{i})[i]);\n  printf(\"\\n\");\n",
+                    len = m.len,
+                    ty = m.elem.c_name()
+                ));
+            }
+        }
+    }
+    d.push_str("  return 0;\n}\n");
+    d
+}
+
+/// Compiles the kernel with the system C compiler (`cc`) and a generated driver that calls
+/// it once per invocation (array contents carry over between calls), runs it and returns
+/// every call's outcome. `tag` names the temporary files.
+pub fn native(
+    f: &IrFunction,
+    k: &Kernel,
+    invocations: &[Vec<ArgValue>],
+    tag: &str,
+) -> Vec<Outcome> {
+    let src = driver(f, &k.path, invocations);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c_native");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let c = dir.join(format!("{tag}.c"));
+    let exe = dir.join(tag);
+    std::fs::write(&c, &src).expect("write driver");
+    let out = Command::new("cc")
+        .args(["-std=gnu11", "-O0", "-fwrapv", "-w", "-o"])
+        .arg(&exe)
+        .arg(&c)
+        .output()
+        .expect("run cc");
+    assert!(
+        out.status.success(),
+        "cc failed for {tag}:\n{}\n{src}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&exe).output().expect("run driver");
+    assert!(out.status.success(), "driver {tag} failed");
+    let text = String::from_utf8(out.stdout).expect("utf8");
+    let n_arrays = f
+        .params
+        .iter()
+        .filter(|p| matches!(p, IrParam::Array { .. }))
+        .count();
+    let mut lines = text.lines();
+    let mut outs = Vec::new();
+    for _ in invocations {
+        let ret = f.ret.map(|_| {
+            let l = lines.next().expect("ret line");
+            let v = l.strip_prefix("ret=").expect("ret=");
+            v.parse::<i128>().expect("ret value") as i64
+        });
+        let arrays: Vec<Vec<i64>> = (0..n_arrays)
+            .map(|_| {
+                let l = lines.next().expect("array line");
+                let (_, vs) = l.split_once(':').expect("name:");
+                vs.split_whitespace()
+                    .map(|x| x.parse::<i128>().expect("element") as i64)
+                    .collect()
+            })
+            .collect();
+        outs.push(outcome(f, ret, &arrays));
+    }
+    outs
+}
+
+/// The engine environment for one or more back-to-back invocations: one token per
+/// invocation on every scalar argument and on `start`; array parameters hold the first
+/// invocation's contents; internal memories their initializers.
+pub fn environment(ir: &IrFunction, hs: &Function, invocations: &[Vec<ArgValue>]) -> Environment {
+    let mut env = Environment {
+        deadlock_window: 64,
+        ..Environment::default()
+    };
+    env.memories = memory_inits(hs);
+    for (i, p) in ir.params.iter().enumerate() {
+        match p {
+            IrParam::Scalar { name, .. } => {
+                let vals = invocations
+                    .iter()
+                    .map(|args| match &args[i] {
+                        ArgValue::Scalar(v) => *v as u64,
+                        ArgValue::Array(_) => panic!("array for scalar"),
+                    })
+                    .collect();
+                env.push_tokens(name.clone(), TokenSource::Values(vals));
+            }
+            IrParam::Array { name, .. } => {
+                if let ArgValue::Array(v) = &invocations[0][i] {
+                    env.ext_memories
+                        .insert(name.clone(), v.iter().map(|x| *x as u64).collect());
+                }
+            }
+        }
+    }
+    env.push_tokens("start", TokenSource::None(invocations.len() as u64));
+    env
+}
+
+/// What the engine produced for a run of back-to-back invocations.
+pub struct Simulated {
+    /// Return values in the order they left (one per invocation; empty for void).
+    pub rets: Vec<i64>,
+    /// Final contents of every array parameter, by name, in parameter order.
+    pub arrays: Vec<(String, Vec<i64>)>,
+    /// The engine's report.
+    pub report: RunReport,
+}
+
+impl Simulated {
+    /// The outcome of a single invocation.
+    pub fn outcome(&self) -> Outcome {
+        assert!(self.rets.len() <= 1, "several results");
+        Outcome {
+            ret: self.rets.first().copied(),
+            arrays: self.arrays.clone(),
+        }
+    }
+}
+
+/// Simulates `invocations` back to back in the engine (`what` names the run in failures):
+/// the run must finish, with one `done` (and one `ret`) per invocation.
+pub fn simulate(
+    ir: &IrFunction,
+    hs: &Function,
+    invocations: &[Vec<ArgValue>],
+    max_cycles: u64,
+    what: &str,
+) -> Simulated {
+    let env = environment(ir, hs, invocations);
+    let mut sim = Simulation::new(hs, env).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let report = sim.run(max_cycles);
+    assert_eq!(
+        report.status,
+        Status::Done,
+        "{what}: {:?}\n{:?}",
+        report.status,
+        report.deadlock
+    );
+    assert_eq!(report.outputs["done"].len(), invocations.len(), "{what}");
+    let rets: Vec<i64> = match ir.ret {
+        Some(t) => report.outputs["ret"]
+            .iter()
+            .map(|o| norm(o.bits as i64, t.bits(), t.signed))
+            .collect(),
+        None => Vec::new(),
+    };
+    let raw: Vec<Vec<i64>> = ir
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            IrParam::Array { name, .. } => Some(
+                sim.memory(name)
+                    .unwrap_or_else(|| panic!("{what}: no memory `{name}`"))
+                    .iter()
+                    .map(|v| *v as i64)
+                    .collect(),
+            ),
+            IrParam::Scalar { .. } => None,
+        })
+        .collect();
+    let arrays = named_arrays(ir, &raw);
+    Simulated {
+        rets,
+        arrays,
+        report,
+    }
+}
+
+/// Nodes of a handshake function, not counting argument nodes.
+pub fn node_count(f: &Function) -> usize {
+    f.nodes
+        .values()
+        .filter(|n| !matches!(n.op, Op::Argument { .. }))
+        .count()
+}
