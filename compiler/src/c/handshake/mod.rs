@@ -119,11 +119,17 @@ fn name_new_nodes(f: &mut Function) {
         .collect();
     taken.extend(f.args.iter().map(|a| a.name.clone()));
     let mut counters: BTreeMap<(String, &'static str), u32> = BTreeMap::new();
+    let func_loc = f.loc.clone();
     for (_, n) in f.nodes.iter_mut() {
         if matches!(n.op, Op::Argument { .. }) || n.name_hint != NameHint::Counter {
             continue;
         }
-        let prefix = n.block.clone().unwrap_or_else(|| "fn".into());
+        // Nodes materialized outside every block (forks of arguments) belong to the entry,
+        // at the function's location.
+        if n.loc.is_none() {
+            n.loc.clone_from(&func_loc);
+        }
+        let prefix = n.block.get_or_insert_with(|| "bb0".into()).clone();
         let k = counters
             .entry((prefix.clone(), n.op.mnemonic()))
             .or_insert(0);
