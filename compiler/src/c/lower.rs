@@ -708,23 +708,19 @@ impl<'a> Lowerer<'a> {
                 Ok(())
             }
             StmtKind::While(c, body) => {
-                // Rotated: a guard, then the body with the test at its end, so each
-                // iteration evaluates the condition once and the loop is left in the
-                // same cycle as its last iteration (`for` likewise).
-                let bb = self.b.new_block();
-                let lb = self.b.new_block();
-                let xb = self.b.new_block();
-                let cv = self.cond(c)?;
-                self.b.cond_br(cv, bb, xb, c.span);
-                self.b.switch_to(bb);
+                let hb = self.b.new_block();
+                self.b.br(hb, s.span);
+                self.b.switch_to(hb);
                 self.loop_depth += 1;
-                self.loop_body(body, xb, lb, s.span)?;
-                self.b.seal(lb);
-                self.b.switch_to(lb);
                 let cv = self.cond(c)?;
+                let bb = self.b.new_block();
+                let xb = self.b.new_block();
                 self.b.cond_br(cv, bb, xb, c.span);
-                self.loop_depth -= 1;
                 self.b.seal(bb);
+                self.b.switch_to(bb);
+                self.loop_body(body, xb, hb, s.span)?;
+                self.loop_depth -= 1;
+                self.b.seal(hb);
                 self.b.seal(xb);
                 self.b.switch_to(xb);
                 Ok(())
@@ -748,11 +744,14 @@ impl<'a> Lowerer<'a> {
                 Ok(())
             }
             StmtKind::For(init, c, step, body) => {
-                // Rotated like `while`: guard, body, step, test.
                 self.scopes.push(BTreeMap::new());
                 if let Some(i) = init {
                     self.stmt(i)?;
                 }
+                let hb = self.b.new_block();
+                self.b.br(hb, s.span);
+                self.b.switch_to(hb);
+                self.loop_depth += 1;
                 let bb = self.b.new_block();
                 let xb = self.b.new_block();
                 match c {
@@ -762,8 +761,8 @@ impl<'a> Lowerer<'a> {
                     }
                     None => self.b.br(bb, s.span),
                 }
+                self.b.seal(bb);
                 self.b.switch_to(bb);
-                self.loop_depth += 1;
                 let sb = self.b.new_block();
                 self.loop_body(body, xb, sb, s.span)?;
                 self.b.seal(sb);
@@ -771,15 +770,9 @@ impl<'a> Lowerer<'a> {
                 if let Some(st) = step {
                     self.effect(st)?;
                 }
-                match c {
-                    Some(c) => {
-                        let cv = self.cond(c)?;
-                        self.b.cond_br(cv, bb, xb, c.span);
-                    }
-                    None => self.b.br(bb, step.as_ref().map_or(s.span, |e| e.span)),
-                }
+                self.b.br(hb, step.as_ref().map_or(s.span, |e| e.span));
                 self.loop_depth -= 1;
-                self.b.seal(bb);
+                self.b.seal(hb);
                 self.b.seal(xb);
                 self.b.switch_to(xb);
                 self.scopes.pop();

@@ -132,9 +132,9 @@ pub fn engine_run(f: &Function, env: &Environment, max_cycles: u64) -> (RunRepor
 /// Asserts that two traces agree channel by channel and cycle by cycle (valid and ready
 /// always, data whenever valid), and in the state words when `state` is set.
 pub fn assert_same_trace(what: &str, want: &Trace, got: &Trace, state: bool) {
-    assert_eq!(want.cycles(), got.cycles(), "{what}: cycle counts");
     assert_eq!(want.channels(), got.channels(), "{what}: channel layout");
-    for c in 0..want.cycles() {
+    // The first differing cycle and channel says more than a differing length.
+    for c in 0..want.cycles().min(got.cycles()) {
         let (a, b) = (want.cycle(c).unwrap(), got.cycle(c).unwrap());
         for (i, ch) in want.channels().iter().enumerate() {
             assert_eq!(
@@ -160,6 +160,7 @@ pub fn assert_same_trace(what: &str, want: &Trace, got: &Trace, state: bool) {
             );
         }
     }
+    assert_eq!(want.cycles(), got.cycles(), "{what}: cycle counts");
 }
 
 /// True when Verilator is usable; prints why not otherwise (fails under `CI=true`).
