@@ -113,22 +113,7 @@ impl<'f> TraceObserver<'f> {
                 Some((ch.index(), may, Vec::new()))
             })
             .collect();
-        let max_slots = f
-            .nodes
-            .values()
-            .filter_map(|n| {
-                if let Op::Buffer { slots, .. } = n.op {
-                    Some(slots)
-                } else {
-                    None
-                }
-            })
-            .max()
-            .unwrap_or(0);
-        let window = env
-            .map_or(16, |e| e.deadlock_window)
-            .max(1)
-            .max(2 * u64::from(max_slots) + 4);
+        let window = crate::deadlock::effective_window(env.map_or(16, |e| e.deadlock_window), f);
         let mut mems = Vec::new();
         let mut div_checks = Vec::new();
         let mut merge_checks = Vec::new();

@@ -545,3 +545,20 @@ pub fn render(d: &DeadlockReport) -> String {
     }
     s
 }
+
+/// The number of cycles without any transfer after which a run counts as deadlocked: the
+/// requested window, but never less than a buffer chain needs to drain without a channel
+/// firing (`2 × the largest buffer's slot count + 4`). The engine, trace analysis and the
+/// generated Verilator testbench all use this.
+pub fn effective_window(requested: u64, f: &crate::Function) -> u64 {
+    let max_slots = f
+        .nodes
+        .values()
+        .filter_map(|n| match n.op {
+            crate::Op::Buffer { slots, .. } => Some(slots),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    requested.max(1).max(2 * u64::from(max_slots) + 4)
+}

@@ -167,21 +167,6 @@ fn tokens_of(env: &Environment, f: &Function, ai: usize) -> Vec<TokenSource> {
     }
 }
 
-/// Largest buffer slot count of `f` (for the deadlock window).
-pub fn max_slots(f: &Function) -> u32 {
-    f.nodes
-        .values()
-        .filter_map(|n| {
-            if let Op::Buffer { slots, .. } = n.op {
-                Some(slots)
-            } else {
-                None
-            }
-        })
-        .max()
-        .unwrap_or(0)
-}
-
 /// The C++ expression of wrapper port `name` of design `k`.
 fn port(k: usize, f: &Function, name: &str) -> String {
     match top_ports(f).iter().position(|(p, _, _)| p == name) {
@@ -338,11 +323,7 @@ struct ReadyGen {
                 }
             }
         }
-        let window = d
-            .env
-            .deadlock_window
-            .max(1)
-            .max(2 * u64::from(max_slots(f)) + 4);
+        let window = handscope_sim::deadlock::effective_window(d.env.deadlock_window, f);
         let _ = writeln!(
             s,
             "  bool d{k}_stop = false; uint64_t d{k}_idle = 0; const uint64_t d{k}_inv = {invocations}ULL; const uint64_t d{k}_window = {window}ULL; const uint64_t d{k}_max = {}ULL; uint64_t d{k}_cycles = 0;",

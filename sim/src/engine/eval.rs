@@ -398,6 +398,16 @@ fn fork2_done(s: &Sig<'_>, o0: u32, o1: u32, r: usize) -> (bool, bool, bool) {
     (d0, d1, d0 & d1)
 }
 
+/// Clock edge of a two-output eager fork's `emitted` registers at `r`; returns `allDone`
+/// (the input's ready), computed before the edge.
+#[inline(always)]
+fn fork2_edge(s: &mut Sig<'_>, o0: u32, o1: u32, r: usize) -> bool {
+    let (d0, d1, all) = fork2_done(s, o0, o1, r);
+    *s.regs.at_mut(r) = u64::from(d0 & !all);
+    *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
+    all
+}
+
 #[inline(always)]
 fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
     match *i {
@@ -474,10 +484,8 @@ fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
         }
         Bwd::Fork2Clk { inp, o0, o1, reg } => {
             let r = reg as usize;
-            let (d0, d1, all) = fork2_done(s, o0, o1, r);
+            let all = fork2_edge(s, o0, o1, r);
             *s.ready.at_mut(inp as usize) = all;
-            *s.regs.at_mut(r) = u64::from(d0 & !all);
-            *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
         }
         Bwd::Sync2Clk {
             i0,
@@ -488,11 +496,9 @@ fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
         } => {
             let r = reg as usize;
             let j = s.valid.at(i0 as usize) & s.valid.at(i1 as usize);
-            let (d0, d1, all) = fork2_done(s, o0, o1, r);
+            let all = fork2_edge(s, o0, o1, r);
             *s.ready.at_mut(i0 as usize) = j & all;
             *s.ready.at_mut(i1 as usize) = j & all;
-            *s.regs.at_mut(r) = u64::from(d0 & !all);
-            *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
         }
         Bwd::Fork { inp, outs, reg } => {
             *s.ready.at_mut(inp as usize) = fork_done(p, s, outs, reg as usize);
@@ -730,21 +736,17 @@ fn run_typed(s: &mut Sig<'_>, op: TypedOp, args: &[[u32; 5]]) {
         TypedOp::Fork2Clk => {
             for &[inp, o0, o1, reg, _] in args {
                 let r = reg as usize;
-                let (d0, d1, all) = fork2_done(s, o0, o1, r);
+                let all = fork2_edge(s, o0, o1, r);
                 *s.ready.at_mut(inp as usize) = all;
-                *s.regs.at_mut(r) = u64::from(d0 & !all);
-                *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
             }
         }
         TypedOp::Sync2Clk => {
             for &[i0, i1, o0, o1, reg] in args {
                 let r = reg as usize;
                 let j = s.valid.at(i0 as usize) & s.valid.at(i1 as usize);
-                let (d0, d1, all) = fork2_done(s, o0, o1, r);
+                let all = fork2_edge(s, o0, o1, r);
                 *s.ready.at_mut(i0 as usize) = j & all;
                 *s.ready.at_mut(i1 as usize) = j & all;
-                *s.regs.at_mut(r) = u64::from(d0 & !all);
-                *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
             }
         }
         TypedOp::Join2Bwd => {
@@ -914,9 +916,7 @@ fn clock_with(p: &Program, st: &mut State, emit2: &[(u32, u32, u32)]) {
     s.mem_writes.clear();
     for &(o0, o1, reg) in emit2 {
         let r = reg as usize;
-        let (d0, d1, all) = fork2_done(s, o0, o1, r);
-        *s.regs.at_mut(r) = u64::from(d0 & !all);
-        *s.regs.at_mut(r + 1) = u64::from(d1 & !all);
+        fork2_edge(s, o0, o1, r);
     }
     for &(inp, out, reg) in &p.clk_buf1 {
         let r = reg as usize;

@@ -230,10 +230,7 @@ impl Simulation {
             .filter(|n| n.op == crate::ops::Op::CondBr)
             .flat_map(|n| n.outputs.iter().map(|c| c.as_u32()))
             .collect();
-        let window = env
-            .deadlock_window
-            .max(1)
-            .max(2 * u64::from(prog.max_slots) + 4);
+        let window = deadlock::effective_window(env.deadlock_window, f);
         Ok(Simulation {
             func: f.clone(),
             prog,
@@ -383,19 +380,7 @@ impl Simulation {
             );
         }
         let st = &mut self.st;
-        for (chan, cur) in &self.args {
-            let c = *chan as usize;
-            match cur.peek() {
-                Some(v) => {
-                    st.valid[c] = true;
-                    st.data[c] = v;
-                }
-                None => {
-                    st.valid[c] = false;
-                    st.data[c] = 0;
-                }
-            }
-        }
+        resim::drive_args(&self.args, st);
         for r in &mut self.results {
             st.ready[r.chan as usize] = r.ready.next(cycle);
         }

@@ -146,6 +146,17 @@ fn alias_roots(aliases: &[Option<u32>]) -> Vec<u32> {
         .collect()
 }
 
+/// Drives every argument channel from its token cursor: the current token, or not valid
+/// (data 0) once the tokens are used up. Shared by `Simulation::step` and re-simulation.
+pub(crate) fn drive_args(args: &[(u32, ArgCursor)], st: &mut State) {
+    for (chan, cur) in args {
+        let c = *chan as usize;
+        let tok = cur.peek();
+        st.valid[c] = tok.is_some();
+        st.data[c] = tok.unwrap_or(0);
+    }
+}
+
 /// The environment's view needed to drive one cycle.
 struct Env<'a> {
     args: &'a mut [(u32, ArgCursor)],
@@ -155,19 +166,7 @@ struct Env<'a> {
 impl Env<'_> {
     /// Drives argument valid/data and result ready for `sim_cycle` (as `Simulation::step`).
     fn drive(&mut self, st: &mut State, sim_cycle: u64) {
-        for (chan, cur) in self.args.iter() {
-            let c = *chan as usize;
-            match cur.peek() {
-                Some(v) => {
-                    st.valid[c] = true;
-                    st.data[c] = v;
-                }
-                None => {
-                    st.valid[c] = false;
-                    st.data[c] = 0;
-                }
-            }
-        }
+        drive_args(self.args, st);
         for (chan, gen_) in self.readies.iter_mut() {
             st.ready[*chan as usize] = gen_.next(sim_cycle);
         }
