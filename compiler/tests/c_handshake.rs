@@ -30,6 +30,48 @@ fn compile_src(src: &str, top: &str) -> Function {
     m.functions.into_iter().next().expect("one function")
 }
 
+/// Loops are rotated (a guard, then the body with the test at its end); a guard the front
+/// end can decide becomes an unconditional branch, and a body it never enters disappears.
+#[test]
+fn rotated_loops_fold_constant_guards() {
+    let ops = |f: &Function, block: &str| -> Vec<&'static str> {
+        f.nodes
+            .values()
+            .filter(|n| n.block.as_deref() == Some(block))
+            .map(|n| n.op.mnemonic())
+            .collect()
+    };
+    // Constant trip count: the entry block steers nothing; the loop block is its own latch.
+    let f = compile_src(
+        "unsigned f(unsigned v) {\n  for (int i = 0; i < 3; i++)\n    v = v * 3 + 1;\n  return v;\n}\n",
+        "f",
+    );
+    assert!(!ops(&f, "bb0").contains(&"cond_br"), "{:?}", ops(&f, "bb0"));
+    assert!(ops(&f, "bb1").contains(&"cond_br"), "{:?}", ops(&f, "bb1"));
+    let cmerge = f.node_by_id("bb1.control_merge0").expect("loop header");
+    let latch = f.channels[f.nodes[cmerge].inputs[1]].producer.node;
+    assert_eq!(f.nodes[latch].block.as_deref(), Some("bb1"), "self loop");
+    // Unknown trip count: the guard stays, so a zero-trip call skips the body.
+    let g = compile_src(
+        "unsigned f(unsigned v, int n) {\n  for (int i = 0; i < n; i++)\n    v = v * 3 + 1;\n  return v;\n}\n",
+        "f",
+    );
+    assert!(ops(&g, "bb0").contains(&"cond_br"), "{:?}", ops(&g, "bb0"));
+    // A loop that never runs leaves no trace.
+    let h = compile_src(
+        "unsigned f(unsigned v) {\n  while (0)\n    v = v * 3 + 1;\n  return v + 2;\n}\n",
+        "f",
+    );
+    let loop_ops: Vec<&str> = h
+        .nodes
+        .values()
+        .filter(|n| !n.id.starts_with("lock."))
+        .map(|n| n.op.mnemonic())
+        .filter(|m| ["muli", "control_merge", "mux", "cond_br", "buffer"].contains(m))
+        .collect();
+    assert!(loop_ops.is_empty(), "{loop_ops:?}");
+}
+
 #[test]
 fn without_buffers_loops_are_combinational_cycles() {
     let hs = kernel("gcd.c").handshake(&HsOptions {
@@ -103,6 +145,51 @@ fn ids_are_readable_and_located() {
         "{text}"
     );
     assert!(text.contains("resNames = [\"ret\", \"done\"]"), "{text}");
+}
+
+/// Every node of every kernel (plain and task-pipelined) has a basic block, a location in
+/// the kernel's file, and an ID that starts with its block (or names the lock, memory or
+/// return it is).
+#[test]
+fn every_node_of_every_kernel_has_a_block_and_a_location() {
+    for file in all_kernel_files() {
+        let k = kernel(&file);
+        for tp in [false, true] {
+            let hs = k.handshake(&HsOptions {
+                task_pipelining: tp,
+                ..HsOptions::default()
+            });
+            for n in hs.nodes.values() {
+                if matches!(n.op, Op::Argument { .. }) {
+                    continue;
+                }
+                let what = format!("{file} (task pipelining {tp}): {}", n.id);
+                let block = n
+                    .block
+                    .as_deref()
+                    .unwrap_or_else(|| panic!("{what}: no block"));
+                assert!(
+                    block.starts_with("bb") && block[2..].parse::<u32>().is_ok(),
+                    "{what}: block {block}"
+                );
+                let loc = n
+                    .loc
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("{what}: no location"));
+                assert_eq!(&*loc.file, file.as_str(), "{what}");
+                assert!(loc.line >= 1, "{what}");
+                let prefixed = n.id.starts_with(&format!("{block}."))
+                    || ["lock.", "memlock.", "mem."]
+                        .iter()
+                        .any(|p| n.id.starts_with(p))
+                    || n.id == "return";
+                assert!(prefixed, "{what}: ID does not name its block");
+                if matches!(n.op, Op::Memory { .. } | Op::ExtMemory { .. }) {
+                    assert_eq!(block, "bb0", "{what}: memories belong to the entry block");
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -577,17 +664,28 @@ fn three_loops_initiation_interval() {
             "three_loops, task pipelining {pipelined}: results at cycles {cycles:?}, II {ii}, total {} cycles",
             sim.report.cycles
         );
+        if !pipelined {
+            // One invocation live at a time: each starts when the previous one is done.
+            assert!(
+                gaps.iter().all(|&g| g == cycles[0] + 1),
+                "{what}: serialized invocations are one latency ({} cycles) apart: {gaps:?}",
+                cycles[0] + 1
+            );
+        }
         iis.push(ii);
     }
-    // Measured figures, pinned so that changes show up: without task pipelining the
-    // function lock serializes (II = whole latency + 1 = 10); with it each loop holds one
-    // invocation (II 4). The reference flow reaches 3: our loops test their condition in
-    // the header, so each loop spends a fourth cycle on the exit test. Rotating loops
-    // (guard, test at the end of the body) gives 3 (and 7 without), but was backed out:
-    // see the session note on the SystemVerilog round trip of the rotated `bitrev`.
+    // Measured figures, pinned so that changes show up. Loops are rotated (guard, body,
+    // test at the end), so a loop of three iterations spends two cycles on its back edge
+    // and hands its value to the next loop in the cycle of its last iteration: one
+    // invocation takes cycles 0..=6 (results at 6). Without task pipelining the function
+    // lock admits the next invocation in the cycle after `done`: II 7 = the whole latency,
+    // i.e. strictly one invocation live at a time. With it, each loop holds one invocation
+    // for its two iterating cycles plus the cycle in which the exit refills the priming
+    // buffer: II 3, three invocations in flight. (The "9 without" counts a cycle
+    // per iteration for every loop, i.e. a registered hand-over between loops.)
     assert_eq!(
         iis,
-        [10, 4],
+        [7, 3],
         "initiation intervals (without, with task pipelining)"
     );
 }

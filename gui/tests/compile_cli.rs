@@ -35,7 +35,7 @@ fn emits_mlir_dot_and_graph() {
 
     let (ok, g, err) = handscope(&["compile", "examples/kernels/gcd.c", "--emit", "graph"]);
     assert!(ok, "{err}");
-    assert!(g.starts_with("function @gcd: 22 nodes"), "{g}");
+    assert!(g.starts_with("function @gcd: 33 nodes"), "{g}");
     // Every node line names its block and C source position.
     let line = g
         .lines()

@@ -35,6 +35,17 @@ pub enum VerilatorError {
         /// Its last lines.
         tail: String,
     },
+    /// The design has logic Verilator can only order as a combinational loop (`UNOPTFLAT`),
+    /// which it may evaluate before its inputs settle: the waveform would not be the RTL's.
+    #[error(
+        "Verilator found a combinational loop in the design (UNOPTFLAT; log: {log}):\n{excerpt}"
+    )]
+    CombLoop {
+        /// Full log.
+        log: PathBuf,
+        /// The warning and the signals of the loop.
+        excerpt: String,
+    },
     /// The model failed.
     #[error("the model failed: {0}")]
     Run(String),
@@ -90,6 +101,11 @@ pub struct BuildConfig<'a> {
     /// builds of large designs get several times faster and simulation slower, which suits
     /// tests' short runs.
     pub quick: bool,
+    /// Refuse designs in which Verilator reports a combinational loop (`UNOPTFLAT`) instead
+    /// of building them with the warning silenced. Handscope's own SystemVerilog has none
+    /// (valid/data and ready are computed by separate statements in every component), so its
+    /// builds set this; other RTL (CIRCT's) may keep false loops that settle in practice.
+    pub reject_comb_loops: bool,
 }
 
 /// The Verilator command line that builds `Vhs_tb` from `design.sv` and `tb.cpp` into `mdir`.
@@ -117,7 +133,11 @@ pub fn build_command_for(mdir: &Path, cfg: &BuildConfig<'_>) -> Vec<String> {
         "-Wno-fatal",
         "-Wno-lint",
         "-Wno-style",
-        "-Wno-UNOPTFLAT",
+        if cfg.reject_comb_loops {
+            "-Wwarn-UNOPTFLAT"
+        } else {
+            "-Wno-UNOPTFLAT"
+        },
         "--top-module",
         "hs_tb",
         "-j",
@@ -247,6 +267,15 @@ pub fn build_with(sv: &str, tb: &str, cfg: &BuildConfig<'_>) -> Result<PathBuf, 
         return Err(VerilatorError::Build {
             log: log_path,
             tail,
+        });
+    }
+    if cfg.reject_comb_loops
+        && let Some(at) = log.find("%Warning-UNOPTFLAT")
+    {
+        let excerpt: Vec<&str> = log[at..].lines().take(12).collect();
+        return Err(VerilatorError::CombLoop {
+            log: log_path,
+            excerpt: excerpt.join("\n"),
         });
     }
     std::fs::rename(&built, tmp.join("Vhs_tb")).map_err(io("moving", &built))?;

@@ -442,6 +442,8 @@ pub struct Memory {
     pub kind: MemoryKind,
     /// No store targets this memory.
     pub read_only: bool,
+    /// Span of the array's declaration (parameter, local or constant table).
+    pub span: Span,
 }
 
 /// A parameter of the top function.

@@ -453,7 +453,14 @@ impl<'a> Lowerer<'a> {
         self.scopes.iter().rev().find_map(|s| s.get(name))
     }
 
-    fn new_memory(&mut self, name: &str, elem: IntTy, dims: Vec<u64>, kind: MemoryKind) -> MemId {
+    fn new_memory(
+        &mut self,
+        name: &str,
+        elem: IntTy,
+        dims: Vec<u64>,
+        kind: MemoryKind,
+        span: Span,
+    ) -> MemId {
         let len = dims.iter().product();
         let token = self.b.new_var(&format!("{name}.token"), Type::Token);
         self.mems.push(MemInfo {
@@ -464,6 +471,7 @@ impl<'a> Lowerer<'a> {
                 len,
                 kind,
                 read_only: false,
+                span,
             },
             token,
         });
@@ -504,6 +512,7 @@ impl<'a> Lowerer<'a> {
                     *elem,
                     dims.clone(),
                     MemoryKind::Local { init: Some(vals) },
+                    d.span,
                 );
                 self.globals.insert(
                     name.to_string(),
@@ -558,7 +567,8 @@ impl<'a> Lowerer<'a> {
                             "array parameters of the top function need constant sizes in every dimension",
                         ));
                     };
-                    let mem = self.new_memory(&p.name, *elem, dims.clone(), MemoryKind::Param(i));
+                    let mem =
+                        self.new_memory(&p.name, *elem, dims.clone(), MemoryKind::Param(i), p.span);
                     self.declare(
                         &p.name,
                         Sym::Array(ArrayRef {
@@ -640,6 +650,7 @@ impl<'a> Lowerer<'a> {
             start_token: map(start),
             span: f.span,
         };
+        super::opt::fold_constant_branches(&mut func);
         super::opt::dce(&mut func);
         super::opt::merge_blocks(&mut func);
         for (i, m) in memories.iter_mut().enumerate() {
@@ -708,19 +719,23 @@ impl<'a> Lowerer<'a> {
                 Ok(())
             }
             StmtKind::While(c, body) => {
-                let hb = self.b.new_block();
-                self.b.br(hb, s.span);
-                self.b.switch_to(hb);
-                self.loop_depth += 1;
-                let cv = self.cond(c)?;
+                // Rotated: a guard, then the body with the test at its end, so each
+                // iteration evaluates the condition once and the loop is left in the
+                // same cycle as its last iteration (`for` likewise).
                 let bb = self.b.new_block();
+                let lb = self.b.new_block();
                 let xb = self.b.new_block();
+                let cv = self.cond(c)?;
                 self.b.cond_br(cv, bb, xb, c.span);
-                self.b.seal(bb);
                 self.b.switch_to(bb);
-                self.loop_body(body, xb, hb, s.span)?;
+                self.loop_depth += 1;
+                self.loop_body(body, xb, lb, s.span)?;
+                self.b.seal(lb);
+                self.b.switch_to(lb);
+                let cv = self.cond(c)?;
+                self.b.cond_br(cv, bb, xb, c.span);
                 self.loop_depth -= 1;
-                self.b.seal(hb);
+                self.b.seal(bb);
                 self.b.seal(xb);
                 self.b.switch_to(xb);
                 Ok(())
@@ -744,14 +759,11 @@ impl<'a> Lowerer<'a> {
                 Ok(())
             }
             StmtKind::For(init, c, step, body) => {
+                // Rotated like `while`: guard, body, step, test.
                 self.scopes.push(BTreeMap::new());
                 if let Some(i) = init {
                     self.stmt(i)?;
                 }
-                let hb = self.b.new_block();
-                self.b.br(hb, s.span);
-                self.b.switch_to(hb);
-                self.loop_depth += 1;
                 let bb = self.b.new_block();
                 let xb = self.b.new_block();
                 match c {
@@ -761,8 +773,8 @@ impl<'a> Lowerer<'a> {
                     }
                     None => self.b.br(bb, s.span),
                 }
-                self.b.seal(bb);
                 self.b.switch_to(bb);
+                self.loop_depth += 1;
                 let sb = self.b.new_block();
                 self.loop_body(body, xb, sb, s.span)?;
                 self.b.seal(sb);
@@ -770,9 +782,15 @@ impl<'a> Lowerer<'a> {
                 if let Some(st) = step {
                     self.effect(st)?;
                 }
-                self.b.br(hb, step.as_ref().map_or(s.span, |e| e.span));
+                match c {
+                    Some(c) => {
+                        let cv = self.cond(c)?;
+                        self.b.cond_br(cv, bb, xb, c.span);
+                    }
+                    None => self.b.br(bb, step.as_ref().map_or(s.span, |e| e.span)),
+                }
                 self.loop_depth -= 1;
-                self.b.seal(hb);
+                self.b.seal(bb);
                 self.b.seal(xb);
                 self.b.switch_to(xb);
                 self.scopes.pop();
@@ -985,6 +1003,7 @@ impl<'a> Lowerer<'a> {
                     MemoryKind::Local {
                         init: init_contents,
                     },
+                    d.span,
                 );
                 if needs_stores {
                     for (i, s) in slots.iter().enumerate() {

@@ -28,6 +28,90 @@ pub fn dce(f: &mut IrFunction) {
     }
 }
 
+/// Turns every conditional branch on a constant condition (a guard the front end could
+/// decide, such as the `0 < 16` of a rotated `for` loop) into an unconditional branch to
+/// the successor it always takes, then removes the blocks no longer reachable.
+pub fn fold_constant_branches(f: &mut IrFunction) {
+    use super::ir::Terminator;
+    use std::collections::BTreeMap;
+    let consts: BTreeMap<ValueId, i64> = f
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter_map(|i| match (&i.kind, i.results.as_slice()) {
+            (InstKind::Const { value }, [r]) => Some((*r, *value)),
+            _ => None,
+        })
+        .collect();
+    for b in &mut f.blocks {
+        if let Terminator::CondBr {
+            cond,
+            t,
+            t_args,
+            f: fb,
+            f_args,
+        } = &b.term
+            && let Some(&v) = consts.get(cond)
+        {
+            b.term = if v != 0 {
+                Terminator::Br {
+                    target: *t,
+                    args: t_args.clone(),
+                }
+            } else {
+                Terminator::Br {
+                    target: *fb,
+                    args: f_args.clone(),
+                }
+            };
+        }
+    }
+    remove_unreachable(f);
+}
+
+/// Removes the blocks that `bb0` cannot reach (the others are renumbered densely, in order).
+pub fn remove_unreachable(f: &mut IrFunction) {
+    use super::ir::Terminator;
+    let mut reach = vec![false; f.blocks.len()];
+    let mut stack = vec![0usize];
+    while let Some(b) = stack.pop() {
+        if b >= reach.len() || std::mem::replace(&mut reach[b], true) {
+            continue;
+        }
+        stack.extend(
+            f.blocks[b]
+                .term
+                .successors()
+                .iter()
+                .map(|(s, _)| s.0 as usize),
+        );
+    }
+    if reach.iter().all(|&r| r) {
+        return;
+    }
+    let mut new_index = vec![0u32; f.blocks.len()];
+    let mut k = 0u32;
+    for (i, &r) in reach.iter().enumerate() {
+        new_index[i] = k;
+        k += u32::from(r);
+    }
+    let mut i = 0;
+    f.blocks.retain(|_| {
+        i += 1;
+        reach[i - 1]
+    });
+    for blk in &mut f.blocks {
+        match &mut blk.term {
+            Terminator::Br { target, .. } => target.0 = new_index[target.0 as usize],
+            Terminator::CondBr { t, f: fb, .. } => {
+                t.0 = new_index[t.0 as usize];
+                fb.0 = new_index[fb.0 as usize];
+            }
+            Terminator::Return { .. } => {}
+        }
+    }
+}
+
 /// Merges every block into its predecessor when that predecessor ends in an unconditional
 /// branch to it and is its only predecessor (the block's parameters become the branch
 /// arguments). Blocks keep their relative order and are renumbered densely.

@@ -293,17 +293,10 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
             let w = s.outs[0];
             let sw = s.ins[0];
-            g.line("always_comb begin");
-            g.line("  out0_valid = 1'b0;");
-            if w > 0 {
-                g.line(format!("  out0 = {w}'d0;"));
-            }
-            for k in 1..ni {
-                g.line(format!("  {}_ready = 1'b0;", in_name(op, k)));
-            }
-            for k in 1..ni {
-                let p = in_name(op, k);
-                let cond = if sw == 0 {
+            // Valid and data in one block, readies from the fire signal: a block that wrote
+            // both would look like a combinational loop to Verilator (valid out, ready in).
+            let sel = |k: usize| {
+                if sw == 0 {
                     if k == 1 {
                         "1'b1".to_string()
                     } else {
@@ -311,33 +304,47 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                     }
                 } else {
                     format!("{{{}'d0, select}} == 65'd{}", 65 - sw, k - 1)
-                };
+                }
+            };
+            g.line("always_comb begin");
+            g.line("  out0_valid = 1'b0;");
+            if w > 0 {
+                g.line(format!("  out0 = {w}'d0;"));
+            }
+            for k in 1..ni {
+                let p = in_name(op, k);
                 g.line(format!(
-                    "  {}if ({cond}) begin",
-                    if k > 1 { "else " } else { "" }
+                    "  {}if ({}) begin",
+                    if k > 1 { "else " } else { "" },
+                    sel(k)
                 ));
                 g.line(format!("    out0_valid = select_valid & {p}_valid;"));
                 if w > 0 {
                     g.line(format!("    out0 = {p};"));
                 }
-                g.line(format!("    {p}_ready = out0_valid & out0_ready;"));
                 g.line("  end");
             }
             g.line("end");
-            g.line("assign select_ready = out0_valid & out0_ready;");
+            g.line("wire fire = out0_valid & out0_ready;");
+            g.line("assign select_ready = fire;");
+            for k in 1..ni {
+                g.line(format!(
+                    "assign {}_ready = fire & ({});",
+                    in_name(op, k),
+                    sel(k)
+                ));
+            }
         }
         Op::Merge => {
             if ni == 0 || no != 1 {
                 return Err("`merge` needs inputs and one output".into());
             }
             let w = s.outs[0];
+            // Valid and data first (priority to the lowest input), readies apart (see `mux`).
             g.line("always_comb begin");
             g.line("  out0_valid = 1'b0;");
             if w > 0 {
                 g.line(format!("  out0 = {w}'d0;"));
-            }
-            for k in 0..ni {
-                g.line(format!("  in{k}_ready = 1'b0;"));
             }
             for k in 0..ni {
                 g.line(format!(
@@ -348,10 +355,15 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 if w > 0 {
                     g.line(format!("    out0 = in{k};"));
                 }
-                g.line(format!("    in{k}_ready = out0_ready;"));
                 g.line("  end");
             }
             g.line("end");
+            for k in 0..ni {
+                let earlier: String = (0..k).map(|j| format!(" & !in{j}_valid")).collect();
+                g.line(format!(
+                    "assign in{k}_ready = out0_ready & in{k}_valid{earlier};"
+                ));
+            }
         }
         Op::ControlMerge => {
             if ni == 0 || no != 2 || ni > 64 {

@@ -120,6 +120,7 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
     }
     let cfg = BuildConfig {
         format,
+        reject_comb_loops: true,
         ..BuildConfig::default()
     };
     let cmd = handscope_traces::verilator::build_command_for(Path::new("obj"), &cfg);

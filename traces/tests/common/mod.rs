@@ -186,6 +186,7 @@ pub fn quick_build_and_run(
         cache: None,
         format,
         quick: true,
+        reject_comb_loops: true,
     };
     handscope_traces::verilator::build_and_run_with(work, sv, tb, &cfg)
         .unwrap_or_else(|e| panic!("{e}"))

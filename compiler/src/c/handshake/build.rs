@@ -218,7 +218,9 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                 lsq: false,
             },
         };
-        let n = g.add(op, vec![], outs, None, Some(f.span));
+        // A memory serves every block of the function: it belongs to the entry block, at
+        // the array's declaration.
+        let n = g.add(op, vec![], outs, Some("bb0"), Some(m.span));
         g.nodes[n].name = Some(names[mi].clone());
         if let MemoryKind::Local { init: Some(vals) } = &m.kind {
             let mask = elem.mask();

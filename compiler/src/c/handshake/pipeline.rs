@@ -176,7 +176,8 @@ pub(crate) fn region_locks(b: &mut Built, f: &IrFunction, reach: &[bool]) -> Opt
             }
             stack.extend(succ.iter().map(|(s, _)| s.0 as usize));
         }
-        let label = format!("bb{d}");
+        // The lock belongs to `M`, whose control token refills it.
+        let label = format!("bb{m}");
         let span = b.g.nodes[cm].span;
         let buf = b.g.add(
             Op::Buffer {
