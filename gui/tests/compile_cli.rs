@@ -209,3 +209,47 @@ fn sim_reports_every_array_parameter() {
     // (1 2 1)/4 with clamped borders.
     assert_eq!(mem("out"), [1, 2, 3, 2, 1, 0, 0, 0, 0, 0, 0, 0]);
 }
+
+/// Values keep their C signedness in reports: an `uint16_t` result and `uint8_t` array
+/// elements print as unsigned numbers, from the C file and from the MLIR it compiles to
+/// (the `handscope.unsigned` function attribute), while signed types stay signed.
+#[test]
+fn reports_print_unsigned_c_types_as_unsigned() {
+    let (ok, out, err) = handscope(&["sim", "examples/kernels/bitrev.c", "--in", "x=1"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("ret: [32768@"), "{out}");
+    let (ok, out, err) = handscope(&[
+        "sim",
+        "examples/kernels/histogram.c",
+        "--in",
+        "n=7",
+        "--mem",
+        "data=1,1,1,2,3,250,250",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("memory data: [1, 1, 1, 2, 3, 250, 250,"),
+        "{out}"
+    );
+    let dir = std::env::temp_dir().join(format!("hs-unsigned-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mlir = dir.join("bitrev.mlir");
+    let (ok, text, err) = handscope(&["compile", "examples/kernels/bitrev.c", "--emit", "mlir"]);
+    assert!(ok, "{err}");
+    assert!(
+        text.contains("handscope.unsigned = [\"ret\", \"x\"]"),
+        "{text}"
+    );
+    std::fs::write(&mlir, text).unwrap();
+    let (ok, out, err) = handscope(&["sim", mlir.to_str().unwrap(), "--in", "x=1", "--json"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("32768"), "{out}");
+    assert!(!out.contains("-32768"), "{out}");
+    // A signed result stays signed.
+    let src = dir.join("neg.c");
+    std::fs::write(&src, "short f(short a) { return a - 3; }\n").unwrap();
+    let (ok, out, err) = handscope(&["sim", src.to_str().unwrap(), "--in", "a=1"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("ret: [-2@"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -16,7 +16,7 @@ use crate::deadlock::{self, DeadlockReport};
 use crate::graph::{ArgType, ChannelId, Function, NodeId};
 use crate::ops::{ArithOp, Op};
 use crate::report::{
-    ChannelStats, EventKind, OutputToken, RunReport, RuntimeEvent, Status, render_value,
+    ChannelStats, EventKind, OutputToken, RunReport, RuntimeEvent, Status, render_value_as,
 };
 use crate::stimulus::{Environment, ReadyPolicy, TokenSource};
 use crate::trace::{Sample, StateMeta, Trace};
@@ -415,9 +415,11 @@ impl<'f> TraceObserver<'f> {
         {
             status = Status::Done;
         }
+        let unsigned = f.unsigned_names();
         let mut outputs = BTreeMap::new();
         let ret = f.return_node();
         for (k, r) in f.results.iter().enumerate() {
+            let u = unsigned.contains(&r.name);
             let ch = ret
                 .and_then(|rn| f.nodes[rn].inputs.get(k).copied())
                 .map(ChannelId::index);
@@ -429,7 +431,7 @@ impl<'f> TraceObserver<'f> {
                     x.2.iter()
                         .map(|&(cycle, bits)| OutputToken {
                             cycle,
-                            value: render_value(bits, &r.ty),
+                            value: render_value_as(bits, &r.ty, u),
                             bits,
                         })
                         .collect()
@@ -440,11 +442,12 @@ impl<'f> TraceObserver<'f> {
         let mut memories = BTreeMap::new();
         for m in &self.mems {
             let ty = Type::Int(m.elem as u8);
+            let u = unsigned.contains(&m.name);
             memories.insert(
                 m.name.clone(),
                 m.vals
                     .iter()
-                    .filter_map(|&x| render_value(x, &ty))
+                    .filter_map(|&x| render_value_as(x, &ty, u))
                     .collect(),
             );
         }

@@ -160,7 +160,40 @@ pub struct DuplicateId {
     pub second: NodeId,
 }
 
+/// Function attribute naming the results, arguments and memories whose integers the source
+/// declares unsigned (C `unsigned` types), e.g. `handscope.unsigned = ["ret", "hist"]`.
+/// Handshake integers are signless; reports print these names' values as unsigned numbers
+/// and every other multi-bit integer as signed.
+pub const UNSIGNED_ATTR: &str = "handscope.unsigned";
+
 impl Function {
+    /// The names listed in the [`UNSIGNED_ATTR`] attribute (empty without it).
+    pub fn unsigned_names(&self) -> std::collections::BTreeSet<String> {
+        self.attrs
+            .iter()
+            .filter(|(k, _)| k == UNSIGNED_ATTR)
+            .flat_map(|(_, v)| {
+                v.trim()
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .split(',')
+                    .map(|x| x.trim().trim_matches('"').to_string())
+                    .filter(|x| !x.is_empty())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// Sets the [`UNSIGNED_ATTR`] attribute to `names` (removes it when empty).
+    pub fn set_unsigned_names<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
+        self.attrs.retain(|(k, _)| k != UNSIGNED_ATTR);
+        let list: Vec<String> = names.into_iter().map(|n| format!("{n:?}")).collect();
+        if !list.is_empty() {
+            self.attrs
+                .push((UNSIGNED_ATTR.to_string(), format!("[{}]", list.join(", "))));
+        }
+    }
+
     /// An empty function.
     pub fn new(name: impl Into<String>) -> Self {
         Function {

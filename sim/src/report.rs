@@ -65,6 +65,15 @@ pub fn render_value(bits: u64, ty: &Type) -> Option<Value> {
     }
 }
 
+/// Like [`render_value`], but a multi-bit integer the source declares unsigned (see
+/// [`crate::graph::UNSIGNED_ATTR`]) is printed as its unsigned value.
+pub fn render_value_as(bits: u64, ty: &Type, unsigned: bool) -> Option<Value> {
+    match ty {
+        Type::Int(w) if unsigned && *w > 1 => Some(Value::Unsigned(bits & ty.mask())),
+        _ => render_value(bits, ty),
+    }
+}
+
 /// The signed two's-complement reading of the low `width` bits of `bits`.
 pub fn signed_value(bits: u64, width: u32) -> i64 {
     sext(bits, width)
@@ -184,5 +193,26 @@ mod tests {
         );
         assert_eq!(render_value(0, &Type::None), None);
         assert_eq!(signed_value(0x40, 7), -64);
+        // Unsigned source types print unsigned; other types are unaffected by the flag.
+        assert_eq!(
+            render_value_as(0x8000, &Type::Int(16), true),
+            Some(Value::Unsigned(32768))
+        );
+        assert_eq!(
+            render_value_as(0x8000, &Type::Int(16), false),
+            Some(Value::Signed(-32768))
+        );
+        assert_eq!(
+            render_value_as(1, &Type::Int(1), true),
+            Some(Value::Unsigned(1))
+        );
+        let mut f = crate::graph::Function::default();
+        assert!(f.unsigned_names().is_empty());
+        f.set_unsigned_names(["ret", "hist"]);
+        assert_eq!(f.attrs.last().unwrap().1, "[\"ret\", \"hist\"]");
+        let names: Vec<String> = f.unsigned_names().into_iter().collect();
+        assert_eq!(names, ["hist", "ret"]);
+        f.set_unsigned_names([]);
+        assert!(f.attrs.is_empty());
     }
 }

@@ -35,7 +35,7 @@ use cranelift_entity::EntityRef;
 use crate::deadlock::{self, DeadlockReport};
 use crate::graph::{ArgType, ChannelId, Function, NodeId};
 use crate::report::{
-    ChannelStats, EventKind, OutputToken, RunReport, RuntimeEvent, Status, render_value,
+    ChannelStats, EventKind, OutputToken, RunReport, RuntimeEvent, Status, render_value_as,
 };
 use crate::stimulus::{ArgCursor, Environment, ReadyGen, ReadyPolicy, TokenSource};
 use crate::trace::{ChannelMeta, MemWrite, StateMeta, Trace, TraceBuilder};
@@ -562,14 +562,16 @@ impl Simulation {
     /// The report of the run so far.
     pub fn report(&self) -> RunReport {
         let f = &self.func;
+        let unsigned = f.unsigned_names();
         let mut outputs = BTreeMap::new();
         for (r, rt) in f.results.iter().zip(&self.results) {
+            let u = unsigned.contains(&r.name);
             let toks = rt
                 .outputs
                 .iter()
                 .map(|&(cycle, bits)| OutputToken {
                     cycle,
-                    value: render_value(bits, &r.ty),
+                    value: render_value_as(bits, &r.ty, u),
                     bits,
                 })
                 .collect();
@@ -578,7 +580,11 @@ impl Simulation {
         let mut memories = BTreeMap::new();
         for (m, vals) in self.prog.mems.iter().zip(&self.st.mems) {
             let ty = Type::Int(m.elem_width as u8);
-            let v = vals.iter().filter_map(|&x| render_value(x, &ty)).collect();
+            let u = unsigned.contains(&m.name);
+            let v = vals
+                .iter()
+                .filter_map(|&x| render_value_as(x, &ty, u))
+                .collect();
             memories.insert(m.name.clone(), v);
         }
         let mut stats = BTreeMap::new();

@@ -34,7 +34,7 @@ use std::sync::Arc;
 use handscope_sim::{Function, Module, Op};
 
 use super::error::{CError, RawError};
-use super::ir::IrFunction;
+use super::ir::{IrFunction, IrParam};
 
 pub use buffers::BufferPolicy;
 
@@ -102,7 +102,40 @@ pub fn lower_function(
     }
     name_new_nodes(&mut f);
     f.assign_ids().map_err(|e| internal(e.to_string()))?;
+    mark_unsigned(&mut f, &ir);
     Ok(f)
+}
+
+/// Records which results, scalar arguments and memories have unsigned C types
+/// ([`handscope_sim::graph::UNSIGNED_ATTR`]), so that reports print them as C would.
+/// Memories are named like the engine's reports: array parameters by their name, local
+/// arrays by their node ID.
+fn mark_unsigned(f: &mut Function, ir: &IrFunction) {
+    let mut names: Vec<String> = Vec::new();
+    if ir.ret.is_some_and(|t| !t.signed) {
+        names.extend(f.results.first().map(|r| r.name.clone()));
+    }
+    for p in &ir.params {
+        if let IrParam::Scalar { name, ty, .. } = p
+            && !ty.signed
+        {
+            names.push(name.clone());
+        }
+    }
+    for (id, n) in f.nodes.iter() {
+        let (mi, arg) = match &n.op {
+            Op::ExtMemory { id, memref_arg, .. } => (*id, Some(*memref_arg)),
+            Op::Memory { id, .. } => (*id, None),
+            _ => continue,
+        };
+        if ir.memories.get(mi as usize).is_some_and(|m| !m.elem.signed) {
+            match arg {
+                Some(a) => names.extend(f.args.get(a).map(|x| x.name.clone())),
+                None => names.push(f.nodes[id].id.clone()),
+            }
+        }
+    }
+    f.set_unsigned_names(names.iter().map(String::as_str));
 }
 
 /// Gives nodes added after emission (forks, sinks, buffers) `<block>.<op><k>` IDs that do
