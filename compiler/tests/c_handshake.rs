@@ -72,6 +72,33 @@ fn rotated_loops_fold_constant_guards() {
     assert!(loop_ops.is_empty(), "{loop_ops:?}");
 }
 
+/// A load's data is latched in a buffer only when the function also stores to the memory
+/// (a store released by the load's done token could otherwise change a value the memory
+/// still re-reads); loads of a read-only array take the memory's data directly, and their
+/// done token is the memory's `ldDone`. With default buffers the graph has no combinational
+/// cycle either way.
+#[test]
+fn only_written_memories_latch_load_data() {
+    let hs = kernel("histogram.c").handshake(&HsOptions::default());
+    // The consumer kinds of every `ldData` output of a memory node, by memory.
+    let ld_data_consumers = |mem: &str| -> Vec<&'static str> {
+        let n = hs.node_by_id(mem).unwrap_or_else(|| panic!("no {mem}"));
+        let Op::ExtMemory { ld, .. } = hs.nodes[n].op else {
+            panic!("{mem} is not an extmemory");
+        };
+        hs.nodes[n].outputs[..ld as usize]
+            .iter()
+            .flat_map(|&c| hs.channels[c].consumers.iter())
+            .map(|p| hs.nodes[p.node].op.mnemonic())
+            .collect()
+    };
+    // `data` is only read, `hist` is read and written (`hist[data[i]]++`).
+    assert_eq!(ld_data_consumers("mem.data"), ["load"]);
+    assert_eq!(ld_data_consumers("mem.hist"), ["buffer"]);
+    let rep = verify(&hs);
+    assert!(rep.errors.is_empty(), "{rep:#?}");
+}
+
 #[test]
 fn without_buffers_loops_are_combinational_cycles() {
     let hs = kernel("gcd.c").handshake(&HsOptions {

@@ -7,10 +7,13 @@
 //! * body: `constant`s triggered by the block's control token, `arith` ops, and
 //!   `load`/`store`s whose `ctrl` is the memory's ordering token (the previous access's done
 //!   signal) and whose address goes through an `index_cast` to `index`. A store's done token
-//!   is the memory's `stDone`; a load's is `join(ldDone, data)` where the data comes through
-//!   a one-slot buffer from the memory: the memory reads combinationally and keeps
-//!   re-reading while its `ldData` waits, so without the latch a later store released by
-//!   `ldDone` could change a value that was not yet consumed;
+//!   is the memory's `stDone`. A load from a memory the function also stores to gets its
+//!   data through a one-slot buffer (a latch) and its done token is `join(ldDone, data)`:
+//!   the memory reads combinationally and keeps re-reading while its `ldData` waits, so
+//!   without the latch a later store released by `ldDone` could change a value that was not
+//!   yet consumed. A load from a memory without stores needs no latch (every re-read gives
+//!   the same value): its data comes straight from the memory and its done token is
+//!   `ldDone`, so chained loads of a read-only array take no cycle each;
 //! * exit: a `cond_br` per value passed to a successor (and for the control token), or a
 //!   direct connection for an unconditional branch; the exit block joins its control token
 //!   with the final ordering token of every memory into the `done` result.
@@ -419,41 +422,56 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                         sp,
                     );
                     let k = mp.loads.len() as u32;
-                    // The memory reads combinationally and re-reads while its data output
-                    // waits, so the data is latched in a buffer and the next access of the
-                    // memory waits for it (a store could otherwise change it first).
-                    let latch = g.add(
-                        Op::Buffer {
-                            slots: 1,
-                            kind: BufferKind::Seq,
-                            init: None,
-                        },
-                        vec![Port::new(mnode, k)],
-                        vec![elem.clone()],
-                        lb,
-                        sp,
-                    );
-                    let ld = g.add(
-                        Op::Load,
-                        vec![
-                            Port::new(addr, 0),
-                            Port::new(latch, 0),
-                            get(&vals, token, inst.span)?,
-                        ],
-                        vec![elem, Type::Index],
-                        lb,
-                        sp,
-                    );
+                    let data = Port::new(mnode, k);
+                    let ld_done = Port::new(mnode, mp.ld + mp.st + k);
+                    let token = get(&vals, token, inst.span)?;
+                    let ld;
+                    if mp.st == 0 {
+                        // A memory the function never writes: re-reading gives the same
+                        // value, so the data comes straight from the memory and its `ldDone`
+                        // is the access's done token (no cycle spent in a latch).
+                        ld = g.add(
+                            Op::Load,
+                            vec![Port::new(addr, 0), data, token],
+                            vec![elem, Type::Index],
+                            lb,
+                            sp,
+                        );
+                        vals.insert(inst.results[1], ld_done);
+                    } else {
+                        // The memory reads combinationally and re-reads while its data
+                        // output waits, so the data is latched in a buffer and the next
+                        // access of the memory waits for it (a store could otherwise change
+                        // it first).
+                        let latch = g.add(
+                            Op::Buffer {
+                                slots: 1,
+                                kind: BufferKind::Seq,
+                                init: None,
+                            },
+                            vec![data],
+                            vec![elem.clone()],
+                            lb,
+                            sp,
+                        );
+                        ld = g.add(
+                            Op::Load,
+                            vec![Port::new(addr, 0), Port::new(latch, 0), token],
+                            vec![elem, Type::Index],
+                            lb,
+                            sp,
+                        );
+                        let done = g.add(
+                            Op::Join,
+                            vec![ld_done, Port::new(ld, 0)],
+                            vec![Type::None],
+                            lb,
+                            sp,
+                        );
+                        vals.insert(inst.results[1], Port::new(done, 0));
+                    }
                     mp.loads.push(ld);
-                    let done = g.add(
-                        Op::Join,
-                        vec![Port::new(mnode, mp.ld + mp.st + k), Port::new(ld, 0)],
-                        vec![Type::None],
-                        lb,
-                        sp,
-                    );
                     vals.insert(inst.results[0], Port::new(ld, 0));
-                    vals.insert(inst.results[1], Port::new(done, 0));
                 }
                 InstKind::Store {
                     mem,
