@@ -51,6 +51,38 @@ pub struct WaitFor {
     pub kind: &'static str,
 }
 
+/// One step of a wait-for cycle or chain: a node and what it waits for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitStep {
+    /// The waiting node.
+    pub from: String,
+    /// The node it waits for.
+    pub to: String,
+    /// The channel between them.
+    pub channel: String,
+    /// `stalled` (`from` holds a token `to` does not accept) or `needs` (`from` needs a token
+    /// `to` does not provide).
+    pub kind: &'static str,
+    /// The step in words.
+    pub text: String,
+    /// Why `to` will never provide the token, when that is known at this step (a `cond_br`
+    /// that routed its token to its other output): the usual root cause of a deadlock.
+    pub because: Option<String>,
+    /// Source location of the waiting node, if known.
+    pub loc: Option<String>,
+}
+
+/// A wait-for cycle or a wait chain, step by step in wait order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitPath {
+    /// True for a wait-for cycle (the last step waits for the first node), false for a chain.
+    pub cyclic: bool,
+    /// The steps.
+    pub steps: Vec<WaitStep>,
+    /// For a chain: why its last node cannot produce (`None` when it ends on a cycle).
+    pub terminal: Option<String>,
+}
+
 /// The result of the analysis.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DeadlockReport {
@@ -64,6 +96,8 @@ pub struct DeadlockReport {
     pub cycles: Vec<Vec<String>>,
     /// Wait chains ending at a node that cannot produce, as node IDs.
     pub chains: Vec<Vec<String>>,
+    /// The cycles, then the chains, as explained steps (same order as `cycles` and `chains`).
+    pub paths: Vec<WaitPath>,
     /// Missing tokens per result.
     pub missing_results: BTreeMap<String, u64>,
     /// Tokens not yet consumed per argument.
@@ -355,6 +389,22 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         }
     }
 
+    // A cond_br that routed its tokens the other way is the usual root cause: say so even
+    // when the cond_br is itself part of a wait-for cycle.
+    let routed_reason = |c: ChannelId| -> Option<String> {
+        let p = f.channels[c].producer.node;
+        match f.nodes[p].op {
+            Op::CondBr
+                if f.nodes[p]
+                    .outputs
+                    .iter()
+                    .any(|&o| o != c && v.last_fire[o.index()] >= 0) =>
+            {
+                Some(v.terminal_reason(p, Some(c)))
+            }
+            _ => None,
+        }
+    };
     let edge_text = |from: NodeId, c: ChannelId, k: u8| -> String {
         let fid = v.id(from);
         if k == Kind::Stalled as u8 {
@@ -365,28 +415,34 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
                 v.consumer_port(c)
             )
         } else {
-            let p = f.channels[c].producer.node;
-            // A cond_br that routed its tokens the other way is the usual root cause: say so
-            // even when the cond_br is itself part of a wait-for cycle.
-            let because = match f.nodes[p].op {
-                Op::CondBr
-                    if f.nodes[p]
-                        .outputs
-                        .iter()
-                        .any(|&o| o != c && v.last_fire[o.index()] >= 0) =>
-                {
-                    format!(", because {}", v.terminal_reason(p, Some(c)))
-                }
-                _ => String::new(),
-            };
+            let because = routed_reason(c).map_or(String::new(), |r| format!(", because {r}"));
             format!(
                 "{fid} waits for {} ({}), which {} does not provide{because}",
                 v.consumer_port(c),
                 f.channels[c].name,
-                v.id(p)
+                v.id(f.channels[c].producer.node)
             )
         }
     };
+
+    let step = |from: NodeId, to: NodeId, c: ChannelId, k: u8| WaitStep {
+        from: v.id(from).to_string(),
+        to: v.id(to).to_string(),
+        channel: f.channels[c].name.clone(),
+        kind: if k == Kind::Stalled as u8 {
+            "stalled"
+        } else {
+            "needs"
+        },
+        text: edge_text(from, c, k),
+        because: if k == Kind::Stalled as u8 {
+            None
+        } else {
+            routed_reason(c)
+        },
+        loc: f.nodes[from].loc.as_ref().map(|l| l.to_string()),
+    };
+    let mut paths = Vec::new();
 
     let mut explanation = Vec::new();
     if !missing_results.is_empty() {
@@ -419,6 +475,7 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         let mut path = vec![start];
         let mut seen = BTreeSet::from([start]);
         let mut texts = Vec::new();
+        let mut steps = Vec::new();
         let mut cur = start;
         loop {
             let next = g
@@ -434,6 +491,7 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             let t = petgraph::visit::EdgeRef::target(&e);
             let (c, k) = *e.weight();
             texts.push(edge_text(g[cur], c, k));
+            steps.push(step(g[cur], g[t], c, k));
             if seen.contains(&t) {
                 break;
             }
@@ -448,6 +506,11 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             texts.join("; ")
         ));
         cycles.push(ids);
+        paths.push(WaitPath {
+            cyclic: true,
+            steps,
+            terminal: None,
+        });
     }
 
     // Chains from the seeds to nodes that cannot produce.
@@ -460,6 +523,7 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         }
         let mut path = vec![si];
         let mut texts = Vec::new();
+        let mut steps = Vec::new();
         let mut cur = si;
         let mut asked = None;
         let mut seen = BTreeSet::from([si]);
@@ -476,6 +540,7 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
                 None => break Some(v.terminal_reason(g[cur], asked)),
                 Some((t, (c, k))) => {
                     texts.push(edge_text(g[cur], c, k));
+                    steps.push(step(g[cur], g[t], c, k));
                     if seen.contains(&t) || in_cycle.contains(&t) {
                         path.push(t);
                         break None;
@@ -492,6 +557,11 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         }
         let ids: Vec<String> = path.iter().map(|&i| v.id(g[i]).to_string()).collect();
         let mut sentence = texts.join("; ");
+        paths.push(WaitPath {
+            cyclic: false,
+            steps,
+            terminal: terminal.clone(),
+        });
         match terminal {
             Some(t) if !texts.is_empty() => {
                 let _ = write!(sentence, ", because {t}");
@@ -521,6 +591,7 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         waits,
         cycles,
         chains,
+        paths,
         missing_results,
         pending_inputs,
         explanation,

@@ -56,6 +56,28 @@ fn join_input_routed_elsewhere_by_cond_br() {
         "{:?}",
         d.chains
     );
+    // The chain as explained steps: the return waits for join0, join0 for cond_br0, and the
+    // chain ends because cond_br0 routed its token the other way.
+    assert_eq!(d.paths.len(), d.chains.len());
+    let chain = d
+        .paths
+        .iter()
+        .find(|p| p.steps.last().is_some_and(|s| s.to == "cond_br0"))
+        .expect("a path ending at cond_br0");
+    assert!(!chain.cyclic);
+    let last = chain.steps.last().unwrap();
+    assert_eq!(
+        (last.from.as_str(), last.channel.as_str(), last.kind),
+        ("join0", "cond_br0.outTrue", "needs")
+    );
+    assert!(
+        chain
+            .terminal
+            .as_deref()
+            .is_some_and(|t| t.contains("sent its token to outFalse")),
+        "{:?}",
+        chain.terminal
+    );
     let human = handscope_sim::report::render_human(&r);
     assert!(
         human.contains("stuck: x = 7 since cycle 0 -> join0.in0"),
@@ -96,6 +118,14 @@ fn loop_without_initial_token_waits_on_itself() {
     let mut members = d.cycles[0].clone();
     members.sort();
     assert_eq!(members, ["buffer0", "fork0", "join0"]);
+    // The cycle as steps: each waits for the next, the last for the first.
+    let p = &d.paths[0];
+    assert!(p.cyclic && p.terminal.is_none());
+    assert_eq!(p.steps.len(), 3);
+    for (k, s) in p.steps.iter().enumerate() {
+        assert_eq!(s.from, d.cycles[0][k]);
+        assert_eq!(s.to, d.cycles[0][(k + 1) % 3]);
+    }
     let text = d.explanation.join("\n");
     assert!(text.contains("Wait-for cycle"), "{text}");
     assert!(

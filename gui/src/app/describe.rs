@@ -248,55 +248,188 @@ fn describe_node(x: &Ctx<'_>, hc: &mut HistoryCache, n: NodeId) -> Vec<String> {
     out
 }
 
-/// The deadlock explanation, step by step: the wait-for edges in order, then the analysis text.
-pub fn deadlock_steps(d: &DeadlockReport) -> Vec<String> {
-    let mut out = vec![format!(
-        "Deadlock: no transfer since cycle {}.",
-        d.since_cycle
-    )];
-    for t in &d.stuck {
-        let v = t.value.map_or("a token".to_string(), |v| v.to_string());
-        out.push(format!(
-            "{} holds {v} since cycle {}; {} does not take it.",
-            t.channel, t.since, t.consumer
-        ));
-    }
-    for w in &d.waits {
-        let why = if w.kind == "stalled" {
-            "waits for"
-        } else {
-            "needs a token from"
-        };
-        out.push(format!("{} {why} {} on {}.", w.from, w.to, w.channel));
-    }
-    out.extend(d.explanation.iter().cloned());
-    out
+/// One numbered step of the deadlock explanation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeadlockStep {
+    /// Step number, counted across the whole explanation from 1.
+    pub number: usize,
+    /// The waiting node.
+    pub node: Option<NodeId>,
+    /// Its stable ID.
+    pub node_id: String,
+    /// The node it waits for.
+    pub waits_for: Option<NodeId>,
+    /// The channel it waits on.
+    pub channel: Option<ChannelId>,
+    /// Its name.
+    pub channel_name: String,
+    /// Source line of the waiting node (1-based), if known.
+    pub line: Option<u32>,
+    /// The step in words, without the waiting node's ID it starts with (`holds a token ...`,
+    /// `waits for ...`).
+    pub text: String,
 }
 
-/// Nodes and channels on the deadlock's wait-for cycles and chains (to highlight).
-pub fn deadlock_highlight(f: &Function, d: &DeadlockReport) -> (Vec<NodeId>, Vec<ChannelId>) {
-    let mut nodes: Vec<NodeId> = Vec::new();
-    for id in d.cycles.iter().chain(&d.chains).flatten() {
-        if let Some(n) = f.node_by_id(id)
-            && !nodes.contains(&n)
-        {
-            nodes.push(n);
+/// A wait-for cycle or a wait chain of the deadlock explanation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeadlockSection {
+    /// True for a wait-for cycle.
+    pub cyclic: bool,
+    /// Heading (`Wait-for cycle: fork0 -> join0 -> fork0`).
+    pub title: String,
+    /// The steps in wait order.
+    pub steps: Vec<DeadlockStep>,
+    /// For a chain: why its last node never produces.
+    pub terminal: Option<String>,
+}
+
+/// The deadlock view's content: what is missing, the root cause when one is known, then every
+/// wait-for cycle and chain as numbered steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeadlockExplanation {
+    /// First sentence: since when nothing moves and what is missing.
+    pub headline: String,
+    /// The root cause (a `cond_br` that sent its token the other way, an argument without
+    /// tokens, ...), if the analysis found one.
+    pub root_cause: Option<String>,
+    /// Cycles first, then chains.
+    pub sections: Vec<DeadlockSection>,
+}
+
+/// Builds the deadlock view's content from the analysis `d` of a run of `f`.
+pub fn deadlock_explanation(f: &Function, d: &DeadlockReport) -> DeadlockExplanation {
+    let mut headline = format!("Deadlock: no transfer since cycle {}.", d.since_cycle);
+    if !d.missing_results.is_empty() {
+        let m: Vec<String> = d
+            .missing_results
+            .iter()
+            .map(|(r, n)| format!("{r} ({n})"))
+            .collect();
+        headline.push_str(&format!(" Results still missing: {}.", m.join(", ")));
+    }
+    if d.stuck.is_empty() {
+        headline.push_str(" No token is left inside the circuit.");
+    }
+    let mut root_cause = d
+        .paths
+        .iter()
+        .flat_map(|p| &p.steps)
+        .find_map(|s| s.because.clone());
+    if root_cause.is_none() {
+        root_cause = d.paths.iter().find_map(|p| p.terminal.clone());
+    }
+    if root_cause.is_none() && d.paths.iter().any(|p| p.cyclic) {
+        root_cause = Some(
+            "every node on the wait-for cycle waits for the next one, so no token can move \
+             (a loop without its initial token, or a buffer too small for the tokens in flight)"
+                .into(),
+        );
+    }
+    let mut number = 0;
+    let mut sections = Vec::new();
+    for p in &d.paths {
+        let steps: Vec<DeadlockStep> = p
+            .steps
+            .iter()
+            .map(|s| {
+                number += 1;
+                let node = f.node_by_id(&s.from);
+                DeadlockStep {
+                    number,
+                    node,
+                    node_id: s.from.clone(),
+                    waits_for: f.node_by_id(&s.to),
+                    channel: f.channel_by_name(&s.channel),
+                    channel_name: s.channel.clone(),
+                    line: node.and_then(|n| f.nodes[n].loc.as_ref().map(|l| l.line)),
+                    text: format!(
+                        "{}.",
+                        s.text
+                            .strip_prefix(s.from.as_str())
+                            .map_or(s.text.as_str(), str::trim_start)
+                    ),
+                }
+            })
+            .collect();
+        let mut ids: Vec<&str> = p.steps.iter().map(|s| s.from.as_str()).collect();
+        if let Some(last) = p.steps.last() {
+            ids.push(&last.to);
+        }
+        let title = if p.cyclic {
+            format!("Wait-for cycle: {}", ids.join(" -> "))
+        } else {
+            format!("Wait chain: {}", ids.join(" -> "))
+        };
+        sections.push(DeadlockSection {
+            cyclic: p.cyclic,
+            title,
+            steps,
+            terminal: p.terminal.clone(),
+        });
+    }
+    DeadlockExplanation {
+        headline,
+        root_cause,
+        sections,
+    }
+}
+
+/// What the graph marks for a deadlock: the wait-for cycles stand out from the chains.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeadlockMarks {
+    /// Nodes on a wait-for cycle.
+    pub cycle_nodes: Vec<NodeId>,
+    /// Channels between consecutive nodes of a wait-for cycle.
+    pub cycle_channels: Vec<ChannelId>,
+    /// Nodes on a wait chain (and not on a cycle).
+    pub chain_nodes: Vec<NodeId>,
+    /// Channels of a wait chain (and not of a cycle).
+    pub chain_channels: Vec<ChannelId>,
+    /// Step numbers drawn on the waiting nodes (`"3"`, `"3,7"`).
+    pub badges: Vec<(NodeId, String)>,
+}
+
+/// The graph marks of the explanation `x`.
+pub fn deadlock_marks(x: &DeadlockExplanation) -> DeadlockMarks {
+    fn add<T: PartialEq>(v: &mut Vec<T>, t: T) {
+        if !v.contains(&t) {
+            v.push(t);
         }
     }
-    let mut chans: Vec<ChannelId> = Vec::new();
-    for w in &d.waits {
-        if let Some(c) = f.channel_by_name(&w.channel)
-            && !chans.contains(&c)
-        {
-            chans.push(c);
+    let mut m = DeadlockMarks::default();
+    let mut badges: Vec<(NodeId, Vec<usize>)> = Vec::new();
+    for cyclic in [true, false] {
+        for sec in x.sections.iter().filter(|s| s.cyclic == cyclic) {
+            for st in &sec.steps {
+                let Some(n) = st.node else { continue };
+                for k in std::iter::once(n).chain(st.waits_for) {
+                    if cyclic {
+                        add(&mut m.cycle_nodes, k);
+                    } else if !m.cycle_nodes.contains(&k) {
+                        add(&mut m.chain_nodes, k);
+                    }
+                }
+                if let Some(c) = st.channel {
+                    if cyclic {
+                        add(&mut m.cycle_channels, c);
+                    } else if !m.cycle_channels.contains(&c) {
+                        add(&mut m.chain_channels, c);
+                    }
+                }
+                match badges.iter_mut().find(|(b, _)| *b == n) {
+                    Some((_, v)) => v.push(st.number),
+                    None => badges.push((n, vec![st.number])),
+                }
+            }
         }
     }
-    for t in &d.stuck {
-        if let Some(c) = f.channel_by_name(&t.channel)
-            && !chans.contains(&c)
-        {
-            chans.push(c);
-        }
-    }
-    (nodes, chans)
+    m.badges = badges
+        .into_iter()
+        .map(|(n, v)| {
+            let shown: Vec<String> = v.iter().take(3).map(usize::to_string).collect();
+            let more = if v.len() > 3 { ",…" } else { "" };
+            (n, format!("{}{more}", shown.join(",")))
+        })
+        .collect();
+    m
 }

@@ -121,6 +121,9 @@ pub struct Model {
     pub activity: Vec<u32>,
     /// The deadlock view is open.
     pub deadlock_view: bool,
+    /// A node the graph view should center on next frame (deadlock steps, search, source
+    /// lines).
+    pub focus: Option<NodeId>,
     deadlock_opened: bool,
     /// Search text (`/`).
     pub search: String,
@@ -170,6 +173,7 @@ impl Model {
             history: HistoryCache::default(),
             activity: Vec::new(),
             deadlock_view: false,
+            focus: None,
             deadlock_opened: false,
             search: String::new(),
             watcher: None,
@@ -356,6 +360,20 @@ impl Model {
             let since = d.since_cycle;
             self.deadlock_opened = true;
             self.deadlock_view = true;
+            if self.waves.is_empty()
+                && let Some(x) = self.deadlock_explanation()
+            {
+                // Show the channels of the wait-for cycles (else the chains) as waveforms.
+                let mut secs: Vec<_> = x.sections.iter().filter(|s| s.cyclic).collect();
+                if secs.is_empty() {
+                    secs = x.sections.iter().collect();
+                }
+                for c in secs.iter().flat_map(|s| &s.steps).filter_map(|s| s.channel) {
+                    if !self.waves.contains(&c) && self.waves.len() < 8 {
+                        self.waves.push(c);
+                    }
+                }
+            }
             if self.want.is_none() && !self.playing && self.pending.is_none() {
                 self.cycle = since.min(self.cycles().saturating_sub(1));
                 self.status = format!("deadlock: no transfer since cycle {since}");
@@ -576,6 +594,18 @@ impl Model {
         }
     }
 
+    /// Selects node `n`, highlights its source line and centers the graph view on it.
+    pub fn focus_node(&mut self, n: NodeId) {
+        self.select(Some(Selection::Node(n)));
+        self.focus = Some(n);
+    }
+
+    /// The deadlock explanation of the run, if it deadlocked.
+    pub fn deadlock_explanation(&self) -> Option<describe::DeadlockExplanation> {
+        let c = self.circuit.as_ref()?;
+        Some(describe::deadlock_explanation(&c.func, self.deadlock()?))
+    }
+
     /// Selects the nodes of source line `line` (the first one becomes the selection).
     pub fn select_line(&mut self, line: u32) {
         self.source_line = Some(line);
@@ -586,6 +616,7 @@ impl Model {
             .and_then(|v| v.first().copied());
         if let Some(n) = first {
             self.selection = Some(Selection::Node(n));
+            self.focus = Some(n);
         }
         self.scene = None;
     }
@@ -681,9 +712,9 @@ impl Model {
     pub fn options(&self) -> Options {
         let deadlock = match (self.deadlock(), &self.circuit) {
             (Some(d), Some(c)) if self.deadlock_view && self.cycle >= d.since_cycle => {
-                describe::deadlock_highlight(&c.func, d)
+                describe::deadlock_marks(&describe::deadlock_explanation(&c.func, d))
             }
-            _ => (Vec::new(), Vec::new()),
+            _ => describe::DeadlockMarks::default(),
         };
         Options {
             palette: self.look.palette(),

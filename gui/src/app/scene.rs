@@ -6,7 +6,7 @@ use handscope_sim::{ChannelId, Function, NodeId, Op};
 
 use super::binding::Binding;
 use super::cycle::CycleState;
-use super::describe::Selection;
+use super::describe::{DeadlockMarks, Selection};
 use super::layout::{Layout, P2, node_label};
 use super::style::{ChanState, Palette, Radix, Rgba, format_value};
 
@@ -134,8 +134,8 @@ pub struct Options {
     pub values: bool,
     /// The selection (outlined).
     pub selection: Option<Selection>,
-    /// Deadlock wait-for nodes and channels (outlined in the deadlock colour).
-    pub deadlock: (Vec<NodeId>, Vec<ChannelId>),
+    /// Deadlock marks: wait-for cycles strongly, chains lightly, step numbers on nodes.
+    pub deadlock: DeadlockMarks,
     /// Nodes of the source line under the mouse or selected in the source panel.
     pub source_nodes: Vec<NodeId>,
     /// Search matches.
@@ -171,14 +171,23 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
     for e in &layout.edges {
         let ch = &f.channels[ChannelId::new(e.channel)];
         let st = cs.chan(e.channel);
-        let dl = o.deadlock.1.iter().any(|c| c.index() == e.channel);
+        let on_cycle = o
+            .deadlock
+            .cycle_channels
+            .iter()
+            .any(|c| c.index() == e.channel);
+        let on_chain = o
+            .deadlock
+            .chain_channels
+            .iter()
+            .any(|c| c.index() == e.channel);
         let mut color = p.chan(st);
         let mut width = match st {
             ChanState::Transfer => 2.6,
             ChanState::Stall => 2.4,
             _ => 1.4,
         };
-        if dl {
+        if on_cycle {
             width += 1.5;
         }
         if sel_chan == Some(e.channel) {
@@ -189,16 +198,25 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
                 dashed: false,
             });
         }
-        if dl {
+        if on_cycle {
+            // The wait-for cycle: a wide halo, and idle channels drawn in the deadlock colour.
             items.push(Item::Curve {
                 points: e.points.clone(),
-                color: p.deadlock.with_alpha(90),
-                width: width + 4.0,
+                color: p.deadlock.with_alpha(110),
+                width: width + 7.0,
                 dashed: false,
             });
             if st == ChanState::Idle {
                 color = p.deadlock;
             }
+        } else if on_chain {
+            // A wait chain: a thin dashed halo.
+            items.push(Item::Curve {
+                points: e.points.clone(),
+                color: p.deadlock.with_alpha(90),
+                width: width + 3.0,
+                dashed: true,
+            });
         }
         items.push(Item::Curve {
             points: e.points.clone(),
@@ -216,8 +234,10 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
         if o.source_nodes.contains(&n) || o.matches.contains(&n) {
             (stroke, width) = (p.chan[2], 2.5);
         }
-        if o.deadlock.0.contains(&n) {
-            (stroke, width) = (p.deadlock, 3.0);
+        if o.deadlock.cycle_nodes.contains(&n) {
+            (stroke, width) = (p.deadlock, 3.5);
+        } else if o.deadlock.chain_nodes.contains(&n) {
+            (stroke, width) = (p.deadlock.with_alpha(150), 2.0);
         }
         if o.selection == Some(Selection::Node(n)) {
             (stroke, width) = (p.selected, 3.5);
@@ -264,6 +284,29 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
                 names,
                 o,
             );
+        }
+    }
+    for (n, label) in &o.deadlock.badges {
+        if let Some(nb) = layout.nodes.iter().find(|b| b.node == *n) {
+            // The step numbers of the deadlock explanation, on the node's top-right corner.
+            let w = 8.0 + 5.5 * label.chars().count() as f32;
+            let center = [nb.max()[0] - 2.0, nb.min()[1]];
+            items.push(Item::Rect {
+                min: [center[0] - w / 2.0, center[1] - 7.0],
+                max: [center[0] + w / 2.0, center[1] + 7.0],
+                fill: p.deadlock,
+                stroke: p.background,
+                width: 1.0,
+                radius: 7.0,
+            });
+            items.push(Item::Text {
+                pos: center,
+                text: label.clone(),
+                size: 9.0,
+                color: Rgba(255, 255, 255, 255),
+                anchor: Anchor::Center,
+                bg: None,
+            });
         }
     }
     if o.values {

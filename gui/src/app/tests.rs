@@ -157,21 +157,60 @@ fn deadlock_example_opens_on_first_stuck_cycle() {
     assert_eq!(h.state().model.cycle, since);
     assert!(h.state().model.deadlock_view);
     h.get_by_label_contains("Deadlock: no transfer since cycle");
-    h.get_by_label_contains("join0 needs a token from");
+    // The root cause is named first, in words.
+    h.get_by_label_contains("Root cause: cond_br0 sent its token to outFalse");
+    // The wait-for cycle is a titled list of numbered steps.
+    h.get_by_label_contains("Wait-for cycle: ");
+    h.get_by_label_contains("waits for join0.in1 (cond_br0.outTrue)");
     let o = h.state().model.options();
-    assert!(!o.deadlock.0.is_empty(), "wait-for nodes are highlighted");
-    // Select the join: the side panel says what it waits for.
-    let j = h
-        .state()
-        .model
-        .circuit
+    let f = h.state().model.circuit.as_ref().unwrap().func.clone();
+    let id = |s: &str| f.node_by_id(s).unwrap();
+    for n in ["fork0", "join0", "cond_br0"] {
+        assert!(
+            o.deadlock.cycle_nodes.contains(&id(n)),
+            "{n} is marked as on the wait-for cycle"
+        );
+    }
+    assert!(
+        !o.deadlock.cycle_nodes.contains(&id("sink0")),
+        "the sink is not on the cycle"
+    );
+    assert!(
+        o.deadlock.badges.iter().any(|(n, _)| *n == id("join0")),
+        "the waiting nodes carry their step numbers"
+    );
+    // Clicking a step's node link selects the node, highlights its source line and centers it.
+    let links: Vec<_> = h
+        .query_all(
+            egui_kittest::kittest::By::new()
+                .label("join0")
+                .role(egui::accesskit::Role::Link),
+        )
+        .collect();
+    assert!(!links.is_empty(), "join0 is a link in the deadlock steps");
+    links[0].click();
+    h.run_steps(2);
+    let m = &h.state().model;
+    assert_eq!(m.selection, Some(Selection::Node(id("join0"))));
+    assert_eq!(m.source_line, Some(14), "join0 is on line 14 of the MLIR");
+    assert!(m.focus.is_none(), "the graph view took the focus request");
+    // The graph view centered join0.
+    let nb = m
+        .layout
         .as_ref()
         .unwrap()
-        .func
-        .node_by_id("join0")
-        .unwrap();
-    h.state_mut().model.select(Some(Selection::Node(j)));
-    h.run_steps(2);
+        .nodes
+        .iter()
+        .find(|b| b.node == id("join0"))
+        .unwrap()
+        .center;
+    let v = &h.state().view;
+    let on_screen = v.screen_of(nb);
+    assert!(
+        (on_screen - v.rect.center()).length() < 2.0,
+        "join0 at {on_screen:?}, view center {:?}",
+        v.rect.center()
+    );
     h.get_by_label_contains("waiting");
 }
 

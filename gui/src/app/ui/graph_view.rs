@@ -21,6 +21,8 @@ pub struct GraphView {
     pub fit_request: bool,
     /// Items painted in the last frame (for measurements).
     pub painted: usize,
+    /// Screen rectangle of the view in the last frame.
+    pub rect: Rect,
 }
 
 impl Default for GraphView {
@@ -31,6 +33,7 @@ impl Default for GraphView {
             fitted: None,
             fit_request: false,
             painted: 0,
+            rect: Rect::NOTHING,
         }
     }
 }
@@ -52,9 +55,22 @@ impl GraphView {
         );
     }
 
+    /// Centers layout point `p` in `rect`, zooming in to a readable scale if needed.
+    pub fn center_on(&mut self, p: P2, rect: Rect) {
+        self.zoom = self.zoom.max(0.8);
+        self.offset = rect.size() / 2.0 - Vec2::new(p[0], p[1]) * self.zoom;
+    }
+
+    /// Screen position of layout point `p` (as of the last frame).
+    #[cfg(test)]
+    pub fn screen_of(&self, p: P2) -> Pos2 {
+        to_screen(self.rect.min, self.offset, self.zoom, p)
+    }
+
     /// Draws the view in the remaining space of `ui`.
     pub fn show(&mut self, ui: &mut egui::Ui, m: &mut Model, font_scale: f32) {
         let (rect, resp) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
+        self.rect = rect;
         let painter = ui.painter_at(rect);
         let pal = m.look.palette();
         painter.rect_filled(rect, 0.0, pal.background.egui());
@@ -76,6 +92,11 @@ impl GraphView {
             }
             self.fitted = Some(m.generation);
             self.fit_request = false;
+        }
+        if let Some(n) = m.focus.take()
+            && let Some(nb) = layout.nodes.iter().find(|b| b.node == n)
+        {
+            self.center_on(nb.center, rect);
         }
         // Pan and zoom.
         if resp.dragged() {

@@ -123,7 +123,7 @@ impl DebuggerApp {
         });
         egui::Panel::bottom("time")
             .resizable(true)
-            .default_size(150.0)
+            .default_size(230.0)
             .show(ui, |ui| {
                 timeline::timeline(ui, m);
                 waveform::show(ui, m, &mut self.waves);
@@ -249,7 +249,7 @@ fn toolbar(
             && ui.input(|i| i.key_pressed(egui::Key::Enter))
             && let Some(&n) = m.matches().first()
         {
-            m.select(Some(crate::app::describe::Selection::Node(n)));
+            m.focus_node(n);
         }
         if ui
             .button("Fit")

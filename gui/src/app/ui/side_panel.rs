@@ -69,27 +69,116 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, ed: &mut BpEditor) {
                 }
             }
             if m.deadlock_view
-                && let Some(d) = m.deadlock().cloned()
+                && let Some(x) = m.deadlock_explanation()
             {
                 ui.separator();
-                ui.heading("Deadlock");
-                for (k, l) in describe::deadlock_steps(&d).iter().enumerate() {
-                    ui.add(egui::Label::new(format!("{}. {l}", k + 1)).wrap());
-                }
-                ui.horizontal(|ui| {
-                    if ui.button("Go to first stuck cycle").clicked() {
-                        m.goto(d.since_cycle);
-                    }
-                    if ui.button("Close deadlock view").clicked() {
-                        m.deadlock_view = false;
-                    }
-                });
+                deadlock_panel(ui, m, &x);
             } else if m.deadlock().is_some() && ui.button("Show deadlock").clicked() {
                 m.deadlock_view = true;
             }
             ui.separator();
             breakpoints(ui, m, ed);
         });
+}
+
+/// The deadlock explanation: headline, root cause, then every wait-for cycle and chain as
+/// numbered steps. A step's node, line and channel are links: the node is selected and
+/// centered, its source line highlighted, the channel selected.
+fn deadlock_panel(ui: &mut egui::Ui, m: &mut Model, x: &describe::DeadlockExplanation) {
+    let pal = m.look.palette();
+    ui.heading("Deadlock");
+    ui.add(egui::Label::new(egui::RichText::new(&x.headline).strong()).wrap());
+    if let Some(r) = &x.root_cause {
+        ui.add(
+            egui::Label::new(
+                egui::RichText::new(format!("Root cause: {r}.")).color(pal.deadlock.egui()),
+            )
+            .wrap(),
+        );
+    }
+    let since = m.deadlock().map_or(0, |d| d.since_cycle);
+    ui.horizontal(|ui| {
+        if ui
+            .button("Go to first stuck cycle")
+            .on_hover_text(format!("cycle {since}"))
+            .clicked()
+        {
+            m.goto(since);
+        }
+        if ui.button("Close deadlock view").clicked() {
+            m.deadlock_view = false;
+        }
+    });
+    if m.cycle < since {
+        ui.label(format!(
+            "(the marks on the graph appear from cycle {since} on)"
+        ));
+    }
+    for sec in &x.sections {
+        ui.add_space(4.0);
+        let title = egui::RichText::new(&sec.title).strong();
+        ui.add(
+            egui::Label::new(if sec.cyclic {
+                title.color(pal.deadlock.egui())
+            } else {
+                title
+            })
+            .wrap(),
+        );
+        for st in &sec.steps {
+            ui.horizontal_wrapped(|ui| {
+                ui.spacing_mut().item_spacing.x = 4.0;
+                ui.label(egui::RichText::new(format!("{}.", st.number)).strong());
+                if let Some(n) = st.node
+                    && ui
+                        .link(egui::RichText::new(&st.node_id).monospace())
+                        .on_hover_text("select and center this node")
+                        .clicked()
+                {
+                    m.focus_node(n);
+                }
+                if let (Some(l), Some(n)) = (st.line, st.node)
+                    && ui
+                        .link(format!("(line {l})"))
+                        .on_hover_text("show the source line")
+                        .clicked()
+                {
+                    m.focus_node(n);
+                    m.source_line = Some(l);
+                }
+                ui.add(egui::Label::new(&st.text).wrap());
+                if let Some(c) = st.channel
+                    && ui
+                        .link(egui::RichText::new(format!("[{}]", st.channel_name)).monospace())
+                        .on_hover_text("select this channel")
+                        .clicked()
+                {
+                    m.select(Some(Selection::Channel(c)));
+                }
+            });
+        }
+        if let Some(t) = &sec.terminal {
+            ui.add(egui::Label::new(format!("End of the chain: {t}.")).wrap());
+        }
+    }
+    if let Some(d) = m.deadlock().cloned()
+        && !d.stuck.is_empty()
+    {
+        egui::CollapsingHeader::new(format!("Stuck tokens ({})", d.stuck.len()))
+            .id_salt("stuck tokens")
+            .show(ui, |ui| {
+                for t in &d.stuck {
+                    let v = t.value.map_or("a token".to_string(), |v| v.to_string());
+                    ui.add(
+                        egui::Label::new(format!(
+                            "{} holds {v} since cycle {}; {} does not take it.",
+                            t.channel, t.since, t.consumer
+                        ))
+                        .wrap(),
+                    );
+                }
+            });
+    }
 }
 
 fn selection_actions(ui: &mut egui::Ui, m: &mut Model, sel: Selection, ed: &mut BpEditor) {

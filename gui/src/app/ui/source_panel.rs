@@ -1,12 +1,23 @@
 //! The source panel: the MLIR or C text with line numbers; the selected node's line is
-//! highlighted, lines whose nodes fire this cycle are marked, clicking a line selects its
-//! nodes.
+//! highlighted, lines whose nodes fire this cycle are marked (`*`), lines of the nodes on a
+//! deadlock's wait-for cycle or chain are marked (`!`, in the deadlock colour) while the
+//! deadlock view is open, clicking a line selects its nodes.
 
 use crate::app::describe::Selection;
 use crate::app::model::Model;
 
 /// Draws the panel.
 pub fn show(ui: &mut egui::Ui, m: &mut Model, scroll_to_selection: bool) {
+    let stuck_lines: std::collections::BTreeSet<u32> = match m.deadlock() {
+        Some(d) if m.deadlock_view && m.cycle >= d.since_cycle => m
+            .deadlock_explanation()
+            .iter()
+            .flat_map(|x| &x.sections)
+            .flat_map(|s| &s.steps)
+            .filter_map(|s| s.line)
+            .collect(),
+        _ => Default::default(),
+    };
     let Some(c) = &m.circuit else { return };
     let pal = m.look.palette();
     let firing = m.firing_lines();
@@ -35,9 +46,18 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, scroll_to_selection: bool) {
             let ln = i as u32 + 1;
             let has_nodes = c.line_nodes.contains_key(&ln);
             let fires = firing.contains(&ln);
-            let mark = if fires { "*" } else { " " };
+            let stuck = stuck_lines.contains(&ln);
+            let mark = if stuck {
+                "!"
+            } else if fires {
+                "*"
+            } else {
+                " "
+            };
             let mut rt = egui::RichText::new(format!("{mark}{ln:>4} {line}")).monospace();
-            if fires {
+            if stuck {
+                rt = rt.color(pal.deadlock.egui());
+            } else if fires {
                 rt = rt.color(pal.chan[0].egui());
             }
             if sel_line == Some(ln) {

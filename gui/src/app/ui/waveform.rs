@@ -1,6 +1,8 @@
 //! The waveform panel: valid/ready/data of the chosen channels over time, cursor synced with
-//! the graph. Surfer/GTKWave habits: drag to zoom into a range, scroll to pan, Ctrl+scroll to
-//! zoom, click to move the cursor, right-click to drop a marker (differences are shown).
+//! the graph. Surfer/GTKWave habits: the view fits the whole run until you zoom or pan, drag
+//! to zoom into a range, scroll to pan, Ctrl+scroll to zoom, click to move the cursor,
+//! right-click to drop a marker (markers are numbered; the distance between the last two and
+//! from the last one to the cursor are shown).
 
 use egui::{Pos2, Rect, Sense, Stroke, Vec2};
 
@@ -14,6 +16,9 @@ pub struct WaveView {
     pub start: f64,
     /// One past the last visible cycle.
     pub end: f64,
+    /// The user zoomed or panned: stop fitting the run.
+    pub touched: bool,
+    generation: Option<u64>,
     drag_from: Option<f32>,
 }
 
@@ -22,6 +27,8 @@ impl Default for WaveView {
         WaveView {
             start: 0.0,
             end: 64.0,
+            touched: false,
+            generation: None,
             drag_from: None,
         }
     }
@@ -35,9 +42,12 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
     let pal = m.look.palette();
     ui.horizontal(|ui| {
         ui.label(egui::RichText::new("Waveforms").strong());
-        if ui.small_button("fit").clicked() {
-            wv.start = 0.0;
-            wv.end = m.cycles().max(8) as f64;
+        if ui
+            .small_button("fit")
+            .on_hover_text("show the whole run")
+            .clicked()
+        {
+            wv.touched = false;
         }
         if ui.small_button("marker at cursor").clicked() {
             m.markers.push(m.cycle);
@@ -50,12 +60,33 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
                 m.markers[m.markers.len() - 2],
                 m.markers[m.markers.len() - 1],
             );
-            ui.label(format!("marker difference: {} cycles", a.abs_diff(b)));
+            ui.label(format!(
+                "M{}-M{}: {} cycles",
+                m.markers.len() - 1,
+                m.markers.len(),
+                a.abs_diff(b)
+            ));
+        }
+        if let Some(&last) = m.markers.last() {
+            ui.label(format!(
+                "M{}-cursor: {} cycles",
+                m.markers.len(),
+                last.abs_diff(m.cycle)
+            ));
         }
         if m.waves.is_empty() {
             ui.label("(select a channel and press \"Add to waveforms\", or w)");
         }
     });
+    if wv.generation != Some(m.generation) {
+        wv.generation = Some(m.generation);
+        wv.touched = false;
+    }
+    if !wv.touched {
+        // Fit the whole run (it grows while the engine extends it).
+        wv.start = 0.0;
+        wv.end = m.cycles().max(8) as f64;
+    }
     let rows = m.waves.clone();
     let height = (rows.len() as f32 * ROW_H + 18.0).max(40.0);
     let (rect, resp) = ui.allocate_exact_size(
@@ -79,12 +110,16 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
         if ctrl {
             let f = f64::from((-scroll.y / 200.0).exp());
             let at = hover.map_or(f64::from(m.cycle as u32), |h| c_of(h.x));
-            wv.start = at - (at - wv.start) * f;
-            wv.end = at + (wv.end - at) * f;
+            if (f - 1.0).abs() > 1e-6 {
+                wv.start = at - (at - wv.start) * f;
+                wv.end = at + (wv.end - at) * f;
+                wv.touched = true;
+            }
         } else if scroll.y != 0.0 || scroll.x != 0.0 {
             let d = f64::from((scroll.x + scroll.y) / plot.width()) * span;
             wv.start -= d;
             wv.end -= d;
+            wv.touched = true;
         }
     }
     if resp.drag_started() {
@@ -106,6 +141,7 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
             let (s, e) = (c_of(a.min(b.x)), c_of(a.max(b.x)));
             wv.start = s.floor();
             wv.end = e.ceil().max(wv.start + 2.0);
+            wv.touched = true;
         }
         wv.drag_from = None;
     } else if resp.clicked()
@@ -125,7 +161,7 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
     }
     // Follow the cursor.
     let cur = m.cycle as f64;
-    if cur < wv.start || cur >= wv.end {
+    if wv.touched && (cur < wv.start || cur >= wv.end) {
         let w = wv.end - wv.start;
         wv.start = (cur - w / 2.0).max(0.0);
         wv.end = wv.start + w;
@@ -216,11 +252,21 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
         }
         t += step;
     }
-    for &mk in &m.markers {
+    for (k, &mk) in m.markers.iter().enumerate() {
         let x = x_of(mk as f64 + 0.5);
+        if x < plot.left() || x > plot.right() {
+            continue;
+        }
         p.line_segment(
             [Pos2::new(x, plot.top()), Pos2::new(x, plot.bottom())],
             Stroke::new(1.0, pal.selected.egui()),
+        );
+        p.text(
+            Pos2::new(x + 2.0, plot.top()),
+            egui::Align2::LEFT_TOP,
+            format!("M{}", k + 1),
+            egui::FontId::proportional(9.0),
+            pal.selected.egui(),
         );
     }
     let x = x_of(cur + 0.5);
