@@ -7,6 +7,7 @@ pub mod breakpoints;
 pub mod circuit;
 pub mod cycle;
 pub mod describe;
+pub mod frame_bench;
 pub mod header;
 pub mod history;
 pub mod layout;

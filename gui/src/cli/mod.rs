@@ -1,5 +1,6 @@
 //! Command-line interface: argument definitions and dispatch.
 
+mod bench;
 mod check;
 mod compile;
 mod dot;
@@ -47,6 +48,8 @@ pub enum Command {
     Verilate(verilog::VerilateArgs),
     /// Compute the `sim` report from a VCD of a hardware run.
     Replay(replay::ReplayArgs),
+    /// Benchmarks that need the binary (`bench frame`: the window's frame time on a large graph).
+    Bench(bench::BenchArgs),
 }
 
 /// Input-file argument shared by the subcommands.
@@ -72,6 +75,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Replay(a)) => replay::run(&a),
         Some(Command::Gui(a)) => gui::run(&a),
         Some(Command::Render(a)) => render::run(&a),
+        Some(Command::Bench(a)) => bench::run(&a),
         None => Ok(crate::app::run(crate::app::model::Start::Example(0))),
     }
 }
