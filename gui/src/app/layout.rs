@@ -1,12 +1,10 @@
-//! Graph layout, computed once per graph: Graphviz `dot` (JSON output) when it is installed,
-//! the pure-Rust Sugiyama layout otherwise. Results are cached by a hash of the DOT text and
+//! Graph layout, computed once per graph: Graphviz `dot` (JSON output, run through
+//! `graphviz-rust`) when it is installed, the pure-Rust Sugiyama layout otherwise. Results are cached by a hash of the DOT text and
 //! computed in a background thread for the UI.
 //!
 //! Coordinates are in points, y down, origin at the top left of the drawing.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cranelift_entity::EntityRef;
@@ -252,25 +250,12 @@ impl LayoutJob {
     }
 }
 
+/// Runs Graphviz `dot -Tjson` through `graphviz-rust` (`None` when `dot` is missing or fails).
 fn run_graphviz(f: &Function, dot: &str) -> Option<Layout> {
-    let mut child = Command::new("dot")
-        .arg("-Tjson")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take()?;
-    let text = dot.to_string();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(text.as_bytes());
-    });
-    let out = child.wait_with_output().ok()?;
-    let _ = writer.join();
-    if !out.status.success() {
-        return None;
-    }
-    parse_graphviz_json(f, &out.stdout)
+    use graphviz_rust::cmd::{CommandArg, Format};
+    let out =
+        graphviz_rust::exec_dot(dot.to_string(), vec![CommandArg::Format(Format::Json)]).ok()?;
+    parse_graphviz_json(f, &out)
 }
 
 fn nums(s: &str) -> Vec<f32> {
@@ -401,6 +386,15 @@ mod tests {
         let c = crate::app::circuit::Circuit::from_example(0).unwrap();
         for engine in [Engine::Auto, Engine::Sugiyama] {
             let l = compute(&c.func, engine);
+            let have_dot = std::process::Command::new("dot")
+                .arg("-V")
+                .output()
+                .is_ok_and(|o| o.status.success());
+            let want = match engine {
+                Engine::Auto if have_dot => "graphviz",
+                _ => "sugiyama",
+            };
+            assert_eq!(l.engine, want, "Graphviz is used when `dot` runs");
             assert_eq!(l.nodes.len(), c.func.nodes.len());
             let n_edges: usize = c.func.channels.values().map(|ch| ch.consumers.len()).sum();
             assert_eq!(l.edges.len(), n_edges, "{}", l.engine);
