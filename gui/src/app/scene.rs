@@ -279,6 +279,7 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
                 f,
                 n,
                 nb.center,
+                nb.size[0],
                 nb.max()[1] - 9.0,
                 words,
                 names,
@@ -353,6 +354,7 @@ fn node_state(
     f: &Function,
     n: NodeId,
     c: P2,
+    width: f32,
     y: f32,
     words: &[u64],
     names: &[String],
@@ -411,22 +413,66 @@ fn node_state(
                 });
             }
         }
+        Op::ControlMerge => {
+            // `won` is the one-hot winner held until both outputs are sent.
+            let field = |name: &str| {
+                names
+                    .iter()
+                    .position(|x| x == name)
+                    .and_then(|i| words.get(i).copied())
+                    .unwrap_or(0)
+            };
+            let won = field("won");
+            let mut text = if won == 0 {
+                "no winner held".to_string()
+            } else {
+                format!("winner in{}", won.trailing_zeros())
+            };
+            let sent: Vec<&str> = [("result_emitted", "result"), ("index_emitted", "index")]
+                .iter()
+                .filter(|(k, _)| field(k) != 0)
+                .map(|(_, v)| *v)
+                .collect();
+            if !sent.is_empty() {
+                text.push_str(&format!(", sent {}", sent.join("+")));
+            }
+            items.push(state_text(c, y, fit_text(&text, width, 8.0), p));
+        }
         _ => {
+            // Other state: the non-zero register words, as many as fit in the node.
             let text: Vec<String> = names
                 .iter()
                 .zip(words)
-                .take(3)
+                .filter(|(_, v)| **v != 0)
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect();
-            items.push(Item::Text {
-                pos: [c[0], y],
-                text: text.join(" "),
-                size: 8.0,
-                color: p.weak_text,
-                anchor: Anchor::Center,
-                bg: None,
-            });
+            if !text.is_empty() {
+                items.push(state_text(c, y, fit_text(&text.join(" "), width, 8.0), p));
+            }
         }
+    }
+}
+
+/// `text` cut to what fits in `width` points at font `size` (with an ellipsis).
+fn fit_text(text: &str, width: f32, size: f32) -> String {
+    let max = ((width - 6.0) / (size * 0.55)).max(4.0) as usize;
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let mut t: String = text.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn state_text(c: P2, y: f32, text: String, p: &Palette) -> Item {
+    Item::Text {
+        pos: [c[0], y],
+        text,
+        size: 8.0,
+        color: p.weak_text,
+        anchor: Anchor::Center,
+        bg: None,
     }
 }
 

@@ -215,6 +215,27 @@ fn deadlock_example_opens_on_first_stuck_cycle() {
 }
 
 #[test]
+fn app_exports_the_view_as_svg_and_png() {
+    let mut m = Model::new(Start::Example(example("deadlock_join.mlir")), noop());
+    m.watcher = None;
+    m.settle_complete(10_000);
+    let dir = std::env::temp_dir().join(format!("handscope-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = m.cycle;
+    for ext in ["svg", "png"] {
+        let status = super::ui::export_view(&mut m, ext, &dir);
+        let p = dir.join(format!("handscope-cycle{c}.{ext}"));
+        assert!(status.starts_with("wrote "), "{status}");
+        let bytes = std::fs::read(&p).unwrap();
+        match ext {
+            "svg" => assert!(String::from_utf8_lossy(&bytes).contains(">join0<")),
+            _ => assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn stalled_channel_is_described_in_words() {
     let mut m = Model::new(Start::Example(example("deadlock_join.mlir")), noop());
     m.settle_complete(10_000);

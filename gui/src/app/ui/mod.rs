@@ -191,6 +191,30 @@ impl DebuggerApp {
     }
 }
 
+/// Writes the view at the cursor as `dir/handscope-cycle{N}.{ext}` (`svg` or `png`); returns
+/// the status line.
+pub(crate) fn export_view(m: &mut Model, ext: &str, dir: &std::path::Path) -> String {
+    let Some(svg) = crate::app::render::svg_of(m) else {
+        return "nothing to export yet".into();
+    };
+    let name = dir
+        .join(format!("handscope-cycle{}.{ext}", m.cycle))
+        .display()
+        .to_string();
+    let bytes = if ext == "png" {
+        match crate::app::svg::svg_to_png(&svg, 1.5) {
+            Ok(b) => b,
+            Err(e) => return format!("cannot draw {name}: {e}"),
+        }
+    } else {
+        svg.into_bytes()
+    };
+    match std::fs::write(&name, bytes) {
+        Ok(()) => format!("wrote {name}"),
+        Err(e) => format!("cannot write {name}: {e}"),
+    }
+}
+
 fn toolbar(
     ui: &mut egui::Ui,
     m: &mut Model,
@@ -277,17 +301,16 @@ fn toolbar(
         {
             m.look.theme = if dark { Theme::Light } else { Theme::Dark };
         }
-        if ui.button("Export SVG").clicked() {
-            m.status = match crate::app::render::svg_of(m) {
-                Some(svg) => {
-                    let name = format!("handscope-cycle{}.svg", m.cycle);
-                    match std::fs::write(&name, svg) {
-                        Ok(()) => format!("wrote {name}"),
-                        Err(e) => format!("cannot write {name}: {e}"),
-                    }
-                }
-                None => "nothing to export yet".into(),
-            };
+        for (label, ext) in [("Export SVG", "svg"), ("PNG", "png")] {
+            if ui
+                .button(label)
+                .on_hover_text(format!(
+                    "Write the graph view at this cycle to handscope-cycleN.{ext} in the working directory"
+                ))
+                .clicked()
+            {
+                m.status = export_view(m, ext, std::path::Path::new("."));
+            }
         }
         if ui.button("?").on_hover_text("Keyboard shortcuts").clicked() {
             *help = !*help;
