@@ -15,7 +15,25 @@ const KERNELS: &[&str] = &[
 
 /// Compiles and, on success, runs with zero arguments and a small step limit.
 fn exercise(src: &str) {
-    if let Ok(f) = compile_to_ir(src, "fuzz.c", None) {
+    let r = compile_to_ir(src, "fuzz.c", None);
+    if let Err(e) = &r {
+        // Every rejection is located inside the file: a 1-based line that exists (or the
+        // line after the last, for an unexpected end of file), a 1-based column, and a span
+        // within the text.
+        let lines = src.split('\n').count() as u32;
+        assert!(
+            e.line >= 1 && e.line <= lines + 1 && e.col >= 1,
+            "bad location {}:{} for {e} in {src:?}",
+            e.line,
+            e.col
+        );
+        assert!(
+            e.span.offset() + e.span.len() <= src.len(),
+            "span out of the text: {e}"
+        );
+        assert_eq!(e.file, "fuzz.c");
+    }
+    if let Ok(f) = r {
         let _ = f.to_string();
         let args: Vec<ArgValue> = f
             .params
