@@ -1,0 +1,237 @@
+//! `handscope verilog`, `verilate --run` and `replay` from the command line: the report built
+//! from Verilator's VCD equals `sim`'s, for an MLIR circuit, a C kernel and a deadlock; a
+//! truncated VCD replays its complete prefix with a warning. Skipped (with a message) when
+//! Verilator is not installed; `scripts/test.sh` installs it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// Runs handscope; (exit code, stdout, stderr).
+fn handscope(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run handscope");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn have_verilator() -> bool {
+    let ok = Command::new("verilator")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: verilator is not installed (scripts/test.sh installs it)");
+    }
+    ok
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("verilog_cli")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn json(s: &str) -> serde_json::Value {
+    serde_json::from_str(s).unwrap_or_else(|e| panic!("not JSON ({e}):\n{s}"))
+}
+
+fn find_vcd(dir: &Path) -> PathBuf {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "vcd") {
+                return p;
+            }
+        }
+    }
+    panic!("no VCD under {}", dir.display())
+}
+
+/// `sim --json`, `verilate --run --json` and `replay --json` of the VCD agree on everything
+/// but the analysis text order; returns the replayed report.
+fn round_trip(name: &str, file: &str, stim: &[&str], want_code: i32) -> serde_json::Value {
+    let dir = tmp(name);
+    let d = dir.to_str().unwrap();
+    let mut sim = vec!["sim", file, "--json"];
+    sim.extend_from_slice(stim);
+    let (code, out, err) = handscope(&sim);
+    assert_eq!(code, want_code, "sim {file}: {err}");
+    let sim_report = json(&out);
+
+    let mut ver = vec!["verilate", file, "-o", d, "--run", "--json"];
+    ver.extend_from_slice(stim);
+    let (code, out, err) = handscope(&ver);
+    assert_eq!(code, want_code, "verilate --run {file}: {err}");
+    let hw_report = json(&out);
+    for key in [
+        "status", "cycles", "outputs", "memories", "stats", "deadlock",
+    ] {
+        assert_eq!(
+            sim_report[key], hw_report[key],
+            "{file}: `{key}` differs between sim and the Verilator run"
+        );
+    }
+    for f in ["design.sv", "tb.cpp", "build.sh"] {
+        assert!(dir.join(f).exists(), "{file}: verilate wrote no {f}");
+    }
+
+    let vcd = find_vcd(&dir);
+    let mut rep = vec![
+        "replay",
+        file,
+        vcd.to_str().unwrap(),
+        "--json",
+        "--show-mapping",
+    ];
+    rep.extend_from_slice(stim);
+    let (code, out, err) = handscope(&rep);
+    assert_eq!(code, want_code, "replay {file}: {err}");
+    assert!(err.contains("mapping: scope"), "{err}");
+    assert!(
+        !err.contains(": no signal"),
+        "every channel has a signal:\n{err}"
+    );
+    let replayed = json(&out);
+    for key in [
+        "status", "cycles", "outputs", "memories", "stats", "deadlock",
+    ] {
+        assert_eq!(
+            sim_report[key], replayed[key],
+            "{file}: `{key}` differs between sim and replay"
+        );
+    }
+    replayed
+}
+
+#[test]
+fn mlir_circuit_verilates_and_replays_like_sim() {
+    if !have_verilator() {
+        return;
+    }
+    let r = round_trip(
+        "counter_loop",
+        "examples/circuits/counter_loop.mlir",
+        &["--in", "n=5", "--in", "start=1"],
+        0,
+    );
+    assert_eq!(r["outputs"]["count"][0]["value"], 5, "{r}");
+}
+
+#[test]
+fn c_kernel_verilates_and_replays_like_sim() {
+    if !have_verilator() {
+        return;
+    }
+    let r = round_trip(
+        "gcd",
+        "examples/kernels/gcd.c",
+        &["--in", "a=48", "--in", "b=18"],
+        0,
+    );
+    let text = r["outputs"].to_string();
+    assert!(text.contains("\"value\":6"), "gcd(48, 18) = 6: {text}");
+}
+
+#[test]
+fn deadlock_verilates_and_replays_like_sim() {
+    if !have_verilator() {
+        return;
+    }
+    let r = round_trip(
+        "deadlock_join",
+        "examples/circuits/deadlock_join.mlir",
+        &["--in", "x=7", "--in", "start=1"],
+        2,
+    );
+    assert_eq!(r["status"], "deadlock", "{r}");
+    assert!(
+        r["deadlock"]["explanation"]
+            .to_string()
+            .contains("cond_br0 sent its token to outFalse"),
+        "{r}"
+    );
+}
+
+#[test]
+fn verilog_names_instances_after_stable_ids_and_truncated_vcds_replay_a_prefix() {
+    let dir = tmp("verilog");
+    let sv = dir.join("out.sv");
+    let (code, _, err) = handscope(&[
+        "verilog",
+        "examples/kernels/gcd.c",
+        "-o",
+        sv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&sv).unwrap();
+    assert!(
+        text.contains("module gcd"),
+        "top module named after the function"
+    );
+    for port in ["clock", "reset"] {
+        assert!(text.contains(port), "top module has {port}");
+    }
+    // A VCD written by `sim --vcd`, cut in the middle of a timestamp block.
+    let vcd = dir.join("run.vcd");
+    let (code, _, err) = handscope(&[
+        "sim",
+        "examples/circuits/counter_loop.mlir",
+        "--in",
+        "n=5",
+        "--in",
+        "start=1",
+        "--vcd",
+        vcd.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&vcd).unwrap();
+    let cut = dir.join("cut.vcd");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let (code, out, err) = handscope(&[
+        "replay",
+        "examples/circuits/counter_loop.mlir",
+        cut.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(err.contains("warning"), "a truncated file warns: {err}");
+    assert!(
+        code == 2 || code == 3 || code == 0,
+        "no crash: {code} {err}"
+    );
+    let r = json(&out);
+    assert!(
+        r["cycles"].as_u64().unwrap() > 0,
+        "a prefix was replayed: {r}"
+    );
+    // Garbage: a located error, exit 1, no panic.
+    let bad = dir.join("bad.vcd");
+    std::fs::write(
+        &bad,
+        "$timescale 1ns $end\n$scope module x $end\n$var wire 1 ! clock $end\n#0\n1!\n#zz\n",
+    )
+    .unwrap();
+    let (code, _, err) = handscope(&[
+        "replay",
+        "examples/circuits/counter_loop.mlir",
+        bad.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("bad.vcd"), "the error names the file: {err}");
+}
