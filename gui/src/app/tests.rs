@@ -102,6 +102,130 @@ fn click_node_shows_description_and_source_line() {
     h.get_by_label_contains("state: won=");
 }
 
+/// Types `text` as text input (the single-character shortcuts are text events).
+fn type_keys(h: &mut Harness<'static, DebuggerApp>, text: &str) {
+    for ch in text.chars() {
+        h.event(egui::Event::Text(ch.to_string()));
+        // The look applies in the frame of the key; egui's zoom in the pass after it.
+        h.run_steps(3);
+    }
+}
+
+#[test]
+fn shortcut_sheet_themes_palettes_and_formats() {
+    let mut h = harness(Start::Example(0));
+    // `?` opens the sheet listing every shortcut.
+    type_keys(&mut h, "?");
+    h.get_by_label("Keyboard shortcuts");
+    for (k, what) in super::ui::keyboard::SHEET {
+        assert!(h.query_all_by_label(k).count() >= 1, "key {k} listed");
+        h.get_by_label(what);
+    }
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("Keyboard shortcuts").is_none(),
+        "Esc closes it"
+    );
+    // Themes, presentation mode, colour-blind palette, value formats.
+    let look0 = h.state().model.look.clone();
+    let pal0 = look0.palette();
+    type_keys(&mut h, "t");
+    assert_ne!(
+        h.state().model.look.theme,
+        look0.theme,
+        "t switches the theme"
+    );
+    assert_ne!(
+        h.state().model.look.palette().background,
+        pal0.background,
+        "the dark theme has another background"
+    );
+    assert_eq!(h.ctx.theme(), egui::Theme::Dark, "egui follows the theme");
+    type_keys(&mut h, "p");
+    assert!(h.state().model.look.presentation);
+    assert!(
+        h.ctx.zoom_factor() > 1.2,
+        "presentation mode enlarges everything"
+    );
+    type_keys(&mut h, "tpc");
+    let cb = h.state().model.look.palette();
+    assert!(h.state().model.look.colour_blind);
+    for s in [ChanState::Transfer, ChanState::Stall] {
+        assert_ne!(
+            cb.chan(s),
+            pal0.chan(s),
+            "{} has a colour-blind-safe colour",
+            s.name()
+        );
+    }
+    let mut seen = vec![h.state().model.look.radix];
+    for _ in 0..3 {
+        type_keys(&mut h, "x");
+        seen.push(h.state().model.look.radix);
+    }
+    seen.sort_by_key(|r| r.name());
+    seen.dedup();
+    assert_eq!(
+        seen.len(),
+        4,
+        "x cycles through signed, unsigned, hex, binary"
+    );
+    // `g` opens "Go to cycle"; typing a number and Enter moves the cursor there.
+    type_keys(&mut h, "g");
+    h.get_by_label("Go to cycle");
+    h.event(egui::Event::Text("4".into()));
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    run_until(&mut h, "cycle 4", |a| a.model.cycle == 4);
+    // Space plays, space again pauses.
+    h.key_press(egui::Key::Space);
+    h.run_steps(1);
+    assert!(h.state().model.playing);
+    h.key_press(egui::Key::Space);
+    h.run_steps(1);
+    assert!(!h.state().model.playing);
+}
+
+#[test]
+fn memory_contents_on_click_and_tokens_move_when_stepping() {
+    let mut h = harness(Start::Example(example("memory_roundtrip.mlir")));
+    let f = h.state().model.circuit.as_ref().unwrap().func.clone();
+    let (mem, _) = f
+        .nodes
+        .iter()
+        .find(|(_, n)| matches!(n.op, handscope_sim::Op::Memory { .. }))
+        .expect("a memory");
+    // Step to the end of the run: the stores have happened.
+    h.state_mut().model.settle_complete(10_000);
+    let last = h.state().model.cycles() - 1;
+    h.state_mut().model.goto(last);
+    h.run_steps(2);
+    h.state_mut().model.select(Some(Selection::Node(mem)));
+    h.run_steps(2);
+    h.get_by_label_contains("elements)");
+    // The stimulus stores 42 at address 3 and -7 at address 5.
+    h.get_by_label_contains("[3]=42");
+    h.get_by_label_contains("[5]=-7");
+    // Stepping forward animates tokens along the channels that just transferred.
+    h.state_mut().model.goto(0);
+    h.run_steps(2);
+    h.key_press(egui::Key::ArrowRight);
+    run_until(&mut h, "cycle 1", |a| {
+        a.model.cycle == 1 && a.model.cycle_state().is_some()
+    });
+    let m = &h.state().model;
+    assert!(m.anim < 1.0, "a forward step starts the token animation");
+    let cs = m.cycle_state().unwrap();
+    let toks = super::scene::tokens(m.layout.as_ref().unwrap(), cs, &m.look.palette(), 0.5);
+    let moved = cs.moved.iter().filter(|x| **x).count();
+    assert!(moved > 0, "something transferred in cycle 0");
+    assert!(
+        !toks.is_empty(),
+        "tokens are drawn on the channels that moved"
+    );
+}
+
 #[test]
 fn breakpoint_on_channel_then_run_to_it_both_ways() {
     let mut h = harness(Start::Example(0));

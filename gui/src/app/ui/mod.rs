@@ -74,13 +74,13 @@ impl DebuggerApp {
             .map_or(0.0, |t| now.duration_since(t).as_secs_f32())
             .min(0.25);
         self.last_frame = Some(now);
-        self.apply_look(&ctx);
         if let Some(w) = &self.model.watcher
             && w.take_change()
         {
             self.model.reload();
         }
         let acts = keyboard::handle(&ctx, &mut self.model);
+        self.apply_look(&ctx);
         if acts.fit {
             self.view.fit_request = true;
         }
