@@ -253,3 +253,25 @@ fn reports_print_unsigned_c_types_as_unsigned() {
     assert!(out.contains("ret: [-2@"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn without_a_display_the_debugger_points_to_render() {
+    for args in [
+        vec![],
+        vec!["gui", "examples/kernels/gcd.c"],
+        vec!["gui", "examples/circuits/deadlock_join.mlir"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+            .args(&args)
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .output()
+            .expect("run handscope");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("no display available"), "{args:?}: {err}");
+        assert!(err.contains("handscope render"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

@@ -339,6 +339,71 @@ fn deadlock_example_opens_on_first_stuck_cycle() {
 }
 
 #[test]
+fn waveforms_fit_the_run_then_drag_zooms_and_right_click_marks() {
+    let mut h = harness(Start::Example(example("deadlock_join.mlir")));
+    run_until(&mut h, "the whole run", |a| {
+        a.model.complete() && a.model.deadlock().is_some()
+    });
+    h.run_steps(3);
+    let n = h.state().model.cycles() as f64;
+    assert!(
+        !h.state().model.waves.is_empty(),
+        "the deadlock's channels are shown"
+    );
+    assert_eq!(
+        (h.state().waves.start, h.state().waves.end),
+        (0.0, n),
+        "fits the run"
+    );
+    let rect = h.get_by_label("waveforms").rect();
+    // Plot area starts 150 points right of the canvas' left edge (the names column).
+    let x_of = |c: f64| rect.left() + 150.0 + (c / n) as f32 * (rect.width() - 150.0);
+    let y = rect.center().y;
+    let press = |h: &mut Harness<'static, DebuggerApp>, x: f32, pressed: bool, button| {
+        h.event(egui::Event::PointerMoved(egui::pos2(x, y)));
+        h.event(egui::Event::PointerButton {
+            pos: egui::pos2(x, y),
+            button,
+            pressed,
+            modifiers: Default::default(),
+        });
+        h.run_steps(1);
+    };
+    // Drag from cycle 4 to cycle 12: the view zooms into that range and stops following.
+    press(&mut h, x_of(4.2), true, egui::PointerButton::Primary);
+    for k in 1..=8 {
+        h.event(egui::Event::PointerMoved(egui::pos2(
+            x_of(4.2 + f64::from(k)),
+            y,
+        )));
+        h.run_steps(1);
+    }
+    press(&mut h, x_of(12.2), false, egui::PointerButton::Primary);
+    h.run_steps(2);
+    let w = &h.state().waves;
+    assert!(w.touched, "a drag zoom stops fitting the run");
+    assert_eq!(
+        (w.start, w.end),
+        (4.0, 13.0),
+        "zoomed into the dragged range"
+    );
+    // Right click drops a numbered marker; the distance to the cursor is shown.
+    let rect = h.get_by_label("waveforms").rect();
+    let x = rect.left() + 150.0 + (rect.width() - 150.0) * (6.5 - 4.0) / 9.0;
+    h.event(egui::Event::PointerMoved(egui::pos2(x, y)));
+    h.run_steps(1);
+    press(&mut h, x, true, egui::PointerButton::Secondary);
+    press(&mut h, x, false, egui::PointerButton::Secondary);
+    assert_eq!(h.state().model.markers, vec![6]);
+    h.run_steps(2);
+    h.get_by_label_contains("M1-cursor:");
+    // `fit` goes back to the whole run.
+    h.get_by_label("fit").click();
+    h.run_steps(2);
+    assert_eq!((h.state().waves.start, h.state().waves.end), (0.0, n));
+}
+
+#[test]
 fn app_exports_the_view_as_svg_and_png() {
     let mut m = Model::new(Start::Example(example("deadlock_join.mlir")), noop());
     m.watcher = None;

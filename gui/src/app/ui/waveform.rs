@@ -19,6 +19,7 @@ pub struct WaveView {
     /// The user zoomed or panned: stop fitting the run.
     pub touched: bool,
     generation: Option<u64>,
+    last_cursor: Option<u64>,
     drag_from: Option<f32>,
 }
 
@@ -29,6 +30,7 @@ impl Default for WaveView {
             end: 64.0,
             touched: false,
             generation: None,
+            last_cursor: None,
             drag_from: None,
         }
     }
@@ -123,7 +125,11 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
         }
     }
     if resp.drag_started() {
-        wv.drag_from = resp.interact_pointer_pos().map(|p| p.x);
+        // Where the button went down, not where the drag was recognised.
+        wv.drag_from = ui
+            .input(|i| i.pointer.press_origin())
+            .or(resp.interact_pointer_pos())
+            .map(|p| p.x);
     }
     if let (Some(a), Some(b)) = (wv.drag_from, resp.interact_pointer_pos())
         && resp.dragged()
@@ -159,9 +165,11 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
     if wv.end <= wv.start + 1.0 {
         wv.end = wv.start + 2.0;
     }
-    // Follow the cursor.
+    // Follow the cursor when it moves out of view (not when the view moves off the cursor).
     let cur = m.cycle as f64;
-    if wv.touched && (cur < wv.start || cur >= wv.end) {
+    let moved = wv.last_cursor != Some(m.cycle);
+    wv.last_cursor = Some(m.cycle);
+    if wv.touched && moved && (cur < wv.start || cur >= wv.end) {
         let w = wv.end - wv.start;
         wv.start = (cur - w / 2.0).max(0.0);
         wv.end = wv.start + w;
