@@ -357,6 +357,11 @@ pub fn deadlock_explanation(f: &Function, d: &DeadlockReport) -> DeadlockExplana
         }
         let title = if p.cyclic {
             format!("Wait-for cycle: {}", ids.join(" -> "))
+        } else if p.terminal.is_none() {
+            format!(
+                "Wait chain: {} (ends on the wait-for cycle)",
+                ids.join(" -> ")
+            )
         } else {
             format!("Wait chain: {}", ids.join(" -> "))
         };
