@@ -405,9 +405,12 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             _ => None,
         }
     };
-    let edge_text = |from: NodeId, c: ChannelId, k: u8| -> String {
+    // One wait-for edge as a step, with its sentence.
+    let step = |from: NodeId, to: NodeId, c: ChannelId, k: u8| -> WaitStep {
         let fid = v.id(from);
-        if k == Kind::Stalled as u8 {
+        let stalled = k == Kind::Stalled as u8;
+        let because = if stalled { None } else { routed_reason(c) };
+        let text = if stalled {
             format!(
                 "{fid} holds {} since cycle {} and waits for {} to accept it",
                 v.value_text(c),
@@ -415,32 +418,32 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
                 v.consumer_port(c)
             )
         } else {
-            let because = routed_reason(c).map_or(String::new(), |r| format!(", because {r}"));
+            let why = because
+                .as_ref()
+                .map_or(String::new(), |r| format!(", because {r}"));
             format!(
-                "{fid} waits for {} ({}), which {} does not provide{because}",
+                "{fid} waits for {} ({}), which {} does not provide{why}",
                 v.consumer_port(c),
                 f.channels[c].name,
                 v.id(f.channels[c].producer.node)
             )
+        };
+        WaitStep {
+            from: fid.to_string(),
+            to: v.id(to).to_string(),
+            channel: f.channels[c].name.clone(),
+            kind: if stalled { "stalled" } else { "needs" },
+            text,
+            because,
+            loc: f.nodes[from].loc.as_ref().map(|l| l.to_string()),
         }
     };
-
-    let step = |from: NodeId, to: NodeId, c: ChannelId, k: u8| WaitStep {
-        from: v.id(from).to_string(),
-        to: v.id(to).to_string(),
-        channel: f.channels[c].name.clone(),
-        kind: if k == Kind::Stalled as u8 {
-            "stalled"
-        } else {
-            "needs"
-        },
-        text: edge_text(from, c, k),
-        because: if k == Kind::Stalled as u8 {
-            None
-        } else {
-            routed_reason(c)
-        },
-        loc: f.nodes[from].loc.as_ref().map(|l| l.to_string()),
+    let sentence_of = |steps: &[WaitStep]| -> String {
+        steps
+            .iter()
+            .map(|s| s.text.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
     };
     let mut paths = Vec::new();
 
@@ -474,7 +477,6 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         let start = *members.iter().min_by_key(|i| g[**i]).expect("non-empty");
         let mut path = vec![start];
         let mut seen = BTreeSet::from([start]);
-        let mut texts = Vec::new();
         let mut steps = Vec::new();
         let mut cur = start;
         loop {
@@ -490,7 +492,6 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             let Some(e) = next else { break };
             let t = petgraph::visit::EdgeRef::target(&e);
             let (c, k) = *e.weight();
-            texts.push(edge_text(g[cur], c, k));
             steps.push(step(g[cur], g[t], c, k));
             if seen.contains(&t) {
                 break;
@@ -503,7 +504,7 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         explanation.push(format!(
             "Wait-for cycle {}: {}.",
             ids.join(" -> "),
-            texts.join("; ")
+            sentence_of(&steps)
         ));
         cycles.push(ids);
         paths.push(WaitPath {
@@ -522,7 +523,6 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             continue;
         }
         let mut path = vec![si];
-        let mut texts = Vec::new();
         let mut steps = Vec::new();
         let mut cur = si;
         let mut asked = None;
@@ -539,7 +539,6 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             match next {
                 None => break Some(v.terminal_reason(g[cur], asked)),
                 Some((t, (c, k))) => {
-                    texts.push(edge_text(g[cur], c, k));
                     steps.push(step(g[cur], g[t], c, k));
                     if seen.contains(&t) || in_cycle.contains(&t) {
                         path.push(t);
@@ -556,22 +555,22 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             continue;
         }
         let ids: Vec<String> = path.iter().map(|&i| v.id(g[i]).to_string()).collect();
-        let mut sentence = texts.join("; ");
-        paths.push(WaitPath {
-            cyclic: false,
-            steps,
-            terminal: terminal.clone(),
-        });
-        match terminal {
-            Some(t) if !texts.is_empty() => {
+        let mut sentence = sentence_of(&steps);
+        match &terminal {
+            Some(t) if !steps.is_empty() => {
                 let _ = write!(sentence, ", because {t}");
             }
-            Some(t) => sentence = t,
+            Some(t) => sentence.clone_from(t),
             None => {
                 let _ = write!(sentence, " (which is part of a wait-for cycle)");
             }
         }
         explanation.push(format!("{sentence}."));
+        paths.push(WaitPath {
+            cyclic: false,
+            steps,
+            terminal,
+        });
         chains.push(ids);
     }
     if !pending_inputs.is_empty() {

@@ -63,6 +63,21 @@ pub struct FrameReport {
     pub scenarios: Vec<ScenarioTimes>,
 }
 
+/// Writes the engine benchmark's chain of `stages` stages as MLIR into `dir` and returns how
+/// to open it, streaming `in0 = 0..1000` (enough tokens to keep every stage busy).
+pub fn chain_start(stages: usize, dir: &std::path::Path) -> std::io::Result<Start> {
+    let f = handscope_sim::bench_support::chain(stages);
+    std::fs::create_dir_all(dir)?;
+    let p = dir.join(format!("chain{stages}.mlir"));
+    let module = handscope_sim::Module { functions: vec![f] };
+    std::fs::write(&p, handscope_compiler::mlir::write_mlir(&module))?;
+    let over = super::header::SimArgs {
+        inputs: vec!["in0=0..1000".into()],
+        ..Default::default()
+    };
+    Ok(Start::File(p, None, over))
+}
+
 /// Window size of the measurement, in points.
 pub const WINDOW: [f32; 2] = [1600.0, 1000.0];
 

@@ -1,6 +1,6 @@
 //! Graph layout, computed once per graph: Graphviz `dot` (JSON output, run through
-//! `graphviz-rust`) when it is installed, the pure-Rust Sugiyama layout otherwise. Results are cached by a hash of the DOT text and
-//! computed in a background thread for the UI.
+//! `graphviz-rust`) when it is installed, the pure-Rust Sugiyama layout otherwise. Results are
+//! cached by a hash of the DOT text and computed in a background thread for the UI.
 //!
 //! Coordinates are in points, y down, origin at the top left of the drawing.
 

@@ -125,6 +125,8 @@ pub struct Model {
     /// lines).
     pub focus: Option<NodeId>,
     deadlock_opened: bool,
+    /// The deadlock explanation and its graph marks, built once when the report arrives.
+    deadlock_x: Option<(Arc<describe::DeadlockExplanation>, describe::DeadlockMarks)>,
     /// Search text (`/`).
     pub search: String,
     /// Live-reload watcher.
@@ -175,6 +177,7 @@ impl Model {
             deadlock_view: false,
             focus: None,
             deadlock_opened: false,
+            deadlock_x: None,
             search: String::new(),
             watcher: None,
             wake,
@@ -265,6 +268,7 @@ impl Model {
         self.activity.clear();
         self.pending = None;
         self.deadlock_opened = false;
+        self.deadlock_x = None;
         self.deadlock_view = false;
         self.generation += 1;
         if keep {
@@ -353,6 +357,13 @@ impl Model {
             self.binding = Some(Binding::new(&c.func, t));
         }
         self.update_activity();
+        if self.deadlock_x.is_none()
+            && let (Some(c), Some(d)) = (&self.circuit, self.deadlock())
+        {
+            let x = describe::deadlock_explanation(&c.func, d);
+            let marks = describe::deadlock_marks(&x);
+            self.deadlock_x = Some((Arc::new(x), marks));
+        }
         // Deadlock view: open once at the first stuck cycle.
         if !self.deadlock_opened
             && let Some(d) = self.deadlock()
@@ -600,10 +611,9 @@ impl Model {
         self.focus = Some(n);
     }
 
-    /// The deadlock explanation of the run, if it deadlocked.
-    pub fn deadlock_explanation(&self) -> Option<describe::DeadlockExplanation> {
-        let c = self.circuit.as_ref()?;
-        Some(describe::deadlock_explanation(&c.func, self.deadlock()?))
+    /// The deadlock explanation of the run, if it deadlocked (built by [`Model::update`]).
+    pub fn deadlock_explanation(&self) -> Option<Arc<describe::DeadlockExplanation>> {
+        self.deadlock_x.as_ref().map(|(x, _)| x.clone())
     }
 
     /// Selects the nodes of source line `line` (the first one becomes the selection).
@@ -710,10 +720,8 @@ impl Model {
 
     /// Drawing options at the cursor.
     pub fn options(&self) -> Options {
-        let deadlock = match (self.deadlock(), &self.circuit) {
-            (Some(d), Some(c)) if self.deadlock_view && self.cycle >= d.since_cycle => {
-                describe::deadlock_marks(&describe::deadlock_explanation(&c.func, d))
-            }
+        let deadlock = match (self.deadlock(), &self.deadlock_x) {
+            (Some(d), Some(x)) if self.deadlock_view && self.cycle >= d.since_cycle => x.1.clone(),
             _ => describe::DeadlockMarks::default(),
         };
         Options {

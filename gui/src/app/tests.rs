@@ -723,18 +723,10 @@ fn frame_bench_draws_the_2000_node_chain() {
     // The measurement behind `handscope bench frame` works end to end on a 2,000-node graph:
     // every node laid out, the engine ran to the measured cycles, every scenario painted and
     // culled (times are reported by the benchmark, never asserted here).
-    let f = handscope_sim::bench_support::chain(400);
-    let n = f.nodes.len();
+    let n = handscope_sim::bench_support::chain(400).nodes.len();
     let dir = std::env::temp_dir().join(format!("handscope-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join("chain400.mlir");
-    let module = handscope_sim::Module { functions: vec![f] };
-    std::fs::write(&p, handscope_compiler::mlir::write_mlir(&module)).unwrap();
-    let over = super::header::SimArgs {
-        inputs: vec!["in0=0..100".into()],
-        ..Default::default()
-    };
-    let r = super::frame_bench::measure(Start::File(p, None, over), 100, 3).unwrap();
+    let start = super::frame_bench::chain_start(400, &dir).unwrap();
+    let r = super::frame_bench::measure(start, 100, 3).unwrap();
     assert_eq!(r.nodes, n);
     assert!(n >= 2000);
     assert_eq!(r.scenarios.len(), 4);

@@ -4,7 +4,6 @@
 use std::process::ExitCode;
 
 use crate::app::frame_bench;
-use crate::app::header::SimArgs;
 use crate::app::model::Start;
 
 /// Arguments of `handscope bench`.
@@ -34,18 +33,10 @@ pub enum BenchWhat {
 pub fn run(a: &BenchArgs) -> anyhow::Result<ExitCode> {
     match a.what {
         BenchWhat::Frame { stages, frames } => {
-            let f = handscope_sim::bench_support::chain(stages);
             let dir = std::env::temp_dir().join(format!("handscope-bench-{}", std::process::id()));
-            std::fs::create_dir_all(&dir)?;
-            let p = dir.join(format!("chain{stages}.mlir"));
-            let module = handscope_sim::Module { functions: vec![f] };
-            std::fs::write(&p, handscope_compiler::mlir::write_mlir(&module))?;
-            let over = SimArgs {
-                inputs: vec!["in0=0..1000".into()],
-                ..Default::default()
-            };
+            let big_start = frame_bench::chain_start(stages, &dir)?;
             let base = frame_bench::measure(Start::Example(0), 0, frames)?;
-            let big = frame_bench::measure(Start::File(p, None, over), 100, frames)?;
+            let big = frame_bench::measure(big_start, 100, frames)?;
             let _ = std::fs::remove_dir_all(&dir);
             print!("{}", frame_bench::render(&big, &base));
             Ok(ExitCode::SUCCESS)

@@ -144,7 +144,6 @@ fn deadlock_panel(ui: &mut egui::Ui, m: &mut Model, x: &describe::DeadlockExplan
                         .clicked()
                 {
                     m.focus_node(n);
-                    m.source_line = Some(l);
                 }
                 ui.add(egui::Label::new(&st.text).wrap());
                 if let Some(c) = st.channel
@@ -161,13 +160,12 @@ fn deadlock_panel(ui: &mut egui::Ui, m: &mut Model, x: &describe::DeadlockExplan
             ui.add(egui::Label::new(format!("End of the chain: {t}.")).wrap());
         }
     }
-    if let Some(d) = m.deadlock().cloned()
-        && !d.stuck.is_empty()
-    {
-        egui::CollapsingHeader::new(format!("Stuck tokens ({})", d.stuck.len()))
+    let stuck = m.deadlock().map_or(0, |d| d.stuck.len());
+    if stuck > 0 {
+        egui::CollapsingHeader::new(format!("Stuck tokens ({stuck})"))
             .id_salt("stuck tokens")
             .show(ui, |ui| {
-                for t in &d.stuck {
+                for t in m.deadlock().iter().flat_map(|d| &d.stuck) {
                     let v = t.value.map_or("a token".to_string(), |v| v.to_string());
                     ui.add(
                         egui::Label::new(format!(
