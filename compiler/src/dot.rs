@@ -14,7 +14,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use handscope_sim::{BufferKind, Function, NodeId, Op, Type};
+use handscope_sim::spec::{Detail, DisplayClass, describe_op};
+use handscope_sim::{Function, NodeId, Op};
 
 /// Knobs for [`write_dot`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,91 +188,43 @@ fn qualified(op: &Op) -> String {
     }
 }
 
-/// Shape, fill colour and extra attributes per op kind.
+/// Shape, fill colour and extra attributes per display class.
 fn style(op: &Op) -> (&'static str, &'static str, &'static str) {
     const SMALL: &str = ", fontsize=8, width=0.3, height=0.2, margin=\"0.04,0.02\"";
-    match op {
-        Op::Argument { .. } => ("house", "#cfe8ff", ""),
-        Op::Return => ("invhouse", "#cfe8ff", ""),
-        Op::Fork | Op::LazyFork => ("oval", "#fff3c4", SMALL),
-        Op::Join | Op::Sync => ("oval", "#e6f0c8", SMALL),
-        Op::Merge | Op::Mux | Op::ControlMerge => ("invtrapezium", "#e0d4ff", ""),
-        Op::CondBr => ("diamond", "#ffd6d6", ""),
-        Op::Br => ("box", "#f2f2f2", SMALL),
-        Op::Pack | Op::Unpack => ("box", "#f2f2f2", ""),
-        Op::Buffer { .. } => ("box", "#d4f4dd", ", peripheries=2"),
-        Op::Constant { .. } => ("ellipse", "#eeeeee", ""),
-        Op::Source | Op::Sink | Op::Never => ("circle", "#dddddd", SMALL),
-        Op::Load | Op::Store => ("box", "#ffe9cc", ", style=\"rounded,filled\""),
-        Op::Memory { .. } | Op::ExtMemory { .. } => ("cylinder", "#ffe0b3", ""),
-        Op::Instance { .. } => ("component", "#e8e8ff", ""),
-        Op::Arith(_) => ("box", "#ffffff", ""),
+    match op.spec().display {
+        DisplayClass::Argument => ("house", "#cfe8ff", ""),
+        DisplayClass::Result => ("invhouse", "#cfe8ff", ""),
+        DisplayClass::Fork => ("oval", "#fff3c4", SMALL),
+        DisplayClass::Join => ("oval", "#e6f0c8", SMALL),
+        DisplayClass::Merge => ("invtrapezium", "#e0d4ff", ""),
+        DisplayClass::Branch => ("diamond", "#ffd6d6", ""),
+        DisplayClass::Wire => ("box", "#f2f2f2", SMALL),
+        DisplayClass::Tuple => ("box", "#f2f2f2", ""),
+        DisplayClass::Buffer => ("box", "#d4f4dd", ", peripheries=2"),
+        DisplayClass::Constant => ("ellipse", "#eeeeee", ""),
+        DisplayClass::Endpoint => ("circle", "#dddddd", SMALL),
+        DisplayClass::MemoryAccess => ("box", "#ffe9cc", ", style=\"rounded,filled\""),
+        DisplayClass::Memory => ("cylinder", "#ffe0b3", ""),
+        DisplayClass::Instance => ("component", "#e8e8ff", ""),
+        DisplayClass::Compute => ("box", "#ffffff", ""),
     }
 }
 
 /// Second label line: the op and its key attributes.
 fn describe(f: &Function, n: NodeId) -> String {
     let node = &f.nodes[n];
-    let out_ty = |i: usize| {
-        node.outputs
-            .get(i)
-            .and_then(|c| f.channels.get(*c))
-            .map(|c| c.ty.clone())
-    };
-    match &node.op {
-        Op::Argument { index } => match out_ty(0) {
-            Some(t) => format!("arg {index} : {t}"),
-            None => format!("arg {index}"),
-        },
-        Op::Fork | Op::LazyFork => format!("{} [{}]", node.op.mnemonic(), node.outputs.len()),
-        Op::Buffer { slots, kind, init } => {
-            let kind = match kind {
-                BufferKind::Seq => "seq",
-                BufferKind::Fifo => "fifo",
-            };
-            let mut s = format!("buffer [{slots}] {kind}");
-            if let Some(init) = init {
-                let vals: Vec<String> = init.iter().map(u64::to_string).collect();
-                let _ = write!(s, " init [{}]", vals.join(", "));
-            }
-            s
-        }
-        Op::Constant { value } => match out_ty(0) {
-            Some(t) => format!("constant {} : {t}", signed_value(*value, &t)),
-            None => format!("constant {value}"),
-        },
-        Op::Memory { ld, st, memref, .. } => format!("memory [ld={ld}, st={st}]\n{memref}"),
-        Op::ExtMemory { ld, st, memref, .. } => format!("extmemory [ld={ld}, st={st}]\n{memref}"),
-        Op::Instance { callee } => format!("instance @{callee}"),
-        Op::Arith(handscope_sim::ArithOp::Cmpi(p)) => format!("cmpi {}", p.keyword()),
-        Op::ControlMerge | Op::Mux | Op::Merge => format!(
-            "{} [{}]",
-            node.op.mnemonic(),
-            data_inputs(&node.op, node.inputs.len())
-        ),
-        op => op.mnemonic().to_string(),
-    }
-}
-
-/// Number of data inputs of a merge-like op.
-fn data_inputs(op: &Op, inputs: usize) -> usize {
-    if *op == Op::Mux {
-        inputs.saturating_sub(1)
-    } else {
-        inputs
-    }
-}
-
-/// A constant's bit pattern printed as a signed value of its type (MLIR's convention), except
-/// for `i1` and `index`, printed unsigned.
-fn signed_value(bits: u64, t: &Type) -> String {
-    match t {
-        Type::Int(w) if *w > 1 && *w < 64 && bits >> (w - 1) & 1 == 1 => {
-            format!("{}", (bits | !t.mask()) as i64)
-        }
-        Type::Int(64) => format!("{}", bits as i64),
-        _ => bits.to_string(),
-    }
+    let out_ty = node
+        .outputs
+        .first()
+        .and_then(|c| f.channels.get(*c))
+        .map(|c| &c.ty);
+    describe_op(
+        &node.op,
+        node.inputs.len(),
+        node.outputs.len(),
+        out_ty,
+        Detail::Full,
+    )
 }
 
 /// Escapes text for a double-quoted DOT string (newlines become `\n`).

@@ -493,7 +493,7 @@ fn hits_circt_extmem_index_bug(f: &Function) -> bool {
 /// A kernel that hits CIRCT 1.62's extmemory index bug: `a` has two ports and `b` follows.
 const EXTMEM_BUG_KERNEL: &str = "void two(const int a[4], int b[4]) {\n  b[0] = a[0] + a[1];\n}\n";
 
-/// Runs `oracle/scripts/lower.py` (CIRCT 1.62's lowering, the pipeline of SEMANTICS.md) on
+/// Runs `oracle/scripts/lower.py` (CIRCT 1.62's lowering, the pipeline in `oracle/scripts/lower.py`) on
 /// `m`; true when it wrote SystemVerilog with a module named `top`.
 fn lowers(py: &Path, m: &Module, stem: &str, top: &str) -> (bool, String) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../oracle/scripts/lower.py");

@@ -179,13 +179,20 @@ fn op_details_are_decoded() {
     assert!(ops.contains(&Op::Buffer {
         slots: 2,
         kind: BufferKind::Seq,
-        init: Some(vec![1, (-2i64) as u64])
+        // Bit patterns of the channel type, like constants.
+        init: Some(vec![1, 0xFFFF_FFFE])
     }));
     assert!(ops.contains(&Op::Buffer {
         slots: 3,
         kind: BufferKind::Fifo,
         init: None
     }));
+    // Negative initial values are valid MLIR: the graph verifies and writes them back signed.
+    let m = parse_ok(&c("buffer"));
+    let report = handscope_sim::verify::verify_module(&m);
+    assert!(report.is_ok(), "{:?}", report.errors);
+    let text = handscope_compiler::mlir::write_mlir(&m);
+    assert!(text.contains("initValues = [1, -2]"), "{text}");
     let ops = node_ops(&c("constant"));
     for v in [0xFFFF_FFFB, 1, 0xFF, 7] {
         assert!(

@@ -3,8 +3,7 @@
 
 Usage: lower.py INPUT.mlir OUTPUT.sv
 
-Reproduces the reference RTL exactly as /work/shared/SEMANTICS.md ("How to reproduce the
-reference RTL") describes:
+Reproduces CIRCT 1.62's reference RTL:
 
 * the package does not register the `arith`, `cf` and `func` dialects, so two passes that
   depend on them are run once on an empty module, which loads them into the context;

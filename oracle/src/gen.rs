@@ -14,7 +14,7 @@
 //! depends on the buffer's own output. So every cycle passes through a buffer and there is no
 //! combinational cycle.
 //!
-//! CIRCT 1.62 bugs avoided (see SEMANTICS.md "Known bugs"):
+//! CIRCT 1.62 bugs avoided (see docs/semantics.md, "Differences from CIRCT 1.62"):
 //! 1. `mux` always has exactly 2 data inputs; an `index` select only comes from a 2-input
 //!    `control_merge`'s index (values 0/1), an `i1` select from anything.
 //! 2. `merge` and `control_merge` only merge `none` channels, so the data they output is never

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use handscope_sim::engine::Simulation;
+use handscope_sim::spec::CirctLowering;
 use handscope_sim::stimulus::{Environment, ReadyPolicy, TokenSource};
 use handscope_sim::{ArgType, Function, Op, Type};
 
@@ -199,7 +200,7 @@ fn check_supported(d: &DesignSpec) -> Result<(), OracleError> {
                     "extmemory (the testbench has no memory model)",
                 ));
             }
-            Op::Br | Op::LazyFork | Op::Never => {
+            op if op.spec().circt == CirctLowering::NotLowered => {
                 return Err(unsupported(d, "op not lowered by CIRCT 1.62"));
             }
             _ => {}

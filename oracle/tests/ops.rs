@@ -1,4 +1,4 @@
-//! (a) Each op kind on its own (one small circuit per op kind of SEMANTICS.md), with random
+//! (a) Each op kind on its own (one small circuit per op kind of docs/semantics.md), with random
 //! stimulus and random ready patterns, against CIRCT's RTL in one Verilator model.
 //!
 //! Every circuit appears twice: with more tokens than cycles (inputs always valid) and with
@@ -8,7 +8,7 @@ use handscope_oracle::harness::{DesignSpec, parse_top, run_designs, through_mlir
 use handscope_oracle::model::BuildOptions;
 use handscope_oracle::require_tools;
 use handscope_oracle::single::{chain, single_op};
-use handscope_sim::{ArithOp, BufferKind, CmpPredicate, Function, Op, Type};
+use handscope_sim::{ArithClass, ArithOp, BufferKind, CmpPredicate, Function, Op, Type};
 
 const CYCLES: u32 = 1000;
 
@@ -183,18 +183,20 @@ fn circuits() -> Vec<(Function, Vec<String>)> {
         vec![Type::Tuple(vec![i8t.clone(), i16t.clone()])],
         vec![i8t.clone(), i16t.clone()],
     );
-    for (op, name) in ArithOp::SIMPLE {
-        let ty_sets: &[(Vec<Type>, Type)] = match op {
+    for &(op, name) in ArithOp::SIMPLE {
+        let ty_sets: &[(Vec<Type>, Type)] = match (op, op.class()) {
             // CIRCT bug 3: divui/divsi are swapped in the RTL.
-            ArithOp::Divsi | ArithOp::Divui => &[],
-            ArithOp::Select => &[(vec![i1.clone(), i8t.clone(), i8t.clone()], i8t.clone())],
-            ArithOp::Extsi | ArithOp::Extui => &[(vec![i8t.clone()], i32t.clone())],
-            ArithOp::Trunci => &[(vec![i32t.clone()], i8t.clone())],
-            ArithOp::IndexCast => &[
+            (ArithOp::Divsi | ArithOp::Divui, _) => &[],
+            (_, ArithClass::Select) => &[(vec![i1.clone(), i8t.clone(), i8t.clone()], i8t.clone())],
+            (_, ArithClass::Extend) => &[(vec![i8t.clone()], i32t.clone())],
+            (_, ArithClass::Truncate) => &[(vec![i32t.clone()], i8t.clone())],
+            (_, ArithClass::IndexCast) => &[
                 (vec![i32t.clone()], idx.clone()),
                 (vec![idx.clone()], i16t.clone()),
             ],
-            _ => &[
+            // Predicates are covered below.
+            (_, ArithClass::Compare) => &[],
+            (_, ArithClass::Binary) => &[
                 (vec![i8t.clone(), i8t.clone()], i8t.clone()),
                 (vec![i32t.clone(), i32t.clone()], i32t.clone()),
                 (vec![Type::Int(64), Type::Int(64)], Type::Int(64)),

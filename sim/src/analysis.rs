@@ -18,6 +18,7 @@ use crate::ops::{ArithOp, Op};
 use crate::report::{
     ChannelStats, EventKind, OutputToken, RunReport, RuntimeEvent, Status, render_value_as,
 };
+use crate::spec::RegField;
 use crate::stimulus::{Environment, ReadyPolicy, TokenSource};
 use crate::trace::{Sample, StateMeta, Trace};
 use crate::types::{Type, width_mask};
@@ -170,7 +171,10 @@ impl<'f> TraceObserver<'f> {
                 Op::ControlMerge if node.inputs.len() > 1 => {
                     let ins = node.inputs.iter().map(|c| c.index()).collect();
                     let won = node_state.get(&nid).and_then(|&si| {
-                        let pos = state_meta[si].fields.iter().position(|x| x == "won")?;
+                        let pos = state_meta[si]
+                            .fields
+                            .iter()
+                            .position(|x| RegField::parse(x) == Some(RegField::Won))?;
                         Some(state_start[si] + pos)
                     });
                     merge_checks.push((nid, ins, node.outputs[0].index(), won));

@@ -20,6 +20,7 @@ use serde::Serialize;
 use crate::graph::{ChannelId, Function, NodeId};
 use crate::ops::Op;
 use crate::report::{Value, render_value};
+use crate::spec::WaitRule;
 
 /// A token that cannot move.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -203,13 +204,14 @@ impl LiveView<'_> {
         &self.func.nodes[n].id
     }
 
-    /// The inputs node `n` needs and does not have.
+    /// The inputs node `n` needs and does not have, by its op's [`WaitRule`].
     fn needed_inputs(&self, n: NodeId) -> Vec<ChannelId> {
         let node = &self.func.nodes[n];
         let missing = |cs: &[ChannelId]| cs.iter().copied().filter(|&c| !self.v(c)).collect();
-        match &node.op {
-            Op::Argument { .. } | Op::Source | Op::Never | Op::Sink => Vec::new(),
-            Op::Mux => {
+        match node.op.spec().waits_for {
+            WaitRule::Nothing => Vec::new(),
+            WaitRule::AllInputs => missing(&node.inputs),
+            WaitRule::SelectedInput => {
                 let sel = node.inputs[0];
                 if !self.v(sel) {
                     return vec![sel];
@@ -220,23 +222,21 @@ impl LiveView<'_> {
                     _ => Vec::new(),
                 }
             }
-            Op::Merge | Op::ControlMerge => {
+            WaitRule::AnyInput => {
                 if node.inputs.iter().any(|&c| self.v(c)) {
                     Vec::new()
                 } else {
                     node.inputs.clone()
                 }
             }
-            Op::Buffer { .. } => {
+            WaitRule::InputWhenEmpty => {
                 let (regs, _) = (self.registers)(n);
-                let empty = regs.chunks(4).all(|s| s[0] == 0 && s[2] == 0);
-                if empty {
+                if node.op.spec().state.decode(regs).is_empty_buffer() {
                     missing(&node.inputs)
                 } else {
                     Vec::new()
                 }
             }
-            _ => missing(&node.inputs),
         }
     }
 
@@ -288,7 +288,23 @@ impl LiveView<'_> {
                 _ => format!("{id} has no input token"),
             },
             Op::Buffer { .. } => format!("{id} is empty and receives nothing"),
-            _ => format!("{id} produces nothing"),
+            Op::Return
+            | Op::LazyFork
+            | Op::Merge
+            | Op::Mux
+            | Op::ControlMerge
+            | Op::Br
+            | Op::Join
+            | Op::Pack
+            | Op::Constant { .. }
+            | Op::Source
+            | Op::Sink
+            | Op::Load
+            | Op::Store
+            | Op::Memory { .. }
+            | Op::ExtMemory { .. }
+            | Op::Instance { .. }
+            | Op::Arith(_) => format!("{id} produces nothing"),
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod location;
 pub mod ops;
 pub mod report;
 pub mod rtl_names;
+pub mod spec;
 pub mod stimulus;
 pub mod trace;
 pub mod transform;
@@ -25,5 +26,5 @@ pub use graph::{
     Node, NodeId, PortRef,
 };
 pub use location::SourceLoc;
-pub use ops::{ArithOp, BufferKind, CmpPredicate, Op};
+pub use ops::{ArithClass, ArithOp, BufferKind, CmpPredicate, Op, OpKind};
 pub use types::{MemRefType, Type};

@@ -1,6 +1,6 @@
 //! Operation kinds of handshake graph nodes, their attributes and CIRCT port names.
 
-use crate::types::{MemRefType, Type};
+use crate::types::MemRefType;
 
 /// Implementation flavour of a `buffer`. In CIRCT 1.62 both build the same hardware.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -88,84 +88,117 @@ impl CmpPredicate {
     }
 }
 
-/// Integer operations from the `arith` dialect allowed inside a `handshake.func`.
+/// How an `arith` operation types its operands and result. Everything that depends only on
+/// this shape (arity, type rule, MLIR syntax, how the SystemVerilog and the engine treat the
+/// operand widths) follows from the class, so a new op of an existing class needs only its
+/// line in [`arith_ops!`](ArithOp) and its computation (engine and SystemVerilog).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ArithOp {
-    /// `addi`
-    Addi,
-    /// `subi`
-    Subi,
-    /// `muli`
-    Muli,
-    /// `divsi`
-    Divsi,
-    /// `divui`
-    Divui,
-    /// `remsi`
-    Remsi,
-    /// `remui`
-    Remui,
-    /// `andi`
-    Andi,
-    /// `ori`
-    Ori,
-    /// `xori`
-    Xori,
-    /// `shli`
-    Shli,
-    /// `shrsi`
-    Shrsi,
-    /// `shrui`
-    Shrui,
-    /// `cmpi` with its predicate
-    Cmpi(CmpPredicate),
-    /// `select` (condition, true value, false value)
+pub enum ArithClass {
+    /// Two operands and a result of one integer type (`addi`, `xori`, ...).
+    Binary,
+    /// `cmpi`: two operands of one integer type, an `i1` result.
+    Compare,
+    /// `select`: an `i1` condition and two values of the result type.
     Select,
-    /// `extsi`
-    Extsi,
-    /// `extui`
-    Extui,
-    /// `trunci`
-    Trunci,
-    /// `index_cast`
+    /// `extsi`/`extui`: an `iN` to a wider `iM`.
+    Extend,
+    /// `trunci`: an `iN` to a narrower `iM`.
+    Truncate,
+    /// `index_cast`: between `index` and an `iN`.
     IndexCast,
 }
 
-impl ArithOp {
-    /// Every arith op except `cmpi` (whose predicate varies), by mnemonic.
-    pub const SIMPLE: [(ArithOp, &'static str); 18] = [
-        (ArithOp::Addi, "addi"),
-        (ArithOp::Subi, "subi"),
-        (ArithOp::Muli, "muli"),
-        (ArithOp::Divsi, "divsi"),
-        (ArithOp::Divui, "divui"),
-        (ArithOp::Remsi, "remsi"),
-        (ArithOp::Remui, "remui"),
-        (ArithOp::Andi, "andi"),
-        (ArithOp::Ori, "ori"),
-        (ArithOp::Xori, "xori"),
-        (ArithOp::Shli, "shli"),
-        (ArithOp::Shrsi, "shrsi"),
-        (ArithOp::Shrui, "shrui"),
-        (ArithOp::Select, "select"),
-        (ArithOp::Extsi, "extsi"),
-        (ArithOp::Extui, "extui"),
-        (ArithOp::Trunci, "trunci"),
-        (ArithOp::IndexCast, "index_cast"),
-    ];
-
-    /// MLIR mnemonic without the dialect prefix.
-    pub fn mnemonic(self) -> &'static str {
+impl ArithClass {
+    /// Number of data operands.
+    pub fn arity(self) -> usize {
         match self {
-            ArithOp::Cmpi(_) => "cmpi",
-            other => Self::SIMPLE
-                .iter()
-                .find(|(op, _)| *op == other)
-                .map(|(_, m)| *m)
-                .unwrap_or("?"),
+            ArithClass::Binary | ArithClass::Compare => 2,
+            ArithClass::Select => 3,
+            ArithClass::Extend | ArithClass::Truncate | ArithClass::IndexCast => 1,
         }
     }
 
+    /// True for the width-changing casts, written `op %x : A to B` in MLIR.
+    pub fn is_cast(self) -> bool {
+        self.arity() == 1
+    }
+}
+
+/// Defines [`ArithOp`] from one line per operation: variant, MLIR mnemonic, [`ArithClass`].
+macro_rules! arith_ops {
+    ($($(#[doc = $doc:literal])* $variant:ident = $mnemonic:literal, $class:ident;)*) => {
+        /// Integer operations from the `arith` dialect allowed inside a `handshake.func`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ArithOp {
+            $($(#[doc = $doc])* $variant,)*
+            /// `cmpi` with its predicate
+            Cmpi(CmpPredicate),
+        }
+
+        impl ArithOp {
+            /// Every arith op except `cmpi` (whose predicate varies), with its mnemonic.
+            pub const SIMPLE: &'static [(ArithOp, &'static str)] =
+                &[$((ArithOp::$variant, $mnemonic),)*];
+
+            /// MLIR mnemonic without the dialect prefix.
+            pub fn mnemonic(self) -> &'static str {
+                match self {
+                    $(ArithOp::$variant => $mnemonic,)*
+                    ArithOp::Cmpi(_) => "cmpi",
+                }
+            }
+
+            /// The operation's operand/result shape.
+            pub fn class(self) -> ArithClass {
+                match self {
+                    $(ArithOp::$variant => ArithClass::$class,)*
+                    ArithOp::Cmpi(_) => ArithClass::Compare,
+                }
+            }
+        }
+    };
+}
+
+arith_ops! {
+    /// `addi`: wrapping add
+    Addi = "addi", Binary;
+    /// `subi`: wrapping subtract
+    Subi = "subi", Binary;
+    /// `muli`: wrapping multiply
+    Muli = "muli", Binary;
+    /// `divsi`: signed divide
+    Divsi = "divsi", Binary;
+    /// `divui`: unsigned divide
+    Divui = "divui", Binary;
+    /// `remsi`: signed remainder
+    Remsi = "remsi", Binary;
+    /// `remui`: unsigned remainder
+    Remui = "remui", Binary;
+    /// `andi`
+    Andi = "andi", Binary;
+    /// `ori`
+    Ori = "ori", Binary;
+    /// `xori`
+    Xori = "xori", Binary;
+    /// `shli`: shift left
+    Shli = "shli", Binary;
+    /// `shrsi`: arithmetic shift right
+    Shrsi = "shrsi", Binary;
+    /// `shrui`: logical shift right
+    Shrui = "shrui", Binary;
+    /// `select` (condition, true value, false value)
+    Select = "select", Select;
+    /// `extsi`: sign extension
+    Extsi = "extsi", Extend;
+    /// `extui`: zero extension
+    Extui = "extui", Extend;
+    /// `trunci`: truncation
+    Trunci = "trunci", Truncate;
+    /// `index_cast`: sign-extending or truncating cast between `index` and `iN`
+    IndexCast = "index_cast", IndexCast;
+}
+
+impl ArithOp {
     /// Looks up a mnemonic other than `cmpi`.
     pub fn from_mnemonic(m: &str) -> Option<Self> {
         Self::SIMPLE
@@ -176,16 +209,12 @@ impl ArithOp {
 
     /// Number of data operands.
     pub fn arity(self) -> usize {
-        match self {
-            ArithOp::Select => 3,
-            ArithOp::Extsi | ArithOp::Extui | ArithOp::Trunci | ArithOp::IndexCast => 1,
-            _ => 2,
-        }
+        self.class().arity()
     }
 
     /// True for the width-changing casts (`extsi`, `extui`, `trunci`, `index_cast`).
     pub fn is_cast(self) -> bool {
-        self.arity() == 1
+        self.class().is_cast()
     }
 }
 
@@ -280,12 +309,133 @@ pub enum Op {
     Arith(ArithOp),
 }
 
+/// Defines [`OpKind`] from one line per kind: variant and MLIR mnemonic.
+macro_rules! op_kinds {
+    ($($(#[doc = $doc:literal])* $variant:ident = $mnemonic:literal;)*) => {
+        /// The kind of an [`Op`] without its attributes: one per variant of [`Op`] (all `arith`
+        /// operations are [`OpKind::Arith`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum OpKind {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl OpKind {
+            /// Every kind, in declaration order.
+            pub const ALL: &'static [OpKind] = &[$(OpKind::$variant,)*];
+
+            /// MLIR mnemonic without the dialect prefix (`arith` for [`OpKind::Arith`]).
+            pub fn mnemonic(self) -> &'static str {
+                match self {
+                    $(OpKind::$variant => $mnemonic,)*
+                }
+            }
+        }
+    };
+}
+
+op_kinds! {
+    /// [`Op::Argument`]
+    Argument = "arg";
+    /// [`Op::Return`]
+    Return = "return";
+    /// [`Op::Fork`]
+    Fork = "fork";
+    /// [`Op::LazyFork`]
+    LazyFork = "lazy_fork";
+    /// [`Op::Merge`]
+    Merge = "merge";
+    /// [`Op::Mux`]
+    Mux = "mux";
+    /// [`Op::ControlMerge`]
+    ControlMerge = "control_merge";
+    /// [`Op::CondBr`]
+    CondBr = "cond_br";
+    /// [`Op::Br`]
+    Br = "br";
+    /// [`Op::Join`]
+    Join = "join";
+    /// [`Op::Sync`]
+    Sync = "sync";
+    /// [`Op::Pack`]
+    Pack = "pack";
+    /// [`Op::Unpack`]
+    Unpack = "unpack";
+    /// [`Op::Buffer`]
+    Buffer = "buffer";
+    /// [`Op::Constant`]
+    Constant = "constant";
+    /// [`Op::Source`]
+    Source = "source";
+    /// [`Op::Sink`]
+    Sink = "sink";
+    /// [`Op::Never`]
+    Never = "never";
+    /// [`Op::Load`]
+    Load = "load";
+    /// [`Op::Store`]
+    Store = "store";
+    /// [`Op::Memory`]
+    Memory = "memory";
+    /// [`Op::ExtMemory`]
+    ExtMemory = "extmemory";
+    /// [`Op::Instance`]
+    Instance = "instance";
+    /// [`Op::Arith`]
+    Arith = "arith";
+}
+
+impl OpKind {
+    /// The `handshake` kinds that are real operations (every kind but [`OpKind::Argument`] and
+    /// [`OpKind::Arith`]), by mnemonic: what `handshake.<mnemonic>` can name.
+    pub fn handshake_ops() -> impl Iterator<Item = OpKind> {
+        Self::ALL
+            .iter()
+            .copied()
+            .filter(|k| !matches!(k, OpKind::Argument | OpKind::Arith))
+    }
+
+    /// Looks up a `handshake` operation by mnemonic (`fork`, `control_merge`, ...).
+    pub fn from_handshake_mnemonic(m: &str) -> Option<OpKind> {
+        Self::handshake_ops().find(|k| k.mnemonic() == m)
+    }
+}
+
 impl Op {
+    /// The kind of this op.
+    pub fn kind(&self) -> OpKind {
+        match self {
+            Op::Argument { .. } => OpKind::Argument,
+            Op::Return => OpKind::Return,
+            Op::Fork => OpKind::Fork,
+            Op::LazyFork => OpKind::LazyFork,
+            Op::Merge => OpKind::Merge,
+            Op::Mux => OpKind::Mux,
+            Op::ControlMerge => OpKind::ControlMerge,
+            Op::CondBr => OpKind::CondBr,
+            Op::Br => OpKind::Br,
+            Op::Join => OpKind::Join,
+            Op::Sync => OpKind::Sync,
+            Op::Pack => OpKind::Pack,
+            Op::Unpack => OpKind::Unpack,
+            Op::Buffer { .. } => OpKind::Buffer,
+            Op::Constant { .. } => OpKind::Constant,
+            Op::Source => OpKind::Source,
+            Op::Sink => OpKind::Sink,
+            Op::Never => OpKind::Never,
+            Op::Load => OpKind::Load,
+            Op::Store => OpKind::Store,
+            Op::Memory { .. } => OpKind::Memory,
+            Op::ExtMemory { .. } => OpKind::ExtMemory,
+            Op::Instance { .. } => OpKind::Instance,
+            Op::Arith(_) => OpKind::Arith,
+        }
+    }
+
     /// Dialect the operation belongs to (`handshake` or `arith`); empty for arguments.
     pub fn dialect(&self) -> &'static str {
-        match self {
-            Op::Argument { .. } => "",
-            Op::Arith(_) => "arith",
+        match self.kind() {
+            OpKind::Argument => "",
+            OpKind::Arith => "arith",
             _ => "handshake",
         }
     }
@@ -293,30 +443,8 @@ impl Op {
     /// MLIR mnemonic without the dialect prefix (`fork`, `addi`, ...).
     pub fn mnemonic(&self) -> &'static str {
         match self {
-            Op::Argument { .. } => "arg",
-            Op::Return => "return",
-            Op::Fork => "fork",
-            Op::LazyFork => "lazy_fork",
-            Op::Merge => "merge",
-            Op::Mux => "mux",
-            Op::ControlMerge => "control_merge",
-            Op::CondBr => "cond_br",
-            Op::Br => "br",
-            Op::Join => "join",
-            Op::Sync => "sync",
-            Op::Pack => "pack",
-            Op::Unpack => "unpack",
-            Op::Buffer { .. } => "buffer",
-            Op::Constant { .. } => "constant",
-            Op::Source => "source",
-            Op::Sink => "sink",
-            Op::Never => "never",
-            Op::Load => "load",
-            Op::Store => "store",
-            Op::Memory { .. } => "memory",
-            Op::ExtMemory { .. } => "extmemory",
-            Op::Instance { .. } => "instance",
             Op::Arith(a) => a.mnemonic(),
+            other => other.kind().mnemonic(),
         }
     }
 
@@ -329,90 +457,6 @@ impl Op {
             _ => self.mnemonic(),
         }
     }
-
-    /// Name of input port `i` as CIRCT's RTL names it.
-    pub fn input_port_name(&self, i: usize) -> String {
-        match self {
-            Op::Mux => {
-                if i == 0 {
-                    "select".into()
-                } else {
-                    format!("in{}", i - 1)
-                }
-            }
-            Op::CondBr => if i == 0 { "cond" } else { "data" }.into(),
-            Op::Constant { .. } => "ctrl".into(),
-            Op::Load => ["addrIn0", "dataFromMem", "ctrl"]
-                .get(i)
-                .copied()
-                .unwrap_or("in?")
-                .into(),
-            Op::Store => ["addrIn0", "dataIn", "ctrl"]
-                .get(i)
-                .copied()
-                .unwrap_or("in?")
-                .into(),
-            Op::Memory { st, .. } | Op::ExtMemory { st, .. } => {
-                let st = *st as usize;
-                if i < 2 * st {
-                    if i.is_multiple_of(2) {
-                        format!("stData{}", i / 2)
-                    } else {
-                        format!("stAddr{}", i / 2)
-                    }
-                } else {
-                    format!("ldAddr{}", i - 2 * st)
-                }
-            }
-            _ => format!("in{i}"),
-        }
-    }
-
-    /// Name of output port `i` as CIRCT's RTL names it.
-    pub fn output_port_name(&self, i: usize) -> String {
-        match self {
-            Op::CondBr => if i == 0 { "outTrue" } else { "outFalse" }.into(),
-            Op::ControlMerge => if i == 0 { "dataOut" } else { "index" }.into(),
-            Op::Load => if i == 0 { "dataOut" } else { "addrOut0" }.into(),
-            Op::Store => if i == 0 { "dataToMem" } else { "addrOut0" }.into(),
-            Op::Memory { ld, st, .. } | Op::ExtMemory { ld, st, .. } => {
-                let (ld, st) = (*ld as usize, *st as usize);
-                if i < ld {
-                    format!("ldData{i}")
-                } else if i < ld + st {
-                    format!("stDone{}", i - ld)
-                } else {
-                    format!("ldDone{}", i - ld - st)
-                }
-            }
-            _ => format!("out{i}"),
-        }
-    }
-
-    /// True when the op holds state across cycles (registers) in the reference RTL.
-    pub fn is_stateful(&self) -> bool {
-        matches!(
-            self,
-            Op::Fork
-                | Op::Sync
-                | Op::Unpack
-                | Op::ControlMerge
-                | Op::Buffer { .. }
-                | Op::Memory { .. }
-                | Op::ExtMemory { .. }
-        )
-    }
-
-    /// True when every output's valid/data is registered, so no combinational path runs
-    /// from any input to any output (and none from output ready to input ready).
-    pub fn breaks_combinational_paths(&self) -> bool {
-        matches!(self, Op::Buffer { .. })
-    }
-}
-
-/// Type of the `index` output of a `control_merge` and of a `mux` select, when unspecified.
-pub fn default_index_type() -> Type {
-    Type::Index
 }
 
 #[cfg(test)]
@@ -420,32 +464,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn port_names_follow_circt() {
-        assert_eq!(Op::Mux.input_port_name(0), "select");
-        assert_eq!(Op::Mux.input_port_name(2), "in1");
-        assert_eq!(Op::CondBr.output_port_name(1), "outFalse");
-        let mem = Op::Memory {
-            ld: 2,
-            st: 1,
-            id: 0,
-            memref: MemRefType {
-                dims: vec![8],
-                elem: Type::Int(32),
-            },
-            lsq: false,
-        };
-        let ins: Vec<_> = (0..4).map(|i| mem.input_port_name(i)).collect();
-        assert_eq!(ins, ["stData0", "stAddr0", "ldAddr0", "ldAddr1"]);
-        let outs: Vec<_> = (0..5).map(|i| mem.output_port_name(i)).collect();
-        assert_eq!(
-            outs,
-            ["ldData0", "ldData1", "stDone0", "ldDone0", "ldDone1"]
-        );
+    fn mnemonics_round_trip() {
         assert_eq!(
             ArithOp::from_mnemonic("index_cast"),
             Some(ArithOp::IndexCast)
         );
         assert_eq!(ArithOp::Cmpi(CmpPredicate::Uge).mnemonic(), "cmpi");
         assert_eq!(CmpPredicate::from_keyword("sle"), Some(CmpPredicate::Sle));
+        for &(op, m) in ArithOp::SIMPLE {
+            assert_eq!(ArithOp::from_mnemonic(m), Some(op));
+            assert_eq!(op.mnemonic(), m);
+        }
+        for k in OpKind::handshake_ops() {
+            assert_eq!(OpKind::from_handshake_mnemonic(k.mnemonic()), Some(k));
+        }
+        assert_eq!(Op::Fork.kind(), OpKind::Fork);
+        assert_eq!(Op::Arith(ArithOp::Addi).mnemonic(), "addi");
+        assert_eq!(Op::Arith(ArithOp::Addi).dialect(), "arith");
     }
 }

@@ -1,4 +1,4 @@
-//! Per-component waveforms checked against hand computation from SEMANTICS.md.
+//! Per-component waveforms checked against hand computation from docs/semantics.md.
 
 mod common;
 

@@ -18,6 +18,7 @@
 
 use std::collections::BTreeMap;
 
+use handscope_sim::spec::{RegField, SlotPart};
 use handscope_sim::{ChannelId, Function, NameHint, NodeId, Op, Type};
 
 /// CIRCT's instance name for every component node of `f` (arguments and `return` excluded).
@@ -99,28 +100,25 @@ pub fn channel_site(
     })
 }
 
-/// CIRCT's register names (in the component's instance scope) that may hold the engine
-/// state word `field` (a [`StateMeta`](handscope_sim::trace::StateMeta) field name), most
-/// likely first; empty when CIRCT has no such register.
-pub fn state_register_names(field: &str) -> Vec<String> {
-    if let Some(rest) = field.strip_prefix("slot")
-        && let Some((k, part)) = rest.split_once('.')
-        && k.bytes().all(|b| b.is_ascii_digit())
-    {
-        let reg = match part {
-            "valid" => "valid",
-            "data" => "data",
-            "skid_valid" => "ready",
-            "skid_data" => "ctrl_data",
-            _ => return Vec::new(),
-        };
-        return vec![format!("{reg}{k}_reg")];
-    }
+/// CIRCT's register names (in the component's instance scope) that may hold the register
+/// field `field`, most likely first; empty when CIRCT has no such register (fork `emitted_<i>`
+/// keeps the engine's name; CIRCT's memory load ports keep no registers of their own).
+pub fn state_register_names(field: RegField) -> Vec<String> {
     match field {
-        "won" | "result_emitted" | "index_emitted" => vec![format!("{field}_reg")],
-        f if f.ends_with("write_valid_buffer") => vec!["writeValidBuffer".into()],
-        // Fork `emitted_<i>` keeps its engine name.
-        _ => Vec::new(),
+        RegField::Slot { slot, part } => {
+            let reg = match part {
+                SlotPart::Valid => "valid",
+                SlotPart::Data => "data",
+                SlotPart::SkidValid => "ready",
+                SlotPart::SkidData => "ctrl_data",
+            };
+            vec![format!("{reg}{slot}_reg")]
+        }
+        RegField::Won | RegField::ResultEmitted | RegField::IndexEmitted => {
+            vec![format!("{field}_reg")]
+        }
+        RegField::StoreWriteValid { .. } => vec!["writeValidBuffer".into()],
+        RegField::Emitted(_) | RegField::LoadEmitted { .. } => Vec::new(),
     }
 }
 
@@ -268,16 +266,14 @@ mod tests {
 
     #[test]
     fn register_names() {
-        assert_eq!(state_register_names("slot0.valid"), ["valid0_reg"]);
-        assert_eq!(state_register_names("slot12.data"), ["data12_reg"]);
-        assert_eq!(state_register_names("slot1.skid_valid"), ["ready1_reg"]);
-        assert_eq!(state_register_names("slot1.skid_data"), ["ctrl_data1_reg"]);
-        assert_eq!(state_register_names("won"), ["won_reg"]);
-        assert_eq!(
-            state_register_names("st0.write_valid_buffer"),
-            ["writeValidBuffer"]
-        );
-        assert!(state_register_names("emitted_0").is_empty());
-        assert!(state_register_names("slotx.valid").is_empty());
+        let names = |f: &str| state_register_names(RegField::parse(f).expect("a field name"));
+        assert_eq!(names("slot0.valid"), ["valid0_reg"]);
+        assert_eq!(names("slot12.data"), ["data12_reg"]);
+        assert_eq!(names("slot1.skid_valid"), ["ready1_reg"]);
+        assert_eq!(names("slot1.skid_data"), ["ctrl_data1_reg"]);
+        assert_eq!(names("won"), ["won_reg"]);
+        assert_eq!(names("st0.write_valid_buffer"), ["writeValidBuffer"]);
+        assert!(names("emitted_0").is_empty());
+        assert_eq!(RegField::parse("slotx.valid"), None);
     }
 }

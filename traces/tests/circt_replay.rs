@@ -2,7 +2,7 @@
 //! Verilator: the replayed trace of CIRCT's RTL, mapped by CIRCT's own names (no mapping
 //! file), equals the engine's trace channel by channel and cycle by cycle.
 //!
-//! Examples are chosen to avoid CIRCT 1.62's known bugs (SEMANTICS.md): no mux with more than
+//! Examples are chosen to avoid CIRCT 1.62's known bugs (docs/semantics.md): no mux with more than
 //! two data inputs, no merge/control_merge carrying data, no division, no memories (whose
 //! lowered interface differs), no instances.
 

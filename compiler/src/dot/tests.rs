@@ -1,6 +1,7 @@
 use super::*;
 use handscope_sim::{
-    ArgType, ArithOp, ChannelId, CmpPredicate, FuncResult, MemRefType, NameHint, SourceLoc,
+    ArgType, ArithOp, BufferKind, ChannelId, CmpPredicate, FuncResult, MemRefType, NameHint,
+    SourceLoc, Type,
 };
 
 const I32: Type = Type::Int(32);

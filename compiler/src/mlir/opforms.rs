@@ -1,7 +1,7 @@
 //! Operation syntax: every op's custom form (as CIRCT prints it) and the generic form, both
 //! normalized into an [`OpSpec`].
 
-use handscope_sim::{ArithOp, BufferKind, CmpPredicate, MemRefType, Op, Type};
+use handscope_sim::{ArithClass, ArithOp, BufferKind, CmpPredicate, MemRefType, Op, OpKind, Type};
 
 use super::ast::{Attr, AttrValue, OpSpec, PType, SType, ValueUse};
 use super::diag::{ErrExt, Span};
@@ -9,32 +9,14 @@ use super::lexer::Tok;
 use super::opcheck::validate;
 use super::parser::{PResult, Parser, take_attr};
 
-/// Known handshake op mnemonics (for "unknown op" hints).
-const HANDSHAKE_OPS: [&str; 23] = [
-    "fork",
-    "lazy_fork",
-    "merge",
-    "mux",
-    "control_merge",
-    "cond_br",
-    "br",
-    "join",
-    "sync",
-    "pack",
-    "unpack",
-    "buffer",
-    "constant",
-    "source",
-    "sink",
-    "never",
-    "load",
-    "store",
-    "memory",
-    "extmemory",
-    "instance",
-    "return",
-    "func",
-];
+/// True when `v` is a value of a `w`-bit integer, read as signed or as unsigned.
+fn fits(v: i128, w: u32) -> bool {
+    match w {
+        0 => v == 0,
+        w if w >= 64 => v >= i128::from(i64::MIN) && v <= i128::from(u64::MAX),
+        w => v >= -(1i128 << (w - 1)) && v < (1i128 << w),
+    }
+}
 
 fn st(ty: Type, span: Span) -> SType {
     SType {
@@ -272,7 +254,7 @@ impl<'a> Parser<'a> {
                 self.expect(&Tok::Colon)?;
                 let (t, tst) = self.parse_chan_type()?;
                 self.want_operands(&uses, 1, short, sp)?;
-                let op = self.buffer_op(slots, ssp, kind, &mut attrs)?;
+                let op = self.buffer_op(slots, ssp, kind, &t, &mut attrs)?;
                 spec(op, all_typed(uses, &tst), vec![t], attrs, sp)
             }
             "constant" => {
@@ -451,9 +433,16 @@ impl<'a> Parser<'a> {
                 "arith operations need their dialect prefix: `arith.{short}`"
             ));
         }
+        let handshake: Vec<&str> = OpKind::handshake_ops().map(OpKind::mnemonic).collect();
+        let arith: Vec<&str> = ArithOp::SIMPLE
+            .iter()
+            .map(|(_, m)| *m)
+            .chain(["cmpi"])
+            .collect();
         e.with_help(format!(
-            "supported: {} and arith.{{addi, subi, muli, divsi, divui, remsi, remui, andi, ori, xori, shli, shrsi, shrui, cmpi, select, extsi, extui, trunci, index_cast}}",
-            HANDSHAKE_OPS.join(", ")
+            "supported: {}, func and arith.{{{}}}",
+            handshake.join(", "),
+            arith.join(", ")
         ))
     }
 
@@ -537,6 +526,7 @@ impl<'a> Parser<'a> {
         slots: u32,
         ssp: Span,
         kind: BufferKind,
+        ty: &Type,
         attrs: &mut Vec<Attr>,
     ) -> PResult<Op> {
         if slots == 0 {
@@ -552,11 +542,13 @@ impl<'a> Parser<'a> {
                 let AttrValue::Int { value, .. } = item else {
                     return Err(self.err(*isp, "`initValues` must be an array of integers"));
                 };
-                let x = i64::try_from(*value)
-                    .map(|x| x as u64)
-                    .or_else(|_| u64::try_from(*value))
-                    .map_err(|_| self.err(*isp, "initial value does not fit in 64 bits"))?;
-                v.push(x);
+                // Stored as the bit pattern of the channel type, like constants.
+                if !fits(*value, ty.bit_width()) {
+                    return Err(
+                        self.err(*isp, format!("initial value {value} does not fit in {ty}"))
+                    );
+                }
+                v.push((*value as u64) & ty.mask());
             }
             if v.len() != slots as usize {
                 return Err(self.err(
@@ -603,13 +595,7 @@ impl<'a> Parser<'a> {
                 format!("constant value type {vt} differs from the result type {t}"),
             ));
         }
-        let w = t.bit_width();
-        let fits = match w {
-            0 => v == 0,
-            w if w >= 64 => v >= i128::from(i64::MIN) && v <= i128::from(u64::MAX),
-            w => v >= -(1i128 << (w - 1)) && v < (1i128 << w),
-        };
-        if !fits {
+        if !fits(v, t.bit_width()) {
             return Err(self.err(
                 a.value_span,
                 format!("constant value {v} does not fit in {t}"),
@@ -656,14 +642,14 @@ impl<'a> Parser<'a> {
         self.expect(&Tok::Colon)?;
         let (t1, st1) = self.parse_chan_type()?;
         let name = format!("arith.{m}");
-        let (ops, result, ins) = match op {
-            ArithOp::Extsi | ArithOp::Extui | ArithOp::Trunci | ArithOp::IndexCast => {
+        let (ops, result, ins) = match op.class() {
+            ArithClass::Extend | ArithClass::Truncate | ArithClass::IndexCast => {
                 self.expect_word("to")?;
                 let (t2, _) = self.parse_chan_type()?;
                 self.want_operands(&uses, 1, &name, sp)?;
                 (all_typed(uses, &st1), t2, vec![t1])
             }
-            ArithOp::Select => {
+            ArithClass::Select => {
                 let (cond, data, dst) = if self.eat(&Tok::Comma)? {
                     let (t2, st2) = self.parse_chan_type()?;
                     (st1.clone(), t2, st2)
@@ -679,11 +665,11 @@ impl<'a> Parser<'a> {
                 ops.extend(all_typed(rest, &dst));
                 (ops, data.clone(), vec![ct, data.clone(), data])
             }
-            ArithOp::Cmpi(_) => {
+            ArithClass::Compare => {
                 self.want_operands(&uses, 2, &name, sp)?;
                 (all_typed(uses, &st1), Type::Int(1), vec![t1.clone(), t1])
             }
-            _ => {
+            ArithClass::Binary => {
                 self.want_operands(&uses, 2, &name, sp)?;
                 (all_typed(uses, &st1), t1.clone(), vec![t1.clone(), t1])
             }
@@ -786,26 +772,29 @@ impl<'a> Parser<'a> {
         _outs: &[SType],
         sp: Span,
     ) -> PResult<Op> {
-        Ok(match m {
-            "fork" => Op::Fork,
-            "lazy_fork" => Op::LazyFork,
-            "merge" => Op::Merge,
-            "mux" => Op::Mux,
-            "control_merge" => Op::ControlMerge,
-            "cond_br" => Op::CondBr,
-            "br" => Op::Br,
-            "join" => Op::Join,
-            "sync" => Op::Sync,
-            "pack" => Op::Pack,
-            "unpack" => Op::Unpack,
-            "source" => Op::Source,
-            "sink" => Op::Sink,
-            "never" => Op::Never,
-            "load" => Op::Load,
-            "store" => Op::Store,
-            "return" => Op::Return,
-            "constant" => Op::Constant { value: 0 },
-            "buffer" => {
+        let Some(kind) = OpKind::from_handshake_mnemonic(m) else {
+            return Err(self.unknown_op(&format!("handshake.{m}"), sp));
+        };
+        Ok(match kind {
+            OpKind::Fork => Op::Fork,
+            OpKind::LazyFork => Op::LazyFork,
+            OpKind::Merge => Op::Merge,
+            OpKind::Mux => Op::Mux,
+            OpKind::ControlMerge => Op::ControlMerge,
+            OpKind::CondBr => Op::CondBr,
+            OpKind::Br => Op::Br,
+            OpKind::Join => Op::Join,
+            OpKind::Sync => Op::Sync,
+            OpKind::Pack => Op::Pack,
+            OpKind::Unpack => Op::Unpack,
+            OpKind::Source => Op::Source,
+            OpKind::Sink => Op::Sink,
+            OpKind::Never => Op::Never,
+            OpKind::Load => Op::Load,
+            OpKind::Store => Op::Store,
+            OpKind::Return => Op::Return,
+            OpKind::Constant => Op::Constant { value: 0 },
+            OpKind::Buffer => {
                 let Some(sa) = take_attr(attrs, "slots") else {
                     return Err(self.err(sp, "`handshake.buffer` needs a `slots` attribute"));
                 };
@@ -834,9 +823,13 @@ impl<'a> Parser<'a> {
                         );
                     }
                 };
-                self.buffer_op(slots, sa.value_span, kind, attrs)?
+                let ty = match ins.first() {
+                    Some(t) => self.chan_type(t)?,
+                    None => return Err(self.err(sp, "`handshake.buffer` needs an operand")),
+                };
+                self.buffer_op(slots, sa.value_span, kind, &ty, attrs)?
             }
-            "memory" | "extmemory" => {
+            OpKind::Memory | OpKind::ExtMemory => {
                 let ld = self
                     .u32_attr(attrs, "ldCount")?
                     .ok_or_else(|| self.err(sp, format!("`{m}` needs `ldCount`")))?;
@@ -844,7 +837,7 @@ impl<'a> Parser<'a> {
                     .u32_attr(attrs, "stCount")?
                     .ok_or_else(|| self.err(sp, format!("`{m}` needs `stCount`")))?;
                 let id = self.u32_attr(attrs, "id")?.unwrap_or(0);
-                if m == "memory" {
+                if kind == OpKind::Memory {
                     let lsq = self.bool_attr(attrs, "lsq")?.unwrap_or(false);
                     let memref = match take_attr(attrs, "memRefType") {
                         Some(Attr {
@@ -883,7 +876,7 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
-            "instance" => match take_attr(attrs, "module") {
+            OpKind::Instance => match take_attr(attrs, "module") {
                 Some(Attr {
                     value: AttrValue::Symbol(c),
                     ..
@@ -893,7 +886,9 @@ impl<'a> Parser<'a> {
                 }
                 None => return Err(self.err(sp, "`handshake.instance` needs a `module` attribute")),
             },
-            _ => return Err(self.unknown_op(&format!("handshake.{m}"), sp)),
+            OpKind::Argument | OpKind::Arith => {
+                return Err(self.unknown_op(&format!("handshake.{m}"), sp));
+            }
         })
     }
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 
 use handscope_sim::{
-    ArgType, ArithOp, ChannelId, Function, Module, NameHint, Node, Op, SourceLoc, Type,
+    ArgType, ArithClass, ArithOp, ChannelId, Function, Module, NameHint, Node, Op, SourceLoc, Type,
 };
 
 /// Prints a whole module (`module { ... }`) with every function.
@@ -389,7 +389,8 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
         Op::Unpack => format!("unpack {ops}{} : {first_in}", dict(&attrs)),
         Op::Buffer { slots, kind, init } => {
             if let Some(v) = init {
-                let vals: Vec<String> = v.iter().map(|x| (*x as i64).to_string()).collect();
+                let w = first_out.bit_width();
+                let vals: Vec<String> = v.iter().map(|x| signed(*x, w).to_string()).collect();
                 attrs.insert("initValues".into(), format!("[{}]", vals.join(", ")));
             }
             format!(
@@ -475,22 +476,24 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
                 format!("return{} {ops} : {}", dict(&attrs), types(&in_t))
             }
         }
-        Op::Arith(a) => match a {
-            ArithOp::Cmpi(p) => format!(
+        Op::Arith(a) => match (a.class(), a) {
+            (ArithClass::Compare, ArithOp::Cmpi(p)) => format!(
                 "arith.cmpi {}, {ops}{} : {first_in}",
                 p.keyword(),
                 dict(&attrs)
             ),
-            ArithOp::Select => {
+            (ArithClass::Select, _) => {
                 let t = in_t.get(1).cloned().unwrap_or(Type::None);
-                format!("arith.select {ops}{} : {t}", dict(&attrs))
+                format!("arith.{} {ops}{} : {t}", a.mnemonic(), dict(&attrs))
             }
-            a if a.is_cast() => format!(
+            (ArithClass::Extend | ArithClass::Truncate | ArithClass::IndexCast, _) => format!(
                 "arith.{} {ops}{} : {first_in} to {first_out}",
                 a.mnemonic(),
                 dict(&attrs)
             ),
-            a => format!("arith.{} {ops}{} : {first_out}", a.mnemonic(), dict(&attrs)),
+            (ArithClass::Binary | ArithClass::Compare, _) => {
+                format!("arith.{} {ops}{} : {first_out}", a.mnemonic(), dict(&attrs))
+            }
         },
     };
     format!("{results}{body}{loc}")

@@ -1,6 +1,6 @@
 //! The component library: one SystemVerilog module per node kind and signature (port
 //! widths, counts and kind-specific parameters), with the cycle behaviour of
-//! `SEMANTICS.md` (and of Handscope's engine), without CIRCT 1.62's bugs.
+//! `docs/semantics.md` (and of Handscope's engine), without CIRCT 1.62's bugs.
 //!
 //! Module ports use the CIRCT port names of [`Op::input_port_name`] and
 //! [`Op::output_port_name`]: for each port `p`, data `p` (left out when the channel has no
@@ -11,6 +11,7 @@
 
 use std::fmt::Write as _;
 
+use handscope_sim::spec::CountContext;
 use handscope_sim::{ArithOp, CmpPredicate, Op};
 
 /// A generated module: its name and text.
@@ -155,15 +156,19 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
     for (i, &w) in s.outs.iter().enumerate() {
         g.output(&out_name(op, i), w);
     }
-    let need = |a: usize, b: usize| -> Result<(), String> {
-        if ni != a || no != b {
-            Err(format!(
-                "`{mn}` needs {a} inputs and {b} outputs, has {ni} and {no}"
-            ))
-        } else {
-            Ok(())
-        }
+    // Port counts, as the op's spec states them.
+    let sp = op.spec();
+    let cx = CountContext {
+        inputs: ni,
+        function_results: 0,
     };
+    for (what, ports, n) in [("inputs", &sp.inputs, ni), ("outputs", &sp.outputs, no)] {
+        if let Some(c) = ports.count().resolve(&cx)
+            && !c.accepts(n)
+        {
+            return Err(format!("`{mn}` needs {} {what}, has {n}", c.describe()));
+        }
+    }
     let mut name = base_name.clone();
     let mut params = String::new();
     // Join-like: out valid when all inputs valid, inputs ready when the output fires.
@@ -183,7 +188,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
     };
     match op {
         Op::Arith(a) => {
-            need(a.arity(), 1)?;
             let ins: Vec<String> = (0..ni).map(|i| in_name(op, i)).collect();
             join_ready(&mut g, &ins, "out0");
             let w = s.outs[0];
@@ -248,9 +252,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
         }
         Op::Join | Op::Pack => {
-            if no != 1 || ni == 0 {
-                return Err(format!("`{mn}` needs inputs and one output"));
-            }
             let ins: Vec<String> = (0..ni).map(|i| in_name(op, i)).collect();
             join_ready(&mut g, &ins, "out0");
             if s.outs[0] > 0 {
@@ -268,7 +269,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
         }
         Op::Br => {
-            need(1, 1)?;
             g.line("assign out0_valid = in0_valid;");
             g.line("assign in0_ready = out0_ready;");
             if s.outs[0] > 0 {
@@ -276,7 +276,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
         }
         Op::CondBr => {
-            need(2, 2)?;
             g.line("wire j = cond_valid & data_valid;");
             g.line("assign outTrue_valid = j & cond;");
             g.line("assign outFalse_valid = j & !cond;");
@@ -288,9 +287,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
         }
         Op::Mux => {
-            if ni < 2 || no != 1 {
-                return Err("`mux` needs a select, data inputs and one output".into());
-            }
             let w = s.outs[0];
             let sw = s.ins[0];
             // Valid and data in one block, readies from the fire signal: a block that wrote
@@ -336,9 +332,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
         }
         Op::Merge => {
-            if ni == 0 || no != 1 {
-                return Err("`merge` needs inputs and one output".into());
-            }
             let w = s.outs[0];
             // Valid and data first (priority to the lowest input), readies apart (see `mux`).
             g.line("always_comb begin");
@@ -366,8 +359,8 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
         }
         Op::ControlMerge => {
-            if ni == 0 || no != 2 || ni > 64 {
-                return Err("`control_merge` needs 1 to 64 inputs and two outputs".into());
+            if ni > 64 {
+                return Err("`control_merge` supports at most 64 inputs".into());
             }
             let (w, iw) = (s.outs[0], s.outs[1]);
             g.line(format!("logic [{}:0] won, prio, win;", ni - 1));
@@ -426,9 +419,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
         }
         Op::Fork | Op::Unpack | Op::Sync => {
             let sync = *op == Op::Sync;
-            if no == 0 || (sync && ni != no) || (!sync && ni != 1) {
-                return Err(format!("`{mn}` has the wrong number of ports"));
-            }
             let ins: Vec<String> = (0..ni).map(|i| in_name(op, i)).collect();
             let j = if sync {
                 ins.iter()
@@ -476,9 +466,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             g.line("end");
         }
         Op::LazyFork => {
-            if ni != 1 || no == 0 {
-                return Err("`lazy_fork` needs one input".into());
-            }
             for k in 0..no {
                 let others: Vec<String> = (0..no)
                     .filter(|&j| j != k)
@@ -496,7 +483,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             g.line(format!("assign in0_ready = {};", all.join(" & ")));
         }
         Op::Buffer { slots, init, .. } => {
-            need(1, 1)?;
             let n = *slots as usize;
             if n == 0 {
                 return Err("buffer with 0 slots".into());
@@ -584,7 +570,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             g.line("end");
         }
         Op::Constant { value } => {
-            need(1, 1)?;
             let w = s.outs[0];
             g.line("assign out0_valid = ctrl_valid;");
             g.line("assign ctrl_ready = out0_ready;");
@@ -598,7 +583,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
         }
         Op::Source | Op::Never => {
-            need(0, 1)?;
             g.line(format!(
                 "assign out0_valid = 1'b{};",
                 u8::from(*op == Op::Source)
@@ -608,11 +592,9 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
         }
         Op::Sink => {
-            need(1, 0)?;
             g.line("assign in0_ready = 1'b1;");
         }
         Op::Load => {
-            need(3, 2)?;
             g.line("assign addrOut0_valid = addrIn0_valid & ctrl_valid;");
             g.line("assign addrIn0_ready = addrOut0_valid & addrOut0_ready;");
             g.line("assign ctrl_ready = addrOut0_valid & addrOut0_ready;");
@@ -632,7 +614,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
         }
         Op::Store => {
-            need(3, 2)?;
             g.line("wire v = addrIn0_valid & dataIn_valid & ctrl_valid;");
             g.line("assign dataToMem_valid = v;");
             g.line("assign addrOut0_valid = v;");
@@ -656,7 +637,6 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
         Op::Memory { ld, st, memref, .. } | Op::ExtMemory { ld, st, memref, .. } => {
             let external = matches!(op, Op::ExtMemory { .. });
             let (ld, st) = (*ld as usize, *st as usize);
-            need(2 * st + ld, 2 * ld + st)?;
             let size = memref.len();
             if size == 0 || size > (1 << 32) {
                 return Err("memory size must be between 1 and 2^32 elements".into());
@@ -812,4 +792,59 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
         },
         ex,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use handscope_sim::{BufferKind, MemRefType, Type};
+
+    /// Every register the engine's state layout names is a register of the SystemVerilog
+    /// component, under the same name (`.` written `_`), so a VCD of our RTL rebuilds the state.
+    #[test]
+    fn registers_carry_the_spec_names() {
+        let mem = Op::Memory {
+            ld: 2,
+            st: 1,
+            id: 0,
+            memref: MemRefType {
+                dims: vec![8],
+                elem: Type::Int(8),
+            },
+            lsq: false,
+        };
+        let buffer = Op::Buffer {
+            slots: 3,
+            kind: BufferKind::Seq,
+            init: None,
+        };
+        let shapes = [
+            (Op::Fork, vec![8], vec![8, 8, 8]),
+            (Op::Sync, vec![8, 0], vec![8, 0]),
+            (Op::Unpack, vec![12], vec![4, 8]),
+            (Op::ControlMerge, vec![0, 0, 0], vec![0, 2]),
+            (buffer, vec![8], vec![8]),
+            (mem, vec![8, 3, 3, 3], vec![8, 8, 0, 0, 0]),
+        ];
+        for (op, ins, outs) in shapes {
+            let (m, ex) = component(&Shape {
+                op: &op,
+                ins,
+                outs: outs.clone(),
+            })
+            .expect("component");
+            assert!(ex.clocked, "{op:?}");
+            let fields = op.spec().state.fields(outs.len());
+            assert!(!fields.is_empty());
+            for f in fields {
+                let name = f.to_string().replace('.', "_");
+                let declared = m.text.lines().any(|l| {
+                    let l = l.trim();
+                    l.starts_with("logic")
+                        && l.trim_end_matches(';').split([' ', ',']).any(|w| w == name)
+                });
+                assert!(declared, "{op:?}: no register `{name}` in\n{}", m.text);
+            }
+        }
+    }
 }

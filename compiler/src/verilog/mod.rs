@@ -1,6 +1,6 @@
 //! SystemVerilog back end: a flattened [`Function`] becomes a top module that instantiates
 //! Handscope's own component library ([`components`]), whose cycle behaviour is that of
-//! `SEMANTICS.md` and of the engine.
+//! `docs/semantics.md` and of the engine.
 //!
 //! # Top module
 //! `module <function name>` (encoded with [`encode_instance_name`]) with ports, in order:

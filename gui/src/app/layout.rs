@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cranelift_entity::EntityRef;
-use handscope_sim::{Function, NodeId, Op};
+use handscope_sim::spec::{Detail, describe_op};
+use handscope_sim::{Function, NodeId};
 
 /// A 2-D point.
 pub type P2 = [f32; 2];
@@ -111,13 +112,14 @@ pub struct Layout {
 /// Text shown in a node: its ID and its operation.
 pub fn node_label(f: &Function, n: NodeId) -> (String, String) {
     let node = &f.nodes[n];
-    let op = match &node.op {
-        Op::Argument { .. } => "arg".to_string(),
-        Op::Buffer { slots, kind, .. } => format!("buffer [{slots}] {}", kind.keyword()),
-        Op::Fork => format!("fork [{}]", node.outputs.len()),
-        Op::Arith(a) => a.mnemonic().to_string(),
-        other => other.mnemonic().to_string(),
-    };
+    let out_ty = node.outputs.first().map(|&c| &f.channels[c].ty);
+    let op = describe_op(
+        &node.op,
+        node.inputs.len(),
+        node.outputs.len(),
+        out_ty,
+        Detail::Short,
+    );
     (node.id.clone(), op)
 }
 
@@ -125,7 +127,7 @@ pub fn node_label(f: &Function, n: NodeId) -> (String, String) {
 pub fn node_size(f: &Function, n: NodeId) -> P2 {
     let (id, op) = node_label(f, n);
     let chars = id.chars().count().max(op.chars().count()) as f32;
-    let stateful = f.nodes[n].op.is_stateful() || matches!(f.nodes[n].op, Op::Fork);
+    let stateful = f.nodes[n].op.is_stateful();
     [
         (chars * 6.6 + 18.0).clamp(64.0, 260.0),
         if stateful { 50.0 } else { 36.0 },

@@ -2,6 +2,7 @@
 //! The window paints it with egui and the export writes it as SVG, so both look the same.
 
 use cranelift_entity::EntityRef;
+use handscope_sim::spec::NodeState;
 use handscope_sim::{ChannelId, Function, NodeId, Op};
 
 use super::binding::Binding;
@@ -362,9 +363,9 @@ fn node_state(
 ) {
     let p = &o.palette;
     let node = &f.nodes[n];
-    match &node.op {
-        Op::Buffer { slots, .. } => {
-            let k = (*slots as usize).min(6);
+    match node.op.spec().state.decode(words) {
+        NodeState::Buffer(slots) => {
+            let k = slots.len().min(6);
             let w = 22.0;
             let x0 = c[0] - (k as f32 * w) / 2.0;
             let ty = node
@@ -372,15 +373,13 @@ fn node_state(
                 .first()
                 .map(|&o| f.channels[o].ty.clone())
                 .unwrap_or(handscope_sim::Type::None);
-            for s in 0..k {
-                let valid = words.get(4 * s).copied().unwrap_or(0) != 0;
-                let data = words.get(4 * s + 1).copied().unwrap_or(0);
+            for (s, slot) in slots.iter().take(k).enumerate() {
                 let min = [x0 + s as f32 * w + 1.0, y - 7.0];
                 let max = [min[0] + w - 2.0, y + 7.0];
                 items.push(Item::Rect {
                     min,
                     max,
-                    fill: if valid {
+                    fill: if slot.main.is_some() {
                         p.chan[0].with_alpha(70)
                     } else {
                         p.background
@@ -389,7 +388,7 @@ fn node_state(
                     width: 0.8,
                     radius: 1.0,
                 });
-                if valid && !ty.is_none() {
+                if let (Some(data), false) = (slot.main, ty.is_none()) {
                     items.push(Item::Text {
                         pos: [(min[0] + max[0]) / 2.0, y],
                         text: format_value(data, &ty, o.radix),
@@ -401,36 +400,31 @@ fn node_state(
                 }
             }
         }
-        Op::Fork | Op::LazyFork => {
-            let k = words.len().min(12);
-            for (i, &w) in words.iter().take(k).enumerate() {
+        NodeState::Emitted(sent) => {
+            let k = sent.len().min(12);
+            for (i, &w) in sent.iter().take(k).enumerate() {
                 let x = c[0] + (i as f32 - (k as f32 - 1.0) / 2.0) * 10.0;
                 items.push(Item::Circle {
                     center: [x, y],
                     r: 3.5,
-                    fill: if w != 0 { p.chan[0] } else { p.background },
+                    fill: if w { p.chan[0] } else { p.background },
                     stroke: p.weak_text,
                 });
             }
         }
-        Op::ControlMerge => {
-            // `won` is the one-hot winner held until both outputs are sent.
-            let field = |name: &str| {
-                names
-                    .iter()
-                    .position(|x| x == name)
-                    .and_then(|i| words.get(i).copied())
-                    .unwrap_or(0)
+        NodeState::ControlMerge {
+            won,
+            result_emitted,
+            index_emitted,
+        } => {
+            // `won` is the winner held until both outputs are sent.
+            let mut text = match won {
+                None => "no winner held".to_string(),
+                Some(k) => format!("winner in{k}"),
             };
-            let won = field("won");
-            let mut text = if won == 0 {
-                "no winner held".to_string()
-            } else {
-                format!("winner in{}", won.trailing_zeros())
-            };
-            let sent: Vec<&str> = [("result_emitted", "result"), ("index_emitted", "index")]
+            let sent: Vec<&str> = [(result_emitted, "result"), (index_emitted, "index")]
                 .iter()
-                .filter(|(k, _)| field(k) != 0)
+                .filter(|(k, _)| *k)
                 .map(|(_, v)| *v)
                 .collect();
             if !sent.is_empty() {
@@ -438,7 +432,7 @@ fn node_state(
             }
             items.push(state_text(c, y, fit_text(&text, width, 8.0), p));
         }
-        _ => {
+        NodeState::Memory { .. } | NodeState::Stateless => {
             // Other state: the non-zero register words, as many as fit in the node.
             let text: Vec<String> = names
                 .iter()

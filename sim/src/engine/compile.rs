@@ -9,6 +9,7 @@ use super::arith::{BinOp, CastKind};
 use super::program::{Bwd, Clk, Fwd, Kinded, MemInfo, Program, Seg, Span};
 use crate::graph::Function;
 use crate::ops::{ArithOp, Op};
+use crate::spec::{CountContext, RegField, SlotPart, StateLayout, slot_regs};
 use crate::types::{MAX_INT_WIDTH, Type};
 
 /// An instruction plus the channels whose signal it reads and writes (for ordering).
@@ -40,10 +41,28 @@ impl Builder<'_> {
         }
     }
 
-    fn regs(&mut self, names: Vec<String>, init: Vec<u64>) -> u32 {
+    /// Allocates a node's registers as its op's [`StateLayout`] lists them (reset value 0,
+    /// except buffer slots preloaded by `initValues`); returns the first word.
+    fn alloc_regs(&mut self, node: &crate::Node, layout: StateLayout, data_mask: u64) -> u32 {
         let start = self.p.reg_init.len() as u32;
-        self.p.reg_init.extend(init);
-        self.p.reg_names.extend(names);
+        let init = match &node.op {
+            Op::Buffer {
+                init: Some(init), ..
+            } => init.as_slice(),
+            _ => &[],
+        };
+        for field in layout.fields(node.outputs.len()) {
+            let reset = match field {
+                RegField::Slot { slot, part } => match (init.get(slot as usize), part) {
+                    (Some(_), SlotPart::Valid) => 1,
+                    (Some(&x), SlotPart::Data) => x & data_mask,
+                    _ => 0,
+                },
+                _ => 0,
+            };
+            self.p.reg_init.push(reset);
+            self.p.reg_names.push(field.to_string());
+        }
         start
     }
 
@@ -273,32 +292,32 @@ fn compile_node(
     let f = b.f;
     let ins: Vec<u32> = node.inputs.iter().map(|&c| ch(c)).collect();
     let outs: Vec<u32> = node.outputs.iter().map(|&c| ch(c)).collect();
-    let need = |ni: usize, no: usize| -> Result<(), SimError> {
-        if ins.len() != ni || outs.len() != no {
+    let sp = node.op.spec();
+    let cx = CountContext {
+        inputs: ins.len(),
+        function_results: f.results.len(),
+    };
+    for (what, ports, n) in [
+        ("inputs", &sp.inputs, ins.len()),
+        ("outputs", &sp.outputs, outs.len()),
+    ] {
+        if let Some(c) = ports.count().resolve(&cx)
+            && !c.accepts(n)
+        {
             return Err(malformed(
                 node,
                 format!(
-                    "`{}` needs {ni} inputs and {no} outputs, has {} and {}",
+                    "`{}` needs {} {what}, has {n}",
                     node.op.mnemonic(),
-                    ins.len(),
-                    outs.len()
+                    c.describe()
                 ),
             ));
         }
-        Ok(())
-    };
-    let at_least = |ni: usize, no: usize| -> Result<(), SimError> {
-        if ins.len() < ni || outs.len() < no {
-            return Err(malformed(
-                node,
-                format!(
-                    "`{}` needs at least {ni} inputs and {no} outputs",
-                    node.op.mnemonic()
-                ),
-            ));
-        }
-        Ok(())
-    };
+    }
+    let data_mask = outs.first().map_or(0, |&o| {
+        crate::types::width_mask(u32::from(widths[o as usize]))
+    });
+    let reg = b.alloc_regs(node, sp.state, data_mask);
     let wch = |c: u32| u32::from(widths[c as usize]);
     match &node.op {
         Op::Argument { .. } | Op::Return => {}
@@ -309,9 +328,36 @@ fn compile_node(
             });
         }
         Op::Arith(a) => {
-            need(a.arity(), 1)?;
             let out = outs[0];
+            let bin = |op: BinOp| Fwd::Bin {
+                op,
+                a: ins[0],
+                b: ins[1],
+                out,
+                w: wch(out) as u8,
+            };
+            let (from, to) = (wch(ins[0]), wch(out));
+            let cast = |kind: CastKind| Fwd::Cast {
+                kind,
+                a: ins[0],
+                out,
+                from: from as u8,
+                to: to as u8,
+            };
             let instr = match a {
+                ArithOp::Addi => bin(BinOp::Add),
+                ArithOp::Subi => bin(BinOp::Sub),
+                ArithOp::Muli => bin(BinOp::Mul),
+                ArithOp::Divsi => bin(BinOp::DivS),
+                ArithOp::Divui => bin(BinOp::DivU),
+                ArithOp::Remsi => bin(BinOp::RemS),
+                ArithOp::Remui => bin(BinOp::RemU),
+                ArithOp::Andi => bin(BinOp::And),
+                ArithOp::Ori => bin(BinOp::Or),
+                ArithOp::Xori => bin(BinOp::Xor),
+                ArithOp::Shli => bin(BinOp::Shl),
+                ArithOp::Shrsi => bin(BinOp::ShrS),
+                ArithOp::Shrui => bin(BinOp::ShrU),
                 ArithOp::Select => Fwd::Select {
                     c: ins[0],
                     t: ins[1],
@@ -325,57 +371,22 @@ fn compile_node(
                     out,
                     w: wch(ins[0]) as u8,
                 },
-                ArithOp::Extsi | ArithOp::Extui | ArithOp::Trunci | ArithOp::IndexCast => {
-                    let (from, to) = (wch(ins[0]), wch(out));
-                    let kind = match a {
-                        ArithOp::Extsi => CastKind::Sext,
-                        ArithOp::Extui => CastKind::Zext,
-                        ArithOp::Trunci => CastKind::Trunc,
-                        _ if to < from => CastKind::Trunc,
-                        _ => CastKind::Sext,
-                    };
-                    Fwd::Cast {
-                        kind,
-                        a: ins[0],
-                        out,
-                        from: from as u8,
-                        to: to as u8,
-                    }
-                }
-                _ => {
-                    let op = match a {
-                        ArithOp::Addi => BinOp::Add,
-                        ArithOp::Subi => BinOp::Sub,
-                        ArithOp::Muli => BinOp::Mul,
-                        ArithOp::Divsi => BinOp::DivS,
-                        ArithOp::Divui => BinOp::DivU,
-                        ArithOp::Remsi => BinOp::RemS,
-                        ArithOp::Remui => BinOp::RemU,
-                        ArithOp::Andi => BinOp::And,
-                        ArithOp::Ori => BinOp::Or,
-                        ArithOp::Xori => BinOp::Xor,
-                        ArithOp::Shli => BinOp::Shl,
-                        ArithOp::Shrsi => BinOp::ShrS,
-                        _ => BinOp::ShrU,
-                    };
-                    if op.divides() {
-                        b.p.div_checks.push((nid, ins[1], out));
-                    }
-                    Fwd::Bin {
-                        op,
-                        a: ins[0],
-                        b: ins[1],
-                        out,
-                        w: wch(out) as u8,
-                    }
-                }
+                ArithOp::Extsi => cast(CastKind::Sext),
+                ArithOp::Extui => cast(CastKind::Zext),
+                ArithOp::Trunci => cast(CastKind::Trunc),
+                ArithOp::IndexCast if to < from => cast(CastKind::Trunc),
+                ArithOp::IndexCast => cast(CastKind::Sext),
             };
+            if let Fwd::Bin { op, .. } = instr
+                && op.divides()
+            {
+                b.p.div_checks.push((nid, ins[1], out));
+            }
             b.fwd(nid, instr, ins.clone(), outs.clone());
             let sp = b.span(ins.iter().copied());
             b.bwd(nid, Bwd::Join { ins: sp, out }, vec![out], ins);
         }
         Op::Join | Op::Pack => {
-            need(ins.len().max(1), 1)?;
             let out = outs[0];
             let sp = b.span(ins.iter().copied());
             let instr = if node.op == Op::Join {
@@ -391,7 +402,6 @@ fn compile_node(
             b.bwd(nid, Bwd::Join { ins: sp, out }, vec![out], ins);
         }
         Op::Br => {
-            need(1, 1)?;
             b.fwd(
                 nid,
                 Fwd::Wire {
@@ -412,7 +422,6 @@ fn compile_node(
             );
         }
         Op::CondBr => {
-            need(2, 2)?;
             let (cond, data, t, fl) = (ins[0], ins[1], outs[0], outs[1]);
             b.fwd(
                 nid,
@@ -438,8 +447,6 @@ fn compile_node(
             );
         }
         Op::Mux => {
-            at_least(2, 1)?;
-            need(ins.len(), 1)?;
             let sp = b.span(ins[1..].iter().copied());
             let (sel, out) = (ins[0], outs[0]);
             b.fwd(
@@ -451,8 +458,6 @@ fn compile_node(
             b.bwd(nid, Bwd::Mux { sel, ins: sp, out }, outs, ins);
         }
         Op::Merge => {
-            at_least(1, 1)?;
-            need(ins.len(), 1)?;
             let sp = b.span(ins.iter().copied());
             let out = outs[0];
             b.fwd(nid, Fwd::Merge { ins: sp, out }, ins.clone(), outs.clone());
@@ -462,21 +467,11 @@ fn compile_node(
             }
         }
         Op::ControlMerge => {
-            at_least(1, 2)?;
-            need(ins.len(), 2)?;
             if ins.len() > 64 {
                 return Err(malformed(node, "control_merge with more than 64 inputs"));
             }
             let sp = b.span(ins.iter().copied());
             let (out, idx) = (outs[0], outs[1]);
-            let reg = b.regs(
-                vec![
-                    "won".into(),
-                    "result_emitted".into(),
-                    "index_emitted".into(),
-                ],
-                vec![0; 3],
-            );
             b.fwd(
                 nid,
                 Fwd::Cmerge {
@@ -510,12 +505,9 @@ fn compile_node(
             }
         }
         Op::Fork | Op::Unpack => {
-            at_least(1, 1)?;
-            need(1, outs.len())?;
             let inp = ins[0];
             let sp = b.span(outs.iter().copied());
             let n = outs.len();
-            let reg = b.regs((0..n).map(|i| format!("emitted_{i}")).collect(), vec![0; n]);
             let instr = if node.op == Op::Fork {
                 Fwd::Fork { inp, outs: sp, reg }
             } else {
@@ -544,12 +536,8 @@ fn compile_node(
             b.p.clk.push(Clk::Emit { outs: sp, reg });
         }
         Op::Sync => {
-            at_least(1, 1)?;
-            need(outs.len(), outs.len())?;
             let isp = b.span(ins.iter().copied());
             let osp = b.span(outs.iter().copied());
-            let n = outs.len();
-            let reg = b.regs((0..n).map(|i| format!("emitted_{i}")).collect(), vec![0; n]);
             b.fwd(
                 nid,
                 Fwd::Sync {
@@ -573,8 +561,6 @@ fn compile_node(
             b.p.clk.push(Clk::Emit { outs: osp, reg });
         }
         Op::LazyFork => {
-            at_least(1, 1)?;
-            need(1, outs.len())?;
             let sp = b.span(outs.iter().copied());
             b.p.global_iterate = true;
             b.fwd(
@@ -597,31 +583,14 @@ fn compile_node(
             );
         }
         Op::Buffer { slots, init, .. } => {
-            need(1, 1)?;
             if *slots == 0 {
                 return Err(malformed(node, "buffer with 0 slots"));
             }
-            let n = *slots as usize;
-            let mut names = Vec::with_capacity(4 * n);
-            let mut vals = vec![0u64; 4 * n];
-            for k in 0..n {
-                for fld in ["valid", "data", "skid_valid", "skid_data"] {
-                    names.push(format!("slot{k}.{fld}"));
-                }
+            if init.as_ref().is_some_and(|v| v.len() > *slots as usize) {
+                return Err(malformed(node, "more initValues than slots"));
             }
-            if let Some(init) = init {
-                if init.len() > n {
-                    return Err(malformed(node, "more initValues than slots"));
-                }
-                let m = crate::types::width_mask(wch(outs[0]));
-                for (k, &x) in init.iter().enumerate() {
-                    vals[4 * k] = 1;
-                    vals[4 * k + 1] = x & m;
-                }
-            }
-            let reg = b.regs(names, vals);
             b.p.max_slots = b.p.max_slots.max(*slots);
-            let last = reg + 4 * (*slots - 1);
+            let last = reg + slot_regs::WORDS * (*slots - 1);
             b.fwd(
                 nid,
                 Fwd::BufOut {
@@ -641,7 +610,6 @@ fn compile_node(
             b.p.buffers.push((ins[0], outs[0], reg, *slots));
         }
         Op::Constant { value } => {
-            need(1, 1)?;
             let value = value & crate::types::width_mask(wch(outs[0]));
             b.fwd(
                 nid,
@@ -664,7 +632,6 @@ fn compile_node(
             );
         }
         Op::Source | Op::Never => {
-            need(0, 1)?;
             let valid = node.op == Op::Source;
             b.fwd(
                 nid,
@@ -677,11 +644,9 @@ fn compile_node(
             );
         }
         Op::Sink => {
-            need(1, 0)?;
             b.bwd(nid, Bwd::Sink { inp: ins[0] }, vec![], ins);
         }
         Op::Load => {
-            need(3, 2)?;
             let (addr, dmem, ctrl, dout, aout) = (ins[0], ins[1], ins[2], outs[0], outs[1]);
             let sp = b.span([addr, ctrl]);
             b.fwd(
@@ -720,7 +685,6 @@ fn compile_node(
             );
         }
         Op::Store => {
-            need(3, 2)?;
             let (addr, data, ctrl, dout, aout) = (ins[0], ins[1], ins[2], outs[0], outs[1]);
             b.fwd(
                 nid,
@@ -749,7 +713,6 @@ fn compile_node(
         }
         Op::Memory { ld, st, memref, .. } | Op::ExtMemory { ld, st, memref, .. } => {
             let (ld, st) = (*ld as usize, *st as usize);
-            need(2 * st + ld, ld + st + ld)?;
             let (name, external) = match &node.op {
                 Op::ExtMemory { memref_arg, .. } => (
                     f.args
@@ -784,7 +747,8 @@ fn compile_node(
             });
             for j in 0..st {
                 let (data, addr, done) = (ins[2 * j], ins[2 * j + 1], outs[ld + j]);
-                let reg = b.regs(vec![format!("st{j}.write_valid_buffer")], vec![0]);
+                let field = RegField::StoreWriteValid { port: j as u32 };
+                let reg = reg + sp.state.offset(field).expect("a store port's register");
                 b.fwd(nid, Fwd::MemStDone { done, reg }, vec![], vec![done]);
                 b.bwd(
                     nid,
@@ -807,10 +771,11 @@ fn compile_node(
             }
             for i in 0..ld {
                 let (addr, ldc, done) = (ins[2 * st + i], outs[i], outs[ld + st + i]);
-                let reg = b.regs(
-                    vec![format!("ld{i}.emitted_0"), format!("ld{i}.emitted_1")],
-                    vec![0, 0],
-                );
+                let field = RegField::LoadEmitted {
+                    port: i as u32,
+                    output: 0,
+                };
+                let reg = reg + sp.state.offset(field).expect("a load port's registers");
                 let sp = b.span([ldc, done]);
                 b.fwd(
                     nid,

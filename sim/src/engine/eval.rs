@@ -2,7 +2,20 @@
 
 use super::arith;
 use super::program::{Bwd, Clk, Fwd, Program, Seg, Span, TypedOp};
+use crate::spec::{cmerge_regs, slot_regs};
 use crate::types::width_mask;
+
+// Register word offsets, from the components' state layouts (`crate::spec`).
+const WON: usize = cmerge_regs::WON as usize;
+const RESULT_EMITTED: usize = cmerge_regs::RESULT_EMITTED as usize;
+const INDEX_EMITTED: usize = cmerge_regs::INDEX_EMITTED as usize;
+const VALID: usize = slot_regs::VALID as usize;
+const DATA: usize = slot_regs::DATA as usize;
+const SKID_VALID: usize = slot_regs::SKID_VALID as usize;
+const SKID_DATA: usize = slot_regs::SKID_DATA as usize;
+const SLOT: usize = slot_regs::WORDS as usize;
+// `slot_step` views a slot's words as `[valid, data, skid_valid, skid_data]`.
+const _: () = assert!(VALID == 0 && DATA == 1 && SKID_VALID == 2 && SKID_DATA == 3 && SLOT == 4);
 
 /// Unchecked element access for the hot loops.
 ///
@@ -221,8 +234,8 @@ fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
             let r = reg as usize;
             let win = cmerge_win(p, s, ins, r);
             let any = win != 0;
-            *s.valid.at_mut(out as usize) = any & (s.regs.at(r + 1) == 0);
-            *s.valid.at_mut(idx as usize) = any & (s.regs.at(r + 2) == 0);
+            *s.valid.at_mut(out as usize) = any & (s.regs.at(r + RESULT_EMITTED) == 0);
+            *s.valid.at_mut(idx as usize) = any & (s.regs.at(r + INDEX_EMITTED) == 0);
             if any {
                 let k = win.trailing_zeros() as usize;
                 *s.data.at_mut(out as usize) =
@@ -286,10 +299,10 @@ fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
         Fwd::BufOut { out, reg } => {
             let r = reg as usize;
             let (v, d, sk, sd) = (
-                s.regs.at(r),
-                s.regs.at(r + 1),
-                s.regs.at(r + 2),
-                s.regs.at(r + 3),
+                s.regs.at(r + VALID),
+                s.regs.at(r + DATA),
+                s.regs.at(r + SKID_VALID),
+                s.regs.at(r + SKID_DATA),
             );
             *s.valid.at_mut(out as usize) = (sk | v) != 0;
             *s.data.at_mut(out as usize) = if sk != 0 { sd } else { d };
@@ -366,7 +379,7 @@ fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
 /// Current `control_merge` winner as a one-hot mask (0 = none).
 #[inline(always)]
 fn cmerge_win(p: &Program, s: &Sig<'_>, ins: Span, r: usize) -> u64 {
-    let won = s.regs.at(r);
+    let won = s.regs.at(r + WON);
     if won != 0 {
         return won;
     }
@@ -455,8 +468,8 @@ fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
             let r = reg as usize;
             let win = cmerge_win(p, s, ins, r);
             let (o, x) = (out as usize, idx as usize);
-            let done_r = (s.valid.at(o) & s.ready.at(o)) | (s.regs.at(r + 1) != 0);
-            let done_i = (s.valid.at(x) & s.ready.at(x)) | (s.regs.at(r + 2) != 0);
+            let done_r = (s.valid.at(o) & s.ready.at(o)) | (s.regs.at(r + RESULT_EMITTED) != 0);
+            let done_i = (s.valid.at(x) & s.ready.at(x)) | (s.regs.at(r + INDEX_EMITTED) != 0);
             let all = done_r & done_i;
             for (k, &c) in p.span(ins).iter().enumerate() {
                 *s.ready.at_mut(c as usize) = all & ((win >> k) & 1 != 0);
@@ -515,7 +528,8 @@ fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
         }
         Bwd::BufIn { inp, reg } => {
             let r = reg as usize;
-            *s.ready.at_mut(inp as usize) = s.regs.at(r) == 0 || s.regs.at(r + 2) == 0;
+            *s.ready.at_mut(inp as usize) =
+                s.regs.at(r + VALID) == 0 || s.regs.at(r + SKID_VALID) == 0;
         }
         Bwd::Store {
             addr,
@@ -547,11 +561,11 @@ fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
 /// One buffer slot's clock edge (registers `v, d, s, sd` at `r`, flags 0 or 1). Returns
 /// the slot's output before the edge (the next slot's input), valid as 0 or 1.
 ///
-/// The `SEMANTICS.md` equations: `in.ready = !(v & s)`; when ready, `v' = in.valid` and
+/// The equations of `docs/semantics.md` (buffers): `in.ready = !(v & s)`; when ready, `v' = in.valid` and
 /// `d' = in.data`; `s' = !out.ready & (s | v)`; `sd' = out.ready ? (s ? 0 : sd) : (s ? sd : d)`.
 #[inline(always)]
 fn slot_step(regs: &mut [u64], r: usize, in_v: u64, in_d: u64, out_r: u64) -> (u64, u64) {
-    debug_assert!(r + 4 <= regs.len());
+    debug_assert!(r + SLOT <= regs.len());
     // SAFETY: a slot's four words lie inside the register file (see `At`).
     let w: &mut [u64; 4] = unsafe { &mut *regs.as_mut_ptr().add(r).cast::<[u64; 4]>() };
     let [v, d, sk, sd] = *w;
@@ -574,23 +588,24 @@ fn slot_step(regs: &mut [u64], r: usize, in_v: u64, in_d: u64, out_r: u64) -> (u
 /// `in.ready` of a buffer slot at `r` as 0 or 1.
 #[inline(always)]
 fn slot_ready(regs: &[u64], r: usize) -> u64 {
-    (regs.at(r) & regs.at(r + 2) & 1) ^ 1
+    (regs.at(r + VALID) & regs.at(r + SKID_VALID) & 1) ^ 1
 }
 
 /// Drives a buffer's `out.valid/data` and `in.ready` from its registers.
 #[inline(always)]
 fn buffer_outputs(s: &mut Sig<'_>, inp: u32, out: u32, reg: u32, slots: u32) {
     let first = reg as usize;
-    let last = first + 4 * (slots as usize - 1);
+    let last = first + SLOT * (slots as usize - 1);
     let (v, d, sk, sd) = (
-        s.regs.at(last),
-        s.regs.at(last + 1),
-        s.regs.at(last + 2),
-        s.regs.at(last + 3),
+        s.regs.at(last + VALID),
+        s.regs.at(last + DATA),
+        s.regs.at(last + SKID_VALID),
+        s.regs.at(last + SKID_DATA),
     );
     *s.valid.at_mut(out as usize) = (v | sk) != 0;
     *s.data.at_mut(out as usize) = if sk != 0 { sd } else { d };
-    *s.ready.at_mut(inp as usize) = s.regs.at(first) == 0 || s.regs.at(first + 2) == 0;
+    *s.ready.at_mut(inp as usize) =
+        s.regs.at(first + VALID) == 0 || s.regs.at(first + SKID_VALID) == 0;
 }
 
 #[inline(always)]
@@ -609,12 +624,12 @@ fn clk_one(p: &Program, s: &mut Sig<'_>, i: &Clk) {
             let r = reg as usize;
             let win = cmerge_win(p, s, ins, r);
             let (o, x) = (out as usize, idx as usize);
-            let done_r = (s.valid.at(o) & s.ready.at(o)) | (s.regs.at(r + 1) != 0);
-            let done_i = (s.valid.at(x) & s.ready.at(x)) | (s.regs.at(r + 2) != 0);
+            let done_r = (s.valid.at(o) & s.ready.at(o)) | (s.regs.at(r + RESULT_EMITTED) != 0);
+            let done_i = (s.valid.at(x) & s.ready.at(x)) | (s.regs.at(r + INDEX_EMITTED) != 0);
             let all = done_r & done_i;
-            *s.regs.at_mut(r) = if all { 0 } else { win };
-            *s.regs.at_mut(r + 1) = u64::from(done_r & !all);
-            *s.regs.at_mut(r + 2) = u64::from(done_i & !all);
+            *s.regs.at_mut(r + WON) = if all { 0 } else { win };
+            *s.regs.at_mut(r + RESULT_EMITTED) = u64::from(done_r & !all);
+            *s.regs.at_mut(r + INDEX_EMITTED) = u64::from(done_i & !all);
         }
         Clk::Buffer {
             inp,
@@ -633,18 +648,18 @@ fn clk_one(p: &Program, s: &mut Sig<'_>, i: &Clk) {
                     slot_step(s.regs, base, in_v, in_d, out_r);
                 }
                 2 => {
-                    let mid_r = slot_ready(s.regs, base + 4);
+                    let mid_r = slot_ready(s.regs, base + SLOT);
                     let (v, d) = slot_step(s.regs, base, in_v, in_d, mid_r);
-                    slot_step(s.regs, base + 4, v, d, out_r);
+                    slot_step(s.regs, base + SLOT, v, d, out_r);
                 }
                 _ => {
                     let (mut v, mut d) = (in_v, in_d);
                     for k in 0..n {
-                        let r = base + 4 * k;
+                        let r = base + SLOT * k;
                         let o = if k + 1 == n {
                             out_r
                         } else {
-                            slot_ready(s.regs, r + 4)
+                            slot_ready(s.regs, r + SLOT)
                         };
                         (v, d) = slot_step(s.regs, r, v, d, o);
                     }
@@ -930,9 +945,9 @@ fn clock_with(p: &Program, st: &mut State, emit2: &[(u32, u32, u32)]) {
         let in_v = u64::from(s.valid.at(inp as usize));
         let in_d = s.data.at(inp as usize);
         let out_r = u64::from(s.ready.at(out as usize));
-        let mid_r = slot_ready(s.regs, r + 4);
+        let mid_r = slot_ready(s.regs, r + SLOT);
         let (v, d) = slot_step(s.regs, r, in_v, in_d, mid_r);
-        slot_step(s.regs, r + 4, v, d, out_r);
+        slot_step(s.regs, r + SLOT, v, d, out_r);
     }
     for i in &p.clk {
         clk_one(p, s, i);

@@ -12,7 +12,7 @@
 //! 3. transfers are observed (outputs, stimulus consumption, statistics, events, trace);
 //! 4. every register takes its next value (clock edge).
 //!
-//! The equations are those of `SEMANTICS.md` (CIRCT 1.62's `lower-handshake-to-hw`), without
+//! The equations are those of `docs/semantics.md` (CIRCT 1.62's `lower-handshake-to-hw`), without
 //! its listed bugs. Tuples are packed like CIRCT's `hw.struct`: field 0 in the most
 //! significant bits. Memory addresses keep their low `ceil(log2(size))` bits; an address
 //! that is still out of range reads 0 and its writes are dropped. Several store ports

@@ -4,32 +4,9 @@
 //!
 //! Every channel `c` carries two groups of signals: the *forward* group `F(c)` (`valid` and
 //! `data`, which always travel together) and the *ready* signal `R(c)`. Each node contributes
-//! combinational dependencies between the signals of its own ports, following
-//! `/work/shared/SEMANTICS.md`:
-//!
-//! * join-like behaviour (arith ops, `join`, `pack`, `cond_br`, `mux`, `merge`, `constant`,
-//!   `br`, `store`, and the stateful-but-transparent `fork`, `sync`, `unpack`,
-//!   `control_merge`): every output's `F` depends on every input's `F`; every input's `R`
-//!   depends on every output's `R` and on every input's `F` (an input is accepted only when
-//!   the others are valid, a mux's select data chooses the input, a merge's priority decides).
-//!   `control_merge` is transparent because `won == 0` after every transfer; forks because
-//!   `emitted == 0` then.
-//! * `load`: two independent joins, `{addrIn0, ctrl} -> addrOut0` and
-//!   `dataFromMem -> dataOut`.
-//! * `lazy_fork`: `F(in) -> F(out_i)`, `R(out_i) -> R(in)`, and `R(out_j) -> F(out_i)` for
-//!   `j != i` (an output is offered only when the *other* outputs are ready). This is the only
-//!   op where a ready signal feeds a forward one.
-//! * `memory`/`extmemory`: a load port is an eager fork of `ldAddr_i` onto `ldData_i` and
-//!   `ldDone_i` (join-like as above). A store port writes on the clock edge and raises
-//!   `stDone_j.valid` from the `wvb` register, so there is **no** forward dependency from
-//!   `stAddr_j`/`stData_j` to `stDone_j`; but `stAddr_j.ready = stData_j.ready =
-//!   !wvb | stDone_j.ready`, so there **is** a ready dependency `R(stDone_j) -> R(stAddr_j)`,
-//!   `R(stDone_j) -> R(stData_j)`. `extmemory` is treated the same (latency 0 is the
-//!   reference).
-//! * `buffer` registers everything in both directions: no dependencies. `source`, `sink`,
-//!   `never`, arguments and `return` have none either (top-level ports are driven by the
-//!   environment). `instance` nodes are opaque here: flatten the hierarchy first to look
-//!   through them.
+//! the combinational dependencies between the signals of its own ports that its op's
+//! [`Comb`](crate::spec::Comb) shape states (see `docs/semantics.md` for the equations they come
+//! from). `instance` nodes are opaque here: flatten the hierarchy first to look through them.
 //!
 //! # Why a signal-level graph
 //!
@@ -50,7 +27,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::{NodeRef, Problem, Rule};
 use crate::graph::{ChannelId, Function, NodeId};
-use crate::ops::Op;
+use crate::spec::{PortRef, PortSignal};
 
 /// One signal group of a channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -71,81 +48,28 @@ impl Signal {
 }
 
 /// The combinational dependencies inside node `n`, as `(from, to)` pairs: `to` is computed
-/// in the same cycle from `from`. Nodes with malformed port lists yield what their ports allow.
+/// in the same cycle from `from`. They come from the op's [`Comb`](crate::spec::Comb) shape;
+/// ports the node does not have are left out.
 pub fn node_deps(f: &Function, n: NodeId) -> Vec<(Signal, Signal)> {
     let node = &f.nodes[n];
-    let ins = &node.inputs;
-    let outs = &node.outputs;
-    let mut deps = Vec::new();
-    let mut join = |ins: &[ChannelId], outs: &[ChannelId]| {
-        for &i in ins {
-            for &o in outs {
-                deps.push((Signal::Forward(i), Signal::Forward(o)));
-                deps.push((Signal::Ready(o), Signal::Ready(i)));
-            }
-            for &j in ins {
-                deps.push((Signal::Forward(j), Signal::Ready(i)));
-            }
-        }
+    let sig = |s: PortSignal| -> Option<Signal> {
+        let (PortSignal::Forward(p) | PortSignal::Ready(p)) = s;
+        let c = match p {
+            PortRef::In(i) => *node.inputs.get(i)?,
+            PortRef::Out(i) => *node.outputs.get(i)?,
+        };
+        Some(match s {
+            PortSignal::Forward(_) => Signal::Forward(c),
+            PortSignal::Ready(_) => Signal::Ready(c),
+        })
     };
-    let pick = |list: &[ChannelId], idx: &[usize]| -> Vec<ChannelId> {
-        idx.iter().filter_map(|&i| list.get(i).copied()).collect()
-    };
-    match &node.op {
-        Op::Argument { .. }
-        | Op::Return
-        | Op::Source
-        | Op::Sink
-        | Op::Never
-        | Op::Buffer { .. }
-        | Op::Instance { .. } => {}
-        Op::Arith(_)
-        | Op::Join
-        | Op::Pack
-        | Op::CondBr
-        | Op::Mux
-        | Op::Merge
-        | Op::Constant { .. }
-        | Op::Br
-        | Op::Store
-        | Op::Fork
-        | Op::Sync
-        | Op::Unpack
-        | Op::ControlMerge => join(ins, outs),
-        Op::Load => {
-            join(&pick(ins, &[0, 2]), &pick(outs, &[1]));
-            join(&pick(ins, &[1]), &pick(outs, &[0]));
-        }
-        Op::LazyFork => {
-            for &i in ins {
-                for &o in outs {
-                    deps.push((Signal::Forward(i), Signal::Forward(o)));
-                    deps.push((Signal::Ready(o), Signal::Ready(i)));
-                }
-            }
-            for (a, &oa) in outs.iter().enumerate() {
-                for (b, &ob) in outs.iter().enumerate() {
-                    if a != b {
-                        deps.push((Signal::Ready(ob), Signal::Forward(oa)));
-                    }
-                }
-            }
-        }
-        Op::Memory { ld, st, .. } | Op::ExtMemory { ld, st, .. } => {
-            let (ld, st) = (*ld as usize, *st as usize);
-            for i in 0..ld {
-                join(&pick(ins, &[2 * st + i]), &pick(outs, &[i, ld + st + i]));
-            }
-            for j in 0..st {
-                if let Some(&done) = outs.get(ld + j) {
-                    for c in pick(ins, &[2 * j, 2 * j + 1]) {
-                        deps.push((Signal::Ready(done), Signal::Ready(c)));
-                    }
-                }
-            }
-        }
-    }
-    deps
+    node.op
+        .spec()
+        .comb
+        .deps(node.inputs.len(), node.outputs.len())
+        .into_iter()
+        .filter_map(|(a, b)| Some((sig(a)?, sig(b)?)))
+        .collect()
 }
 
 /// A combinational cycle found in a function.

@@ -24,6 +24,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use handscope_sim::spec::RegField;
 use handscope_sim::trace::StateMeta;
 use handscope_sim::{Function, NodeId, Op};
 use serde::Serialize;
@@ -384,7 +385,9 @@ pub fn map_signals(
         for field in &meta.fields {
             let plain = field.replace('.', "_");
             let mut names = vec![plain.clone(), sanitize(field)];
-            names.extend(circt_names::state_register_names(field));
+            if let Some(f) = RegField::parse(field) {
+                names.extend(circt_names::state_register_names(f));
+            }
             let sc = scope.as_str();
             let code = insts
                 .iter()

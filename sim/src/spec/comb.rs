@@ -1,0 +1,105 @@
+//! Combinational dependencies between a component's port signals.
+//!
+//! Every channel carries a forward group (valid and data, which travel together) and a ready
+//! signal. A dependency `(a, b)` says that `b` is computed in the same cycle from `a`. The
+//! cycle checker (`verify::comb`) builds its signal graph from these, and the dependencies are
+//! exactly those of the equations in `docs/semantics.md`.
+
+use super::ports::PortRef;
+
+/// One signal group of a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PortSignal {
+    /// `valid` and `data` of the port's channel.
+    Forward(PortRef),
+    /// `ready` of the port's channel.
+    Ready(PortRef),
+}
+
+/// The shape of a component's combinational paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comb {
+    /// None: registered in both directions (`buffer`) or driven from outside the graph
+    /// (arguments, `return`, `source`, `sink`, `never`, opaque `instance`s).
+    None,
+    /// Join-like: every output's forward group depends on every input's; every input's ready
+    /// depends on every output's ready and on every input's forward group (an input is taken
+    /// only together with the others, a select or priority decides which). Eager forks,
+    /// `sync`, `unpack` and `control_merge` are join-like too: their registers are all clear
+    /// after a transfer, so nothing registered stands between input and output.
+    Join,
+    /// `load`: two independent joins, `{addrIn0, ctrl} -> addrOut0` and
+    /// `dataFromMem -> dataOut`.
+    Load,
+    /// `lazy_fork`: in -> every out, every out's ready -> in's ready, and each output's valid
+    /// depends on the *other* outputs' ready (the only forward signal that reads a ready).
+    LazyFork,
+    /// `memory`/`extmemory`: each load port is an eager fork of `ldAddr<i>` onto `ldData<i>`
+    /// and `ldDone<i>`; a store port writes on the clock edge and raises `stDone<j>` from a
+    /// register, so only its ready depends on `stDone<j>`'s ready.
+    Memory {
+        /// Load ports.
+        ld: u32,
+        /// Store ports.
+        st: u32,
+    },
+}
+
+impl Comb {
+    /// The dependencies of a node with `n_in` inputs and `n_out` outputs.
+    pub fn deps(self, n_in: usize, n_out: usize) -> Vec<(PortSignal, PortSignal)> {
+        use PortSignal::{Forward, Ready};
+        let mut deps = Vec::new();
+        let mut join = |ins: &[usize], outs: &[usize]| {
+            for &i in ins {
+                for &o in outs {
+                    deps.push((Forward(PortRef::In(i)), Forward(PortRef::Out(o))));
+                    deps.push((Ready(PortRef::Out(o)), Ready(PortRef::In(i))));
+                }
+                for &j in ins {
+                    deps.push((Forward(PortRef::In(j)), Ready(PortRef::In(i))));
+                }
+            }
+        };
+        let all = |n: usize| (0..n).collect::<Vec<_>>();
+        let only =
+            |list: &[usize], n: usize| list.iter().copied().filter(|&i| i < n).collect::<Vec<_>>();
+        match self {
+            Comb::None => {}
+            Comb::Join => join(&all(n_in), &all(n_out)),
+            Comb::Load => {
+                join(&only(&[0, 2], n_in), &only(&[1], n_out));
+                join(&only(&[1], n_in), &only(&[0], n_out));
+            }
+            Comb::LazyFork => {
+                for i in 0..n_in {
+                    for o in 0..n_out {
+                        deps.push((Forward(PortRef::In(i)), Forward(PortRef::Out(o))));
+                        deps.push((Ready(PortRef::Out(o)), Ready(PortRef::In(i))));
+                    }
+                }
+                for a in 0..n_out {
+                    for b in 0..n_out {
+                        if a != b {
+                            deps.push((Ready(PortRef::Out(b)), Forward(PortRef::Out(a))));
+                        }
+                    }
+                }
+            }
+            Comb::Memory { ld, st } => {
+                let (ld, st) = (ld as usize, st as usize);
+                for i in 0..ld {
+                    join(&only(&[2 * st + i], n_in), &only(&[i, ld + st + i], n_out));
+                }
+                for j in 0..st {
+                    if ld + j < n_out {
+                        for c in only(&[2 * j, 2 * j + 1], n_in) {
+                            deps.push((Ready(PortRef::Out(ld + j)), Ready(PortRef::In(c))));
+                        }
+                    }
+                }
+            }
+        }
+        deps
+    }
+}

@@ -1,0 +1,124 @@
+//! How drawings show a component: its display class and the text of its label.
+
+use std::fmt::Write as _;
+
+use crate::ops::{ArithOp, Op};
+use crate::types::Type;
+
+/// The family a component belongs to for drawing (shape and colour in DOT and the debugger).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DisplayClass {
+    /// A function argument.
+    Argument,
+    /// The function's results (`return`).
+    Result,
+    /// Eager or lazy fork.
+    Fork,
+    /// `join`, `sync`.
+    Join,
+    /// `merge`, `mux`, `control_merge`.
+    Merge,
+    /// `cond_br`.
+    Branch,
+    /// `br`.
+    Wire,
+    /// `pack`, `unpack`.
+    Tuple,
+    /// `buffer`.
+    Buffer,
+    /// `constant`.
+    Constant,
+    /// `source`, `sink`, `never`.
+    Endpoint,
+    /// `load`, `store`.
+    MemoryAccess,
+    /// `memory`, `extmemory`.
+    Memory,
+    /// `instance`.
+    Instance,
+    /// `arith` operations.
+    Compute,
+}
+
+/// How much a label says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// One short line: the op and its shape (`fork [2]`, `buffer [1] seq`).
+    Short,
+    /// Everything that distinguishes the node: values, types, memory shapes (may be two lines).
+    Full,
+}
+
+/// A constant's bit pattern printed as a signed value of its type (MLIR's convention), except
+/// for `i1` and `index`, printed unsigned.
+pub fn signed_value(bits: u64, t: &Type) -> String {
+    match t {
+        Type::Int(w) if *w > 1 && *w < 64 && bits >> (w - 1) & 1 == 1 => {
+            format!("{}", (bits | !t.mask()) as i64)
+        }
+        Type::Int(64) => format!("{}", bits as i64),
+        _ => bits.to_string(),
+    }
+}
+
+/// The label text of a node with op `op`, `n_in` inputs, `n_out` outputs and first output
+/// type `out_ty`.
+pub fn describe_op(
+    op: &Op,
+    n_in: usize,
+    n_out: usize,
+    out_ty: Option<&Type>,
+    detail: Detail,
+) -> String {
+    let full = detail == Detail::Full;
+    match op {
+        Op::Argument { index } => match out_ty {
+            Some(t) if full => format!("arg {index} : {t}"),
+            _ if full => format!("arg {index}"),
+            _ => "arg".into(),
+        },
+        Op::Fork | Op::LazyFork => format!("{} [{n_out}]", op.mnemonic()),
+        Op::Buffer { slots, kind, init } => {
+            let mut s = format!("buffer [{slots}] {}", kind.keyword());
+            if let (Some(init), true) = (init, full) {
+                let vals: Vec<String> = init.iter().map(u64::to_string).collect();
+                let _ = write!(s, " init [{}]", vals.join(", "));
+            }
+            s
+        }
+        Op::Constant { value } if full => match out_ty {
+            Some(t) => format!("constant {} : {t}", signed_value(*value, t)),
+            None => format!("constant {value}"),
+        },
+        Op::Memory { ld, st, memref, .. } if full => {
+            format!("memory [ld={ld}, st={st}]\n{memref}")
+        }
+        Op::ExtMemory { ld, st, memref, .. } if full => {
+            format!("extmemory [ld={ld}, st={st}]\n{memref}")
+        }
+        Op::Instance { callee } if full => format!("instance @{callee}"),
+        Op::Arith(ArithOp::Cmpi(p)) if full => format!("cmpi {}", p.keyword()),
+        Op::ControlMerge | Op::Merge if full => format!("{} [{n_in}]", op.mnemonic()),
+        Op::Mux if full => format!("mux [{}]", n_in.saturating_sub(1)),
+        Op::Return
+        | Op::Merge
+        | Op::Mux
+        | Op::ControlMerge
+        | Op::CondBr
+        | Op::Br
+        | Op::Join
+        | Op::Sync
+        | Op::Pack
+        | Op::Unpack
+        | Op::Constant { .. }
+        | Op::Source
+        | Op::Sink
+        | Op::Never
+        | Op::Load
+        | Op::Store
+        | Op::Memory { .. }
+        | Op::ExtMemory { .. }
+        | Op::Instance { .. }
+        | Op::Arith(_) => op.mnemonic().to_string(),
+    }
+}

@@ -1,0 +1,356 @@
+//! Registers: which named fields a component holds, in which order the engine stores them, and
+//! typed views of their values.
+//!
+//! The engine keeps a node's registers as consecutive 64-bit words ([`StateLayout::fields`]
+//! gives their order); nothing outside this module computes an offset or compares a field name.
+//! Field names (`emitted_0`, `won`, `slot1.skid_valid`, ...) are what traces, VCD files and the
+//! SystemVerilog library call them.
+
+use std::fmt;
+
+/// Word offsets of a `control_merge`'s registers.
+pub mod cmerge_regs {
+    /// The input held as winner, one-hot (0 = none held).
+    pub const WON: u32 = 0;
+    /// `dataOut` was sent while `index` was not.
+    pub const RESULT_EMITTED: u32 = 1;
+    /// `index` was sent while `dataOut` was not.
+    pub const INDEX_EMITTED: u32 = 2;
+    /// Number of words.
+    pub const WORDS: u32 = 3;
+}
+
+/// Word offsets inside one buffer slot (slot `k` starts at `k * WORDS`).
+pub mod slot_regs {
+    /// The main register holds a token.
+    pub const VALID: u32 = 0;
+    /// The main register's token.
+    pub const DATA: u32 = 1;
+    /// The skid register holds a token.
+    pub const SKID_VALID: u32 = 2;
+    /// The skid register's token.
+    pub const SKID_DATA: u32 = 3;
+    /// Number of words per slot.
+    pub const WORDS: u32 = 4;
+}
+
+/// One of a buffer slot's four registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SlotPart {
+    /// Main register full.
+    Valid,
+    /// Main register data.
+    Data,
+    /// Skid register full.
+    SkidValid,
+    /// Skid register data.
+    SkidData,
+}
+
+impl SlotPart {
+    const ALL: [SlotPart; 4] = [
+        SlotPart::Valid,
+        SlotPart::Data,
+        SlotPart::SkidValid,
+        SlotPart::SkidData,
+    ];
+
+    fn offset(self) -> u32 {
+        match self {
+            SlotPart::Valid => slot_regs::VALID,
+            SlotPart::Data => slot_regs::DATA,
+            SlotPart::SkidValid => slot_regs::SKID_VALID,
+            SlotPart::SkidData => slot_regs::SKID_DATA,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            SlotPart::Valid => "valid",
+            SlotPart::Data => "data",
+            SlotPart::SkidValid => "skid_valid",
+            SlotPart::SkidData => "skid_data",
+        }
+    }
+}
+
+/// A named register field of a component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RegField {
+    /// Eager fork (and `sync`, `unpack`): output `i` already took its copy of the token.
+    Emitted(u32),
+    /// `control_merge`: the held winner, one-hot.
+    Won,
+    /// `control_merge`: `dataOut` already sent.
+    ResultEmitted,
+    /// `control_merge`: `index` already sent.
+    IndexEmitted,
+    /// A buffer slot's register.
+    Slot {
+        /// Slot index, 0 at the buffer's input.
+        slot: u32,
+        /// Which register.
+        part: SlotPart,
+    },
+    /// Memory store port `port`'s write-valid buffer (drives `stDone<port>.valid`).
+    StoreWriteValid {
+        /// Store port.
+        port: u32,
+    },
+    /// Memory load port `port`'s eager-fork register for `ldData` (`output` 0) or `ldDone` (1).
+    LoadEmitted {
+        /// Load port.
+        port: u32,
+        /// 0 for `ldData`, 1 for `ldDone`.
+        output: u32,
+    },
+}
+
+impl RegField {
+    /// True when the field holds a token's data (of the node's data width) rather than a flag
+    /// or a one-hot word.
+    pub fn holds_data(self) -> bool {
+        matches!(
+            self,
+            RegField::Slot {
+                part: SlotPart::Data | SlotPart::SkidData,
+                ..
+            }
+        )
+    }
+
+    /// Parses a field name as [`fmt::Display`] writes it, with `.` or `_` between a port or
+    /// slot prefix and the rest (`slot1.skid_valid`, `slot1_skid_valid`).
+    pub fn parse(name: &str) -> Option<RegField> {
+        let num = |s: &str| -> Option<u32> {
+            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse().ok())
+                .flatten()
+        };
+        match name {
+            "won" => return Some(RegField::Won),
+            "result_emitted" => return Some(RegField::ResultEmitted),
+            "index_emitted" => return Some(RegField::IndexEmitted),
+            _ => {}
+        }
+        if let Some(i) = name.strip_prefix("emitted_").and_then(num) {
+            return Some(RegField::Emitted(i));
+        }
+        let split = |rest: &str| -> Option<(u32, String)> {
+            let cut = rest.find(|c: char| !c.is_ascii_digit())?;
+            let (k, tail) = rest.split_at(cut);
+            let tail = tail.strip_prefix('.').or_else(|| tail.strip_prefix('_'))?;
+            Some((num(k)?, tail.to_string()))
+        };
+        if let Some((slot, part)) = name.strip_prefix("slot").and_then(split) {
+            let part = SlotPart::ALL.into_iter().find(|p| p.name() == part)?;
+            return Some(RegField::Slot { slot, part });
+        }
+        if let Some((port, tail)) = name.strip_prefix("st").and_then(split)
+            && tail == "write_valid_buffer"
+        {
+            return Some(RegField::StoreWriteValid { port });
+        }
+        if let Some((port, tail)) = name.strip_prefix("ld").and_then(split) {
+            let output = tail.strip_prefix("emitted_").and_then(num)?;
+            return (output < 2).then_some(RegField::LoadEmitted { port, output });
+        }
+        None
+    }
+}
+
+impl fmt::Display for RegField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RegField::Emitted(i) => write!(f, "emitted_{i}"),
+            RegField::Won => write!(f, "won"),
+            RegField::ResultEmitted => write!(f, "result_emitted"),
+            RegField::IndexEmitted => write!(f, "index_emitted"),
+            RegField::Slot { slot, part } => write!(f, "slot{slot}.{}", part.name()),
+            RegField::StoreWriteValid { port } => write!(f, "st{port}.write_valid_buffer"),
+            RegField::LoadEmitted { port, output } => write!(f, "ld{port}.emitted_{output}"),
+        }
+    }
+}
+
+/// The registers a component holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateLayout {
+    /// No registers.
+    None,
+    /// One `emitted` flag per output (eager fork, `sync`, `unpack`).
+    EmittedPerOutput,
+    /// `won`, `result_emitted`, `index_emitted` (`control_merge`).
+    ControlMerge,
+    /// Four words per slot: valid, data, skid valid, skid data (`buffer`).
+    BufferSlots {
+        /// Number of slots.
+        slots: u32,
+    },
+    /// One write-valid flag per store port, then two eager-fork flags per load port.
+    MemoryPorts {
+        /// Load ports.
+        ld: u32,
+        /// Store ports.
+        st: u32,
+    },
+}
+
+impl StateLayout {
+    /// The fields of a node with `n_out` outputs, in word order.
+    pub fn fields(self, n_out: usize) -> Vec<RegField> {
+        match self {
+            StateLayout::None => Vec::new(),
+            StateLayout::EmittedPerOutput => (0..n_out as u32).map(RegField::Emitted).collect(),
+            StateLayout::ControlMerge => {
+                vec![
+                    RegField::Won,
+                    RegField::ResultEmitted,
+                    RegField::IndexEmitted,
+                ]
+            }
+            StateLayout::BufferSlots { slots } => (0..slots)
+                .flat_map(|slot| SlotPart::ALL.map(|part| RegField::Slot { slot, part }))
+                .collect(),
+            StateLayout::MemoryPorts { ld, st } => {
+                (0..st)
+                    .map(|port| RegField::StoreWriteValid { port })
+                    .chain((0..ld).flat_map(|port| {
+                        [0, 1].map(|output| RegField::LoadEmitted { port, output })
+                    }))
+                    .collect()
+            }
+        }
+    }
+
+    /// Number of register words of a node with `n_out` outputs.
+    pub fn words(self, n_out: usize) -> u32 {
+        match self {
+            StateLayout::None => 0,
+            StateLayout::EmittedPerOutput => n_out as u32,
+            StateLayout::ControlMerge => cmerge_regs::WORDS,
+            StateLayout::BufferSlots { slots } => slots * slot_regs::WORDS,
+            StateLayout::MemoryPorts { ld, st } => st + 2 * ld,
+        }
+    }
+
+    /// Word offset of `field` in this layout, if the layout has it.
+    pub fn offset(self, field: RegField) -> Option<u32> {
+        match (self, field) {
+            (StateLayout::EmittedPerOutput, RegField::Emitted(i)) => Some(i),
+            (StateLayout::ControlMerge, RegField::Won) => Some(cmerge_regs::WON),
+            (StateLayout::ControlMerge, RegField::ResultEmitted) => {
+                Some(cmerge_regs::RESULT_EMITTED)
+            }
+            (StateLayout::ControlMerge, RegField::IndexEmitted) => Some(cmerge_regs::INDEX_EMITTED),
+            (StateLayout::BufferSlots { slots }, RegField::Slot { slot, part }) if slot < slots => {
+                Some(slot * slot_regs::WORDS + part.offset())
+            }
+            (StateLayout::MemoryPorts { st, .. }, RegField::StoreWriteValid { port })
+                if port < st =>
+            {
+                Some(port)
+            }
+            (StateLayout::MemoryPorts { ld, st }, RegField::LoadEmitted { port, output })
+                if port < ld && output < 2 =>
+            {
+                Some(st + 2 * port + output)
+            }
+            _ => None,
+        }
+    }
+
+    /// Reads a node's register words (in [`StateLayout::fields`] order; missing words read
+    /// as 0) as typed state.
+    pub fn decode(self, words: &[u64]) -> NodeState {
+        let w = |i: u32| words.get(i as usize).copied().unwrap_or(0);
+        match self {
+            StateLayout::None => NodeState::Stateless,
+            StateLayout::EmittedPerOutput => {
+                NodeState::Emitted(words.iter().map(|&x| x != 0).collect())
+            }
+            StateLayout::ControlMerge => {
+                let won = w(cmerge_regs::WON);
+                NodeState::ControlMerge {
+                    won: (won != 0).then(|| won.trailing_zeros()),
+                    result_emitted: w(cmerge_regs::RESULT_EMITTED) != 0,
+                    index_emitted: w(cmerge_regs::INDEX_EMITTED) != 0,
+                }
+            }
+            StateLayout::BufferSlots { slots } => NodeState::Buffer(
+                (0..slots)
+                    .map(|k| {
+                        let base = k * slot_regs::WORDS;
+                        let get =
+                            |valid: u32, data: u32| (w(base + valid) != 0).then(|| w(base + data));
+                        SlotState {
+                            main: get(slot_regs::VALID, slot_regs::DATA),
+                            skid: get(slot_regs::SKID_VALID, slot_regs::SKID_DATA),
+                        }
+                    })
+                    .collect(),
+            ),
+            StateLayout::MemoryPorts { ld, st } => NodeState::Memory {
+                store_done_pending: (0..st).map(|j| w(j) != 0).collect(),
+                load_emitted: (0..ld)
+                    .map(|i| [w(st + 2 * i) != 0, w(st + 2 * i + 1) != 0])
+                    .collect(),
+            },
+        }
+    }
+}
+
+/// One buffer slot's contents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotState {
+    /// The main register's token, if full.
+    pub main: Option<u64>,
+    /// The skid register's token, if full.
+    pub skid: Option<u64>,
+}
+
+impl SlotState {
+    /// Number of tokens held (0, 1 or 2).
+    pub fn tokens(self) -> usize {
+        usize::from(self.main.is_some()) + usize::from(self.skid.is_some())
+    }
+
+    /// The token the slot offers downstream: the skid register's when full, else the main one.
+    pub fn front(self) -> Option<u64> {
+        self.skid.or(self.main)
+    }
+}
+
+/// A node's registers as typed values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeState {
+    /// The component has no registers.
+    Stateless,
+    /// Per output: already took its copy of the current token.
+    Emitted(Vec<bool>),
+    /// A `control_merge`'s registers.
+    ControlMerge {
+        /// Input held as winner until both outputs are sent.
+        won: Option<u32>,
+        /// `dataOut` already sent.
+        result_emitted: bool,
+        /// `index` already sent.
+        index_emitted: bool,
+    },
+    /// A buffer's slots, slot 0 at the input.
+    Buffer(Vec<SlotState>),
+    /// A memory's port registers.
+    Memory {
+        /// Per store port: a write happened and its `stDone` token is not taken yet.
+        store_done_pending: Vec<bool>,
+        /// Per load port: `[ldData, ldDone]` already sent.
+        load_emitted: Vec<[bool; 2]>,
+    },
+}
+
+impl NodeState {
+    /// True for a buffer that holds no token (false for anything else).
+    pub fn is_empty_buffer(&self) -> bool {
+        matches!(self, NodeState::Buffer(slots) if slots.iter().all(|s| s.tokens() == 0))
+    }
+}

@@ -1,0 +1,337 @@
+//! Type and attribute rules over a node's port types.
+//!
+//! [`check`] returns every broken rule as a [`Violation`] whose message names the port the way
+//! the verifier reports it (`input `stData0` has type i8, expected i32`); the MLIR reader shows
+//! the same messages at the operation's type annotation.
+
+use super::ComponentSpec;
+use super::ports::{PortRef, Ports};
+use crate::ops::{ArithClass, Op};
+use crate::types::Type;
+
+/// The type rule of a component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Typing {
+    /// Checked against the function's signature or the callee's by the verifier (arguments,
+    /// `return`, `instance`).
+    Signature,
+    /// Every output has the input's type (`fork`, `lazy_fork`, `br`, `buffer`).
+    OutputsLikeInput,
+    /// Every input has the output's type (`merge`).
+    InputsLikeOutput,
+    /// `mux`: an integer select wide enough for the data inputs, data inputs of the output type.
+    Mux,
+    /// `control_merge`: inputs of the `dataOut` type, an integer `index` wide enough.
+    ControlMerge,
+    /// `cond_br`: an `i1` condition, both outputs of the data type.
+    CondBr,
+    /// The output is `none` (`join`, `source`).
+    NoneOutput,
+    /// Output `i` has input `i`'s type (`sync`).
+    Pairwise,
+    /// The output is the tuple of the input types (`pack`).
+    Pack,
+    /// The outputs are the members of the input tuple (`unpack`).
+    Unpack,
+    /// A `none` control input and an integer output that the value fits (`constant`).
+    Constant,
+    /// Any types (`sink`, `never`).
+    Any,
+    /// `load`/`store`: integer address, `none` control, outputs of the data and address types.
+    MemoryAccess,
+    /// `memory`/`extmemory`: element-typed data, integer addresses, `none` done tokens.
+    Memory,
+    /// An `arith` operation of the class.
+    Arith(ArithClass),
+}
+
+/// What kind of rule a [`Violation`] breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViolationKind {
+    /// A port has the wrong number of ports (or tuple members).
+    Count,
+    /// A port has the wrong type.
+    Type,
+    /// An attribute is invalid (buffer slots and initial values, constant value).
+    Attribute,
+}
+
+/// One broken rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// Which kind of rule.
+    pub kind: ViolationKind,
+    /// What is wrong, naming the port (`condition has type i32, expected i1`).
+    pub message: String,
+}
+
+struct Checker<'a> {
+    ports: (&'a Ports, &'a Ports),
+    out: Vec<Violation>,
+}
+
+impl Checker<'_> {
+    fn push(&mut self, kind: ViolationKind, message: String) {
+        self.out.push(Violation { kind, message });
+    }
+
+    fn port(&self, p: PortRef) -> String {
+        match p {
+            PortRef::In(i) => format!("input `{}`", self.ports.0.name(i)),
+            PortRef::Out(i) => format!("output `{}`", self.ports.1.name(i)),
+        }
+    }
+
+    fn expect(&mut self, what: &str, actual: &Type, expected: &Type) {
+        if actual != expected {
+            self.push(
+                ViolationKind::Type,
+                format!("{what} has type {actual}, expected {expected}"),
+            );
+        }
+    }
+
+    fn expect_port(&mut self, p: PortRef, actual: &Type, expected: &Type) {
+        let what = self.port(p);
+        self.expect(&what, actual, expected);
+    }
+
+    fn expect_integer(&mut self, what: &str, t: &Type) {
+        if !t.is_integer() {
+            self.push(
+                ViolationKind::Type,
+                format!("{what} has type {t}, expected an integer or index"),
+            );
+        }
+    }
+}
+
+/// True when an index of type `t` can name `count` inputs.
+fn wide_enough(t: &Type, count: usize) -> bool {
+    match t {
+        Type::Index => true,
+        Type::Int(w) => *w >= 64 || (1u128 << *w) >= count as u128,
+        _ => false,
+    }
+}
+
+/// Checks `op`'s type and attribute rules; port counts must already be right.
+pub(super) fn check(op: &Op, sp: &ComponentSpec, ins: &[Type], outs: &[Type]) -> Vec<Violation> {
+    let mut c = Checker {
+        ports: (&sp.inputs, &sp.outputs),
+        out: Vec::new(),
+    };
+    match sp.typing {
+        // Checked against the function's or the callee's signature by the verifier.
+        Typing::Signature => {}
+        Typing::OutputsLikeInput => {
+            for (i, t) in outs.iter().enumerate() {
+                c.expect_port(PortRef::Out(i), t, &ins[0]);
+            }
+        }
+        Typing::InputsLikeOutput => {
+            for (i, t) in ins.iter().enumerate() {
+                c.expect_port(PortRef::In(i), t, &outs[0]);
+            }
+        }
+        Typing::Mux => {
+            let data = ins.len() - 1;
+            if !ins[0].is_integer() || !wide_enough(&ins[0], data) {
+                c.push(
+                    ViolationKind::Type,
+                    format!("select type {} cannot index {data} data inputs", ins[0]),
+                );
+            }
+            for (i, t) in ins.iter().enumerate().skip(1) {
+                c.expect_port(PortRef::In(i), t, &outs[0]);
+            }
+        }
+        Typing::ControlMerge => {
+            for (i, t) in ins.iter().enumerate() {
+                c.expect_port(PortRef::In(i), t, &outs[0]);
+            }
+            if !outs[1].is_integer() || !wide_enough(&outs[1], ins.len()) {
+                c.push(
+                    ViolationKind::Type,
+                    format!("index type {} cannot index {} inputs", outs[1], ins.len()),
+                );
+            }
+        }
+        Typing::CondBr => {
+            c.expect("condition", &ins[0], &Type::Int(1));
+            for (i, t) in outs.iter().enumerate() {
+                c.expect_port(PortRef::Out(i), t, &ins[1]);
+            }
+        }
+        Typing::NoneOutput => c.expect("output", &outs[0], &Type::None),
+        Typing::Pairwise => {
+            for (i, (o, t)) in outs.iter().zip(ins).enumerate() {
+                c.expect_port(PortRef::Out(i), o, t);
+            }
+        }
+        Typing::Pack => c.expect("output", &outs[0], &Type::Tuple(ins.to_vec())),
+        Typing::Unpack => match &ins[0] {
+            Type::Tuple(members) if members.len() != outs.len() => c.push(
+                ViolationKind::Count,
+                format!(
+                    "has {} outputs for a {}-member tuple",
+                    outs.len(),
+                    members.len()
+                ),
+            ),
+            Type::Tuple(members) => {
+                for (i, (o, t)) in outs.iter().zip(members).enumerate() {
+                    c.expect_port(PortRef::Out(i), o, t);
+                }
+            }
+            other => c.push(
+                ViolationKind::Type,
+                format!("input has type {other}, expected a tuple"),
+            ),
+        },
+        Typing::Constant => {
+            c.expect("input `ctrl`", &ins[0], &Type::None);
+            c.expect_integer("output", &outs[0]);
+        }
+        Typing::Any => {}
+        Typing::MemoryAccess => {
+            c.expect_integer("input `addrIn0`", &ins[0]);
+            c.expect("output `addrOut0`", &outs[1], &ins[0]);
+            c.expect_port(PortRef::Out(0), &outs[0], &ins[1]);
+            c.expect("input `ctrl`", &ins[2], &Type::None);
+        }
+        Typing::Memory => {
+            if let Op::Memory { ld, st, memref, .. } | Op::ExtMemory { ld, st, memref, .. } = op {
+                let (ld, st) = (*ld as usize, *st as usize);
+                for i in 0..st {
+                    c.expect_port(PortRef::In(2 * i), &ins[2 * i], &memref.elem);
+                    let what = c.port(PortRef::In(2 * i + 1));
+                    c.expect_integer(&what, &ins[2 * i + 1]);
+                    c.expect_port(PortRef::Out(ld + i), &outs[ld + i], &Type::None);
+                }
+                for i in 0..ld {
+                    let what = c.port(PortRef::In(2 * st + i));
+                    c.expect_integer(&what, &ins[2 * st + i]);
+                    c.expect_port(PortRef::Out(i), &outs[i], &memref.elem);
+                    c.expect_port(PortRef::Out(ld + st + i), &outs[ld + st + i], &Type::None);
+                }
+            }
+        }
+        Typing::Arith(class) => check_arith(&mut c, class, ins, &outs[0]),
+    }
+    check_attributes(&mut c, op, ins, outs);
+    c.out
+}
+
+/// Operand and result rules of `arith` ops.
+fn check_arith(c: &mut Checker<'_>, class: ArithClass, ins: &[Type], out: &Type) {
+    match class {
+        ArithClass::Compare => {
+            c.expect_integer("operand 0", &ins[0]);
+            c.expect("operand 1", &ins[1], &ins[0]);
+            c.expect("result", out, &Type::Int(1));
+        }
+        ArithClass::Select => {
+            c.expect("condition", &ins[0], &Type::Int(1));
+            c.expect("true value", &ins[1], out);
+            c.expect("false value", &ins[2], out);
+        }
+        ArithClass::Extend | ArithClass::Truncate => {
+            let (Type::Int(from), Type::Int(to)) = (&ins[0], out) else {
+                c.push(
+                    ViolationKind::Type,
+                    format!("casts {} to {out}, expected iN to iM", ins[0]),
+                );
+                return;
+            };
+            if class == ArithClass::Extend && to <= from {
+                c.push(
+                    ViolationKind::Type,
+                    format!("extends i{from} to i{to}, which is not wider"),
+                );
+            } else if class == ArithClass::Truncate && to >= from {
+                c.push(
+                    ViolationKind::Type,
+                    format!("truncates i{from} to i{to}, which is not narrower"),
+                );
+            }
+        }
+        ArithClass::IndexCast => {
+            let ok = matches!(
+                (&ins[0], out),
+                (Type::Index, Type::Int(_)) | (Type::Int(_), Type::Index)
+            );
+            if !ok {
+                c.push(
+                    ViolationKind::Type,
+                    format!(
+                        "casts {} to {out}, expected index to iN or iN to index",
+                        ins[0]
+                    ),
+                );
+            }
+        }
+        ArithClass::Binary => {
+            c.expect_integer("operand 0", &ins[0]);
+            c.expect("operand 1", &ins[1], &ins[0]);
+            c.expect("result", out, &ins[0]);
+        }
+    }
+}
+
+/// Attribute rules: the ops whose attributes constrain their values.
+fn check_attributes(c: &mut Checker<'_>, op: &Op, ins: &[Type], outs: &[Type]) {
+    match op {
+        Op::Buffer { slots, init, .. } => {
+            if *slots == 0 {
+                c.push(ViolationKind::Attribute, "buffer has 0 slots".into());
+            }
+            if let Some(init) = init {
+                if init.len() != *slots as usize {
+                    c.push(
+                        ViolationKind::Attribute,
+                        format!("has {} initial values for {slots} slots", init.len()),
+                    );
+                }
+                let mask = ins[0].mask();
+                if let Some(v) = init.iter().find(|v| **v & !mask != 0) {
+                    c.push(
+                        ViolationKind::Attribute,
+                        format!("initial value {v} does not fit in {}", ins[0]),
+                    );
+                }
+            }
+        }
+        Op::Constant { value } => {
+            let t = &outs[0];
+            if t.is_integer() && value & !t.mask() != 0 {
+                c.push(
+                    ViolationKind::Attribute,
+                    format!("value {value} does not fit in {t}"),
+                );
+            }
+        }
+        Op::Argument { .. }
+        | Op::Return
+        | Op::Fork
+        | Op::LazyFork
+        | Op::Merge
+        | Op::Mux
+        | Op::ControlMerge
+        | Op::CondBr
+        | Op::Br
+        | Op::Join
+        | Op::Sync
+        | Op::Pack
+        | Op::Unpack
+        | Op::Source
+        | Op::Sink
+        | Op::Never
+        | Op::Load
+        | Op::Store
+        | Op::Memory { .. }
+        | Op::ExtMemory { .. }
+        | Op::Instance { .. }
+        | Op::Arith(_) => {}
+    }
+}
