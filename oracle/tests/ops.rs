@@ -8,6 +8,7 @@ use handscope_oracle::harness::{DesignSpec, parse_top, run_designs, through_mlir
 use handscope_oracle::model::BuildOptions;
 use handscope_oracle::require_tools;
 use handscope_oracle::single::{chain, single_op};
+use handscope_sim::spec::CirctLowering;
 use handscope_sim::{ArithClass, ArithOp, BufferKind, CmpPredicate, Function, Op, Type};
 
 const CYCLES: u32 = 1000;
@@ -187,6 +188,8 @@ fn circuits() -> Vec<(Function, Vec<String>)> {
         let ty_sets: &[(Vec<Type>, Type)] = match (op, op.class()) {
             // CIRCT bug 3: divui/divsi are swapped in the RTL.
             (ArithOp::Divsi | ArithOp::Divui, _) => &[],
+            // Not lowered by CIRCT 1.62: covered against our SystemVerilog instead.
+            _ if op.circt() != CirctLowering::Lowered => &[],
             (_, ArithClass::Select) => &[(vec![i1.clone(), i8t.clone(), i8t.clone()], i8t.clone())],
             (_, ArithClass::Extend) => &[(vec![i8t.clone()], i32t.clone())],
             (_, ArithClass::Truncate) => &[(vec![i32t.clone()], i8t.clone())],

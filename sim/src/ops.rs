@@ -124,9 +124,10 @@ impl ArithClass {
     }
 }
 
-/// Defines [`ArithOp`] from one line per operation: variant, MLIR mnemonic, [`ArithClass`].
+/// Defines [`ArithOp`] from one line per operation: variant, MLIR mnemonic, [`ArithClass`],
+/// and whether CIRCT 1.62 lowers it to RTL ([`CirctLowering`](crate::spec::CirctLowering)).
 macro_rules! arith_ops {
-    ($($(#[doc = $doc:literal])* $variant:ident = $mnemonic:literal, $class:ident;)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident = $mnemonic:literal, $class:ident, $circt:ident;)*) => {
         /// Integer operations from the `arith` dialect allowed inside a `handshake.func`.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum ArithOp {
@@ -155,47 +156,55 @@ macro_rules! arith_ops {
                     ArithOp::Cmpi(_) => ArithClass::Compare,
                 }
             }
+
+            /// Whether CIRCT 1.62's `lower-handshake-to-hw` lowers the operation.
+            pub fn circt(self) -> crate::spec::CirctLowering {
+                match self {
+                    $(ArithOp::$variant => crate::spec::CirctLowering::$circt,)*
+                    ArithOp::Cmpi(_) => crate::spec::CirctLowering::Lowered,
+                }
+            }
         }
     };
 }
 
 arith_ops! {
     /// `addi`: wrapping add
-    Addi = "addi", Binary;
+    Addi = "addi", Binary, Lowered;
     /// `subi`: wrapping subtract
-    Subi = "subi", Binary;
+    Subi = "subi", Binary, Lowered;
     /// `muli`: wrapping multiply
-    Muli = "muli", Binary;
+    Muli = "muli", Binary, Lowered;
     /// `divsi`: signed divide
-    Divsi = "divsi", Binary;
+    Divsi = "divsi", Binary, Lowered;
     /// `divui`: unsigned divide
-    Divui = "divui", Binary;
+    Divui = "divui", Binary, Lowered;
     /// `remsi`: signed remainder
-    Remsi = "remsi", Binary;
+    Remsi = "remsi", Binary, Lowered;
     /// `remui`: unsigned remainder
-    Remui = "remui", Binary;
+    Remui = "remui", Binary, Lowered;
     /// `andi`
-    Andi = "andi", Binary;
+    Andi = "andi", Binary, Lowered;
     /// `ori`
-    Ori = "ori", Binary;
+    Ori = "ori", Binary, Lowered;
     /// `xori`
-    Xori = "xori", Binary;
+    Xori = "xori", Binary, Lowered;
     /// `shli`: shift left
-    Shli = "shli", Binary;
+    Shli = "shli", Binary, Lowered;
     /// `shrsi`: arithmetic shift right
-    Shrsi = "shrsi", Binary;
+    Shrsi = "shrsi", Binary, Lowered;
     /// `shrui`: logical shift right
-    Shrui = "shrui", Binary;
+    Shrui = "shrui", Binary, Lowered;
     /// `select` (condition, true value, false value)
-    Select = "select", Select;
+    Select = "select", Select, Lowered;
     /// `extsi`: sign extension
-    Extsi = "extsi", Extend;
+    Extsi = "extsi", Extend, Lowered;
     /// `extui`: zero extension
-    Extui = "extui", Extend;
+    Extui = "extui", Extend, Lowered;
     /// `trunci`: truncation
-    Trunci = "trunci", Truncate;
+    Trunci = "trunci", Truncate, Lowered;
     /// `index_cast`: sign-extending or truncating cast between `index` and `iN`
-    IndexCast = "index_cast", IndexCast;
+    IndexCast = "index_cast", IndexCast, Lowered;
 }
 
 impl ArithOp {

@@ -322,7 +322,7 @@ pub fn spec(op: &Op) -> ComponentSpec {
             StateLayout::None,
             DisplayClass::Compute,
             WaitRule::AllInputs,
-            Lowered,
+            a.circt(),
         ),
     }
 }
