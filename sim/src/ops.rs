@@ -195,6 +195,14 @@ arith_ops! {
     Shrsi = "shrsi", Binary, Lowered;
     /// `shrui`: logical shift right
     Shrui = "shrui", Binary, Lowered;
+    /// `maxsi`: signed maximum
+    Maxsi = "maxsi", Binary, NotLowered;
+    /// `minsi`: signed minimum
+    Minsi = "minsi", Binary, NotLowered;
+    /// `maxui`: unsigned maximum
+    Maxui = "maxui", Binary, NotLowered;
+    /// `minui`: unsigned minimum
+    Minui = "minui", Binary, NotLowered;
     /// `select` (condition, true value, false value)
     Select = "select", Select, Lowered;
     /// `extsi`: sign extension

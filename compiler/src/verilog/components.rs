@@ -212,6 +212,10 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 ArithOp::Shli => format!("(in1 >= {w}) ? {w}'d0 : in0 << in1"),
                 ArithOp::Shrui => format!("(in1 >= {w}) ? {w}'d0 : in0 >> in1"),
                 ArithOp::Shrsi => format!("{w}'($signed(in0) >>> in1)"),
+                ArithOp::Maxsi => "($signed(in0) > $signed(in1)) ? in0 : in1".into(),
+                ArithOp::Minsi => "($signed(in0) < $signed(in1)) ? in0 : in1".into(),
+                ArithOp::Maxui => "(in0 > in1) ? in0 : in1".into(),
+                ArithOp::Minui => "(in0 < in1) ? in0 : in1".into(),
                 ArithOp::Cmpi(p) => {
                     name = format!("hs_cmpi_{}_i{}_o{}", p.keyword(), sig(&s.ins), sig(&s.outs));
                     let (x, y) = if wi == 0 {

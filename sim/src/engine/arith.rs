@@ -55,6 +55,14 @@ pub enum BinOp {
     ShrS,
     /// logical shift right
     ShrU,
+    /// signed maximum
+    MaxS,
+    /// signed minimum
+    MinS,
+    /// unsigned maximum
+    MaxU,
+    /// unsigned minimum
+    MinU,
 }
 
 impl BinOp {
@@ -107,6 +115,10 @@ pub fn bin(op: BinOp, a: u64, b: u64, width: u32) -> u64 {
                 (x >> b) as u64
             }
         }
+        BinOp::MaxS => sext(a, width).max(sext(b, width)) as u64,
+        BinOp::MinS => sext(a, width).min(sext(b, width)) as u64,
+        BinOp::MaxU => a.max(b),
+        BinOp::MinU => a.min(b),
     };
     r & m
 }
@@ -213,6 +225,24 @@ mod tests {
         // width 0
         assert_eq!(bin(BinOp::Add, 0, 0, 0), 0);
         assert_eq!(cmp(CmpPredicate::Eq, 0, 0, 0), 1);
+    }
+
+    #[test]
+    fn min_max_signed_and_unsigned() {
+        let m8 = width_mask(8);
+        let neg = |x: i64| (x as u64) & m8;
+        assert_eq!(bin(BinOp::MaxS, neg(-3), 5, 8), 5);
+        assert_eq!(bin(BinOp::MinS, neg(-3), 5, 8), neg(-3));
+        assert_eq!(bin(BinOp::MaxU, neg(-3), 5, 8), neg(-3));
+        assert_eq!(bin(BinOp::MinU, neg(-3), 5, 8), 5);
+        // i1: 1 is -1 signed.
+        assert_eq!(bin(BinOp::MaxS, 1, 0, 1), 0);
+        assert_eq!(bin(BinOp::MaxU, 1, 0, 1), 1);
+        // i64 extremes.
+        let min = 1u64 << 63;
+        assert_eq!(bin(BinOp::MinS, min, u64::MAX, 64), min);
+        assert_eq!(bin(BinOp::MaxU, min, u64::MAX, 64), u64::MAX);
+        assert_eq!(bin(BinOp::MaxS, 0, 0, 0), 0);
     }
 
     #[test]

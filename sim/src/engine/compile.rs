@@ -358,6 +358,10 @@ fn compile_node(
                 ArithOp::Shli => bin(BinOp::Shl),
                 ArithOp::Shrsi => bin(BinOp::ShrS),
                 ArithOp::Shrui => bin(BinOp::ShrU),
+                ArithOp::Maxsi => bin(BinOp::MaxS),
+                ArithOp::Minsi => bin(BinOp::MinS),
+                ArithOp::Maxui => bin(BinOp::MaxU),
+                ArithOp::Minui => bin(BinOp::MinU),
                 ArithOp::Select => Fwd::Select {
                     c: ins[0],
                     t: ins[1],
