@@ -3,7 +3,9 @@
 mod common;
 
 use common::{describe_module, func, parse_ok, round_trip};
-use handscope_sim::{ArgType, ArithOp, BufferKind, CmpPredicate, MemRefType, NameHint, Op, Type};
+use handscope_sim::{
+    ArgType, ArithClass, ArithOp, BufferKind, CmpPredicate, MemRefType, NameHint, Op, OpKind, Type,
+};
 
 /// (label, signature, custom body, generic body)
 const CASES: &[(&str, &str, &str, &str)] = &[
@@ -92,6 +94,12 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "%cc:3 = \"handshake.fork\"(%c) : (none) -> (none, none, none)\n%d, %a = \"handshake.load\"(%i2, %ld, %cc#0) : (index, i32, none) -> (i32, index)\n%sd, %sa = \"handshake.store\"(%i, %v, %cc#1) : (index, i32, none) -> (i32, index)\n%ld, %sdone, %ldone = \"handshake.memory\"(%sd, %sa, %a) {id = 3 : i32, ldCount = 1 : i32, lsq = false, memRefType = memref<16xi32>, stCount = 1 : i32} : (i32, index, index) -> (i32, none, none)\n%i2 = \"handshake.constant\"(%cc#2) {value = 1 : index} : (none) -> index\n%j = \"handshake.join\"(%sdone, %ldone) : (none, none) -> none\n\"handshake.return\"(%d, %j) : (i32, none) -> ()",
     ),
     (
+        "extmemory",
+        "%mem: memref<8xi32>, %v: i32, %i: index, %c: none",
+        "%done = extmemory[ld = 0, st = 1] (%mem : memref<8xi32>) (%v, %i) {id = 0 : i32} : (i32, index) -> none\n%j = join %done, %c : none, none\nreturn %j : none",
+        "%done = \"handshake.extmemory\"(%mem, %v, %i) {id = 0 : i32, ldCount = 0 : i32, stCount = 1 : i32} : (memref<8xi32>, i32, index) -> none\n%j = \"handshake.join\"(%done, %c) : (none, none) -> none\n\"handshake.return\"(%j) : (none) -> ()",
+    ),
+    (
         "arith",
         "%a: i32, %b: i32, %c: none",
         "%x:7 = fork [7] %a : i32\n%y:6 = fork [6] %b : i32\n%0 = arith.addi %x#0, %y#0 : i32\n%1 = arith.cmpi uge, %x#1, %y#1 : i32\n%2 = arith.select %1, %x#2, %y#2 : i32\n%3 = arith.trunci %x#3 : i32 to i8\n%4 = arith.extui %3 : i8 to i16\n%5 = arith.extsi %4 : i16 to i64\n%6 = arith.index_cast %x#4 : i32 to index\n%7 = arith.shrsi %x#5, %y#3 : i32\n%8 = arith.divui %x#6, %y#4 : i32\n%9 = arith.xori %8, %y#5 : i32\n%j = join %0, %2, %5, %6, %7, %9 : i32, i32, i64, index, i32, i32\nreturn %j, %c : none, none",
@@ -138,6 +146,77 @@ fn custom_func(sig: &str, body: &str) -> String {
     let ret = body.lines().last().unwrap();
     let rt = ret.rsplit_once(" : ").unwrap().1;
     format!("handshake.func @f({sig}) -> ({rt}) {{\n{body}\n}}\n")
+}
+
+/// Every operation kind the model has is covered by the syntax cases above, in custom form
+/// (`<mnemonic> `) and generic form (`"handshake.<mnemonic>"`), and every arith op in both.
+#[test]
+fn every_op_kind_has_syntax_cases() {
+    let custom: String = CASES.iter().map(|c| c.2).collect::<Vec<_>>().join("\n");
+    let generic: String = CASES.iter().map(|c| c.3).collect::<Vec<_>>().join("\n");
+    let module_cases = include_str!("mlir_syntax.rs");
+    for k in OpKind::handshake_ops() {
+        let m = k.mnemonic();
+        let in_custom = custom.lines().chain(module_cases.lines()).any(|l| {
+            l.split_whitespace()
+                .any(|w| w.split(['[', '(']).next() == Some(m))
+        });
+        assert!(in_custom, "no custom-form case for `{m}`");
+        assert!(
+            generic.contains(&format!("\"handshake.{m}\""))
+                || module_cases.contains(&format!("\\\"handshake.{m}\\\"")),
+            "no generic-form case for `{m}`"
+        );
+    }
+    // Arith ops: one case per op, written from its class, in both forms.
+    for &(op, m) in ArithOp::SIMPLE {
+        let (sig, ins, tys, out): (&str, &str, &str, &str) = match op.class() {
+            ArithClass::Binary => ("%a: i32, %b: i32", "%a, %b", "i32, i32", "i32"),
+            ArithClass::Compare => unreachable!("cmpi is not in SIMPLE"),
+            ArithClass::Select => (
+                "%p: i1, %a: i32, %b: i32",
+                "%p, %a, %b",
+                "i1, i32, i32",
+                "i32",
+            ),
+            ArithClass::Extend => ("%a: i8", "%a", "i8", "i32"),
+            ArithClass::Truncate => ("%a: i32", "%a", "i32", "i8"),
+            ArithClass::IndexCast => ("%a: i32", "%a", "i32", "index"),
+        };
+        let custom_ty = match op.class() {
+            ArithClass::Extend | ArithClass::Truncate | ArithClass::IndexCast => {
+                format!("{tys} to {out}")
+            }
+            ArithClass::Select => "i32".to_string(),
+            _ => out.to_string(),
+        };
+        let sig = format!("{sig}, %c: none");
+        let c = custom_func(
+            &sig,
+            &format!("%r = arith.{m} {ins} : {custom_ty}\nreturn %r, %c : {out}, none"),
+        );
+        let g = generic_func(
+            &sig,
+            &format!(
+                "%r = \"arith.{m}\"({ins}) : ({tys}) -> {out}\n\"handshake.return\"(%r, %c) : ({out}, none) -> ()"
+            ),
+        );
+        let (mc, mg) = (parse_ok(&c), parse_ok(&g));
+        assert_eq!(
+            describe_module(&mc, false),
+            describe_module(&mg, false),
+            "arith.{m}"
+        );
+        assert!(
+            mc.functions[0]
+                .nodes
+                .values()
+                .any(|n| n.op == Op::Arith(op)),
+            "arith.{m}"
+        );
+        round_trip(&c);
+        round_trip(&g);
+    }
 }
 
 #[test]
@@ -316,6 +395,16 @@ module {
     assert!(
         w.contains("extmemory[ld = 0, st = 1] (%mem : memref<8xi32>)"),
         "{w}"
+    );
+    // The instance in generic form gives the same graph.
+    let generic = src.replace(
+        "%r:2 = instance @callee(%k, %done) : (i32, none) -> (i32, none)",
+        "%r:2 = \"handshake.instance\"(%k, %done) {module = @callee} : (i32, none) -> (i32, none)",
+    );
+    assert_ne!(generic, src);
+    assert_eq!(
+        describe_module(&parse_ok(&generic), false),
+        describe_module(&m, false)
     );
 }
 
