@@ -15,8 +15,10 @@
 //! combinational cycle.
 //!
 //! CIRCT 1.62 bugs avoided (see docs/semantics.md, "Differences from CIRCT 1.62"):
-//! 1. `mux` always has exactly 2 data inputs; an `index` select only comes from a 2-input
-//!    `control_merge`'s index (values 0/1), an `i1` select from anything.
+//! 1. `mux` always has exactly 2 data inputs; an `i1` select comes from anything, an `index`
+//!    select mostly from a 2-input `control_merge`'s index (values 0/1) and sometimes from any
+//!    index value or an `i1` sign-extended by `index_cast` (true is -1): out-of-range selects,
+//!    of which the RTL reads only the low bit.
 //! 2. `merge` and `control_merge` only merge `none` channels, so the data they output is never
 //!    compared (the index of `control_merge` is correct in the RTL).
 //! 3. `divui`/`divsi` are never generated (`remui`/`remsi` are; both sides give 0 for a zero
@@ -324,14 +326,24 @@ impl Builder<'_> {
             }
             7 | 8 => {
                 let t = self.some_type();
-                let sel = match self.take_where(|ty, z| *ty == Type::Index && z) {
-                    Some(s) if self.rng.chance(0.8) => s,
+                // Out-of-range selects: any index value, or an i1 sign-extended to index (true
+                // is -1, as CIRCT's own `lower-cf-to-handshake` produces); only the low select
+                // bit counts.
+                let any_index = self.rng.chance(0.25);
+                let sel = match self.take_where(|ty, z| *ty == Type::Index && (z || any_index)) {
+                    Some(s) if any_index || self.rng.chance(0.8) => s,
                     Some(s) => {
                         self.pool.push(Open {
                             ch: s,
                             zero_one: true,
                         });
                         self.take(&Type::Int(1))
+                    }
+                    None if any_index => {
+                        let c = self.take(&Type::Int(1));
+                        let out =
+                            self.node(Op::Arith(ArithOp::IndexCast), vec![c], vec![Type::Index]);
+                        self.pop(out[0])
                     }
                     None => self.take(&Type::Int(1)),
                 };

@@ -67,6 +67,8 @@ pub struct TraceObserver<'f> {
     div_checks: Vec<(NodeId, usize, usize)>,
     /// `(node, input channels, out channel, index of the `won` state word)`.
     merge_checks: Vec<(NodeId, Vec<usize>, usize, Option<usize>)>,
+    /// Muxes whose out-of-range select is not reported yet: (node, select, data inputs, width).
+    mux_unreported: Vec<(NodeId, usize, usize, u32)>,
 }
 
 impl<'f> TraceObserver<'f> {
@@ -118,6 +120,7 @@ impl<'f> TraceObserver<'f> {
         let mut mems = Vec::new();
         let mut div_checks = Vec::new();
         let mut merge_checks = Vec::new();
+        let mut mux_unreported = Vec::new();
         let mut watched = Vec::new();
         for (nid, node) in f.nodes.iter() {
             match &node.op {
@@ -180,6 +183,11 @@ impl<'f> TraceObserver<'f> {
                     merge_checks.push((nid, ins, node.outputs[0].index(), won));
                 }
                 Op::CondBr => watched.extend(node.outputs.iter().map(|c| c.index())),
+                Op::Mux if node.inputs.len() > 1 => {
+                    let sel = node.inputs[0];
+                    let w = f.channels[sel].ty.bit_width();
+                    mux_unreported.push((nid, sel.index(), node.inputs.len() - 1, w));
+                }
                 _ => {}
             }
         }
@@ -207,6 +215,7 @@ impl<'f> TraceObserver<'f> {
             mems,
             div_checks,
             merge_checks,
+            mux_unreported,
         }
     }
 
@@ -261,6 +270,19 @@ impl<'f> TraceObserver<'f> {
         }
         let fire = |i: usize| get(s.valid, i) & get(s.ready, i);
         let data = |i: usize| s.data.get(i).copied().unwrap_or(0);
+        let mut k = 0;
+        while k < self.mux_unreported.len() {
+            let (node, sel, n_data, w) = self.mux_unreported[k];
+            let bits = data(sel);
+            if get(s.valid, sel) && bits >= n_data as u64 {
+                self.mux_unreported.remove(k);
+                let value = crate::engine::arith::sext(bits, w);
+                let note = crate::spec::mux_select_note(bits, value, n_data);
+                self.event(node, EventKind::SelectOutOfRange, note);
+            } else {
+                k += 1;
+            }
+        }
         if any {
             for &w in &self.watched {
                 if fire(w) {

@@ -20,7 +20,7 @@ use serde::Serialize;
 use crate::graph::{ChannelId, Function, NodeId};
 use crate::ops::Op;
 use crate::report::{Value, render_value};
-use crate::spec::WaitRule;
+use crate::spec::{WaitRule, mux_input};
 
 /// A token that cannot move.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -216,8 +216,8 @@ impl LiveView<'_> {
                 if !self.v(sel) {
                     return vec![sel];
                 }
-                let k = self.data[sel.index()] as usize;
-                match node.inputs.get(k + 1) {
+                let k = mux_input(self.data[sel.index()], node.inputs.len() - 1);
+                match k.and_then(|k| node.inputs.get(k + 1)) {
                     Some(&c) if !self.v(c) => vec![c],
                     _ => Vec::new(),
                 }
@@ -258,6 +258,17 @@ impl LiveView<'_> {
                 }
             }
             Op::Never => format!("{id} never produces a token"),
+            Op::Mux
+                if self.v(node.inputs[0])
+                    && mux_input(self.data[node.inputs[0].index()], node.inputs.len() - 1)
+                        .is_none() =>
+            {
+                format!(
+                    "{id}'s select {} names no data input: only its low {} bits count, so it takes nothing",
+                    self.value_text(node.inputs[0]),
+                    crate::spec::mux_select_bits(node.inputs.len() - 1)
+                )
+            }
             Op::CondBr => {
                 let (t, f) = (node.outputs[0], node.outputs[1]);
                 let other = match asked {

@@ -112,6 +112,9 @@ pub enum EventKind {
     NoConvergence,
     /// A merge or control_merge chose between several valid inputs.
     Nondeterminism,
+    /// A mux's select offered a value outside `0..N` (reported once per mux): only its low
+    /// `ceil(log2 N)` bits count, as in CIRCT's RTL.
+    SelectOutOfRange,
     /// Further events were dropped (limit reached).
     Truncated,
 }

@@ -43,6 +43,9 @@ pub enum Rule {
     RecursiveInstance,
     /// A cycle of combinational paths with no register on it.
     CombinationalCycle,
+    /// Warning: a `mux` select can take a value outside `0..N` (a constant, or an `i1`
+    /// sign-extended to -1); only its low `ceil(log2 N)` bits count.
+    SelectRange,
     /// Warning: CIRCT 1.62's `lower-handshake-to-hw` cannot lower this.
     CirctUnsupported,
     /// Warning (only with [`VerifyOptions::circt_compat`]): CIRCT 1.62's RTL is known to be
@@ -64,6 +67,7 @@ impl Rule {
             Rule::MissingCallee => "missing-callee",
             Rule::RecursiveInstance => "recursive-instance",
             Rule::CombinationalCycle => "combinational-cycle",
+            Rule::SelectRange => "select-range",
             Rule::CirctUnsupported => "circt-unsupported",
             Rule::CirctBug => "circt-bug",
         }

@@ -427,6 +427,60 @@ fn mux_selects_and_merge_prefers_lowest() {
     );
 }
 
+/// Out-of-range selects: only the low ceil(log2 N) bits count (CIRCT's RTL); an `i1` true cast
+/// to `index` (-1) takes the last input of a 2-input mux; low bits that name no input (N not a
+/// power of two) take nothing. Each mux reports its first out-of-range select once.
+#[test]
+fn mux_uses_the_low_select_bits() {
+    let mux = |n: usize, sels: Vec<u64>| {
+        let mut f = handscope_sim::Function::new("t");
+        let s = arg(&mut f, "s", Type::Index);
+        let mut ins = vec![s];
+        let mut tokens = vec![("s".to_string(), sels)];
+        for i in 0..n {
+            let name = format!("d{i}");
+            ins.push(arg(&mut f, &name, Type::Int(8)));
+            tokens.push((name, vec![10 + i as u64; 4]));
+        }
+        let mx = node(&mut f, Op::Mux, ins, vec![Type::Int(8)]);
+        let o = out(&f, mx, 0);
+        ret(&mut f, vec![o]);
+        let mut e = Environment::default();
+        for (n, v) in tokens {
+            e.push_tokens(n, TokenSource::Values(v));
+        }
+        let mut sim = Simulation::new(&f, e).unwrap();
+        sim.run(40)
+    };
+    let minus_one = u64::MAX;
+    let r = mux(2, vec![minus_one, 0, 5]);
+    let v: Vec<u64> = r.outputs["r0"].iter().map(|t| t.bits).collect();
+    assert_eq!(v, [11, 10, 11], "-1 and 5 have low bit 1: in1");
+    let ev: Vec<_> = r
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::SelectOutOfRange)
+        .collect();
+    assert_eq!(ev.len(), 1, "reported once: {:?}", r.events);
+    assert_eq!(ev[0].cycle, 0);
+    assert!(ev[0].message.contains("select -1"), "{}", ev[0].message);
+    assert!(ev[0].message.contains("takes in1"), "{}", ev[0].message);
+
+    let r = mux(3, vec![6, 3]);
+    let v: Vec<u64> = r.outputs["r0"].iter().map(|t| t.bits).collect();
+    assert_eq!(v, [12], "6 = 0b110: low bits 2 take in2; 3 names no input");
+    assert_eq!(r.status, Status::Deadlock);
+    let ev: Vec<_> = r
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::SelectOutOfRange)
+        .collect();
+    assert_eq!(ev.len(), 1);
+    assert!(ev[0].message.contains("takes in2"), "{}", ev[0].message);
+    let chain = r.deadlock.expect("deadlock report").explanation.join("\n");
+    assert!(chain.contains("mux0"), "{chain}");
+}
+
 #[test]
 fn constant_source_sink_join_sync_lazy_fork_store_load() {
     // source -> constant -> result; lazy_fork feeding two results.

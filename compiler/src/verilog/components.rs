@@ -11,7 +11,7 @@
 
 use std::fmt::Write as _;
 
-use handscope_sim::spec::CountContext;
+use handscope_sim::spec::{CountContext, mux_select_bits};
 use handscope_sim::{ArithOp, CmpPredicate, Op};
 
 /// A generated module: its name and text.
@@ -130,6 +130,9 @@ fn resize(e: &str, from: u32, to: u32, signed: bool) -> String {
         } else {
             format!("{e}[{}:0]", to - 1)
         }
+    } else if signed && from == 1 {
+        // A 1-bit port has no range to select from: replicate it.
+        format!("{{{to}{{{e}}}}}")
     } else if signed && from > 0 {
         format!("{{{{{}{{{e}[{}]}}}}, {e}}}", to - from, from - 1)
     } else if from == 0 {
@@ -295,15 +298,17 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             let sw = s.ins[0];
             // Valid and data in one block, readies from the fire signal: a block that wrote
             // both would look like a combinational loop to Verilator (valid out, ready in).
+            // The low ceil(log2 N) select bits name the input (docs/semantics.md, `mux`).
+            let bits = mux_select_bits(ni - 1).min(sw);
             let sel = |k: usize| {
-                if sw == 0 {
+                if bits == 0 {
                     if k == 1 {
                         "1'b1".to_string()
                     } else {
                         "1'b0".into()
                     }
                 } else {
-                    format!("{{{}'d0, select}} == 65'd{}", 65 - sw, k - 1)
+                    format!("select[{}:0] == {bits}'d{}", bits - 1, k - 1)
                 }
             };
             g.line("always_comb begin");

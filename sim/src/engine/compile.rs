@@ -460,6 +460,7 @@ fn compile_node(
                 outs.clone(),
             );
             b.bwd(nid, Bwd::Mux { sel, ins: sp, out }, outs, ins);
+            b.p.mux_checks.push((nid, sel, sp.len));
         }
         Op::Merge => {
             let sp = b.span(ins.iter().copied());

@@ -2,7 +2,7 @@
 
 use super::arith;
 use super::program::{Bwd, Clk, Fwd, Program, Seg, Span, TypedOp};
-use crate::spec::{cmerge_regs, slot_regs};
+use crate::spec::{cmerge_regs, mux_input, slot_regs};
 use crate::types::width_mask;
 
 // Register word offsets, from the components' state layouts (`crate::spec`).
@@ -206,9 +206,8 @@ fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
         }
         Fwd::Mux { sel, ins, out } => {
             let (sl, o) = (sel as usize, out as usize);
-            let k = s.data.at(sl);
-            if k < u64::from(ins.len) {
-                let c = p.ports.at(ins.start as usize + k as usize) as usize;
+            if let Some(k) = mux_input(s.data.at(sl), ins.len as usize) {
+                let c = p.ports.at(ins.start as usize + k) as usize;
                 *s.valid.at_mut(o) = s.valid.at(sl) & s.valid.at(c);
                 *s.data.at_mut(o) = s.data.at(c);
             } else {
@@ -447,10 +446,8 @@ fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
             for &c in p.span(ins) {
                 *s.ready.at_mut(c as usize) = false;
             }
-            let k = s.data.at(sel as usize);
-            if k < u64::from(ins.len) {
-                *s.ready
-                    .at_mut(p.ports.at(ins.start as usize + k as usize) as usize) = r;
+            if let Some(k) = mux_input(s.data.at(sel as usize), ins.len as usize) {
+                *s.ready.at_mut(p.ports.at(ins.start as usize + k) as usize) = r;
             }
             *s.ready.at_mut(sel as usize) = r;
         }

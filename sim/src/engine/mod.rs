@@ -118,6 +118,9 @@ pub struct Simulation {
     window: u64,
     status: Option<Status>,
     events: Vec<RuntimeEvent>,
+    /// Entries of `Program::mux_checks` not reported yet (an out-of-range select is reported
+    /// once per mux).
+    mux_unreported: Vec<(u32, u32, u32)>,
     deadlock: Option<DeadlockReport>,
     trace: Option<Trace>,
     stop_when_done: bool,
@@ -231,6 +234,7 @@ impl Simulation {
             .flat_map(|n| n.outputs.iter().map(|c| c.as_u32()))
             .collect();
         let window = deadlock::effective_window(env.deadlock_window, f);
+        let mux_unreported = prog.mux_checks.clone();
         Ok(Simulation {
             func: f.clone(),
             prog,
@@ -247,6 +251,7 @@ impl Simulation {
             window,
             status: None,
             events: Vec::new(),
+            mux_unreported,
             deadlock: None,
             trace: None,
             stop_when_done: true,
@@ -397,6 +402,9 @@ impl Simulation {
                 },
             );
         }
+        if !self.mux_unreported.is_empty() {
+            self.check_mux_selects();
+        }
         let any_fire = self.observe();
         if let Some(r) = self.trace.as_mut().and_then(Trace::resim_mut) {
             r.end_cycle(&self.st);
@@ -464,6 +472,25 @@ impl Simulation {
             return self.func.name.clone();
         }
         self.func.nodes[NodeId::from_u32(node)].id.clone()
+    }
+
+    /// Reports muxes whose valid select is out of range in the settled cycle (once each).
+    fn check_mux_selects(&mut self) {
+        let (st, cycle, widths) = (&self.st, self.cycle, &self.prog.widths);
+        let events = &mut self.events;
+        let func = &self.func;
+        self.mux_unreported.retain(|&(node, sel, n)| {
+            let (v, k) = (st.valid[sel as usize], st.data[sel as usize]);
+            if !v || k < u64::from(n) {
+                return true;
+            }
+            let id = func.nodes[NodeId::from_u32(node)].id.clone();
+            let value = arith::sext(k, u32::from(widths[sel as usize]));
+            push_event(events, cycle, id, EventKind::SelectOutOfRange, || {
+                crate::spec::mux_select_note(k, value, n as usize)
+            });
+            false
+        });
     }
 
     /// Records transfers of the settled cycle. Returns true when any channel fired.

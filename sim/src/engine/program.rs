@@ -347,6 +347,8 @@ pub struct Program {
     pub results: Vec<u32>,
     /// Division nodes to check for a zero divisor when they fire: (node, divisor, out).
     pub div_checks: Vec<(u32, u32, u32)>,
+    /// Muxes to check for an out-of-range select: (node, select channel, data inputs).
+    pub mux_checks: Vec<(u32, u32, u32)>,
     /// Merge-like nodes to check for several valid inputs: (node, inputs, out, cmerge reg).
     pub merge_checks: Vec<(u32, Span, u32, Option<u32>)>,
     /// Per node (by `NodeId` index): its register range `[start, end)`.

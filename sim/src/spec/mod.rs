@@ -349,6 +349,42 @@ impl Op {
     }
 }
 
+/// The data input a `mux` with `n_data` data inputs takes for select value `select`, as CIRCT's
+/// RTL decides it: only the low `ceil(log2 n_data)` bits of the select count (so an `i1` true
+/// sign-extended to `index`, -1, picks the last input of a 2-input mux); when those bits name
+/// no input (possible when `n_data` is not a power of two) the mux takes nothing. See
+/// `docs/semantics.md`.
+#[inline(always)]
+pub fn mux_input(select: u64, n_data: usize) -> Option<usize> {
+    let k = (select & mux_select_mask(n_data)) as usize;
+    (k < n_data).then_some(k)
+}
+
+/// The select bits a `mux` with `n_data` data inputs reads: `2^ceil(log2 n_data) - 1`.
+#[inline(always)]
+pub fn mux_select_mask(n_data: usize) -> u64 {
+    (n_data.max(1).next_power_of_two() as u64) - 1
+}
+
+/// The runtime event text for a `mux` whose select (`bits`, the select's bit pattern, and
+/// `value`, the same read as a signed number) is out of range for `n_data` data inputs.
+pub fn mux_select_note(bits: u64, value: i64, n_data: usize) -> String {
+    let b = mux_select_bits(n_data);
+    let what = match mux_input(bits, n_data) {
+        Some(i) => format!("it takes in{i}"),
+        None => "no input matches, so it takes nothing".into(),
+    };
+    format!(
+        "select {value} is out of range for {n_data} data inputs; its low {b} bit{} count, as in CIRCT's RTL: {what}",
+        if b == 1 { "" } else { "s" }
+    )
+}
+
+/// Number of select bits a `mux` with `n_data` data inputs reads (`ceil(log2 n_data)`).
+pub fn mux_select_bits(n_data: usize) -> u32 {
+    mux_select_mask(n_data).count_ones()
+}
+
 /// Checks a node's port counts and port types against its op's spec: the number of inputs and
 /// outputs first (given the function's result count for `return`), then, when they are right,
 /// the type and attribute rules. `instance` nodes are checked against their callee by the

@@ -3,8 +3,9 @@
 
 use super::{Cx, Rule, VerifyOptions};
 use crate::graph::{ArgType, Module, NodeId};
+use crate::ops::ArithOp;
 use crate::ops::Op;
-use crate::spec::{CirctLowering, ViolationKind, check_node};
+use crate::spec::{CirctLowering, ViolationKind, check_node, mux_input, mux_select_bits};
 use crate::types::Type;
 
 /// Runs the port rules on every node.
@@ -12,6 +13,7 @@ pub(super) fn check_ports(cx: &mut Cx<'_>, opts: &VerifyOptions, module: Option<
     let ids: Vec<NodeId> = cx.f.nodes.keys().collect();
     for n in ids {
         check_node_ports(cx, n, module);
+        check_mux_select(cx, n);
         check_compat(cx, n, opts);
     }
 }
@@ -174,6 +176,40 @@ fn check_instance(
             &ty_out[i],
             &r.ty,
         );
+    }
+}
+
+/// Warns when a `mux`'s select visibly takes values outside `0..N`: a constant out of range,
+/// or an `i1` sign-extended (`extsi`, `index_cast`) so that true becomes all ones.
+fn check_mux_select(cx: &mut Cx<'_>, n: NodeId) {
+    let f = cx.f;
+    let node = &f.nodes[n];
+    if node.op != Op::Mux || node.inputs.len() < 2 {
+        return;
+    }
+    let n_data = node.inputs.len() - 1;
+    let bits = mux_select_bits(n_data);
+    let outcome = |v: u64| match mux_input(v, n_data) {
+        Some(i) => format!("takes in{i}"),
+        None => "takes nothing (the mux never fires)".to_string(),
+    };
+    let producer = &f.nodes[f.channels[node.inputs[0]].producer.node];
+    let from_ty = |i: usize| producer.inputs.get(i).map(|c| &f.channels[*c].ty);
+    let message = match &producer.op {
+        Op::Constant { value } if *value >= n_data as u64 => Some(format!(
+            "the select is the constant {value}, out of range for {n_data} data inputs; its low {bits} bit(s) count, so the mux {}",
+            outcome(*value)
+        )),
+        Op::Arith(ArithOp::Extsi | ArithOp::IndexCast) if from_ty(0) == Some(&Type::Int(1)) => {
+            Some(format!(
+                "the select sign-extends an i1, so true becomes -1, out of range for {n_data} data inputs; its low {bits} bit(s) count, so on true the mux {}",
+                outcome(u64::MAX)
+            ))
+        }
+        _ => None,
+    };
+    if let Some(m) = message {
+        cx.warning(Rule::SelectRange, n, m);
     }
 }
 

@@ -741,3 +741,42 @@ fn cycle_report_is_deterministic() {
         assert_eq!(verify(&f.clone()), a);
     }
 }
+
+#[test]
+fn out_of_range_mux_selects_are_warned() {
+    // index_cast of an i1: true becomes -1.
+    let mut b = B::new();
+    let c = b.arg("c", Type::Int(1));
+    let d: Vec<_> = (0..3).map(|i| b.arg(&format!("d{i}"), I32)).collect();
+    let s = b.out(Op::Arith(ArithOp::IndexCast), vec![c], Type::Index);
+    let m = b.out(Op::Mux, [vec![s], d].concat(), I32);
+    b.ret(vec![m]);
+    let r = verify(&b.done());
+    assert!(r.is_ok(), "{:?}", r.errors);
+    assert_eq!(rules(&r.warnings), [Rule::SelectRange]);
+    let msg = &r.warnings[0].message;
+    assert!(msg.contains("true becomes -1"), "{msg}");
+    assert!(msg.contains("takes nothing"), "{msg}");
+    // A constant select of 5 for 2 inputs: low bit 1 takes in1.
+    let mut b = B::new();
+    let go = b.arg("go", Type::None);
+    let d: Vec<_> = (0..2).map(|i| b.arg(&format!("d{i}"), I32)).collect();
+    let s = b.out(Op::Constant { value: 5 }, vec![go], Type::Index);
+    let m = b.out(Op::Mux, [vec![s], d].concat(), I32);
+    b.ret(vec![m]);
+    let r = verify(&b.done());
+    assert_eq!(rules(&r.warnings), [Rule::SelectRange]);
+    assert!(
+        r.warnings[0].message.contains("takes in1"),
+        "{}",
+        r.warnings[0].message
+    );
+    // An in-range constant is fine.
+    let mut b = B::new();
+    let go = b.arg("go", Type::None);
+    let d: Vec<_> = (0..2).map(|i| b.arg(&format!("d{i}"), I32)).collect();
+    let s = b.out(Op::Constant { value: 1 }, vec![go], Type::Index);
+    let m = b.out(Op::Mux, [vec![s], d].concat(), I32);
+    b.ret(vec![m]);
+    assert!(verify(&b.done()).warnings.is_empty());
+}
