@@ -359,3 +359,17 @@ fn lexical_and_location_errors() {
         "not a handshake function",
     );
 }
+
+#[test]
+fn undefined_and_redefined_type_aliases() {
+    expect_err(
+        &body("  %0:2 = fork [2] %a : !word"),
+        2,
+        "!word",
+        "undefined type alias `!word`",
+    );
+    let src = "!t = i32\n!t = i8\nhandshake.func @f(%c: none) -> none {\n  return %c : none\n}\n";
+    let e = parse_mlir(src, "bad.mlir").unwrap_err();
+    assert_eq!(e.line_col(), (2, 1), "{}", e.render());
+    assert!(e.message.contains("redefinition of type alias `!t`"));
+}

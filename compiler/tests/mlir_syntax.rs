@@ -546,3 +546,31 @@ fn ignored_details_are_reported_as_warnings() {
     );
     assert!(text[1].contains("overflow flags are ignored"), "{text:?}");
 }
+
+/// Type aliases at the top of a file (`!t = tuple<...>`) stand for their type everywhere.
+#[test]
+fn type_aliases_are_expanded() {
+    let src = "!pair = tuple<i32, i8>\n!word = i32\nhandshake.func @f(%a: !word, %b: i8, %c: none) -> (!pair, none) {\n  %p = pack %a, %b : !pair\n  return %p, %c : !pair, none\n}\n";
+    let m = parse_ok(src);
+    let f = &m.functions[0];
+    assert_eq!(f.args[0].ty, ArgType::Channel(Type::Int(32)));
+    assert_eq!(
+        f.results[0].ty,
+        Type::Tuple(vec![Type::Int(32), Type::Int(8)])
+    );
+    let w = round_trip(src);
+    assert!(w.contains("tuple<i32, i8>"), "{w}");
+}
+
+/// CIRCT writes `argNames = []` / `resNames = []` on external declarations: default names.
+#[test]
+fn empty_name_lists_mean_default_names() {
+    let src = "module {\n  handshake.func private @ext(i32, none, ...) -> (i32, none) attributes {argNames = [], resNames = []}\n  handshake.func @top(%a: i32, %c: none, ...) -> (i32, none) {\n    %r:2 = instance @ext(%a, %c) : (i32, none) -> (i32, none)\n    return %r#0, %r#1 : i32, none\n  }\n}\n";
+    let m = parse_ok(src);
+    let ext = &m.functions[0];
+    assert!(ext.external);
+    let names: Vec<&str> = ext.args.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(names, ["in0", "in1"]);
+    assert_eq!(ext.results[1].name, "out1");
+    round_trip(src);
+}

@@ -192,7 +192,11 @@ fn build_function(
     let mut f = Function::new(fa.name.clone());
     f.loc = locs.opt(p, &fa.loc)?;
     let mut attrs = fa.attrs.clone();
-    let arg_names = match take_attr(&mut attrs, "argNames") {
+    // An empty `argNames`/`resNames` (CIRCT writes `[]` on external declarations) names
+    // nothing: the defaults apply.
+    let given =
+        |a: Option<Attr>| a.filter(|a| !matches!(&a.value, AttrValue::Array(v) if v.is_empty()));
+    let arg_names = match given(take_attr(&mut attrs, "argNames")) {
         Some(a) => string_array(p, &a, fa.args.len())?,
         None if fa.args.iter().all(|a| a.ssa.is_some()) => fa
             .args
@@ -201,7 +205,7 @@ fn build_function(
             .collect(),
         None => (0..fa.args.len()).map(|i| format!("in{i}")).collect(),
     };
-    let res_names = match take_attr(&mut attrs, "resNames") {
+    let res_names = match given(take_attr(&mut attrs, "resNames")) {
         Some(a) => string_array(p, &a, fa.results.len())?,
         None => (0..fa.results.len()).map(|i| format!("out{i}")).collect(),
     };

@@ -14,6 +14,8 @@ pub(crate) struct Parser<'a> {
     pub(crate) lex: Lexer<'a>,
     pub(crate) file: &'a str,
     pub(crate) warnings: Vec<Diagnostic>,
+    /// Type aliases (`!name = type` at the top of the file), by name without the `!`.
+    pub(crate) type_aliases: std::collections::BTreeMap<String, PType>,
     depth: u32,
 }
 
@@ -27,6 +29,7 @@ impl<'a> Parser<'a> {
             lex: Lexer::new(src),
             file,
             warnings: Vec::new(),
+            type_aliases: std::collections::BTreeMap::new(),
             depth: 0,
         }
     }
@@ -296,11 +299,17 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::Bang(w) => {
-                self.bump()?;
+                let sp = self.bump()?.1;
                 if self.at(&Tok::Less)? {
                     self.skip_balanced()?;
+                    PType::Other(format!("dialect type `!{w}<...>` is not supported"))
+                } else if let Some(t) = self.type_aliases.get(&w) {
+                    t.clone()
+                } else {
+                    return Err(self
+                        .err(sp, format!("undefined type alias `!{w}`"))
+                        .with_help("define it at the top of the file: `!name = tuple<i32, i32>`"));
                 }
-                PType::Other(format!("dialect type `!{w}` is not supported"))
             }
             Tok::LParen => {
                 self.bump()?;

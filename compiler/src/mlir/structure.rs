@@ -41,11 +41,13 @@ impl<'a> Parser<'a> {
                         self.parse_attr_value()?;
                     }
                 }
-                Tok::Bang(_) => {
+                Tok::Bang(name) => {
                     let sp = self.bump()?.1;
                     self.expect(&Tok::Equal)?;
-                    self.parse_type()?;
-                    self.warn(sp, "type alias ignored (type aliases are not supported)");
+                    let t = self.parse_type()?;
+                    if self.type_aliases.insert(name.clone(), t.ty).is_some() {
+                        return Err(self.err(sp, format!("redefinition of type alias `!{name}`")));
+                    }
                 }
                 Tok::Ident(w) if w == "module" || w == "builtin.module" => {
                     self.bump()?;
