@@ -574,3 +574,31 @@ fn empty_name_lists_mean_default_names() {
     assert_eq!(ext.results[1].name, "out1");
     round_trip(src);
 }
+
+/// An `hw.module` that instantiates a handshake function through `handshake.esi_instance` (as
+/// CIRCT's ESI flow writes it): the function is read and simulated, with a warning that says so.
+#[test]
+fn hw_module_with_esi_instance() {
+    let src = r#"handshake.func @inc(%x: i8, ...) -> (i8) {
+  return %x : i8
+}
+hw.module @top(in %clk: !seq.clock, in %rst: i1, in %a: !esi.channel<i8>, out b: !esi.channel<i8>) {
+  %r = handshake.esi_instance @inc "u0" clk %clk rst %rst (%a) : (!esi.channel<i8>) -> (!esi.channel<i8>)
+  hw.output %r : !esi.channel<i8>
+}
+"#;
+    let (m, warnings) = handscope_compiler::mlir::parse_mlir(src, "esi.mlir").unwrap();
+    assert_eq!(m.default_function().unwrap().name, "inc");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let w = warnings[0].to_string();
+    assert!(w.contains("esi.mlir:5:"), "{w}");
+    assert!(w.contains("simulates `@inc`"), "{w}");
+    let bad = src.replace("esi_instance @inc", "esi_instance @nope");
+    let e = handscope_compiler::mlir::parse_mlir(&bad, "esi.mlir").unwrap_err();
+    assert_eq!(e.line_col().0, 5);
+    assert!(
+        e.message.contains("`@nope` does not reference"),
+        "{}",
+        e.message
+    );
+}

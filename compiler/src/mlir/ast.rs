@@ -147,4 +147,20 @@ pub(crate) struct FuncAst {
 pub(crate) struct FileAst {
     pub(crate) funcs: Vec<FuncAst>,
     pub(crate) loc_aliases: HashMap<String, (LocExpr, Span)>,
+    /// `handshake.esi_instance`s found inside `hw.module`s.
+    pub(crate) esi_instances: Vec<EsiInstance>,
+}
+
+/// A `handshake.esi_instance @callee "name" ...` inside an `hw.module`: the module itself is
+/// not simulated, the handshake function it instantiates is.
+#[derive(Clone, Debug)]
+pub(crate) struct EsiInstance {
+    /// The enclosing `hw.module`.
+    pub(crate) module: String,
+    /// The instantiated `handshake.func`.
+    pub(crate) callee: String,
+    /// The instance name, if given.
+    pub(crate) instance: Option<String>,
+    /// Span of the callee symbol.
+    pub(crate) span: Span,
 }

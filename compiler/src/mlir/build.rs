@@ -140,6 +140,41 @@ pub(crate) fn build_module(p: &mut Parser<'_>, ast: &FileAst) -> PResult<Module>
     for (fi, node, span) in instances {
         check_instance(p, &module, fi, node, span)?;
     }
+    for e in &ast.esi_instances {
+        match module.function(&e.callee) {
+            Some(f) if !f.external => {
+                let inst = e
+                    .instance
+                    .as_ref()
+                    .map_or(String::new(), |n| format!(" as `{n}`"));
+                p.warn(
+                    e.span,
+                    format!(
+                        "`hw.module @{}` instantiates `@{}`{inst} through `handshake.esi_instance`: Handscope simulates `@{}` itself; the hw.module around it is not simulated",
+                        e.module, e.callee, e.callee
+                    ),
+                );
+            }
+            Some(_) => {
+                return Err(p.err(
+                    e.span,
+                    format!(
+                        "`@{}` is an external function: it has no body to simulate",
+                        e.callee
+                    ),
+                ));
+            }
+            None => {
+                return Err(p.err(
+                    e.span,
+                    format!(
+                        "`@{}` does not reference a handshake function in this file",
+                        e.callee
+                    ),
+                ));
+            }
+        }
+    }
     Ok(module)
 }
 

@@ -1,6 +1,8 @@
 //! Parsing of the file structure: aliases, `module`, `handshake.func` and function bodies.
 
-use super::ast::{ArgAst, Attr, AttrValue, FileAst, FuncAst, OpSpec, PType, ResultGroup, SType};
+use super::ast::{
+    ArgAst, Attr, AttrValue, EsiInstance, FileAst, FuncAst, OpSpec, PType, ResultGroup, SType,
+};
 use super::diag::{ErrExt, Span};
 use super::lexer::Tok;
 use super::parser::{PResult, Parser, take_attr};
@@ -88,6 +90,7 @@ impl<'a> Parser<'a> {
                     let f = self.parse_func_generic()?;
                     ast.funcs.push(f);
                 }
+                Tok::Ident(w) if w == "hw.module" => self.parse_hw_module(ast)?,
                 Tok::Ident(w) if w == "func.func" || w == "func" => {
                     let sp = self.peek_span()?;
                     return Err(self
@@ -98,6 +101,78 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.expected("`handshake.func` or `module`")),
             }
         }
+    }
+
+    /// Skims an `hw.module` (ports, attributes, body) and records the handshake functions it
+    /// instantiates with `handshake.esi_instance`; everything else in it is ignored.
+    fn parse_hw_module(&mut self, ast: &mut FileAst) -> PResult<()> {
+        self.bump()?;
+        if self.at_word("private")? || self.at_word("public")? {
+            self.bump()?;
+        }
+        let module = match self.peek()? {
+            Tok::At(name) => {
+                self.bump()?;
+                name
+            }
+            _ => return Err(self.expected("a module name (`@name`)")),
+        };
+        if self.at(&Tok::Less)? {
+            self.skip_balanced()?;
+        }
+        if self.at(&Tok::LParen)? {
+            self.skip_balanced()?;
+        }
+        if self.eat(&Tok::Arrow)? && self.at(&Tok::LParen)? {
+            self.skip_balanced()?;
+        }
+        if self.eat_word("attributes")? {
+            self.parse_attr_dict()?;
+        }
+        self.expect(&Tok::LBrace)?;
+        let mut depth = 1u32;
+        while depth > 0 {
+            let (t, sp) = self.bump()?;
+            match t {
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => depth -= 1,
+                Tok::Eof => {
+                    return Err(self
+                        .err(
+                            sp,
+                            format!("unexpected end of file inside `hw.module @{module}`"),
+                        )
+                        .with_label("file ends here"));
+                }
+                Tok::Ident(w) if w == "handshake.esi_instance" => {
+                    let (callee, span) = match self.bump()? {
+                        (Tok::At(c), s) => (c, s),
+                        (_, s) => {
+                            return Err(self.err(
+                                s,
+                                "`handshake.esi_instance` needs the function it instantiates (`@name`)",
+                            ));
+                        }
+                    };
+                    let instance = match self.peek()? {
+                        Tok::Str(n) => {
+                            self.bump()?;
+                            Some(n)
+                        }
+                        _ => None,
+                    };
+                    ast.esi_instances.push(EsiInstance {
+                        module: module.clone(),
+                        callee,
+                        instance,
+                        span,
+                    });
+                }
+                _ => {}
+            }
+        }
+        self.parse_opt_loc()?;
+        Ok(())
     }
 
     /// Parses optional properties `<{...}>`.
