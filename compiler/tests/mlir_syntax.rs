@@ -602,3 +602,25 @@ hw.module @top(in %clk: !seq.clock, in %rst: i1, in %a: !esi.channel<i8>, out b:
         e.message
     );
 }
+
+/// `!hw.struct<...>` types are tuples (field 0 in the most significant bits, names dropped)
+/// and `hw.struct_create` is a `pack`.
+#[test]
+fn hw_structs_are_tuples() {
+    let src = "!s = !hw.struct<lo: i4, hi: i8>\nhandshake.func @f(%a: i4, %b: i8) -> (!s) {\n  %v = hw.struct_create (%a, %b) : !s\n  return %v : !s\n}\n";
+    let m = parse_ok(src);
+    let f = &m.functions[0];
+    assert_eq!(
+        f.results[0].ty,
+        Type::Tuple(vec![Type::Int(4), Type::Int(8)])
+    );
+    assert!(f.nodes.values().any(|n| n.op == Op::Pack));
+    round_trip(src);
+    let e = handscope_compiler::mlir::parse_mlir(
+        "handshake.func @f(%a: i4) -> (i4) {\n  %v = hw.struct_create (%a) : i4\n  return %v : i4\n}\n",
+        "s.mlir",
+    )
+    .unwrap_err();
+    assert_eq!(e.line_col(), (2, 33), "{}", e.render());
+    assert!(e.message.contains("needs a struct type"), "{}", e.message);
+}

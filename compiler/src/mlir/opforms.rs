@@ -105,6 +105,21 @@ impl<'a> Parser<'a> {
         if let Some(a) = name.strip_prefix("arith.") {
             return self.parse_arith_custom(a, sp);
         }
+        if name == "hw.struct_create" {
+            // `hw.struct_create (%a, %b) : !hw.struct<...>`: a `pack`.
+            self.expect(&Tok::LParen)?;
+            let uses = self.parse_operand_list()?;
+            self.expect(&Tok::RParen)?;
+            let attrs = self.parse_opt_attr_dict()?;
+            self.expect(&Tok::Colon)?;
+            let (t, tst) = self.parse_chan_type()?;
+            let Type::Tuple(members) = t.clone() else {
+                return Err(self.err(tst.span, format!("`{name}` needs a struct type, found {t}")));
+            };
+            let types = members.iter().map(|m| st(m.clone(), tst.span)).collect();
+            let ops = self.zip_types(uses, types, tst.span)?;
+            return Ok(spec(Op::Pack, ops, vec![t], attrs, sp));
+        }
         let short = name.strip_prefix("handshake.").unwrap_or(&name);
         let s = match short {
             "fork" | "lazy_fork" => {

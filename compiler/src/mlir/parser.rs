@@ -298,6 +298,40 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
+            Tok::Bang(w) if w == "hw.struct" => {
+                // `!hw.struct<name: type, ...>`: packed like a tuple, field 0 in the most
+                // significant bits; the field names are not kept.
+                self.bump()?;
+                self.expect(&Tok::Less)?;
+                let mut fields = Vec::new();
+                let mut bad = None;
+                if !self.at(&Tok::Greater)? {
+                    loop {
+                        match self.bump()? {
+                            (Tok::Ident(_) | Tok::Str(_), _) => {}
+                            (_, fs) => return Err(self.err(fs, "expected a struct field name")),
+                        }
+                        self.expect(&Tok::Colon)?;
+                        let t = self.parse_type()?;
+                        match t.ty {
+                            PType::Chan(c) => fields.push(c),
+                            _ => {
+                                bad.get_or_insert(t.span);
+                            }
+                        }
+                        if !self.eat(&Tok::Comma)? {
+                            break;
+                        }
+                    }
+                }
+                self.expect(&Tok::Greater)?;
+                match bad {
+                    None => PType::Chan(Type::Tuple(fields)),
+                    Some(_) => PType::Other(
+                        "struct fields must be integer, index, none or tuple types".into(),
+                    ),
+                }
+            }
             Tok::Bang(w) => {
                 let sp = self.bump()?.1;
                 if self.at(&Tok::Less)? {
