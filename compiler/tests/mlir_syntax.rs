@@ -621,6 +621,6 @@ fn hw_structs_are_tuples() {
         "s.mlir",
     )
     .unwrap_err();
-    assert_eq!(e.line_col(), (2, 33), "{}", e.render());
+    assert_eq!(e.line_col(), (2, 32), "{}", e.render());
     assert!(e.message.contains("needs a struct type"), "{}", e.message);
 }
