@@ -373,3 +373,27 @@ fn undefined_and_redefined_type_aliases() {
     assert_eq!(e.line_col(), (2, 1), "{}", e.render());
     assert!(e.message.contains("redefinition of type alias `!t`"));
 }
+
+/// What CIRCT's verifier rejects about memories is rejected at the same place.
+#[test]
+fn memory_rules_of_circt() {
+    const G: &str = "handshake.func @f(%go: none, ...) -> none {\n";
+    let two_d = format!(
+        "{G}  memory [ld = 0, st = 0] () {{id = 0 : i32, lsq = false}} : memref<4x4xi8>, () -> ()\n  return %go : none\n}}\n"
+    );
+    expect_err(&two_d, 2, "memref<4x4xi8>", "must have one dimension");
+    let no_lsq = format!(
+        "{G}  memory [ld = 0, st = 0] () {{id = 0 : i32}} : memref<4xi8>, () -> ()\n  return %go : none\n}}\n"
+    );
+    expect_err(&no_lsq, 2, "memory", "needs an `lsq` attribute");
+    let unused =
+        "handshake.func @f(%m: memref<4xi8>, %go: none, ...) -> none {\n  return %go : none\n}\n";
+    expect_err(
+        unused,
+        1,
+        "%m",
+        "memref argument `m` is used by no `extmemory`",
+    );
+    let addr = "handshake.func @f(%d: i32, %sa: i32, %la: index, %go: none, ...) -> (i32, none, none, none) {\n  %r:3 = memory [ld = 1, st = 1] (%d, %sa, %la) {id = 0 : i32, lsq = false} : memref<8xi32>, (i32, i32, index) -> (i32, none, none)\n  return %r#0, %r#1, %r#2, %go : i32, none, none, none\n}\n";
+    expect_err(addr, 2, "(i32, i32, index)", "every address needs one type");
+}

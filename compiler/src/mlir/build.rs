@@ -512,6 +512,22 @@ fn build_function(
         ));
     }
 
+    // CIRCT requires every memref argument to be used by an `extmemory`.
+    if !f.external {
+        for (i, a) in fa.args.iter().enumerate() {
+            let used = f
+                .nodes
+                .values()
+                .any(|n| matches!(n.op, Op::ExtMemory { memref_arg, .. } if memref_arg == i));
+            if matches!(a.ty.ty, PType::MemRef(_)) && !used {
+                let sp = a.ssa.as_ref().map_or(a.ty.span, |s| s.1);
+                return Err(p
+                    .err(sp, format!("memref argument `{}` is used by no `extmemory`", f.args[i].name))
+                    .with_help("a memref argument is memory outside the function: access it through `extmemory`"));
+            }
+        }
+    }
+
     if let Err(e) = f.assign_ids() {
         let sp = made
             .iter()

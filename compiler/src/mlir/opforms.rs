@@ -364,7 +364,8 @@ impl<'a> Parser<'a> {
                 self.expect(&Tok::Comma)?;
                 let (ins, outs, fsp) = self.functional_type()?;
                 let id = self.u32_attr(&mut attrs, "id")?.unwrap_or(0);
-                let lsq = self.bool_attr(&mut attrs, "lsq")?.unwrap_or(false);
+                let lsq = self.required_lsq(&mut attrs, sp)?;
+                self.one_dimension(&memref, mt.span)?;
                 let op = Op::Memory {
                     ld,
                     st: st_,
@@ -477,6 +478,26 @@ impl<'a> Parser<'a> {
         let ops = self.zip_types(uses, ins, fsp)?;
         self.check(&op, &in_t, &out_t, fsp)?;
         Ok(spec(op, ops, out_t, attrs, sp))
+    }
+
+    /// `memory`'s `lsq` attribute, which CIRCT requires.
+    fn required_lsq(&self, attrs: &mut Vec<Attr>, sp: Span) -> PResult<bool> {
+        self.bool_attr(attrs, "lsq")?.ok_or_else(|| {
+            self.err(sp, "`memory` needs an `lsq` attribute")
+                .with_help("write `lsq = false` among its attributes")
+        })
+    }
+
+    /// CIRCT's `memory` takes one-dimensional memrefs only.
+    fn one_dimension(&self, m: &MemRefType, at: Span) -> PResult<()> {
+        if m.dims.len() == 1 {
+            Ok(())
+        } else {
+            Err(self.err(
+                at,
+                format!("the memref of `memory` must have one dimension, found {m}"),
+            ))
+        }
     }
 
     fn ld_st(&mut self) -> PResult<(u32, u32)> {
@@ -853,12 +874,16 @@ impl<'a> Parser<'a> {
                     .ok_or_else(|| self.err(sp, format!("`{m}` needs `stCount`")))?;
                 let id = self.u32_attr(attrs, "id")?.unwrap_or(0);
                 if kind == OpKind::Memory {
-                    let lsq = self.bool_attr(attrs, "lsq")?.unwrap_or(false);
+                    let lsq = self.required_lsq(attrs, sp)?;
                     let memref = match take_attr(attrs, "memRefType") {
                         Some(Attr {
                             value: AttrValue::Type(t),
                             ..
-                        }) => self.memref_type(&t)?,
+                        }) => {
+                            let m = self.memref_type(&t)?;
+                            self.one_dimension(&m, t.span)?;
+                            m
+                        }
                         Some(a) => {
                             return Err(
                                 self.err(a.value_span, "`memRefType` must be a memref type")

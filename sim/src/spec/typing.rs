@@ -215,6 +215,22 @@ pub(super) fn check(op: &Op, sp: &ComponentSpec, ins: &[Type], outs: &[Type]) ->
                     c.expect_port(PortRef::Out(i), &outs[i], &memref.elem);
                     c.expect_port(PortRef::Out(ld + st + i), &outs[ld + st + i], &Type::None);
                 }
+                // One address type for every port (CIRCT's verifier requires it).
+                let addrs: Vec<(usize, &Type)> = (0..st)
+                    .map(|j| 2 * j + 1)
+                    .chain((0..ld).map(|i| 2 * st + i))
+                    .map(|k| (k, &ins[k]))
+                    .collect();
+                if let Some(&(k, t)) = addrs.iter().find(|(_, t)| *t != addrs[0].1) {
+                    let (first, other) = (c.port(PortRef::In(addrs[0].0)), c.port(PortRef::In(k)));
+                    c.push(
+                        ViolationKind::Type,
+                        format!(
+                            "{other} has type {t} but {first} has type {}: every address needs one type",
+                            addrs[0].1
+                        ),
+                    );
+                }
             }
         }
         Typing::Arith(class) => check_arith(&mut c, class, ins, &outs[0]),
