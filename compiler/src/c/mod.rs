@@ -14,6 +14,7 @@ pub mod lexer;
 pub mod lower;
 pub mod opt;
 pub mod parser;
+mod ppexpr;
 pub mod preproc;
 pub mod span;
 pub mod ssa;

@@ -184,41 +184,39 @@ impl Pre {
             "ifdef" => Ok(self.macros.contains_key(&name_of(rest.first())?)),
             "ifndef" => Ok(!self.macros.contains_key(&name_of(rest.first())?)),
             _ => {
-                // Supported: `defined X`, `defined(X)`, `!` prefixes, and integer constants
-                // after macro expansion.
-                let mut negate = false;
+                // `defined X` / `defined(X)` become 1 or 0 before macro expansion, then the
+                // expression is expanded and evaluated (`ppexpr`).
+                let mut replaced = Vec::with_capacity(rest.len());
                 let mut k = 0;
-                while rest.get(k).is_some_and(|t| t.is_punct("!")) {
-                    negate = !negate;
-                    k += 1;
-                }
-                let r = &rest[k..];
-                let val = if r.first().and_then(Token::ident) == Some("defined") {
-                    let n = if r.get(1).is_some_and(|t| t.is_punct("(")) {
-                        name_of(r.get(2))?
-                    } else {
-                        name_of(r.get(1))?
-                    };
-                    self.macros.contains_key(&n)
-                } else {
-                    let mut out = Vec::new();
-                    self.expand(r, &mut out, &mut Vec::new())?;
-                    match out.as_slice() {
-                        [
-                            Token {
-                                kind: TokKind::Int { value, .. },
-                                ..
-                            },
-                        ] => *value != 0,
-                        _ => {
-                            return Err(RawError::new(
-                                span,
-                                "unsupported #if expression (only integer constants and 'defined')",
-                            ));
-                        }
+                while k < rest.len() {
+                    let t = &rest[k];
+                    if t.ident() != Some("defined") {
+                        replaced.push(t.clone());
+                        k += 1;
+                        continue;
                     }
-                };
-                Ok(val != negate)
+                    let paren = rest.get(k + 1).is_some_and(|t| t.is_punct("("));
+                    let name_at = if paren { k + 2 } else { k + 1 };
+                    let n = name_of(rest.get(name_at))
+                        .map_err(|_| RawError::new(t.span, "`defined` needs a macro name"))?;
+                    if paren && !rest.get(name_at + 1).is_some_and(|t| t.is_punct(")")) {
+                        return Err(RawError::new(t.span, "missing `)` after `defined(NAME`"));
+                    }
+                    replaced.push(Token {
+                        kind: TokKind::Int {
+                            value: u64::from(self.macros.contains_key(&n)),
+                            unsigned: false,
+                            longs: 0,
+                            decimal: true,
+                        },
+                        span: t.span,
+                        line_start: false,
+                    });
+                    k = name_at + 1 + usize::from(paren);
+                }
+                let mut out = Vec::new();
+                self.expand(&replaced, &mut out, &mut Vec::new())?;
+                super::ppexpr::evaluate(&out, span)
             }
         }
     }
