@@ -345,7 +345,7 @@ fn prepare<'f>(
         });
     }
     let progress = progress::Progress::new(name, body_len, opts.progress);
-    Ok(new_sampler(header, f, env, map, tb, &state_meta, progress))
+    new_sampler(header, f, env, map, tb, progress)
 }
 
 /// Closes the last timestamp and builds the [`Replay`].
@@ -381,9 +381,8 @@ fn new_sampler<'f>(
     env: Option<&Environment>,
     map: mapping::Mapping,
     tb: TraceBuilder,
-    state_meta: &[StateMeta],
     progress: progress::Progress,
-) -> Sampler<'f> {
+) -> Result<Sampler<'f>, VcdError> {
     let n = header.codes as usize;
     let mut interesting = vec![false; n];
     let mut mark = |c: Option<u32>| {
@@ -423,13 +422,13 @@ fn new_sampler<'f>(
             mem += 1;
         }
     }
-    Sampler {
+    Ok(Sampler {
         cur: vec![0; n],
         stamp: vec![u64::MAX; n],
         before: vec![0; n],
         ts: 0,
         interesting,
-        obs: TraceObserver::new(f, state_meta, env),
+        obs: TraceObserver::new(f, env)?,
         tb,
         masks,
         valid: vec![false; nc],
@@ -441,5 +440,5 @@ fn new_sampler<'f>(
         edges: 0,
         done: false,
         progress,
-    }
+    })
 }
