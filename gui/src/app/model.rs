@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use cranelift_entity::EntityRef;
 use handscope_sim::deadlock::DeadlockReport;
+use handscope_sim::session::StimulusArgs;
 use handscope_sim::trace::Trace;
 use handscope_sim::{ChannelId, NodeId};
 
@@ -16,7 +17,6 @@ use super::breakpoints::{Breakpoint, Dir, Found, search};
 use super::circuit::Circuit;
 use super::cycle::CycleState;
 use super::describe::{self, Selection};
-use super::header::SimArgs;
 use super::history::HistoryCache;
 use super::layout::{Engine, Layout, LayoutJob};
 use super::reload::Watcher;
@@ -30,7 +30,7 @@ pub enum Start {
     /// A gallery example.
     Example(usize),
     /// A file, optional VCD, stimulus overrides.
-    File(PathBuf, Option<PathBuf>, SimArgs),
+    File(PathBuf, Option<PathBuf>, StimulusArgs),
 }
 
 /// A callback that asks the UI to repaint.
@@ -77,7 +77,7 @@ pub struct Model {
     /// The last load or compile error (shown inline; the last good circuit stays).
     pub error: Option<String>,
     /// Stimulus overrides from the command line.
-    pub overrides: SimArgs,
+    pub overrides: StimulusArgs,
     /// VCD to replay instead of simulating.
     pub vcd: Option<PathBuf>,
     /// The trace source.
@@ -146,7 +146,7 @@ impl Model {
         let mut m = Model {
             circuit: None,
             error: None,
-            overrides: SimArgs::default(),
+            overrides: StimulusArgs::default(),
             vcd: None,
             source: None,
             binding: None,
@@ -242,10 +242,18 @@ impl Model {
                 Ok((t, r)) => TraceSource::replay(t, Some(r)),
                 Err(e) => {
                     self.error = Some(format!("{e:#}"));
-                    TraceSource::live(c.func.clone(), c.env.clone(), Box::new(move || wake()))
+                    TraceSource::live(
+                        c.func.clone(),
+                        c.session.environment().clone(),
+                        Box::new(move || wake()),
+                    )
                 }
             },
-            None => TraceSource::live(c.func.clone(), c.env.clone(), Box::new(move || wake())),
+            None => TraceSource::live(
+                c.func.clone(),
+                c.session.environment().clone(),
+                Box::new(move || wake()),
+            ),
         };
         let old_sel = self.selection.and_then(|s| self.selection_name(s));
         let old_waves: Vec<String> = self.circuit.as_ref().map_or(Vec::new(), |oc| {
@@ -789,6 +797,7 @@ fn load_vcd(
     c: &Circuit,
 ) -> anyhow::Result<(Trace, handscope_sim::report::RunReport)> {
     let opts = handscope_traces::vcd_in::ReplayOptions::default();
-    let r = handscope_traces::vcd_in::replay_file(path, &c.func, Some(&c.env), &opts)?;
+    let r =
+        handscope_traces::vcd_in::replay_file(path, &c.func, Some(c.session.environment()), &opts)?;
     Ok((r.trace, r.report))
 }
