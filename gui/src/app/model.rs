@@ -242,18 +242,10 @@ impl Model {
                 Ok((t, r)) => TraceSource::replay(t, Some(r)),
                 Err(e) => {
                     self.error = Some(format!("{e:#}"));
-                    TraceSource::live(
-                        c.func.clone(),
-                        c.session.environment().clone(),
-                        Box::new(move || wake()),
-                    )
+                    TraceSource::live(c.session.clone(), Box::new(move || wake()))
                 }
             },
-            None => TraceSource::live(
-                c.func.clone(),
-                c.session.environment().clone(),
-                Box::new(move || wake()),
-            ),
+            None => TraceSource::live(c.session.clone(), Box::new(move || wake())),
         };
         let old_sel = self.selection.and_then(|s| self.selection_name(s));
         let old_waves: Vec<String> = self.circuit.as_ref().map_or(Vec::new(), |oc| {
@@ -441,13 +433,17 @@ impl Model {
         let Some(t) = self.source.as_ref().and_then(TraceSource::trace) else {
             return;
         };
-        let n = t.cycles();
+        let n = t.cycles().min(200_000);
+        if self.activity.len() as u64 >= n {
+            return;
+        }
         let start = std::time::Instant::now();
-        while (self.activity.len() as u64) < n.min(200_000)
-            && start.elapsed() < Duration::from_millis(4)
-        {
-            let c = self.activity.len() as u64;
-            let Some(v) = t.cycle(c) else { break };
+        let mut rp = t.replay_from(self.activity.len() as u64);
+        while (self.activity.len() as u64) < n && start.elapsed() < Duration::from_millis(4) {
+            if rp.next_cycle().is_none() {
+                break;
+            }
+            let v = rp.view();
             let k = (0..t.channels().len())
                 .filter(|&i| v.valid(i) && v.ready(i))
                 .count();
@@ -589,12 +585,16 @@ impl Model {
             return;
         };
         let since = self.deadlock().map(|d| d.since_cycle);
+        let mut rp = t.replay_from(before + 1);
         for k in before + 1..=after {
-            if let Some(v) = t.cycle(k)
-                && self
-                    .breakpoints
-                    .iter()
-                    .any(|bp| bp.hits(&c.func, b, &v, since))
+            if rp.next_cycle().is_none() {
+                return;
+            }
+            let v = rp.view();
+            if self
+                .breakpoints
+                .iter()
+                .any(|bp| bp.hits(&c.func, b, &v, since))
             {
                 self.cycle = k;
                 self.playing = false;

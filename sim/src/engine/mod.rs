@@ -35,7 +35,7 @@ use cranelift_entity::EntityRef;
 use crate::graph::{ArgType, ChannelId, Function, NodeId};
 use crate::report::{EventKind, RunReport, Status};
 use crate::stimulus::{ArgCursor, Environment, ReadyGen, ReadyPolicy, graph_memory_inits};
-use crate::trace::{ChannelMeta, MemWrite, StateMeta, Trace, TraceBuilder};
+use crate::trace::{ChannelMeta, Layout, MemWrite, StateMeta, Trace};
 use crate::types::width_mask;
 
 use eval::State;
@@ -95,7 +95,8 @@ pub struct Simulation {
     /// Ready generator of every result, by channel.
     readies: Vec<(u32, ReadyGen)>,
     monitor: Monitor,
-    trace: Option<Trace>,
+    /// The trace being recorded, and the running state its next snapshot takes.
+    trace: Option<(Trace, resim::Recorder)>,
     stop_when_done: bool,
 }
 
@@ -237,23 +238,22 @@ impl Simulation {
                     });
                 }
             }
-            let mems = self.prog.mems.iter().map(|m| m.name.clone()).collect();
-            let mut tb = TraceBuilder::new(channels, state);
-            tb.set_memories(mems);
-            tb.set_data_aliases(&self.prog.data_aliases());
-            let store = resim::ResimStore::new(self.prog.clone(), &self.st);
-            self.trace = Some(Trace::from_resim(tb, store));
+            let mut layout = Layout::new(channels, state);
+            layout.memories = self.prog.mems.iter().map(|m| m.name.clone()).collect();
+            layout.set_aliases(&self.prog.data_aliases());
+            let (store, rec) = resim::ResimStore::new(self.prog.clone(), &self.st);
+            self.trace = Some((Trace::from_resim(layout, store), rec));
         }
     }
 
     /// The trace recorded so far, if tracing is on.
     pub fn trace(&self) -> Option<&Trace> {
-        self.trace.as_ref()
+        self.trace.as_ref().map(|(t, _)| t)
     }
 
     /// Takes the recorded trace out (tracing stops).
     pub fn take_trace(&mut self) -> Option<Trace> {
-        self.trace.take()
+        self.trace.take().map(|(t, _)| t)
     }
 
     /// The function being simulated.
@@ -322,8 +322,16 @@ impl Simulation {
             return;
         }
         let cycle = self.cycle;
-        if let Some(r) = self.trace.as_mut().and_then(Trace::resim_mut) {
-            r.begin_cycle(cycle, &self.st, &self.args, self.readies.iter().cloned());
+        if let Some((t, rec)) = &mut self.trace
+            && let Some(store) = t.resim_mut()
+        {
+            rec.begin_cycle(
+                store,
+                cycle,
+                &self.st,
+                &self.args,
+                self.readies.iter().cloned(),
+            );
         }
         let st = &mut self.st;
         resim::drive_args(&self.args, st);
@@ -351,14 +359,14 @@ impl Simulation {
                 }
             }
         }
-        if let Some(r) = self.trace.as_mut().and_then(Trace::resim_mut) {
-            r.end_cycle(&self.st);
+        if let Some((t, rec)) = &mut self.trace
+            && let Some(store) = t.resim_mut()
+        {
+            rec.end_cycle(store, &self.st);
         }
         eval::clock_step(&self.prog, &mut self.st);
-        if let Some(t) = &mut self.trace {
-            if let Some(r) = t.resim_mut() {
-                r.after_clock(&self.st);
-            }
+        if let Some((t, rec)) = &mut self.trace {
+            rec.after_clock(&self.st);
             for &(mem, addr, value) in &self.st.mem_writes {
                 t.push_mem_write(MemWrite {
                     cycle,

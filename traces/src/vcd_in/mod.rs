@@ -324,7 +324,7 @@ fn prepare<'f>(
         None => BTreeMap::new(),
     };
     let tb = trace_layout(f)?;
-    let state_meta: Vec<StateMeta> = tb.trace().state_meta().to_vec();
+    let state_meta: Vec<StateMeta> = tb.state_meta().to_vec();
     let map = mapping::map_signals(
         header,
         f,
