@@ -6,6 +6,7 @@ mod compile;
 mod dot;
 mod gui;
 mod mlir;
+mod progress;
 mod render;
 mod replay;
 mod sim;

@@ -63,11 +63,12 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
         a.deadlock_window,
     )?;
     let given = !stimulus.is_empty();
+    let progress = super::progress::ReadProgress::new(&a.trace.display().to_string());
     let opts = ReplayOptions {
         clock: a.clock.clone(),
         scope: a.scope.clone(),
         map_file: a.map.clone(),
-        progress: true,
+        progress: Some(progress.callback()),
     };
     let r = replay_file(
         &a.trace,
@@ -75,6 +76,7 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
         given.then_some(session.environment()),
         &opts,
     )?;
+    progress.finish(r.edges);
     for w in &r.warnings {
         eprintln!("warning: {w}");
     }

@@ -153,12 +153,14 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
         &write_testbench(&designs),
         &cfg,
     )?;
+    let progress = super::progress::ReadProgress::new(&vcd.display().to_string());
     let opts = handscope_traces::vcd_in::ReplayOptions {
         scope: Some(format!("hs_tb.{top}")),
-        progress: true,
+        progress: Some(progress.callback()),
         ..Default::default()
     };
     let replay = handscope_traces::vcd_in::replay_file(&vcd, flat, Some(env), &opts)?;
+    progress.finish(replay.edges);
     for w in &replay.warnings {
         eprintln!("warning: {w}");
     }

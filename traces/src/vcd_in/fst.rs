@@ -121,7 +121,7 @@ pub fn replay_fst(
     .map_err(|_| bad("cannot read the FST header: the file is damaged".into()))?
     .map_err(|e| bad(format!("cannot read the FST file: {e}")))?;
     let header = header_of(wave.hierarchy());
-    let mut sampler = prepare(&header, &name, f, env, opts, map_text, 0)?;
+    let mut sampler = prepare(&header, &name, f, env, opts, map_text)?;
     let refs: Vec<SignalRef> = (0..header.codes as usize)
         .filter(|&c| sampler.interesting.get(c).copied().unwrap_or(false))
         .filter_map(SignalRef::from_index)
