@@ -6,6 +6,7 @@
 //! (DOT, SystemVerilog, VCD, the debugger) uses.
 
 pub mod analysis;
+#[cfg(any(test, feature = "bench-support"))]
 pub mod bench_support;
 pub mod deadlock;
 pub mod engine;

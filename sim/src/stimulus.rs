@@ -115,7 +115,7 @@ impl TokenSource {
 }
 
 /// Parses a decimal or `0x` hexadecimal integer, optionally negative.
-pub fn parse_number(s: &str) -> Result<i128, StimulusError> {
+fn parse_number(s: &str) -> Result<i128, StimulusError> {
     let t = s.trim();
     let (neg, body) = match t.strip_prefix('-') {
         Some(b) => (true, b),

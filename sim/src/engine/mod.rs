@@ -1,6 +1,6 @@
 //! The cycle-accurate simulation engine.
 //!
-//! A flattened [`Function`] is compiled ([`compile`]) into flat instruction lists over
+//! A flattened [`Function`] is compiled (module `compile`) into flat instruction lists over
 //! struct-of-arrays state (valid, ready, data per channel; register words; memories). Each
 //! cycle ([`Simulation::step`]):
 //! 1. the environment drives argument valid/data (stimulus) and result ready (policies);

@@ -160,8 +160,9 @@ pub enum RunArg {
     Scalar(i64),
     /// `[v v ...]`: the first elements of an array parameter (the rest are 0).
     List(Vec<i64>),
-    /// `rand(seed,lo,hi)`: an array filled with pseudo-random values in `lo..=hi`
-    /// ([`rand_fill`]).
+    /// `rand(seed,lo,hi)`: an array filled with pseudo-random values in `lo..=hi`: a 64-bit
+    /// LCG (`x = x * 6364136223846793005 + 1442695040888963407`) advanced once from `seed`,
+    /// then once per element, each element `lo + (x >> 33) % (hi - lo + 1)`.
     Rand {
         /// Generator seed.
         seed: u64,
@@ -322,10 +323,8 @@ pub fn run_stimulus(f: &Function, line: &str) -> Result<StimulusArgs, HeaderErro
     Ok(out)
 }
 
-/// The kernels' pseudo-random array contents for `rand(seed,lo,hi)`: a 64-bit LCG
-/// (`x = x * 6364136223846793005 + 1442695040888963407`), advanced once from `seed`, then
-/// once per element, each element `lo + (x >> 33) % (hi - lo + 1)`.
-pub fn rand_fill(seed: u64, lo: i64, hi: i64, n: usize) -> Vec<i64> {
+/// The kernels' pseudo-random array contents for `rand(seed,lo,hi)` (see [`RunArg::Rand`]).
+fn rand_fill(seed: u64, lo: i64, hi: i64, n: usize) -> Vec<i64> {
     let step = |x: u64| {
         x.wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407)

@@ -7,7 +7,7 @@
 //! # What is recorded
 //! All values of a cycle form one vector of *signals*: for channel `i`, signal `i` is its
 //! control word (`valid | ready << 1`) and signal `C + i` its data; signal `2C + k` is state
-//! word `k` ([`meta`]).
+//! word `k` (module `meta`).
 //!
 //! * A channel's data is only meaningful while it is valid. A trace shows, while a channel
 //!   is not valid, the data of the last cycle in which it was valid (0 before that), not
@@ -19,8 +19,8 @@
 //!   root is.
 //!
 //! # Two stores
-//! * [`delta`]: traces built from samples ([`TraceBuilder`], e.g. a replayed VCD) store every
-//!   change, as byte records ([`codec`]) with keyframes, so any cycle is rebuilt from the
+//! * `delta`: traces built from samples ([`TraceBuilder`], e.g. a replayed VCD) store every
+//!   change, as byte records (module `codec`) with keyframes, so any cycle is rebuilt from the
 //!   keyframe before it.
 //! * Engine traces ([`crate::engine::Simulation::enable_trace`]) store state snapshots every
 //!   few cycles and rebuild a cycle by re-simulating from the snapshot before it (module
@@ -29,7 +29,7 @@
 //!   [`Trace::extend`] carry the new part to a copy in another thread (the debugger's
 //!   engine worker).
 //!
-//! Both answer every query ([`views`]) identically.
+//! Both answer every query ([`CycleView`], [`Replay`]) identically.
 
 mod codec;
 mod delta;
@@ -120,15 +120,6 @@ impl Trace {
         match &self.store {
             Store::Resim(r) => r.cycles(),
             Store::Delta(d) => d.cycles(),
-        }
-    }
-
-    /// Cycles between snapshots, for engine traces (which re-simulate at most that many
-    /// cycles per random access).
-    pub fn snapshot_interval(&self) -> Option<u64> {
-        match &self.store {
-            Store::Resim(r) => Some(r.interval()),
-            Store::Delta(_) => None,
         }
     }
 

@@ -1,8 +1,8 @@
 //! Replaying VCDs of hardware runs (Verilator on Handscope's or CIRCT's RTL) onto a graph:
 //! the result is the same [`Trace`] type the engine records, and the same [`RunReport`].
 //!
-//! The file is memory-mapped and streamed once ([`parse`]); only mapped signals are kept
-//! ([`mapping`]). Values are sampled at every rising edge of the clock, using the values
+//! The file is memory-mapped and streamed once (module `parse`); only mapped signals are kept
+//! (module `mapping`). Values are sampled at every rising edge of the clock, using the values
 //! from before that timestamp (the settled values of the cycle), so one step is one cycle;
 //! edges where `reset` is high are skipped. Sampling stops where the engine would have
 //! stopped (results complete or deadlock, see [`handscope_sim::analysis`]). A file whose last
@@ -13,8 +13,8 @@
 //! changes has been read (a tool draws the progress bar; this library prints nothing).
 
 pub mod fst;
-pub mod mapping;
-pub mod parse;
+mod mapping;
+mod parse;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -118,7 +118,7 @@ pub struct Replay {
 }
 
 /// The engine's trace layout for `f`: channels, state words and memories.
-pub fn trace_layout(f: &Function) -> Result<TraceBuilder, SimError> {
+fn trace_layout(f: &Function) -> Result<TraceBuilder, SimError> {
     let mut sim = Simulation::new(f, Environment::default())?;
     sim.enable_trace();
     let t = sim
