@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use handscope_sim::session::header::Header;
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -41,10 +43,10 @@ fn examples() -> Vec<PathBuf> {
 
 /// The `// check: error <words>` line of an example that `check` must reject.
 fn expected_check_error(path: &Path) -> Option<String> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("// check: error ").map(str::to_string))
+    let text = std::fs::read_to_string(path).unwrap();
+    Header::parse(&text)
+        .values("check")
+        .find_map(|v| v.strip_prefix("error ").map(str::to_string))
 }
 
 /// A Python with `circt` importable, or `None` (a failure when `CI=true`).
