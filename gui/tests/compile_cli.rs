@@ -312,7 +312,7 @@ fn check_shows_the_line_of_the_file_a_location_names() {
     );
     let path = dir.join("k.mlir");
     std::fs::write(&path, &broken).unwrap();
-    let (ok, out, _) = handscope(&["check", path.to_str().unwrap()]);
+    let (ok, out, _) = handscope(&["check", "--strict", path.to_str().unwrap()]);
     assert!(!ok);
     assert!(out.contains("   |   return x / 3 + a;"), "{out}");
     // Without the C file, no source line at all (not the MLIR file's line 3).

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use handscope_sim::session::Session;
-use handscope_sim::stimulus::{ReadyPolicy, TokenSource};
 use handscope_sim::spec::CirctLowering;
+use handscope_sim::stimulus::{ReadyPolicy, TokenSource};
 use handscope_sim::{ArgType, Function, Op, Type};
 
 use crate::compare::{ChannelCheck, ChannelWave, Mismatch, compare_channel};

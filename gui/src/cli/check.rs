@@ -15,6 +15,10 @@ pub struct CheckArgs {
     /// Also warn about constructs CIRCT 1.62's RTL gets wrong (mux with >2 inputs, merge data).
     #[arg(long)]
     pub circt_compat: bool,
+    /// Treat values used never or several times (an unmaterialized circuit) as errors; by
+    /// default they are warnings, since simulation inserts the forks and sinks itself.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Parses and verifies the file; exits non-zero when any error is found.
@@ -24,6 +28,7 @@ pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
     let module = &loaded.module;
     let opts = VerifyOptions {
         circt_compat: a.circt_compat,
+        strict: a.strict,
     };
     let mut report = verify_module_with(module, &opts);
 

@@ -98,8 +98,47 @@ pub fn session(
     deadlock_window: u64,
 ) -> anyhow::Result<handscope_sim::session::Session> {
     let mut s = handscope_sim::session::Session::open(module, name)?;
+    warn_before_running(&s);
     s.set_deadlock_window(deadlock_window).bind(stimulus)?;
+    let unfed = s.unfed_arguments();
+    if !unfed.is_empty() {
+        eprintln!(
+            "warning: no tokens for {} (give them with --in NAME=...); the run may stall",
+            unfed
+                .iter()
+                .map(|a| format!("`{a}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     Ok(s)
+}
+
+/// Says on stderr, before a run, what `check` would reject and what the session inserted: a
+/// circuit that fails `check` (say a combinational cycle) is still simulated, but the user
+/// hears first that it fails and why.
+pub fn warn_before_running(s: &handscope_sim::session::Session) {
+    let inserted = s.inserted();
+    if !inserted.is_empty() {
+        let list: Vec<String> = inserted.iter().map(ToString::to_string).collect();
+        eprintln!(
+            "warning: @{} is not materialized; Handscope inserts forks and sinks: {}",
+            s.function().name,
+            list.join("; ")
+        );
+    }
+    let report = handscope_sim::verify::verify(s.function());
+    if !report.is_ok() {
+        eprintln!(
+            "warning: `handscope check` fails on @{} ({} error{}); simulating anyway, results may be unreliable:",
+            s.function().name,
+            report.errors.len(),
+            if report.errors.len() == 1 { "" } else { "s" }
+        );
+        for p in &report.errors {
+            eprintln!("  {p}");
+        }
+    }
 }
 
 /// The exit code of a run: 0 when it is done, 2 on a deadlock, 3 at the cycle limit.

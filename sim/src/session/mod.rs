@@ -30,6 +30,7 @@ use crate::ops::Op;
 use crate::report::RunReport;
 use crate::stimulus::{Environment, ReadyPolicy, TokenSource, graph_memory_inits};
 use crate::trace::Trace;
+use crate::transform::materialize::{Placement, materialize_with};
 use crate::transform::{FlattenError, flatten};
 
 /// Errors of [`Session::open`] and [`Session::new`].
@@ -52,6 +53,9 @@ pub enum SessionError {
     /// The graph cannot be simulated as it is (e.g. a malformed `handshake.init`).
     #[error(transparent)]
     Sim(#[from] SimError),
+    /// Inserting forks and sinks gave two nodes one ID.
+    #[error("inserting forks and sinks: {0}")]
+    Materialize(crate::graph::DuplicateId),
 }
 
 /// Picks the function a tool works on: `name`, or the module's default function (the last
@@ -90,6 +94,33 @@ pub fn flat_function(module: &Module, name: Option<&str>) -> Result<Function, Se
 pub struct Session {
     func: Arc<Function>,
     env: Environment,
+    inserted: Vec<Inserted>,
+}
+
+/// A fork or sink [`Session::open`] inserted because the circuit was not materialized.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inserted {
+    /// A value used several times gets a fork.
+    Fork {
+        /// The value (channel name before insertion).
+        value: String,
+        /// How many times it is used.
+        uses: usize,
+    },
+    /// A value nobody uses gets a sink.
+    Sink {
+        /// The value.
+        value: String,
+    },
+}
+
+impl std::fmt::Display for Inserted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Inserted::Fork { value, uses } => write!(f, "`{value}` is used {uses} times: a fork"),
+            Inserted::Sink { value } => write!(f, "`{value}` is never used: a sink"),
+        }
+    }
 }
 
 /// What [`Session::run`] returns.
@@ -121,16 +152,48 @@ impl Session {
         Session::new(flat)
     }
 
+    /// The forks and sinks inserted because the circuit was not materialized (values used
+    /// several times or never), in channel order: empty for a materialized circuit. Tools
+    /// print them as a warning.
+    pub fn inserted(&self) -> &[Inserted] {
+        &self.inserted
+    }
+
     /// A session on a function that is already flat. The environment starts with the
     /// contents the graph gives its internal memories (`handshake.init`), the last `none`
     /// argument's single token and the default deadlock window (16 idle cycles).
+    /// Values used several times or never get a fork or a sink (appended, so every existing
+    /// node keeps its ID), as CIRCT's interpreter runs unmaterialized circuits; see
+    /// [`Session::inserted`].
     pub fn new(func: impl Into<Arc<Function>>) -> Result<Session, SessionError> {
-        let func = func.into();
+        let mut func = func.into();
+        let inserted: Vec<Inserted> = func
+            .channels
+            .values()
+            .filter_map(|c| match c.consumers.len() {
+                1 => None,
+                0 => Some(Inserted::Sink {
+                    value: c.name.clone(),
+                }),
+                uses => Some(Inserted::Fork {
+                    value: c.name.clone(),
+                    uses,
+                }),
+            })
+            .collect();
+        if !inserted.is_empty() {
+            let f = Arc::make_mut(&mut func);
+            materialize_with(f, Placement::Append).map_err(SessionError::Materialize)?;
+        }
         let env = Environment {
             memories: graph_memory_inits(&func)?,
             ..Environment::default()
         };
-        Ok(Session { func, env })
+        Ok(Session {
+            func,
+            env,
+            inserted,
+        })
     }
 
     /// The flat function.
@@ -141,6 +204,20 @@ impl Session {
     /// The flat function, shared.
     pub fn shared_function(&self) -> Arc<Function> {
         self.func.clone()
+    }
+
+    /// Channel arguments that get no token from the environment bound so far (the last `none`
+    /// argument gets one by default): a run without them usually stalls, and tools say so.
+    pub fn unfed_arguments(&self) -> Vec<&str> {
+        (0..self.func.args.len())
+            .filter(|&ai| matches!(self.func.args[ai].ty, crate::graph::ArgType::Channel(_)))
+            .filter(|&ai| {
+                crate::engine::monitor::arg_sources(&self.func, &self.env, ai)
+                    .iter()
+                    .all(|s| s.len() == 0)
+            })
+            .map(|ai| self.func.args[ai].name.as_str())
+            .collect()
     }
 
     /// The environment bound so far.

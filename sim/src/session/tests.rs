@@ -1,5 +1,6 @@
 use super::*;
 use crate::graph::{ArgType, FuncResult};
+use crate::ops::ArithOp;
 use crate::report::Status;
 use crate::types::{MemRefType, Type};
 
@@ -128,4 +129,51 @@ fn stimulus_overrides_replace_by_name() {
     let got = base.overridden_by(&over);
     assert_eq!(got, args(&["a=1", "b=5"], &["m=1"], &["out=always"]));
     assert!(StimulusArgs::default().is_empty());
+}
+
+/// A circuit with a value used twice and one never used is simulated with a fork and a sink
+/// appended (existing IDs unchanged), and the session says what it inserted.
+#[test]
+fn unmaterialized_circuits_get_forks_and_sinks() {
+    let mut f = Function::new("f");
+    let x = f.add_arg("x", ArgType::Channel(Type::Int(8))).unwrap();
+    f.add_arg("unused", ArgType::Channel(Type::Int(8))).unwrap();
+    let go = f.add_arg("go", ArgType::Channel(Type::None)).unwrap();
+    let add = f.add_node(Op::Arith(ArithOp::Addi), vec![Type::Int(8)]);
+    f.set_inputs(add, vec![x, x]);
+    let d = f.nodes[add].outputs[0];
+    f.results = vec![
+        FuncResult {
+            name: "d".into(),
+            ty: Type::Int(8),
+        },
+        FuncResult {
+            name: "done".into(),
+            ty: Type::None,
+        },
+    ];
+    let ret = f.add_node(Op::Return, vec![]);
+    f.set_inputs(ret, vec![d, go]);
+    f.assign_ids().unwrap();
+    let mut s = Session::new(f).unwrap();
+    assert_eq!(
+        s.inserted(),
+        [
+            Inserted::Fork {
+                value: "x".into(),
+                uses: 2
+            },
+            Inserted::Sink {
+                value: "unused".into()
+            }
+        ]
+    );
+    assert!(s.function().node_by_id("addi0").is_some());
+    assert_eq!(s.unfed_arguments(), ["x", "unused"]);
+    s.bind_tokens("x", TokenSource::Values(vec![3, 4])).unwrap();
+    assert_eq!(s.unfed_arguments(), ["unused"]);
+    s.bind_tokens("go", TokenSource::None(2)).unwrap();
+    let run = s.run(100, false).unwrap();
+    let d: Vec<u64> = run.report.outputs["d"].iter().map(|t| t.bits).collect();
+    assert_eq!(d, [6, 8]);
 }
