@@ -214,7 +214,7 @@ impl Session {
             .filter(|&ai| {
                 crate::engine::monitor::arg_sources(&self.func, &self.env, ai)
                     .iter()
-                    .all(|s| s.len() == 0)
+                    .all(|s| s.is_empty())
             })
             .map(|ai| self.func.args[ai].name.as_str())
             .collect()
