@@ -96,6 +96,8 @@ pub(crate) struct Monitor {
     cycle: u64,
     status: Option<Status>,
     events: Vec<RuntimeEvent>,
+    /// Set when the run ended `Done` because it drained (see [`RunReport::drained`]).
+    drained: Option<String>,
     /// Entries of `Program::mux_checks` not reported yet (an out-of-range select is reported
     /// once per mux).
     mux_unreported: Vec<(u32, u32, u32)>,
@@ -154,6 +156,7 @@ impl Monitor {
             cycle: 0,
             status: None,
             events: Vec::new(),
+            drained: None,
             mux_unreported: prog.mux_checks.clone(),
             deadlock: None,
         }
@@ -263,12 +266,45 @@ impl Monitor {
             // Observing on after the end (see `Simulation::set_stop_when_done`).
         } else if done {
             self.status = Some(Status::Done);
+        } else if self.idle >= self.window && self.drained_now(s) {
+            // Every input consumed and no token anywhere: nothing is stuck, the circuit
+            // simply has nothing more to do.
+            self.status = Some(Status::Done);
+            let missing: Vec<String> = self
+                .results
+                .iter()
+                .zip(&f.results)
+                .filter_map(|(r, res)| {
+                    let inv = self.invocations?;
+                    ((r.outputs.len() as u64) < inv)
+                        .then(|| format!("{} got {} of {inv}", res.name, r.outputs.len()))
+                })
+                .collect();
+            self.drained = Some(format!(
+                "every input token was consumed and no token is left in the circuit{}",
+                if missing.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", missing.join(", "))
+                }
+            ));
         } else if self.idle >= self.window {
             self.status = Some(Status::Deadlock);
             self.counters.flush();
             self.deadlock = Some(self.analyze(prog, f, s));
         }
         any
+    }
+
+    /// True when every argument's tokens (known totals) are consumed and no channel offers a
+    /// token: the circuit holds none (a token held in a register is offered on its output).
+    fn drained_now(&self, s: Signals<'_>) -> bool {
+        !self.args.is_empty()
+            && self
+                .args
+                .iter()
+                .all(|a| a.total.is_some_and(|t| a.consumed >= t))
+            && !s.valid.iter().any(|&v| v)
     }
 
     /// Reports muxes whose valid select is out of range in this cycle (once each).
@@ -433,6 +469,7 @@ impl Monitor {
             outputs,
             memories: mems,
             deadlock: self.deadlock.clone(),
+            drained: self.drained.clone(),
             events: self.events.clone(),
             stats,
         }
