@@ -81,11 +81,6 @@ impl CmpPredicate {
     pub fn from_keyword(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|p| p.keyword() == s)
     }
-
-    /// The integer value MLIR uses for this predicate in generic form.
-    pub fn to_index(self) -> u32 {
-        Self::ALL.iter().position(|p| *p == self).unwrap_or(0) as u32
-    }
 }
 
 /// How an `arith` operation types its operands and result. Everything that depends only on
