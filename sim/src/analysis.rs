@@ -14,7 +14,7 @@ use cranelift_entity::EntityRef;
 
 use crate::deadlock::{self, DeadlockReport};
 use crate::graph::{ArgType, ChannelId, Function, NodeId};
-use crate::ops::{ArithOp, Op};
+use crate::ops::Op;
 use crate::report::{
     ChannelStats, EventKind, OutputToken, RunReport, RuntimeEvent, Status, render_value_as,
 };
@@ -63,8 +63,8 @@ pub struct TraceObserver<'f> {
     deadlock: Option<DeadlockReport>,
     events: Vec<RuntimeEvent>,
     mems: Vec<Mem>,
-    /// `(node, divisor channel, out channel)`.
-    div_checks: Vec<(NodeId, usize, usize)>,
+    /// `(node, divisor channel, out channel, divisor zero mask)`.
+    div_checks: Vec<(NodeId, usize, usize, u64)>,
     /// `(node, input channels, out channel, index of the `won` state word)`.
     merge_checks: Vec<(NodeId, Vec<usize>, usize, Option<usize>)>,
     /// Muxes whose out-of-range select is not reported yet: (node, select, data inputs, width).
@@ -162,9 +162,10 @@ impl<'f> TraceObserver<'f> {
                         stores,
                     });
                 }
-                Op::Arith(ArithOp::Divsi | ArithOp::Divui | ArithOp::Remsi | ArithOp::Remui) => {
+                Op::Arith(a) if a.divides() => {
                     if let (Some(d), Some(o)) = (node.inputs.get(1), node.outputs.first()) {
-                        div_checks.push((nid, d.index(), o.index()));
+                        let zero = crate::spec::divisor_zero_mask(&f.channels[*d].ty);
+                        div_checks.push((nid, d.index(), o.index(), zero));
                     }
                 }
                 Op::Merge if node.inputs.len() > 1 => {
@@ -300,13 +301,10 @@ impl<'f> TraceObserver<'f> {
                 }
             }
             for k in 0..self.div_checks.len() {
-                let (node, d, o) = self.div_checks[k];
-                if fire(o) && data(d) == 0 {
-                    self.event(
-                        node,
-                        EventKind::DivisionByZero,
-                        "division by zero; the result is 0".into(),
-                    );
+                let (node, d, o, zero) = self.div_checks[k];
+                if fire(o) && data(d) & zero == 0 {
+                    let note = crate::spec::division_by_zero_note(&self.func.channels[ChannelId::new(o)].ty, data(o));
+                    self.event(node, EventKind::DivisionByZero, note);
                 }
             }
             for k in 0..self.merge_checks.len() {

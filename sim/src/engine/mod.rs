@@ -22,6 +22,7 @@ pub mod arith;
 mod compile;
 mod counters;
 mod eval;
+pub mod float_arith;
 mod program;
 pub(crate) mod resim;
 #[cfg(test)]
@@ -519,16 +520,17 @@ impl Simulation {
                 r.outputs.push((cycle, st.data[ch]));
             }
         }
-        for &(node, divisor, out) in &self.prog.div_checks {
+        for &(node, divisor, out, zero) in &self.prog.div_checks {
             let o = out as usize;
-            if st.valid[o] & st.ready[o] && st.data[divisor as usize] == 0 {
+            if st.valid[o] & st.ready[o] && st.data[divisor as usize] & zero == 0 {
                 let id = self.func.nodes[NodeId::from_u32(node)].id.clone();
+                let (ty, bits) = (&self.func.channels[ChannelId::from_u32(out)].ty, st.data[o]);
                 push_event(
                     &mut self.events,
                     cycle,
                     id,
                     EventKind::DivisionByZero,
-                    || "division by zero; the result is 0".into(),
+                    || crate::spec::division_by_zero_note(ty, bits),
                 );
             }
         }
