@@ -86,6 +86,72 @@ pub enum FConv {
     Trunc,
 }
 
+/// What a float `arith`/`math` op computes, for back ends that implement the same rules
+/// elsewhere (the SystemVerilog simulation model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatOp {
+    /// A binary operation.
+    Bin(FBinOp),
+    /// A unary operation.
+    Un(FUnOp),
+    /// A comparison.
+    Cmp(FloatPredicate),
+    /// A conversion.
+    Conv(FConv),
+}
+
+impl FloatOp {
+    /// The float computation of `op`; `None` for the integer operations.
+    pub fn of(op: crate::ops::ArithOp) -> Option<FloatOp> {
+        use crate::ops::ArithOp as A;
+        Some(match op {
+            A::Addf => FloatOp::Bin(FBinOp::Add),
+            A::Subf => FloatOp::Bin(FBinOp::Sub),
+            A::Mulf => FloatOp::Bin(FBinOp::Mul),
+            A::Divf => FloatOp::Bin(FBinOp::Div),
+            A::Remf => FloatOp::Bin(FBinOp::Rem),
+            A::Maximumf => FloatOp::Bin(FBinOp::Maximum),
+            A::Minimumf => FloatOp::Bin(FBinOp::Minimum),
+            A::Maxnumf => FloatOp::Bin(FBinOp::MaxNum),
+            A::Minnumf => FloatOp::Bin(FBinOp::MinNum),
+            A::Copysign => FloatOp::Bin(FBinOp::CopySign),
+            A::Negf => FloatOp::Un(FUnOp::Neg),
+            A::Absf => FloatOp::Un(FUnOp::Abs),
+            A::Sqrt => FloatOp::Un(FUnOp::Sqrt),
+            A::Cmpf(p) => FloatOp::Cmp(p),
+            A::Sitofp => FloatOp::Conv(FConv::SiToFp),
+            A::Uitofp => FloatOp::Conv(FConv::UiToFp),
+            A::Fptosi => FloatOp::Conv(FConv::FpToSi),
+            A::Fptoui => FloatOp::Conv(FConv::FpToUi),
+            A::Extf => FloatOp::Conv(FConv::Ext),
+            A::Truncf => FloatOp::Conv(FConv::Trunc),
+            A::Addi
+            | A::Subi
+            | A::Muli
+            | A::Divsi
+            | A::Divui
+            | A::Remsi
+            | A::Remui
+            | A::Andi
+            | A::Ori
+            | A::Xori
+            | A::Shli
+            | A::Shrsi
+            | A::Shrui
+            | A::Maxsi
+            | A::Minsi
+            | A::Maxui
+            | A::Minui
+            | A::Select
+            | A::Extsi
+            | A::Extui
+            | A::Trunci
+            | A::IndexCast
+            | A::Cmpi(_) => return None,
+        })
+    }
+}
+
 /// The default NaN of an invalid operation: `-nan`, `0xffc00000` / `0xfff8000000000000`.
 pub fn default_nan(kind: FloatKind) -> u64 {
     crate::float::positive_nan(kind) | sign_bit(kind)
@@ -394,6 +460,13 @@ mod tests {
         // Division by zero gives the IEEE infinity.
         assert_eq!(fbin(FBinOp::Div, s(-1.0), s(0.0), F32), s(f32::NEG_INFINITY));
         assert!(is_zero(s(-0.0), F32) && !is_zero(1, F32));
+    }
+
+    #[test]
+    fn float_op_matches_the_class() {
+        for &(op, _) in crate::ops::ArithOp::SIMPLE {
+            assert_eq!(FloatOp::of(op).is_some(), op.class().is_float(), "{op:?}");
+        }
     }
 
     #[test]
