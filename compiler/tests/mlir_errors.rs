@@ -270,10 +270,16 @@ fn unsupported_types() {
     );
     assert!(r.contains("unsupported type"), "{r}");
     expect_err(
-        "handshake.func @f(%a: f32) {\n  return\n}\n",
+        "handshake.func @f(%a: f16) {\n  return\n}\n",
         1,
-        "f32",
-        "type `f32` is not supported",
+        "f16",
+        "float type `f16` is not supported (floats: f32, f64)",
+    );
+    expect_err(
+        "handshake.func @f(%a: bf16) {\n  return\n}\n",
+        1,
+        "bf16",
+        "float type `bf16` is not supported",
     );
     expect_err(
         &body(
