@@ -226,7 +226,7 @@ fn float_type_rules() {
     );
     assert_eq!(
         msg(Op::Mux, &[F32, I32, I32], &[I32]),
-        ["select type f32 cannot index 2 data inputs"]
+        ["select has type f32, expected an integer or index"]
     );
     assert_eq!(
         msg(Op::Arith(ArithOp::Select), &[F32, I32, I32], &[I32]),

@@ -155,7 +155,12 @@ pub(super) fn check(op: &Op, sp: &ComponentSpec, ins: &[Type], outs: &[Type]) ->
         }
         Typing::Mux => {
             let data = ins.len() - 1;
-            if !ins[0].is_integer() || !wide_enough(&ins[0], data) {
+            if !ins[0].is_integer() {
+                c.push(
+                    ViolationKind::Type,
+                    format!("select has type {}, expected an integer or index", ins[0]),
+                );
+            } else if !wide_enough(&ins[0], data) {
                 c.push(
                     ViolationKind::Type,
                     format!("select type {} cannot index {data} data inputs", ins[0]),
