@@ -209,8 +209,14 @@ fn circt_reads_float_ops_and_constants_to_the_same_bits() {
         body.push_str(&format!("  %v{j} = {text}\n"));
         rets.push((format!("%v{j}"), ty.to_string()));
     }
-    for (i, (a, t)) in [("x", "f32"), ("d", "f64"), ("i", "i32")].iter().enumerate() {
-        body.insert_str(0, &format!("  %{a}f:{0} = fork [{0}] %{a} : {t}\n", uses[i]));
+    for (i, (a, t)) in [("x", "f32"), ("d", "f64"), ("i", "i32")]
+        .iter()
+        .enumerate()
+    {
+        body.insert_str(
+            0,
+            &format!("  %{a}f:{0} = fork [{0}] %{a} : {t}\n", uses[i]),
+        );
     }
     let names: Vec<&str> = rets.iter().map(|r| r.0.as_str()).collect();
     let tys: Vec<&str> = rets.iter().map(|r| r.1.as_str()).collect();

@@ -390,7 +390,11 @@ fn all_cmpf_predicates_custom_and_generic() {
     );
     let e = handscope_compiler::mlir::parse_mlir(&bad, "p.mlir").unwrap_err();
     assert_eq!(e.line_col(), (2, 17), "{}", e.render());
-    assert!(e.message.contains("unknown cmpf predicate `slt`"), "{}", e.message);
+    assert!(
+        e.message.contains("unknown cmpf predicate `slt`"),
+        "{}",
+        e.message
+    );
 }
 
 /// Float constants in every spelling MLIR prints (decimal, exponent, hexadecimal bit pattern
@@ -435,7 +439,11 @@ fn float_constants_round_trip_bit_exactly() {
     for (body, ty, msg) in [
         ("{value = 1 : f32}", "f32", "is an integer literal"),
         ("{value = 0x1FFFFFFFF : f32}", "f32", "does not fit in f32"),
-        ("{value = 1.5 : f64}", "f32", "differs from the result type f32"),
+        (
+            "{value = 1.5 : f64}",
+            "f32",
+            "differs from the result type f32",
+        ),
         ("{value = 1.5 : f16}", "f16", "not supported"),
     ] {
         let src = custom_func(
@@ -502,7 +510,11 @@ fn fastmath_and_rounding_modes() {
     let bad = src.replace("to_nearest_even", "downward");
     let e = handscope_compiler::mlir::parse_mlir(&bad, "fm.mlir").unwrap_err();
     assert_eq!(e.line_col().0, 5);
-    assert!(e.message.contains("rounding mode `downward`"), "{}", e.message);
+    assert!(
+        e.message.contains("rounding mode `downward`"),
+        "{}",
+        e.message
+    );
 }
 
 /// Type errors of float ops and of floats where integers are required are located errors.
@@ -553,8 +565,16 @@ fn float_type_errors_are_located() {
     // An unknown math op names the supported ones; a bare float mnemonic names its dialect.
     let src = custom_func("%a: f32", "%0 = math.exp %a : f32\nreturn %0 : f32");
     let e = handscope_compiler::mlir::parse_mlir(&src, "t.mlir").unwrap_err();
-    assert!(e.message.contains("unknown operation `math.exp`"), "{}", e.message);
-    assert!(e.render().contains("math.{sqrt, absf, copysign}"), "{}", e.render());
+    assert!(
+        e.message.contains("unknown operation `math.exp`"),
+        "{}",
+        e.message
+    );
+    assert!(
+        e.render().contains("math.{sqrt, absf, copysign}"),
+        "{}",
+        e.render()
+    );
     let src = custom_func("%a: f32", "%0 = sqrt %a : f32\nreturn %0 : f32");
     let e = handscope_compiler::mlir::parse_mlir(&src, "t.mlir").unwrap_err();
     assert!(e.render().contains("`math.sqrt`"), "{}", e.render());

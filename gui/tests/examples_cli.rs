@@ -207,8 +207,14 @@ fn check_accepts_what_circt_prints_for_every_example() {
         // `// circt-print: skip (reason)`: CIRCT's package cannot read the file (the `math`
         // dialect is not registered in it).
         let src = std::fs::read_to_string(&ex).unwrap();
-        if let Some(reason) = src.lines().find_map(|l| l.strip_prefix("// circt-print: skip")) {
-            assert!(!reason.trim().is_empty(), "{stem}: circt-print skip without a reason");
+        if let Some(reason) = src
+            .lines()
+            .find_map(|l| l.strip_prefix("// circt-print: skip"))
+        {
+            assert!(
+                !reason.trim().is_empty(),
+                "{stem}: circt-print skip without a reason"
+            );
             eprintln!("{stem}: not printed by circt {}", reason.trim());
             continue;
         }

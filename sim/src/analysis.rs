@@ -29,6 +29,8 @@ const MAX_EVENTS: usize = 10_000;
 struct Mem {
     name: String,
     elem: u32,
+    /// Element type (how reports print the contents).
+    ty: Type,
     mask: u64,
     vals: Vec<u64>,
     /// `(addr channel, data channel)` per store port.
@@ -157,6 +159,7 @@ impl<'f> TraceObserver<'f> {
                     mems.push(Mem {
                         name,
                         elem,
+                        ty: memref.elem.clone(),
                         mask: width_mask(abits),
                         vals,
                         stores,
@@ -303,7 +306,10 @@ impl<'f> TraceObserver<'f> {
             for k in 0..self.div_checks.len() {
                 let (node, d, o, zero) = self.div_checks[k];
                 if fire(o) && data(d) & zero == 0 {
-                    let note = crate::spec::division_by_zero_note(&self.func.channels[ChannelId::new(o)].ty, data(o));
+                    let note = crate::spec::division_by_zero_note(
+                        &self.func.channels[ChannelId::new(o)].ty,
+                        data(o),
+                    );
                     self.event(node, EventKind::DivisionByZero, note);
                 }
             }
@@ -465,13 +471,12 @@ impl<'f> TraceObserver<'f> {
         }
         let mut memories = BTreeMap::new();
         for m in &self.mems {
-            let ty = Type::Int(m.elem as u8);
             let u = unsigned.contains(&m.name);
             memories.insert(
                 m.name.clone(),
                 m.vals
                     .iter()
-                    .filter_map(|&x| render_value_as(x, &ty, u))
+                    .filter_map(|&x| render_value_as(x, &m.ty, u))
                     .collect(),
             );
         }

@@ -257,7 +257,15 @@ mod tests {
             parse_float("nan(0x3f800000)", F32),
             Err(FloatParseError::NotNan(_))
         ));
-        for bad in ["", "x", "1.5.2", "--1", "-nan(0x7fc00001)", "nan(7fc00001)", "1,5"] {
+        for bad in [
+            "",
+            "x",
+            "1.5.2",
+            "--1",
+            "-nan(0x7fc00001)",
+            "nan(7fc00001)",
+            "1,5",
+        ] {
             assert!(parse_float(bad, F32).is_err(), "{bad}");
         }
     }
@@ -272,7 +280,11 @@ mod tests {
         assert_eq!(v(0xffc0_0000, F32), "\"-nan\"");
         assert_eq!(v(0x7ff8_0000_0000_0001, F64), "\"nan(0x7ff8000000000001)\"");
         assert_eq!(
-            FloatValue { kind: F32, bits: f32b(2.5) }.to_string(),
+            FloatValue {
+                kind: F32,
+                bits: f32b(2.5)
+            }
+            .to_string(),
             "2.5"
         );
     }
@@ -295,7 +307,9 @@ mod tests {
             0x7f7f_ffff,
         ];
         for _ in 0..20_000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             pats.push(x);
         }
         for &p in &pats {

@@ -792,9 +792,15 @@ mod tests {
         assert_eq!(Op::Arith(ArithOp::Sqrt).dialect(), "math");
         assert_eq!(Op::Arith(ArithOp::Copysign).mnemonic(), "copysign");
         assert_eq!(ArithOp::from_mnemonic("sqrt"), None);
-        assert_eq!(ArithOp::from_name(Dialect::Math, "sqrt"), Some(ArithOp::Sqrt));
+        assert_eq!(
+            ArithOp::from_name(Dialect::Math, "sqrt"),
+            Some(ArithOp::Sqrt)
+        );
         assert_eq!(ArithOp::Absf.qualified_name(), "math.absf");
-        assert_eq!(ArithOp::Cmpf(FloatPredicate::Olt).class(), ArithClass::FloatCompare);
+        assert_eq!(
+            ArithOp::Cmpf(FloatPredicate::Olt).class(),
+            ArithClass::FloatCompare
+        );
         for (i, p) in FloatPredicate::ALL.iter().enumerate() {
             assert_eq!(p.to_index() as usize, i);
             assert_eq!(FloatPredicate::from_keyword(p.keyword()), Some(*p));

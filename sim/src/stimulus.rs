@@ -174,7 +174,10 @@ fn parse_float_list(t: &str, kind: crate::types::FloatKind) -> Result<TokenSourc
     Ok(TokenSource::Values(vals))
 }
 
-fn parse_file(path: &Path, float: Option<crate::types::FloatKind>) -> Result<TokenSource, StimulusError> {
+fn parse_file(
+    path: &Path,
+    float: Option<crate::types::FloatKind>,
+) -> Result<TokenSource, StimulusError> {
     let text = std::fs::read_to_string(path).map_err(|e| StimulusError::File {
         path: path.display().to_string(),
         message: e.to_string(),
@@ -482,7 +485,10 @@ mod tests {
         std::fs::write(&path, "1.5\n-nan nan(0x7fc00001)\n").unwrap();
         let t = TokenSource::parse(&format!("@{}", path.display()), &f32t).unwrap();
         std::fs::remove_file(&path).ok();
-        assert_eq!(t, TokenSource::Values(vec![0x3fc0_0000, 0xffc0_0000, 0x7fc0_0001]));
+        assert_eq!(
+            t,
+            TokenSource::Values(vec![0x3fc0_0000, 0xffc0_0000, 0x7fc0_0001])
+        );
     }
 
     #[test]

@@ -297,7 +297,12 @@ fn float_division_by_zero_and_a_float_chain() {
     let d = node(&mut f, Op::Arith(ArithOp::Divf), ins, vec![f32t.clone()]);
     let ins = vec![out(&f, fa, 1), out(&f, fb, 1)];
     let r = node(&mut f, Op::Arith(ArithOp::Remf), ins, vec![f32t.clone()]);
-    let nf = node(&mut f, Op::Arith(ArithOp::Sitofp), vec![n], vec![f32t.clone()]);
+    let nf = node(
+        &mut f,
+        Op::Arith(ArithOp::Sitofp),
+        vec![n],
+        vec![f32t.clone()],
+    );
     let ins = vec![out(&f, fa, 2), out(&f, nf, 0)];
     let p = node(&mut f, Op::Arith(ArithOp::Mulf), ins, vec![f32t.clone()]);
     let ins = vec![out(&f, p, 0)];
@@ -368,7 +373,11 @@ fn float_division_by_zero_and_a_float_chain() {
             (2, "remf0", "division by zero; the IEEE result is -nan"),
         ]
     );
-    assert!(rep.events.iter().all(|e| e.kind == EventKind::DivisionByZero));
+    assert!(
+        rep.events
+            .iter()
+            .all(|e| e.kind == EventKind::DivisionByZero)
+    );
     // JSON: finite floats are numbers, the others strings.
     let json = serde_json::to_value(&rep).unwrap();
     assert_eq!(json["outputs"]["r0"][0]["value"], "inf");

@@ -462,7 +462,11 @@ impl<'a> Parser<'a> {
             .iter()
             .find(|(_, m)| *m == short)
             .map(|(op, _)| op.qualified_name())
-            .or_else(|| ["cmpi", "cmpf"].contains(&short).then(|| format!("arith.{short}")));
+            .or_else(|| {
+                ["cmpi", "cmpf"]
+                    .contains(&short)
+                    .then(|| format!("arith.{short}"))
+            });
         if let Some(q) = known {
             return e.with_help(format!(
                 "arith and math operations need their dialect prefix: `{q}`"
@@ -730,7 +734,10 @@ impl<'a> Parser<'a> {
                 let s = self.bump()?.1;
                 let body = self.skip_balanced()?;
                 let text = &self.src()[body.start..body.end];
-                if text.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| !w.is_empty() && w != "none") {
+                if text
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|w| !w.is_empty() && w != "none")
+                {
                     self.warn(
                         Span::new(s.start, body.end),
                         "fastmath flags are ignored: Handscope computes exact IEEE-754 results (docs/semantics.md)",
@@ -870,9 +877,9 @@ impl<'a> Parser<'a> {
         }
         if let Some(r) = take_attr(attrs, "roundingmode") {
             let mode = match &r.value {
-                AttrValue::Int { value, .. } => {
-                    usize::try_from(*value).ok().and_then(|i| ROUNDING_MODES.get(i).copied())
-                }
+                AttrValue::Int { value, .. } => usize::try_from(*value)
+                    .ok()
+                    .and_then(|i| ROUNDING_MODES.get(i).copied()),
                 AttrValue::DialectAttr { words, .. } => words
                     .last()
                     .and_then(|w| ROUNDING_MODES.iter().copied().find(|m| m == w)),

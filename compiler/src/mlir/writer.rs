@@ -523,10 +523,7 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
                     | ArithClass::FloatExtend
                     | ArithClass::FloatTruncate,
                     _,
-                ) => format!(
-                    "{name} {ops}{} : {first_in} to {first_out}",
-                    dict(&attrs)
-                ),
+                ) => format!("{name} {ops}{} : {first_in} to {first_out}", dict(&attrs)),
                 (
                     ArithClass::Binary
                     | ArithClass::Compare
@@ -563,7 +560,10 @@ mod tests {
         assert_eq!(float_literal(0x8000_0000, F32), "-0.0");
         assert_eq!(float_literal(1e300f64.to_bits(), F64), "1.0e300");
         assert_eq!(float_literal(0x7fc0_0000, F32), "0x7FC00000");
-        assert_eq!(float_literal(0xfff0_0000_0000_0000, F64), "0xFFF0000000000000");
+        assert_eq!(
+            float_literal(0xfff0_0000_0000_0000, F64),
+            "0xFFF0000000000000"
+        );
         assert_eq!(float_literal(100f64.to_bits(), F64), "100.0");
     }
 }

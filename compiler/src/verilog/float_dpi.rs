@@ -56,11 +56,7 @@ pub fn sv_expr(op: FloatOp, ins: &[u32], out: u32) -> String {
             arg(0),
             arg(1)
         ),
-        FloatOp::Conv(c) => format!(
-            "{out}'(hs_fconv({}, {wi}, {out}, {}))",
-            c as u32,
-            arg(0)
-        ),
+        FloatOp::Conv(c) => format!("{out}'(hs_fconv({}, {wi}, {out}, {}))", c as u32, arg(0)),
     }
 }
 

@@ -220,7 +220,10 @@ struct ReadyGen {
 "#,
     );
     // The float components' DPI-C functions (see `float_dpi`), when a design has any.
-    if designs.iter().any(|d| super::float_dpi::uses_floats(d.func)) {
+    if designs
+        .iter()
+        .any(|d| super::float_dpi::uses_floats(d.func))
+    {
         s.push_str(&super::float_dpi::c_source());
         s.push('\n');
     }

@@ -347,7 +347,9 @@ fn compile_node(
             };
             // The float format of the first operand and of the result (f32 when not a float;
             // only float instructions read it).
-            let fk = |c: u32| crate::types::FloatKind::from_bits(wch(c)).unwrap_or(crate::types::FloatKind::F32);
+            let fk = |c: u32| {
+                crate::types::FloatKind::from_bits(wch(c)).unwrap_or(crate::types::FloatKind::F32)
+            };
             let fbin = |op: FBinOp| Fwd::FBin {
                 op,
                 a: ins[0],
@@ -796,6 +798,7 @@ fn compile_node(
                 name,
                 size,
                 elem_width,
+                elem: memref.elem.clone(),
                 addr_mask,
                 external,
             });

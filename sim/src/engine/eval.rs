@@ -1,7 +1,7 @@
 //! Executes a [`Program`] on struct-of-arrays [`State`]: forward pass, backward pass, clock.
 
-use super::{arith, float_arith};
 use super::program::{Bwd, Clk, Fwd, Program, Seg, Span, TypedOp};
+use super::{arith, float_arith};
 use crate::spec::{cmerge_regs, mux_input, slot_regs};
 use crate::types::width_mask;
 

@@ -361,7 +361,11 @@ fn to_int<F: Native>(a: u64, to: u32, signed: bool) -> u64 {
     let t = x.trunc_value();
     // 2^to and 2^(to-1) are exact in f64 for every width up to 64.
     let (lo, hi) = if signed {
-        let h = if to == 0 { 0.0 } else { (2f64).powi(to as i32 - 1) };
+        let h = if to == 0 {
+            0.0
+        } else {
+            (2f64).powi(to as i32 - 1)
+        };
         (-h, h)
     } else {
         (0.0, (2f64).powi(to as i32))
@@ -440,7 +444,10 @@ mod tests {
         assert_eq!(fbin(FBinOp::Add, qa, qb, F32), qa);
         assert_eq!(fbin(FBinOp::Add, qb, qa, F32), qb);
         assert_eq!(fbin(FBinOp::Mul, s(1.0), sa, F32), 0x7fc0_0003);
-        assert_eq!(fbin(FBinOp::Sub, s(f32::INFINITY), s(f32::INFINITY), F32), 0xffc0_0000);
+        assert_eq!(
+            fbin(FBinOp::Sub, s(f32::INFINITY), s(f32::INFINITY), F32),
+            0xffc0_0000
+        );
         assert_eq!(fbin(FBinOp::Div, s(0.0), s(0.0), F32), 0xffc0_0000);
         assert_eq!(fbin(FBinOp::Rem, s(1.0), s(0.0), F32), 0xffc0_0000);
         assert_eq!(fun(FUnOp::Sqrt, s(-1.0), F32), 0xffc0_0000);
@@ -458,7 +465,10 @@ mod tests {
         assert_eq!(fbin(FBinOp::Minimum, s(0.0), s(-0.0), F32), s(-0.0));
         assert_eq!(fbin(FBinOp::Maximum, s(1.0), sa, F32), 0x7fc0_0003);
         // Division by zero gives the IEEE infinity.
-        assert_eq!(fbin(FBinOp::Div, s(-1.0), s(0.0), F32), s(f32::NEG_INFINITY));
+        assert_eq!(
+            fbin(FBinOp::Div, s(-1.0), s(0.0), F32),
+            s(f32::NEG_INFINITY)
+        );
         assert!(is_zero(s(-0.0), F32) && !is_zero(1, F32));
     }
 
@@ -471,12 +481,24 @@ mod tests {
 
     #[test]
     fn conversions() {
-        assert_eq!(fconv(FConv::Ext, 0x7f80_0003, 32, 64), 0x7ff8_0000_6000_0000);
-        assert_eq!(fconv(FConv::Ext, 0xffc0_0002, 32, 64), 0xfff8_0000_4000_0000);
-        assert_eq!(fconv(FConv::Trunc, 0x7ff0_0000_0000_0005, 64, 32), 0x7fc0_0000);
+        assert_eq!(
+            fconv(FConv::Ext, 0x7f80_0003, 32, 64),
+            0x7ff8_0000_6000_0000
+        );
+        assert_eq!(
+            fconv(FConv::Ext, 0xffc0_0002, 32, 64),
+            0xfff8_0000_4000_0000
+        );
+        assert_eq!(
+            fconv(FConv::Trunc, 0x7ff0_0000_0000_0005, 64, 32),
+            0x7fc0_0000
+        );
         assert_eq!(fconv(FConv::Trunc, 1.1f64.to_bits(), 64, 32), s(1.1));
         assert_eq!(fconv(FConv::FpToSi, s(3e9), 32, 32), 0x8000_0000);
-        assert_eq!(fconv(FConv::FpToSi, s(-2.7), 32, 32), (-2i64 as u64) & 0xffff_ffff);
+        assert_eq!(
+            fconv(FConv::FpToSi, s(-2.7), 32, 32),
+            (-2i64 as u64) & 0xffff_ffff
+        );
         assert_eq!(fconv(FConv::FpToSi, 0x7fc0_0000, 32, 64), 1 << 63);
         assert_eq!(fconv(FConv::FpToSi, s(-2147483648.0), 32, 32), 0x8000_0000);
         assert_eq!(fconv(FConv::FpToUi, s(3e9), 32, 32), 3_000_000_000);
@@ -486,11 +508,20 @@ mod tests {
         assert_eq!(fconv(FConv::FpToSi, s(-1.5), 32, 1), 0x1);
         assert_eq!(fconv(FConv::SiToFp, 0xff, 8, 32), s(-1.0));
         assert_eq!(fconv(FConv::UiToFp, 0xff, 8, 32), s(255.0));
-        assert_eq!(fconv(FConv::UiToFp, u64::MAX, 64, 32), s(18446744073709551616.0));
-        assert_eq!(fconv(FConv::SiToFp, 1 << 63, 64, 64), (-9223372036854775808.0f64).to_bits());
+        assert_eq!(
+            fconv(FConv::UiToFp, u64::MAX, 64, 32),
+            s(18446744073709551616.0)
+        );
+        assert_eq!(
+            fconv(FConv::SiToFp, 1 << 63, 64, 64),
+            (-9223372036854775808.0f64).to_bits()
+        );
         assert_eq!(fcmp(FloatPredicate::Ult, 0x7fc0_0000, s(1.0), F32), 1);
         assert_eq!(fcmp(FloatPredicate::Olt, 0x7fc0_0000, s(1.0), F32), 0);
         assert_eq!(fcmp(FloatPredicate::Oeq, s(0.0), s(-0.0), F32), 1);
-        assert_eq!(fcmp(FloatPredicate::One, 1.0f64.to_bits(), 2.0f64.to_bits(), F64), 1);
+        assert_eq!(
+            fcmp(FloatPredicate::One, 1.0f64.to_bits(), 2.0f64.to_bits(), F64),
+            1
+        );
     }
 }

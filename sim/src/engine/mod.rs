@@ -608,11 +608,10 @@ impl Simulation {
         }
         let mut memories = BTreeMap::new();
         for (m, vals) in self.prog.mems.iter().zip(&self.st.mems) {
-            let ty = Type::Int(m.elem_width as u8);
             let u = unsigned.contains(&m.name);
             let v = vals
                 .iter()
-                .filter_map(|&x| render_value_as(x, &ty, u))
+                .filter_map(|&x| render_value_as(x, &m.elem, u))
                 .collect();
             memories.insert(m.name.clone(), v);
         }

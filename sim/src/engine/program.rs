@@ -319,6 +319,8 @@ pub struct MemInfo {
     pub size: u64,
     /// Element type width.
     pub elem_width: u32,
+    /// Element type (how reports print the contents).
+    pub elem: crate::types::Type,
     /// Mask applied to addresses (`2^ceil(log2 size) - 1`).
     pub addr_mask: u64,
     /// True for `extmemory`.

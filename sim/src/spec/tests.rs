@@ -190,11 +190,19 @@ fn float_type_rules() {
         ["result has type f64, expected f32"]
     );
     assert_eq!(
-        msg(Op::Arith(ArithOp::Cmpf(FloatPredicate::Olt)), &[F32, F32], &[I32]),
+        msg(
+            Op::Arith(ArithOp::Cmpf(FloatPredicate::Olt)),
+            &[F32, F32],
+            &[I32]
+        ),
         ["result has type i32, expected i1"]
     );
     assert_eq!(
-        msg(Op::Arith(ArithOp::Cmpi(CmpPredicate::Slt)), &[F32, F32], &[I1]),
+        msg(
+            Op::Arith(ArithOp::Cmpi(CmpPredicate::Slt)),
+            &[F32, F32],
+            &[I1]
+        ),
         ["operand 0 has type f32, expected an integer or index"]
     );
     assert!(msg(Op::Arith(ArithOp::Sitofp), &[Type::Int(8)], &[F64]).is_empty());
