@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
 use handscope_compiler::c::{HsOptions, compile_to_handshake};
+use handscope_sim::session::header::Header;
 
 /// The compile-time budget of every example kernel.
 const BUDGET: Duration = Duration::from_millis(100);
@@ -24,11 +25,7 @@ fn kernels() -> Vec<(String, String, String)> {
         .filter(|e| e.path().extension().is_some_and(|x| x == "c"))
         .map(|e| {
             let src = std::fs::read_to_string(e.path()).expect("read");
-            let top = src
-                .lines()
-                .find_map(|l| l.strip_prefix("// TOP:"))
-                .map(|s| s.trim().to_string())
-                .expect("TOP line");
+            let top = Header::parse(&src).top().expect("TOP line").to_string();
             (e.file_name().to_string_lossy().into_owned(), src, top)
         })
         .collect();

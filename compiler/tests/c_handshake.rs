@@ -14,12 +14,11 @@ use common::kernels::{
     all_kernel_files, example_files, kernel, native, node_count, parse_args, sext, simulate,
 };
 use common::python::python;
-use handscope_compiler::c::handshake::memory_inits;
 use handscope_compiler::c::{ArgValue, BufferPolicy, HsOptions, compile_to_handshake};
 use handscope_compiler::mlir::write_mlir;
 use handscope_sim::engine::Simulation;
 use handscope_sim::report::Status;
-use handscope_sim::stimulus::{Environment, TokenSource};
+use handscope_sim::stimulus::{Environment, TokenSource, graph_memory_inits};
 use handscope_sim::verify::{Rule, verify};
 use handscope_sim::{Function, Module, Op};
 
@@ -245,7 +244,7 @@ fn editing_one_block_keeps_other_ids() {
 #[test]
 fn local_array_initializers_become_memory_attributes() {
     let hs = kernel("multidim_init.c").handshake(&HsOptions::default());
-    let inits = memory_inits(&hs);
+    let inits = graph_memory_inits(&hs).unwrap();
     assert_eq!(inits["mem.coef"], vec![1, 0xfffe, 3, 0xfffc, 5, 0xfffa]);
     assert_eq!(inits["mem.small"], vec![250, 251, 252, 0, 0]);
     let text = write_mlir(&Module {

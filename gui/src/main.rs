@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,
@@ -17,5 +18,16 @@ fn main() -> ExitCode {
             eprintln!("error: {err:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// A command-line tool whose output is piped into `head` ends quietly when the reader goes
+/// away: the default action of SIGPIPE, which Rust's runtime replaces by an error that would
+/// make `println!` panic.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting the default disposition of a signal, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

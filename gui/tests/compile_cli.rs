@@ -275,3 +275,81 @@ fn without_a_display_the_debugger_points_to_render() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// `check` on MLIR compiled from C shows, under a C location, the C source line (read beside
+/// the MLIR file) and never the MLIR file's line of the same number.
+#[test]
+fn check_shows_the_line_of_the_file_a_location_names() {
+    let dir = std::env::temp_dir().join(format!("hs-check-loc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = "int f(int a) {\n  int x = a;\n  return x / 3 + a;\n}\n";
+    std::fs::write(dir.join("k.c"), c).unwrap();
+    let kc = dir.join("k.c");
+    let (ok, mlir, err) = handscope(&["compile", kc.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    // Make the constant unused (a problem located at the C line of `3`).
+    let line = mlir
+        .lines()
+        .find(|l| l.contains("arith.divsi"))
+        .expect("a division");
+    let cst = line
+        .split(", ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap();
+    let broken = mlir.replace(
+        line,
+        &line.replacen(
+            cst,
+            line.split_whitespace()
+                .nth(3)
+                .unwrap()
+                .trim_end_matches(','),
+            1,
+        ),
+    );
+    let path = dir.join("k.mlir");
+    std::fs::write(&path, &broken).unwrap();
+    let (ok, out, _) = handscope(&["check", "--strict", path.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(out.contains("   |   return x / 3 + a;"), "{out}");
+    // Without the C file, no source line at all (not the MLIR file's line 3).
+    std::fs::remove_file(&kc).unwrap();
+    let (_, out, _) = handscope(&["check", path.to_str().unwrap()]);
+    let mlir_line3 = broken.lines().nth(2).unwrap();
+    assert!(!out.contains(mlir_line3.trim()), "{out}");
+    assert!(!out.contains("   | "), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Output piped into a reader that stops early (`| head`) ends the process quietly.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    // Far more output than a pipe buffers (64 KiB), so the writer meets the closed pipe.
+    let dir = std::env::temp_dir().join(format!("hs-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let body: String = (0..3000).map(|i| format!("  x = x * 3 + {i};\n")).collect();
+    let path = dir.join("long.c");
+    std::fs::write(&path, format!("int f(int x) {{\n{body}  return x;\n}}\n")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args(["compile", path.to_str().unwrap(), "--emit", "mlir"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The reader is dropped here: the rest of the output has nowhere to go.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(out.status.code(), Some(101), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use handscope_sim::session::header::Header;
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -41,10 +43,10 @@ fn examples() -> Vec<PathBuf> {
 
 /// The `// check: error <words>` line of an example that `check` must reject.
 fn expected_check_error(path: &Path) -> Option<String> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("// check: error ").map(str::to_string))
+    let text = std::fs::read_to_string(path).unwrap();
+    Header::parse(&text)
+        .values("check")
+        .find_map(|v| v.strip_prefix("error ").map(str::to_string))
 }
 
 /// A Python with `circt` importable, or `None` (a failure when `CI=true`).
@@ -266,4 +268,49 @@ fn tempdir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// `sim` on a circuit `check` rejects or that is not materialized still runs, after saying why:
+/// inserted forks and sinks, `check`'s errors, arguments that get no tokens.
+#[test]
+fn sim_says_what_it_inserts_and_what_check_rejects() {
+    let dir = std::env::temp_dir().join(format!("hs-sim-warn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("u.mlir");
+    std::fs::write(
+        &path,
+        "handshake.func @f(%x: i8, %unused: i8, %go: none, ...) -> (i8, none) {\n  %d = arith.addi %x, %x : i8\n  return %d, %go : i8, none\n}\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let out = handscope(&["sim", p, "--in", "x=3,4", "--in", "go=2"]);
+    let (so, se) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{so}{se}");
+    assert!(
+        se.contains(
+            "inserts forks and sinks: `x` is used 2 times: a fork; `unused` is never used: a sink"
+        ),
+        "{se}"
+    );
+    assert!(se.contains("no tokens for `unused`"), "{se}");
+    assert!(so.contains("out0: [6@"), "{so}");
+    // check: warnings by default, errors with --strict.
+    let out = handscope(&["check", p]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("warning[unused-value]"));
+    assert!(!handscope(&["check", "--strict", p]).status.success());
+    // A combinational cycle fails check but is simulated, with check's reason first.
+    let out = handscope(&["sim", "examples/circuits/comb_cycle.mlir"]);
+    let se = text(&out.stderr);
+    assert!(
+        se.contains("`handscope check` fails on @comb_cycle"),
+        "{se}"
+    );
+    assert!(se.contains("combinational cycle"), "{se}");
+    assert!(
+        text(&out.stdout).contains("status:"),
+        "{}",
+        text(&out.stdout)
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use handscope_sim::session::header::Header;
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -13,10 +15,7 @@ fn workspace() -> PathBuf {
 }
 
 fn header(text: &str, key: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|l| l.strip_prefix(&format!("// {key}:")))
-        .map(|s| s.trim().to_string())
-        .collect()
+    Header::parse(text).values(key).map(String::from).collect()
 }
 
 fn run_sim(path: &Path, extra: &[&str]) -> (i32, serde_json::Value) {

@@ -5,9 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use handscope_sim::engine::Simulation;
+use handscope_sim::session::Session;
 use handscope_sim::spec::CirctLowering;
-use handscope_sim::stimulus::{Environment, ReadyPolicy, TokenSource};
+use handscope_sim::stimulus::{ReadyPolicy, TokenSource};
 use handscope_sim::{ArgType, Function, Op, Type};
 
 use crate::compare::{ChannelCheck, ChannelWave, Mismatch, compare_channel};
@@ -219,10 +219,9 @@ fn check_supported(d: &DesignSpec) -> Result<(), OracleError> {
 /// `cycles` when the run finished: the engine does not step past `Done`).
 pub fn engine_waves(d: &DesignSpec, cycles: u32) -> Result<(Vec<ChannelWave>, usize), OracleError> {
     let f = &d.func;
-    let mut env = Environment {
-        deadlock_window: u64::MAX,
-        ..Default::default()
-    };
+    let refuse = |e: &dyn std::fmt::Display| unsupported(d, &format!("engine refused it: {e}"));
+    let mut session = Session::new(f.clone()).map_err(|e| refuse(&e))?;
+    session.set_deadlock_window(u64::MAX);
     let mut k = 0;
     for a in &f.args {
         if let ArgType::Channel(t) = &a.ty {
@@ -232,15 +231,16 @@ pub fn engine_waves(d: &DesignSpec, cycles: u32) -> Result<(Vec<ChannelWave>, us
             } else {
                 TokenSource::Values(toks.clone())
             };
-            env.push_tokens(a.name.clone(), src);
+            session.bind_tokens(&a.name, src).map_err(|e| refuse(&e))?;
             k += 1;
         }
     }
     for (r, spec) in f.results.iter().zip(&d.ready) {
-        env.set_ready(r.name.clone(), spec.policy());
+        session
+            .bind_ready(&r.name, spec.policy())
+            .map_err(|e| refuse(&e))?;
     }
-    let mut sim =
-        Simulation::new(f, env).map_err(|e| unsupported(d, &format!("engine refused it: {e}")))?;
+    let mut sim = session.simulation().map_err(|e| refuse(&e))?;
     // Values are read from the engine's trace, which records each cycle's settled values
     // before the clock edge (`Simulation::valid` etc. read the state after the last step,
     // where buffer outputs already show the next cycle).

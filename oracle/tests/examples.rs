@@ -13,18 +13,13 @@ use handscope_oracle::harness::{DesignSpec, parse_top, run_designs};
 use handscope_oracle::model::BuildOptions;
 use handscope_oracle::require_tools;
 use handscope_sim::Op;
+use handscope_sim::session::header::Header;
 
 const CYCLES: u32 = 1000;
 
 /// The reason in a `// oracle: skip (reason)` line, if any.
 fn skip_reason(text: &str) -> Option<String> {
-    text.lines().find_map(|l| {
-        let rest = l
-            .trim()
-            .strip_prefix("//")?
-            .trim()
-            .strip_prefix("oracle:")?
-            .trim();
+    Header::parse(text).values("oracle").find_map(|rest| {
         let reason = rest.strip_prefix("skip")?.trim();
         Some(
             reason

@@ -1,4 +1,5 @@
-//! Generated graphs for benchmarks and tests.
+//! Generated graphs for benchmarks and tests (cargo feature `bench-support`; not part of the
+//! library's default API).
 
 use crate::graph::{ArgType, FuncResult, Function};
 use crate::ops::{BufferKind, Op};

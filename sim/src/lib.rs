@@ -6,6 +6,7 @@
 //! (DOT, SystemVerilog, VCD, the debugger) uses.
 
 pub mod analysis;
+#[cfg(any(test, feature = "bench-support"))]
 pub mod bench_support;
 pub mod deadlock;
 pub mod engine;
@@ -15,6 +16,7 @@ pub mod location;
 pub mod ops;
 pub mod report;
 pub mod rtl_names;
+pub mod session;
 pub mod spec;
 pub mod stimulus;
 pub mod trace;

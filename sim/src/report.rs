@@ -157,12 +157,20 @@ pub struct RunReport {
     pub events: Vec<RuntimeEvent>,
     /// Per channel name.
     pub stats: BTreeMap<String, ChannelStats>,
+    /// How a `done` run ended when not every result got one token per invocation: the
+    /// circuit drained (every input token consumed, no token left anywhere), as a streaming
+    /// circuit or a `cond_br` routing some tokens away from the results does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drained: Option<String>,
 }
 
 /// A compact human-readable rendering of a report.
 pub fn render_human(r: &RunReport) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "status: {} after {} cycles", r.status.as_str(), r.cycles);
+    if let Some(d) = &r.drained {
+        let _ = writeln!(s, "  drained: {d}");
+    }
     for (name, toks) in &r.outputs {
         let vals: Vec<String> = toks
             .iter()

@@ -19,6 +19,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::engine::SimError;
+use crate::graph::Function;
+use crate::ops::Op;
 use crate::types::{Type, width_mask};
 
 /// Errors in stimulus text.
@@ -128,7 +131,7 @@ impl TokenSource {
 }
 
 /// Parses a decimal or `0x` hexadecimal integer, optionally negative.
-pub fn parse_number(s: &str) -> Result<i128, StimulusError> {
+fn parse_number(s: &str) -> Result<i128, StimulusError> {
     let t = s.trim();
     let (neg, body) = match t.strip_prefix('-') {
         Some(b) => (true, b),
@@ -366,6 +369,40 @@ impl Environment {
     }
 }
 
+/// Initial contents of the internal `memory` nodes that the graph gives a `handshake.init`
+/// attribute (`[v0, v1, ...]`, integers, optionally typed `v : i32`; raw bit patterns), by
+/// node ID: the shape of [`Environment::memories`].
+pub fn graph_memory_inits(f: &Function) -> Result<BTreeMap<String, Vec<u64>>, SimError> {
+    let mut out = BTreeMap::new();
+    for n in f.nodes.values() {
+        if !matches!(n.op, Op::Memory { .. }) {
+            continue;
+        }
+        let Some((_, text)) = n.attrs.iter().find(|(k, _)| k == "handshake.init") else {
+            continue;
+        };
+        let body = text.trim();
+        let body = body
+            .strip_prefix('[')
+            .and_then(|b| b.strip_suffix(']'))
+            .ok_or_else(|| SimError::Malformed {
+                node: n.id.clone(),
+                what: format!("`handshake.init = {text}` is not a list `[v0, v1, ...]`"),
+            })?;
+        let mut vals = Vec::new();
+        for item in body.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let num = item.split(':').next().unwrap_or("").trim();
+            let v = num.parse::<i128>().map_err(|_| SimError::Malformed {
+                node: n.id.clone(),
+                what: format!("`handshake.init`: `{item}` is not an integer"),
+            })?;
+            vals.push(v as u64);
+        }
+        out.insert(n.id.clone(), vals);
+    }
+    Ok(out)
+}
+
 /// Runtime cursor over one argument's tokens.
 #[derive(Clone, Debug)]
 pub(crate) struct ArgCursor {
@@ -373,22 +410,15 @@ pub(crate) struct ArgCursor {
     src: usize,
     off: u64,
     mask: u64,
-    /// Tokens consumed so far.
-    pub consumed: u64,
-    /// Total tokens.
-    pub total: u64,
 }
 
 impl ArgCursor {
     pub(crate) fn new(sources: Vec<TokenSource>, ty: &Type) -> Self {
-        let total = sources.iter().map(TokenSource::len).sum();
         let mut c = ArgCursor {
             sources: sources.into(),
             src: 0,
             off: 0,
             mask: width_mask(ty.bit_width()),
-            consumed: 0,
-            total,
         };
         c.skip_empty();
         c
@@ -413,7 +443,6 @@ impl ArgCursor {
     #[inline]
     pub(crate) fn advance(&mut self) {
         self.off += 1;
-        self.consumed += 1;
         self.skip_empty();
     }
 }
@@ -510,7 +539,7 @@ mod tests {
             c.advance();
         }
         assert_eq!(got, vec![0xfd, 254, 255, 0]);
-        assert_eq!(c.total, 4);
+        assert_eq!(got.len(), 4);
     }
 
     #[test]

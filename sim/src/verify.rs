@@ -157,6 +157,10 @@ pub struct VerifyOptions {
     /// Also warn about constructs CIRCT 1.62 lowers to wrong RTL (`mux` with more than two data
     /// inputs; `merge`/`control_merge`, whose data is 0 when input 0 wins).
     pub circt_compat: bool,
+    /// Report values used never or several times (an unmaterialized circuit) as errors. By
+    /// default they are warnings: simulation inserts the forks and sinks itself (see
+    /// [`crate::session`]), as CIRCT's own interpreter runs such circuits.
+    pub strict: bool,
 }
 
 /// Verifies one function with default options and without callee information.
@@ -174,7 +178,7 @@ pub fn verify_with(f: &Function, opts: &VerifyOptions, module: Option<&Module>) 
         return cx.report;
     }
     let structure_ok = cx.check_structure();
-    cx.check_uses();
+    cx.check_uses(opts.strict);
     cx.check_return();
     if structure_ok {
         ports::check_ports(&mut cx, opts, module);
@@ -399,7 +403,7 @@ impl Cx<'_> {
     }
 
     /// Every channel needs exactly one consumer.
-    fn check_uses(&mut self) {
+    fn check_uses(&mut self, strict: bool) {
         let f = self.f;
         for (_, ch) in f.channels.iter() {
             let Some(producer) = f.nodes.get(ch.producer.node) else {
@@ -430,13 +434,18 @@ impl Cx<'_> {
                     .filter(|c| f.nodes.get(c.node).is_some())
                     .map(|c| self.node_ref(c.node)),
             );
-            self.report.errors.push(Problem {
+            let p = Problem {
                 rule,
                 function: f.name.clone(),
                 message,
                 nodes,
                 channels: vec![ch.name.clone()],
-            });
+            };
+            if strict {
+                self.report.errors.push(p);
+            } else {
+                self.report.warnings.push(p);
+            }
         }
     }
 

@@ -144,3 +144,41 @@ fn done_runs_are_not_deadlocks() {
     assert_eq!(r.status, Status::Done);
     assert!(r.deadlock.is_none());
 }
+
+/// A filter (cond_br whose false side is sunk) returns fewer tokens than it consumed: once
+/// every input is consumed and no token is left, the run is done (drained), not a deadlock.
+/// The same circuit with a token stuck in it (a result that never accepts) is a deadlock.
+#[test]
+fn a_drained_stream_is_done_not_deadlocked() {
+    let mut f = handscope_sim::Function::new("t");
+    let c = arg(&mut f, "c", Type::Int(1));
+    let d = arg(&mut f, "d", Type::Int(8));
+    let cb = node(
+        &mut f,
+        Op::CondBr,
+        vec![c, d],
+        vec![Type::Int(8), Type::Int(8)],
+    );
+    let (t, fl) = (out(&f, cb, 0), out(&f, cb, 1));
+    node(&mut f, Op::Sink, vec![fl], vec![]);
+    ret(&mut f, vec![t]);
+    let mut env = Environment::default();
+    env.push_tokens("c", TokenSource::Values(vec![1, 0, 1]));
+    env.push_tokens("d", TokenSource::Values(vec![5, 6, 7]));
+    let mut sim = Simulation::new(&f, env.clone()).unwrap();
+    let r = sim.run(1000);
+    assert_eq!(r.status, Status::Done, "{r:?}");
+    let got: Vec<u64> = r.outputs["r0"].iter().map(|t| t.bits).collect();
+    assert_eq!(got, [5, 7]);
+    let why = r.drained.as_deref().expect("says it drained");
+    assert!(why.contains("r0 got 2 of 3"), "{why}");
+    assert!(r.deadlock.is_none());
+    // A result that never accepts keeps a token in the circuit: deadlock.
+    env.set_ready(
+        "r0",
+        handscope_sim::stimulus::ReadyPolicy::Pattern(vec![false]),
+    );
+    let r = Simulation::new(&f, env).unwrap().run(1000);
+    assert_eq!(r.status, Status::Deadlock);
+    assert!(r.drained.is_none());
+}

@@ -59,10 +59,7 @@ fn main() {
         std::path::Path::new(file),
         &f,
         None,
-        &ReplayOptions {
-            progress: true,
-            ..Default::default()
-        },
+        &ReplayOptions::default(),
     )
     .expect("replay");
     let load = t.elapsed().as_secs_f64();

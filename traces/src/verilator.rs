@@ -93,7 +93,8 @@ pub fn fst_testbench(tb: &str) -> String {
 /// How a model is built.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BuildConfig<'a> {
-    /// Cache directory (default [`cache_dir`]).
+    /// Cache directory (default: `$HANDSCOPE_VERILATOR_CACHE`, else
+    /// `<workspace>/target/handscope-verilate/`).
     pub cache: Option<&'a Path>,
     /// Waveform format of the model's dump.
     pub format: WaveFormat,
@@ -108,12 +109,8 @@ pub struct BuildConfig<'a> {
     pub reject_comb_loops: bool,
 }
 
-/// The Verilator command line that builds `Vhs_tb` from `design.sv` and `tb.cpp` into `mdir`.
-pub fn build_command(mdir: &Path) -> Vec<String> {
-    build_command_for(mdir, &BuildConfig::default())
-}
-
-/// [`build_command`] for a build configuration.
+/// The Verilator command line that builds `Vhs_tb` from `design.sv` and `tb.cpp` into `mdir`
+/// with build configuration `cfg`.
 pub fn build_command_for(mdir: &Path, cfg: &BuildConfig<'_>) -> Vec<String> {
     let trace = match cfg.format {
         WaveFormat::Vcd => "--trace",
@@ -195,7 +192,7 @@ pub fn content_hash(parts: &[&[u8]]) -> String {
 }
 
 /// The default cache directory.
-pub fn cache_dir() -> PathBuf {
+fn cache_dir() -> PathBuf {
     if let Some(p) = std::env::var_os("HANDSCOPE_VERILATOR_CACHE").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }
@@ -206,20 +203,9 @@ pub fn cache_dir() -> PathBuf {
         .join("handscope-verilate")
 }
 
-/// Builds (or takes from the cache) the model of `sv` + `tb`; returns the executable.
-pub fn build(sv: &str, tb: &str, cache: Option<&Path>) -> Result<PathBuf, VerilatorError> {
-    build_with(
-        sv,
-        tb,
-        &BuildConfig {
-            cache,
-            ..BuildConfig::default()
-        },
-    )
-}
-
-/// [`build`] with a configuration (`tb` is the VCD testbench; it is converted for FST).
-pub fn build_with(sv: &str, tb: &str, cfg: &BuildConfig<'_>) -> Result<PathBuf, VerilatorError> {
+/// Builds (or takes from the cache) the model of `sv` + `tb` with configuration `cfg`;
+/// returns the executable (`tb` is the VCD testbench; it is converted for FST).
+fn build_with(sv: &str, tb: &str, cfg: &BuildConfig<'_>) -> Result<PathBuf, VerilatorError> {
     let tb_fst;
     let tb = match cfg.format {
         WaveFormat::Vcd => tb,
@@ -293,17 +279,9 @@ pub fn build_with(sv: &str, tb: &str, cfg: &BuildConfig<'_>) -> Result<PathBuf, 
     }
 }
 
-/// Runs a model in `workdir` (where memory init files live), writing `workdir/trace.vcd`.
-pub fn run(exe: &Path, workdir: &Path) -> Result<PathBuf, VerilatorError> {
-    run_format(exe, workdir, WaveFormat::Vcd)
-}
-
-/// [`run`] writing `workdir/`[`WaveFormat::file_name`].
-pub fn run_format(
-    exe: &Path,
-    workdir: &Path,
-    format: WaveFormat,
-) -> Result<PathBuf, VerilatorError> {
+/// Runs a model in `workdir` (where memory init files live), writing
+/// `workdir/`[`WaveFormat::file_name`].
+fn run_format(exe: &Path, workdir: &Path, format: WaveFormat) -> Result<PathBuf, VerilatorError> {
     let vcd = workdir.join(format.file_name());
     let out = Command::new(exe)
         .arg(&vcd)
@@ -321,25 +299,8 @@ pub fn run_format(
     Ok(vcd)
 }
 
-/// Builds (cached) and runs the model in `workdir`; returns the VCD path.
-pub fn build_and_run(
-    workdir: &Path,
-    sv: &str,
-    tb: &str,
-    cache: Option<&Path>,
-) -> Result<PathBuf, VerilatorError> {
-    build_and_run_with(
-        workdir,
-        sv,
-        tb,
-        &BuildConfig {
-            cache,
-            ..BuildConfig::default()
-        },
-    )
-}
-
-/// [`build_and_run`] with a configuration; returns the waveform's path.
+/// Builds (cached) and runs the model of `sv` + `tb` with configuration `cfg` in `workdir`;
+/// returns the waveform's path.
 pub fn build_and_run_with(
     workdir: &Path,
     sv: &str,

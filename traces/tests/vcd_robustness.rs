@@ -39,7 +39,7 @@ fn engine_vcds_replay_to_the_engine_trace() {
         // The report from the engine trace itself agrees too.
         assert_eq!(
             report,
-            handscope_sim::analysis::report_from_trace(&ex.func, &trace, Some(&ex.env))
+            handscope_sim::analysis::report_from_trace(&ex.func, &trace, Some(&ex.env)).unwrap()
         );
     }
 }

@@ -110,14 +110,6 @@ impl BinaryOp {
             BinaryOp::ShRUI => "shrui",
         }
     }
-
-    /// True for operations that can trap (division by zero) and thus must not be speculated.
-    pub fn may_trap(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::DivSI | BinaryOp::DivUI | BinaryOp::RemSI | BinaryOp::RemUI
-        )
-    }
 }
 
 /// Comparison predicates (as `arith.cmpi`).
@@ -506,11 +498,6 @@ impl IrFunction {
             }
         }
         preds
-    }
-
-    /// Number of instructions over all blocks.
-    pub fn inst_count(&self) -> usize {
-        self.blocks.iter().map(|b| b.insts.len()).sum()
     }
 }
 

@@ -1,31 +1,39 @@
 //! C front end and CFG/SSA middle end: a subset of C used by HLS kernels is preprocessed,
 //! parsed (own lexer and recursive-descent parser, so every node keeps a precise span and the
 //! subset is enforced with located diagnostics), the top function is lowered with all calls
-//! inlined to an SSA control-flow graph ([`ir::IrFunction`]), which [`interp`] can execute.
+//! inlined to an SSA control-flow graph ([`ir::IrFunction`]), which [`run`] can execute, and
+//! lowered to a handshake graph ([`compile_to_handshake`]).
+//!
+//! The public surface is what the binary and the tests use: [`compile_to_handshake`] with
+//! [`HsOptions`], [`compile_to_ir`], the IR ([`ir`]) and its interpreter ([`run`]), and the
+//! diagnostics ([`CError`]). The lexer, preprocessor, parser, AST, lowering and the
+//! handshake construction are internal modules.
 
-pub mod arith;
-pub mod ast;
-pub mod consteval;
-pub mod error;
-pub mod handshake;
-pub mod interp;
+mod arith;
+mod ast;
+mod consteval;
+mod error;
+mod handshake;
+mod interp;
 pub mod ir;
-pub mod lexer;
-pub mod lower;
-pub mod opt;
-pub mod parser;
+mod lexer;
+mod lower;
+mod opt;
+mod parser;
 mod ppexpr;
-pub mod preproc;
-pub mod span;
-pub mod ssa;
-pub mod types;
+mod preproc;
+mod span;
+mod ssa;
+mod types;
 
 pub use error::CError;
 pub use handshake::{BufferPolicy, HsOptions, compile_to_handshake};
 pub use interp::{ArgValue, ExecResult, InterpError, run};
 pub use ir::IrFunction;
+pub use span::Span;
+pub use types::IntTy;
 
-use span::{LineIndex, Span};
+use span::LineIndex;
 
 fn eof_span(source: &str) -> Span {
     let idx = LineIndex::new(source);
@@ -34,7 +42,7 @@ fn eof_span(source: &str) -> Span {
 }
 
 /// Parses `source` (after preprocessing) into an AST.
-pub fn parse_source(source: &str, file_name: &str) -> Result<ast::TranslationUnit, CError> {
+fn parse_source(source: &str, file_name: &str) -> Result<ast::TranslationUnit, CError> {
     let pre = preproc::preprocess(source).map_err(|e| e.into_cerror(source, file_name))?;
     parser::parse(&pre.tokens, pre.stdint, eof_span(source))
         .map_err(|e| e.into_cerror(source, file_name))

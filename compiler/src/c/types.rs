@@ -117,15 +117,6 @@ impl IntTy {
         }
     }
 
-    /// Smallest value representable.
-    pub fn min_value(self) -> i128 {
-        if self.signed {
-            -(1i128 << (self.bits() - 1))
-        } else {
-            0
-        }
-    }
-
     /// Largest value representable.
     pub fn max_value(self) -> i128 {
         if self.signed {

@@ -69,7 +69,7 @@ pub struct VerilogBuilder {
 }
 
 /// Name of a channel's net (without `_valid`/`_ready`).
-pub fn channel_net(f: &Function, ch: handscope_sim::ChannelId) -> String {
+fn channel_net(f: &Function, ch: handscope_sim::ChannelId) -> String {
     let c = &f.channels[ch];
     let p = &f.nodes[c.producer.node];
     match p.op {

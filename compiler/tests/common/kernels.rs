@@ -3,20 +3,20 @@
 //! system C compiler with a generated driver), in the IR interpreter, and as a handshake
 //! graph in the engine.
 //!
-//! Kernel files carry a header: `// TOP: name` and one or more `// RUN: args` lines, where
-//! each argument is an integer (scalar), `[v v ...]` (array, zero-padded) or
-//! `rand(seed,lo,hi)` (array of pseudo-random values in `[lo, hi]`).
+//! Kernel files carry a header (read by `handscope_sim::session::header`): `// TOP: name` and
+//! one or more `// RUN: args` lines, where each argument is an integer (scalar), `[v v ...]`
+//! (array, zero-padded) or `rand(seed,lo,hi)` (array of pseudo-random values in `[lo, hi]`).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use handscope_compiler::c::handshake::memory_inits;
 use handscope_compiler::c::ir::{IrFunction, IrParam};
 use handscope_compiler::c::{ArgValue, HsOptions, compile_to_handshake, compile_to_ir, run};
-use handscope_sim::engine::Simulation;
 use handscope_sim::report::{RunReport, Status};
-use handscope_sim::stimulus::{Environment, TokenSource};
+use handscope_sim::session::Session;
+use handscope_sim::session::header::{Header, parse_run_line};
+use handscope_sim::stimulus::TokenSource;
 use handscope_sim::{Function, Op};
 
 /// `examples/kernels`: the example kernels shipped with the project.
@@ -78,16 +78,12 @@ pub fn kernel(file: &str) -> Kernel {
     };
     let src = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    let top = src
-        .lines()
-        .find_map(|l| l.strip_prefix("// TOP:"))
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|| panic!("{file}: no `// TOP:` line"));
-    let runs: Vec<String> = src
-        .lines()
-        .filter_map(|l| l.strip_prefix("// RUN:"))
-        .map(|s| s.trim().to_string())
-        .collect();
+    let header = Header::parse(&src);
+    let top = header
+        .top()
+        .unwrap_or_else(|| panic!("{file}: no `// TOP:` line"))
+        .to_string();
+    let runs: Vec<String> = header.runs().into_iter().map(String::from).collect();
     assert!(!runs.is_empty(), "{file}: no `// RUN:` line");
     Kernel {
         file: file.to_string(),
@@ -119,76 +115,24 @@ impl Kernel {
     }
 }
 
-/// Deterministic pseudo-random fill for `rand(seed,lo,hi)` arguments.
-fn rand_fill(seed: u64, lo: i64, hi: i64, n: usize) -> Vec<i64> {
-    let step = |x: u64| {
-        x.wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407)
-    };
-    let mut x = step(seed);
-    (0..n)
-        .map(|_| {
-            x = step(x);
-            lo + ((x >> 33) % ((hi - lo + 1) as u64)) as i64
-        })
-        .collect()
-}
-
-/// Splits a RUN line into argument tokens (brackets and parentheses kept together).
-fn split_args(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0;
-    for ch in line.chars() {
-        match ch {
-            '[' | '(' => depth += 1,
-            ']' | ')' => depth -= 1,
-            c if c.is_whitespace() && depth == 0 => {
-                if !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                }
-                continue;
-            }
-            _ => {}
-        }
-        cur.push(ch);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
 /// The arguments of one RUN line, for `f`'s parameters.
 pub fn parse_args(f: &IrFunction, line: &str) -> Vec<ArgValue> {
-    let toks = split_args(line);
-    assert_eq!(toks.len(), f.params.len(), "RUN line arity: {line}");
+    let args = parse_run_line(line).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(args.len(), f.params.len(), "RUN line arity: {line}");
     f.params
         .iter()
-        .zip(toks)
-        .map(|(p, t)| match p {
-            IrParam::Scalar { .. } => ArgValue::Scalar(
-                t.parse()
-                    .unwrap_or_else(|_| panic!("scalar argument `{t}`")),
-            ),
+        .zip(args)
+        .map(|(p, a)| match p {
+            IrParam::Scalar { .. } => match a {
+                handscope_sim::session::header::RunArg::Scalar(v) => ArgValue::Scalar(v),
+                _ => panic!("scalar argument `{a}`"),
+            },
             IrParam::Array { mem, .. } => {
                 let len = f.memories[mem.0 as usize].len as usize;
-                let mut v: Vec<i64> = if let Some(r) = t.strip_prefix("rand(") {
-                    let nums: Vec<i64> = r
-                        .trim_end_matches(')')
-                        .split(',')
-                        .map(|x| x.trim().parse().expect("rand argument"))
-                        .collect();
-                    assert_eq!(nums.len(), 3, "rand(seed,lo,hi): {t}");
-                    rand_fill(nums[0] as u64, nums[1], nums[2], len)
-                } else {
-                    t.trim_matches(|c| c == '[' || c == ']')
-                        .split_whitespace()
-                        .map(|x| x.parse().expect("array element"))
-                        .collect()
-                };
-                assert!(v.len() <= len, "too many elements for array: {line}");
-                v.resize(len, 0);
+                let v = a
+                    .array(len)
+                    .unwrap_or_else(|| panic!("array argument `{a}`"))
+                    .unwrap_or_else(|e| panic!("{line}: {e}"));
                 ArgValue::Array(v)
             }
         })
@@ -401,17 +345,14 @@ pub fn native(
     outs
 }
 
-/// The engine environment for one or more back-to-back invocations: one token per
-/// invocation on every scalar argument and on `start`; array parameters hold the first
-/// invocation's contents; internal memories their initializers.
-pub fn environment(ir: &IrFunction, hs: &Function, invocations: &[Vec<ArgValue>]) -> Environment {
-    let mut env = Environment {
-        deadlock_window: 64,
-        ..Environment::default()
-    };
-    env.memories = memory_inits(hs);
+/// The run of one or more back-to-back invocations: one token per invocation on every
+/// scalar argument and on `start`; array parameters hold the first invocation's contents;
+/// internal memories their initializers.
+fn session(ir: &IrFunction, hs: &Function, invocations: &[Vec<ArgValue>]) -> Session {
+    let mut s = Session::new(hs.clone()).unwrap_or_else(|e| panic!("@{}: {e}", hs.name));
+    s.set_deadlock_window(64);
     for (i, p) in ir.params.iter().enumerate() {
-        match p {
+        let bound = match p {
             IrParam::Scalar { name, .. } => {
                 let vals = invocations
                     .iter()
@@ -420,18 +361,18 @@ pub fn environment(ir: &IrFunction, hs: &Function, invocations: &[Vec<ArgValue>]
                         ArgValue::Array(_) => panic!("array for scalar"),
                     })
                     .collect();
-                env.push_tokens(name.clone(), TokenSource::Values(vals));
+                s.bind_tokens(name, TokenSource::Values(vals))
             }
-            IrParam::Array { name, .. } => {
-                if let ArgValue::Array(v) = &invocations[0][i] {
-                    env.ext_memories
-                        .insert(name.clone(), v.iter().map(|x| *x as u64).collect());
-                }
-            }
-        }
+            IrParam::Array { name, .. } => match &invocations[0][i] {
+                ArgValue::Array(v) => s.bind_memory(name, v.iter().map(|x| *x as u64).collect()),
+                ArgValue::Scalar(_) => panic!("scalar for array"),
+            },
+        };
+        bound.unwrap_or_else(|e| panic!("{e}"));
     }
-    env.push_tokens("start", TokenSource::None(invocations.len() as u64));
-    env
+    s.bind_tokens("start", TokenSource::None(invocations.len() as u64))
+        .unwrap_or_else(|e| panic!("{e}"));
+    s
 }
 
 /// What the engine produced for a run of back-to-back invocations.
@@ -464,9 +405,10 @@ pub fn simulate(
     max_cycles: u64,
     what: &str,
 ) -> Simulated {
-    let env = environment(ir, hs, invocations);
-    let mut sim = Simulation::new(hs, env).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let report = sim.run(max_cycles);
+    let run = session(ir, hs, invocations)
+        .run(max_cycles, false)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let report = run.report;
     assert_eq!(
         report.status,
         Status::Done,
@@ -487,7 +429,8 @@ pub fn simulate(
         .iter()
         .filter_map(|p| match p {
             IrParam::Array { name, .. } => Some(
-                sim.memory(name)
+                run.memories
+                    .get(name)
                     .unwrap_or_else(|| panic!("{what}: no memory `{name}`"))
                     .iter()
                     .map(|v| *v as i64)

@@ -140,6 +140,9 @@ pub enum Found {
     None,
 }
 
+/// Cycles a backward search reads forward in one go (a trace is read fastest in time order).
+const BACK_WINDOW: u64 = 256;
+
 /// Scans from `from` (exclusive) in `dir` for at most `budget` of time.
 #[allow(clippy::too_many_arguments)]
 pub fn search(
@@ -156,23 +159,51 @@ pub fn search(
         return Found::None;
     }
     let start = Instant::now();
-    let mut c = from;
-    loop {
-        c = match dir {
-            Dir::Forward => c + 1,
-            Dir::Backward => match c.checked_sub(1) {
-                Some(x) => x,
-                None => return Found::None,
-            },
-        };
-        let Some(v) = t.cycle(c) else {
-            return Found::Pending(c.saturating_sub(1));
-        };
-        if bps.iter().any(|bp| bp.hits(f, b, &v, deadlock_since)) {
-            return Found::Hit(c);
+    let hits = |v: &CycleView<'_>| bps.iter().any(|bp| bp.hits(f, b, v, deadlock_since));
+    match dir {
+        Dir::Forward => {
+            let mut rp = t.replay_from(from + 1);
+            let mut c = from;
+            loop {
+                c += 1;
+                if rp.next_cycle().is_none() {
+                    return Found::Pending(c.saturating_sub(1));
+                }
+                if hits(&rp.view()) {
+                    return Found::Hit(c);
+                }
+                if start.elapsed() > budget {
+                    return Found::Pending(c);
+                }
+            }
         }
-        if start.elapsed() > budget {
-            return Found::Pending(c);
+        Dir::Backward => {
+            // Windows of cycles before `hi`, each read forward; the last hit of a window
+            // is the nearest one.
+            let mut hi = from.min(t.cycles());
+            loop {
+                if hi == 0 {
+                    return Found::None;
+                }
+                let lo = hi.saturating_sub(BACK_WINDOW);
+                let mut rp = t.replay_from(lo);
+                let mut last = None;
+                for c in lo..hi {
+                    if rp.next_cycle().is_none() {
+                        break;
+                    }
+                    if hits(&rp.view()) {
+                        last = Some(c);
+                    }
+                }
+                if let Some(h) = last {
+                    return Found::Hit(h);
+                }
+                hi = lo;
+                if start.elapsed() > budget {
+                    return Found::Pending(hi);
+                }
+            }
         }
     }
 }

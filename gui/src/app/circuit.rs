@@ -6,10 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use handscope_sim::stimulus::Environment;
+use handscope_sim::session::header::{Header, run_stimulus};
+use handscope_sim::session::{Session, StimulusArgs};
 use handscope_sim::{Function, NodeId};
-
-use super::header::{SimArgs, run_header, sim_header};
 
 /// Where a circuit came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,9 +31,9 @@ pub struct Circuit {
     /// The flattened function (what the engine runs and the view draws).
     pub func: Arc<Function>,
     /// The stimulus arguments in effect.
-    pub stimulus: SimArgs,
-    /// The engine environment built from [`Circuit::stimulus`].
-    pub env: Environment,
+    pub stimulus: StimulusArgs,
+    /// The function with [`Circuit::stimulus`] bound: what the engine runs.
+    pub session: Session,
     /// Nodes located on each 1-based source line.
     pub line_nodes: BTreeMap<u32, Vec<NodeId>>,
 }
@@ -52,12 +51,12 @@ impl Circuit {
             Origin::Example(index),
             ex.name,
             ex.text.to_string(),
-            &SimArgs::default(),
+            &StimulusArgs::default(),
         )
     }
 
     /// Loads a file from disk; `over` replaces stimulus entries of its `// sim:` header.
-    pub fn from_file(path: &Path, over: &SimArgs) -> anyhow::Result<Circuit> {
+    pub fn from_file(path: &Path, over: &StimulusArgs) -> anyhow::Result<Circuit> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         Self::from_text(
@@ -68,28 +67,31 @@ impl Circuit {
         )
     }
 
-    /// Parses `text` named `name`.
+    /// Parses `text` named `name`. The stimulus is the file's header: its `// sim:` lines,
+    /// else (C kernels) its first `// RUN:` line when that fits the parameters; `over`
+    /// replaces entries of the same name.
     pub fn from_text(
         origin: Origin,
         name: &str,
         text: String,
-        over: &SimArgs,
+        over: &StimulusArgs,
     ) -> anyhow::Result<Circuit> {
         let loaded = crate::load::load_text(Path::new(name), &text)?;
-        let f = crate::cli::select_function(&loaded.module, None)?;
-        let flat = crate::cli::sim::flat_function(&loaded.module, f)?;
-        let mut header = sim_header(&text);
-        if header.is_empty() && name.ends_with(".c") {
-            header = run_header(&text, f);
+        let mut session = Session::open(&loaded.module, None)?;
+        let header = Header::parse(&text);
+        let mut from_header = header.sim_args();
+        if from_header.is_empty() && name.ends_with(".c") {
+            from_header = header
+                .runs()
+                .first()
+                .and_then(|line| run_stimulus(session.function(), line).ok())
+                .unwrap_or_default();
         }
-        let stimulus = header.overridden_by(over);
-        let env = crate::cli::sim::environment(
-            &flat,
-            &stimulus.inputs,
-            &stimulus.mems,
-            &stimulus.ready,
-            DEADLOCK_WINDOW,
-        )?;
+        let stimulus = from_header.overridden_by(over);
+        session
+            .set_deadlock_window(DEADLOCK_WINDOW)
+            .bind(&stimulus)?;
+        let flat = session.shared_function();
         let mut line_nodes: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
         for (id, n) in flat.nodes.iter() {
             if let Some(l) = &n.loc {
@@ -102,9 +104,9 @@ impl Circuit {
                 .file_name()
                 .map_or(name.to_string(), |s| s.to_string_lossy().into_owned()),
             source: text,
-            func: Arc::new(flat),
+            func: flat,
             stimulus,
-            env,
+            session,
             line_nodes,
         })
     }
@@ -137,7 +139,9 @@ mod tests {
             n += 1;
             let c = Circuit::from_example(i).unwrap_or_else(|e| panic!("{}: {e:#}", ex.name));
             assert!(!c.stimulus.is_empty(), "{}: no stimulus from RUN", ex.name);
-            let mut sim = handscope_sim::engine::Simulation::new(&c.func, c.env.clone())
+            let mut sim = c
+                .session
+                .simulation()
                 .unwrap_or_else(|e| panic!("{}: {e}", ex.name));
             let r = sim.run(1_000_000);
             assert_eq!(
@@ -149,6 +153,25 @@ mod tests {
             );
         }
         assert!(n >= 20, "{n} kernels in the gallery");
+    }
+
+    #[test]
+    fn reads_run_header_of_c_kernels() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/kernels/carried_dep.c"
+        ))
+        .unwrap();
+        let m = handscope_compiler::c::compile_to_handshake(
+            &text,
+            "carried_dep.c",
+            None,
+            &Default::default(),
+        )
+        .unwrap();
+        let a = run_stimulus(&m.functions[0], Header::parse(&text).runs()[0]).unwrap();
+        assert_eq!(a.inputs, ["k=3"]);
+        assert_eq!(a.mems, ["a=5"]);
     }
 
     #[test]

@@ -37,7 +37,19 @@ impl CycleState {
             data: vec![0; n],
             ..Default::default()
         };
-        if let Some(v) = t.cycle(c) {
+        s.moved = vec![false; n];
+        // One walk over the previous cycle (tokens that moved) and this one.
+        let mut rp = t.replay_from(c.saturating_sub(1));
+        if c > 0 && rp.next_cycle().is_some() {
+            let v = rp.view();
+            for (i, ti) in b.chan.iter().enumerate() {
+                if let Some(ti) = *ti {
+                    s.moved[i] = v.valid(ti) && v.ready(ti);
+                }
+            }
+        }
+        if rp.next_cycle().is_some() {
+            let v = rp.view();
             for (i, ti) in b.chan.iter().enumerate() {
                 if let Some(ti) = *ti {
                     s.valid[i] = v.valid(ti);
@@ -46,16 +58,6 @@ impl CycleState {
                 }
             }
             s.words = v.state_words().to_vec();
-        }
-        s.moved = vec![false; n];
-        if c > 0
-            && let Some(v) = t.cycle(c - 1)
-        {
-            for (i, ti) in b.chan.iter().enumerate() {
-                if let Some(ti) = *ti {
-                    s.moved[i] = v.valid(ti) && v.ready(ti);
-                }
-            }
         }
         s.fires = f
             .nodes

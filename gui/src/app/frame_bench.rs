@@ -71,7 +71,7 @@ pub fn chain_start(stages: usize, dir: &std::path::Path) -> std::io::Result<Star
     let p = dir.join(format!("chain{stages}.mlir"));
     let module = handscope_sim::Module { functions: vec![f] };
     std::fs::write(&p, handscope_compiler::mlir::write_mlir(&module))?;
-    let over = super::header::SimArgs {
+    let over = handscope_sim::session::StimulusArgs {
         inputs: vec!["in0=0..1000".into()],
         ..Default::default()
     };

@@ -10,19 +10,25 @@ use super::style::ChanState;
 /// Change points of one channel: `(cycle, sample)` with the first at cycle 0.
 pub type History = Vec<(u64, ChannelSample)>;
 
-/// Histories by trace channel index, recomputed when the trace grows.
+/// Histories by trace channel index, with the number of cycles each covers; extended over
+/// the new cycles when the trace grows.
 #[derive(Default)]
 pub struct HistoryCache {
     map: BTreeMap<usize, (u64, History)>,
 }
 
 impl HistoryCache {
-    /// The history of trace channel `ch` (computed over all of `t`'s cycles).
+    /// The history of trace channel `ch` (over all of `t`'s cycles).
     pub fn get(&mut self, t: &Trace, ch: usize) -> &History {
         let n = t.cycles();
-        let e = self.map.entry(ch).or_insert_with(|| (u64::MAX, Vec::new()));
-        if e.0 != n {
-            *e = (n, t.channel_history(ch).collect());
+        let e = self.map.entry(ch).or_insert_with(|| (0, Vec::new()));
+        if e.0 > n {
+            // A shorter trace than the one the history was read from: start over.
+            *e = (0, Vec::new());
+        }
+        if e.0 < n {
+            e.1.extend(t.channel_history_from(ch, e.0));
+            e.0 = n;
         }
         &e.1
     }

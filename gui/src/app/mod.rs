@@ -8,7 +8,6 @@ pub mod circuit;
 pub mod cycle;
 pub mod describe;
 pub mod frame_bench;
-pub mod header;
 pub mod history;
 pub mod layout;
 pub mod model;

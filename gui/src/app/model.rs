@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use cranelift_entity::EntityRef;
 use handscope_sim::deadlock::DeadlockReport;
+use handscope_sim::session::StimulusArgs;
 use handscope_sim::trace::Trace;
 use handscope_sim::{ChannelId, NodeId};
 
@@ -16,7 +17,6 @@ use super::breakpoints::{Breakpoint, Dir, Found, search};
 use super::circuit::Circuit;
 use super::cycle::CycleState;
 use super::describe::{self, Selection};
-use super::header::SimArgs;
 use super::history::HistoryCache;
 use super::layout::{Engine, Layout, LayoutJob};
 use super::reload::Watcher;
@@ -30,7 +30,7 @@ pub enum Start {
     /// A gallery example.
     Example(usize),
     /// A file, optional VCD, stimulus overrides.
-    File(PathBuf, Option<PathBuf>, SimArgs),
+    File(PathBuf, Option<PathBuf>, StimulusArgs),
 }
 
 /// A callback that asks the UI to repaint.
@@ -77,7 +77,7 @@ pub struct Model {
     /// The last load or compile error (shown inline; the last good circuit stays).
     pub error: Option<String>,
     /// Stimulus overrides from the command line.
-    pub overrides: SimArgs,
+    pub overrides: StimulusArgs,
     /// VCD to replay instead of simulating.
     pub vcd: Option<PathBuf>,
     /// The trace source.
@@ -146,7 +146,7 @@ impl Model {
         let mut m = Model {
             circuit: None,
             error: None,
-            overrides: SimArgs::default(),
+            overrides: StimulusArgs::default(),
             vcd: None,
             source: None,
             binding: None,
@@ -242,10 +242,10 @@ impl Model {
                 Ok((t, r)) => TraceSource::replay(t, Some(r)),
                 Err(e) => {
                     self.error = Some(format!("{e:#}"));
-                    TraceSource::live(c.func.clone(), c.env.clone(), Box::new(move || wake()))
+                    TraceSource::live(c.session.clone(), Box::new(move || wake()))
                 }
             },
-            None => TraceSource::live(c.func.clone(), c.env.clone(), Box::new(move || wake())),
+            None => TraceSource::live(c.session.clone(), Box::new(move || wake())),
         };
         let old_sel = self.selection.and_then(|s| self.selection_name(s));
         let old_waves: Vec<String> = self.circuit.as_ref().map_or(Vec::new(), |oc| {
@@ -433,13 +433,17 @@ impl Model {
         let Some(t) = self.source.as_ref().and_then(TraceSource::trace) else {
             return;
         };
-        let n = t.cycles();
+        let n = t.cycles().min(200_000);
+        if self.activity.len() as u64 >= n {
+            return;
+        }
         let start = std::time::Instant::now();
-        while (self.activity.len() as u64) < n.min(200_000)
-            && start.elapsed() < Duration::from_millis(4)
-        {
-            let c = self.activity.len() as u64;
-            let Some(v) = t.cycle(c) else { break };
+        let mut rp = t.replay_from(self.activity.len() as u64);
+        while (self.activity.len() as u64) < n && start.elapsed() < Duration::from_millis(4) {
+            if rp.next_cycle().is_none() {
+                break;
+            }
+            let v = rp.view();
             let k = (0..t.channels().len())
                 .filter(|&i| v.valid(i) && v.ready(i))
                 .count();
@@ -581,12 +585,16 @@ impl Model {
             return;
         };
         let since = self.deadlock().map(|d| d.since_cycle);
+        let mut rp = t.replay_from(before + 1);
         for k in before + 1..=after {
-            if let Some(v) = t.cycle(k)
-                && self
-                    .breakpoints
-                    .iter()
-                    .any(|bp| bp.hits(&c.func, b, &v, since))
+            if rp.next_cycle().is_none() {
+                return;
+            }
+            let v = rp.view();
+            if self
+                .breakpoints
+                .iter()
+                .any(|bp| bp.hits(&c.func, b, &v, since))
             {
                 self.cycle = k;
                 self.playing = false;
@@ -789,6 +797,7 @@ fn load_vcd(
     c: &Circuit,
 ) -> anyhow::Result<(Trace, handscope_sim::report::RunReport)> {
     let opts = handscope_traces::vcd_in::ReplayOptions::default();
-    let r = handscope_traces::vcd_in::replay_file(path, &c.func, Some(&c.env), &opts)?;
+    let r =
+        handscope_traces::vcd_in::replay_file(path, &c.func, Some(c.session.environment()), &opts)?;
     Ok((r.trace, r.report))
 }

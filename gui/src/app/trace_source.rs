@@ -1,13 +1,11 @@
 //! Where the view's [`Trace`] comes from: a live engine extended on demand in a worker
-//! thread, or a finished trace (replayed from a VCD or recorded earlier). The view only ever
+//! thread (the view holds a copy of the engine's own trace, extended by the tails the worker
+//! sends), or a finished trace (replayed from a VCD or recorded earlier). The view only ever
 //! reads a [`Trace`].
 
-use std::sync::Arc;
-
-use handscope_sim::Function;
 use handscope_sim::report::RunReport;
-use handscope_sim::stimulus::Environment;
-use handscope_sim::trace::{Sample, Trace, TraceBuilder};
+use handscope_sim::session::Session;
+use handscope_sim::trace::Trace;
 
 use super::worker::{Reply, Worker};
 
@@ -17,10 +15,10 @@ pub const LOOKAHEAD: u64 = 512;
 /// Default cycle limit of a live run.
 pub const MAX_CYCLES: u64 = 1_000_000;
 
-/// A live run: the worker and the trace assembled from its replies.
+/// A live run: the worker and the copy of its trace.
 pub struct Live {
     worker: Worker,
-    builder: Option<TraceBuilder>,
+    trace: Option<Trace>,
     report: Option<Box<RunReport>>,
     error: Option<String>,
     requested: u64,
@@ -42,28 +40,11 @@ pub enum TraceSource {
 impl Live {
     fn absorb(&mut self, r: Reply) {
         match r {
-            Reply::Meta {
-                channels,
-                state,
-                memories,
-            } => {
-                let mut b = TraceBuilder::new(channels, state);
-                b.set_memories(memories);
-                self.builder = Some(b);
-            }
-            Reply::Cycles(frames, writes) => {
-                if let Some(b) = &mut self.builder {
-                    for f in &frames {
-                        b.push_cycle(Sample {
-                            valid: &f.valid,
-                            ready: &f.ready,
-                            data: &f.data,
-                            state: &f.state,
-                        });
-                    }
-                    for w in writes {
-                        b.push_mem_write(w);
-                    }
+            Reply::Started(t) => self.trace = Some(*t),
+            Reply::Grown(tail) => {
+                let grown = self.trace.as_mut().map(|t| t.extend(tail));
+                if let Some(Err(e)) = grown {
+                    self.error = Some(e.to_string());
                 }
             }
             Reply::Finished(rep) => self.report = Some(rep),
@@ -73,13 +54,13 @@ impl Live {
 }
 
 impl TraceSource {
-    /// Starts a live run of `func` in `env`; `wake` requests a repaint.
-    pub fn live(func: Arc<Function>, env: Environment, wake: Box<dyn Fn() + Send>) -> TraceSource {
-        let worker = Worker::spawn(func, env, MAX_CYCLES, wake);
+    /// Starts a live run of `session`; `wake` requests a repaint.
+    pub fn live(session: Session, wake: Box<dyn Fn() + Send>) -> TraceSource {
+        let worker = Worker::spawn(session, MAX_CYCLES, wake);
         worker.request(LOOKAHEAD);
         TraceSource::Live(Box::new(Live {
             worker,
-            builder: None,
+            trace: None,
             report: None,
             error: None,
             requested: LOOKAHEAD,
@@ -97,7 +78,7 @@ impl TraceSource {
     /// The trace so far (`None` until the engine reported its metadata).
     pub fn trace(&self) -> Option<&Trace> {
         match self {
-            TraceSource::Live(l) => l.builder.as_ref().map(TraceBuilder::trace),
+            TraceSource::Live(l) => l.trace.as_ref(),
             TraceSource::Replay { trace, .. } => Some(trace),
         }
     }
@@ -160,10 +141,7 @@ impl TraceSource {
         self.ensure(cycle);
         self.poll();
         let TraceSource::Live(l) = self else { return };
-        while l
-            .builder
-            .as_ref()
-            .is_none_or(|b| b.trace().cycles() <= cycle)
+        while l.trace.as_ref().is_none_or(|t| t.cycles() <= cycle)
             && l.report.is_none()
             && l.error.is_none()
         {

@@ -1,6 +1,7 @@
 //! `handscope check`: parse + verify, with a summary of every function.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use handscope_sim::verify::{Problem, Rule, VerifyOptions, verify_module_with, verify_with};
@@ -14,15 +15,20 @@ pub struct CheckArgs {
     /// Also warn about constructs CIRCT 1.62's RTL gets wrong (mux with >2 inputs, merge data).
     #[arg(long)]
     pub circt_compat: bool,
+    /// Treat values used never or several times (an unmaterialized circuit) as errors; by
+    /// default they are warnings, since simulation inserts the forks and sinks itself.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Parses and verifies the file; exits non-zero when any error is found.
 pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load(&a.file)?;
-    let source = std::fs::read_to_string(&a.file).unwrap_or_default();
+    let mut sources = Sources::new(&a.file);
     let module = &loaded.module;
     let opts = VerifyOptions {
         circt_compat: a.circt_compat,
+        strict: a.strict,
     };
     let mut report = verify_module_with(module, &opts);
 
@@ -50,10 +56,10 @@ pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
         print_summary(f);
     }
     for w in &report.warnings {
-        print_problem("warning", w, &source);
+        print_problem("warning", w, &mut sources);
     }
     for e in &report.errors {
-        print_problem("error", e, &source);
+        print_problem("error", e, &mut sources);
     }
     let (ne, nw) = (report.errors.len(), report.warnings.len());
     let verdict = if ne == 0 { "ok" } else { "failed" };
@@ -112,9 +118,42 @@ fn print_summary(f: &Function) {
     println!("    ops: {}", ops.join(", "));
 }
 
-/// Prints a problem as `file:line:col: error[rule]: message` plus the source line and a caret
-/// when the location is in the checked file.
-fn print_problem(level: &str, p: &Problem, source: &str) {
+/// The text of the files that locations name, read once each. A location names its file as
+/// written in the source (an MLIR file compiled from C says `kernel.c`): it is looked up as
+/// given and next to the checked file; a file that cannot be read shows no source line.
+struct Sources {
+    checked: PathBuf,
+    texts: BTreeMap<String, Option<String>>,
+}
+
+impl Sources {
+    fn new(checked: &Path) -> Self {
+        Sources {
+            checked: checked.to_path_buf(),
+            texts: BTreeMap::new(),
+        }
+    }
+
+    fn line(&mut self, file: &str, line: u32) -> Option<String> {
+        let checked = &self.checked;
+        let text = self.texts.entry(file.to_string()).or_insert_with(|| {
+            let given = Path::new(file).to_path_buf();
+            let beside = checked.parent().map(|d| d.join(file));
+            std::iter::once(given)
+                .chain(beside)
+                .filter(|p| p.is_file())
+                .find_map(|p| std::fs::read_to_string(p).ok())
+        });
+        text.as_ref()?
+            .lines()
+            .nth(line.saturating_sub(1) as usize)
+            .map(str::to_string)
+    }
+}
+
+/// Prints a problem as `file:line:col: error[rule]: message` plus, for each node, its location
+/// with the source line (of the file the location names) and a caret.
+fn print_problem(level: &str, p: &Problem, sources: &mut Sources) {
     let at = p.loc().map(|l| format!("{l}: ")).unwrap_or_default();
     println!(
         "{at}{level}[{}]: @{}: {}",
@@ -126,7 +165,7 @@ fn print_problem(level: &str, p: &Problem, source: &str) {
         match &n.loc {
             Some(loc) => {
                 println!("  --> {loc}  ({})", n.id);
-                if let Some(line) = source.lines().nth(loc.line.saturating_sub(1) as usize) {
+                if let Some(line) = sources.line(&loc.file, loc.line) {
                     println!("   | {line}");
                     println!("   | {}^", " ".repeat(loc.col.saturating_sub(1) as usize));
                 }

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::app::header::SimArgs;
 use crate::app::model::Start;
+use handscope_sim::session::StimulusArgs;
 
 /// Arguments of `handscope gui`.
 #[derive(clap::Args, Debug)]
@@ -33,7 +33,7 @@ pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
             _ => Start::File(
                 f.clone(),
                 a.trace.clone(),
-                SimArgs {
+                StimulusArgs {
                     inputs: a.inputs.clone(),
                     mems: a.mems.clone(),
                     ready: a.ready.clone(),

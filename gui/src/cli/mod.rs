@@ -6,9 +6,10 @@ mod compile;
 mod dot;
 mod gui;
 mod mlir;
+mod progress;
 mod render;
 mod replay;
-pub(crate) mod sim;
+mod sim;
 mod verilog;
 
 use std::path::PathBuf;
@@ -80,18 +81,72 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Picks the function a subcommand works on.
+/// Picks the function a subcommand works on (`--func`, else the last one with a body).
 pub fn select_function<'m>(
     module: &'m handscope_sim::Module,
     name: Option<&str>,
 ) -> anyhow::Result<&'m handscope_sim::Function> {
-    match name {
-        Some(n) => module.function(n).ok_or_else(|| {
-            let names: Vec<_> = module.functions.iter().map(|f| f.name.as_str()).collect();
-            anyhow::anyhow!("no function @{n} (the file has: {})", names.join(", "))
-        }),
-        None => module
-            .default_function()
-            .ok_or_else(|| anyhow::anyhow!("the file has no function with a body")),
+    Ok(handscope_sim::session::select_function(module, name)?)
+}
+
+/// The run of a subcommand: function `name` of `module`, flattened, with `stimulus` bound and
+/// the given deadlock window.
+pub fn session(
+    module: &handscope_sim::Module,
+    name: Option<&str>,
+    stimulus: &handscope_sim::session::StimulusArgs,
+    deadlock_window: u64,
+) -> anyhow::Result<handscope_sim::session::Session> {
+    let mut s = handscope_sim::session::Session::open(module, name)?;
+    warn_before_running(&s);
+    s.set_deadlock_window(deadlock_window).bind(stimulus)?;
+    let unfed = s.unfed_arguments();
+    if !unfed.is_empty() {
+        eprintln!(
+            "warning: no tokens for {} (give them with --in NAME=...); the run may stall",
+            unfed
+                .iter()
+                .map(|a| format!("`{a}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(s)
+}
+
+/// Says on stderr, before a run, what `check` would reject and what the session inserted: a
+/// circuit that fails `check` (say a combinational cycle) is still simulated, but the user
+/// hears first that it fails and why.
+pub fn warn_before_running(s: &handscope_sim::session::Session) {
+    let inserted = s.inserted();
+    if !inserted.is_empty() {
+        let list: Vec<String> = inserted.iter().map(ToString::to_string).collect();
+        eprintln!(
+            "warning: @{} is not materialized; Handscope inserts forks and sinks: {}",
+            s.function().name,
+            list.join("; ")
+        );
+    }
+    let report = handscope_sim::verify::verify(s.function());
+    if !report.is_ok() {
+        eprintln!(
+            "warning: `handscope check` fails on @{} ({} error{}); simulating anyway, results may be unreliable:",
+            s.function().name,
+            report.errors.len(),
+            if report.errors.len() == 1 { "" } else { "s" }
+        );
+        for p in &report.errors {
+            eprintln!("  {p}");
+        }
+    }
+}
+
+/// The exit code of a run: 0 when it is done, 2 on a deadlock, 3 at the cycle limit.
+pub fn exit_code(status: handscope_sim::report::Status) -> ExitCode {
+    use handscope_sim::report::Status;
+    match status {
+        Status::Done => ExitCode::SUCCESS,
+        Status::Deadlock => ExitCode::from(2),
+        Status::MaxCycles => ExitCode::from(3),
     }
 }

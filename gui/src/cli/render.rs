@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 
-use crate::app::header::SimArgs;
 use crate::app::model::{Look, Start};
 use crate::app::style::{Radix, Theme};
+use handscope_sim::session::StimulusArgs;
 
 /// Arguments of `handscope render`.
 #[derive(clap::Args, Debug)]
@@ -72,7 +72,7 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
         radix,
         ..Look::default()
     };
-    let over = SimArgs {
+    let over = StimulusArgs {
         inputs: a.inputs.clone(),
         mems: a.mems.clone(),
         ready: a.ready.clone(),

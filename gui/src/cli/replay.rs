@@ -4,10 +4,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use handscope_sim::report::{Status, render_human};
+use handscope_sim::report::render_human;
+use handscope_sim::session::StimulusArgs;
 use handscope_traces::vcd_in::{ReplayOptions, replay_file};
-
-use super::sim::{environment, flat_function};
 
 /// Arguments of `handscope replay`.
 #[derive(clap::Args, Debug)]
@@ -52,17 +51,32 @@ pub struct ReplayArgs {
 /// Runs `handscope replay`.
 pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load(&a.graph)?;
-    let f = super::select_function(&loaded.module, a.func.as_deref())?;
-    let flat = flat_function(&loaded.module, f)?;
-    let given = !(a.inputs.is_empty() && a.mems.is_empty() && a.ready.is_empty());
-    let env = environment(&flat, &a.inputs, &a.mems, &a.ready, a.deadlock_window)?;
+    let stimulus = StimulusArgs {
+        inputs: a.inputs.clone(),
+        mems: a.mems.clone(),
+        ready: a.ready.clone(),
+    };
+    let session = super::session(
+        &loaded.module,
+        a.func.as_deref(),
+        &stimulus,
+        a.deadlock_window,
+    )?;
+    let given = !stimulus.is_empty();
+    let progress = super::progress::ReadProgress::new(&a.trace.display().to_string());
     let opts = ReplayOptions {
         clock: a.clock.clone(),
         scope: a.scope.clone(),
         map_file: a.map.clone(),
-        progress: true,
+        progress: Some(progress.callback()),
     };
-    let r = replay_file(&a.trace, &flat, given.then_some(&env), &opts)?;
+    let r = replay_file(
+        &a.trace,
+        session.function(),
+        given.then_some(session.environment()),
+        &opts,
+    )?;
+    progress.finish(r.edges);
     for w in &r.warnings {
         eprintln!("warning: {w}");
     }
@@ -98,9 +112,5 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
     } else {
         print!("{}", render_human(&r.report));
     }
-    Ok(match r.report.status {
-        Status::Done => ExitCode::SUCCESS,
-        Status::Deadlock => ExitCode::from(2),
-        Status::MaxCycles => ExitCode::from(3),
-    })
+    Ok(super::exit_code(r.report.status))
 }

@@ -3,11 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
-use handscope_sim::engine::Simulation;
-use handscope_sim::report::{Status, render_human};
-use handscope_sim::stimulus::{Environment, ReadyPolicy, TokenSource};
-use handscope_sim::{ArgType, FuncArg, Function, Op};
+use anyhow::Context;
+use handscope_sim::report::render_human;
+use handscope_sim::session::StimulusArgs;
 
 /// Arguments of `handscope sim`.
 #[derive(clap::Args, Debug)]
@@ -43,126 +41,20 @@ pub struct SimArgs {
     pub json: bool,
 }
 
-fn split_assignment<'a>(what: &str, s: &'a str) -> anyhow::Result<(&'a str, &'a str)> {
-    match s.split_once('=') {
-        Some((n, v)) if !n.trim().is_empty() => Ok((n.trim(), v.trim())),
-        _ => bail!("{what} `{s}` is not of the form NAME=VALUE"),
-    }
-}
-
-/// Builds the environment from the command line, checking every name against the function.
-pub fn environment(
-    f: &Function,
-    inputs: &[String],
-    mems: &[String],
-    ready: &[String],
-    deadlock_window: u64,
-) -> anyhow::Result<Environment> {
-    let mut env = Environment {
-        deadlock_window,
-        ..Environment::default()
-    };
-    // Initial contents written into the graph (C local arrays with initializers).
-    env.memories = handscope_compiler::c::handshake::memory_inits(f);
-    let arg_names = || {
-        f.args
-            .iter()
-            .map(|a| a.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    for s in inputs {
-        let (name, tokens) = split_assignment("--in", s)?;
-        let arg = f.args.iter().find(|a| a.name == name).with_context(|| {
-            format!(
-                "--in {name}: @{} has no argument `{name}` (arguments: {})",
-                f.name,
-                arg_names()
-            )
-        })?;
-        let ArgType::Channel(ty) = &arg.ty else {
-            bail!("--in {name}: `{name}` is a memory; give its contents with --mem {name}=...")
-        };
-        let src = if ty.is_none() {
-            let n: u64 = tokens.parse().with_context(|| {
-                format!("--in {name}: `{name}` has type none; give a token count, not `{tokens}`")
-            })?;
-            TokenSource::None(n)
-        } else {
-            TokenSource::parse(tokens, ty).with_context(|| format!("--in {name}"))?
-        };
-        env.push_tokens(name, src);
-    }
-    for s in mems {
-        let (name, values) = split_assignment("--mem", s)?;
-        let (elem, internal) = match f.args.iter().find(|a| a.name == name) {
-            Some(FuncArg {
-                ty: ArgType::MemRef(m),
-                ..
-            }) => (m.elem.clone(), false),
-            Some(_) => {
-                bail!("--mem {name}: `{name}` is not a memory argument; give its tokens with --in")
-            }
-            None => match f.node_by_id(name).map(|n| &f.nodes[n].op) {
-                Some(Op::Memory { memref, .. }) => (memref.elem.clone(), true),
-                _ => bail!(
-                    "--mem {name}: @{} has no memory argument or memory node `{name}`",
-                    f.name
-                ),
-            },
-        };
-        let src = TokenSource::parse(values, &elem).with_context(|| format!("--mem {name}"))?;
-        let contents: Vec<u64> = (0..src.len()).map(|k| src.get(k) & elem.mask()).collect();
-        if internal {
-            env.memories.insert(name.to_string(), contents);
-        } else {
-            env.ext_memories.insert(name.to_string(), contents);
-        }
-    }
-    for s in ready {
-        let (name, policy) = split_assignment("--ready", s)?;
-        if !f.results.iter().any(|r| r.name == name) {
-            let names: Vec<_> = f.results.iter().map(|r| r.name.as_str()).collect();
-            bail!(
-                "--ready {name}: @{} has no result `{name}` (results: {})",
-                f.name,
-                names.join(", ")
-            );
-        }
-        env.set_ready(
-            name,
-            ReadyPolicy::parse(policy).with_context(|| format!("--ready {name}"))?,
-        );
-    }
-    Ok(env)
-}
-
-/// Flattens instances away (simulation needs a flat graph).
-pub fn flat_function(module: &handscope_sim::Module, f: &Function) -> anyhow::Result<Function> {
-    if f.nodes
-        .values()
-        .any(|n| matches!(n.op, Op::Instance { .. }))
-    {
-        Ok(handscope_sim::transform::flatten(module, &f.name)?)
-    } else {
-        Ok(f.clone())
-    }
-}
-
 /// Runs the simulation and prints the report. Exit code 0 when the run is `done`, 2 on a
 /// deadlock, 3 when the cycle limit was reached.
 pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load_for(&a.file, a.func.as_deref())?;
-    let f = super::select_function(&loaded.module, a.func.as_deref())?;
-    let flat = flat_function(&loaded.module, f)?;
-    let env = environment(&flat, &a.inputs, &a.mems, &a.ready, a.deadlock_window)?;
-    let mut sim = Simulation::new(&flat, env)?;
-    if a.vcd.is_some() {
-        sim.enable_trace();
-    }
-    let report = sim.run(a.max_cycles);
+    let session = super::session(
+        &loaded.module,
+        a.func.as_deref(),
+        &a.stimulus(),
+        a.deadlock_window,
+    )?;
+    let run = session.run(a.max_cycles, a.vcd.is_some())?;
+    let report = run.report;
     if let Some(path) = &a.vcd {
-        let trace = sim.take_trace().context("the engine recorded no trace")?;
+        let trace = run.trace.context("the engine recorded no trace")?;
         let file = std::fs::File::create(path)
             .with_context(|| format!("cannot create {}", path.display()))?;
         handscope_traces::vcd_out::write_vcd(&trace, std::io::BufWriter::new(file))
@@ -173,9 +65,16 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     } else {
         print!("{}", render_human(&report));
     }
-    Ok(match report.status {
-        Status::Done => ExitCode::SUCCESS,
-        Status::Deadlock => ExitCode::from(2),
-        Status::MaxCycles => ExitCode::from(3),
-    })
+    Ok(super::exit_code(report.status))
+}
+
+impl SimArgs {
+    /// The stimulus options.
+    pub fn stimulus(&self) -> StimulusArgs {
+        StimulusArgs {
+            inputs: self.inputs.clone(),
+            mems: self.mems.clone(),
+            ready: self.ready.clone(),
+        }
+    }
 }

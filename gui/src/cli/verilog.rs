@@ -10,10 +10,9 @@ use handscope_compiler::verilog::testbench::{
     TbDesign, memory_init_files, wrapper, write_testbench,
 };
 use handscope_compiler::verilog::{VerilogBuilder, write_verilog};
-use handscope_sim::report::{Status, render_human};
+use handscope_sim::report::render_human;
+use handscope_sim::session::{StimulusArgs, flat_function};
 use handscope_traces::verilator::{BuildConfig, WaveFormat};
-
-use super::sim::{environment, flat_function};
 
 /// Arguments of `handscope verilog`.
 #[derive(clap::Args, Debug)]
@@ -68,8 +67,7 @@ pub struct VerilateArgs {
 /// Runs `handscope verilog`.
 pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load(&a.file)?;
-    let f = super::select_function(&loaded.module, a.func.as_deref())?;
-    let flat = flat_function(&loaded.module, f)?;
+    let flat = flat_function(&loaded.module, a.func.as_deref())?;
     let sv = write_verilog(&flat)?;
     match &a.output {
         Some(p) => {
@@ -83,15 +81,24 @@ pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
 /// Runs `handscope verilate`.
 pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load(&a.file)?;
-    let f = super::select_function(&loaded.module, a.func.as_deref())?;
-    let flat = flat_function(&loaded.module, f)?;
-    let env = environment(&flat, &a.inputs, &a.mems, &a.ready, a.deadlock_window)?;
+    let stimulus = StimulusArgs {
+        inputs: a.inputs.clone(),
+        mems: a.mems.clone(),
+        ready: a.ready.clone(),
+    };
+    let session = super::session(
+        &loaded.module,
+        a.func.as_deref(),
+        &stimulus,
+        a.deadlock_window,
+    )?;
+    let (flat, env) = (session.function(), session.environment());
     let mut b = VerilogBuilder::new();
-    let top = b.add(&flat, None)?;
+    let top = b.add(flat, None)?;
     let design = TbDesign {
         top: top.clone(),
-        func: &flat,
-        env: &env,
+        func: flat,
+        env,
         max_cycles: a.max_cycles,
         any_fire: true,
     };
@@ -115,7 +122,7 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
     };
     write("design.sv", &sv)?;
     write("tb.cpp", &tb)?;
-    for (name, text) in memory_init_files(&top, &flat, &env) {
+    for (name, text) in memory_init_files(&top, flat, env) {
         write(&name, &text)?;
     }
     let cfg = BuildConfig {
@@ -146,12 +153,14 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
         &write_testbench(&designs),
         &cfg,
     )?;
+    let progress = super::progress::ReadProgress::new(&vcd.display().to_string());
     let opts = handscope_traces::vcd_in::ReplayOptions {
         scope: Some(format!("hs_tb.{top}")),
-        progress: true,
+        progress: Some(progress.callback()),
         ..Default::default()
     };
-    let replay = handscope_traces::vcd_in::replay_file(&vcd, &flat, Some(&env), &opts)?;
+    let replay = handscope_traces::vcd_in::replay_file(&vcd, flat, Some(env), &opts)?;
+    progress.finish(replay.edges);
     for w in &replay.warnings {
         eprintln!("warning: {w}");
     }
@@ -161,9 +170,5 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
     } else {
         print!("{}", render_human(report));
     }
-    Ok(match report.status {
-        Status::Done => ExitCode::SUCCESS,
-        Status::Deadlock => ExitCode::from(2),
-        Status::MaxCycles => ExitCode::from(3),
-    })
+    Ok(super::exit_code(report.status))
 }

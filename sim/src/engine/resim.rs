@@ -50,12 +50,26 @@ pub(crate) struct ResimStore {
     cycles: u64,
     /// Channels whose held data is stored (those the trace does not show as an alias).
     kept: Vec<u32>,
-    /// Recording: data each channel of `kept` last had while valid.
+}
+
+/// The snapshots a store took after a given point, to extend a copy of it (see
+/// [`crate::trace::TraceTail`]).
+#[derive(Clone, Debug)]
+pub(crate) struct ResimTail {
+    keys: Vec<Key>,
+    cycles: u64,
+}
+
+/// What recording needs besides the store: the running state that goes into the next
+/// snapshot. Lives in the [`super::Simulation`], not in the trace.
+#[derive(Clone, Debug)]
+pub(crate) struct Recorder {
+    /// Data each channel of `ResimStore::kept` last had while valid.
     held: Vec<u64>,
-    /// Recording: the words of the current group's first key, and scratch for the next.
+    /// The words of the current group's first key, and scratch for the next.
     base: Vec<u64>,
     words: Vec<u64>,
-    /// Recording: memories as of the last key, and which changed since.
+    /// Memories as of the last key, and which changed since.
     mems: Vec<Arc<Vec<u64>>>,
     dirty: Vec<bool>,
 }
@@ -192,25 +206,48 @@ fn update_held(held: &mut [u64], valid: &[bool], data: &[u64]) {
 }
 
 impl ResimStore {
-    /// An empty store for `prog`, with the memories as they are now.
-    pub(crate) fn new(prog: Arc<Program>, st: &State) -> Self {
+    /// An empty store for `prog`, and its recorder with the memories as they are now.
+    pub(crate) fn new(prog: Arc<Program>, st: &State) -> (Self, Recorder) {
         let clk = prog.clk.len() + prog.clk_emit2.len() + prog.clk_buf1.len() + prog.clk_buf2.len();
         let units = prog.fwd.len() + prog.bwd.len() + 2 * clk + prog.n_channels + 1;
         let interval = (ACCESS_BUDGET / units).clamp(8, 1024);
         let interval = 1u64 << (usize::BITS - 1 - interval.leading_zeros());
         let kept = alias_roots(&prog.data_aliases());
-        ResimStore {
-            interval,
-            keys: Vec::new(),
-            cycles: 0,
+        let rec = Recorder {
             held: vec![0; kept.len()],
-            kept,
             base: Vec::new(),
             words: Vec::new(),
             mems: st.mems.iter().map(|m| Arc::new(m.clone())).collect(),
             dirty: vec![false; st.mems.len()],
+        };
+        let store = ResimStore {
+            interval,
+            keys: Vec::new(),
+            cycles: 0,
+            kept,
             prog,
+        };
+        (store, rec)
+    }
+
+    /// Number of snapshots taken so far.
+    pub(crate) fn key_count(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The snapshots from number `from_key` on, and the cycle count.
+    pub(crate) fn tail(&self, from_key: usize) -> ResimTail {
+        ResimTail {
+            keys: self.keys.get(from_key..).unwrap_or_default().to_vec(),
+            cycles: self.cycles,
         }
+    }
+
+    /// Appends a tail taken from a store of the same run that had as many snapshots as
+    /// this one.
+    pub(crate) fn extend(&mut self, tail: ResimTail) {
+        self.keys.extend(tail.keys);
+        self.cycles = self.cycles.max(tail.cycles);
     }
 
     /// Number of recorded cycles.
@@ -230,8 +267,7 @@ impl ResimStore {
 
     /// Bytes held by the snapshots (memories counted once per distinct copy).
     pub(crate) fn memory_bytes(&self) -> usize {
-        let mut bytes = (self.held.len() + self.base.len() + self.words.len()) * 8;
-        bytes += self.kept.len() * 4;
+        let mut bytes = self.kept.len() * 4;
         let mut last: Vec<*const Vec<u64>> = Vec::new();
         for k in &self.keys {
             bytes += k.words.len() + std::mem::size_of::<Key>();
@@ -245,69 +281,6 @@ impl ResimStore {
             last = k.mems.iter().map(Arc::as_ptr).collect();
         }
         bytes
-    }
-
-    /// Recording, at the start of a cycle (before the environment is driven).
-    pub(crate) fn begin_cycle(
-        &mut self,
-        sim_cycle: u64,
-        st: &State,
-        args: &[(u32, ArgCursor)],
-        readies: impl Iterator<Item = (u32, ReadyGen)>,
-    ) {
-        if !self.cycles.is_multiple_of(self.interval) {
-            return;
-        }
-        for (i, d) in self.dirty.iter_mut().enumerate() {
-            if *d {
-                self.mems[i] = Arc::new(st.mems[i].clone());
-                *d = false;
-            }
-        }
-        let mut words = std::mem::take(&mut self.words);
-        words.clear();
-        words.extend_from_slice(&st.regs);
-        words.extend_from_slice(&self.held);
-        let mut bytes = Vec::new();
-        if self.keys.len().is_multiple_of(GROUP) {
-            encode_words(&words, None, &mut bytes);
-            std::mem::swap(&mut self.base, &mut words);
-        } else {
-            encode_words(&words, Some(&self.base), &mut bytes);
-        }
-        self.words = words;
-        self.keys.push(Key {
-            cycle: self.cycles,
-            sim_cycle,
-            words: bytes.into_boxed_slice(),
-            mems: self.mems.clone(),
-            args: args.to_vec(),
-            readies: readies.collect(),
-        });
-    }
-
-    /// Recording, once the cycle's signals are settled.
-    #[inline]
-    pub(crate) fn end_cycle(&mut self, st: &State) {
-        let (valid, data) = (&st.valid[..], &st.data[..]);
-        for (h, &c) in self.held.iter_mut().zip(&self.kept) {
-            let c = c as usize;
-            debug_assert!(c < valid.len() && c < data.len());
-            // SAFETY: `kept` holds channel indices of the program `st` was built for.
-            let (v, d) = unsafe { (*valid.get_unchecked(c), *data.get_unchecked(c)) };
-            // Branch-free: valid channels change every cycle in busy pipelines.
-            let m = 0u64.wrapping_sub(u64::from(v));
-            *h = (*h & !m) | (d & m);
-        }
-        self.cycles += 1;
-    }
-
-    /// Recording, after the clock edge: notes which memories were written.
-    #[inline]
-    pub(crate) fn after_clock(&mut self, st: &State) {
-        for &(m, _, _) in &st.mem_writes {
-            self.dirty[m as usize] = true;
-        }
     }
 
     /// A cursor positioned before cycle `c` (its first [`Cursor::next`] returns `c`).
@@ -347,6 +320,72 @@ impl ResimStore {
             cur.advance();
         }
         Some(cur)
+    }
+}
+
+impl Recorder {
+    /// Recording, at the start of a cycle (before the environment is driven).
+    pub(crate) fn begin_cycle(
+        &mut self,
+        store: &mut ResimStore,
+        sim_cycle: u64,
+        st: &State,
+        args: &[(u32, ArgCursor)],
+        readies: impl Iterator<Item = (u32, ReadyGen)>,
+    ) {
+        if !store.cycles.is_multiple_of(store.interval) {
+            return;
+        }
+        for (i, d) in self.dirty.iter_mut().enumerate() {
+            if *d {
+                self.mems[i] = Arc::new(st.mems[i].clone());
+                *d = false;
+            }
+        }
+        let mut words = std::mem::take(&mut self.words);
+        words.clear();
+        words.extend_from_slice(&st.regs);
+        words.extend_from_slice(&self.held);
+        let mut bytes = Vec::new();
+        if store.keys.len().is_multiple_of(GROUP) {
+            encode_words(&words, None, &mut bytes);
+            std::mem::swap(&mut self.base, &mut words);
+        } else {
+            encode_words(&words, Some(&self.base), &mut bytes);
+        }
+        self.words = words;
+        store.keys.push(Key {
+            cycle: store.cycles,
+            sim_cycle,
+            words: bytes.into_boxed_slice(),
+            mems: self.mems.clone(),
+            args: args.to_vec(),
+            readies: readies.collect(),
+        });
+    }
+
+    /// Recording, once the cycle's signals are settled.
+    #[inline]
+    pub(crate) fn end_cycle(&mut self, store: &mut ResimStore, st: &State) {
+        let (valid, data) = (&st.valid[..], &st.data[..]);
+        for (h, &c) in self.held.iter_mut().zip(&store.kept) {
+            let c = c as usize;
+            debug_assert!(c < valid.len() && c < data.len());
+            // SAFETY: `kept` holds channel indices of the program `st` was built for.
+            let (v, d) = unsafe { (*valid.get_unchecked(c), *data.get_unchecked(c)) };
+            // Branch-free: valid channels change every cycle in busy pipelines.
+            let m = 0u64.wrapping_sub(u64::from(v));
+            *h = (*h & !m) | (d & m);
+        }
+        store.cycles += 1;
+    }
+
+    /// Recording, after the clock edge: notes which memories were written.
+    #[inline]
+    pub(crate) fn after_clock(&mut self, st: &State) {
+        for &(m, _, _) in &st.mem_writes {
+            self.dirty[m as usize] = true;
+        }
     }
 }
 

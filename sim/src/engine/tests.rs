@@ -3,7 +3,8 @@
 use super::*;
 use crate::graph::FuncResult;
 use crate::ops::Op;
-use crate::types::MemRefType;
+use crate::stimulus::TokenSource;
+use crate::types::{MemRefType, Type};
 
 fn chain_env(tokens: u64) -> Environment {
     let mut env = Environment::default();

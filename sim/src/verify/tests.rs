@@ -88,7 +88,17 @@ fn unused_and_multiply_used_values() {
     let _unused = b.arg("u", I32);
     let s = b.out(Op::Arith(ArithOp::Addi), vec![a, a], I32);
     b.ret(vec![s]);
-    let r = verify(&b.done());
+    let f = b.done();
+    // By default an unmaterialized circuit is only warned about (simulation materializes it).
+    let r = verify(&f);
+    assert!(r.is_ok());
+    assert_eq!(rules(&r.warnings), [Rule::MultipleUses, Rule::UnusedValue]);
+    let strict = VerifyOptions {
+        strict: true,
+        ..Default::default()
+    };
+    let r = verify_with(&f, &strict, None);
+    assert!(r.warnings.is_empty());
     assert_eq!(rules(&r.errors), [Rule::MultipleUses, Rule::UnusedValue]);
     assert_eq!(r.errors[1].message, "`u` is an unused value, needs a sink");
     assert_eq!(r.errors[1].channels, ["u"]);
@@ -543,7 +553,14 @@ fn circt_warnings() {
     );
     assert_eq!(plain.warnings[0].nodes[0].id, "br0");
     assert_eq!(plain.warnings[1].nodes[0].id, "lazy_fork0");
-    let compat = verify_with(&f, &VerifyOptions { circt_compat: true }, None);
+    let compat = verify_with(
+        &f,
+        &VerifyOptions {
+            circt_compat: true,
+            ..Default::default()
+        },
+        None,
+    );
     assert_eq!(
         rules(&compat.warnings),
         [
@@ -570,7 +587,14 @@ fn control_merge_i1_and_merge_bug_warnings() {
     let r = verify(&f);
     assert_eq!(rules(&r.warnings), [Rule::CirctUnsupported]);
     assert!(r.warnings[0].message.contains("i1 index"));
-    let r = verify_with(&f, &VerifyOptions { circt_compat: true }, None);
+    let r = verify_with(
+        &f,
+        &VerifyOptions {
+            circt_compat: true,
+            ..Default::default()
+        },
+        None,
+    );
     assert_eq!(rules(&r.warnings), [Rule::CirctUnsupported, Rule::CirctBug]);
 }
 

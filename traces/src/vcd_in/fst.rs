@@ -1,4 +1,4 @@
-//! FST input through `wellen`: the hierarchy becomes the same [`Header`] the VCD reader
+//! FST input through `wellen`: the hierarchy becomes the same `Header` the VCD reader
 //! makes (one code per FST signal), and the value changes of the mapped signals are streamed
 //! in time order into the same sampler, so mapping, rising-edge sampling and the stop rule
 //! are those of VCD replay.
@@ -24,7 +24,7 @@ pub fn is_fst(path: &Path) -> std::io::Result<bool> {
 
 /// The VCD-style header of a `wellen` hierarchy: every variable with its scope path, width
 /// and its signal's index as code.
-pub fn header_of(h: &Hierarchy) -> Header {
+fn header_of(h: &Hierarchy) -> Header {
     let mut out = Header::default();
     let mut codes = 0u32;
     let mut push_vars =
@@ -96,7 +96,7 @@ fn value_u64(v: SignalValueRef<'_>) -> u64 {
 }
 
 /// Replays the FST file at `path` (see [`super::replay_file`]).
-pub fn replay_fst(
+pub(super) fn replay_fst(
     path: &Path,
     f: &Function,
     env: Option<&Environment>,
@@ -121,7 +121,7 @@ pub fn replay_fst(
     .map_err(|_| bad("cannot read the FST header: the file is damaged".into()))?
     .map_err(|e| bad(format!("cannot read the FST file: {e}")))?;
     let header = header_of(wave.hierarchy());
-    let mut sampler = prepare(&header, &name, f, env, opts, map_text, 0)?;
+    let mut sampler = prepare(&header, &name, f, env, opts, map_text)?;
     let refs: Vec<SignalRef> = (0..header.codes as usize)
         .filter(|&c| sampler.interesting.get(c).copied().unwrap_or(false))
         .filter_map(SignalRef::from_index)

@@ -138,12 +138,10 @@ pub fn parse_map_file(text: &str, f: &Function) -> Result<BTreeMap<String, Strin
     Ok(m)
 }
 
-/// Encodes a stable ID like the SystemVerilog back end does (the shared implementation,
-/// [`handscope_sim::rtl_names::encode_instance_name`]).
-pub use handscope_sim::rtl_names::encode_instance_name as encode_id;
-
-/// CIRCT 1.62's instance name of every component node (see [`crate::circt_names`]).
-pub use crate::circt_names::instance_names as circt_instance_names;
+// Stable IDs are encoded like the SystemVerilog back end does (the shared implementation);
+// CIRCT 1.62's instance names come from `crate::circt_names`.
+use crate::circt_names::instance_names as circt_instance_names;
+use handscope_sim::rtl_names::encode_instance_name as encode_id;
 
 struct Index<'h> {
     by_path: BTreeMap<String, (u32, u32)>,

@@ -1,24 +1,24 @@
 //! Replaying VCDs of hardware runs (Verilator on Handscope's or CIRCT's RTL) onto a graph:
 //! the result is the same [`Trace`] type the engine records, and the same [`RunReport`].
 //!
-//! The file is memory-mapped and streamed once ([`parse`]); only mapped signals are kept
-//! ([`mapping`]). Values are sampled at every rising edge of the clock, using the values
+//! The file is memory-mapped and streamed once (module `parse`); only mapped signals are kept
+//! (module `mapping`). Values are sampled at every rising edge of the clock, using the values
 //! from before that timestamp (the settled values of the cycle), so one step is one cycle;
 //! edges where `reset` is high are skipped. Sampling stops where the engine would have
 //! stopped (results complete or deadlock, see [`handscope_sim::analysis`]). A file whose last
 //! line is incomplete replays up to the last complete line with a warning.
 //!
 //! FST files (recognised by their first byte) are read through `wellen` ([`fst`]) into the
-//! same mapping and sampler. With [`ReplayOptions::progress`], loading a large file shows a
-//! progress bar on a terminal and ends with one summary line on standard error.
+//! same mapping and sampler. [`ReplayOptions::progress`] receives how much of a VCD's value
+//! changes has been read (a tool draws the progress bar; this library prints nothing).
 
 pub mod fst;
-pub mod mapping;
-pub mod parse;
-mod progress;
+mod mapping;
+mod parse;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use handscope_sim::analysis::TraceObserver;
 use handscope_sim::engine::{SimError, Simulation};
@@ -40,9 +40,18 @@ pub struct ReplayOptions {
     pub scope: Option<String>,
     /// Explicit mapping file (`channel_name signal_prefix` per line).
     pub map_file: Option<PathBuf>,
-    /// For files of at least 64 MiB: a progress bar on standard error while reading (when it
-    /// is a terminal) and a summary line (size, time, throughput, cycles) at the end.
-    pub progress: bool,
+    /// Called while a VCD's value changes are read, about every 4 MiB and once at the end.
+    pub progress: Option<OnProgress>,
+}
+
+/// A progress callback: `(bytes of value changes read, bytes of value changes in total)`.
+#[derive(Clone)]
+pub struct OnProgress(pub Arc<dyn Fn(u64, u64) + Send + Sync>);
+
+impl std::fmt::Debug for OnProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnProgress")
+    }
 }
 
 /// Errors of a replay.
@@ -109,7 +118,7 @@ pub struct Replay {
 }
 
 /// The engine's trace layout for `f`: channels, state words and memories.
-pub fn trace_layout(f: &Function) -> Result<TraceBuilder, SimError> {
+fn trace_layout(f: &Function) -> Result<TraceBuilder, SimError> {
     let mut sim = Simulation::new(f, Environment::default())?;
     sim.enable_trace();
     let t = sim
@@ -146,7 +155,7 @@ struct Sampler<'f> {
     stores: Vec<MemPort>,
     edges: u64,
     done: bool,
-    progress: progress::Progress,
+    progress: Option<OnProgress>,
 }
 
 impl Sampler<'_> {
@@ -227,8 +236,10 @@ impl BodySink for Sampler<'_> {
         self.cur[c] = value;
     }
 
-    fn progress(&mut self, done: u64, _total: u64) {
-        self.progress.update(done);
+    fn progress(&mut self, done: u64, total: u64) {
+        if let Some(p) = &self.progress {
+            (p.0)(done, total);
+        }
     }
 }
 
@@ -279,8 +290,7 @@ pub fn replay_bytes(
         message: e.message,
     };
     let header = parse::parse_header(bytes).map_err(syntax)?;
-    let body_len = bytes.len().saturating_sub(header.body_start) as u64;
-    let mut sampler = prepare(&header, name, f, env, opts, map_text, body_len)?;
+    let mut sampler = prepare(&header, name, f, env, opts, map_text)?;
     let end = parse::parse_body(bytes, &header, &mut sampler).map_err(syntax)?;
     let mut warnings = Vec::new();
     if let Some(at) = end.truncated_at {
@@ -305,8 +315,7 @@ fn read_map_file(opts: &ReplayOptions) -> Result<Option<String>, VcdError> {
     }
 }
 
-/// Maps `header`'s signals onto `f` and makes the sampler that receives the value changes
-/// (`body_len`: bytes of value changes, for the progress bar).
+/// Maps `header`'s signals onto `f` and makes the sampler that receives the value changes.
 fn prepare<'f>(
     header: &Header,
     name: &str,
@@ -314,7 +323,6 @@ fn prepare<'f>(
     env: Option<&Environment>,
     opts: &ReplayOptions,
     map_text: Option<&str>,
-    body_len: u64,
 ) -> Result<Sampler<'f>, VcdError> {
     let map_file = match map_text {
         Some(t) => mapping::parse_map_file(t, f).map_err(|source| VcdError::Map {
@@ -324,7 +332,7 @@ fn prepare<'f>(
         None => BTreeMap::new(),
     };
     let tb = trace_layout(f)?;
-    let state_meta: Vec<StateMeta> = tb.trace().state_meta().to_vec();
+    let state_meta: Vec<StateMeta> = tb.state_meta().to_vec();
     let map = mapping::map_signals(
         header,
         f,
@@ -344,14 +352,12 @@ fn prepare<'f>(
             scope: map.report.scope.clone(),
         });
     }
-    let progress = progress::Progress::new(name, body_len, opts.progress);
-    Ok(new_sampler(header, f, env, map, tb, &state_meta, progress))
+    new_sampler(header, f, env, map, tb, opts.progress.clone())
 }
 
 /// Closes the last timestamp and builds the [`Replay`].
 fn finish(mut sampler: Sampler<'_>, mut warnings: Vec<String>) -> Replay {
     sampler.end_timestamp();
-    sampler.progress.finish(sampler.edges);
     let m = &sampler.map.report;
     if !m.unmatched_channels.is_empty() {
         warnings.push(format!(
@@ -381,9 +387,8 @@ fn new_sampler<'f>(
     env: Option<&Environment>,
     map: mapping::Mapping,
     tb: TraceBuilder,
-    state_meta: &[StateMeta],
-    progress: progress::Progress,
-) -> Sampler<'f> {
+    progress: Option<OnProgress>,
+) -> Result<Sampler<'f>, VcdError> {
     let n = header.codes as usize;
     let mut interesting = vec![false; n];
     let mut mark = |c: Option<u32>| {
@@ -423,13 +428,13 @@ fn new_sampler<'f>(
             mem += 1;
         }
     }
-    Sampler {
+    Ok(Sampler {
         cur: vec![0; n],
         stamp: vec![u64::MAX; n],
         before: vec![0; n],
         ts: 0,
         interesting,
-        obs: TraceObserver::new(f, state_meta, env),
+        obs: TraceObserver::new(f, env)?,
         tb,
         masks,
         valid: vec![false; nc],
@@ -441,5 +446,5 @@ fn new_sampler<'f>(
         edges: 0,
         done: false,
         progress,
-    }
+    })
 }

@@ -6,11 +6,13 @@ pub mod kernels;
 
 use std::path::{Path, PathBuf};
 
+use handscope_sim::Function;
 use handscope_sim::engine::Simulation;
 use handscope_sim::report::RunReport;
-use handscope_sim::stimulus::{Environment, ReadyPolicy, TokenSource};
+use handscope_sim::session::Session;
+use handscope_sim::session::header::Header;
+use handscope_sim::stimulus::Environment;
 use handscope_sim::trace::Trace;
-use handscope_sim::{ArgType, Function, Op};
 
 /// One runnable example.
 pub struct Example {
@@ -28,53 +30,12 @@ pub fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-fn environment(f: &Function, args: &str) -> Environment {
-    let mut env = Environment::default();
-    let toks: Vec<&str> = args.split_whitespace().collect();
-    let mut i = 0;
-    while i + 1 < toks.len() {
-        let (flag, val) = (toks[i], toks[i + 1]);
-        i += 2;
-        let (name, v) = val.split_once('=').expect("NAME=VALUE");
-        match flag {
-            "--in" => {
-                let a = f.args.iter().find(|a| a.name == name).expect("argument");
-                let ArgType::Channel(t) = &a.ty else {
-                    panic!("memref")
-                };
-                let src = if t.is_none() {
-                    TokenSource::None(v.parse().unwrap())
-                } else {
-                    TokenSource::parse(v, t).unwrap()
-                };
-                env.push_tokens(name, src);
-            }
-            "--ready" => {
-                env.set_ready(name, ReadyPolicy::parse(v).unwrap());
-            }
-            "--mem" => {
-                let elem = match f.args.iter().find(|a| a.name == name) {
-                    Some(a) => match &a.ty {
-                        ArgType::MemRef(m) => m.elem.clone(),
-                        _ => panic!("not a memory"),
-                    },
-                    None => match &f.nodes[f.node_by_id(name).unwrap()].op {
-                        Op::Memory { memref, .. } => memref.elem.clone(),
-                        _ => panic!("not a memory"),
-                    },
-                };
-                let src = TokenSource::parse(v, &elem).unwrap();
-                let vals = (0..src.len()).map(|k| src.get(k) & elem.mask()).collect();
-                if f.args.iter().any(|a| a.name == name) {
-                    env.ext_memories.insert(name.into(), vals);
-                } else {
-                    env.memories.insert(name.into(), vals);
-                }
-            }
-            other => panic!("unknown flag {other}"),
-        }
-    }
-    env
+/// The environment of an example's `// sim:` header (deadlock window 16).
+fn environment(f: &Function, header: &Header) -> Environment {
+    let mut s = Session::new(f.clone()).unwrap_or_else(|e| panic!("@{}: {e}", f.name));
+    s.bind(&header.sim_args())
+        .unwrap_or_else(|e| panic!("@{}: {e}", f.name));
+    s.environment().clone()
 }
 
 /// Every example circuit except those that must fail `check`.
@@ -89,27 +50,16 @@ pub fn examples() -> Vec<Example> {
     let mut out = Vec::new();
     for path in paths {
         let text = std::fs::read_to_string(&path).unwrap();
-        if text.lines().any(|l| l.starts_with("// check: error")) {
+        let header = Header::parse(&text);
+        if header.values("check").any(|v| v.starts_with("error")) {
             continue;
         }
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let (module, _) = handscope_compiler::mlir::parse_mlir(&text, &name)
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-        let f = module.default_function().unwrap();
-        let func = if f
-            .nodes
-            .values()
-            .any(|n| matches!(n.op, Op::Instance { .. }))
-        {
-            handscope_sim::transform::flatten(&module, &f.name).unwrap()
-        } else {
-            f.clone()
-        };
-        let args = text
-            .lines()
-            .find_map(|l| l.strip_prefix("// sim:"))
-            .unwrap_or("");
-        let env = environment(&func, args);
+        let func = handscope_sim::session::flat_function(&module, None)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let env = environment(&func, &header);
         out.push(Example {
             name,
             path,

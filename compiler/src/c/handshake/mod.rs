@@ -16,7 +16,7 @@
 //! Every node gets a readable stable ID `<block>.<op><k>` (per block and op kind), its block
 //! label and its C source location. Local arrays become `memory` nodes named `mem.<array>`
 //! whose initial contents (if any) are in a `handshake.init = [..]` attribute (raw bit
-//! patterns, see [`memory_inits`]); array parameters become `extmemory` nodes on memref
+//! patterns, read by `handscope_sim::stimulus::graph_memory_inits`); array parameters become `extmemory` nodes on memref
 //! arguments named after the parameter. Arguments are the C parameters plus `start`
 //! (`none`); results are `ret` (for non-void functions) and `done` (`none`).
 
@@ -175,39 +175,4 @@ fn name_new_nodes(f: &mut Function) {
         };
         n.name_hint = NameHint::Name(id);
     }
-}
-
-/// Initial contents of every internal `memory` with a `handshake.init` attribute, by node ID
-/// (the shape of [`handscope_sim::stimulus::Environment::memories`]).
-pub fn memory_inits(f: &Function) -> BTreeMap<String, Vec<u64>> {
-    let mut m = BTreeMap::new();
-    for n in f.nodes.values() {
-        if !matches!(n.op, Op::Memory { .. }) {
-            continue;
-        }
-        let Some((_, v)) = n.attrs.iter().find(|(k, _)| k == "handshake.init") else {
-            continue;
-        };
-        let vals: Option<Vec<u64>> = v
-            .trim()
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(|s| {
-                s.split(':')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .parse::<i128>()
-                    .ok()
-                    .map(|x| x as u64)
-            })
-            .collect();
-        if let Some(vals) = vals {
-            m.insert(n.id.clone(), vals);
-        }
-    }
-    m
 }

@@ -238,11 +238,11 @@ fn memory_view(ui: &mut egui::Ui, m: &Model, n: NodeId) {
         _ => return,
     };
     let size = memref.len().min(4096) as usize;
-    let init = c
-        .env
+    let env = c.session.environment();
+    let init = env
         .memories
         .get(&name)
-        .or_else(|| c.env.ext_memories.get(&name));
+        .or_else(|| env.ext_memories.get(&name));
     let mut vals: Vec<u64> = (0..size)
         .map(|i| init.and_then(|v| v.get(i)).copied().unwrap_or(0))
         .collect();

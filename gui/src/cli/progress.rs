@@ -1,0 +1,80 @@
+//! Progress of reading a large waveform file: an `indicatif` bar on standard error while the
+//! replay reads (only when standard error is a terminal), and one plain summary line at the
+//! end. The replay library only reports how far it got ([`OnProgress`]); drawing is the
+//! binary's job.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+use handscope_traces::vcd_in::OnProgress;
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Files with at least this many bytes of value changes get a progress bar and a summary
+/// line.
+pub const LARGE_FILE: u64 = 64 << 20;
+
+/// The progress display of one replay.
+pub struct ReadProgress {
+    name: String,
+    start: Instant,
+    /// Bytes of value changes in the file (0 until the reader reports).
+    total: Arc<AtomicU64>,
+    /// The bar, made at the first report (`None` when there is none to draw).
+    bar: Arc<OnceLock<Option<ProgressBar>>>,
+}
+
+impl ReadProgress {
+    /// Progress of reading `name`, starting now.
+    pub fn new(name: &str) -> ReadProgress {
+        ReadProgress {
+            name: name.to_string(),
+            start: Instant::now(),
+            total: Arc::new(AtomicU64::new(0)),
+            bar: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The callback to give the replay.
+    pub fn callback(&self) -> OnProgress {
+        let (name, total, bar) = (self.name.clone(), self.total.clone(), self.bar.clone());
+        OnProgress(Arc::new(move |done, all| {
+            total.store(all, Ordering::Relaxed);
+            let bar = bar.get_or_init(|| {
+                (all >= LARGE_FILE && std::io::stderr().is_terminal()).then(|| {
+                    let b = ProgressBar::new(all);
+                    b.set_style(
+                        ProgressStyle::with_template(
+                            "reading {msg} {wide_bar} {binary_bytes}/{binary_total_bytes} ({binary_bytes_per_sec}, {eta})",
+                        )
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                    );
+                    b.set_message(name.clone());
+                    b
+                })
+            });
+            if let Some(b) = bar {
+                b.set_position(done.min(all));
+            }
+        }))
+    }
+
+    /// Clears the bar and, for a large file, prints the summary line (`cycles` rising edges
+    /// sampled).
+    pub fn finish(self, cycles: u64) {
+        if let Some(Some(b)) = self.bar.get() {
+            b.finish_and_clear();
+        }
+        let total = self.total.load(Ordering::Relaxed);
+        if total >= LARGE_FILE {
+            let secs = self.start.elapsed().as_secs_f64();
+            let mb = total as f64 / 1e6;
+            eprintln!(
+                "read {}: {mb:.0} MB in {secs:.1} s ({:.0} MB/s), {cycles} cycles",
+                self.name,
+                mb / secs.max(1e-9)
+            );
+        }
+    }
+}

@@ -1,0 +1,478 @@
+//! The run as seen from outside the circuit: transfers per channel, tokens taken from every
+//! argument and given by every result, runtime events, when the run ends (done, deadlock)
+//! and its [`RunReport`].
+//!
+//! One monitor serves both the engine ([`super::Simulation`] feeds it the settled signals of
+//! every cycle it simulates) and recorded runs ([`crate::analysis::TraceObserver`] feeds it
+//! the samples of every cycle of a trace, e.g. a VCD of a hardware run), so both reach their
+//! report through the same code and agree on every rule: what counts as progress, when a
+//! run is done or deadlocked, which events fire, how values are rendered.
+//!
+//! Without an [`Environment`] (a recorded run of unknown stimulus) the number of invocations
+//! is the largest number of tokens any argument transferred, pending inputs are unknown (0),
+//! every result counts as possibly ready, and a run without results never ends as done.
+
+use std::collections::BTreeMap;
+
+use cranelift_entity::EntityRef;
+
+use crate::deadlock::{self, DeadlockReport};
+use crate::graph::{ArgType, Function, NodeId};
+use crate::report::{
+    ChannelStats, EventKind, OutputToken, RunReport, RuntimeEvent, Status, render_value_as,
+};
+use crate::stimulus::{Environment, ReadyPolicy, TokenSource};
+use crate::types::Type;
+
+use super::counters::Counters;
+use super::program::Program;
+
+/// Most runtime events kept in a report.
+const MAX_EVENTS: usize = 10_000;
+
+/// The settled signals of one cycle, in channel order, and the register words at its start
+/// (in the program's register order, which is the trace's state-word order).
+#[derive(Clone, Copy)]
+pub(crate) struct Signals<'a> {
+    pub valid: &'a [bool],
+    pub ready: &'a [bool],
+    pub data: &'a [u64],
+    pub regs: &'a [u64],
+}
+
+/// One channel argument.
+#[derive(Clone, Debug)]
+struct ArgObs {
+    chan: u32,
+    /// Index in `Function::args`.
+    arg: usize,
+    /// Tokens the environment gives it (unknown without an environment).
+    total: Option<u64>,
+    consumed: u64,
+}
+
+/// One result.
+#[derive(Clone, Debug)]
+struct ResultObs {
+    chan: u32,
+    /// Whether its ready policy can ever be ready.
+    may_ready: bool,
+    /// `(cycle, bits)` per token.
+    outputs: Vec<(u64, u64)>,
+}
+
+/// The tokens the environment drives into argument `ai` of `f`: its bound sources, else one
+/// token for the last `none` argument, else none.
+pub(crate) fn arg_sources(f: &Function, env: &Environment, ai: usize) -> Vec<TokenSource> {
+    let a = &f.args[ai];
+    if let Some(s) = env.inputs.get(&a.name) {
+        return s.clone();
+    }
+    let last_none = f
+        .args
+        .iter()
+        .rposition(|a| matches!(&a.ty, ArgType::Channel(Type::None)));
+    if Some(ai) == last_none {
+        vec![TokenSource::None(1)]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Statistics, events and termination of one run.
+#[derive(Clone, Debug)]
+pub(crate) struct Monitor {
+    counters: Counters,
+    /// Last fire of each watched channel (`cond_br` outputs), -1 = never; others stay -1.
+    last_fire: Vec<i64>,
+    /// Channels whose last fire is tracked.
+    watched: Vec<u32>,
+    args: Vec<ArgObs>,
+    results: Vec<ResultObs>,
+    invocations: Option<u64>,
+    window: u64,
+    idle: u64,
+    idle_since: u64,
+    cycle: u64,
+    status: Option<Status>,
+    events: Vec<RuntimeEvent>,
+    /// Set when the run ended `Done` because it drained (see [`RunReport::drained`]).
+    drained: Option<String>,
+    /// Entries of `Program::mux_checks` not reported yet (an out-of-range select is reported
+    /// once per mux).
+    mux_unreported: Vec<(u32, u32, u32)>,
+    deadlock: Option<DeadlockReport>,
+}
+
+impl Monitor {
+    /// A monitor for runs of `f` compiled to `prog`, in `env` when it is known.
+    pub(crate) fn new(prog: &Program, f: &Function, env: Option<&Environment>) -> Monitor {
+        let args: Vec<ArgObs> = prog
+            .args
+            .iter()
+            .map(|&(ai, chan)| ArgObs {
+                chan,
+                arg: ai,
+                total: env.map(|e| arg_sources(f, e, ai).iter().map(TokenSource::len).sum()),
+                consumed: 0,
+            })
+            .collect();
+        let invocations = env.map(|_| {
+            args.iter()
+                .filter_map(|a| a.total)
+                .max()
+                .unwrap_or(0)
+                .max(1)
+        });
+        let results = prog
+            .results
+            .iter()
+            .zip(&f.results)
+            .map(|(&chan, r)| ResultObs {
+                chan,
+                may_ready: env
+                    .and_then(|e| e.ready.get(&r.name))
+                    .is_none_or(ReadyPolicy::can_be_ready),
+                outputs: Vec::new(),
+            })
+            .collect();
+        let watched = f
+            .nodes
+            .values()
+            .filter(|n| n.op == crate::ops::Op::CondBr)
+            .flat_map(|n| n.outputs.iter().map(|c| c.as_u32()))
+            .collect();
+        let n = prog.n_channels;
+        Monitor {
+            counters: Counters::new(n),
+            last_fire: vec![-1; n],
+            watched,
+            args,
+            results,
+            invocations,
+            window: deadlock::effective_window(env.map_or(16, |e| e.deadlock_window), f),
+            idle: 0,
+            idle_since: 0,
+            cycle: 0,
+            status: None,
+            events: Vec::new(),
+            drained: None,
+            mux_unreported: prog.mux_checks.clone(),
+            deadlock: None,
+        }
+    }
+
+    /// Cycles observed so far.
+    pub(crate) fn cycles(&self) -> u64 {
+        self.cycle
+    }
+
+    /// How the run ended, or `None` while it goes on.
+    pub(crate) fn status(&self) -> Option<Status> {
+        self.status
+    }
+
+    /// Marks a run that stopped at its cycle limit.
+    pub(crate) fn stop_at_limit(&mut self) {
+        if self.status.is_none() {
+            self.status = Some(Status::MaxCycles);
+        }
+    }
+
+    /// The invocation count: the largest token count over the arguments (at least 1); without
+    /// an environment, the largest number of tokens an argument transferred so far.
+    pub(crate) fn invocations(&self) -> u64 {
+        self.invocations.unwrap_or_else(|| {
+            self.args
+                .iter()
+                .map(|a| a.consumed)
+                .max()
+                .unwrap_or(0)
+                .max(1)
+        })
+    }
+
+    /// Records an event of the cycle being observed (the next [`Monitor::observe`]).
+    pub(crate) fn event(
+        &mut self,
+        f: &Function,
+        node: u32,
+        kind: EventKind,
+        msg: impl FnOnce() -> String,
+    ) {
+        let events = &mut self.events;
+        if events.len() > MAX_EVENTS {
+            return;
+        }
+        let node = if node == u32::MAX {
+            f.name.clone()
+        } else {
+            f.nodes[NodeId::from_u32(node)].id.clone()
+        };
+        if events.len() < MAX_EVENTS {
+            events.push(RuntimeEvent {
+                cycle: self.cycle,
+                node,
+                kind,
+                message: msg(),
+            });
+        } else {
+            events.push(RuntimeEvent {
+                cycle: self.cycle,
+                node,
+                kind: EventKind::Truncated,
+                message: format!("more than {MAX_EVENTS} events; the rest are dropped"),
+            });
+        }
+    }
+
+    /// Observes the next cycle: statistics, tokens, events, then whether the run ended.
+    /// Returns true when any channel transferred. Once the run has ended, statistics and
+    /// tokens go on being counted but the status stays.
+    #[inline]
+    pub(crate) fn observe(&mut self, prog: &Program, f: &Function, s: Signals<'_>) -> bool {
+        let cycle = self.cycle;
+        if !self.mux_unreported.is_empty() {
+            self.check_mux_selects(prog, f, s);
+        }
+        let any = self.counters.count(cycle, s.valid, s.ready);
+        if any {
+            self.transfers(prog, f, s);
+        }
+        self.cycle += 1;
+        let done = if self.results.is_empty() {
+            !any && self
+                .args
+                .iter()
+                .all(|a| a.total.is_some_and(|t| a.consumed >= t))
+        } else {
+            let inv = self.invocations;
+            inv.is_some_and(|inv| self.results.iter().all(|r| r.outputs.len() as u64 >= inv))
+        };
+        let progress = any
+            || self.results.iter().any(|r| {
+                let c = r.chan as usize;
+                r.may_ready && s.valid[c] && !s.ready[c]
+            });
+        if progress {
+            self.idle = 0;
+        } else {
+            if self.idle == 0 {
+                self.idle_since = cycle;
+            }
+            self.idle += 1;
+        }
+        if self.status.is_some() {
+            // Observing on after the end (see `Simulation::set_stop_when_done`).
+        } else if done {
+            self.status = Some(Status::Done);
+        } else if self.idle >= self.window && self.drained_now(s) {
+            // Every input consumed and no token anywhere: nothing is stuck, the circuit
+            // simply has nothing more to do.
+            self.status = Some(Status::Done);
+            let missing: Vec<String> = self
+                .results
+                .iter()
+                .zip(&f.results)
+                .filter_map(|(r, res)| {
+                    let inv = self.invocations?;
+                    ((r.outputs.len() as u64) < inv)
+                        .then(|| format!("{} got {} of {inv}", res.name, r.outputs.len()))
+                })
+                .collect();
+            self.drained = Some(format!(
+                "every input token was consumed and no token is left in the circuit{}",
+                if missing.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", missing.join(", "))
+                }
+            ));
+        } else if self.idle >= self.window {
+            self.status = Some(Status::Deadlock);
+            self.counters.flush();
+            self.deadlock = Some(self.analyze(prog, f, s));
+        }
+        any
+    }
+
+    /// True when every argument's tokens (known totals) are consumed and no channel offers a
+    /// token: the circuit holds none (a token held in a register is offered on its output).
+    fn drained_now(&self, s: Signals<'_>) -> bool {
+        !self.args.is_empty()
+            && self
+                .args
+                .iter()
+                .all(|a| a.total.is_some_and(|t| a.consumed >= t))
+            && !s.valid.iter().any(|&v| v)
+    }
+
+    /// Reports muxes whose valid select is out of range in this cycle (once each).
+    fn check_mux_selects(&mut self, prog: &Program, f: &Function, s: Signals<'_>) {
+        let mut k = 0;
+        while k < self.mux_unreported.len() {
+            let (node, sel, n) = self.mux_unreported[k];
+            let bits = s.data[sel as usize];
+            if !s.valid[sel as usize] || bits < u64::from(n) {
+                k += 1;
+                continue;
+            }
+            self.mux_unreported.swap_remove(k);
+            let value = super::arith::sext(bits, u32::from(prog.widths[sel as usize]));
+            self.event(f, node, EventKind::SelectOutOfRange, || {
+                crate::spec::mux_select_note(bits, value, n as usize)
+            });
+        }
+    }
+
+    /// The bookkeeping of a cycle in which some channel fired.
+    fn transfers(&mut self, prog: &Program, f: &Function, s: Signals<'_>) {
+        let cycle = self.cycle;
+        let fire = |c: u32| s.valid[c as usize] & s.ready[c as usize];
+        for &w in &self.watched {
+            if fire(w) {
+                self.last_fire[w as usize] = cycle as i64;
+            }
+        }
+        for a in &mut self.args {
+            a.consumed += u64::from(fire(a.chan));
+        }
+        for r in &mut self.results {
+            if fire(r.chan) {
+                r.outputs.push((cycle, s.data[r.chan as usize]));
+            }
+        }
+        for &(node, divisor, out, zero) in &prog.div_checks {
+            if fire(out) && s.data[divisor as usize] & zero == 0 {
+                let ty = &f.channels[crate::graph::ChannelId::from_u32(out)].ty;
+                let bits = s.data[out as usize];
+                self.event(f, node, EventKind::DivisionByZero, || {
+                    crate::spec::division_by_zero_note(ty, bits)
+                });
+            }
+        }
+        for &(node, ins, out, reg) in &prog.merge_checks {
+            let nvalid = prog.ports[ins.range()]
+                .iter()
+                .filter(|&&c| s.valid[c as usize])
+                .count();
+            if nvalid < 2 {
+                continue;
+            }
+            let decided = match reg {
+                None => fire(out),
+                Some(r) => s.regs.get(r as usize).copied().unwrap_or(0) == 0,
+            };
+            if decided {
+                self.event(f, node, EventKind::Nondeterminism, || {
+                    format!("{nvalid} inputs valid at once; the lowest index wins")
+                });
+            }
+        }
+    }
+
+    fn analyze(&self, prog: &Program, f: &Function, s: Signals<'_>) -> DeadlockReport {
+        let regs = |n: NodeId| -> (&[u64], &[String]) {
+            let (a, b) = prog.node_regs[n.index()];
+            let (a, b) = (a as usize, b as usize);
+            let b = b.min(s.regs.len()).max(a.min(s.regs.len()));
+            let a = a.min(b);
+            (&s.regs[a..b], &prog.reg_names[a..b])
+        };
+        let inv = self.invocations();
+        let view = deadlock::LiveView {
+            func: f,
+            valid: s.valid,
+            ready: s.ready,
+            data: s.data,
+            last_fire: &self.last_fire,
+            last_break: self.counters.flushed_last_break(),
+            fires: self.counters.flushed_fires(),
+            pending_args: self
+                .args
+                .iter()
+                .map(|a| (a.arg, a.total.map_or(0, |t| t.saturating_sub(a.consumed))))
+                .collect(),
+            missing_results: self
+                .results
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (i, inv.saturating_sub(r.outputs.len() as u64)))
+                .collect(),
+            registers: &regs,
+            idle_since: self.idle_since,
+        };
+        deadlock::analyze(&view)
+    }
+
+    /// The report of the run so far. `memories` are the current contents of the program's
+    /// memories, in [`Program::mems`] order. Without a status the run is `max-cycles`, except
+    /// that a run of unknown stimulus whose results all reached the invocation count is
+    /// `done`.
+    pub(crate) fn report<M: AsRef<[u64]>>(
+        &self,
+        prog: &Program,
+        f: &Function,
+        memories: &[M],
+    ) -> RunReport {
+        let inv = self.invocations();
+        let status = match self.status {
+            Some(s) => s,
+            None if self.invocations.is_none()
+                && !self.results.is_empty()
+                && self.results.iter().all(|r| r.outputs.len() as u64 >= inv) =>
+            {
+                Status::Done
+            }
+            None => Status::MaxCycles,
+        };
+        let unsigned = f.unsigned_names();
+        let mut outputs = BTreeMap::new();
+        for (r, obs) in f.results.iter().zip(&self.results) {
+            let u = unsigned.contains(&r.name);
+            let toks = obs
+                .outputs
+                .iter()
+                .map(|&(cycle, bits)| OutputToken {
+                    cycle,
+                    value: render_value_as(bits, &r.ty, u),
+                    bits,
+                })
+                .collect();
+            outputs.insert(r.name.clone(), toks);
+        }
+        let mut mems = BTreeMap::new();
+        for (m, vals) in prog.mems.iter().zip(memories) {
+            let u = unsigned.contains(&m.name);
+            let v = vals
+                .as_ref()
+                .iter()
+                .filter_map(|&x| render_value_as(x, &m.elem, u))
+                .collect();
+            mems.insert(m.name.clone(), v);
+        }
+        let mut stats = BTreeMap::new();
+        let c = &self.counters;
+        for (cid, ch) in f.channels.iter() {
+            let i = cid.index();
+            stats.insert(
+                ch.name.clone(),
+                ChannelStats {
+                    fires: c.fires(i),
+                    stall_cycles: c.valid(i) - c.fires(i),
+                    accept_cycles: c.ready(i) - c.fires(i),
+                },
+            );
+        }
+        RunReport {
+            status,
+            cycles: self.cycle,
+            outputs,
+            memories: mems,
+            deadlock: self.deadlock.clone(),
+            drained: self.drained.clone(),
+            events: self.events.clone(),
+            stats,
+        }
+    }
+}
