@@ -6,6 +6,11 @@
 //! 100 ms or more. Under `cargo test --all-targets` each benchmark runs once and the table is
 //! only printed: speed is judged in benchmark runs, never in timed tests.
 
+// The benchmark prints its table of compile times.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -8,6 +8,9 @@
 //! and the return value and final contents of every array parameter must equal the native
 //! run's. The harness lives in `common/kernels.rs`.
 
+// Test helpers say which checks they skip (missing tools) and what they measured.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 use common::kernels::{

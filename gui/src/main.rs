@@ -1,5 +1,9 @@
 //! `handscope`: the visual debugger and the command-line subcommands.
 
+// The binary is where output belongs (reports, diagnostics, progress): the print lints guard
+// the library crates.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 mod app;
 mod cli;
 mod examples;

@@ -2,6 +2,9 @@
 //! round trips, `dot` rendered by Graphviz, and the MLIR that the `circt` 1.62 package prints
 //! for each example (custom and generic form).
 
+// Test helpers say which checks they skip (missing tools) and what they measured.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

@@ -3,6 +3,9 @@
 //! truncated VCD replays its complete prefix with a warning. Skipped (with a message) when
 //! Verilator is not installed; `scripts/test.sh` installs it.
 
+// Test helpers say which checks they skip (missing tools) and what they measured.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

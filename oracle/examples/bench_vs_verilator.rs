@@ -9,6 +9,9 @@
 //! its cycles/s and build time. Options: `--cycles K` (engine cycles, default 1e6),
 //! `--no-verilator`. Single thread; best of three runs.
 
+// An example reports on standard output and error.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;

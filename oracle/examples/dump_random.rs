@@ -1,4 +1,7 @@
 //! Prints the MLIR of random graph `seed` (debugging aid): `cargo run -p handscope-oracle --example dump_random -- SEED [OPS ARGS]`.
+
+// An example reports on standard output and error.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 use handscope_oracle::generator::{GenOptions, random_function};
 
 fn main() {

@@ -91,6 +91,8 @@ pub fn in_ci() -> bool {
 
 /// The tools, or `None` after printing why the oracle test is skipped. Panics with a clear
 /// message instead of skipping when `CI=true`.
+// This test-only crate says in the test output why an oracle test was skipped.
+#[allow(clippy::print_stdout)]
 pub fn require_tools(test: &str) -> Option<Tools> {
     match find_tools() {
         Ok(t) => Some(t),

@@ -1,5 +1,8 @@
 //! Engine throughput on the generated fork/buffer/sync chain.
 
+// `criterion_group!` defines an undocumented public function.
+#![allow(missing_docs)]
+
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use handscope_sim::bench_support::chain;
 use handscope_sim::engine::Simulation;

@@ -1,3 +1,5 @@
+//! The engine passes every token of the benchmark chain through, in order.
+
 use handscope_sim::bench_support::chain;
 use handscope_sim::engine::Simulation;
 use handscope_sim::report::Status;

@@ -8,6 +8,9 @@
 //! argument `in0` streaming 0.., traced for CYCLES cycles) through Handscope's VCD writer.
 //! The graph used for replay is always `chain(200)`.
 
+// An example reports on standard output and error.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::time::Instant;
 
 use handscope_sim::bench_support::chain;

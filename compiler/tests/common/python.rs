@@ -5,6 +5,9 @@
 //! `scripts/setup-tools.sh` creates). Without one that can import `circt`, a test is skipped
 //! with a message, except under `CI=true`, where that is a failure.
 
+// Test helpers say which checks they skip (missing tools) and what they measured.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -18,7 +18,7 @@
 //! that is still out of range reads 0 and its writes are dropped. Several store ports
 //! writing the same address in one cycle: the highest port number wins.
 
-pub mod arith;
+pub(crate) mod arith;
 pub(crate) mod compile;
 mod counters;
 mod eval;

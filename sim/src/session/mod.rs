@@ -160,8 +160,9 @@ impl Session {
     }
 
     /// A session on a function that is already flat. The environment starts with the
-    /// contents the graph gives its internal memories (`handshake.init`), the last `none`
-    /// argument's single token and the default deadlock window (16 idle cycles).
+    /// contents the graph gives its internal memories (`handshake.init`) and the default
+    /// deadlock window (16 idle cycles); unbound arguments get no tokens, except the last
+    /// `none` argument, which gets one (the engine's default).
     /// Values used several times or never get a fork or a sink (appended, so every existing
     /// node keeps its ID), as CIRCT's interpreter runs unmaterialized circuits; see
     /// [`Session::inserted`].

@@ -87,7 +87,7 @@ pub struct CycleChanges<'r> {
 /// How a replay advances: the store it walks.
 enum Walk<'t> {
     Delta(DeltaCursor),
-    Resim(Option<Cursor<'t>>),
+    Resim(Option<Box<Cursor<'t>>>),
 }
 
 /// Time-ordered walk over a trace's changes ([`Trace::replay`], [`Trace::replay_from`]).
@@ -119,7 +119,7 @@ impl<'t> Replay<'t> {
                 trace.layout.resolve_aliases(&mut vals, |_, _| {});
                 (vals, Walk::Delta(cur))
             }
-            Store::Resim(r) if c == 0 => (vec![0; n], Walk::Resim(r.cursor(0))),
+            Store::Resim(r) if c == 0 => (vec![0; n], Walk::Resim(r.cursor(0).map(Box::new))),
             Store::Resim(r) => {
                 let mut vals = vec![0; n];
                 let mut cur = r.cursor(c - 1);
@@ -127,7 +127,7 @@ impl<'t> Replay<'t> {
                     k.next(&mut vals);
                     trace.layout.resolve_aliases(&mut vals, |_, _| {});
                 }
-                (vals, Walk::Resim(cur))
+                (vals, Walk::Resim(cur.map(Box::new)))
             }
         };
         Replay {
@@ -154,7 +154,7 @@ impl<'t> Replay<'t> {
                 // Restart from each snapshot, so a replay also checks that re-simulating
                 // reproduces the recorded run.
                 if c > 0 && c.is_multiple_of(r.interval()) {
-                    *cursor = r.cursor(c);
+                    *cursor = r.cursor(c).map(Box::new);
                 }
                 let cur = cursor.as_mut()?;
                 let mut now = std::mem::take(&mut self.scratch);

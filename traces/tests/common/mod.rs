@@ -1,5 +1,8 @@
 //! Shared helpers: loading the example circuits with their `// sim:` environments and
 //! comparing traces.
+
+// Test helpers say which checks they skip (missing tools) and what they measured.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 #![allow(dead_code)]
 
 pub mod kernels;
