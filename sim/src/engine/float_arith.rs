@@ -51,13 +51,6 @@ pub enum FBinOp {
     CopySign,
 }
 
-impl FBinOp {
-    /// True for the operations whose divisor is checked for zero (`divf`, `remf`).
-    pub fn divides(self) -> bool {
-        matches!(self, FBinOp::Div | FBinOp::Rem)
-    }
-}
-
 /// Unary float operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FUnOp {
@@ -184,11 +177,11 @@ trait Native: Copy + PartialOrd {
 }
 
 macro_rules! native {
-    ($t:ty, $u:ty) => {
+    ($t:ty, $of:expr) => {
         impl Native for $t {
             #[inline(always)]
             fn of(bits: u64) -> Self {
-                <$t>::from_bits(bits as $u)
+                $of(bits)
             }
             #[inline(always)]
             fn bits(self) -> u64 {
@@ -226,8 +219,8 @@ macro_rules! native {
     };
 }
 
-native!(f32, u32);
-native!(f64, u64);
+native!(f32, |b: u64| f32::from_bits(b as u32));
+native!(f64, f64::from_bits);
 
 #[inline(always)]
 fn bin_in<F: Native>(op: FBinOp, a: u64, b: u64, kind: FloatKind) -> u64 {
