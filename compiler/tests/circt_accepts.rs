@@ -116,3 +116,152 @@ fn circt_parses_the_writer_output() {
     run("--lower", &files[2..]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Prints each file given on the command line as CIRCT 1.62 reads it (custom form).
+const PRINTER: &str = r#"
+import sys, circt
+from circt.ir import Context, Module
+import circt.passmanager as pm
+ctx = Context()
+circt.register_dialects(ctx)
+with ctx:
+    empty = Module.parse("module {}")
+    pm.PassManager.parse("builtin.module(handshake-lower-extmem-to-hw)").run(empty.operation)
+    for path in sys.argv[1:]:
+        m = Module.parse(open(path).read())
+        assert m.operation.verify(), path
+        print(str(m))
+"#;
+
+/// Floats through CIRCT 1.62: the writer's float ops (every `arith` float op and `cmpf`
+/// predicate; the package has no `math` dialect) and constants parse in CIRCT, and what CIRCT
+/// prints back reads to the same graph with every constant's bits unchanged (specials, NaN
+/// payloads, subnormals, random patterns).
+#[test]
+fn circt_reads_float_ops_and_constants_to_the_same_bits() {
+    let Some(py) = python("circt_accepts") else {
+        return;
+    };
+    use handscope_sim::{ArithClass, ArithOp, Dialect, FloatKind, FloatPredicate};
+    let mut consts: Vec<(FloatKind, u64)> = Vec::new();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for kind in FloatKind::ALL {
+        let m = handscope_sim::types::width_mask(kind.bits());
+        let sign = 1u64 << (kind.bits() - 1);
+        let pats = [
+            0,
+            sign,
+            1,
+            m >> 1,
+            handscope_sim::float::positive_nan(kind),
+            handscope_sim::float::positive_nan(kind) | sign | 5,
+            handscope_sim::float::positive_nan(kind) ^ handscope_sim::float::quiet_bit(kind) | 1,
+        ];
+        consts.extend(pats.iter().map(|&p| (kind, p & m)));
+        for _ in 0..40 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            consts.push((kind, x & m));
+        }
+    }
+    let mut body = String::new();
+    let mut rets = Vec::new();
+    let n = consts.len();
+    body.push_str(&format!("  %cc:{n} = fork [{n}] %c : none\n"));
+    for (i, (k, bits)) in consts.iter().enumerate() {
+        let lit = handscope_compiler::mlir::float_literal(*bits, *k);
+        body.push_str(&format!(
+            "  %k{i} = constant %cc#{i} {{value = {lit} : {0}}} : {0}\n",
+            k.name()
+        ));
+        rets.push((format!("%k{i}"), k.name().to_string()));
+    }
+    // One op of each arith float class and every cmpf predicate; every use of an argument
+    // takes its own output of a fork (`%xf#k`).
+    let mut uses = [0usize; 3];
+    let mut arg = |i: usize| {
+        uses[i] += 1;
+        format!("%{}f#{}", ["x", "d", "i"][i], uses[i] - 1)
+    };
+    let mut ops: Vec<(String, &str)> = Vec::new();
+    for &(a, m) in ArithOp::SIMPLE {
+        if a.dialect() != Dialect::Arith || !a.class().is_float() {
+            continue;
+        }
+        ops.push(match a.class() {
+            ArithClass::FloatBinary => (format!("arith.{m} {}, {} : f32", arg(0), arg(0)), "f32"),
+            ArithClass::FloatUnary => (format!("arith.{m} {} : f32", arg(0)), "f32"),
+            ArithClass::IntToFloat => (format!("arith.{m} {} : i32 to f64", arg(2)), "f64"),
+            ArithClass::FloatToInt => (format!("arith.{m} {} : f32 to i32", arg(0)), "i32"),
+            ArithClass::FloatExtend => (format!("arith.{m} {} : f32 to f64", arg(0)), "f64"),
+            ArithClass::FloatTruncate => (format!("arith.{m} {} : f64 to f32", arg(1)), "f32"),
+            other => panic!("{other:?}"),
+        });
+    }
+    for p in FloatPredicate::ALL {
+        ops.push((
+            format!("arith.cmpf {}, {}, {} : f64", p.keyword(), arg(1), arg(1)),
+            "i1",
+        ));
+    }
+    for (j, (text, ty)) in ops.iter().enumerate() {
+        body.push_str(&format!("  %v{j} = {text}\n"));
+        rets.push((format!("%v{j}"), ty.to_string()));
+    }
+    for (i, (a, t)) in [("x", "f32"), ("d", "f64"), ("i", "i32")]
+        .iter()
+        .enumerate()
+    {
+        body.insert_str(
+            0,
+            &format!("  %{a}f:{0} = fork [{0}] %{a} : {t}\n", uses[i]),
+        );
+    }
+    let names: Vec<&str> = rets.iter().map(|r| r.0.as_str()).collect();
+    let tys: Vec<&str> = rets.iter().map(|r| r.1.as_str()).collect();
+    let src = format!(
+        "handshake.func @floats(%x: f32, %d: f64, %i: i32, %c: none) -> ({}) {{\n{body}  return {} : {}\n}}\n",
+        tys.join(", "),
+        names.join(", "),
+        tys.join(", ")
+    );
+    let m = parse_ok(&src);
+    let written = write_mlir(&m);
+    let dir = std::env::temp_dir().join(format!("handscope-circt-f-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("floats.mlir");
+    std::fs::write(&path, &written).unwrap();
+    let out = Command::new(&py)
+        .arg("-c")
+        .arg(PRINTER)
+        .arg(&path)
+        .output()
+        .expect("running python");
+    let printed = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "circt rejected:\n{written}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let back = parse_ok(&printed);
+    let consts_of = |m: &handscope_sim::Module| -> Vec<u64> {
+        let f = &m.functions[0];
+        let mut v: Vec<(String, u64)> = f
+            .nodes
+            .values()
+            .filter_map(|n| match n.op {
+                Op::Constant { value } => Some((n.id.clone(), value)),
+                _ => None,
+            })
+            .collect();
+        v.sort_by_key(|(id, _)| id[8..].parse::<usize>().unwrap_or(0));
+        v.into_iter().map(|(_, b)| b).collect()
+    };
+    let want: Vec<u64> = consts.iter().map(|c| c.1).collect();
+    assert_eq!(consts_of(&m), want);
+    assert_eq!(consts_of(&back), want, "CIRCT printed:\n{printed}");
+    let ops = |m: &handscope_sim::Module| m.functions[0].op_counts();
+    assert_eq!(ops(&back), ops(&m));
+    let _ = std::fs::remove_dir_all(&dir);
+}

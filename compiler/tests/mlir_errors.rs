@@ -270,10 +270,16 @@ fn unsupported_types() {
     );
     assert!(r.contains("unsupported type"), "{r}");
     expect_err(
-        "handshake.func @f(%a: f32) {\n  return\n}\n",
+        "handshake.func @f(%a: f16) {\n  return\n}\n",
         1,
-        "f32",
-        "type `f32` is not supported",
+        "f16",
+        "float type `f16` is not supported (floats: f32, f64)",
+    );
+    expect_err(
+        "handshake.func @f(%a: bf16) {\n  return\n}\n",
+        1,
+        "bf16",
+        "float type `bf16` is not supported",
     );
     expect_err(
         &body(
@@ -401,4 +407,73 @@ fn memory_rules_of_circt() {
     );
     let addr = "handshake.func @f(%d: i32, %sa: i32, %la: index, %go: none, ...) -> (i32, none, none, none) {\n  %r:3 = memory [ld = 1, st = 1] (%d, %sa, %la) {id = 0 : i32, lsq = false} : memref<8xi32>, (i32, i32, index) -> (i32, none, none)\n  return %r#0, %r#1, %r#2, %go : i32, none, none, none\n}\n";
     expect_err(addr, 2, "(i32, i32, index)", "every address needs one type");
+}
+
+/// A float where an integer is required is a located type error: arithmetic, a branch
+/// condition, a mux select, a memory address (custom and generic forms).
+#[test]
+fn floats_where_integers_are_required() {
+    let f = |sig: &str, body: &str, ret: &str| {
+        format!("handshake.func @f({sig}) -> ({ret}) {{\n{body}\n}}\n")
+    };
+    expect_err(
+        &f(
+            "%a: f32, %b: f32",
+            "  %0 = arith.addi %a, %b : f32\n  return %0 : f32",
+            "f32",
+        ),
+        2,
+        "f32",
+        "operand 0 has type f32, expected an integer or index",
+    );
+    expect_err(
+        &f(
+            "%k: f32, %a: i32",
+            "  %t, %e = cond_br %k, %a : i32\n  sink %e : i32\n  return %t : i32",
+            "i32",
+        ),
+        2,
+        "%k",
+        "`%k` is used as i1 but its definition has type f32",
+    );
+    expect_err(
+        &f(
+            "%k: f32, %a: i32",
+            "  %t, %e = \"handshake.cond_br\"(%k, %a) : (f32, i32) -> (i32, i32)\n  sink %e : i32\n  return %t : i32",
+            "i32",
+        ),
+        2,
+        "(f32, i32)",
+        "condition has type f32, expected i1",
+    );
+    expect_err(
+        &f(
+            "%s: f32, %a: i32, %b: i32",
+            "  %0 = mux %s [%a, %b] : f32, i32\n  return %0 : i32",
+            "i32",
+        ),
+        2,
+        "mux",
+        "select has type f32, expected an integer or index",
+    );
+    expect_err(
+        &f(
+            "%i: f32, %c: none",
+            "  %cc:2 = fork [2] %c : none\n  %d, %a = load [%i] %ld, %cc#0 : f32, f32\n  %ld, %done = memory[ld = 1, st = 0] (%a) {id = 0 : i32, lsq = false} : memref<8xf32>, (f32) -> (f32, none)\n  %j = join %done, %cc#1 : none, none\n  return %d, %j : f32, none",
+            "f32, none",
+        ),
+        3,
+        "f32, f32",
+        "input `addrIn0` has type f32, expected an integer or index",
+    );
+    expect_err(
+        &f(
+            "%i: f32, %c: none",
+            "  %ld, %done = memory[ld = 1, st = 0] (%i) {id = 0 : i32, lsq = false} : memref<8xf32>, (f32) -> (f32, none)\n  %j = join %done, %c : none, none\n  return %ld, %j : f32, none",
+            "f32, none",
+        ),
+        2,
+        "(f32) ->",
+        "input `ldAddr0` has type f32, expected an integer or index",
+    );
 }

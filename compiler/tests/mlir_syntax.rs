@@ -4,7 +4,8 @@ mod common;
 
 use common::{describe_module, func, parse_ok, round_trip};
 use handscope_sim::{
-    ArgType, ArithClass, ArithOp, BufferKind, CmpPredicate, MemRefType, NameHint, Op, OpKind, Type,
+    ArgType, ArithClass, ArithOp, BufferKind, CmpPredicate, FloatKind, FloatPredicate, MemRefType,
+    NameHint, Op, OpKind, Type,
 };
 
 /// (label, signature, custom body, generic body)
@@ -168,11 +169,12 @@ fn every_op_kind_has_syntax_cases() {
             "no generic-form case for `{m}`"
         );
     }
-    // Arith ops: one case per op, written from its class, in both forms.
+    // Arith and math ops: one case per op, written from its class, in both forms.
     for &(op, m) in ArithOp::SIMPLE {
         let (sig, ins, tys, out): (&str, &str, &str, &str) = match op.class() {
             ArithClass::Binary => ("%a: i32, %b: i32", "%a, %b", "i32, i32", "i32"),
             ArithClass::Compare => unreachable!("cmpi is not in SIMPLE"),
+            ArithClass::FloatCompare => unreachable!("cmpf is not in SIMPLE"),
             ArithClass::Select => (
                 "%p: i1, %a: i32, %b: i32",
                 "%p, %a, %b",
@@ -182,37 +184,45 @@ fn every_op_kind_has_syntax_cases() {
             ArithClass::Extend => ("%a: i8", "%a", "i8", "i32"),
             ArithClass::Truncate => ("%a: i32", "%a", "i32", "i8"),
             ArithClass::IndexCast => ("%a: i32", "%a", "i32", "index"),
+            ArithClass::FloatBinary => ("%a: f32, %b: f32", "%a, %b", "f32, f32", "f32"),
+            ArithClass::FloatUnary => ("%a: f64", "%a", "f64", "f64"),
+            ArithClass::IntToFloat => ("%a: i16", "%a", "i16", "f32"),
+            ArithClass::FloatToInt => ("%a: f64", "%a", "f64", "i64"),
+            ArithClass::FloatExtend => ("%a: f32", "%a", "f32", "f64"),
+            ArithClass::FloatTruncate => ("%a: f64", "%a", "f64", "f32"),
         };
-        let custom_ty = match op.class() {
-            ArithClass::Extend | ArithClass::Truncate | ArithClass::IndexCast => {
-                format!("{tys} to {out}")
-            }
-            ArithClass::Select => "i32".to_string(),
-            _ => out.to_string(),
+        let custom_ty = if op.is_cast() {
+            format!("{tys} to {out}")
+        } else if op.class() == ArithClass::Select {
+            "i32".to_string()
+        } else {
+            out.to_string()
         };
+        let q = op.qualified_name();
+        assert_eq!(q, format!("{}.{m}", op.dialect().name()));
         let sig = format!("{sig}, %c: none");
         let c = custom_func(
             &sig,
-            &format!("%r = arith.{m} {ins} : {custom_ty}\nreturn %r, %c : {out}, none"),
+            &format!("%r = {q} {ins} : {custom_ty}\nreturn %r, %c : {out}, none"),
         );
         let g = generic_func(
             &sig,
             &format!(
-                "%r = \"arith.{m}\"({ins}) : ({tys}) -> {out}\n\"handshake.return\"(%r, %c) : ({out}, none) -> ()"
+                "%r = \"{q}\"({ins}) : ({tys}) -> {out}\n\"handshake.return\"(%r, %c) : ({out}, none) -> ()"
             ),
         );
         let (mc, mg) = (parse_ok(&c), parse_ok(&g));
         assert_eq!(
             describe_module(&mc, false),
             describe_module(&mg, false),
-            "arith.{m}"
+            "{q}"
         );
         assert!(
             mc.functions[0]
                 .nodes
                 .values()
                 .any(|n| n.op == Op::Arith(op)),
-            "arith.{m}"
+            "{q}"
         );
         round_trip(&c);
         round_trip(&g);
@@ -336,6 +346,238 @@ fn all_cmpi_predicates_custom_and_generic() {
             );
         }
     }
+}
+
+/// `arith.cmpf` with each of MLIR's 16 predicates: the custom keyword and the generic
+/// integer (MLIR's enum order) give the same op, and the writer's output reads back.
+#[test]
+fn all_cmpf_predicates_custom_and_generic() {
+    for (i, p) in FloatPredicate::ALL.iter().enumerate() {
+        let custom = custom_func(
+            "%a: f64, %b: f64",
+            &format!(
+                "%0 = arith.cmpf {}, %a, %b : f64\nreturn %0 : i1",
+                p.keyword()
+            ),
+        );
+        let generic = custom_func(
+            "%a: f64, %b: f64",
+            &format!(
+                "%0 = \"arith.cmpf\"(%a, %b) <{{fastmath = #arith.fastmath<none>, predicate = {i} : i64}}> : (f64, f64) -> i1\nreturn %0 : i1"
+            ),
+        );
+        for src in [&custom, &generic] {
+            assert!(
+                node_ops(src).contains(&Op::Arith(ArithOp::Cmpf(*p))),
+                "{src}"
+            );
+        }
+        let w = round_trip(&generic);
+        assert!(
+            w.contains(&format!("arith.cmpf {}, %a, %b : f64", p.keyword())),
+            "{w}"
+        );
+    }
+    let bad = custom_func(
+        "%a: f32, %b: f32",
+        "%0 = \"arith.cmpf\"(%a, %b) <{predicate = 16 : i64}> : (f32, f32) -> i1\nreturn %0 : i1",
+    );
+    let e = handscope_compiler::mlir::parse_mlir(&bad, "p.mlir").unwrap_err();
+    assert!(e.message.contains("expected 0..15"), "{}", e.message);
+    let bad = custom_func(
+        "%a: f32, %b: f32",
+        "%0 = arith.cmpf slt, %a, %b : f32\nreturn %0 : i1",
+    );
+    let e = handscope_compiler::mlir::parse_mlir(&bad, "p.mlir").unwrap_err();
+    assert_eq!(e.line_col(), (2, 17), "{}", e.render());
+    assert!(
+        e.message.contains("unknown cmpf predicate `slt`"),
+        "{}",
+        e.message
+    );
+}
+
+/// Float constants in every spelling MLIR prints (decimal, exponent, hexadecimal bit pattern
+/// for NaNs and infinities), in both forms; the writer's text reads back to the same bits.
+#[test]
+fn float_constants_round_trip_bit_exactly() {
+    let cases: [(&str, &str, u64); 10] = [
+        ("1.5", "f32", 0x3fc0_0000),
+        ("1.500000e+00", "f32", 0x3fc0_0000),
+        ("-0.0", "f32", 0x8000_0000),
+        ("1.000000e-01", "f32", 0x3dcc_cccd),
+        ("0.1", "f64", 0x3fb9_9999_9999_999a),
+        ("3.40282347E+38", "f32", 0x7f7f_ffff),
+        ("0x7FC00000", "f32", 0x7fc0_0000),
+        ("0xFFC00001", "f32", 0xffc0_0001),
+        ("0x7FF0000000000000", "f64", 0x7ff0_0000_0000_0000),
+        ("1.0e-320", "f64", 1e-320f64.to_bits()),
+    ];
+    for (lit, ty, bits) in cases {
+        let custom = custom_func(
+            "%c: none",
+            &format!("%0 = constant %c {{value = {lit} : {ty}}} : {ty}\nreturn %0 : {ty}"),
+        );
+        let generic = custom_func(
+            "%c: none",
+            &format!(
+                "%0 = \"handshake.constant\"(%c) {{value = {lit} : {ty}}} : (none) -> {ty}\nreturn %0 : {ty}"
+            ),
+        );
+        for src in [&custom, &generic] {
+            assert!(
+                node_ops(src).contains(&Op::Constant { value: bits }),
+                "{lit} : {ty} -> {:?}",
+                node_ops(src)
+            );
+            let w = round_trip(src);
+            let back = node_ops(&w);
+            assert!(back.contains(&Op::Constant { value: bits }), "{w}");
+        }
+    }
+    // Integer literals are not floats; a bit pattern must fit; f16 is not supported.
+    for (body, ty, msg) in [
+        ("{value = 1 : f32}", "f32", "is an integer literal"),
+        ("{value = 0x1FFFFFFFF : f32}", "f32", "does not fit in f32"),
+        (
+            "{value = 1.5 : f64}",
+            "f32",
+            "differs from the result type f32",
+        ),
+        ("{value = 1.5 : f16}", "f16", "not supported"),
+    ] {
+        let src = custom_func(
+            "%c: none",
+            &format!("%0 = constant %c {body} : {ty}\nreturn %0 : {ty}"),
+        );
+        let e = handscope_compiler::mlir::parse_mlir(&src, "k.mlir").unwrap_err();
+        assert_eq!(e.line_col().0, 2, "{}", e.render());
+        assert!(e.message.contains(msg), "{body}: {}", e.message);
+    }
+}
+
+/// `f32`/`f64` memories, float buffers and tuples with float members.
+#[test]
+fn float_memories_buffers_and_tuples() {
+    let src = custom_func(
+        "%v: f64, %i: index, %t: tuple<f32, i8>, %c: none",
+        "%cc:2 = fork [2] %c : none\n%sd, %sa = store [%i] %v, %cc#0 : index, f64\n%done = memory[ld = 0, st = 1] (%sd, %sa) {id = 0 : i32, lsq = false} : memref<4xf64>, (f64, index) -> none\n%u:2 = unpack %t : tuple<f32, i8>\n%b = buffer [1] seq %u#0 {initValues = [1069547520]} : f32\nsink %u#1 : i8\n%j = join %done, %cc#1 : none, none\nreturn %b, %j : f32, none",
+    );
+    let m = parse_ok(&src);
+    let f = &m.functions[0];
+    assert!(f.nodes.values().any(|n| matches!(
+        &n.op,
+        Op::Memory { memref, .. } if memref.elem == Type::Float(FloatKind::F64)
+    )));
+    assert!(f.nodes.values().any(|n| matches!(
+        &n.op,
+        Op::Buffer { init: Some(v), .. } if v == &[0x3fc0_0000]
+    )));
+    let report = handscope_sim::verify::verify_module(&m);
+    assert!(report.is_ok(), "{:?}", report.errors);
+    let w = round_trip(&src);
+    assert!(w.contains("memref<4xf64>"), "{w}");
+}
+
+/// fastmath flags (custom `fastmath<...>`, generic `fastmath = #arith.fastmath<...>`) are
+/// read and ignored with a warning; `fastmath<none>` says nothing. `truncf` accepts the
+/// default rounding mode and rejects the others.
+#[test]
+fn fastmath_and_rounding_modes() {
+    let src = custom_func(
+        "%a: f32, %b: f32, %d: f64",
+        "%0 = arith.addf %a, %b fastmath<fast> : f32\n%1 = \"arith.mulf\"(%0, %b) <{fastmath = #arith.fastmath<nnan,ninf>}> : (f32, f32) -> f32\n%2 = math.sqrt %1 fastmath<none> : f32\n%3 = arith.truncf %d to_nearest_even fastmath<contract> : f64 to f32\nreturn %2, %3 : f32, f32",
+    );
+    let (m, warnings) = handscope_compiler::mlir::parse_mlir(&src, "fm.mlir").unwrap();
+    assert_eq!(
+        m.functions[0].op_counts(),
+        [
+            ("addf", 1),
+            ("mulf", 1),
+            ("return", 1),
+            ("sqrt", 1),
+            ("truncf", 1)
+        ]
+    );
+    let text: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(text.len(), 3, "{text:?}");
+    assert!(
+        text[0].starts_with("fm.mlir:2:24: warning: fastmath flags are ignored"),
+        "{text:?}"
+    );
+    assert!(text[1].contains("fm.mlir:3:"), "{text:?}");
+    assert!(text[2].contains("fm.mlir:5:"), "{text:?}");
+    let bad = src.replace("to_nearest_even", "downward");
+    let e = handscope_compiler::mlir::parse_mlir(&bad, "fm.mlir").unwrap_err();
+    assert_eq!(e.line_col().0, 5);
+    assert!(
+        e.message.contains("rounding mode `downward`"),
+        "{}",
+        e.message
+    );
+}
+
+/// Type errors of float ops and of floats where integers are required are located errors.
+#[test]
+fn float_type_errors_are_located() {
+    for (sig, body, ret, line_col, msg) in [
+        (
+            "%a: f32, %b: f32",
+            "%0 = arith.addi %a, %b : f32",
+            "f32",
+            (2, 26),
+            "operand 0 has type f32, expected an integer or index",
+        ),
+        (
+            "%a: i32, %b: i32",
+            "%0 = arith.addf %a, %b : i32",
+            "i32",
+            (2, 26),
+            "operand 0 has type i32, expected a float (f32 or f64)",
+        ),
+        (
+            "%a: f64",
+            "%0 = arith.extf %a : f64 to f32",
+            "f32",
+            (2, 22),
+            "extends f64 to f32, expected f32 to f64",
+        ),
+        (
+            "%a: index",
+            "%0 = arith.sitofp %a : index to f32",
+            "f32",
+            (2, 24),
+            "expected an integer iN",
+        ),
+        (
+            "%a: i32",
+            "%0 = math.sqrt %a : i32",
+            "i32",
+            (2, 21),
+            "operand has type i32, expected a float (f32 or f64)",
+        ),
+    ] {
+        let src = custom_func(sig, &format!("{body}\nreturn %0 : {ret}"));
+        let e = handscope_compiler::mlir::parse_mlir(&src, "t.mlir").unwrap_err();
+        assert_eq!(e.line_col(), line_col, "{body}: {}", e.render());
+        assert!(e.message.contains(msg), "{body}: {}", e.message);
+    }
+    // An unknown math op names the supported ones; a bare float mnemonic names its dialect.
+    let src = custom_func("%a: f32", "%0 = math.exp %a : f32\nreturn %0 : f32");
+    let e = handscope_compiler::mlir::parse_mlir(&src, "t.mlir").unwrap_err();
+    assert!(
+        e.message.contains("unknown operation `math.exp`"),
+        "{}",
+        e.message
+    );
+    assert!(
+        e.render().contains("math.{sqrt, absf, copysign}"),
+        "{}",
+        e.render()
+    );
+    let src = custom_func("%a: f32", "%0 = sqrt %a : f32\nreturn %0 : f32");
+    let e = handscope_compiler::mlir::parse_mlir(&src, "t.mlir").unwrap_err();
+    assert!(e.render().contains("`math.sqrt`"), "{}", e.render());
 }
 
 #[test]

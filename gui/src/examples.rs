@@ -43,6 +43,10 @@ pub const CIRCUITS: &[Example] = &[
         text: include_str!("../../examples/circuits/instance_hierarchy.mlir"),
     },
     Example {
+        name: "float_ops.mlir",
+        text: include_str!("../../examples/circuits/float_ops.mlir"),
+    },
+    Example {
         name: "deadlock_join.mlir",
         text: include_str!("../../examples/circuits/deadlock_join.mlir"),
     },

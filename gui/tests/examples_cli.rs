@@ -209,6 +209,20 @@ fn check_accepts_what_circt_prints_for_every_example() {
     let dir = tempdir("circt_print");
     for ex in examples() {
         let stem = ex.file_stem().unwrap().to_str().unwrap();
+        // `// circt-print: skip (reason)`: CIRCT's package cannot read the file (the `math`
+        // dialect is not registered in it).
+        let src = std::fs::read_to_string(&ex).unwrap();
+        if let Some(reason) = src
+            .lines()
+            .find_map(|l| l.strip_prefix("// circt-print: skip"))
+        {
+            assert!(
+                !reason.trim().is_empty(),
+                "{stem}: circt-print skip without a reason"
+            );
+            eprintln!("{stem}: not printed by circt {}", reason.trim());
+            continue;
+        }
         let custom = dir.join(format!("{stem}.custom.mlir"));
         let generic = dir.join(format!("{stem}.generic.mlir"));
         let out = Command::new(&py)

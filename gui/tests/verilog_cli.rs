@@ -136,6 +136,34 @@ fn mlir_circuit_verilates_and_replays_like_sim() {
     assert_eq!(r["outputs"]["count"][0]["value"], 5, "{r}");
 }
 
+/// Floats through the DPI-C simulation model: `verilate --run` and `replay` give `sim`'s
+/// report (every float output bit for bit, NaNs and infinities included).
+#[test]
+fn float_circuit_verilates_and_replays_like_sim() {
+    if !have_verilator() {
+        return;
+    }
+    let r = round_trip(
+        "float_ops",
+        "examples/circuits/float_ops.mlir",
+        &[
+            "--in",
+            "x=1.5,-2,nan(0x7fc00001),-0,3e38",
+            "--in",
+            "y=2,0.5,1,0,-3e38",
+            "--in",
+            "n=3,-4,7,1,-1",
+            "--in",
+            "start=5",
+        ],
+        0,
+    );
+    assert_eq!(r["outputs"]["q"][0]["value"], 0.75, "{r}");
+    assert_eq!(r["outputs"]["q"][3]["value"], "-nan", "{r}");
+    assert_eq!(r["outputs"]["h"][2]["value"], "nan(0x7fc00001)", "{r}");
+    assert_eq!(r["outputs"]["h"][4]["value"], "inf", "{r}");
+}
+
 #[test]
 fn c_kernel_verilates_and_replays_like_sim() {
     if !have_verilator() {

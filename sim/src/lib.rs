@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod bench_support;
 pub mod deadlock;
 pub mod engine;
+pub mod float;
 pub mod graph;
 pub mod location;
 pub mod ops;
@@ -28,5 +29,5 @@ pub use graph::{
     Node, NodeId, PortRef,
 };
 pub use location::SourceLoc;
-pub use ops::{ArithClass, ArithOp, BufferKind, CmpPredicate, Op, OpKind};
-pub use types::{MemRefType, Type};
+pub use ops::{ArithClass, ArithOp, BufferKind, CmpPredicate, Dialect, FloatPredicate, Op, OpKind};
+pub use types::{FloatKind, MemRefType, Type};

@@ -83,6 +83,124 @@ impl CmpPredicate {
     }
 }
 
+/// `arith.cmpf` predicates: `o*` are ordered (false when either operand is NaN), `u*` unordered
+/// (true when either operand is NaN), `ord`/`uno` test for NaN, `false`/`true` are constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatPredicate {
+    /// always false
+    False,
+    /// ordered and equal
+    Oeq,
+    /// ordered and greater than
+    Ogt,
+    /// ordered and greater or equal
+    Oge,
+    /// ordered and less than
+    Olt,
+    /// ordered and less or equal
+    Ole,
+    /// ordered and not equal
+    One,
+    /// ordered (neither operand is NaN)
+    Ord,
+    /// unordered or equal
+    Ueq,
+    /// unordered or greater than
+    Ugt,
+    /// unordered or greater or equal
+    Uge,
+    /// unordered or less than
+    Ult,
+    /// unordered or less or equal
+    Ule,
+    /// unordered or not equal
+    Une,
+    /// unordered (either operand is NaN)
+    Uno,
+    /// always true
+    True,
+}
+
+impl FloatPredicate {
+    /// All 16 predicates in MLIR's enum order (the integer values of the attribute).
+    pub const ALL: [FloatPredicate; 16] = [
+        FloatPredicate::False,
+        FloatPredicate::Oeq,
+        FloatPredicate::Ogt,
+        FloatPredicate::Oge,
+        FloatPredicate::Olt,
+        FloatPredicate::Ole,
+        FloatPredicate::One,
+        FloatPredicate::Ord,
+        FloatPredicate::Ueq,
+        FloatPredicate::Ugt,
+        FloatPredicate::Uge,
+        FloatPredicate::Ult,
+        FloatPredicate::Ule,
+        FloatPredicate::Une,
+        FloatPredicate::Uno,
+        FloatPredicate::True,
+    ];
+
+    /// Keyword used in the MLIR syntax (`olt`, `true`, ...).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            FloatPredicate::False => "false",
+            FloatPredicate::Oeq => "oeq",
+            FloatPredicate::Ogt => "ogt",
+            FloatPredicate::Oge => "oge",
+            FloatPredicate::Olt => "olt",
+            FloatPredicate::Ole => "ole",
+            FloatPredicate::One => "one",
+            FloatPredicate::Ord => "ord",
+            FloatPredicate::Ueq => "ueq",
+            FloatPredicate::Ugt => "ugt",
+            FloatPredicate::Uge => "uge",
+            FloatPredicate::Ult => "ult",
+            FloatPredicate::Ule => "ule",
+            FloatPredicate::Une => "une",
+            FloatPredicate::Uno => "uno",
+            FloatPredicate::True => "true",
+        }
+    }
+
+    /// Parses a keyword (`olt`, ...).
+    pub fn from_keyword(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.keyword() == s)
+    }
+
+    /// The integer value MLIR uses for this predicate in generic form.
+    pub fn to_index(self) -> u32 {
+        Self::ALL.iter().position(|p| *p == self).unwrap_or(0) as u32
+    }
+}
+
+/// The dialect an operation of [`ArithOp`] belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// `arith`
+    Arith,
+    /// `math`
+    Math,
+}
+
+impl Dialect {
+    /// The dialect's name as MLIR writes it before the `.`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Arith => "arith",
+            Dialect::Math => "math",
+        }
+    }
+
+    /// Parses a dialect name (`arith`, `math`).
+    pub fn from_name(s: &str) -> Option<Dialect> {
+        [Dialect::Arith, Dialect::Math]
+            .into_iter()
+            .find(|d| d.name() == s)
+    }
+}
+
 /// How an `arith` operation types its operands and result. Everything that depends only on
 /// this shape (arity, type rule, MLIR syntax, how the SystemVerilog and the engine treat the
 /// operand widths) follows from the class, so a new op of an existing class needs only its
@@ -101,46 +219,115 @@ pub enum ArithClass {
     Truncate,
     /// `index_cast`: between `index` and an `iN`.
     IndexCast,
+    /// Two operands and a result of one float type (`addf`, `maximumf`, `math.copysign`, ...).
+    FloatBinary,
+    /// One operand and a result of one float type (`negf`, `math.sqrt`, `math.absf`).
+    FloatUnary,
+    /// `cmpf`: two operands of one float type, an `i1` result.
+    FloatCompare,
+    /// `sitofp`/`uitofp`: an `iN` to a float type.
+    IntToFloat,
+    /// `fptosi`/`fptoui`: a float type to an `iN`.
+    FloatToInt,
+    /// `extf`: `f32` to the wider `f64`.
+    FloatExtend,
+    /// `truncf`: `f64` to the narrower `f32`.
+    FloatTruncate,
 }
 
 impl ArithClass {
     /// Number of data operands.
     pub fn arity(self) -> usize {
         match self {
-            ArithClass::Binary | ArithClass::Compare => 2,
+            ArithClass::Binary
+            | ArithClass::Compare
+            | ArithClass::FloatBinary
+            | ArithClass::FloatCompare => 2,
             ArithClass::Select => 3,
-            ArithClass::Extend | ArithClass::Truncate | ArithClass::IndexCast => 1,
+            ArithClass::Extend
+            | ArithClass::Truncate
+            | ArithClass::IndexCast
+            | ArithClass::FloatUnary
+            | ArithClass::IntToFloat
+            | ArithClass::FloatToInt
+            | ArithClass::FloatExtend
+            | ArithClass::FloatTruncate => 1,
         }
     }
 
-    /// True for the width-changing casts, written `op %x : A to B` in MLIR.
+    /// True for the type-changing casts, written `op %x : A to B` in MLIR.
     pub fn is_cast(self) -> bool {
-        self.arity() == 1
+        match self {
+            ArithClass::Extend
+            | ArithClass::Truncate
+            | ArithClass::IndexCast
+            | ArithClass::IntToFloat
+            | ArithClass::FloatToInt
+            | ArithClass::FloatExtend
+            | ArithClass::FloatTruncate => true,
+            ArithClass::Binary
+            | ArithClass::Compare
+            | ArithClass::Select
+            | ArithClass::FloatBinary
+            | ArithClass::FloatUnary
+            | ArithClass::FloatCompare => false,
+        }
+    }
+
+    /// True for the classes whose operands or result are floats.
+    pub fn is_float(self) -> bool {
+        match self {
+            ArithClass::FloatBinary
+            | ArithClass::FloatUnary
+            | ArithClass::FloatCompare
+            | ArithClass::IntToFloat
+            | ArithClass::FloatToInt
+            | ArithClass::FloatExtend
+            | ArithClass::FloatTruncate => true,
+            ArithClass::Binary
+            | ArithClass::Compare
+            | ArithClass::Select
+            | ArithClass::Extend
+            | ArithClass::Truncate
+            | ArithClass::IndexCast => false,
+        }
     }
 }
 
-/// Defines [`ArithOp`] from one line per operation: variant, MLIR mnemonic, [`ArithClass`],
-/// and whether CIRCT 1.62 lowers it to RTL ([`CirctLowering`](crate::spec::CirctLowering)).
+/// Defines [`ArithOp`] from one line per operation: variant, dialect and MLIR mnemonic,
+/// [`ArithClass`], and whether CIRCT 1.62 lowers it to RTL
+/// ([`CirctLowering`](crate::spec::CirctLowering)).
 macro_rules! arith_ops {
-    ($($(#[doc = $doc:literal])* $variant:ident = $mnemonic:literal, $class:ident, $circt:ident;)*) => {
-        /// Integer operations from the `arith` dialect allowed inside a `handshake.func`.
+    ($($(#[doc = $doc:literal])* $variant:ident = $dialect:ident . $mnemonic:ident, $class:ident, $circt:ident;)*) => {
+        /// Operations from the `arith` and `math` dialects allowed inside a `handshake.func`.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum ArithOp {
             $($(#[doc = $doc])* $variant,)*
             /// `cmpi` with its predicate
             Cmpi(CmpPredicate),
+            /// `cmpf` with its predicate
+            Cmpf(FloatPredicate),
         }
 
         impl ArithOp {
-            /// Every arith op except `cmpi` (whose predicate varies), with its mnemonic.
+            /// Every op except `cmpi` and `cmpf` (whose predicates vary), with its mnemonic.
             pub const SIMPLE: &'static [(ArithOp, &'static str)] =
-                &[$((ArithOp::$variant, $mnemonic),)*];
+                &[$((ArithOp::$variant, stringify!($mnemonic)),)*];
 
             /// MLIR mnemonic without the dialect prefix.
             pub fn mnemonic(self) -> &'static str {
                 match self {
-                    $(ArithOp::$variant => $mnemonic,)*
+                    $(ArithOp::$variant => stringify!($mnemonic),)*
                     ArithOp::Cmpi(_) => "cmpi",
+                    ArithOp::Cmpf(_) => "cmpf",
+                }
+            }
+
+            /// The dialect (`arith` or `math`).
+            pub fn dialect(self) -> Dialect {
+                match self {
+                    $(ArithOp::$variant => arith_ops!(@dialect $dialect),)*
+                    ArithOp::Cmpi(_) | ArithOp::Cmpf(_) => Dialect::Arith,
                 }
             }
 
@@ -149,6 +336,7 @@ macro_rules! arith_ops {
                 match self {
                     $(ArithOp::$variant => ArithClass::$class,)*
                     ArithOp::Cmpi(_) => ArithClass::Compare,
+                    ArithOp::Cmpf(_) => ArithClass::FloatCompare,
                 }
             }
 
@@ -157,66 +345,167 @@ macro_rules! arith_ops {
                 match self {
                     $(ArithOp::$variant => crate::spec::CirctLowering::$circt,)*
                     ArithOp::Cmpi(_) => crate::spec::CirctLowering::Lowered,
+                    ArithOp::Cmpf(_) => crate::spec::CirctLowering::NotLowered,
                 }
             }
         }
     };
+    (@dialect arith) => { Dialect::Arith };
+    (@dialect math) => { Dialect::Math };
 }
 
 arith_ops! {
     /// `addi`: wrapping add
-    Addi = "addi", Binary, Lowered;
+    Addi = arith.addi, Binary, Lowered;
     /// `subi`: wrapping subtract
-    Subi = "subi", Binary, Lowered;
+    Subi = arith.subi, Binary, Lowered;
     /// `muli`: wrapping multiply
-    Muli = "muli", Binary, Lowered;
+    Muli = arith.muli, Binary, Lowered;
     /// `divsi`: signed divide
-    Divsi = "divsi", Binary, Lowered;
+    Divsi = arith.divsi, Binary, Lowered;
     /// `divui`: unsigned divide
-    Divui = "divui", Binary, Lowered;
+    Divui = arith.divui, Binary, Lowered;
     /// `remsi`: signed remainder
-    Remsi = "remsi", Binary, Lowered;
+    Remsi = arith.remsi, Binary, Lowered;
     /// `remui`: unsigned remainder
-    Remui = "remui", Binary, Lowered;
+    Remui = arith.remui, Binary, Lowered;
     /// `andi`
-    Andi = "andi", Binary, Lowered;
+    Andi = arith.andi, Binary, Lowered;
     /// `ori`
-    Ori = "ori", Binary, Lowered;
+    Ori = arith.ori, Binary, Lowered;
     /// `xori`
-    Xori = "xori", Binary, Lowered;
+    Xori = arith.xori, Binary, Lowered;
     /// `shli`: shift left
-    Shli = "shli", Binary, Lowered;
+    Shli = arith.shli, Binary, Lowered;
     /// `shrsi`: arithmetic shift right
-    Shrsi = "shrsi", Binary, Lowered;
+    Shrsi = arith.shrsi, Binary, Lowered;
     /// `shrui`: logical shift right
-    Shrui = "shrui", Binary, Lowered;
+    Shrui = arith.shrui, Binary, Lowered;
     /// `maxsi`: signed maximum
-    Maxsi = "maxsi", Binary, NotLowered;
+    Maxsi = arith.maxsi, Binary, NotLowered;
     /// `minsi`: signed minimum
-    Minsi = "minsi", Binary, NotLowered;
+    Minsi = arith.minsi, Binary, NotLowered;
     /// `maxui`: unsigned maximum
-    Maxui = "maxui", Binary, NotLowered;
+    Maxui = arith.maxui, Binary, NotLowered;
     /// `minui`: unsigned minimum
-    Minui = "minui", Binary, NotLowered;
+    Minui = arith.minui, Binary, NotLowered;
     /// `select` (condition, true value, false value)
-    Select = "select", Select, Lowered;
+    Select = arith.select, Select, Lowered;
     /// `extsi`: sign extension
-    Extsi = "extsi", Extend, Lowered;
+    Extsi = arith.extsi, Extend, Lowered;
     /// `extui`: zero extension
-    Extui = "extui", Extend, Lowered;
+    Extui = arith.extui, Extend, Lowered;
     /// `trunci`: truncation
-    Trunci = "trunci", Truncate, Lowered;
+    Trunci = arith.trunci, Truncate, Lowered;
     /// `index_cast`: sign-extending or truncating cast between `index` and `iN`
-    IndexCast = "index_cast", IndexCast, Lowered;
+    IndexCast = arith.index_cast, IndexCast, Lowered;
+    /// `addf`: IEEE-754 addition, round to nearest even
+    Addf = arith.addf, FloatBinary, NotLowered;
+    /// `subf`: IEEE-754 subtraction
+    Subf = arith.subf, FloatBinary, NotLowered;
+    /// `mulf`: IEEE-754 multiplication
+    Mulf = arith.mulf, FloatBinary, NotLowered;
+    /// `divf`: IEEE-754 division
+    Divf = arith.divf, FloatBinary, NotLowered;
+    /// `remf`: remainder with the dividend's sign (C's `fmod`)
+    Remf = arith.remf, FloatBinary, NotLowered;
+    /// `maximumf`: maximum, NaN if either operand is NaN, -0 < +0
+    Maximumf = arith.maximumf, FloatBinary, NotLowered;
+    /// `minimumf`: minimum, NaN if either operand is NaN, -0 < +0
+    Minimumf = arith.minimumf, FloatBinary, NotLowered;
+    /// `maxnumf`: maximum ignoring a NaN operand (C's `fmax`)
+    Maxnumf = arith.maxnumf, FloatBinary, NotLowered;
+    /// `minnumf`: minimum ignoring a NaN operand (C's `fmin`)
+    Minnumf = arith.minnumf, FloatBinary, NotLowered;
+    /// `negf`: flips the sign bit
+    Negf = arith.negf, FloatUnary, NotLowered;
+    /// `sitofp`: signed integer to float, round to nearest even
+    Sitofp = arith.sitofp, IntToFloat, NotLowered;
+    /// `uitofp`: unsigned integer to float, round to nearest even
+    Uitofp = arith.uitofp, IntToFloat, NotLowered;
+    /// `fptosi`: float to signed integer, truncating toward zero
+    Fptosi = arith.fptosi, FloatToInt, NotLowered;
+    /// `fptoui`: float to unsigned integer, truncating toward zero
+    Fptoui = arith.fptoui, FloatToInt, NotLowered;
+    /// `extf`: `f32` to `f64` (exact)
+    Extf = arith.extf, FloatExtend, NotLowered;
+    /// `truncf`: `f64` to `f32`, round to nearest even
+    Truncf = arith.truncf, FloatTruncate, NotLowered;
+    /// `math.sqrt`: square root, correctly rounded
+    Sqrt = math.sqrt, FloatUnary, NotLowered;
+    /// `math.absf`: clears the sign bit
+    Absf = math.absf, FloatUnary, NotLowered;
+    /// `math.copysign`: the first operand with the second's sign bit
+    Copysign = math.copysign, FloatBinary, NotLowered;
 }
 
 impl ArithOp {
-    /// Looks up a mnemonic other than `cmpi`.
+    /// Looks up an `arith` mnemonic other than `cmpi`/`cmpf`.
     pub fn from_mnemonic(m: &str) -> Option<Self> {
+        Self::from_name(Dialect::Arith, m)
+    }
+
+    /// Looks up an op of `dialect` by mnemonic (not `cmpi`/`cmpf`).
+    pub fn from_name(dialect: Dialect, m: &str) -> Option<Self> {
         Self::SIMPLE
             .iter()
-            .find(|(_, s)| *s == m)
+            .find(|(op, s)| *s == m && op.dialect() == dialect)
             .map(|(op, _)| *op)
+    }
+
+    /// True for the divisions and remainders, whose zero divisor raises a runtime event
+    /// (`divsi`, `divui`, `remsi`, `remui`, `divf`, `remf`).
+    pub fn divides(self) -> bool {
+        match self {
+            ArithOp::Divsi
+            | ArithOp::Divui
+            | ArithOp::Remsi
+            | ArithOp::Remui
+            | ArithOp::Divf
+            | ArithOp::Remf => true,
+            ArithOp::Addi
+            | ArithOp::Subi
+            | ArithOp::Muli
+            | ArithOp::Andi
+            | ArithOp::Ori
+            | ArithOp::Xori
+            | ArithOp::Shli
+            | ArithOp::Shrsi
+            | ArithOp::Shrui
+            | ArithOp::Maxsi
+            | ArithOp::Minsi
+            | ArithOp::Maxui
+            | ArithOp::Minui
+            | ArithOp::Select
+            | ArithOp::Extsi
+            | ArithOp::Extui
+            | ArithOp::Trunci
+            | ArithOp::IndexCast
+            | ArithOp::Addf
+            | ArithOp::Subf
+            | ArithOp::Mulf
+            | ArithOp::Maximumf
+            | ArithOp::Minimumf
+            | ArithOp::Maxnumf
+            | ArithOp::Minnumf
+            | ArithOp::Negf
+            | ArithOp::Sitofp
+            | ArithOp::Uitofp
+            | ArithOp::Fptosi
+            | ArithOp::Fptoui
+            | ArithOp::Extf
+            | ArithOp::Truncf
+            | ArithOp::Sqrt
+            | ArithOp::Absf
+            | ArithOp::Copysign
+            | ArithOp::Cmpi(_)
+            | ArithOp::Cmpf(_) => false,
+        }
+    }
+
+    /// The full MLIR name (`arith.addi`, `math.sqrt`).
+    pub fn qualified_name(self) -> String {
+        format!("{}.{}", self.dialect().name(), self.mnemonic())
     }
 
     /// Number of data operands.
@@ -224,7 +513,7 @@ impl ArithOp {
         self.class().arity()
     }
 
-    /// True for the width-changing casts (`extsi`, `extui`, `trunci`, `index_cast`).
+    /// True for the type-changing casts (`extsi`, `sitofp`, `truncf`, `index_cast`, ...).
     pub fn is_cast(self) -> bool {
         self.class().is_cast()
     }
@@ -443,11 +732,11 @@ impl Op {
         }
     }
 
-    /// Dialect the operation belongs to (`handshake` or `arith`); empty for arguments.
+    /// Dialect the operation belongs to (`handshake`, `arith` or `math`); empty for arguments.
     pub fn dialect(&self) -> &'static str {
-        match self.kind() {
-            OpKind::Argument => "",
-            OpKind::Arith => "arith",
+        match self {
+            Op::Argument { .. } => "",
+            Op::Arith(a) => a.dialect().name(),
             _ => "handshake",
         }
     }
@@ -484,7 +773,9 @@ mod tests {
         assert_eq!(ArithOp::Cmpi(CmpPredicate::Uge).mnemonic(), "cmpi");
         assert_eq!(CmpPredicate::from_keyword("sle"), Some(CmpPredicate::Sle));
         for &(op, m) in ArithOp::SIMPLE {
-            assert_eq!(ArithOp::from_mnemonic(m), Some(op));
+            if op.dialect() == Dialect::Arith {
+                assert_eq!(ArithOp::from_mnemonic(m), Some(op));
+            }
             assert_eq!(op.mnemonic(), m);
         }
         for k in OpKind::handshake_ops() {
@@ -493,5 +784,26 @@ mod tests {
         assert_eq!(Op::Fork.kind(), OpKind::Fork);
         assert_eq!(Op::Arith(ArithOp::Addi).mnemonic(), "addi");
         assert_eq!(Op::Arith(ArithOp::Addi).dialect(), "arith");
+        assert_eq!(Op::Arith(ArithOp::Sqrt).dialect(), "math");
+        assert_eq!(Op::Arith(ArithOp::Copysign).mnemonic(), "copysign");
+        assert_eq!(ArithOp::from_mnemonic("sqrt"), None);
+        assert_eq!(
+            ArithOp::from_name(Dialect::Math, "sqrt"),
+            Some(ArithOp::Sqrt)
+        );
+        assert_eq!(ArithOp::Absf.qualified_name(), "math.absf");
+        assert_eq!(
+            ArithOp::Cmpf(FloatPredicate::Olt).class(),
+            ArithClass::FloatCompare
+        );
+        for (i, p) in FloatPredicate::ALL.iter().enumerate() {
+            assert_eq!(p.to_index() as usize, i);
+            assert_eq!(FloatPredicate::from_keyword(p.keyword()), Some(*p));
+        }
+        assert_eq!(FloatPredicate::Olt.to_index(), 4);
+        assert_eq!(FloatPredicate::Une.to_index(), 13);
+        for &(op, _) in ArithOp::SIMPLE {
+            assert_eq!(ArithOp::from_name(op.dialect(), op.mnemonic()), Some(op));
+        }
     }
 }

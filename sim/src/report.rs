@@ -2,7 +2,8 @@
 //!
 //! JSON rendering of data values: `iN` with `N > 1` and `index` are printed as signed
 //! two's-complement numbers, `i1` as 0/1, `i0` as 0, tuples as their unsigned bit pattern,
-//! `none` as `null`. [`OutputToken::bits`] keeps the raw unsigned pattern.
+//! `none` as `null`, `f32`/`f64` as [`crate::float::FloatValue`] does (a number when finite,
+//! else `"inf"`, `"-inf"`, `"nan"`, `"-nan"` or `"nan(0x...)"`). [`OutputToken::bits`] keeps the raw unsigned pattern.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -44,6 +45,8 @@ pub enum Value {
     Signed(i64),
     /// Unsigned interpretation (`i1`, `i0`, tuples).
     Unsigned(u64),
+    /// A float (`f32`, `f64`), printed in its shortest round-trip form.
+    Float(crate::float::FloatValue),
 }
 
 impl std::fmt::Display for Value {
@@ -51,6 +54,7 @@ impl std::fmt::Display for Value {
         match self {
             Value::Signed(v) => write!(f, "{v}"),
             Value::Unsigned(v) => write!(f, "{v}"),
+            Value::Float(v) => write!(f, "{v}"),
         }
     }
 }
@@ -61,6 +65,10 @@ pub fn render_value(bits: u64, ty: &Type) -> Option<Value> {
         Type::None => None,
         Type::Int(w) if *w > 1 => Some(Value::Signed(sext(bits, u32::from(*w)))),
         Type::Index => Some(Value::Signed(bits as i64)),
+        Type::Float(kind) => Some(Value::Float(crate::float::FloatValue {
+            kind: *kind,
+            bits: bits & ty.mask(),
+        })),
         _ => Some(Value::Unsigned(bits)),
     }
 }

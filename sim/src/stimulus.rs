@@ -36,6 +36,12 @@ pub enum StimulusError {
     /// A ready policy could not be parsed.
     #[error("invalid ready policy `{0}` (expected always, random:SEED:PROB or pattern:BITS)")]
     Policy(String),
+    /// A float value could not be parsed.
+    #[error(transparent)]
+    Float(#[from] crate::float::FloatParseError),
+    /// A range (`a..b`) was given for a float argument.
+    #[error("`{0}`: ranges are for integer arguments; list float values (1.5,-2e-3,inf,nan)")]
+    FloatRange(String),
     /// A token file could not be read.
     #[error("cannot read `{path}`: {message}")]
     File {
@@ -92,6 +98,9 @@ impl TokenSource {
     /// `1,2,-3` (negative values are masked to the width when driven), `0..1000`,
     /// `@file` (whitespace- or comma-separated decimal or `0x` hex numbers).
     /// For `none` arguments: `none` (one token) or a count `N`.
+    /// For `f32`/`f64` arguments: a list (or `@file`) of floats in any spelling
+    /// [`crate::float::parse_float`] reads (`1.5,-2e-3,inf,nan`, bit patterns `0x3fc00000`);
+    /// each token is the value's bit pattern, rounded correctly to the format.
     pub fn parse(text: &str, ty: &Type) -> Result<TokenSource, StimulusError> {
         let t = text.trim();
         if ty.is_none() {
@@ -103,8 +112,15 @@ impl TokenSource {
                 .map(TokenSource::None)
                 .map_err(|_| StimulusError::Range(t.to_string()));
         }
+        let float = ty.float_kind();
         if let Some(path) = t.strip_prefix('@') {
-            return parse_file(Path::new(path));
+            return parse_file(Path::new(path), float);
+        }
+        if let Some(kind) = float {
+            if t.contains("..") {
+                return Err(StimulusError::FloatRange(t.to_string()));
+            }
+            return parse_float_list(t, kind);
         }
         if let Some((a, b)) = t.split_once("..") {
             let (start, end) = (parse_number(a)?, parse_number(b)?);
@@ -152,12 +168,27 @@ fn parse_list(t: &str) -> Result<TokenSource, StimulusError> {
     Ok(TokenSource::Values(vals))
 }
 
-fn parse_file(path: &Path) -> Result<TokenSource, StimulusError> {
+fn parse_float_list(t: &str, kind: crate::types::FloatKind) -> Result<TokenSource, StimulusError> {
+    let vals = t
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|p| !p.is_empty())
+        .map(|p| crate::float::parse_float(p, kind))
+        .collect::<Result<_, _>>()?;
+    Ok(TokenSource::Values(vals))
+}
+
+fn parse_file(
+    path: &Path,
+    float: Option<crate::types::FloatKind>,
+) -> Result<TokenSource, StimulusError> {
     let text = std::fs::read_to_string(path).map_err(|e| StimulusError::File {
         path: path.display().to_string(),
         message: e.to_string(),
     })?;
-    parse_list(&text)
+    match float {
+        Some(kind) => parse_float_list(&text, kind),
+        None => parse_list(&text),
+    }
 }
 
 /// When a result channel is ready.
@@ -450,6 +481,43 @@ mod tests {
         std::fs::remove_file(&dir).ok();
         assert_eq!(t, TokenSource::Values(vec![1, 16, u64::MAX, 7]));
         assert!(TokenSource::parse("@/nonexistent/x", &i8t).is_err());
+    }
+
+    #[test]
+    fn parses_floats_for_float_arguments() {
+        let f32t = Type::Float(crate::types::FloatKind::F32);
+        let f64t = Type::Float(crate::types::FloatKind::F64);
+        assert_eq!(
+            TokenSource::parse("1.5,-2e-3, inf,nan,-0,0x3fc00000", &f32t).unwrap(),
+            TokenSource::Values(vec![
+                0x3fc0_0000,
+                u64::from((-2e-3f32).to_bits()),
+                0x7f80_0000,
+                0x7fc0_0000,
+                0x8000_0000,
+                0x3fc0_0000
+            ])
+        );
+        assert_eq!(
+            TokenSource::parse("0.1", &f64t).unwrap(),
+            TokenSource::Values(vec![0.1f64.to_bits()])
+        );
+        assert!(matches!(
+            TokenSource::parse("1.5,x", &f32t),
+            Err(StimulusError::Float(_))
+        ));
+        assert!(matches!(
+            TokenSource::parse("0..4", &f32t),
+            Err(StimulusError::FloatRange(_))
+        ));
+        let path = std::env::temp_dir().join(format!("hs-stim-f-{}", std::process::id()));
+        std::fs::write(&path, "1.5\n-nan nan(0x7fc00001)\n").unwrap();
+        let t = TokenSource::parse(&format!("@{}", path.display()), &f32t).unwrap();
+        std::fs::remove_file(&path).ok();
+        assert_eq!(
+            t,
+            TokenSource::Values(vec![0x3fc0_0000, 0xffc0_0000, 0x7fc0_0001])
+        );
     }
 
     #[test]

@@ -1,4 +1,7 @@
 //! Channel data types: the types a handshake channel can carry.
+//!
+//! Every value travels as a bit pattern in a `u64` data word, bits above the type's width 0;
+//! `f32`/`f64` values are their IEEE-754 encodings (`f32::to_bits`, `f64::to_bits`).
 
 use std::fmt;
 
@@ -13,6 +16,53 @@ pub enum Type {
     Index,
     /// `tuple<...>`: the concatenation of its members.
     Tuple(Vec<Type>),
+    /// `f32` / `f64`: an IEEE-754 binary32 / binary64 value, carried as its bit pattern (like
+    /// an integer of the same width). Not an integer: [`Type::is_integer`] is false.
+    Float(FloatKind),
+}
+
+/// The floating-point formats a channel can carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FloatKind {
+    /// `f32`: IEEE-754 binary32.
+    F32,
+    /// `f64`: IEEE-754 binary64.
+    F64,
+}
+
+impl FloatKind {
+    /// Both formats, narrower first.
+    pub const ALL: [FloatKind; 2] = [FloatKind::F32, FloatKind::F64];
+
+    /// Number of bits (32 or 64).
+    pub fn bits(self) -> u32 {
+        match self {
+            FloatKind::F32 => 32,
+            FloatKind::F64 => 64,
+        }
+    }
+
+    /// The MLIR spelling (`f32`, `f64`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatKind::F32 => "f32",
+            FloatKind::F64 => "f64",
+        }
+    }
+
+    /// The format `bits` wide, if any (32 or 64).
+    pub fn from_bits(bits: u32) -> Option<FloatKind> {
+        match bits {
+            32 => Some(FloatKind::F32),
+            64 => Some(FloatKind::F64),
+            _ => None,
+        }
+    }
+
+    /// Parses `f32` / `f64`.
+    pub fn from_name(s: &str) -> Option<FloatKind> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
 }
 
 /// Largest integer width the model supports.
@@ -26,6 +76,7 @@ impl Type {
             Type::Int(w) => u32::from(*w),
             Type::Index => 64,
             Type::Tuple(ts) => ts.iter().map(Type::bit_width).sum(),
+            Type::Float(k) => k.bits(),
         }
     }
 
@@ -37,6 +88,19 @@ impl Type {
     /// True for `iN` and `index`.
     pub fn is_integer(&self) -> bool {
         matches!(self, Type::Int(_) | Type::Index)
+    }
+
+    /// True for `f32` and `f64`.
+    pub fn is_float(&self) -> bool {
+        matches!(self, Type::Float(_))
+    }
+
+    /// The float format of an `f32`/`f64` type.
+    pub fn float_kind(&self) -> Option<FloatKind> {
+        match self {
+            Type::Float(k) => Some(*k),
+            _ => None,
+        }
     }
 
     /// Mask that keeps the low `bit_width()` bits of a `u64` (all ones for 64 and more).
@@ -60,6 +124,7 @@ impl fmt::Display for Type {
             Type::None => write!(f, "none"),
             Type::Int(w) => write!(f, "i{w}"),
             Type::Index => write!(f, "index"),
+            Type::Float(k) => write!(f, "{}", k.name()),
             Type::Tuple(ts) => {
                 write!(f, "tuple<")?;
                 for (i, t) in ts.iter().enumerate() {
@@ -123,5 +188,16 @@ mod tests {
         };
         assert_eq!(m.to_string(), "memref<4x8xi32>");
         assert_eq!(m.len(), 32);
+        let f = Type::Float(FloatKind::F32);
+        assert_eq!((f.bit_width(), f.to_string()), (32, "f32".to_string()));
+        assert!(f.is_float() && !f.is_integer());
+        assert_eq!(Type::Float(FloatKind::F64).mask(), u64::MAX);
+        let m = MemRefType {
+            dims: vec![8],
+            elem: Type::Float(FloatKind::F64),
+        };
+        assert_eq!(m.to_string(), "memref<8xf64>");
+        assert_eq!(FloatKind::from_name("f64"), Some(FloatKind::F64));
+        assert_eq!(FloatKind::from_bits(32), Some(FloatKind::F32));
     }
 }

@@ -279,6 +279,112 @@ fn division_by_zero_is_an_event() {
     assert_eq!(r.events[0].cycle, 0);
 }
 
+/// A float division and remainder by +0 and -0: the IEEE results (signed infinities, the
+/// default NaN `-nan`) and one division-by-zero event per firing, with the result in words;
+/// a float chain through `sitofp`, `mulf`, `cmpf` and `fptosi` computes what C would.
+#[test]
+fn float_division_by_zero_and_a_float_chain() {
+    use handscope_sim::FloatKind::F32;
+    use handscope_sim::float::FloatValue;
+    let f32t = Type::Float(F32);
+    let mut f = handscope_sim::Function::new("t");
+    let a = arg(&mut f, "a", f32t.clone());
+    let b = arg(&mut f, "b", f32t.clone());
+    let n = arg(&mut f, "n", Type::Int(8));
+    let fa = node(&mut f, Op::Fork, vec![a], vec![f32t.clone(); 3]);
+    let fb = node(&mut f, Op::Fork, vec![b], vec![f32t.clone(); 2]);
+    let ins = vec![out(&f, fa, 0), out(&f, fb, 0)];
+    let d = node(&mut f, Op::Arith(ArithOp::Divf), ins, vec![f32t.clone()]);
+    let ins = vec![out(&f, fa, 1), out(&f, fb, 1)];
+    let r = node(&mut f, Op::Arith(ArithOp::Remf), ins, vec![f32t.clone()]);
+    let nf = node(
+        &mut f,
+        Op::Arith(ArithOp::Sitofp),
+        vec![n],
+        vec![f32t.clone()],
+    );
+    let ins = vec![out(&f, fa, 2), out(&f, nf, 0)];
+    let p = node(&mut f, Op::Arith(ArithOp::Mulf), ins, vec![f32t.clone()]);
+    let ins = vec![out(&f, p, 0)];
+    let fp = node(&mut f, Op::Fork, ins, vec![f32t.clone(); 3]);
+    let ins = vec![out(&f, fp, 0), out(&f, fp, 1)];
+    let ogt = Op::Arith(ArithOp::Cmpf(handscope_sim::FloatPredicate::Ogt));
+    let c = node(&mut f, ogt, ins, vec![Type::Int(1)]);
+    let ins = vec![out(&f, fp, 2)];
+    let i = node(&mut f, Op::Arith(ArithOp::Fptosi), ins, vec![Type::Int(32)]);
+    let outs = vec![out(&f, d, 0), out(&f, r, 0), out(&f, c, 0), out(&f, i, 0)];
+    ret(&mut f, outs);
+    let bits = |x: f32| u64::from(x.to_bits());
+    let mut sim = Simulation::new(
+        &f,
+        env(&[
+            ("a", vec![bits(3.0), bits(-3.0), bits(0.0), bits(7.5)]),
+            ("b", vec![bits(0.0), bits(0.0), bits(-0.0), bits(2.0)]),
+            ("n", vec![0xfe, 3, 100, 0x80]),
+        ]),
+    )
+    .unwrap();
+    let rep = sim.run(20);
+    assert_eq!(rep.status, Status::Done);
+    let fv = |x: u64| Some(Value::Float(FloatValue { kind: F32, bits: x }));
+    let vals = |k: &str| -> Vec<_> { rep.outputs[k].iter().map(|t| t.value).collect() };
+    assert_eq!(
+        vals("r0"),
+        [
+            fv(0x7f80_0000),
+            fv(0xff80_0000),
+            fv(0xffc0_0000),
+            fv(bits(3.75))
+        ]
+    );
+    assert_eq!(
+        vals("r1"),
+        [
+            fv(0xffc0_0000),
+            fv(0xffc0_0000),
+            fv(0xffc0_0000),
+            fv(bits(1.5))
+        ]
+    );
+    // a * n: -6, -9, 0, -960 (n is signed).
+    assert_eq!(
+        vals("r3"),
+        [
+            Some(Value::Signed(-6)),
+            Some(Value::Signed(-9)),
+            Some(Value::Signed(0)),
+            Some(Value::Signed(-960))
+        ]
+    );
+    assert_eq!(vals("r2"), [Some(Value::Unsigned(0)); 4]);
+    let ev: Vec<(u64, &str, &str)> = rep
+        .events
+        .iter()
+        .map(|e| (e.cycle, e.node.as_str(), e.message.as_str()))
+        .collect();
+    assert_eq!(
+        ev,
+        [
+            (0, "divf0", "division by zero; the IEEE result is inf"),
+            (0, "remf0", "division by zero; the IEEE result is -nan"),
+            (1, "divf0", "division by zero; the IEEE result is -inf"),
+            (1, "remf0", "division by zero; the IEEE result is -nan"),
+            (2, "divf0", "division by zero; the IEEE result is -nan"),
+            (2, "remf0", "division by zero; the IEEE result is -nan"),
+        ]
+    );
+    assert!(
+        rep.events
+            .iter()
+            .all(|e| e.kind == EventKind::DivisionByZero)
+    );
+    // JSON: finite floats are numbers, the others strings.
+    let json = serde_json::to_value(&rep).unwrap();
+    assert_eq!(json["outputs"]["r0"][0]["value"], "inf");
+    assert_eq!(json["outputs"]["r0"][3]["value"], 3.75);
+    assert_eq!(json["outputs"]["r1"][0]["value"], "-nan");
+}
+
 fn binop_graph(op: ArithOp, w: u8, out_ty: Type) -> handscope_sim::Function {
     let mut f = handscope_sim::Function::new("t");
     let a = arg(&mut f, "a", Type::Int(w));

@@ -53,6 +53,8 @@ pub(crate) enum LocExpr {
 pub(crate) enum AttrValue {
     /// Integer with optional type (`-5 : i32`).
     Int { value: i128, ty: Option<SType> },
+    /// Float literal with optional type (`-1.5e3 : f32`), the text as written with its sign.
+    Float { text: String, ty: Option<SType> },
     /// `true` / `false`
     Bool(bool),
     /// String literal.

@@ -15,7 +15,7 @@ mod structure;
 mod writer;
 
 pub use diag::{Diagnostic, ParseError, Span};
-pub use writer::{WriteOptions, write_function, write_mlir, write_mlir_with};
+pub use writer::{WriteOptions, float_literal, write_function, write_mlir, write_mlir_with};
 
 /// Parses MLIR text into a graph module. `file_name` is used in error messages.
 ///

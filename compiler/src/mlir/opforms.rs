@@ -1,7 +1,10 @@
 //! Operation syntax: every op's custom form (as CIRCT prints it) and the generic form, both
 //! normalized into an [`OpSpec`].
 
-use handscope_sim::{ArithClass, ArithOp, BufferKind, CmpPredicate, MemRefType, Op, OpKind, Type};
+use handscope_sim::{
+    ArithClass, ArithOp, BufferKind, CmpPredicate, Dialect, FloatKind, FloatPredicate, MemRefType,
+    Op, OpKind, Type,
+};
 
 use super::ast::{Attr, AttrValue, OpSpec, PType, SType, ValueUse};
 use super::diag::{ErrExt, Span};
@@ -17,6 +20,15 @@ fn fits(v: i128, w: u32) -> bool {
         w => v >= -(1i128 << (w - 1)) && v < (1i128 << w),
     }
 }
+
+/// MLIR's `arith` rounding modes, in the enum's order.
+const ROUNDING_MODES: [&str; 5] = [
+    "to_nearest_even",
+    "downward",
+    "upward",
+    "toward_zero",
+    "to_nearest_away",
+];
 
 fn st(ty: Type, span: Span) -> SType {
     SType {
@@ -102,8 +114,10 @@ impl<'a> Parser<'a> {
 
     /// Parses an op in custom form after its name.
     pub(crate) fn parse_custom_op(&mut self, name: String, sp: Span) -> PResult<OpSpec> {
-        if let Some(a) = name.strip_prefix("arith.") {
-            return self.parse_arith_custom(a, sp);
+        if let Some((d, m)) = name.split_once('.')
+            && let Some(dialect) = Dialect::from_name(d)
+        {
+            return self.parse_arith_custom(dialect, m, sp);
         }
         if name == "hw.struct_create" {
             // `hw.struct_create (%a, %b) : !hw.struct<...>`: a `pack`.
@@ -444,21 +458,35 @@ impl<'a> Parser<'a> {
         if short == "constant" || name == "arith.constant" {
             return e;
         }
-        if ArithOp::from_mnemonic(short).is_some() || short == "cmpi" {
+        let known = ArithOp::SIMPLE
+            .iter()
+            .find(|(_, m)| *m == short)
+            .map(|(op, _)| op.qualified_name())
+            .or_else(|| {
+                ["cmpi", "cmpf"]
+                    .contains(&short)
+                    .then(|| format!("arith.{short}"))
+            });
+        if let Some(q) = known {
             return e.with_help(format!(
-                "arith operations need their dialect prefix: `arith.{short}`"
+                "arith and math operations need their dialect prefix: `{q}`"
             ));
         }
         let handshake: Vec<&str> = OpKind::handshake_ops().map(OpKind::mnemonic).collect();
-        let arith: Vec<&str> = ArithOp::SIMPLE
-            .iter()
-            .map(|(_, m)| *m)
-            .chain(["cmpi"])
-            .collect();
+        let of = |d: Dialect| -> Vec<&str> {
+            ArithOp::SIMPLE
+                .iter()
+                .filter(|(op, _)| op.dialect() == d)
+                .map(|(_, m)| *m)
+                .collect()
+        };
+        let mut arith = of(Dialect::Arith);
+        arith.extend(["cmpi", "cmpf"]);
         e.with_help(format!(
-            "supported: {}, func and arith.{{{}}}",
+            "supported: {}, func, arith.{{{}}} and math.{{{}}}",
             handshake.join(", "),
-            arith.join(", ")
+            arith.join(", "),
+            of(Dialect::Math).join(", ")
         ))
     }
 
@@ -606,10 +634,14 @@ impl<'a> Parser<'a> {
                 .err(sp, "`constant` needs a `value` attribute")
                 .with_help("write `{value = 42 : i32}`"));
         };
+        if let Type::Float(kind) = t {
+            let value = self.float_value(&a, *kind)?;
+            return Ok(Op::Constant { value });
+        }
         if !t.is_integer() {
             return Err(self.err(
                 tsp,
-                format!("`constant` must produce an integer or index, found {t}"),
+                format!("`constant` must produce an integer, index or float, found {t}"),
             ));
         }
         let (v, vty) = match &a.value {
@@ -642,9 +674,101 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn parse_arith_custom(&mut self, m: &str, sp: Span) -> PResult<OpSpec> {
-        let op = match m {
-            "cmpi" => {
+    /// The bit pattern of a float attribute value of format `kind`: a float literal (rounded
+    /// correctly to the format, as MLIR does) or a hexadecimal bit pattern (`0x7FC00000`, what
+    /// MLIR prints for NaNs, infinities and values whose decimal form would not round-trip).
+    pub(crate) fn float_value(&self, a: &Attr, kind: FloatKind) -> PResult<u64> {
+        let t = Type::Float(kind);
+        let typed = |ty: &Option<SType>| -> PResult<()> {
+            if let Some(s) = ty {
+                let vt = self.chan_type(s)?;
+                if vt != t {
+                    return Err(self.err(
+                        a.value_span,
+                        format!("constant value type {vt} differs from the result type {t}"),
+                    ));
+                }
+            }
+            Ok(())
+        };
+        match &a.value {
+            AttrValue::Float { text, ty } => {
+                typed(ty)?;
+                handscope_sim::float::parse_float(text, kind)
+                    .map_err(|e| self.err(a.value_span, e.to_string()))
+            }
+            AttrValue::Int { value, ty } if a.raw.trim_start().starts_with("0x") => {
+                typed(ty)?;
+                match u64::try_from(*value) {
+                    Ok(v) if v & !t.mask() == 0 => Ok(v),
+                    _ => Err(self.err(
+                        a.value_span,
+                        format!("bit pattern does not fit in {t} ({} bits)", t.bit_width()),
+                    )),
+                }
+            }
+            AttrValue::Int { value, .. } => Err(self
+                .err(
+                    a.value_span,
+                    format!("`{value}` is an integer literal, but the constant is {t}"),
+                )
+                .with_help(format!(
+                    "write a float literal (`{value}.0 : {t}`) or a bit pattern (`0x3F800000 : {t}`)"
+                ))),
+            _ => Err(self.err(
+                a.value_span,
+                format!("`value` must be a float literal or a bit pattern for {t}"),
+            )),
+        }
+    }
+
+    /// Skips `overflow<...>` and `fastmath<...>` (with a warning: Handscope computes exact
+    /// results) and, for `truncf`, a rounding mode (only `to_nearest_even` is supported).
+    fn arith_modifiers(&mut self, op: ArithOp) -> PResult<()> {
+        loop {
+            if self.at_word("overflow")? {
+                let s = self.bump()?.1;
+                self.skip_balanced()?;
+                self.warn(s, "overflow flags are ignored");
+            } else if self.at_word("fastmath")? {
+                let s = self.bump()?.1;
+                let body = self.skip_balanced()?;
+                let text = &self.src()[body.start..body.end];
+                if text
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|w| !w.is_empty() && w != "none")
+                {
+                    self.warn(
+                        Span::new(s.start, body.end),
+                        "fastmath flags are ignored: Handscope computes exact IEEE-754 results (docs/semantics.md)",
+                    );
+                }
+            } else if op == ArithOp::Truncf
+                && let Tok::Ident(w) = self.peek()?
+                && ROUNDING_MODES.contains(&w.as_str())
+            {
+                let s = self.bump()?.1;
+                self.rounding_mode(&w, s)?;
+            } else {
+                return Ok(());
+            }
+        }
+    }
+
+    fn rounding_mode(&self, mode: &str, at: Span) -> PResult<()> {
+        if mode == "to_nearest_even" {
+            Ok(())
+        } else {
+            Err(self
+                .err(at, format!("rounding mode `{mode}` is not supported"))
+                .with_help("Handscope rounds to nearest even (`to_nearest_even`), as C does"))
+        }
+    }
+
+    fn parse_arith_custom(&mut self, dialect: Dialect, m: &str, sp: Span) -> PResult<OpSpec> {
+        let name = format!("{}.{m}", dialect.name());
+        let op = match (dialect, m) {
+            (Dialect::Arith, "cmpi") => {
                 let pred = match self.peek()? {
                     Tok::Ident(p) | Tok::Str(p) => {
                         let psp = self.bump()?.1;
@@ -658,28 +782,45 @@ impl<'a> Parser<'a> {
                 self.expect(&Tok::Comma)?;
                 ArithOp::Cmpi(pred)
             }
-            "constant" => {
+            (Dialect::Arith, "cmpf") => {
+                let pred = match self.peek()? {
+                    Tok::Ident(p) | Tok::Str(p) => {
+                        let psp = self.bump()?.1;
+                        FloatPredicate::from_keyword(&p).ok_or_else(|| {
+                            let all: Vec<&str> =
+                                FloatPredicate::ALL.iter().map(|p| p.keyword()).collect();
+                            self.err(psp, format!("unknown cmpf predicate `{p}`"))
+                                .with_help(format!("one of {}", all.join(", ")))
+                        })?
+                    }
+                    _ => return Err(self.expected("a cmpf predicate")),
+                };
+                self.expect(&Tok::Comma)?;
+                ArithOp::Cmpf(pred)
+            }
+            (Dialect::Arith, "constant") => {
                 return Err(self
                     .err(sp, "`arith.constant` is not supported inside a handshake function")
                     .with_help("a handshake constant needs a control token: `%c = constant %ctrl {value = 0 : i32} : i32`"));
             }
-            _ => match ArithOp::from_mnemonic(m) {
+            _ => match ArithOp::from_name(dialect, m) {
                 Some(a) => a,
-                None => return Err(self.unknown_op(&format!("arith.{m}"), sp)),
+                None => return Err(self.unknown_op(&name, sp)),
             },
         };
         let uses = self.parse_operand_list()?;
-        if self.at_word("overflow")? {
-            let s = self.bump()?.1;
-            self.skip_balanced()?;
-            self.warn(s, "overflow flags are ignored");
-        }
+        self.arith_modifiers(op)?;
         let attrs = self.parse_opt_attr_dict()?;
         self.expect(&Tok::Colon)?;
         let (t1, st1) = self.parse_chan_type()?;
-        let name = format!("arith.{m}");
         let (ops, result, ins) = match op.class() {
-            ArithClass::Extend | ArithClass::Truncate | ArithClass::IndexCast => {
+            ArithClass::Extend
+            | ArithClass::Truncate
+            | ArithClass::IndexCast
+            | ArithClass::IntToFloat
+            | ArithClass::FloatToInt
+            | ArithClass::FloatExtend
+            | ArithClass::FloatTruncate => {
                 self.expect_word("to")?;
                 let (t2, _) = self.parse_chan_type()?;
                 self.want_operands(&uses, 1, &name, sp)?;
@@ -701,18 +842,55 @@ impl<'a> Parser<'a> {
                 ops.extend(all_typed(rest, &dst));
                 (ops, data.clone(), vec![ct, data.clone(), data])
             }
-            ArithClass::Compare => {
+            ArithClass::Compare | ArithClass::FloatCompare => {
                 self.want_operands(&uses, 2, &name, sp)?;
                 (all_typed(uses, &st1), Type::Int(1), vec![t1.clone(), t1])
             }
-            ArithClass::Binary => {
+            ArithClass::Binary | ArithClass::FloatBinary => {
                 self.want_operands(&uses, 2, &name, sp)?;
                 (all_typed(uses, &st1), t1.clone(), vec![t1.clone(), t1])
+            }
+            ArithClass::FloatUnary => {
+                self.want_operands(&uses, 1, &name, sp)?;
+                (all_typed(uses, &st1), t1.clone(), vec![t1])
             }
         };
         let o = Op::Arith(op);
         self.check(&o, &ins, std::slice::from_ref(&result), st1.span)?;
         Ok(spec(o, ops, vec![result], attrs, sp))
+    }
+
+    /// The generic form's `fastmath` and `roundingmode` properties: a warning for fastmath flags
+    /// other than `none`, an error for a rounding mode other than to-nearest-even.
+    fn generic_float_attrs(&mut self, attrs: &mut Vec<Attr>) -> PResult<()> {
+        if let Some(f) = take_attr(attrs, "fastmath") {
+            let flagged = match &f.value {
+                AttrValue::DialectAttr { words, .. } => words.iter().any(|w| w != "none"),
+                _ => true,
+            };
+            if flagged {
+                self.warn(
+                    f.name_span,
+                    "fastmath flags are ignored: Handscope computes exact IEEE-754 results (docs/semantics.md)",
+                );
+            }
+        }
+        if let Some(r) = take_attr(attrs, "roundingmode") {
+            let mode = match &r.value {
+                AttrValue::Int { value, .. } => usize::try_from(*value)
+                    .ok()
+                    .and_then(|i| ROUNDING_MODES.get(i).copied()),
+                AttrValue::DialectAttr { words, .. } => words
+                    .last()
+                    .and_then(|w| ROUNDING_MODES.iter().copied().find(|m| m == w)),
+                _ => None,
+            };
+            match mode {
+                Some(m) => self.rounding_mode(m, r.value_span)?,
+                None => return Err(self.err(r.value_span, "invalid rounding mode")),
+            }
+        }
+        Ok(())
     }
 
     /// Parses an op in generic form after its quoted name.
@@ -767,16 +945,44 @@ impl<'a> Parser<'a> {
                     })?;
                     Op::Arith(ArithOp::Cmpi(p))
                 }
-                "constant" => return self.parse_arith_custom("constant", sp),
+                "cmpf" => {
+                    let Some(a) = take_attr(&mut attrs, "predicate") else {
+                        return Err(self.err(sp, "`arith.cmpf` needs a `predicate` attribute"));
+                    };
+                    let p = match &a.value {
+                        AttrValue::Int { value, .. } => usize::try_from(*value)
+                            .ok()
+                            .and_then(|i| FloatPredicate::ALL.get(i).copied()),
+                        AttrValue::DialectAttr { words, .. } => {
+                            words.last().and_then(|w| FloatPredicate::from_keyword(w))
+                        }
+                        AttrValue::Str(s) => FloatPredicate::from_keyword(s),
+                        _ => None,
+                    };
+                    let p = p.ok_or_else(|| {
+                        self.err(a.value_span, "invalid cmpf predicate (expected 0..15)")
+                    })?;
+                    self.generic_float_attrs(&mut attrs)?;
+                    Op::Arith(ArithOp::Cmpf(p))
+                }
+                "constant" => return self.parse_arith_custom(Dialect::Arith, "constant", sp),
                 _ => match ArithOp::from_mnemonic(m) {
                     Some(a) => {
                         if let Some(f) = take_attr(&mut attrs, "overflowFlags") {
                             self.warn(f.name_span, "overflow flags are ignored");
                         }
+                        self.generic_float_attrs(&mut attrs)?;
                         Op::Arith(a)
                     }
                     None => return Err(self.unknown_op(&name, sp)),
                 },
+            },
+            "math" => match ArithOp::from_name(Dialect::Math, m) {
+                Some(a) => {
+                    self.generic_float_attrs(&mut attrs)?;
+                    Op::Arith(a)
+                }
+                None => return Err(self.unknown_op(&name, sp)),
             },
             _ => return Err(self.unknown_op(&name, sp)),
         };

@@ -1,6 +1,6 @@
 //! Recursive-descent parser core: token helpers, types, attributes and locations.
 
-use handscope_sim::{MemRefType, Type};
+use handscope_sim::{FloatKind, MemRefType, Type};
 
 use super::ast::{Attr, AttrValue, LocExpr, PType, SType, ValueUse};
 use super::diag::{Diagnostic, ErrExt, ParseError, Span};
@@ -269,11 +269,21 @@ impl<'a> Parser<'a> {
                         match bad {
                             None => PType::Chan(Type::Tuple(out)),
                             Some(_) => PType::Other(
-                                "tuple members must be integer, index or none types".into(),
+                                "tuple members must be integer, index, float or none types".into(),
                             ),
                         }
                     }
                     "memref" => self.parse_memref_body()?,
+                    "f32" => PType::Chan(Type::Float(FloatKind::F32)),
+                    "f64" => PType::Chan(Type::Float(FloatKind::F64)),
+                    "f16" | "bf16" | "tf32" | "f80" | "f128" => PType::Other(format!(
+                        "float type `{w}` is not supported (floats: f32, f64)"
+                    )),
+                    _ if w.starts_with("f8E") || w.starts_with("f6E") || w.starts_with("f4E") => {
+                        PType::Other(format!(
+                            "float type `{w}` is not supported (floats: f32, f64)"
+                        ))
+                    }
                     _ => {
                         if let Some(bits) = w
                             .strip_prefix('i')
@@ -292,7 +302,7 @@ impl<'a> Parser<'a> {
                                 self.skip_balanced()?;
                             }
                             PType::Other(format!(
-                                "type `{w}` is not supported (use iN with N <= 64, index, none, tuple or memref)"
+                                "type `{w}` is not supported (use iN with N <= 64, index, f32, f64, none, tuple or memref)"
                             ))
                         }
                     }
@@ -328,7 +338,7 @@ impl<'a> Parser<'a> {
                 match bad {
                     None => PType::Chan(Type::Tuple(fields)),
                     Some(_) => PType::Other(
-                        "struct fields must be integer, index, none or tuple types".into(),
+                        "struct fields must be integer, index, float, none or tuple types".into(),
                     ),
                 }
             }
@@ -388,11 +398,11 @@ impl<'a> Parser<'a> {
             ));
         }
         match elem.ty {
-            PType::Chan(t @ (Type::Int(_) | Type::Index)) => {
+            PType::Chan(t @ (Type::Int(_) | Type::Index | Type::Float(_))) => {
                 Ok(PType::MemRef(MemRefType { dims, elem: t }))
             }
             _ => Ok(PType::Other(
-                "memref element type must be an integer or index".into(),
+                "memref element type must be an integer, index, f32 or f64".into(),
             )),
         }
     }
@@ -574,18 +584,21 @@ impl<'a> Parser<'a> {
                         let ty = self.opt_colon_type()?;
                         Ok(AttrValue::Int { value: -v, ty })
                     }
-                    Tok::Float(_) => {
+                    Tok::Float(f) => {
                         self.bump()?;
-                        self.opt_colon_type()?;
-                        Ok(AttrValue::Other)
+                        let ty = self.opt_colon_type()?;
+                        Ok(AttrValue::Float {
+                            text: format!("-{f}"),
+                            ty,
+                        })
                     }
                     _ => Err(self.expected("a number after `-`")),
                 }
             }
-            Tok::Float(_) => {
+            Tok::Float(f) => {
                 self.bump()?;
-                self.opt_colon_type()?;
-                Ok(AttrValue::Other)
+                let ty = self.opt_colon_type()?;
+                Ok(AttrValue::Float { text: f, ty })
             }
             Tok::Str(s) => {
                 self.bump()?;

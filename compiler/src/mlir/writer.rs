@@ -120,6 +120,26 @@ fn loc_text(l: &SourceLoc) -> String {
 }
 
 /// Value of a bit pattern of width `w` read as a signed integer (how MLIR prints it).
+/// A float attribute value MLIR reads back to the same bits: the shortest decimal that
+/// round-trips, always with a `.` (`1.5`, `-0.0`, `1.0e300`), or, for infinities and NaNs, the
+/// bit pattern in hex as MLIR prints it (`0x7FC00000`).
+pub fn float_literal(bits: u64, kind: handscope_sim::FloatKind) -> String {
+    let bits = bits & handscope_sim::types::width_mask(kind.bits());
+    let text = handscope_sim::float::format_float(bits, kind);
+    if text.contains("inf") || text.contains("nan") {
+        return format!("0x{bits:0w$X}", w = kind.bits() as usize / 4);
+    }
+    let (mantissa, exp) = match text.split_once('e') {
+        Some((m, e)) => (m, format!("e{e}")),
+        None => (text.as_str(), String::new()),
+    };
+    if mantissa.contains('.') {
+        format!("{mantissa}{exp}")
+    } else {
+        format!("{mantissa}.0{exp}")
+    }
+}
+
 fn signed(v: u64, w: u32) -> i128 {
     match w {
         0 => 0,
@@ -402,6 +422,7 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
         Op::Constant { value } => {
             let v = match &first_out {
                 Type::Int(1) => if value & 1 == 1 { "true" } else { "false" }.to_string(),
+                Type::Float(k) => format!("{} : {first_out}", float_literal(*value, *k)),
                 t => format!("{} : {t}", signed(*value, t.bit_width())),
             };
             attrs.insert("value".into(), v);
@@ -476,25 +497,43 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
                 format!("return{} {ops} : {}", dict(&attrs), types(&in_t))
             }
         }
-        Op::Arith(a) => match (a.class(), a) {
-            (ArithClass::Compare, ArithOp::Cmpi(p)) => format!(
-                "arith.cmpi {}, {ops}{} : {first_in}",
-                p.keyword(),
-                dict(&attrs)
-            ),
-            (ArithClass::Select, _) => {
-                let t = in_t.get(1).cloned().unwrap_or(Type::None);
-                format!("arith.{} {ops}{} : {t}", a.mnemonic(), dict(&attrs))
+        Op::Arith(a) => {
+            let name = a.qualified_name();
+            match (a.class(), a) {
+                (ArithClass::Compare, ArithOp::Cmpi(p)) => format!(
+                    "arith.cmpi {}, {ops}{} : {first_in}",
+                    p.keyword(),
+                    dict(&attrs)
+                ),
+                (ArithClass::FloatCompare, ArithOp::Cmpf(p)) => format!(
+                    "arith.cmpf {}, {ops}{} : {first_in}",
+                    p.keyword(),
+                    dict(&attrs)
+                ),
+                (ArithClass::Select, _) => {
+                    let t = in_t.get(1).cloned().unwrap_or(Type::None);
+                    format!("{name} {ops}{} : {t}", dict(&attrs))
+                }
+                (
+                    ArithClass::Extend
+                    | ArithClass::Truncate
+                    | ArithClass::IndexCast
+                    | ArithClass::IntToFloat
+                    | ArithClass::FloatToInt
+                    | ArithClass::FloatExtend
+                    | ArithClass::FloatTruncate,
+                    _,
+                ) => format!("{name} {ops}{} : {first_in} to {first_out}", dict(&attrs)),
+                (
+                    ArithClass::Binary
+                    | ArithClass::Compare
+                    | ArithClass::FloatBinary
+                    | ArithClass::FloatUnary
+                    | ArithClass::FloatCompare,
+                    _,
+                ) => format!("{name} {ops}{} : {first_out}", dict(&attrs)),
             }
-            (ArithClass::Extend | ArithClass::Truncate | ArithClass::IndexCast, _) => format!(
-                "arith.{} {ops}{} : {first_in} to {first_out}",
-                a.mnemonic(),
-                dict(&attrs)
-            ),
-            (ArithClass::Binary | ArithClass::Compare, _) => {
-                format!("arith.{} {ops}{} : {first_out}", a.mnemonic(), dict(&attrs))
-            }
-        },
+        }
     };
     format!("{results}{body}{loc}")
 }
@@ -516,5 +555,15 @@ mod tests {
         assert_eq!(quote("a\"b"), "\"a\\\"b\"");
         assert_eq!(symbol("f"), "@f");
         assert_eq!(symbol("my func"), "@\"my func\"");
+        use handscope_sim::FloatKind::{F32, F64};
+        assert_eq!(float_literal(0x3fc0_0000, F32), "1.5");
+        assert_eq!(float_literal(0x8000_0000, F32), "-0.0");
+        assert_eq!(float_literal(1e300f64.to_bits(), F64), "1.0e300");
+        assert_eq!(float_literal(0x7fc0_0000, F32), "0x7FC00000");
+        assert_eq!(
+            float_literal(0xfff0_0000_0000_0000, F64),
+            "0xFFF0000000000000"
+        );
+        assert_eq!(float_literal(100f64.to_bits(), F64), "100.0");
     }
 }

@@ -11,8 +11,11 @@
 
 use std::fmt::Write as _;
 
+use handscope_sim::engine::float_arith::FloatOp;
 use handscope_sim::spec::{CountContext, mux_select_bits};
 use handscope_sim::{ArithOp, CmpPredicate, Op};
+
+use super::float_dpi;
 
 /// A generated module: its name and text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -191,6 +194,11 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
     };
     match op {
         Op::Arith(a) => {
+            let float = FloatOp::of(*a);
+            if let Some(f) = float {
+                g.line("// Float simulation model, not synthesizable: computes through a DPI-C function that Handscope's Verilator testbench (tb.cpp) implements.");
+                g.line(float_dpi::sv_import(f));
+            }
             let ins: Vec<String> = (0..ni).map(|i| in_name(op, i)).collect();
             join_ready(&mut g, &ins, "out0");
             let w = s.outs[0];
@@ -249,6 +257,32 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 ArithOp::Extui => resize("in0", wi, w, false),
                 ArithOp::Trunci => resize("in0", wi, w, false),
                 ArithOp::IndexCast => resize("in0", wi, w, w > wi),
+                ArithOp::Cmpf(p) => {
+                    name = format!("hs_cmpf_{}_i{}_o{}", p.keyword(), sig(&s.ins), sig(&s.outs));
+                    float_dpi::sv_expr(FloatOp::Cmp(*p), &s.ins, w)
+                }
+                ArithOp::Addf
+                | ArithOp::Subf
+                | ArithOp::Mulf
+                | ArithOp::Divf
+                | ArithOp::Remf
+                | ArithOp::Maximumf
+                | ArithOp::Minimumf
+                | ArithOp::Maxnumf
+                | ArithOp::Minnumf
+                | ArithOp::Negf
+                | ArithOp::Sitofp
+                | ArithOp::Uitofp
+                | ArithOp::Fptosi
+                | ArithOp::Fptoui
+                | ArithOp::Extf
+                | ArithOp::Truncf
+                | ArithOp::Sqrt
+                | ArithOp::Absf
+                | ArithOp::Copysign => match float {
+                    Some(f) => float_dpi::sv_expr(f, &s.ins, w),
+                    None => return Err(format!("`{mn}` has no float computation")),
+                },
             };
             if w > 0 {
                 if wi == 0 && !a.is_cast() && !matches!(a, ArithOp::Select) {

@@ -25,8 +25,14 @@
 //! Internal `memory` nodes hold a register array `mem` that starts at 0 and, when the file
 //! named by the instance's `INIT_FILE` parameter (`<top>.<instance>.hex`) exists in the
 //! working directory at time 0, is loaded from it with `$readmemh`.
+//!
+//! # Floats
+//! Float components (`addf`, `cmpf`, `math.sqrt`, ...) are a **simulation model, not
+//! synthesizable**: they compute through DPI-C functions ([`float_dpi`]) that the Verilator
+//! testbench implements in C with the engine's IEEE-754 rules.
 
 pub mod components;
+pub mod float_dpi;
 pub mod names;
 pub mod testbench;
 

@@ -3,7 +3,8 @@
 //! the same ready policies (one splitmix64 draw per result per cycle for `random`), the same
 //! latency-0 model of every `extmemory`, and the same termination rule (all results complete,
 //! `deadlock_window` cycles without progress, or the cycle limit), so that the VCD it dumps
-//! covers the cycles `handscope sim` simulates.
+//! covers the cycles `handscope sim` simulates. When a design has float components, the
+//! testbench also defines their DPI-C functions ([`super::float_dpi`]).
 //!
 //! Several designs can share one Verilator model: [`wrapper`] instantiates each of them in a
 //! module `hs_tb` whose ports are the designs' ports prefixed `d<k>__`; all designs run in
@@ -218,6 +219,14 @@ struct ReadyGen {
 
 "#,
     );
+    // The float components' DPI-C functions (see `float_dpi`), when a design has any.
+    if designs
+        .iter()
+        .any(|d| super::float_dpi::uses_floats(d.func))
+    {
+        s.push_str(&super::float_dpi::c_source());
+        s.push('\n');
+    }
     // Per-design static data.
     for (k, d) in designs.iter().enumerate() {
         let f = d.func;

@@ -36,6 +36,15 @@ impl Cmp {
         }
     }
 
+    fn holds_float(self, a: f64, b: f64) -> bool {
+        match self {
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::Lt => a < b,
+            Cmp::Gt => a > b,
+        }
+    }
+
     fn holds(self, a: i64, b: i64) -> bool {
         match self {
             Cmp::Eq => a == b,
@@ -51,7 +60,7 @@ impl Cmp {
 pub enum Breakpoint {
     /// A channel transfers a token.
     ChannelFires(ChannelId),
-    /// A channel transfers a token whose (signed) value compares true.
+    /// A channel transfers a token whose (signed; for floats, numeric) value compares true.
     Value(ChannelId, Cmp, i64),
     /// Any channel of a node transfers.
     NodeFires(NodeId),
@@ -85,12 +94,21 @@ impl Breakpoint {
         match self {
             Breakpoint::ChannelFires(c) => fires(*c),
             Breakpoint::Value(c, op, x) => b.chan[c.index()].is_some_and(|i| {
+                let ty = &f.channels[*c].ty;
                 v.valid(i)
                     && v.ready(i)
-                    && op.holds(
-                        signed_value(v.data(i), f.channels[*c].ty.bit_width().max(1)),
-                        *x,
-                    )
+                    && match ty.float_kind() {
+                        // Floats compare as numbers (a NaN is unequal to everything).
+                        Some(kind) => op.holds_float(
+                            handscope_sim::float::FloatValue {
+                                kind,
+                                bits: v.data(i),
+                            }
+                            .to_f64(),
+                            *x as f64,
+                        ),
+                        None => op.holds(signed_value(v.data(i), ty.bit_width().max(1)), *x),
+                    }
             }),
             Breakpoint::NodeFires(n) => {
                 let node = &f.nodes[*n];

@@ -142,6 +142,7 @@ fn type_name(t: &handscope_sim::Type) -> String {
         handscope_sim::Type::None => "none".into(),
         handscope_sim::Type::Int(w) => format!("i{w}"),
         handscope_sim::Type::Index => "index".into(),
+        handscope_sim::Type::Float(k) => k.name().into(),
         handscope_sim::Type::Tuple(ts) => format!(
             "tuple<{}>",
             ts.iter().map(type_name).collect::<Vec<_>>().join(", ")

@@ -197,13 +197,18 @@ impl Radix {
     }
 }
 
-/// Writes `bits` of type `ty` in `radix`; `none` tokens are written as `token`.
+/// Writes `bits` of type `ty` in `radix`; `none` tokens are written as `token`. Floats are
+/// written as numbers (shortest round-trip form, `nan`, `inf`) in the signed and unsigned
+/// radices and as their bit pattern in hex and binary.
 pub fn format_value(bits: u64, ty: &Type, radix: Radix) -> String {
     let w = ty.bit_width();
     if ty.is_none() || w == 0 {
         return "token".into();
     }
     let bits = bits & ty.mask();
+    if let (Some(kind), Radix::Dec | Radix::Signed) = (ty.float_kind(), radix) {
+        return handscope_sim::float::format_float(bits, kind);
+    }
     match radix {
         Radix::Dec => bits.to_string(),
         Radix::Signed => signed_value(bits, w).to_string(),
@@ -224,6 +229,10 @@ mod tests {
         assert_eq!(format_value(0xff, &t, Radix::Hex), "0xff");
         assert_eq!(format_value(5, &Type::Int(4), Radix::Bin), "0b0101");
         assert_eq!(format_value(0, &Type::None, Radix::Hex), "token");
+        let f = Type::Float(handscope_sim::FloatKind::F32);
+        assert_eq!(format_value(0x3fc0_0000, &f, Radix::Signed), "1.5");
+        assert_eq!(format_value(0xffc0_0000, &f, Radix::Dec), "-nan");
+        assert_eq!(format_value(0x3fc0_0000, &f, Radix::Hex), "0x3fc00000");
         assert_eq!(ChanState::of(true, false), ChanState::Stall);
     }
 }

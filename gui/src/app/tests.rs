@@ -644,6 +644,29 @@ fn svg_render_shows_states_and_deadlock() {
     assert_eq!(&png[1..4], b"PNG");
 }
 
+/// Float channels show their values on the edges in the shortest round-trip form (`0.75`,
+/// `inf`, `-nan`), and as bit patterns in hex.
+#[test]
+fn float_values_show_on_edges() {
+    let at = |cycle, look: Look| {
+        super::render::render_svg(Start::Example(example("float_ops.mlir")), cycle, look).unwrap()
+    };
+    let c0 = at(0, Look::default());
+    assert!(c0.contains(">0.75<"), "x / y = 0.75 in cycle 0");
+    assert!(c0.contains(">0.5<"), "the constant 0.5");
+    let c2 = at(2, Look::default());
+    assert!(c2.contains(">inf<"), "3 / 0 = inf in cycle 2");
+    assert!(c2.contains(">-nan<"), "fmod(3, 0) = -nan in cycle 2");
+    let hex = at(
+        0,
+        Look {
+            radix: super::style::Radix::Hex,
+            ..Look::default()
+        },
+    );
+    assert!(hex.contains(">0x3f400000<"), "0.75 as bits");
+}
+
 /// Snapshot of the rendered SVG views (text snapshots: they run everywhere, no GPU needed).
 #[test]
 fn svg_snapshots() {

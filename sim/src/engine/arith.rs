@@ -65,13 +65,6 @@ pub enum BinOp {
     MinU,
 }
 
-impl BinOp {
-    /// True for the four division/remainder operations.
-    pub fn divides(self) -> bool {
-        matches!(self, BinOp::DivS | BinOp::DivU | BinOp::RemS | BinOp::RemU)
-    }
-}
-
 /// Computes `a op b` at `width` bits. Operands must already be masked to `width`.
 #[inline(always)]
 pub fn bin(op: BinOp, a: u64, b: u64, width: u32) -> u64 {

@@ -6,6 +6,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::SimError;
 use super::arith::{BinOp, CastKind};
+use super::float_arith::{FBinOp, FConv, FUnOp};
 use super::program::{Bwd, Clk, Fwd, Kinded, MemInfo, Program, Seg, Span};
 use crate::graph::Function;
 use crate::ops::{ArithOp, Op};
@@ -344,6 +345,31 @@ fn compile_node(
                 from: from as u8,
                 to: to as u8,
             };
+            // The float format of the first operand and of the result (f32 when not a float;
+            // only float instructions read it).
+            let fk = |c: u32| {
+                crate::types::FloatKind::from_bits(wch(c)).unwrap_or(crate::types::FloatKind::F32)
+            };
+            let fbin = |op: FBinOp| Fwd::FBin {
+                op,
+                a: ins[0],
+                b: ins[1],
+                out,
+                kind: fk(out),
+            };
+            let fun = |op: FUnOp| Fwd::FUn {
+                op,
+                a: ins[0],
+                out,
+                kind: fk(out),
+            };
+            let fconv = |conv: FConv| Fwd::FConv {
+                conv,
+                a: ins[0],
+                out,
+                from: from as u8,
+                to: to as u8,
+            };
             let instr = match a {
                 ArithOp::Addi => bin(BinOp::Add),
                 ArithOp::Subi => bin(BinOp::Sub),
@@ -380,11 +406,36 @@ fn compile_node(
                 ArithOp::Trunci => cast(CastKind::Trunc),
                 ArithOp::IndexCast if to < from => cast(CastKind::Trunc),
                 ArithOp::IndexCast => cast(CastKind::Sext),
+                ArithOp::Addf => fbin(FBinOp::Add),
+                ArithOp::Subf => fbin(FBinOp::Sub),
+                ArithOp::Mulf => fbin(FBinOp::Mul),
+                ArithOp::Divf => fbin(FBinOp::Div),
+                ArithOp::Remf => fbin(FBinOp::Rem),
+                ArithOp::Maximumf => fbin(FBinOp::Maximum),
+                ArithOp::Minimumf => fbin(FBinOp::Minimum),
+                ArithOp::Maxnumf => fbin(FBinOp::MaxNum),
+                ArithOp::Minnumf => fbin(FBinOp::MinNum),
+                ArithOp::Copysign => fbin(FBinOp::CopySign),
+                ArithOp::Negf => fun(FUnOp::Neg),
+                ArithOp::Absf => fun(FUnOp::Abs),
+                ArithOp::Sqrt => fun(FUnOp::Sqrt),
+                ArithOp::Cmpf(pred) => Fwd::FCmp {
+                    pred: *pred,
+                    a: ins[0],
+                    b: ins[1],
+                    out,
+                    kind: fk(ins[0]),
+                },
+                ArithOp::Sitofp => fconv(FConv::SiToFp),
+                ArithOp::Uitofp => fconv(FConv::UiToFp),
+                ArithOp::Fptosi => fconv(FConv::FpToSi),
+                ArithOp::Fptoui => fconv(FConv::FpToUi),
+                ArithOp::Extf => fconv(FConv::Ext),
+                ArithOp::Truncf => fconv(FConv::Trunc),
             };
-            if let Fwd::Bin { op, .. } = instr
-                && op.divides()
-            {
-                b.p.div_checks.push((nid, ins[1], out));
+            if a.divides() {
+                let mask = crate::spec::divisor_zero_mask(&b.f.channels[node.inputs[1]].ty);
+                b.p.div_checks.push((nid, ins[1], out, mask));
             }
             b.fwd(nid, instr, ins.clone(), outs.clone());
             let sp = b.span(ins.iter().copied());
@@ -747,6 +798,7 @@ fn compile_node(
                 name,
                 size,
                 elem_width,
+                elem: memref.elem.clone(),
                 addr_mask,
                 external,
             });

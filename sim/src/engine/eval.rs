@@ -1,7 +1,7 @@
 //! Executes a [`Program`] on struct-of-arrays [`State`]: forward pass, backward pass, clock.
 
-use super::arith;
 use super::program::{Bwd, Clk, Fwd, Program, Seg, Span, TypedOp};
+use super::{arith, float_arith};
 use crate::spec::{cmerge_regs, mux_input, slot_regs};
 use crate::types::width_mask;
 
@@ -166,6 +166,45 @@ fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
             let (a, o) = (a as usize, out as usize);
             *s.valid.at_mut(o) = s.valid.at(a);
             *s.data.at_mut(o) = arith::cast(kind, s.data.at(a), u32::from(from), u32::from(to));
+        }
+        Fwd::FBin {
+            op,
+            a,
+            b,
+            out,
+            kind,
+        } => {
+            let (a, b, o) = (a as usize, b as usize, out as usize);
+            *s.valid.at_mut(o) = s.valid.at(a) & s.valid.at(b);
+            *s.data.at_mut(o) = float_arith::fbin(op, s.data.at(a), s.data.at(b), kind);
+        }
+        Fwd::FUn { op, a, out, kind } => {
+            let (a, o) = (a as usize, out as usize);
+            *s.valid.at_mut(o) = s.valid.at(a);
+            *s.data.at_mut(o) = float_arith::fun(op, s.data.at(a), kind);
+        }
+        Fwd::FCmp {
+            pred,
+            a,
+            b,
+            out,
+            kind,
+        } => {
+            let (a, b, o) = (a as usize, b as usize, out as usize);
+            *s.valid.at_mut(o) = s.valid.at(a) & s.valid.at(b);
+            *s.data.at_mut(o) = float_arith::fcmp(pred, s.data.at(a), s.data.at(b), kind);
+        }
+        Fwd::FConv {
+            conv,
+            a,
+            out,
+            from,
+            to,
+        } => {
+            let (a, o) = (a as usize, out as usize);
+            *s.valid.at_mut(o) = s.valid.at(a);
+            *s.data.at_mut(o) =
+                float_arith::fconv(conv, s.data.at(a), u32::from(from), u32::from(to));
         }
         Fwd::Join {
             ins,

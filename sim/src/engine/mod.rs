@@ -22,6 +22,7 @@ pub(crate) mod arith;
 pub(crate) mod compile;
 mod counters;
 mod eval;
+pub mod float_arith;
 pub(crate) mod monitor;
 pub(crate) mod program;
 pub(crate) mod resim;

@@ -342,10 +342,12 @@ impl Monitor {
                 r.outputs.push((cycle, s.data[r.chan as usize]));
             }
         }
-        for &(node, divisor, out) in &prog.div_checks {
-            if fire(out) && s.data[divisor as usize] == 0 {
+        for &(node, divisor, out, zero) in &prog.div_checks {
+            if fire(out) && s.data[divisor as usize] & zero == 0 {
+                let ty = &f.channels[crate::graph::ChannelId::from_u32(out)].ty;
+                let bits = s.data[out as usize];
                 self.event(f, node, EventKind::DivisionByZero, || {
-                    "division by zero; the result is 0".into()
+                    crate::spec::division_by_zero_note(ty, bits)
                 });
             }
         }
@@ -441,12 +443,11 @@ impl Monitor {
         }
         let mut mems = BTreeMap::new();
         for (m, vals) in prog.mems.iter().zip(memories) {
-            let ty = Type::Int(m.elem_width as u8);
             let u = unsigned.contains(&m.name);
             let v = vals
                 .as_ref()
                 .iter()
-                .filter_map(|&x| render_value_as(x, &ty, u))
+                .filter_map(|&x| render_value_as(x, &m.elem, u))
                 .collect();
             mems.insert(m.name.clone(), v);
         }

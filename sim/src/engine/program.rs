@@ -2,7 +2,9 @@
 //! forward (valid/data), backward (ready) and clock passes over struct-of-arrays state.
 
 use super::arith::{BinOp, CastKind};
-use crate::ops::CmpPredicate;
+use super::float_arith::{FBinOp, FConv, FUnOp};
+use crate::ops::{CmpPredicate, FloatPredicate};
+use crate::types::FloatKind;
 
 /// A slice `[start, start + len)` of [`Program::ports`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -42,6 +44,37 @@ pub enum Fwd {
     },
     /// `select`.
     Select { c: u32, t: u32, f: u32, out: u32 },
+    /// Binary float op, join semantics.
+    FBin {
+        op: FBinOp,
+        a: u32,
+        b: u32,
+        out: u32,
+        kind: FloatKind,
+    },
+    /// Unary float op.
+    FUn {
+        op: FUnOp,
+        a: u32,
+        out: u32,
+        kind: FloatKind,
+    },
+    /// `cmpf`.
+    FCmp {
+        pred: FloatPredicate,
+        a: u32,
+        b: u32,
+        out: u32,
+        kind: FloatKind,
+    },
+    /// Int/float and float/float conversions (`from`/`to`: operand and result widths).
+    FConv {
+        conv: FConv,
+        a: u32,
+        out: u32,
+        from: u8,
+        to: u8,
+    },
     /// Width casts.
     Cast {
         kind: CastKind,
@@ -286,6 +319,8 @@ pub struct MemInfo {
     pub size: u64,
     /// Element type width.
     pub elem_width: u32,
+    /// Element type (how reports print the contents).
+    pub elem: crate::types::Type,
     /// Mask applied to addresses (`2^ceil(log2 size) - 1`).
     pub addr_mask: u64,
     /// True for `extmemory`.
@@ -345,8 +380,9 @@ pub struct Program {
     pub args: Vec<(usize, u32)>,
     /// Channel of each result.
     pub results: Vec<u32>,
-    /// Division nodes to check for a zero divisor when they fire: (node, divisor, out).
-    pub div_checks: Vec<(u32, u32, u32)>,
+    /// Division nodes to check for a zero divisor when they fire: (node, divisor, out, mask);
+    /// the divisor is zero when `data & mask == 0` (the mask leaves out a float's sign bit).
+    pub div_checks: Vec<(u32, u32, u32, u64)>,
     /// Muxes to check for an out-of-range select: (node, select channel, data inputs).
     pub mux_checks: Vec<(u32, u32, u32)>,
     /// Merge-like nodes to check for several valid inputs: (node, inputs, out, cmerge reg).
@@ -372,6 +408,10 @@ impl Kinded for Fwd {
             Fwd::Cmp { .. } => 20,
             Fwd::Select { .. } => 21,
             Fwd::Cast { .. } => 22,
+            Fwd::FBin { op, .. } => 40 + *op as u16,
+            Fwd::FUn { op, .. } => 60 + *op as u16,
+            Fwd::FCmp { .. } => 70,
+            Fwd::FConv { .. } => 71,
             Fwd::Join { ins, .. } => 100 + ins.len.min(100) as u16,
             Fwd::Pack { .. } => 23,
             Fwd::Wire { .. } => 24,

@@ -50,9 +50,11 @@ pub enum Detail {
 }
 
 /// A constant's bit pattern printed as a signed value of its type (MLIR's convention), except
-/// for `i1` and `index`, printed unsigned.
+/// for `i1` and `index`, printed unsigned, and floats, printed in their shortest round-trip
+/// form ([`crate::float::format_float`]).
 pub fn signed_value(bits: u64, t: &Type) -> String {
     match t {
+        Type::Float(k) => crate::float::format_float(bits, *k),
         Type::Int(w) if *w > 1 && *w < 64 && bits >> (w - 1) & 1 == 1 => {
             format!("{}", (bits | !t.mask()) as i64)
         }
@@ -81,7 +83,13 @@ pub fn describe_op(
         Op::Buffer { slots, kind, init } => {
             let mut s = format!("buffer [{slots}] {}", kind.keyword());
             if let (Some(init), true) = (init, full) {
-                let vals: Vec<String> = init.iter().map(u64::to_string).collect();
+                let vals: Vec<String> = init
+                    .iter()
+                    .map(|v| match out_ty {
+                        Some(t @ Type::Float(_)) => signed_value(*v, t),
+                        _ => v.to_string(),
+                    })
+                    .collect();
                 let _ = write!(s, " init [{}]", vals.join(", "));
             }
             s
@@ -98,6 +106,8 @@ pub fn describe_op(
         }
         Op::Instance { callee } if full => format!("instance @{callee}"),
         Op::Arith(ArithOp::Cmpi(p)) if full => format!("cmpi {}", p.keyword()),
+        Op::Arith(ArithOp::Cmpf(p)) if full => format!("cmpf {}", p.keyword()),
+        Op::Arith(a) if full && a.dialect() != crate::ops::Dialect::Arith => a.qualified_name(),
         Op::ControlMerge | Op::Merge if full => format!("{} [{n_in}]", op.mnemonic()),
         Op::Mux if full => format!("mux [{}]", n_in.saturating_sub(1)),
         Op::Return

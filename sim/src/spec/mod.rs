@@ -380,6 +380,27 @@ pub fn mux_select_note(bits: u64, value: i64, n_data: usize) -> String {
     )
 }
 
+/// The bits of a divisor of type `ty` that must all be 0 for a division-by-zero event: every
+/// bit of an integer, every bit but the sign of a float (`+0` and `-0` are zero).
+pub fn divisor_zero_mask(ty: &Type) -> u64 {
+    match ty.float_kind() {
+        Some(k) => !crate::float::sign_bit(k) & crate::types::width_mask(k.bits()),
+        None => u64::MAX,
+    }
+}
+
+/// The runtime event text for a division or remainder by zero whose result (of type `ty`) has
+/// bit pattern `result`: integers give 0, floats the IEEE result (infinity or NaN).
+pub fn division_by_zero_note(ty: &Type, result: u64) -> String {
+    match ty.float_kind() {
+        Some(k) => format!(
+            "division by zero; the IEEE result is {}",
+            crate::float::format_float(result, k)
+        ),
+        None => "division by zero; the result is 0".into(),
+    }
+}
+
 /// Number of select bits a `mux` with `n_data` data inputs reads (`ceil(log2 n_data)`).
 pub fn mux_select_bits(n_data: usize) -> u32 {
     mux_select_mask(n_data).count_ones()

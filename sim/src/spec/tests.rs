@@ -1,6 +1,6 @@
 use super::*;
-use crate::ops::{ArithOp, BufferKind, CmpPredicate, OpKind};
-use crate::types::MemRefType;
+use crate::ops::{ArithOp, BufferKind, CmpPredicate, FloatPredicate, OpKind};
+use crate::types::{FloatKind, MemRefType};
 
 fn mem(ld: u32, st: u32) -> Op {
     Op::Memory {
@@ -59,6 +59,7 @@ fn one_of_each() -> Vec<Op> {
             OpKind::Arith => {
                 ops.extend(ArithOp::SIMPLE.iter().map(|&(a, _)| Op::Arith(a)));
                 ops.push(Op::Arith(ArithOp::Cmpi(CmpPredicate::Slt)));
+                ops.push(Op::Arith(ArithOp::Cmpf(FloatPredicate::Olt)));
             }
         }
     }
@@ -156,6 +157,116 @@ fn counts_and_types_are_checked_from_the_spec() {
     assert!(check_node(&Op::Arith(ArithOp::Addi), &[I32, I32], &[I32], 0).is_empty());
 }
 
+/// Floats are not integers: every place that needs an integer rejects them with a message
+/// naming the port, and every float op checks its operand formats.
+#[test]
+fn float_type_rules() {
+    const F32: Type = Type::Float(FloatKind::F32);
+    const F64: Type = Type::Float(FloatKind::F64);
+    const I32: Type = Type::Int(32);
+    const I1: Type = Type::Int(1);
+    let msg = |op: Op, ins: &[Type], outs: &[Type]| -> Vec<String> {
+        check_node(&op, ins, outs, 0)
+            .into_iter()
+            .map(|v| v.message)
+            .collect()
+    };
+    assert_eq!(
+        msg(Op::Arith(ArithOp::Addi), &[F32, F32], &[F32]),
+        ["operand 0 has type f32, expected an integer or index"]
+    );
+    assert_eq!(
+        msg(Op::Arith(ArithOp::Addf), &[I32, I32], &[I32]),
+        ["operand 0 has type i32, expected a float (f32 or f64)"]
+    );
+    assert_eq!(
+        msg(Op::Arith(ArithOp::Addf), &[F32, F64], &[F32]),
+        ["operand 1 has type f64, expected f32"]
+    );
+    assert!(msg(Op::Arith(ArithOp::Mulf), &[F64, F64], &[F64]).is_empty());
+    assert!(msg(Op::Arith(ArithOp::Sqrt), &[F32], &[F32]).is_empty());
+    assert_eq!(
+        msg(Op::Arith(ArithOp::Negf), &[F32], &[F64]),
+        ["result has type f64, expected f32"]
+    );
+    assert_eq!(
+        msg(
+            Op::Arith(ArithOp::Cmpf(FloatPredicate::Olt)),
+            &[F32, F32],
+            &[I32]
+        ),
+        ["result has type i32, expected i1"]
+    );
+    assert_eq!(
+        msg(
+            Op::Arith(ArithOp::Cmpi(CmpPredicate::Slt)),
+            &[F32, F32],
+            &[I1]
+        ),
+        ["operand 0 has type f32, expected an integer or index"]
+    );
+    assert!(msg(Op::Arith(ArithOp::Sitofp), &[Type::Int(8)], &[F64]).is_empty());
+    assert_eq!(
+        msg(Op::Arith(ArithOp::Sitofp), &[Type::Index], &[F32]),
+        ["operand has type index, expected an integer iN"]
+    );
+    assert_eq!(
+        msg(Op::Arith(ArithOp::Fptoui), &[I32], &[I32]),
+        ["operand has type i32, expected a float (f32 or f64)"]
+    );
+    assert!(msg(Op::Arith(ArithOp::Extf), &[F32], &[F64]).is_empty());
+    assert_eq!(
+        msg(Op::Arith(ArithOp::Extf), &[F64], &[F32]),
+        ["extends f64 to f32, expected f32 to f64"]
+    );
+    assert_eq!(
+        msg(Op::Arith(ArithOp::Truncf), &[F32], &[F32]),
+        ["truncates f32 to f32, expected f64 to f32"]
+    );
+    assert_eq!(
+        msg(Op::Arith(ArithOp::Extsi), &[F32], &[F64]),
+        ["casts f32 to f64, expected iN to iM"]
+    );
+    // Handshake components that need integers.
+    assert_eq!(
+        msg(Op::CondBr, &[F32, I32], &[I32, I32]),
+        ["condition has type f32, expected i1"]
+    );
+    assert_eq!(
+        msg(Op::Mux, &[F32, I32, I32], &[I32]),
+        ["select has type f32, expected an integer or index"]
+    );
+    assert_eq!(
+        msg(Op::Arith(ArithOp::Select), &[F32, I32, I32], &[I32]),
+        ["condition has type f32, expected i1"]
+    );
+    assert_eq!(
+        msg(Op::Load, &[F32, F32, Type::None], &[F32, F32]),
+        ["input `addrIn0` has type f32, expected an integer or index"]
+    );
+    let fmem = Op::Memory {
+        ld: 1,
+        st: 0,
+        id: 0,
+        memref: MemRefType {
+            dims: vec![8],
+            elem: F32,
+        },
+        lsq: false,
+    };
+    assert!(msg(fmem.clone(), &[Type::Index], &[F32, Type::None]).is_empty());
+    assert_eq!(
+        msg(fmem, &[F32], &[F32, Type::None]),
+        ["input `ldAddr0` has type f32, expected an integer or index"]
+    );
+    // Float constants: any bit pattern of the width.
+    assert!(msg(Op::Constant { value: 0xffc0_0000 }, &[Type::None], &[F32]).is_empty());
+    assert_eq!(
+        msg(Op::Constant { value: 1 << 40 }, &[Type::None], &[F32]),
+        [format!("value {} does not fit in f32", 1u64 << 40)]
+    );
+}
+
 #[test]
 fn comb_paths_are_within_the_ports() {
     for op in one_of_each() {
@@ -212,5 +323,44 @@ fn labels() {
             Detail::Full
         ),
         "constant -1 : i8"
+    );
+    assert_eq!(
+        describe_op(
+            &Op::Constant { value: 0x3fc0_0000 },
+            1,
+            1,
+            Some(&Type::Float(FloatKind::F32)),
+            Detail::Full
+        ),
+        "constant 1.5 : f32"
+    );
+    assert_eq!(
+        describe_op(
+            &Op::Arith(ArithOp::Cmpf(FloatPredicate::Uno)),
+            2,
+            1,
+            None,
+            Detail::Full
+        ),
+        "cmpf uno"
+    );
+    assert_eq!(
+        describe_op(&Op::Arith(ArithOp::Sqrt), 1, 1, None, Detail::Full),
+        "math.sqrt"
+    );
+    let fbuf = Op::Buffer {
+        slots: 1,
+        kind: BufferKind::Seq,
+        init: Some(vec![0xbf80_0000]),
+    };
+    assert_eq!(
+        describe_op(
+            &fbuf,
+            1,
+            1,
+            Some(&Type::Float(FloatKind::F32)),
+            Detail::Full
+        ),
+        "buffer [1] seq init [-1]"
     );
 }

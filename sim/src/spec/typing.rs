@@ -7,7 +7,7 @@
 use super::ComponentSpec;
 use super::ports::{PortRef, Ports};
 use crate::ops::{ArithClass, Op};
-use crate::types::Type;
+use crate::types::{FloatKind, Type};
 
 /// The type rule of a component.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub enum Typing {
     Pack,
     /// The outputs are the members of the input tuple (`unpack`).
     Unpack,
-    /// A `none` control input and an integer output that the value fits (`constant`).
+    /// A `none` control input and an integer or float output that the value fits (`constant`).
     Constant,
     /// Any types (`sink`, `never`).
     Any,
@@ -104,6 +104,25 @@ impl Checker<'_> {
             );
         }
     }
+
+    fn expect_float(&mut self, what: &str, t: &Type) {
+        if !t.is_float() {
+            self.push(
+                ViolationKind::Type,
+                format!("{what} has type {t}, expected a float (f32 or f64)"),
+            );
+        }
+    }
+
+    /// An `iN` (not `index`: MLIR's int/float casts take signless integers).
+    fn expect_int_n(&mut self, what: &str, t: &Type) {
+        if !matches!(t, Type::Int(_)) {
+            self.push(
+                ViolationKind::Type,
+                format!("{what} has type {t}, expected an integer iN"),
+            );
+        }
+    }
 }
 
 /// True when an index of type `t` can name `count` inputs.
@@ -136,7 +155,12 @@ pub(super) fn check(op: &Op, sp: &ComponentSpec, ins: &[Type], outs: &[Type]) ->
         }
         Typing::Mux => {
             let data = ins.len() - 1;
-            if !ins[0].is_integer() || !wide_enough(&ins[0], data) {
+            if !ins[0].is_integer() {
+                c.push(
+                    ViolationKind::Type,
+                    format!("select has type {}, expected an integer or index", ins[0]),
+                );
+            } else if !wide_enough(&ins[0], data) {
                 c.push(
                     ViolationKind::Type,
                     format!("select type {} cannot index {data} data inputs", ins[0]),
@@ -191,7 +215,9 @@ pub(super) fn check(op: &Op, sp: &ComponentSpec, ins: &[Type], outs: &[Type]) ->
         },
         Typing::Constant => {
             c.expect("input `ctrl`", &ins[0], &Type::None);
-            c.expect_integer("output", &outs[0]);
+            if !outs[0].is_float() {
+                c.expect_integer("output", &outs[0]);
+            }
         }
         Typing::Any => {}
         Typing::MemoryAccess => {
@@ -292,6 +318,51 @@ fn check_arith(c: &mut Checker<'_>, class: ArithClass, ins: &[Type], out: &Type)
             c.expect("operand 1", &ins[1], &ins[0]);
             c.expect("result", out, &ins[0]);
         }
+        ArithClass::FloatBinary => {
+            c.expect_float("operand 0", &ins[0]);
+            c.expect("operand 1", &ins[1], &ins[0]);
+            c.expect("result", out, &ins[0]);
+        }
+        ArithClass::FloatUnary => {
+            c.expect_float("operand", &ins[0]);
+            c.expect("result", out, &ins[0]);
+        }
+        ArithClass::FloatCompare => {
+            c.expect_float("operand 0", &ins[0]);
+            c.expect("operand 1", &ins[1], &ins[0]);
+            c.expect("result", out, &Type::Int(1));
+        }
+        ArithClass::IntToFloat => {
+            c.expect_int_n("operand", &ins[0]);
+            c.expect_float("result", out);
+        }
+        ArithClass::FloatToInt => {
+            c.expect_float("operand", &ins[0]);
+            c.expect_int_n("result", out);
+        }
+        ArithClass::FloatExtend | ArithClass::FloatTruncate => {
+            let (from, to) = match class {
+                ArithClass::FloatExtend => (FloatKind::F32, FloatKind::F64),
+                _ => (FloatKind::F64, FloatKind::F32),
+            };
+            let ok = (ins[0].float_kind(), out.float_kind()) == (Some(from), Some(to));
+            if !ok {
+                let what = if class == ArithClass::FloatExtend {
+                    "extends"
+                } else {
+                    "truncates"
+                };
+                c.push(
+                    ViolationKind::Type,
+                    format!(
+                        "{what} {} to {out}, expected {} to {}",
+                        ins[0],
+                        from.name(),
+                        to.name()
+                    ),
+                );
+            }
+        }
     }
 }
 
@@ -320,7 +391,7 @@ fn check_attributes(c: &mut Checker<'_>, op: &Op, ins: &[Type], outs: &[Type]) {
         }
         Op::Constant { value } => {
             let t = &outs[0];
-            if t.is_integer() && value & !t.mask() != 0 {
+            if (t.is_integer() || t.is_float()) && value & !t.mask() != 0 {
                 c.push(
                     ViolationKind::Attribute,
                     format!("value {value} does not fit in {t}"),
