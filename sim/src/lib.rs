@@ -14,6 +14,7 @@ pub mod location;
 pub mod ops;
 pub mod report;
 pub mod rtl_names;
+pub mod scc;
 pub mod stimulus;
 pub mod trace;
 pub mod transform;

@@ -222,7 +222,7 @@ fn recursion_problems(m: &Module) -> Vec<Problem> {
         }
     }
     let mut out = Vec::new();
-    let mut sccs = petgraph::algo::tarjan_scc(&g);
+    let mut sccs = crate::scc::tarjan_scc(&g);
     for scc in &mut sccs {
         scc.sort();
     }

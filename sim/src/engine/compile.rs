@@ -180,7 +180,7 @@ fn order<I: Kinded>(
             }
         }
     }
-    let mut sccs = petgraph::algo::tarjan_scc(&g);
+    let mut sccs = crate::scc::tarjan_scc(&g);
     sccs.reverse();
     let mut scc_of = vec![0usize; items.len()];
     for (k, scc) in sccs.iter().enumerate() {

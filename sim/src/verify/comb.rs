@@ -178,14 +178,24 @@ pub fn find_cycles(f: &Function) -> Vec<CombCycle> {
         let ib = *index.entry(b).or_insert_with(|| g.add_node(b));
         g.add_edge(ia, ib, n);
     }
+    // The edges inside each component, in `edges` order, gathered in one pass (a scan of
+    // all edges per component would be quadratic: most components are single signals).
+    let sccs = crate::scc::tarjan_scc(&g);
+    let mut component = vec![usize::MAX; g.node_count()];
+    for (k, scc) in sccs.iter().enumerate() {
+        for i in scc {
+            component[i.index()] = k;
+        }
+    }
+    let mut inner_edges: Vec<Vec<(Signal, Signal, NodeId)>> = vec![Vec::new(); sccs.len()];
+    for (&(a, b), &n) in &edges {
+        let (ka, kb) = (component[index[&a].index()], component[index[&b].index()]);
+        if ka == kb {
+            inner_edges[ka].push((a, b, n));
+        }
+    }
     let mut cycles: Vec<CombCycle> = Vec::new();
-    for scc in petgraph::algo::tarjan_scc(&g) {
-        let members: BTreeSet<Signal> = scc.iter().map(|i| g[*i]).collect();
-        let inner: Vec<(Signal, Signal, NodeId)> = edges
-            .iter()
-            .filter(|((a, b), _)| members.contains(a) && members.contains(b))
-            .map(|(&(a, b), &n)| (a, b, n))
-            .collect();
+    for inner in inner_edges {
         if inner.is_empty() {
             continue;
         }
