@@ -73,20 +73,45 @@ impl Signal {
 /// The combinational dependencies inside node `n`, as `(from, to)` pairs: `to` is computed
 /// in the same cycle from `from`. Nodes with malformed port lists yield what their ports allow.
 pub fn node_deps(f: &Function, n: NodeId) -> Vec<(Signal, Signal)> {
+    let (mut deps, groups, others) = dep_groups(f, n);
+    for (from, to) in groups {
+        for &a in &from {
+            deps.extend(to.iter().map(|&b| (a, b)));
+        }
+    }
+    for (from, to) in others {
+        for (i, &b) in to.iter().enumerate() {
+            for (j, &a) in from.iter().enumerate() {
+                if i != j {
+                    deps.push((a, b));
+                }
+            }
+        }
+    }
+    deps
+}
+
+/// All pairs of `from` x `to` are dependencies.
+type DepGroup = (Vec<Signal>, Vec<Signal>);
+
+/// [`node_deps`] in three parts: single pairs; join-like groups (every signal of a group's
+/// `from` reaches every signal of its `to`: a node with `n` inputs has `n * n` such pairs,
+/// which [`find_cycles`] represents with `2 * n` edges through a hub); and "others" groups
+/// (`from[j]` reaches `to[i]` for every `j != i`: a lazy fork's outputs, represented with
+/// chains of prefix and suffix hubs).
+fn dep_groups(f: &Function, n: NodeId) -> (Vec<(Signal, Signal)>, Vec<DepGroup>, Vec<DepGroup>) {
     let node = &f.nodes[n];
     let ins = &node.inputs;
     let outs = &node.outputs;
     let mut deps = Vec::new();
+    let mut groups: Vec<DepGroup> = Vec::new();
+    let mut others: Vec<DepGroup> = Vec::new();
     let mut join = |ins: &[ChannelId], outs: &[ChannelId]| {
-        for &i in ins {
-            for &o in outs {
-                deps.push((Signal::Forward(i), Signal::Forward(o)));
-                deps.push((Signal::Ready(o), Signal::Ready(i)));
-            }
-            for &j in ins {
-                deps.push((Signal::Forward(j), Signal::Ready(i)));
-            }
-        }
+        let fwd = |cs: &[ChannelId]| cs.iter().map(|&c| Signal::Forward(c)).collect::<Vec<_>>();
+        let rdy = |cs: &[ChannelId]| cs.iter().map(|&c| Signal::Ready(c)).collect::<Vec<_>>();
+        groups.push((fwd(ins), fwd(outs)));
+        groups.push((rdy(outs), rdy(ins)));
+        groups.push((fwd(ins), rdy(ins)));
     };
     let pick = |list: &[ChannelId], idx: &[usize]| -> Vec<ChannelId> {
         idx.iter().filter_map(|&i| list.get(i).copied()).collect()
@@ -123,13 +148,11 @@ pub fn node_deps(f: &Function, n: NodeId) -> Vec<(Signal, Signal)> {
                     deps.push((Signal::Ready(o), Signal::Ready(i)));
                 }
             }
-            for (a, &oa) in outs.iter().enumerate() {
-                for (b, &ob) in outs.iter().enumerate() {
-                    if a != b {
-                        deps.push((Signal::Ready(ob), Signal::Forward(oa)));
-                    }
-                }
-            }
+            // R(out_j) -> F(out_i) for every j != i.
+            others.push((
+                outs.iter().map(|&o| Signal::Ready(o)).collect(),
+                outs.iter().map(|&o| Signal::Forward(o)).collect(),
+            ));
         }
         Op::Memory { ld, st, .. } | Op::ExtMemory { ld, st, .. } => {
             let (ld, st) = (*ld as usize, *st as usize);
@@ -145,8 +168,21 @@ pub fn node_deps(f: &Function, n: NodeId) -> Vec<(Signal, Signal)> {
             }
         }
     }
-    deps
+    (deps, groups, others)
 }
+
+/// A vertex of the dependency graph [`find_cycles`] searches: a signal, or a hub standing for
+/// one large dependency group (its `from` signals have an edge to the hub, the hub has one to
+/// each `to` signal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Vertex {
+    Sig(Signal),
+    Hub(u32),
+}
+
+/// Groups with at most this many pairs are added pair by pair (small nodes keep exactly the
+/// edges, and so the reported cycles, they always had); larger ones go through a hub.
+const HUB_MIN_PAIRS: usize = 64;
 
 /// A combinational cycle found in a function.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -165,14 +201,64 @@ pub struct CombCycle {
 /// graph, merging a forward cycle with the ready cycle over the same nodes. Sorted by nodes.
 pub fn find_cycles(f: &Function) -> Vec<CombCycle> {
     // (from, to) -> the node that creates the dependency (the first one, by NodeId).
-    let mut edges: BTreeMap<(Signal, Signal), NodeId> = BTreeMap::new();
+    let mut edges: BTreeMap<(Vertex, Vertex), NodeId> = BTreeMap::new();
+    let mut hubs = 0u32;
     for n in f.nodes.keys() {
-        for e in node_deps(f, n) {
-            edges.entry(e).or_insert(n);
+        let (pairs, groups, others) = dep_groups(f, n);
+        for (a, b) in pairs {
+            edges.entry((Vertex::Sig(a), Vertex::Sig(b))).or_insert(n);
+        }
+        for (from, to) in groups {
+            if from.len() * to.len() <= HUB_MIN_PAIRS.max(from.len() + to.len()) {
+                for &a in &from {
+                    for &b in &to {
+                        edges.entry((Vertex::Sig(a), Vertex::Sig(b))).or_insert(n);
+                    }
+                }
+            } else {
+                let h = Vertex::Hub(hubs);
+                hubs += 1;
+                for a in from {
+                    edges.insert((Vertex::Sig(a), h), n);
+                }
+                for b in to {
+                    edges.insert((h, Vertex::Sig(b)), n);
+                }
+            }
+        }
+        for (from, to) in others {
+            let k = from.len().min(to.len());
+            if k * k <= HUB_MIN_PAIRS {
+                for (i, &b) in to.iter().enumerate() {
+                    for (j, &a) in from.iter().enumerate() {
+                        if i != j {
+                            edges.entry((Vertex::Sig(a), Vertex::Sig(b))).or_insert(n);
+                        }
+                    }
+                }
+                continue;
+            }
+            // prefix[i] is reached by from[0..i], suffix[i] by from[i+1..]; to[i] reads both.
+            let mut hub = || {
+                hubs += 1;
+                Vertex::Hub(hubs - 1)
+            };
+            let prefix: Vec<Vertex> = (0..k).map(|_| hub()).collect();
+            let suffix: Vec<Vertex> = (0..k).map(|_| hub()).collect();
+            for i in 0..k {
+                if i + 1 < k {
+                    edges.insert((Vertex::Sig(from[i]), prefix[i + 1]), n);
+                    edges.insert((prefix[i], prefix[i + 1]), n);
+                    edges.insert((Vertex::Sig(from[i + 1]), suffix[i]), n);
+                    edges.insert((suffix[i + 1], suffix[i]), n);
+                }
+                edges.insert((prefix[i], Vertex::Sig(to[i])), n);
+                edges.insert((suffix[i], Vertex::Sig(to[i])), n);
+            }
         }
     }
-    let mut g: DiGraph<Signal, NodeId> = DiGraph::new();
-    let mut index: BTreeMap<Signal, NodeIndex> = BTreeMap::new();
+    let mut g: DiGraph<Vertex, NodeId> = DiGraph::new();
+    let mut index: BTreeMap<Vertex, NodeIndex> = BTreeMap::new();
     for (&(a, b), &n) in &edges {
         let ia = *index.entry(a).or_insert_with(|| g.add_node(a));
         let ib = *index.entry(b).or_insert_with(|| g.add_node(b));
@@ -187,7 +273,7 @@ pub fn find_cycles(f: &Function) -> Vec<CombCycle> {
             component[i.index()] = k;
         }
     }
-    let mut inner_edges: Vec<Vec<(Signal, Signal, NodeId)>> = vec![Vec::new(); sccs.len()];
+    let mut inner_edges: Vec<Vec<(Vertex, Vertex, NodeId)>> = vec![Vec::new(); sccs.len()];
     for (&(a, b), &n) in &edges {
         let (ka, kb) = (component[index[&a].index()], component[index[&b].index()]);
         if ka == kb {
@@ -221,14 +307,14 @@ fn same_nodes(a: &[NodeId], b: &[NodeId]) -> bool {
 
 /// Extracts a shortest simple cycle through the lowest-numbered node's first edge in the
 /// component, by breadth-first search in sorted edge order.
-fn one_cycle(inner: &[(Signal, Signal, NodeId)]) -> Option<CombCycle> {
+fn one_cycle(inner: &[(Vertex, Vertex, NodeId)]) -> Option<CombCycle> {
     let &(start_from, start_to, start_node) = inner.iter().min_by_key(|(a, b, n)| (*n, *a, *b))?;
-    let mut adj: BTreeMap<Signal, Vec<(Signal, NodeId)>> = BTreeMap::new();
+    let mut adj: BTreeMap<Vertex, Vec<(Vertex, NodeId)>> = BTreeMap::new();
     for &(a, b, n) in inner {
         adj.entry(a).or_default().push((b, n));
     }
     // BFS from start_to back to start_from.
-    let mut prev: BTreeMap<Signal, (Signal, NodeId)> = BTreeMap::new();
+    let mut prev: BTreeMap<Vertex, (Vertex, NodeId)> = BTreeMap::new();
     let mut queue = VecDeque::from([start_to]);
     let mut seen = BTreeSet::from([start_to]);
     while let Some(s) = queue.pop_front() {
@@ -254,8 +340,27 @@ fn one_cycle(inner: &[(Signal, Signal, NodeId)]) -> Option<CombCycle> {
         cur = p;
     }
     path.reverse();
-    let mut cycle = vec![(start_from, start_to, start_node)];
-    cycle.extend(path);
+    let mut with_hubs = vec![(start_from, start_to, start_node)];
+    with_hubs.extend(path);
+    // Back to signal edges: `a -> hub -> b` inside one node is the dependency `a -> b`.
+    let first_sig = with_hubs
+        .iter()
+        .position(|(a, _, _)| matches!(a, Vertex::Sig(_)))?;
+    with_hubs.rotate_left(first_sig);
+    let mut cycle: Vec<(Signal, Signal, NodeId)> = Vec::new();
+    let mut open: Option<(Signal, NodeId)> = None;
+    for (a, b, n) in with_hubs {
+        match (a, b) {
+            (Vertex::Sig(a), Vertex::Sig(b)) => cycle.push((a, b, n)),
+            (Vertex::Sig(a), Vertex::Hub(_)) => open = Some((a, n)),
+            (Vertex::Hub(_), Vertex::Sig(b)) => {
+                let (a, n) = open.take()?;
+                cycle.push((a, b, n));
+            }
+            // Inside a chain of hubs: still within the same dependency.
+            (Vertex::Hub(_), Vertex::Hub(_)) => {}
+        }
+    }
     let forward = cycle
         .iter()
         .all(|(a, b, _)| matches!((a, b), (Signal::Forward(_), Signal::Forward(_))));
