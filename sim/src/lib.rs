@@ -10,6 +10,7 @@ pub mod bench_support;
 pub mod deadlock;
 pub mod engine;
 pub mod graph;
+pub mod limits;
 pub mod location;
 pub mod ops;
 pub mod report;

@@ -43,6 +43,8 @@ pub enum Rule {
     RecursiveInstance,
     /// A cycle of combinational paths with no register on it.
     CombinationalCycle,
+    /// The graph exceeds a size limit of the simulator (see [`crate::limits`]).
+    Limit,
     /// Warning: CIRCT 1.62's `lower-handshake-to-hw` cannot lower this.
     CirctUnsupported,
     /// Warning (only with [`VerifyOptions::circt_compat`]): CIRCT 1.62's RTL is known to be
@@ -64,6 +66,7 @@ impl Rule {
             Rule::MissingCallee => "missing-callee",
             Rule::RecursiveInstance => "recursive-instance",
             Rule::CombinationalCycle => "combinational-cycle",
+            Rule::Limit => "limit",
             Rule::CirctUnsupported => "circt-unsupported",
             Rule::CirctBug => "circt-bug",
         }
@@ -169,6 +172,7 @@ pub fn verify_with(f: &Function, opts: &VerifyOptions, module: Option<&Module>) 
     if f.external {
         return cx.report;
     }
+    cx.report.errors.extend(limit_problems(f));
     let structure_ok = cx.check_structure();
     cx.check_uses();
     cx.check_return();
@@ -177,6 +181,27 @@ pub fn verify_with(f: &Function, opts: &VerifyOptions, module: Option<&Module>) 
         cx.report.errors.extend(comb::cycle_problems(f));
     }
     cx.report
+}
+
+/// One [`Rule::Limit`] error per limit of [`crate::limits`] that `f` exceeds.
+fn limit_problems(f: &Function) -> Vec<Problem> {
+    crate::limits::check(f)
+        .into_iter()
+        .map(|e| Problem {
+            rule: Rule::Limit,
+            function: f.name.clone(),
+            message: e.message,
+            nodes: e
+                .node
+                .map(|n| NodeRef {
+                    id: f.nodes[n].id.clone(),
+                    loc: f.nodes[n].loc.clone(),
+                })
+                .into_iter()
+                .collect(),
+            channels: Vec::new(),
+        })
+        .collect()
 }
 
 /// Verifies every function of a module with default options, including callee checks.

@@ -73,6 +73,13 @@ fn width(ty: &Type) -> u32 {
 /// Compiles `f`. Fails on `instance` nodes, channels without exactly one consumer, tuples
 /// wider than 64 bits and malformed nodes.
 pub fn compile(f: &Function) -> Result<Program, SimError> {
+    // Size limits first: nothing below allocates for a graph that exceeds one.
+    if let Some(e) = crate::limits::check(f).into_iter().next() {
+        return Err(SimError::Malformed {
+            node: e.node.map_or_else(|| format!("@{}", f.name), |n| f.nodes[n].id.clone()),
+            what: e.message,
+        });
+    }
     let mut b = Builder {
         f,
         p: Program::default(),
