@@ -156,7 +156,7 @@ fn instances_doubling_at_every_level_are_refused_before_flattening() {
     assert!(verify_module(&m).is_ok());
     let t = std::time::Instant::now();
     let e = transform::flatten(&m, "f0").unwrap_err();
-    assert!(e.to_string().contains("the limit is 4,194,304"), "{e}");
+    assert!(e.to_string().contains("the limit is 1,048,576"), "{e}");
     assert!(t.elapsed().as_secs() < 5);
 }
 

@@ -11,7 +11,7 @@
 //! | [`MAX_BUFFER_SLOTS`] slots of one buffer | 2^16 = 65,536 | real FIFOs hold tens to thousands of tokens; each slot costs the simulator 4 named registers (about 200 bytes) |
 //! | [`MAX_TOTAL_BUFFER_SLOTS`] slots of all buffers of a function | 2^20 | about 200 MiB of simulator state |
 //! | [`MAX_MEMORY_ELEMENTS`] elements of all memories of a function | 2^24 = 16,777,216 | 64 MiB of 32-bit data, more than the on-chip RAM of any FPGA; the simulator keeps 8 bytes per element plus a copy in the trace's first snapshot (256 MiB at the limit) |
-//! | [`MAX_NODES`] nodes of a function, instances inlined | 2^22 = 4,194,304 | a 10^5-term C sum is 4 * 10^5 nodes; the simulator needs a few hundred bytes per node |
+//! | [`MAX_NODES`] nodes of a function, instances inlined | 2^20 = 1,048,576 | a 10^5-term C sum is 4 * 10^5 nodes; a graph takes about 1 KiB per node (IDs, ports, locations) in memory, more while verified or simulated |
 //! | [`MAX_HIERARCHY_DEPTH`] levels of nested instances | 256 | hierarchies are a few levels deep; inlining recurses once per level |
 //!
 //! Channels and memory elements wider than 64 bits are not simulated either
@@ -32,7 +32,7 @@ pub const MAX_TOTAL_BUFFER_SLOTS: u64 = 1 << 20;
 /// Most elements of all memories (`memory` and `extmemory`) of one function together.
 pub const MAX_MEMORY_ELEMENTS: u64 = 1 << 24;
 /// Most nodes of one function (after inlining its instances).
-pub const MAX_NODES: usize = 1 << 22;
+pub const MAX_NODES: usize = 1 << 20;
 /// Most levels of instances inside instances.
 pub const MAX_HIERARCHY_DEPTH: usize = 256;
 /// Widest channel or memory element the simulator handles, in bits.
