@@ -244,3 +244,153 @@ fn diagnostic_renders_caret_and_location() {
         "{out}"
     );
 }
+
+#[test]
+fn recursion_without_an_uncalled_function_names_the_cycle() {
+    // Issue 19: this said "no top function".
+    check(
+        "int f(int n) {\n  if (n == 0) return 0;\n  return f(n - 1) + 1;\n}\n",
+        3,
+        10,
+        "recursion is not supported: f -> f",
+    );
+    check(
+        "int g(int n);\nint f(int n) { return g(n); }\nint g(int n) { return n ? f(n - 1) : 0; }\n",
+        3,
+        27,
+        "recursion is not supported: f -> g -> f",
+    );
+}
+
+#[test]
+fn a_file_without_functions_says_so() {
+    for src in ["", "// nothing\n", "int g(int x);\nint k = 3;\n"] {
+        let e = err(src);
+        assert_eq!((e.line, e.col), (1, 1), "{e}");
+        assert!(e.message.contains("defines no function"), "{e}");
+    }
+}
+
+#[test]
+fn writes_to_const_objects_are_rejected() {
+    check(
+        "int f(const int a[4]) {\n  a[0] = 1;\n  return a[1];\n}\n",
+        2,
+        3,
+        "cannot write to an element of 'a': 'a' is declared const",
+    );
+    check(
+        "int f(const int a[2][2], int i) {\n  a[i][1] += 2;\n  return 0;\n}\n",
+        2,
+        3,
+        "'a' is declared const",
+    );
+    // Through a call: the view keeps the constness of the array it was made from.
+    check(
+        "void g(int b[4]) {\n  b[0]++;\n}\nvoid f(const int a[4]) {\n  g(a);\n}\n",
+        2,
+        3,
+        "cannot write to an element of 'b': 'b' refers to 'a', which is declared const",
+    );
+    // A const parameter of a helper protects the caller's array inside the helper.
+    check(
+        "void g(const int b[4]) {\n  b[1] = 0;\n}\nvoid f(int a[4]) {\n  g(a);\n}\n",
+        2,
+        3,
+        "'b' is declared const",
+    );
+    check(
+        "int f(int x) {\n  const int t[2] = {1, 2};\n  t[x] = 3;\n  return t[0];\n}\n",
+        3,
+        3,
+        "'t' is declared const",
+    );
+    check(
+        "int f(const int n) {\n  n = 2;\n  return n;\n}\n",
+        2,
+        3,
+        "cannot assign to 'n': it is declared const",
+    );
+    check(
+        "int f(int x) {\n  const int k = 4;\n  k++;\n  return k + x;\n}\n",
+        3,
+        3,
+        "cannot assign to 'k'",
+    );
+    // Reading them is fine.
+    assert!(
+        compile_to_ir(
+            "int f(const int a[4], const int n) {\n  const int k = 2;\n  return a[n] + k;\n}\n",
+            "k.c",
+            None
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn constant_out_of_bounds_indices_are_rejected() {
+    check(
+        "int f(int a[4]) {\n  return a[10];\n}\n",
+        2,
+        12,
+        "array index 10 is past the end of 'a' (4 elements)",
+    );
+    check(
+        "int f(int a[4]) {\n  a[-1] = 0;\n  return 0;\n}\n",
+        2,
+        5,
+        "array index -1 is before the start of 'a'",
+    );
+    check(
+        "int f(int a[4][3]) {\n  return a[1][3];\n}\n",
+        2,
+        15,
+        "array index 3 is past the end of dimension 2 of 'a' (3 elements)",
+    );
+    // Constant expressions, macros, global constants and views of sub-arrays count.
+    check(
+        "#define N 4\nint f(int a[N]) {\n  return a[N - 1] + a[N];\n}\n",
+        3,
+        23,
+        "past the end of 'a'",
+    );
+    check(
+        "int n = 8;\nint f(int x) {\n  int b[8];\n  b[x & 7] = x;\n  return b[n];\n}\n",
+        5,
+        12,
+        "past the end of 'b'",
+    );
+    check(
+        "int g(int r[]) {\n  return r[5];\n}\nint f(int a[3][5]) {\n  return g(a[1]);\n}\n",
+        2,
+        12,
+        "past the end of 'r' (5 elements)",
+    );
+    // Indices that are not constant expressions are checked at run time, not here.
+    assert!(
+        compile_to_ir(
+            "int g(int r[4], int i) { return r[i]; }\nint f(int a[4]) {\n  int k = 10;\n  return a[k - 7] + g(a, 3);\n}\n",
+            "k.c",
+            None
+        )
+        .is_ok()
+    );
+}
+
+#[test]
+fn errors_past_column_65535_render_without_panicking() {
+    // Issue 19: miette's graphical report panicked ("Formatting argument out of range").
+    let mut src = String::from("int f(int a[64]) {\n  return ");
+    for i in 0..20_000 {
+        src.push_str(&format!("a[{}] + ", i % 64));
+    }
+    src.push_str("bogus;\n}\n");
+    let e = err(&src);
+    assert_eq!(e.line, 2);
+    assert!(e.col > 65_535, "{e}");
+    let r = handscope_compiler::render::render_diagnostic(&e, None);
+    assert!(r.starts_with(&e.to_string()), "{r}");
+    assert!(r.contains("| …") && r.contains("+ bogus;"), "{r}");
+    assert!(r.len() < 2_000, "{} bytes", r.len());
+}

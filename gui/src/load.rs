@@ -69,11 +69,13 @@ pub fn load_text_for(path: &Path, text: &str, top: Option<&str>) -> anyhow::Resu
     }
 }
 
-/// Renders a diagnostic with its source excerpt and caret, without colours.
+/// Renders a diagnostic with its source excerpt and caret, without colours (a window of the
+/// line instead of the whole line when it is very long, so no error position can break it).
 pub fn render_diagnostic(e: &dyn miette::Diagnostic) -> String {
-    let mut out = format!("{e}\n");
-    let handler =
-        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor());
-    let _ = handler.render_report(&mut out, e);
-    out
+    let report = handscope_compiler::render::render_diagnostic(e, None);
+    if report.starts_with(&e.to_string()) {
+        report
+    } else {
+        format!("{e}\n{report}")
+    }
 }

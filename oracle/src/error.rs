@@ -6,14 +6,15 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum OracleError {
     /// File system trouble.
-    #[error("{what} {path}: {source}")]
+    #[error("{what} {path}: {error}")]
     Io {
         /// What was being done.
         what: &'static str,
         /// The path involved.
         path: PathBuf,
-        /// The underlying error.
-        source: std::io::Error,
+        /// The OS error (shown in the message, so not also a `source()`: a chain printer
+        /// would repeat it).
+        error: std::io::Error,
     },
     /// `lower.py` failed for one design.
     #[error("lowering design `{design}` failed:\n{message}")]
@@ -61,5 +62,5 @@ pub(crate) fn io(
     path: impl Into<PathBuf>,
 ) -> impl FnOnce(std::io::Error) -> OracleError {
     let path = path.into();
-    move |source| OracleError::Io { what, path, source }
+    move |error| OracleError::Io { what, path, error }
 }

@@ -493,7 +493,7 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
     // Cycles.
     let mut cycles = Vec::new();
     let mut in_cycle: BTreeSet<NodeIndex> = BTreeSet::new();
-    for scc in petgraph::algo::tarjan_scc(&g) {
+    for scc in crate::scc::tarjan_scc(&g) {
         let cyclic = scc.len() > 1 || g.contains_edge(scc[0], scc[0]);
         if !cyclic {
             continue;

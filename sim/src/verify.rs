@@ -46,6 +46,8 @@ pub enum Rule {
     /// Warning: a `mux` select can take a value outside `0..N` (a constant, or an `i1`
     /// sign-extended to -1); only its low `ceil(log2 N)` bits count.
     SelectRange,
+    /// The graph exceeds a size limit of the simulator (see [`crate::limits`]).
+    Limit,
     /// Warning: CIRCT 1.62's `lower-handshake-to-hw` cannot lower this.
     CirctUnsupported,
     /// Warning (only with [`VerifyOptions::circt_compat`]): CIRCT 1.62's RTL is known to be
@@ -68,6 +70,7 @@ impl Rule {
             Rule::RecursiveInstance => "recursive-instance",
             Rule::CombinationalCycle => "combinational-cycle",
             Rule::SelectRange => "select-range",
+            Rule::Limit => "limit",
             Rule::CirctUnsupported => "circt-unsupported",
             Rule::CirctBug => "circt-bug",
         }
@@ -177,6 +180,7 @@ pub fn verify_with(f: &Function, opts: &VerifyOptions, module: Option<&Module>) 
     if f.external {
         return cx.report;
     }
+    cx.report.errors.extend(limit_problems(f));
     let structure_ok = cx.check_structure();
     cx.check_uses(opts.strict);
     cx.check_return();
@@ -185,6 +189,27 @@ pub fn verify_with(f: &Function, opts: &VerifyOptions, module: Option<&Module>) 
         cx.report.errors.extend(comb::cycle_problems(f));
     }
     cx.report
+}
+
+/// One [`Rule::Limit`] error per limit of [`crate::limits`] that `f` exceeds.
+fn limit_problems(f: &Function) -> Vec<Problem> {
+    crate::limits::check(f)
+        .into_iter()
+        .map(|e| Problem {
+            rule: Rule::Limit,
+            function: f.name.clone(),
+            message: e.message,
+            nodes: e
+                .node
+                .map(|n| NodeRef {
+                    id: f.nodes[n].id.clone(),
+                    loc: f.nodes[n].loc.clone(),
+                })
+                .into_iter()
+                .collect(),
+            channels: Vec::new(),
+        })
+        .collect()
 }
 
 /// Verifies every function of a module with default options, including callee checks.
@@ -230,7 +255,7 @@ fn recursion_problems(m: &Module) -> Vec<Problem> {
         }
     }
     let mut out = Vec::new();
-    let mut sccs = petgraph::algo::tarjan_scc(&g);
+    let mut sccs = crate::scc::tarjan_scc(&g);
     for scc in &mut sccs {
         scc.sort();
     }

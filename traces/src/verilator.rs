@@ -18,14 +18,15 @@ pub enum VerilatorError {
     #[error("`verilator` is not available ({0}); install it (apt-get install verilator)")]
     Missing(String),
     /// File system trouble.
-    #[error("{what} {path}: {source}")]
+    #[error("{what} {path}: {error}")]
     Io {
         /// What was being done.
         what: &'static str,
         /// The path.
         path: PathBuf,
-        /// The error.
-        source: std::io::Error,
+        /// The OS error (shown in the message, so not also a `source()`: a chain printer
+        /// would repeat it).
+        error: std::io::Error,
     },
     /// The build failed.
     #[error("Verilator build failed (log: {log}):\n{tail}")]
@@ -55,10 +56,10 @@ fn io<'a>(
     what: &'static str,
     path: &'a Path,
 ) -> impl FnOnce(std::io::Error) -> VerilatorError + 'a {
-    move |source| VerilatorError::Io {
+    move |error| VerilatorError::Io {
         what,
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }
 

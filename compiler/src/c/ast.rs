@@ -114,6 +114,77 @@ pub enum ExprKind {
     Comma(Box<Expr>, Box<Expr>),
 }
 
+impl Expr {
+    /// The kind of `self`, leaving a childless placeholder behind (for consumers that take an
+    /// expression apart: `Expr` has a `Drop` impl, so its fields cannot be moved out).
+    pub fn take_kind(&mut self) -> ExprKind {
+        std::mem::replace(&mut self.kind, ExprKind::IntLit(0, IntTy::INT))
+    }
+
+    /// The left spine of `self` made of nodes `pick` accepts, top first: `a + b + c` with
+    /// `pick` accepting every binary node gives `[(a+b)+c, a+b]`; the operand below the last
+    /// one is its left child. Front-end passes walk long left-associative chains (`a[0] + ... +
+    /// a[99999]`) with this instead of recursing once per operator.
+    pub fn left_spine(&self, pick: impl Fn(&ExprKind) -> bool) -> Vec<&Expr> {
+        let mut spine = Vec::new();
+        let mut cur = self;
+        while pick(&cur.kind) {
+            spine.push(cur);
+            match cur.left() {
+                Some(l) => cur = l,
+                None => break,
+            }
+        }
+        spine
+    }
+
+    /// The left operand of a binary, comma, assignment or subscript node.
+    pub fn left(&self) -> Option<&Expr> {
+        match &self.kind {
+            ExprKind::Binary(_, a, _)
+            | ExprKind::Comma(a, _)
+            | ExprKind::Assign(_, a, _)
+            | ExprKind::Index(a, _) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+/// Dropping an expression tree does not recurse: a 100,000-term `+` chain is 100,000 nested
+/// boxes, and the compiler-generated drop would use one stack frame per level.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut stack: Vec<Expr> = Vec::new();
+        push_children(self.take_kind(), &mut stack);
+        while let Some(mut e) = stack.pop() {
+            push_children(e.take_kind(), &mut stack);
+        }
+    }
+}
+
+/// Moves the sub-expressions of `kind` onto `stack`.
+fn push_children(kind: ExprKind, stack: &mut Vec<Expr>) {
+    match kind {
+        ExprKind::IntLit(..) | ExprKind::Ident(_) => {}
+        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::IncDec { expr: a, .. } => {
+            stack.push(*a)
+        }
+        ExprKind::Binary(_, a, b)
+        | ExprKind::Assign(_, a, b)
+        | ExprKind::Index(a, b)
+        | ExprKind::Comma(a, b) => {
+            stack.push(*a);
+            stack.push(*b);
+        }
+        ExprKind::Cond(a, b, c) => {
+            stack.push(*a);
+            stack.push(*b);
+            stack.push(*c);
+        }
+        ExprKind::Call(_, args) => stack.extend(args),
+    }
+}
+
 /// Initializer of a declaration.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Init {
@@ -199,6 +270,8 @@ pub struct Param {
     pub name: String,
     /// Type (integer or array).
     pub ty: CType,
+    /// Declared `const` (for an array: its elements).
+    pub is_const: bool,
     /// Span of the parameter name.
     pub span: Span,
 }

@@ -108,47 +108,20 @@ pub fn eval_with(e: &Expr, lookup: &dyn Fn(&str) -> Option<ConstVal>) -> CResult
                 UnOp::Deref | UnOp::AddrOf => Err(err("pointers are not supported")),
             }
         }
-        ExprKind::Binary(op, l, r) => {
-            let (a, ta) = eval_with(l, lookup)?;
-            if *op == BinOp::LogAnd || *op == BinOp::LogOr {
-                let av = a != 0;
-                if (*op == BinOp::LogAnd && !av) || (*op == BinOp::LogOr && av) {
-                    return Ok(((*op == BinOp::LogOr) as i64, IntTy::INT));
-                }
-                let (b, _) = eval_with(r, lookup)?;
-                return Ok(((b != 0) as i64, IntTy::INT));
-            }
-            let (b, tb) = eval_with(r, lookup)?;
-            if op.is_comparison() {
-                let t = IntTy::usual(ta, tb);
-                let pred = ir_pred(*op, t.signed).ok_or_else(|| err("bad comparison"))?;
-                let res = arith::compare(
-                    pred,
-                    t.bits(),
-                    bits_of(convert(a, ta, t), t),
-                    bits_of(convert(b, tb, t), t),
-                );
-                return Ok((res as i64, IntTy::INT));
-            }
-            let (t, bt) = if matches!(op, BinOp::Shl | BinOp::Shr) {
-                (ta.promote(), tb.promote())
-            } else {
-                let t = IntTy::usual(ta, tb);
-                (t, t)
+        ExprKind::Binary(..) => {
+            // Left-associative chains are folded bottom-up along their left spine, so a
+            // constant of any length takes no stack per operator.
+            let spine = e.left_spine(|k| matches!(k, ExprKind::Binary(..)));
+            let Some(bottom) = spine.last().and_then(|n| n.left()) else {
+                return Err(err("not an integer constant expression"));
             };
-            let irop = ir_binop(*op, t.signed).ok_or_else(|| err("bad operator"))?;
-            let bb = convert(b, tb, bt);
-            let amount = if matches!(op, BinOp::Shl | BinOp::Shr) {
-                if bb < 0 || bb >= i64::from(t.bits()) {
-                    return Err(err("shift amount out of range in constant expression"));
+            let mut acc = eval_with(bottom, lookup)?;
+            for node in spine.iter().rev() {
+                if let ExprKind::Binary(op, _, r) = &node.kind {
+                    acc = eval_binary(*op, acc, r, node, lookup)?;
                 }
-                bb as u64
-            } else {
-                bits_of(convert(b, tb, t), t)
-            };
-            let res = arith::binary(irop, t.bits(), bits_of(convert(a, ta, t), t), amount)
-                .map_err(|e| err(&format!("{e} in constant expression")))?;
-            Ok((from_bits(res, t), t))
+            }
+            Ok(acc)
         }
         ExprKind::Cond(c, a, b) => {
             let (cv, _) = eval_with(c, lookup)?;
@@ -167,4 +140,54 @@ pub fn eval_with(e: &Expr, lookup: &dyn Fn(&str) -> Option<ConstVal>) -> CResult
         ExprKind::Comma(_, _) => Err(err("comma operator in a constant expression")),
         _ => Err(err("not an integer constant expression")),
     }
+}
+
+/// `(a, ta) op r` for one level of a binary chain (`node` is that level, for the location).
+fn eval_binary(
+    op: BinOp,
+    (a, ta): ConstVal,
+    r: &Expr,
+    node: &Expr,
+    lookup: &dyn Fn(&str) -> Option<ConstVal>,
+) -> CResult<ConstVal> {
+    let err = |m: &str| RawError::new(node.span, m.to_string());
+    if op == BinOp::LogAnd || op == BinOp::LogOr {
+        let av = a != 0;
+        if (op == BinOp::LogAnd && !av) || (op == BinOp::LogOr && av) {
+            return Ok(((op == BinOp::LogOr) as i64, IntTy::INT));
+        }
+        let (b, _) = eval_with(r, lookup)?;
+        return Ok(((b != 0) as i64, IntTy::INT));
+    }
+    let (b, tb) = eval_with(r, lookup)?;
+    if op.is_comparison() {
+        let t = IntTy::usual(ta, tb);
+        let pred = ir_pred(op, t.signed).ok_or_else(|| err("bad comparison"))?;
+        let res = arith::compare(
+            pred,
+            t.bits(),
+            bits_of(convert(a, ta, t), t),
+            bits_of(convert(b, tb, t), t),
+        );
+        return Ok((res as i64, IntTy::INT));
+    }
+    let (t, bt) = if matches!(op, BinOp::Shl | BinOp::Shr) {
+        (ta.promote(), tb.promote())
+    } else {
+        let t = IntTy::usual(ta, tb);
+        (t, t)
+    };
+    let irop = ir_binop(op, t.signed).ok_or_else(|| err("bad operator"))?;
+    let bb = convert(b, tb, bt);
+    let amount = if matches!(op, BinOp::Shl | BinOp::Shr) {
+        if bb < 0 || bb >= i64::from(t.bits()) {
+            return Err(err("shift amount out of range in constant expression"));
+        }
+        bb as u64
+    } else {
+        bits_of(convert(b, tb, t), t)
+    };
+    let res = arith::binary(irop, t.bits(), bits_of(convert(a, ta, t), t), amount)
+        .map_err(|e| err(&format!("{e} in constant expression")))?;
+    Ok((from_bits(res, t), t))
 }

@@ -32,11 +32,15 @@ struct ArrayRef {
     dims: Vec<Option<u64>>,
     global: bool,
     name: String,
+    /// The name of the `const` declaration that makes the elements read-only through this
+    /// view (the array itself, or a `const` parameter it was passed through).
+    const_name: Option<String>,
 }
 
 #[derive(Clone, Debug)]
 enum Sym {
-    Scalar(Var, IntTy),
+    /// A scalar variable; `true` when declared `const`.
+    Scalar(Var, IntTy, bool),
     Array(ArrayRef),
 }
 
@@ -140,12 +144,16 @@ pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &LineIndex) -> CRes
             )
         })?,
         None => {
-            let mut called = BTreeSet::new();
+            let mut calls: BTreeMap<&str, Vec<(String, Span)>> = BTreeMap::new();
             for f in funcs.values() {
                 if let Some(b) = &f.body {
-                    collect_calls_stmt(b, &mut called);
+                    collect_calls_stmt(b, calls.entry(f.name.as_str()).or_default());
                 }
             }
+            let called: BTreeSet<&str> = calls
+                .values()
+                .flat_map(|v| v.iter().map(|(n, _)| n.as_str()))
+                .collect();
             let cands: Vec<&Function> = tu
                 .functions
                 .iter()
@@ -153,7 +161,30 @@ pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &LineIndex) -> CRes
                 .collect();
             match cands.as_slice() {
                 [one] => *one,
+                [] if funcs.is_empty() => {
+                    return Err(RawError::new(
+                        file_start,
+                        "the file defines no function: there is nothing to compile",
+                    )
+                    .with_help("a kernel is a C function with a body, such as 'int f(int x) { return x; }'"));
+                }
                 [] => {
+                    let order: Vec<&str> = tu
+                        .functions
+                        .iter()
+                        .filter(|f| f.body.is_some())
+                        .map(|f| f.name.as_str())
+                        .collect();
+                    if let Some((cycle, at)) = find_recursion(&order, &calls) {
+                        return Err(RawError::new(
+                            at,
+                            format!("recursion is not supported: {}", cycle.join(" -> ")),
+                        )
+                        .with_help(
+                            "hardware kernels need a static call graph (and every function here \
+                             is called by another, so none can be the top function)",
+                        ));
+                    }
                     return Err(RawError::new(
                         file_start,
                         "no top function: the file defines no uncalled function",
@@ -210,11 +241,63 @@ pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &LineIndex) -> CRes
     l.top(top_fn, lines)
 }
 
+/// The first call cycle found by a depth-first search over `order` (function names in source
+/// order) and `calls` (each function's calls in source order): the functions along the cycle,
+/// starting and ending with the same one, and the span of the call that closes it.
+fn find_recursion(
+    order: &[&str],
+    calls: &BTreeMap<&str, Vec<(String, Span)>>,
+) -> Option<(Vec<String>, Span)> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        OnStack,
+        Done,
+    }
+    let mut mark: BTreeMap<&str, Mark> = order.iter().map(|n| (*n, Mark::New)).collect();
+    for &root in order {
+        if mark.get(root) != Some(&Mark::New) {
+            continue;
+        }
+        // (function, index of its next call to follow); iterative, so a long call chain
+        // takes no stack.
+        let mut stack: Vec<(&str, usize)> = vec![(root, 0)];
+        mark.insert(root, Mark::OnStack);
+        while let Some(&mut (f, ref mut next)) = stack.last_mut() {
+            let callees = calls.get(f).map(Vec::as_slice).unwrap_or(&[]);
+            let Some((callee, span)) = callees.get(*next) else {
+                mark.insert(f, Mark::Done);
+                stack.pop();
+                continue;
+            };
+            *next += 1;
+            match mark.get(callee.as_str()) {
+                Some(Mark::New) => {
+                    let callee = mark.get_key_value(callee.as_str()).map(|(k, _)| *k)?;
+                    mark.insert(callee, Mark::OnStack);
+                    stack.push((callee, 0));
+                }
+                Some(Mark::OnStack) => {
+                    let from = stack.iter().position(|(g, _)| *g == callee.as_str())?;
+                    let mut cycle: Vec<String> =
+                        stack[from..].iter().map(|(g, _)| g.to_string()).collect();
+                    cycle.push(callee.clone());
+                    return Some((cycle, *span));
+                }
+                // Done, or not defined in this file (reported where it is called).
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
 fn const_convert_val((v, from): ConstVal, to: IntTy) -> i64 {
     const_convert(v, from, to)
 }
 
-fn collect_calls_stmt(s: &Stmt, out: &mut BTreeSet<String>) {
+/// Appends every call in `s` (callee name and call span), in source order.
+fn collect_calls_stmt(s: &Stmt, out: &mut Vec<(String, Span)>) {
     let mut e = |x: &Expr| collect_calls_expr(x, out);
     match &s.kind {
         StmtKind::Expr(x) => e(x),
@@ -259,7 +342,7 @@ fn collect_calls_stmt(s: &Stmt, out: &mut BTreeSet<String>) {
     }
 }
 
-fn collect_calls_init(i: &Init, out: &mut BTreeSet<String>) {
+fn collect_calls_init(i: &Init, out: &mut Vec<(String, Span)>) {
     match i {
         Init::Expr(e) => collect_calls_expr(e, out),
         Init::List(items, _) => {
@@ -270,28 +353,23 @@ fn collect_calls_init(i: &Init, out: &mut BTreeSet<String>) {
     }
 }
 
-fn collect_calls_expr(e: &Expr, out: &mut BTreeSet<String>) {
-    match &e.kind {
-        ExprKind::IntLit(..) | ExprKind::Ident(_) => {}
-        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::IncDec { expr: a, .. } => {
-            collect_calls_expr(a, out)
-        }
-        ExprKind::Binary(_, a, b)
-        | ExprKind::Assign(_, a, b)
-        | ExprKind::Index(a, b)
-        | ExprKind::Comma(a, b) => {
-            collect_calls_expr(a, out);
-            collect_calls_expr(b, out);
-        }
-        ExprKind::Cond(a, b, c) => {
-            collect_calls_expr(a, out);
-            collect_calls_expr(b, out);
-            collect_calls_expr(c, out);
-        }
-        ExprKind::Call(n, args) => {
-            out.insert(n.clone());
-            for a in args {
-                collect_calls_expr(a, out);
+fn collect_calls_expr(e: &Expr, out: &mut Vec<(String, Span)>) {
+    let mut work = vec![e];
+    while let Some(e) = work.pop() {
+        match &e.kind {
+            ExprKind::IntLit(..) | ExprKind::Ident(_) => {}
+            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::IncDec { expr: a, .. } => {
+                work.push(a)
+            }
+            // Pushed right to left, so calls come out in source order.
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Assign(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Comma(a, b) => work.extend([&**b, &**a]),
+            ExprKind::Cond(a, b, c) => work.extend([&**c, &**b, &**a]),
+            ExprKind::Call(n, args) => {
+                out.push((n.clone(), e.span));
+                work.extend(args.iter().rev());
             }
         }
     }
@@ -347,20 +425,58 @@ fn flatten_init<'e>(
 }
 
 /// Is evaluating `e` free of side effects, memory accesses and traps (so it may be speculated)?
+/// Every node of the tree must be harmless on its own, so the tree is walked with a work list
+/// (no recursion on long operator chains).
 fn speculatable(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::IntLit(..) | ExprKind::Ident(_) => true,
-        ExprKind::Unary(op, a) => !matches!(op, UnOp::Deref | UnOp::AddrOf) && speculatable(a),
-        ExprKind::Binary(op, a, b) => match op {
-            BinOp::Div | BinOp::Rem => false,
-            BinOp::Shl | BinOp::Shr => {
-                matches!(b.kind, ExprKind::IntLit(v, _) if v < 32) && speculatable(a)
+    let mut work = vec![e];
+    while let Some(e) = work.pop() {
+        match &e.kind {
+            ExprKind::IntLit(..) | ExprKind::Ident(_) => {}
+            ExprKind::Unary(op, a) => {
+                if matches!(op, UnOp::Deref | UnOp::AddrOf) {
+                    return false;
+                }
+                work.push(a);
             }
-            _ => speculatable(a) && speculatable(b),
-        },
-        ExprKind::Cond(a, b, c) => speculatable(a) && speculatable(b) && speculatable(c),
-        ExprKind::Cast(CType::Int(_), a) => speculatable(a),
-        _ => false,
+            ExprKind::Binary(op, a, b) => match op {
+                BinOp::Div | BinOp::Rem => return false,
+                BinOp::Shl | BinOp::Shr => {
+                    if !matches!(b.kind, ExprKind::IntLit(v, _) if v < 32) {
+                        return false;
+                    }
+                    work.push(a);
+                }
+                _ => {
+                    work.push(a);
+                    work.push(b);
+                }
+            },
+            ExprKind::Cond(a, b, c) => work.extend([&**a, &**b, &**c]),
+            ExprKind::Cast(CType::Int(_), a) => work.push(a),
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// A lowered value on the way up a chain of binary operators: an integer of its C type, or
+/// an `i1` condition (comparisons and `&&`/`||` produce one; C turns it into an `int` only
+/// when it is used as a number). The span is that of the expression that produced it.
+#[derive(Clone, Copy)]
+enum Val {
+    Int(Rv),
+    Bool(ValueId),
+}
+
+/// The integer type of an operand of type `t` at `span`, or why it cannot be a number.
+fn int_type(t: CType, span: Span) -> CResult<IntTy> {
+    match t {
+        CType::Int(t) => Ok(t),
+        CType::Void => Err(RawError::new(span, "void value used in an expression")),
+        CType::Array(..) => Err(RawError::new(
+            span,
+            "array used as a value (pointer decay is not supported)",
+        )),
     }
 }
 
@@ -531,6 +647,7 @@ impl<'a> Lowerer<'a> {
             dims: dims.into_iter().map(Some).collect(),
             global: true,
             name: name.to_string(),
+            const_name: None,
         }))
     }
 
@@ -553,7 +670,7 @@ impl<'a> Lowerer<'a> {
                     let v = self.b.add_param(entry, ity(*t), Some(p.name.clone()));
                     let var = self.b.new_var(&p.name, ity(*t));
                     self.b.write_var(var, v);
-                    self.declare(&p.name, Sym::Scalar(var, *t), p.span)?;
+                    self.declare(&p.name, Sym::Scalar(var, *t, p.is_const), p.span)?;
                     params.push(IrParam::Scalar {
                         name: p.name.clone(),
                         ty: *t,
@@ -578,6 +695,7 @@ impl<'a> Lowerer<'a> {
                             dims: dims.into_iter().map(Some).collect(),
                             global: false,
                             name: p.name.clone(),
+                            const_name: p.is_const.then(|| p.name.clone()),
                         }),
                         p.span,
                     )?;
@@ -970,7 +1088,7 @@ impl<'a> Lowerer<'a> {
                     let v = self.convert(rv, *t, e.span);
                     self.b.write_var(var, v);
                 }
-                self.declare(&d.name, Sym::Scalar(var, *t), d.span)
+                self.declare(&d.name, Sym::Scalar(var, *t, d.is_const), d.span)
             }
             CType::Array(elem, dims) => {
                 let dims: Vec<u64> = dims.iter().map(|d| d.unwrap_or(1)).collect();
@@ -1027,6 +1145,7 @@ impl<'a> Lowerer<'a> {
                         dims: dims.into_iter().map(Some).collect(),
                         global: false,
                         name: d.name.clone(),
+                        const_name: d.is_const.then(|| d.name.clone()),
                     }),
                     d.span,
                 )
@@ -1109,6 +1228,7 @@ impl<'a> Lowerer<'a> {
         }
         let mut linear = arr.base;
         for (k, ie) in idx_exprs.iter().enumerate() {
+            self.check_constant_index(ie, arr.dims[k], name, k, arr.dims.len())?;
             let rv = self.rvalue(ie)?;
             let iv = self.convert(rv, IntTy::INT, ie.span);
             let stride: u64 = arr.dims[k + 1..].iter().map(|d| d.unwrap_or(1)).product();
@@ -1138,10 +1258,54 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Rejects an index that is an integer constant expression outside `0..dim` (C leaves
+    /// such an access undefined; the hardware would read or write a wrong address).
+    fn check_constant_index(
+        &self,
+        ie: &Expr,
+        dim: Option<u64>,
+        name: &str,
+        k: usize,
+        rank: usize,
+    ) -> CResult<()> {
+        let Some(dim) = dim else { return Ok(()) };
+        let lookup = |n: &str| match (self.lookup(n), self.globals.get(n)) {
+            (None, Some(Global::Scalar(v, t))) => Some((*v, *t)),
+            _ => None,
+        };
+        let Ok((v, t)) = super::consteval::eval_with(ie, &lookup) else {
+            return Ok(());
+        };
+        let v = i128::from(v);
+        let v = if t.signed {
+            v
+        } else {
+            v & ((1i128 << t.bits()) - 1)
+        };
+        if v >= 0 && v < i128::from(dim) {
+            return Ok(());
+        }
+        let of = if rank > 1 {
+            format!("dimension {} of '{name}'", k + 1)
+        } else {
+            format!("'{name}'")
+        };
+        let msg = if v < 0 {
+            format!("array index {v} is before the start of {of}")
+        } else {
+            format!("array index {v} is past the end of {of} ({dim} elements)")
+        };
+        Err(RawError::new(ie.span, msg).with_help(format!("valid indices are 0 to {}", dim - 1)))
+    }
+
     fn lvalue(&mut self, e: &Expr) -> CResult<Lv> {
         match &e.kind {
             ExprKind::Ident(n) => match self.lookup(n) {
-                Some(Sym::Scalar(v, t)) => Ok(Lv::Var(*v, *t)),
+                Some(Sym::Scalar(_, _, true)) => Err(RawError::new(
+                    e.span,
+                    format!("cannot assign to '{n}': it is declared const"),
+                )),
+                Some(Sym::Scalar(v, t, false)) => Ok(Lv::Var(*v, *t)),
                 Some(Sym::Array(_)) => Err(RawError::new(
                     e.span,
                     format!("array '{n}' is not assignable"),
@@ -1164,6 +1328,25 @@ impl<'a> Lowerer<'a> {
                             format!("writing the global array '{}' is not supported", arr.name),
                         )
                         .with_help("globals may only be read by the kernel"));
+                    }
+                    if let Some(c) = &arr.const_name {
+                        let mut base = e;
+                        while let ExprKind::Index(b, _) = &base.kind {
+                            base = b;
+                        }
+                        let n = match &base.kind {
+                            ExprKind::Ident(n) => n.as_str(),
+                            _ => arr.name.as_str(),
+                        };
+                        let why = if c == n {
+                            format!("'{n}' is declared const")
+                        } else {
+                            format!("'{n}' refers to '{c}', which is declared const")
+                        };
+                        return Err(RawError::new(
+                            e.span,
+                            format!("cannot write to an element of '{n}': {why}"),
+                        ));
                     }
                     Ok(Lv::Elem(mem, idx, elem))
                 }
@@ -1199,25 +1382,23 @@ impl<'a> Lowerer<'a> {
     // ---------- expressions ----------
 
     fn is_array_expr(&mut self, e: &Expr) -> bool {
-        matches!(self.expr_type(e), Ok(CType::Array(..)))
+        // Only a name or a subscript (possibly after commas) can have an array type; looking
+        // no further keeps operator chains linear.
+        let mut last = e;
+        while let ExprKind::Comma(_, b) = &last.kind {
+            last = b;
+        }
+        matches!(last.kind, ExprKind::Ident(_) | ExprKind::Index(..))
+            && matches!(self.expr_type(last), Ok(CType::Array(..)))
     }
 
     /// Static type of an expression (without lowering it).
     fn expr_type(&mut self, e: &Expr) -> CResult<CType> {
-        let int = |s: &mut Self, x: &Expr| -> CResult<IntTy> {
-            match s.expr_type(x)? {
-                CType::Int(t) => Ok(t),
-                CType::Void => Err(RawError::new(x.span, "void value used in an expression")),
-                CType::Array(..) => Err(RawError::new(
-                    x.span,
-                    "array used as a value (pointer decay is not supported)",
-                )),
-            }
-        };
+        let int = |s: &mut Self, x: &Expr| -> CResult<IntTy> { int_type(s.expr_type(x)?, x.span) };
         Ok(match &e.kind {
             ExprKind::IntLit(_, t) => CType::Int(*t),
             ExprKind::Ident(n) => match self.lookup(n) {
-                Some(Sym::Scalar(_, t)) => CType::Int(*t),
+                Some(Sym::Scalar(_, t, _)) => CType::Int(*t),
                 Some(Sym::Array(a)) => CType::Array(a.elem, a.dims.clone()),
                 None => match self.globals.get(n) {
                     Some(Global::Scalar(_, t)) => CType::Int(*t),
@@ -1251,21 +1432,7 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::Unary(_, a) => CType::Int(int(self, a)?.promote()),
             ExprKind::IncDec { expr, .. } => CType::Int(int(self, expr)?),
-            ExprKind::Binary(op, a, b) => {
-                if matches!(op, BinOp::Add | BinOp::Sub)
-                    && (self.is_array_expr(a) || self.is_array_expr(b))
-                {
-                    return Err(RawError::new(e.span, "pointer arithmetic is not supported"));
-                }
-                let (ta, tb) = (int(self, a)?, int(self, b)?);
-                if op.is_comparison() || matches!(op, BinOp::LogAnd | BinOp::LogOr) {
-                    CType::Int(IntTy::INT)
-                } else if matches!(op, BinOp::Shl | BinOp::Shr) {
-                    CType::Int(ta.promote())
-                } else {
-                    CType::Int(IntTy::usual(ta, tb))
-                }
-            }
+            ExprKind::Binary(..) => self.binary_chain_type(e)?,
             ExprKind::Assign(_, a, _) => CType::Int(int(self, a)?),
             ExprKind::Cond(c, a, b) => {
                 int(self, c)?;
@@ -1327,14 +1494,61 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    /// Static type of a chain of binary operators, computed bottom-up along its left spine:
+    /// every operand is typed once, and a chain of any length takes no stack per operator.
+    fn binary_chain_type(&mut self, e: &Expr) -> CResult<CType> {
+        let spine = e.left_spine(|k| matches!(k, ExprKind::Binary(..)));
+        let Some(bottom) = spine.last().and_then(|n| n.left()) else {
+            return Err(RawError::new(e.span, "expected a binary expression"));
+        };
+        let mut acc = self.expr_type(bottom);
+        let mut acc_span = bottom.span;
+        for node in spine.iter().rev() {
+            let ExprKind::Binary(op, _, b) = &node.kind else {
+                continue;
+            };
+            let tb = self.expr_type(b);
+            if matches!(op, BinOp::Add | BinOp::Sub)
+                && (matches!(acc, Ok(CType::Array(..))) || matches!(tb, Ok(CType::Array(..))))
+            {
+                return Err(RawError::new(
+                    node.span,
+                    "pointer arithmetic is not supported",
+                ));
+            }
+            let ta = int_type(acc?, acc_span)?;
+            let tb = int_type(tb?, b.span)?;
+            acc = Ok(CType::Int(
+                if op.is_comparison() || matches!(op, BinOp::LogAnd | BinOp::LogOr) {
+                    IntTy::INT
+                } else if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    ta.promote()
+                } else {
+                    IntTy::usual(ta, tb)
+                },
+            ));
+            acc_span = node.span;
+        }
+        acc
+    }
+
     /// Evaluates `e` for its side effects only.
     fn effect(&mut self, e: &Expr) -> CResult<()> {
         match &e.kind {
             ExprKind::Call(..) => self.call(e).map(|_| ()),
             ExprKind::Cast(CType::Void, a) => self.effect(a),
-            ExprKind::Comma(a, b) => {
-                self.effect(a)?;
-                self.effect(b)
+            ExprKind::Comma(..) => {
+                // `a, b, c, ...` nests to the left: walk the chain instead of recursing.
+                let spine = e.left_spine(|k| matches!(k, ExprKind::Comma(..)));
+                if let Some(bottom) = spine.last().and_then(|n| n.left()) {
+                    self.effect(bottom)?;
+                }
+                for node in spine.iter().rev() {
+                    if let ExprKind::Comma(_, b) = &node.kind {
+                        self.effect(b)?;
+                    }
+                }
+                Ok(())
             }
             ExprKind::Cond(c, a, b) if self.expr_type(e)? == CType::Void => {
                 let cv = self.cond(c)?;
@@ -1365,7 +1579,7 @@ impl<'a> Lowerer<'a> {
                 })
             }
             ExprKind::Ident(n) => match self.lookup(n).cloned() {
-                Some(Sym::Scalar(var, t)) => Ok(Rv {
+                Some(Sym::Scalar(var, t, _)) => Ok(Rv {
                     v: self.b.read_var(var),
                     ty: t,
                 }),
@@ -1431,20 +1645,9 @@ impl<'a> Lowerer<'a> {
                 self.write_lv(lv, nv, sp);
                 Ok(if *pre { Rv { v: nv, ty: lv.ty() } } else { old })
             }
-            ExprKind::Binary(op, a, b) => {
-                if op.is_comparison() || matches!(op, BinOp::LogAnd | BinOp::LogOr) {
-                    let c = self.cond(e)?;
-                    return Ok(self.bool_to_int(c, sp));
-                }
-                if matches!(op, BinOp::Add | BinOp::Sub)
-                    && (self.is_array_expr(a) || self.is_array_expr(b))
-                {
-                    return Err(RawError::new(sp, "pointer arithmetic is not supported")
-                        .with_help("index the array instead: a[i + k]"));
-                }
-                let l = self.rvalue(a)?;
-                let r = self.rvalue(b)?;
-                self.arith(*op, l, r, sp)
+            ExprKind::Binary(..) => {
+                let v = self.binary_chain(e)?;
+                Ok(self.int_of(v))
             }
             ExprKind::Assign(op, a, b) => {
                 let lv = self.lvalue(a)?;
@@ -1571,48 +1774,9 @@ impl<'a> Lowerer<'a> {
     fn cond(&mut self, e: &Expr) -> CResult<ValueId> {
         let sp = e.span;
         match &e.kind {
-            ExprKind::Binary(op, a, b) if op.is_comparison() => {
-                let l = self.rvalue(a)?;
-                let r = self.rvalue(b)?;
-                let t = IntTy::usual(l.ty, r.ty);
-                let lv = self.convert(l, t, sp);
-                let rv = self.convert(r, t, sp);
-                let pred =
-                    ir_pred(*op, t.signed).ok_or_else(|| RawError::new(sp, "bad comparison"))?;
-                Ok(self.cmp(pred, lv, rv, sp))
-            }
-            ExprKind::Binary(op @ (BinOp::LogAnd | BinOp::LogOr), a, b) => {
-                let is_and = *op == BinOp::LogAnd;
-                let av = self.cond(a)?;
-                if speculatable(b) {
-                    let bv = self.cond(b)?;
-                    let irop = if is_and {
-                        BinaryOp::AndI
-                    } else {
-                        BinaryOp::OrI
-                    };
-                    return self.binary(irop, av, bv, sp);
-                }
-                let tmp = self
-                    .b
-                    .new_var(if is_and { "and.tmp" } else { "or.tmp" }, Type::Int(1));
-                let short = self.constant(i64::from(!is_and), Type::Int(1), sp);
-                self.b.write_var(tmp, short);
-                let rb = self.b.new_block();
-                let mb = self.b.new_block();
-                if is_and {
-                    self.b.cond_br(av, rb, mb, a.span);
-                } else {
-                    self.b.cond_br(av, mb, rb, a.span);
-                }
-                self.b.seal(rb);
-                self.b.switch_to(rb);
-                let bv = self.cond(b)?;
-                self.b.write_var(tmp, bv);
-                self.b.br(mb, b.span);
-                self.b.seal(mb);
-                self.b.switch_to(mb);
-                Ok(self.b.read_var(tmp))
+            ExprKind::Binary(..) => {
+                let v = self.binary_chain(e)?;
+                Ok(self.bool_of(v))
             }
             ExprKind::Unary(UnOp::Not, a) => {
                 let c = self.cond(a)?;
@@ -1621,13 +1785,119 @@ impl<'a> Lowerer<'a> {
             }
             _ => {
                 let rv = self.rvalue(e)?;
-                if rv.ty.bits() == 1 {
-                    return Ok(rv.v);
-                }
-                let z = self.constant(0, ity(rv.ty), sp);
-                Ok(self.cmp(CmpPred::Ne, rv.v, z, sp))
+                Ok(self.bool_of((Val::Int(rv), sp)))
             }
         }
+    }
+
+    /// `v` as a C number: a condition becomes the `int` 0 or 1.
+    fn int_of(&mut self, (v, sp): (Val, Span)) -> Rv {
+        match v {
+            Val::Int(rv) => rv,
+            Val::Bool(c) => self.bool_to_int(c, sp),
+        }
+    }
+
+    /// `v` as a condition: a number is compared with 0.
+    fn bool_of(&mut self, (v, sp): (Val, Span)) -> ValueId {
+        match v {
+            Val::Bool(c) => c,
+            Val::Int(rv) if rv.ty.bits() == 1 => rv.v,
+            Val::Int(rv) => {
+                let z = self.constant(0, ity(rv.ty), sp);
+                self.cmp(CmpPred::Ne, rv.v, z, sp)
+            }
+        }
+    }
+
+    /// Lowers a chain of binary operators (arithmetic, comparisons, `&&`, `||`) bottom-up
+    /// along its left spine, so `a[0] + a[1] + ... + a[99999]` takes no stack per operator.
+    /// Each level keeps what it produced (a number or a condition) and converts it only when
+    /// the level above needs the other form; the IR is what one recursive descent per
+    /// operator would emit.
+    fn binary_chain(&mut self, e: &Expr) -> CResult<(Val, Span)> {
+        let spine = e.left_spine(|k| matches!(k, ExprKind::Binary(..)));
+        let first = spine.len().saturating_sub(1);
+        let (Some(ExprKind::Binary(op0, _, b0)), Some(bottom)) = (
+            spine.last().map(|n| &n.kind),
+            spine.last().and_then(|n| n.left()),
+        ) else {
+            return Err(RawError::new(e.span, "expected a binary expression"));
+        };
+        let logical = |op: BinOp| matches!(op, BinOp::LogAnd | BinOp::LogOr);
+        let pointer_arith = |sp: Span| {
+            RawError::new(sp, "pointer arithmetic is not supported")
+                .with_help("index the array instead: a[i + k]")
+        };
+        let mut acc = if logical(*op0) {
+            (Val::Bool(self.cond(bottom)?), bottom.span)
+        } else {
+            if matches!(op0, BinOp::Add | BinOp::Sub)
+                && (self.is_array_expr(bottom) || self.is_array_expr(b0))
+            {
+                return Err(pointer_arith(spine[first].span));
+            }
+            (Val::Int(self.rvalue(bottom)?), bottom.span)
+        };
+        for (k, node) in spine.iter().enumerate().rev() {
+            let ExprKind::Binary(op, _, b) = &node.kind else {
+                continue;
+            };
+            let sp = node.span;
+            let v = if logical(*op) {
+                let is_and = *op == BinOp::LogAnd;
+                let a_span = acc.1;
+                let av = self.bool_of(acc);
+                if speculatable(b) {
+                    let bv = self.cond(b)?;
+                    let irop = if is_and {
+                        BinaryOp::AndI
+                    } else {
+                        BinaryOp::OrI
+                    };
+                    Val::Bool(self.binary(irop, av, bv, sp)?)
+                } else {
+                    let tmp = self
+                        .b
+                        .new_var(if is_and { "and.tmp" } else { "or.tmp" }, Type::Int(1));
+                    let short = self.constant(i64::from(!is_and), Type::Int(1), sp);
+                    self.b.write_var(tmp, short);
+                    let rb = self.b.new_block();
+                    let mb = self.b.new_block();
+                    if is_and {
+                        self.b.cond_br(av, rb, mb, a_span);
+                    } else {
+                        self.b.cond_br(av, mb, rb, a_span);
+                    }
+                    self.b.seal(rb);
+                    self.b.switch_to(rb);
+                    let bv = self.cond(b)?;
+                    self.b.write_var(tmp, bv);
+                    self.b.br(mb, b.span);
+                    self.b.seal(mb);
+                    self.b.switch_to(mb);
+                    Val::Bool(self.b.read_var(tmp))
+                }
+            } else if op.is_comparison() {
+                let l = self.int_of(acc);
+                let r = self.rvalue(b)?;
+                let t = IntTy::usual(l.ty, r.ty);
+                let lv = self.convert(l, t, sp);
+                let rv = self.convert(r, t, sp);
+                let pred =
+                    ir_pred(*op, t.signed).ok_or_else(|| RawError::new(sp, "bad comparison"))?;
+                Val::Bool(self.cmp(pred, lv, rv, sp))
+            } else {
+                if k != first && matches!(op, BinOp::Add | BinOp::Sub) && self.is_array_expr(b) {
+                    return Err(pointer_arith(sp));
+                }
+                let l = self.int_of(acc);
+                let r = self.rvalue(b)?;
+                Val::Int(self.arith(*op, l, r, sp)?)
+            };
+            acc = (v, sp);
+        }
+        Ok(acc)
     }
 
     /// Inlines a call; returns the result (None for void functions).
@@ -1683,10 +1953,13 @@ impl<'a> Lowerer<'a> {
                     let v = self.convert(rv, *t, a.span);
                     let var = self.b.new_var(&p.name, ity(*t));
                     self.b.write_var(var, v);
-                    scope.insert(p.name.clone(), Sym::Scalar(var, *t));
+                    scope.insert(p.name.clone(), Sym::Scalar(var, *t, p.is_const));
                 }
                 CType::Array(elem, dims) => {
-                    let arr = self.array_arg(a)?;
+                    let mut arr = self.array_arg(a)?;
+                    if p.is_const && arr.const_name.is_none() {
+                        arr.const_name = Some(p.name.clone());
+                    }
                     if arr.elem != *elem
                         || arr.dims.len() != dims.len()
                         || arr.dims[1..] != dims[1..]

@@ -508,6 +508,7 @@ impl<'a> Parser<'a> {
             ps.push(Param {
                 name: d.name,
                 ty,
+                is_const: specs.is_const,
                 span: d.span,
             });
             if !self.eat(",") {
@@ -995,6 +996,14 @@ impl<'a> Parser<'a> {
                     span,
                 };
             } else if self.at("++") || self.at("--") {
+                if !matches!(e.kind, ExprKind::Ident(_) | ExprKind::Index(..)) {
+                    // `x++ ++`: the result of `++` is not an lvalue (and rejecting it here
+                    // keeps chains of postfix operators from nesting without bound).
+                    return Err(RawError::new(
+                        self.span(),
+                        "the operand of postfix increment or decrement is not assignable",
+                    ));
+                }
                 let inc = self.at("++");
                 let end = self.span();
                 self.pos += 1;
@@ -1062,10 +1071,10 @@ impl<'a> Parser<'a> {
             }
             TokKind::Punct("(") => {
                 self.pos += 1;
-                let e = self.expr()?;
+                let mut e = self.expr()?;
                 let end = self.expect(")")?;
                 return Ok(Expr {
-                    kind: e.kind,
+                    kind: e.take_kind(),
                     span: span.to(end),
                 });
             }

@@ -182,7 +182,7 @@ impl FnBuilder {
         }
         let inc = std::mem::take(&mut self.blocks[bi].incomplete);
         for (var, p) in inc {
-            self.add_phi_operands(var, p, b);
+            self.complete_phis(var, vec![(p, b)]);
         }
         self.blocks[bi].sealed = true;
     }
@@ -199,6 +199,21 @@ impl FnBuilder {
     }
 
     fn read_var_in(&mut self, var: Var, block: BlockId) -> ValueId {
+        let mut pending = Vec::new();
+        let v = self.find_def(var, block, &mut pending);
+        self.complete_phis(var, pending);
+        v
+    }
+
+    /// The value of `var` at the end of `block`: a definition found by walking up through
+    /// single-predecessor blocks, or a new phi at the first merge point (pushed on `pending`
+    /// to get its operands), or an undefined value.
+    fn find_def(
+        &mut self,
+        var: Var,
+        block: BlockId,
+        pending: &mut Vec<(ValueId, BlockId)>,
+    ) -> ValueId {
         let mut chain = Vec::new();
         let mut b = block;
         let result = loop {
@@ -211,7 +226,7 @@ impl FnBuilder {
                 b = bb.preds[0].0;
                 continue;
             }
-            break self.read_var_recursive(var, b);
+            break self.new_def(var, b, pending);
         };
         for c in chain {
             self.blocks[c.0 as usize].defs.insert(var, result);
@@ -239,7 +254,7 @@ impl FnBuilder {
         v
     }
 
-    fn read_var_recursive(&mut self, var: Var, b: BlockId) -> ValueId {
+    fn new_def(&mut self, var: Var, b: BlockId, pending: &mut Vec<(ValueId, BlockId)>) -> ValueId {
         let bi = b.0 as usize;
         let ty = self.var_ty(var);
         let name = Some(self.var_names[var.0 as usize].clone());
@@ -257,15 +272,22 @@ impl FnBuilder {
         }
         let p = self.add_param(b, ty, name);
         self.blocks[bi].defs.insert(var, p);
-        self.add_phi_operands(var, p, b);
+        pending.push((p, b));
         p
     }
 
-    fn add_phi_operands(&mut self, var: Var, p: ValueId, b: BlockId) {
-        let preds = self.blocks[b.0 as usize].preds.clone();
-        for e in preds {
-            let v = self.read_var_in(var, e.0);
-            self.phi_in.entry(p).or_default().push((e, v));
+    /// Gives every phi of `var` in `pending` its operands, one per predecessor, in
+    /// predecessor order. Looking an operand up may create phis further up; they join the
+    /// work list instead of being completed by recursion, so a read across a long chain of
+    /// merge points (thousands of `if` statements) takes no stack per merge point. Each phi
+    /// is a definition as soon as it exists, so loops end the search.
+    fn complete_phis(&mut self, var: Var, mut pending: Vec<(ValueId, BlockId)>) {
+        while let Some((p, b)) = pending.pop() {
+            let preds = self.blocks[b.0 as usize].preds.clone();
+            for e in preds {
+                let v = self.find_def(var, e.0, &mut pending);
+                self.phi_in.entry(p).or_default().push((e, v));
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, NamedSource, SourceSpan};
+use miette::{NamedSource, SourceSpan};
 
 /// A byte range in the source text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -102,15 +102,11 @@ impl ParseError {
         &self.file
     }
 
-    /// A miette graphical report without colors (for tests and plain terminals).
+    /// A miette graphical report without colors (for tests and plain terminals); a plain
+    /// report with a window of the line when the line is very long (see
+    /// [`crate::render::render_diagnostic`]).
     pub fn render(&self) -> String {
-        let mut out = String::new();
-        let handler =
-            GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor()).with_width(100);
-        if handler.render_report(&mut out, self).is_err() {
-            return self.to_string();
-        }
-        out
+        crate::render::render_diagnostic(self, Some(100))
     }
 }
 

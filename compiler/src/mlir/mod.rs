@@ -30,5 +30,17 @@ pub fn parse_mlir(
     let mut p = parser::Parser::new(source, file_name);
     let ast = p.parse_file().map_err(|e| *e)?;
     let module = build::build_module(&mut p, &ast).map_err(|e| *e)?;
+    if module.functions.is_empty() {
+        // An empty module is valid MLIR, but a check or simulation of it would report
+        // success on nothing (issue 19: `check` said "ok: 0 functions").
+        let at = source.len() - source.trim_start().len();
+        return Err(ParseError::new(
+            source,
+            file_name,
+            Span::new(at, at),
+            "the file defines no `handshake.func`: there is nothing to check or simulate",
+        )
+        .with_help("a circuit is a `handshake.func @name(%arg: i32, ...) -> (i32) { ... }`"));
+    }
     Ok((module, p.warnings))
 }

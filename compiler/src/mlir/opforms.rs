@@ -141,6 +141,13 @@ impl<'a> Parser<'a> {
                 if n == 0 {
                     return Err(self.err(nsp, format!("`{short}` needs at least one output")));
                 }
+                let max = handscope_sim::limits::MAX_PORTS as u64;
+                self.within_limit(
+                    u64::from(n),
+                    max,
+                    (&format!("a `{short}` of"), "outputs"),
+                    nsp,
+                )?;
                 let uses = self.parse_operand_list()?;
                 let attrs = self.parse_opt_attr_dict()?;
                 self.expect(&Tok::Colon)?;
@@ -596,6 +603,8 @@ impl<'a> Parser<'a> {
         if slots == 0 {
             return Err(self.err(ssp, "a buffer needs at least one slot"));
         }
+        let max = handscope_sim::limits::MAX_BUFFER_SLOTS;
+        self.within_limit(u64::from(slots), max, ("a buffer of", "slots"), ssp)?;
         let mut init = None;
         if let Some(a) = take_attr(attrs, "initValues") {
             let AttrValue::Array(items) = &a.value else {

@@ -171,6 +171,36 @@ impl<'a> Parser<'a> {
         Ok((v, s))
     }
 
+    /// Fails at `span` when `n` is over `max`, one of the size limits of
+    /// [`handscope_sim::limits`] ("{what} {n} {unit}; the limit is {max}"); checked where a
+    /// count is read, before anything is allocated for it. `u64::MAX` stands for an overflow.
+    pub(crate) fn within_limit(
+        &self,
+        n: u64,
+        max: u64,
+        (what, unit): (&str, &str),
+        span: Span,
+    ) -> PResult<()> {
+        if n <= max {
+            return Ok(());
+        }
+        use handscope_sim::limits::thousands;
+        let n = if n == u64::MAX {
+            "more than 2^64".to_string()
+        } else {
+            thousands(n)
+        };
+        Err(self
+            .err(
+                span,
+                format!("{what} {n} {unit}; the limit is {}", thousands(max)),
+            )
+            .with_label("over the limit")
+            .with_help(
+                "Handscope's size limits keep simulations within memory; real circuits stay far below them",
+            ))
+    }
+
     /// Byte offset where the next token starts.
     pub(crate) fn next_start(&mut self) -> PResult<usize> {
         self.lex.next_start().map_err(|e| self.lex_err(e))
@@ -379,7 +409,19 @@ impl<'a> Parser<'a> {
 
     fn parse_memref_body(&mut self) -> PResult<PType> {
         self.expect(&Tok::Less)?;
+        let dims_start = self.next_start()?;
         let (dims, dynamic) = self.lex.scan_dims().map_err(|e| self.lex_err(e))?;
+        let elements = dims
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d))
+            .unwrap_or(u64::MAX);
+        self.within_limit(
+            elements,
+            handscope_sim::limits::MAX_MEMORY_ELEMENTS,
+            ("a memref of", "elements"),
+            // The dimensions, without the `x` before the element type.
+            Span::new(dims_start, self.lex.raw_pos().saturating_sub(1)),
+        )?;
         let elem = self.parse_type()?;
         let mut layout = false;
         while self.eat(&Tok::Comma)? {

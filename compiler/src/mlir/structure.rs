@@ -444,6 +444,12 @@ impl<'a> Parser<'a> {
                     if c == 0 {
                         return Err(self.err(csp, "a result group needs at least one result"));
                     }
+                    self.within_limit(
+                        u64::from(c),
+                        handscope_sim::limits::MAX_PORTS as u64,
+                        ("a result group of", "results"),
+                        csp,
+                    )?;
                     count = c;
                     span = sp.join(csp);
                 }

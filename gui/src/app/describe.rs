@@ -1,5 +1,7 @@
 //! The side panel's text: the selected node or channel described in words at the cursor.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use cranelift_entity::EntityRef;
 use handscope_sim::deadlock::DeadlockReport;
 use handscope_sim::trace::Trace;
@@ -397,34 +399,42 @@ pub struct DeadlockMarks {
 
 /// The graph marks of the explanation `x`.
 pub fn deadlock_marks(x: &DeadlockExplanation) -> DeadlockMarks {
-    fn add<T: PartialEq>(v: &mut Vec<T>, t: T) {
-        if !v.contains(&t) {
+    // Lists in first-seen order, with sets for the membership tests (searching the lists
+    // was quadratic in the size of a large deadlock).
+    fn add<T: Ord + Copy>(v: &mut Vec<T>, seen: &mut BTreeSet<T>, t: T) {
+        if seen.insert(t) {
             v.push(t);
         }
     }
     let mut m = DeadlockMarks::default();
+    let (mut cycle_n, mut chain_n) = (BTreeSet::new(), BTreeSet::new());
+    let (mut cycle_c, mut chain_c) = (BTreeSet::new(), BTreeSet::new());
     let mut badges: Vec<(NodeId, Vec<usize>)> = Vec::new();
+    let mut badge_of: BTreeMap<NodeId, usize> = BTreeMap::new();
     for cyclic in [true, false] {
         for sec in x.sections.iter().filter(|s| s.cyclic == cyclic) {
             for st in &sec.steps {
                 let Some(n) = st.node else { continue };
                 for k in std::iter::once(n).chain(st.waits_for) {
                     if cyclic {
-                        add(&mut m.cycle_nodes, k);
-                    } else if !m.cycle_nodes.contains(&k) {
-                        add(&mut m.chain_nodes, k);
+                        add(&mut m.cycle_nodes, &mut cycle_n, k);
+                    } else if !cycle_n.contains(&k) {
+                        add(&mut m.chain_nodes, &mut chain_n, k);
                     }
                 }
                 if let Some(c) = st.channel {
                     if cyclic {
-                        add(&mut m.cycle_channels, c);
-                    } else if !m.cycle_channels.contains(&c) {
-                        add(&mut m.chain_channels, c);
+                        add(&mut m.cycle_channels, &mut cycle_c, c);
+                    } else if !cycle_c.contains(&c) {
+                        add(&mut m.chain_channels, &mut chain_c, c);
                     }
                 }
-                match badges.iter_mut().find(|(b, _)| *b == n) {
-                    Some((_, v)) => v.push(st.number),
-                    None => badges.push((n, vec![st.number])),
+                match badge_of.get(&n) {
+                    Some(&i) => badges[i].1.push(st.number),
+                    None => {
+                        badge_of.insert(n, badges.len());
+                        badges.push((n, vec![st.number]));
+                    }
                 }
             }
         }

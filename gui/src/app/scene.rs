@@ -8,7 +8,7 @@ use handscope_sim::{ChannelId, Function, NodeId, Op};
 use super::binding::Binding;
 use super::cycle::CycleState;
 use super::describe::{DeadlockMarks, Selection};
-use super::layout::{Layout, P2, node_label};
+use super::layout::{Layout, NodeBox, P2, node_label};
 use super::style::{ChanState, Palette, Radix, Rgba, format_value};
 
 /// Text anchoring.
@@ -169,19 +169,33 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
         Some(Selection::Channel(c)) => Some(c.index()),
         _ => None,
     };
+    // Marked nodes and channels as flags by index: a search of the lists per node and edge
+    // is quadratic on large graphs (a deadlock's chains, search matches).
+    let flags = |len: usize, ids: &mut dyn Iterator<Item = usize>| {
+        let mut v = vec![false; len];
+        for i in ids {
+            if let Some(x) = v.get_mut(i) {
+                *x = true;
+            }
+        }
+        v
+    };
+    let nn = f.nodes.len();
+    let nc = f.channels.len();
+    let cycle_chan = flags(nc, &mut o.deadlock.cycle_channels.iter().map(|c| c.index()));
+    let chain_chan = flags(nc, &mut o.deadlock.chain_channels.iter().map(|c| c.index()));
+    let cycle_node = flags(nn, &mut o.deadlock.cycle_nodes.iter().map(|n| n.index()));
+    let chain_node = flags(nn, &mut o.deadlock.chain_nodes.iter().map(|n| n.index()));
+    let lit_node = flags(
+        nn,
+        &mut o.source_nodes.iter().chain(&o.matches).map(|n| n.index()),
+    );
+    let flag = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
     for e in &layout.edges {
         let ch = &f.channels[ChannelId::new(e.channel)];
         let st = cs.chan(e.channel);
-        let on_cycle = o
-            .deadlock
-            .cycle_channels
-            .iter()
-            .any(|c| c.index() == e.channel);
-        let on_chain = o
-            .deadlock
-            .chain_channels
-            .iter()
-            .any(|c| c.index() == e.channel);
+        let on_cycle = flag(&cycle_chan, e.channel);
+        let on_chain = flag(&chain_chan, e.channel);
         let mut color = p.chan(st);
         let mut width = match st {
             ChanState::Transfer => 2.6,
@@ -232,12 +246,12 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
         let node = &f.nodes[n];
         let fires = cs.fires.get(n.index()).copied().unwrap_or(false);
         let (mut stroke, mut width) = (p.node_stroke, 1.0);
-        if o.source_nodes.contains(&n) || o.matches.contains(&n) {
+        if flag(&lit_node, n.index()) {
             (stroke, width) = (p.chan[2], 2.5);
         }
-        if o.deadlock.cycle_nodes.contains(&n) {
+        if flag(&cycle_node, n.index()) {
             (stroke, width) = (p.deadlock, 3.5);
-        } else if o.deadlock.chain_nodes.contains(&n) {
+        } else if flag(&chain_node, n.index()) {
             (stroke, width) = (p.deadlock.with_alpha(150), 2.0);
         }
         if o.selection == Some(Selection::Node(n)) {
@@ -288,8 +302,14 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
             );
         }
     }
+    let mut box_of: Vec<Option<&NodeBox>> = vec![None; nn];
+    for b in &layout.nodes {
+        if let Some(x) = box_of.get_mut(b.node.index()) {
+            *x = Some(b);
+        }
+    }
     for (n, label) in &o.deadlock.badges {
-        if let Some(nb) = layout.nodes.iter().find(|b| b.node == *n) {
+        if let Some(nb) = box_of.get(n.index()).copied().flatten() {
             // The step numbers of the deadlock explanation, on the node's top-right corner.
             let w = 8.0 + 5.5 * label.chars().count() as f32;
             let center = [nb.max()[0] - 2.0, nb.min()[1]];

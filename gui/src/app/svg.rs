@@ -206,11 +206,33 @@ fn item(s: &mut String, it: &Item) {
     }
 }
 
+/// Most pixels of a PNG export: 2^26 (8192 x 8192, 256 MiB of RGBA); `render --scale 100` of
+/// a graph asked for 27 GB and aborted.
+pub const MAX_PNG_PIXELS: u64 = 1 << 26;
+
 /// Rasterizes an SVG document to PNG bytes at `scale` (system fonts are used for text).
+/// Fails, before allocating, for a scale that is not a positive number or an image over
+/// [`MAX_PNG_PIXELS`].
 pub fn svg_to_png(svg: &str, scale: f32) -> anyhow::Result<Vec<u8>> {
+    if !(scale.is_finite() && scale > 0.0) {
+        anyhow::bail!("--scale {scale}: the PNG scale must be a positive number");
+    }
     let mut opt = resvg::usvg::Options::default();
     opt.fontdb_mut().load_system_fonts();
     let tree = resvg::usvg::Tree::from_str(svg, &opt)?;
+    let (w, h) = (tree.size().width(), tree.size().height());
+    let pixels = f64::from(w) * f64::from(scale) * f64::from(h) * f64::from(scale);
+    if pixels > MAX_PNG_PIXELS as f64 {
+        let fit = (MAX_PNG_PIXELS as f64 / (f64::from(w) * f64::from(h))).sqrt();
+        anyhow::bail!(
+            "--scale {scale}: the PNG would be {:.0} x {:.0} pixels, over the limit of {} pixels; \
+             use --scale {:.2} or less, or write an SVG",
+            f64::from(w) * f64::from(scale),
+            f64::from(h) * f64::from(scale),
+            MAX_PNG_PIXELS,
+            (fit * 100.0).floor() / 100.0
+        );
+    }
     let size = tree
         .size()
         .to_int_size()

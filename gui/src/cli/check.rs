@@ -39,14 +39,24 @@ pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .filter(|f| !f.external && has_instances(f))
         {
-            if let Ok(flat) = transform::flatten(module, &f.name) {
-                let flat_report = verify_with(&flat, &opts, Some(module));
-                report.errors.extend(
-                    flat_report
-                        .errors
-                        .into_iter()
-                        .filter(|p| p.rule == Rule::CombinationalCycle),
-                );
+            match transform::flatten(module, &f.name) {
+                Ok(flat) => {
+                    let flat_report = verify_with(&flat, &opts, Some(module));
+                    report.errors.extend(
+                        flat_report
+                            .errors
+                            .into_iter()
+                            .filter(|p| matches!(p.rule, Rule::CombinationalCycle | Rule::Limit)),
+                    );
+                }
+                // What `sim` would refuse (a hierarchy too large or too deep to inline).
+                Err(e) => report.errors.push(Problem {
+                    rule: Rule::Limit,
+                    function: f.name.clone(),
+                    message: e.to_string(),
+                    nodes: Vec::new(),
+                    channels: Vec::new(),
+                }),
             }
         }
     }

@@ -93,6 +93,15 @@ fn width(ty: &Type) -> u32 {
 /// Compiles `f`. Fails on `instance` nodes, channels without exactly one consumer, tuples
 /// wider than 64 bits and malformed nodes.
 pub fn compile(f: &Function) -> Result<Program, SimError> {
+    // Size limits first: nothing below allocates for a graph that exceeds one.
+    if let Some(e) = crate::limits::check(f).into_iter().next() {
+        return Err(SimError::Malformed {
+            node: e
+                .node
+                .map_or_else(|| format!("@{}", f.name), |n| f.nodes[n].id.clone()),
+            what: e.message,
+        });
+    }
     let mut b = Builder {
         f,
         p: Program::default(),
@@ -200,7 +209,7 @@ fn order<I: Kinded>(
             }
         }
     }
-    let mut sccs = petgraph::algo::tarjan_scc(&g);
+    let mut sccs = crate::scc::tarjan_scc(&g);
     sccs.reverse();
     let mut scc_of = vec![0usize; items.len()];
     for (k, scc) in sccs.iter().enumerate() {

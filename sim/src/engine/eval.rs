@@ -325,11 +325,11 @@ fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
             let v = s.valid.at(inp as usize);
             let d = s.data.at(inp as usize);
             let os = p.span(outs);
-            for (k, &o) in os.iter().enumerate() {
-                let others = os
-                    .iter()
-                    .enumerate()
-                    .all(|(j, &x)| j == k || s.ready.at(x as usize));
+            // Output k is offered when every *other* output is ready: count the outputs
+            // that are not, once (per output it would be quadratic in the width).
+            let not_ready = os.iter().filter(|&&x| !s.ready.at(x as usize)).count();
+            for &o in os {
+                let others = not_ready - usize::from(!s.ready.at(o as usize)) == 0;
                 *s.valid.at_mut(o as usize) = v & others;
                 *s.data.at_mut(o as usize) = d;
             }

@@ -78,6 +78,28 @@ pub enum FlattenError {
     /// Two nodes of the flattened function got the same ID.
     #[error(transparent)]
     DuplicateId(#[from] DuplicateId),
+    /// The flattened function would exceed [`crate::limits::MAX_NODES`].
+    #[error(
+        "inlining the instances of @{top} gives {} nodes; the limit is {}",
+        crate::limits::thousands(*nodes),
+        crate::limits::thousands(crate::limits::MAX_NODES as u64)
+    )]
+    TooLarge {
+        /// The function being flattened.
+        top: String,
+        /// Nodes it would have (saturating).
+        nodes: u64,
+    },
+    /// Instances nest deeper than [`crate::limits::MAX_HIERARCHY_DEPTH`].
+    #[error(
+        "instances nest more than {} levels deep: @{}",
+        crate::limits::MAX_HIERARCHY_DEPTH,
+        chain.join(" -> @")
+    )]
+    TooDeep {
+        /// The outermost functions of the too-deep chain.
+        chain: Vec<String>,
+    },
 }
 
 /// A channel of some inlined function: (scope number, channel in that function).
@@ -105,6 +127,7 @@ pub fn flatten(m: &Module, top: &str) -> Result<Function, FlattenError> {
         .function(top)
         .filter(|f| !f.external)
         .ok_or_else(|| FlattenError::MissingTop(top.to_string()))?;
+    check_size(m, f)?;
     let mut out = Function::new(f.name.clone());
     out.results = f.results.clone();
     out.loc = f.loc.clone();
@@ -142,6 +165,80 @@ pub fn flatten(m: &Module, top: &str) -> Result<Function, FlattenError> {
     }
     fl.out.rebuild_index()?;
     Ok(fl.out)
+}
+
+/// Fails when flattening `top` would give more than [`crate::limits::MAX_NODES`] nodes or
+/// nest instances more than [`crate::limits::MAX_HIERARCHY_DEPTH`] deep, before anything is
+/// built: instances nested two per level double the graph at every level, so a few lines of
+/// MLIR can ask for billions of nodes. One pass over the instance graph (each function's
+/// flattened size computed once), without recursion. Recursive instances are left to the
+/// inlining, which reports them.
+fn check_size(m: &Module, top: &Function) -> Result<(), FlattenError> {
+    use crate::limits::{MAX_HIERARCHY_DEPTH, MAX_NODES};
+    let by_name: BTreeMap<&str, &Function> = m
+        .functions
+        .iter()
+        .filter(|g| !g.external)
+        .map(|g| (g.name.as_str(), g))
+        .collect();
+    // Path of the depth-first search: function, its callees, next callee, nodes so far.
+    struct Frame<'a> {
+        f: &'a Function,
+        callees: Vec<&'a str>,
+        next: usize,
+        nodes: u64,
+    }
+    fn frame<'a>(g: &'a Function, by_name: &BTreeMap<&str, &Function>) -> Frame<'a> {
+        let callees: Vec<&'a str> = g
+            .nodes
+            .values()
+            .filter_map(|n| match &n.op {
+                Op::Instance { callee } if by_name.contains_key(callee.as_str()) => {
+                    Some(callee.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        let own = (g.nodes.len() - callees.len()) as u64;
+        Frame {
+            f: g,
+            callees,
+            next: 0,
+            nodes: own,
+        }
+    }
+    let mut size: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut path = vec![frame(top, &by_name)];
+    while let Some(fr) = path.last_mut() {
+        if let Some(&c) = fr.callees.get(fr.next) {
+            fr.next += 1;
+            if let Some(&n) = size.get(c) {
+                fr.nodes = fr.nodes.saturating_add(n);
+            } else if !path.iter().any(|p| p.f.name == c) {
+                if path.len() > MAX_HIERARCHY_DEPTH {
+                    let chain = path.iter().take(8).map(|p| p.f.name.clone());
+                    return Err(FlattenError::TooDeep {
+                        chain: chain.chain([String::from("...")]).collect(),
+                    });
+                }
+                path.push(frame(by_name[c], &by_name));
+            }
+            continue;
+        }
+        let done = path.pop().map_or(0, |fr| {
+            size.insert(fr.f.name.as_str(), fr.nodes);
+            fr.nodes
+        });
+        if let Some(parent) = path.last_mut() {
+            parent.nodes = parent.nodes.saturating_add(done);
+        } else if done > MAX_NODES as u64 {
+            return Err(FlattenError::TooLarge {
+                top: top.name.clone(),
+                nodes: done,
+            });
+        }
+    }
+    Ok(())
 }
 
 impl Flattener<'_> {

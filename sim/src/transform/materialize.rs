@@ -82,9 +82,13 @@ pub fn materialize_with(
                 let mut uses: Vec<PortRef> = ch.consumers.clone();
                 uses.sort();
                 let fork = f.add_node(Op::Fork, vec![ty; n]);
+                // Every use moves to the fork, so `c`'s consumer list is emptied at once
+                // (one `replace_input` per use would scan it each time: quadratic in `n`).
+                f.channels[c].consumers.clear();
                 for (k, u) in uses.iter().rev().enumerate() {
                     let out = f.nodes[fork].outputs[k];
-                    f.replace_input(u.node, u.port as usize, out);
+                    f.nodes[u.node].inputs[u.port as usize] = out;
+                    f.channels[out].consumers.push(*u);
                 }
                 f.set_inputs(fork, vec![c]);
                 added.forks.push(fork);

@@ -27,7 +27,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 
 use super::{NodeRef, Problem, Rule};
 use crate::graph::{ChannelId, Function, NodeId};
-use crate::spec::{PortRef, PortSignal};
+use crate::spec::Comb;
 
 /// One signal group of a channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -51,26 +51,98 @@ impl Signal {
 /// in the same cycle from `from`. They come from the op's [`Comb`](crate::spec::Comb) shape;
 /// ports the node does not have are left out.
 pub fn node_deps(f: &Function, n: NodeId) -> Vec<(Signal, Signal)> {
-    let node = &f.nodes[n];
-    let sig = |s: PortSignal| -> Option<Signal> {
-        let (PortSignal::Forward(p) | PortSignal::Ready(p)) = s;
-        let c = match p {
-            PortRef::In(i) => *node.inputs.get(i)?,
-            PortRef::Out(i) => *node.outputs.get(i)?,
-        };
-        Some(match s {
-            PortSignal::Forward(_) => Signal::Forward(c),
-            PortSignal::Ready(_) => Signal::Ready(c),
-        })
-    };
-    node.op
-        .spec()
-        .comb
-        .deps(node.inputs.len(), node.outputs.len())
-        .into_iter()
-        .filter_map(|(a, b)| Some((sig(a)?, sig(b)?)))
-        .collect()
+    let (mut deps, groups, others) = dep_groups(f, n);
+    for (from, to) in groups {
+        for &a in &from {
+            deps.extend(to.iter().map(|&b| (a, b)));
+        }
+    }
+    for (from, to) in others {
+        for (i, &b) in to.iter().enumerate() {
+            for (j, &a) in from.iter().enumerate() {
+                if i != j {
+                    deps.push((a, b));
+                }
+            }
+        }
+    }
+    deps
 }
+
+/// All pairs of `from` x `to` are dependencies.
+type DepGroup = (Vec<Signal>, Vec<Signal>);
+
+/// [`node_deps`] in three parts: single pairs; join-like groups (every signal of a group's
+/// `from` reaches every signal of its `to`: a node with `n` inputs has `n * n` such pairs,
+/// which [`find_cycles`] represents with `2 * n` edges through a hub); and "others" groups
+/// (`from[j]` reaches `to[i]` for every `j != i`: a lazy fork's outputs, represented with
+/// chains of prefix and suffix hubs).
+fn dep_groups(f: &Function, n: NodeId) -> (Vec<(Signal, Signal)>, Vec<DepGroup>, Vec<DepGroup>) {
+    let node = &f.nodes[n];
+    let ins = &node.inputs;
+    let outs = &node.outputs;
+    let mut deps = Vec::new();
+    let mut groups: Vec<DepGroup> = Vec::new();
+    let mut others: Vec<DepGroup> = Vec::new();
+    let mut join = |ins: &[ChannelId], outs: &[ChannelId]| {
+        let fwd = |cs: &[ChannelId]| cs.iter().map(|&c| Signal::Forward(c)).collect::<Vec<_>>();
+        let rdy = |cs: &[ChannelId]| cs.iter().map(|&c| Signal::Ready(c)).collect::<Vec<_>>();
+        groups.push((fwd(ins), fwd(outs)));
+        groups.push((rdy(outs), rdy(ins)));
+        groups.push((fwd(ins), rdy(ins)));
+    };
+    let pick = |list: &[ChannelId], idx: &[usize]| -> Vec<ChannelId> {
+        idx.iter().filter_map(|&i| list.get(i).copied()).collect()
+    };
+    match node.op.spec().comb {
+        Comb::None => {}
+        Comb::Join => join(ins, outs),
+        Comb::Load => {
+            join(&pick(ins, &[0, 2]), &pick(outs, &[1]));
+            join(&pick(ins, &[1]), &pick(outs, &[0]));
+        }
+        Comb::LazyFork => {
+            for &i in ins {
+                for &o in outs {
+                    deps.push((Signal::Forward(i), Signal::Forward(o)));
+                    deps.push((Signal::Ready(o), Signal::Ready(i)));
+                }
+            }
+            // R(out_j) -> F(out_i) for every j != i.
+            others.push((
+                outs.iter().map(|&o| Signal::Ready(o)).collect(),
+                outs.iter().map(|&o| Signal::Forward(o)).collect(),
+            ));
+        }
+        Comb::Memory { ld, st } => {
+            let (ld, st) = (ld as usize, st as usize);
+            for i in 0..ld {
+                join(&pick(ins, &[2 * st + i]), &pick(outs, &[i, ld + st + i]));
+            }
+            for j in 0..st {
+                if let Some(&done) = outs.get(ld + j) {
+                    for c in pick(ins, &[2 * j, 2 * j + 1]) {
+                        deps.push((Signal::Ready(done), Signal::Ready(c)));
+                    }
+                }
+            }
+        }
+    }
+    (deps, groups, others)
+}
+
+/// A vertex of the dependency graph [`find_cycles`] searches: a signal, or a hub standing for
+/// one large dependency group (its `from` signals have an edge to the hub, the hub has one to
+/// each `to` signal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Vertex {
+    Sig(Signal),
+    Hub(u32),
+}
+
+/// Groups with at most this many pairs are added pair by pair (small nodes keep exactly the
+/// edges, and so the reported cycles, they always had); larger ones go through a hub.
+const HUB_MIN_PAIRS: usize = 64;
 
 /// A combinational cycle found in a function.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,27 +161,87 @@ pub struct CombCycle {
 /// graph, merging a forward cycle with the ready cycle over the same nodes. Sorted by nodes.
 pub fn find_cycles(f: &Function) -> Vec<CombCycle> {
     // (from, to) -> the node that creates the dependency (the first one, by NodeId).
-    let mut edges: BTreeMap<(Signal, Signal), NodeId> = BTreeMap::new();
+    let mut edges: BTreeMap<(Vertex, Vertex), NodeId> = BTreeMap::new();
+    let mut hubs = 0u32;
     for n in f.nodes.keys() {
-        for e in node_deps(f, n) {
-            edges.entry(e).or_insert(n);
+        let (pairs, groups, others) = dep_groups(f, n);
+        for (a, b) in pairs {
+            edges.entry((Vertex::Sig(a), Vertex::Sig(b))).or_insert(n);
+        }
+        for (from, to) in groups {
+            if from.len() * to.len() <= HUB_MIN_PAIRS.max(from.len() + to.len()) {
+                for &a in &from {
+                    for &b in &to {
+                        edges.entry((Vertex::Sig(a), Vertex::Sig(b))).or_insert(n);
+                    }
+                }
+            } else {
+                let h = Vertex::Hub(hubs);
+                hubs += 1;
+                for a in from {
+                    edges.insert((Vertex::Sig(a), h), n);
+                }
+                for b in to {
+                    edges.insert((h, Vertex::Sig(b)), n);
+                }
+            }
+        }
+        for (from, to) in others {
+            let k = from.len().min(to.len());
+            if k * k <= HUB_MIN_PAIRS {
+                for (i, &b) in to.iter().enumerate() {
+                    for (j, &a) in from.iter().enumerate() {
+                        if i != j {
+                            edges.entry((Vertex::Sig(a), Vertex::Sig(b))).or_insert(n);
+                        }
+                    }
+                }
+                continue;
+            }
+            // prefix[i] is reached by from[0..i], suffix[i] by from[i+1..]; to[i] reads both.
+            let mut hub = || {
+                hubs += 1;
+                Vertex::Hub(hubs - 1)
+            };
+            let prefix: Vec<Vertex> = (0..k).map(|_| hub()).collect();
+            let suffix: Vec<Vertex> = (0..k).map(|_| hub()).collect();
+            for i in 0..k {
+                if i + 1 < k {
+                    edges.insert((Vertex::Sig(from[i]), prefix[i + 1]), n);
+                    edges.insert((prefix[i], prefix[i + 1]), n);
+                    edges.insert((Vertex::Sig(from[i + 1]), suffix[i]), n);
+                    edges.insert((suffix[i + 1], suffix[i]), n);
+                }
+                edges.insert((prefix[i], Vertex::Sig(to[i])), n);
+                edges.insert((suffix[i], Vertex::Sig(to[i])), n);
+            }
         }
     }
-    let mut g: DiGraph<Signal, NodeId> = DiGraph::new();
-    let mut index: BTreeMap<Signal, NodeIndex> = BTreeMap::new();
+    let mut g: DiGraph<Vertex, NodeId> = DiGraph::new();
+    let mut index: BTreeMap<Vertex, NodeIndex> = BTreeMap::new();
     for (&(a, b), &n) in &edges {
         let ia = *index.entry(a).or_insert_with(|| g.add_node(a));
         let ib = *index.entry(b).or_insert_with(|| g.add_node(b));
         g.add_edge(ia, ib, n);
     }
+    // The edges inside each component, in `edges` order, gathered in one pass (a scan of
+    // all edges per component would be quadratic: most components are single signals).
+    let sccs = crate::scc::tarjan_scc(&g);
+    let mut component = vec![usize::MAX; g.node_count()];
+    for (k, scc) in sccs.iter().enumerate() {
+        for i in scc {
+            component[i.index()] = k;
+        }
+    }
+    let mut inner_edges: Vec<Vec<(Vertex, Vertex, NodeId)>> = vec![Vec::new(); sccs.len()];
+    for (&(a, b), &n) in &edges {
+        let (ka, kb) = (component[index[&a].index()], component[index[&b].index()]);
+        if ka == kb {
+            inner_edges[ka].push((a, b, n));
+        }
+    }
     let mut cycles: Vec<CombCycle> = Vec::new();
-    for scc in petgraph::algo::tarjan_scc(&g) {
-        let members: BTreeSet<Signal> = scc.iter().map(|i| g[*i]).collect();
-        let inner: Vec<(Signal, Signal, NodeId)> = edges
-            .iter()
-            .filter(|((a, b), _)| members.contains(a) && members.contains(b))
-            .map(|(&(a, b), &n)| (a, b, n))
-            .collect();
+    for inner in inner_edges {
         if inner.is_empty() {
             continue;
         }
@@ -135,14 +267,14 @@ fn same_nodes(a: &[NodeId], b: &[NodeId]) -> bool {
 
 /// Extracts a shortest simple cycle through the lowest-numbered node's first edge in the
 /// component, by breadth-first search in sorted edge order.
-fn one_cycle(inner: &[(Signal, Signal, NodeId)]) -> Option<CombCycle> {
+fn one_cycle(inner: &[(Vertex, Vertex, NodeId)]) -> Option<CombCycle> {
     let &(start_from, start_to, start_node) = inner.iter().min_by_key(|(a, b, n)| (*n, *a, *b))?;
-    let mut adj: BTreeMap<Signal, Vec<(Signal, NodeId)>> = BTreeMap::new();
+    let mut adj: BTreeMap<Vertex, Vec<(Vertex, NodeId)>> = BTreeMap::new();
     for &(a, b, n) in inner {
         adj.entry(a).or_default().push((b, n));
     }
     // BFS from start_to back to start_from.
-    let mut prev: BTreeMap<Signal, (Signal, NodeId)> = BTreeMap::new();
+    let mut prev: BTreeMap<Vertex, (Vertex, NodeId)> = BTreeMap::new();
     let mut queue = VecDeque::from([start_to]);
     let mut seen = BTreeSet::from([start_to]);
     while let Some(s) = queue.pop_front() {
@@ -168,8 +300,27 @@ fn one_cycle(inner: &[(Signal, Signal, NodeId)]) -> Option<CombCycle> {
         cur = p;
     }
     path.reverse();
-    let mut cycle = vec![(start_from, start_to, start_node)];
-    cycle.extend(path);
+    let mut with_hubs = vec![(start_from, start_to, start_node)];
+    with_hubs.extend(path);
+    // Back to signal edges: `a -> hub -> b` inside one node is the dependency `a -> b`.
+    let first_sig = with_hubs
+        .iter()
+        .position(|(a, _, _)| matches!(a, Vertex::Sig(_)))?;
+    with_hubs.rotate_left(first_sig);
+    let mut cycle: Vec<(Signal, Signal, NodeId)> = Vec::new();
+    let mut open: Option<(Signal, NodeId)> = None;
+    for (a, b, n) in with_hubs {
+        match (a, b) {
+            (Vertex::Sig(a), Vertex::Sig(b)) => cycle.push((a, b, n)),
+            (Vertex::Sig(a), Vertex::Hub(_)) => open = Some((a, n)),
+            (Vertex::Hub(_), Vertex::Sig(b)) => {
+                let (a, n) = open.take()?;
+                cycle.push((a, b, n));
+            }
+            // Inside a chain of hubs: still within the same dependency.
+            (Vertex::Hub(_), Vertex::Hub(_)) => {}
+        }
+    }
     let forward = cycle
         .iter()
         .all(|(a, b, _)| matches!((a, b), (Signal::Forward(_), Signal::Forward(_))));

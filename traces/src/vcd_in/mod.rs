@@ -58,12 +58,13 @@ impl std::fmt::Debug for OnProgress {
 #[derive(Debug, thiserror::Error)]
 pub enum VcdError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}: {error}")]
     Io {
         /// The file.
         path: String,
-        /// The error.
-        source: std::io::Error,
+        /// The OS error (shown in the message, so not also a `source()`: a chain printer
+        /// would repeat it).
+        error: std::io::Error,
     },
     /// The file is not a valid VCD.
     #[error("{path}:{line}: (byte {offset}) {message}")]
@@ -78,12 +79,12 @@ pub enum VcdError {
         message: String,
     },
     /// Signals could not be mapped.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Map {
         /// The file.
         path: String,
-        /// The problem.
-        source: MapError,
+        /// The problem (in the message, not a `source()`, for the same reason as `Io`).
+        error: MapError,
     },
     /// No channel matched any signal.
     #[error(
@@ -252,9 +253,9 @@ pub fn replay_file(
     opts: &ReplayOptions,
 ) -> Result<Replay, VcdError> {
     let name = path.display().to_string();
-    let ioerr = |source| VcdError::Io {
+    let ioerr = |error| VcdError::Io {
         path: name.clone(),
-        source,
+        error,
     };
     let file = std::fs::File::open(path).map_err(ioerr)?;
     let len = file.metadata().map_err(ioerr)?.len();
@@ -305,10 +306,10 @@ pub fn replay_bytes(
 /// The mapping file's text, if one is given.
 fn read_map_file(opts: &ReplayOptions) -> Result<Option<String>, VcdError> {
     match &opts.map_file {
-        Some(p) => Ok(Some(std::fs::read_to_string(p).map_err(|source| {
+        Some(p) => Ok(Some(std::fs::read_to_string(p).map_err(|error| {
             VcdError::Io {
                 path: p.display().to_string(),
-                source,
+                error,
             }
         })?)),
         None => Ok(None),
@@ -325,9 +326,9 @@ fn prepare<'f>(
     map_text: Option<&str>,
 ) -> Result<Sampler<'f>, VcdError> {
     let map_file = match map_text {
-        Some(t) => mapping::parse_map_file(t, f).map_err(|source| VcdError::Map {
+        Some(t) => mapping::parse_map_file(t, f).map_err(|error| VcdError::Map {
             path: name.to_string(),
-            source,
+            error,
         })?,
         None => BTreeMap::new(),
     };
@@ -341,9 +342,9 @@ fn prepare<'f>(
         opts.clock.as_deref(),
         opts.scope.as_deref(),
     )
-    .map_err(|source| VcdError::Map {
+    .map_err(|error| VcdError::Map {
         path: name.to_string(),
-        source,
+        error,
     })?;
     if map.report.matched.is_empty() && !f.channels.is_empty() {
         return Err(VcdError::NothingMatched {

@@ -120,20 +120,6 @@ impl HGraph {
         self.nodes[p.node].outs[p.port as usize].clone()
     }
 
-    /// Every live use of every output: `(consumer node, input position)` per port.
-    pub fn uses(&self) -> BTreeMap<Port, Vec<(usize, usize)>> {
-        let mut m: BTreeMap<Port, Vec<(usize, usize)>> = BTreeMap::new();
-        for (i, n) in self.nodes.iter().enumerate() {
-            if n.dead {
-                continue;
-            }
-            for (k, p) in n.ins.iter().enumerate() {
-                m.entry(*p).or_default().push((i, k));
-            }
-        }
-        m
-    }
-
     /// Rewires every live use of `from` to `to`.
     pub fn replace_uses(&mut self, from: Port, to: Port) {
         for n in self.nodes.iter_mut().filter(|n| !n.dead) {

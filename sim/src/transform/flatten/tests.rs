@@ -219,3 +219,66 @@ fn flattening_exposes_cycles_across_instances() {
     let ids: Vec<&str> = r.errors[0].nodes.iter().map(|n| n.id.as_str()).collect();
     assert_eq!(ids, ["merge0", "fork0", "pass0/br0"]);
 }
+
+/// `@f0 .. @f{levels}`: each `@fk(x: none) -> none` forks `x` into `width` instances of
+/// `@f{k+1}` and joins their results; the last one is a wire through a `br`.
+fn nested(levels: usize, width: usize) -> Module {
+    let mut functions = Vec::new();
+    for k in 0..=levels {
+        let (mut f, a) = func(&format!("f{k}"), &[("x", Type::None)], &[Type::None]);
+        if k == levels {
+            let b = f.add_node(Op::Br, vec![Type::None]);
+            f.set_inputs(b, a);
+            let bo = f.nodes[b].outputs[0];
+            ret(&mut f, vec![bo]);
+        } else {
+            let fork = f.add_node(Op::Fork, vec![Type::None; width]);
+            f.set_inputs(fork, a);
+            let outs = f.nodes[fork].outputs.clone();
+            let mut results = Vec::new();
+            for o in outs {
+                let i = f.add_node(
+                    Op::Instance {
+                        callee: format!("f{}", k + 1),
+                    },
+                    vec![Type::None],
+                );
+                f.set_inputs(i, vec![o]);
+                results.push(f.nodes[i].outputs[0]);
+            }
+            let j = f.add_node(Op::Join, vec![Type::None]);
+            f.set_inputs(j, results);
+            let jo = f.nodes[j].outputs[0];
+            ret(&mut f, vec![jo]);
+        }
+        f.assign_ids().unwrap();
+        functions.push(f);
+    }
+    Module { functions }
+}
+
+#[test]
+fn exponential_hierarchies_are_refused_before_inlining() {
+    // 2^40 copies of the leaf: refused at once instead of exhausting memory.
+    let m = nested(40, 2);
+    let e = flatten(&m, "f0").unwrap_err();
+    assert!(matches!(e, FlattenError::TooLarge { .. }), "{e}");
+    assert!(e.to_string().contains("the limit is 1,048,576"), "{e}");
+    // 2^10 copies are fine.
+    let f = flatten(&nested(10, 2), "f0").unwrap();
+    assert!(f.nodes.len() > 2_000);
+    assert!(verify(&f).is_ok());
+}
+
+#[test]
+fn hierarchies_deeper_than_the_limit_are_refused() {
+    let m = nested(crate::limits::MAX_HIERARCHY_DEPTH + 10, 1);
+    let e = flatten(&m, "f0").unwrap_err();
+    assert!(matches!(e, FlattenError::TooDeep { .. }), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("instances nest more than 256 levels deep: @f0 -> @f1"),
+        "{e}"
+    );
+    assert!(flatten(&nested(crate::limits::MAX_HIERARCHY_DEPTH - 1, 1), "f0").is_ok());
+}

@@ -1,0 +1,70 @@
+//! Entry points of the coverage-guided fuzz targets (`fuzz/fuzz_targets/`), shared with the
+//! tests that replay their minimized corpora (`tests/fuzz_corpus.rs`), so a corpus file runs
+//! through exactly the code the fuzzer ran it through. Each function panics on a broken
+//! invariant (that is how the fuzzer learns of it) and returns normally otherwise.
+
+use crate::c::{HsOptions, compile_to_handshake};
+use crate::mlir::{parse_mlir, write_mlir};
+use crate::render::render_diagnostic;
+
+/// The C front end on arbitrary bytes: preprocess, parse, lower to SSA and to a handshake
+/// graph. A rejection must be located inside the text and render (graphically or plainly)
+/// without panicking; an accepted kernel must give a graph that verifies (what `handscope
+/// check` runs) and prints as MLIR the reader accepts.
+pub fn compile_c(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    match compile_to_handshake(text, "fuzz.c", None, &HsOptions::default()) {
+        Err(e) => {
+            let lines = text.split('\n').count() as u32;
+            assert!(
+                e.line >= 1 && e.line <= lines + 1 && e.col >= 1,
+                "bad location {}:{} for {e}",
+                e.line,
+                e.col
+            );
+            assert!(
+                e.span.offset() + e.span.len() <= text.len(),
+                "span out of the text: {e}"
+            );
+            let report = render_diagnostic(&e, Some(100));
+            assert!(!report.is_empty());
+        }
+        Ok(module) => {
+            let report = handscope_sim::verify::verify_module(&module);
+            assert!(
+                report.is_ok(),
+                "compiled graph does not verify: {}",
+                report.errors[0]
+            );
+            let written = write_mlir(&module);
+            if let Err(e) = parse_mlir(&written, "written.mlir") {
+                panic!("compiled MLIR does not read back: {e}\n{written}");
+            }
+        }
+    }
+}
+
+/// The MLIR reader on arbitrary bytes: it never panics, its errors render, and whatever it
+/// accepts the writer prints in a form the reader accepts again, unchanged by a second
+/// round trip.
+pub fn parse_mlir_roundtrip(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    match parse_mlir(text, "fuzz.mlir") {
+        Err(e) => {
+            assert!(!e.render().is_empty());
+        }
+        Ok((module, _warnings)) => {
+            let written = write_mlir(&module);
+            match parse_mlir(&written, "written.mlir") {
+                Ok((again, _)) => {
+                    assert_eq!(written, write_mlir(&again), "writer output is not stable")
+                }
+                Err(e) => panic!("writer output rejected: {e}\n{written}"),
+            }
+        }
+    }
+}
