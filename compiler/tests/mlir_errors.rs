@@ -90,12 +90,24 @@ fn unknown_operation() {
     );
     assert!(r.contains("arith.addi"), "{r}");
     let r = expect_err(
-        &body("  %0 = arith.constant 0 : i32"),
+        &body("  %0 = arith.constant 7"),
         2,
-        "arith",
-        "arith.constant",
+        "7",
+        "expected a typed constant value",
     );
-    assert!(r.contains("handshake constant"), "{r}");
+    assert!(r.contains("arith.constant 42 : i32"), "{r}");
+    expect_err(
+        &body("  %0 = arith.constant 300 : i8"),
+        2,
+        "300",
+        "does not fit in i8",
+    );
+    expect_err(
+        &body("  %0 = \"arith.constant\"(%a) <{value = 1 : i32}> : (i32) -> i32"),
+        2,
+        "%a",
+        "takes no operands",
+    );
     expect_err(
         &body("  %0 = \"handshake.forks\"(%a) : (i32) -> i32"),
         2,

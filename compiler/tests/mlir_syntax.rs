@@ -866,3 +866,39 @@ fn hw_structs_are_tuples() {
     assert_eq!(e.line_col(), (2, 32), "{}", e.render());
     assert!(e.message.contains("needs a struct type"), "{}", e.message);
 }
+
+#[test]
+fn arith_constant_is_an_always_valid_constant_in_both_forms() {
+    // Newer CIRCT emits `arith.constant` inside handshake functions: no control operand, a
+    // token in every cycle. Handscope builds it as `source -> constant`.
+    let custom = func(
+        "%x: i32, %go: none) -> (i32, i1, f32, none",
+        "%c = arith.constant -5 : i32\n%t = arith.constant true\n%f = arith.constant 1.5 : f32\n%s = arith.addi %x, %c : i32\nreturn %s, %t, %f, %go : i32, i1, f32, none",
+    );
+    let generic = func(
+        "%x: i32, %go: none) -> (i32, i1, f32, none",
+        "%c = \"arith.constant\"() <{value = -5 : i32}> : () -> i32\n%t = \"arith.constant\"() {value = true} : () -> i1\n%f = \"arith.constant\"() <{value = 1.5 : f32}> : () -> f32\n%s = arith.addi %x, %c : i32\nreturn %s, %t, %f, %go : i32, i1, f32, none",
+    );
+    for src in [&custom, &generic] {
+        let ops = node_ops(src);
+        let sources = ops.iter().filter(|o| matches!(o, Op::Source)).count();
+        let values: Vec<u64> = ops
+            .iter()
+            .filter_map(|o| match o {
+                Op::Constant { value } => Some(*value),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sources, 3, "{ops:?}");
+        assert_eq!(
+            values,
+            [(-5i64) as u64 & 0xffff_ffff, 1, u64::from(1.5f32.to_bits())],
+            "{ops:?}"
+        );
+        assert_eq!(
+            describe_module(&parse_ok(src), false),
+            describe_module(&parse_ok(&custom), false)
+        );
+        round_trip(src);
+    }
+}

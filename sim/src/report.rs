@@ -24,15 +24,18 @@ pub enum Status {
     Deadlock,
     /// The cycle limit was reached first.
     MaxCycles,
+    /// The user stopped the run (Ctrl-C) first; the report covers the cycles simulated.
+    Interrupted,
 }
 
 impl Status {
-    /// The JSON spelling (`done`, `deadlock`, `max-cycles`).
+    /// The JSON spelling (`done`, `deadlock`, `max-cycles`, `interrupted`).
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Done => "done",
             Status::Deadlock => "deadlock",
             Status::MaxCycles => "max-cycles",
+            Status::Interrupted => "interrupted",
         }
     }
 }

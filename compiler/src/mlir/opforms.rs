@@ -764,6 +764,36 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `arith.constant VALUE [: TYPE]` (`true`/`false` are `i1`) as written by newer CIRCT
+    /// inside a handshake function: a constant with no control input, valid in every cycle.
+    /// The result has no operands; [`super::structure`] gives it a `source` to trigger it.
+    fn custom_arith_constant(&mut self, sp: Span) -> PResult<OpSpec> {
+        let mut attrs = self.parse_opt_attr_dict()?;
+        let first = self.peek_span()?;
+        let value = self.parse_attr_value()?;
+        let value_span = self.span_from(first.start);
+        let (t, tsp) = match &value {
+            AttrValue::Bool(_) => (Type::Int(1), first),
+            AttrValue::Int { ty: Some(ty), .. } | AttrValue::Float { ty: Some(ty), .. } => {
+                (self.chan_type(ty)?, ty.span)
+            }
+            _ => {
+                return Err(self
+                    .err(first, "expected a typed constant value")
+                    .with_help("write `arith.constant 42 : i32`, `arith.constant 1.5 : f32` or `arith.constant true`"));
+            }
+        };
+        attrs.push(Attr {
+            name: "value".into(),
+            name_span: value_span,
+            value,
+            value_span,
+            raw: self.src()[value_span.start..value_span.end].to_string(),
+        });
+        let op = self.constant_op(&mut attrs, &t, tsp, sp)?;
+        Ok(spec(op, vec![], vec![t], attrs, sp))
+    }
+
     fn rounding_mode(&self, mode: &str, at: Span) -> PResult<()> {
         if mode == "to_nearest_even" {
             Ok(())
@@ -807,11 +837,7 @@ impl<'a> Parser<'a> {
                 self.expect(&Tok::Comma)?;
                 ArithOp::Cmpf(pred)
             }
-            (Dialect::Arith, "constant") => {
-                return Err(self
-                    .err(sp, "`arith.constant` is not supported inside a handshake function")
-                    .with_help("a handshake constant needs a control token: `%c = constant %ctrl {value = 0 : i32} : i32`"));
-            }
+            (Dialect::Arith, "constant") => return self.custom_arith_constant(sp),
             _ => match ArithOp::from_name(dialect, m) {
                 Some(a) => a,
                 None => return Err(self.unknown_op(&name, sp)),
@@ -974,7 +1000,17 @@ impl<'a> Parser<'a> {
                     self.generic_float_attrs(&mut attrs)?;
                     Op::Arith(ArithOp::Cmpf(p))
                 }
-                "constant" => return self.parse_arith_custom(Dialect::Arith, "constant", sp),
+                "constant" => {
+                    if let Some(u) = uses.first() {
+                        return Err(self.err(u.span, "`arith.constant` takes no operands"));
+                    }
+                    let [t] = &outs[..] else {
+                        return Err(self.err(fsp, "`arith.constant` has exactly one result"));
+                    };
+                    let (t, tsp) = (self.chan_type(t)?, t.span);
+                    let op = self.constant_op(&mut attrs, &t, tsp, sp)?;
+                    return Ok(spec(op, vec![], vec![t], attrs, sp));
+                }
                 _ => match ArithOp::from_mnemonic(m) {
                     Some(a) => {
                         if let Some(f) = take_attr(&mut attrs, "overflowFlags") {

@@ -2,10 +2,12 @@
 
 use super::ast::{
     ArgAst, Attr, AttrValue, EsiInstance, FileAst, FuncAst, OpSpec, PType, ResultGroup, SType,
+    ValueUse,
 };
 use super::diag::{ErrExt, Span};
 use super::lexer::Tok;
 use super::parser::{PResult, Parser, take_attr};
+use handscope_sim::{Op, Type};
 
 /// A parsed region body: optional entry-block arguments, operations, closing brace.
 struct Region {
@@ -336,7 +338,27 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Eof => return Err(self.expected("`}` closing the function body")),
                 _ => {
-                    ops.push(self.parse_op()?);
+                    let op = self.parse_op()?;
+                    if let Some(source) = always_valid_constant_source(&op, ops.len()) {
+                        ops.push(source);
+                        let at = op.name_span;
+                        let mut constant = op;
+                        let trigger = ops.last().map(|s| s.result_groups[0].name.clone());
+                        constant.operands = vec![(
+                            ValueUse {
+                                name: trigger.unwrap_or_default(),
+                                index: 0,
+                                span: at,
+                            },
+                            SType {
+                                ty: PType::Chan(Type::None),
+                                span: at,
+                            },
+                        )];
+                        ops.push(constant);
+                    } else {
+                        ops.push(op);
+                    }
                     empty = false;
                 }
             }
@@ -516,4 +538,29 @@ fn merge_block_args(
         }
     }
     Ok(block)
+}
+
+/// For an `arith.constant` (a constant with no control operand, valid in every cycle): the
+/// `source` that triggers it, so that the graph holds the same circuit as a
+/// `source -> constant` pair. Its result name cannot be written in MLIR (it holds a space), so
+/// it never clashes with the file's own names.
+fn always_valid_constant_source(op: &OpSpec, position: usize) -> Option<OpSpec> {
+    if !matches!(op.op, Op::Constant { .. }) || !op.operands.is_empty() {
+        return None;
+    }
+    Some(OpSpec {
+        op: Op::Source,
+        operands: vec![],
+        results: vec![Type::None],
+        result_groups: vec![ResultGroup {
+            name: format!("arith.constant trigger {position}"),
+            count: 1,
+            span: op.name_span,
+        }],
+        results_span: op.name_span,
+        attrs: vec![],
+        loc: op.loc.clone(),
+        name_span: op.name_span,
+        span: op.span,
+    })
 }

@@ -5,6 +5,7 @@ mod check;
 mod compile;
 mod dot;
 mod gui;
+mod interrupt;
 mod mlir;
 mod progress;
 mod render;
@@ -141,12 +142,14 @@ pub fn warn_before_running(s: &handscope_sim::session::Session) {
     }
 }
 
-/// The exit code of a run: 0 when it is done, 2 on a deadlock, 3 at the cycle limit.
+/// The exit code of a run: 0 when it is done, 2 on a deadlock, 3 at the cycle limit, 130
+/// (the shell's code for SIGINT) when Ctrl-C stopped it.
 pub fn exit_code(status: handscope_sim::report::Status) -> ExitCode {
     use handscope_sim::report::Status;
     match status {
         Status::Done => ExitCode::SUCCESS,
         Status::Deadlock => ExitCode::from(2),
         Status::MaxCycles => ExitCode::from(3),
+        Status::Interrupted => ExitCode::from(130),
     }
 }

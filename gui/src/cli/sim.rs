@@ -27,9 +27,11 @@ pub struct SimArgs {
     /// Ready policy of a result: `NAME=always|random:SEED:PROB|pattern:BITS` (default always).
     #[arg(long = "ready", value_name = "NAME=POLICY")]
     pub ready: Vec<String>,
-    /// Stop after this many cycles.
-    #[arg(long, default_value_t = 1_000_000)]
-    pub max_cycles: u64,
+    /// Stop after this many cycles (default: no limit; a run that stops making progress
+    /// ends as a deadlock after --deadlock-window cycles, and Ctrl-C stops a run and prints
+    /// the report of the cycles simulated so far).
+    #[arg(long)]
+    pub max_cycles: Option<u64>,
     /// Cycles without any transfer after which the run is declared deadlocked.
     #[arg(long, default_value_t = 16)]
     pub deadlock_window: u64,
@@ -41,8 +43,8 @@ pub struct SimArgs {
     pub json: bool,
 }
 
-/// Runs the simulation and prints the report. Exit code 0 when the run is `done`, 2 on a
-/// deadlock, 3 when the cycle limit was reached.
+/// Runs the simulation and prints the report; the exit code says how it ended
+/// ([`super::exit_code`]).
 pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load_for(&a.file, a.func.as_deref())?;
     let session = super::session(
@@ -51,7 +53,8 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
         &a.stimulus(),
         a.deadlock_window,
     )?;
-    let run = session.run(a.max_cycles, a.vcd.is_some())?;
+    let stop = super::interrupt::stop_flag();
+    let run = session.run_until(a.max_cycles.unwrap_or(u64::MAX), a.vcd.is_some(), stop)?;
     let report = run.report;
     if let Some(path) = &a.vcd {
         let trace = run.trace.context("the engine recorded no trace")?;

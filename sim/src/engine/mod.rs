@@ -30,6 +30,7 @@ pub(crate) mod resim;
 mod tests;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use cranelift_entity::EntityRef;
 
@@ -84,6 +85,9 @@ pub enum SimError {
     #[error("environment: {0}")]
     Environment(String),
 }
+
+/// How often (in cycles) [`Simulation::run_until`] looks at its stop flag.
+pub const STOP_POLL_CYCLES: u64 = 1024;
 
 /// A running simulation of one function.
 pub struct Simulation {
@@ -382,7 +386,18 @@ impl Simulation {
 
     /// Runs until done, deadlocked, or `max_cycles` cycles have been simulated in total.
     pub fn run(&mut self, max_cycles: u64) -> RunReport {
+        self.run_until(max_cycles, &AtomicBool::new(false))
+    }
+
+    /// Like [`Simulation::run`], but also stops, with status [`Status::Interrupted`], soon
+    /// after `stop` is set (it is read every [`STOP_POLL_CYCLES`] cycles): a Ctrl-C handler
+    /// sets it so that a long run still reports what it did.
+    pub fn run_until(&mut self, max_cycles: u64, stop: &AtomicBool) -> RunReport {
         while self.can_step() && self.cycle < max_cycles {
+            if self.cycle.is_multiple_of(STOP_POLL_CYCLES) && stop.load(Ordering::Relaxed) {
+                self.monitor.stop_interrupted();
+                break;
+            }
             self.step();
         }
         self.monitor.stop_at_limit();

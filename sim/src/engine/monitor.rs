@@ -172,6 +172,13 @@ impl Monitor {
         self.status
     }
 
+    /// Marks a run stopped from outside (Ctrl-C) before it ended.
+    pub(crate) fn stop_interrupted(&mut self) {
+        if self.status.is_none() {
+            self.status = Some(Status::Interrupted);
+        }
+    }
+
     /// Marks a run that stopped at its cycle limit.
     pub(crate) fn stop_at_limit(&mut self) {
         if self.status.is_none() {

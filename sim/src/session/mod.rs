@@ -277,11 +277,27 @@ impl Session {
     /// Runs until the run is done, deadlocks, or `max_cycles` cycles have passed; records a
     /// trace when `trace` is set.
     pub fn run(&self, max_cycles: u64, trace: bool) -> Result<Run, SimError> {
+        self.run_until(
+            max_cycles,
+            trace,
+            &std::sync::atomic::AtomicBool::new(false),
+        )
+    }
+
+    /// Like [`Session::run`], but stops early with status
+    /// [`Interrupted`](crate::report::Status::Interrupted) once `stop` is set (a Ctrl-C
+    /// handler sets it); the report, trace and memories cover the cycles simulated.
+    pub fn run_until(
+        &self,
+        max_cycles: u64,
+        trace: bool,
+        stop: &std::sync::atomic::AtomicBool,
+    ) -> Result<Run, SimError> {
         let mut sim = self.simulation()?;
         if trace {
             sim.enable_trace();
         }
-        let report = sim.run(max_cycles);
+        let report = sim.run_until(max_cycles, stop);
         let memories = sim
             .memories()
             .map(|(name, vals)| (name.to_string(), vals.to_vec()))

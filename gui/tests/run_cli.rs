@@ -1,0 +1,109 @@
+//! How `handscope sim` runs end: no cycle limit by default, Ctrl-C stops a run and prints
+//! the report of the cycles simulated so far; `arith.constant` inside a handshake function.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_handscope"));
+    c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    c
+}
+
+/// Writes `text` to a fresh file `name` and returns its path.
+fn file(name: &str, text: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("run_cli");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write input");
+    p.display().to_string()
+}
+
+/// Always-valid constants (newer CIRCT's `arith.constant`) feeding results: with `go`
+/// shorter than `x` the `none` result never completes while the constants keep
+/// transferring, so the run makes progress forever.
+const ENDLESS: &str = "handshake.func @f(%x: i32, %go: none, ...) -> (i32, i1, f32, none) {
+  %c = arith.constant -5 : i32
+  %t = arith.constant true
+  %f = \"arith.constant\"() <{value = 1.5 : f32}> : () -> f32
+  %s = arith.addi %x, %c : i32
+  return %s, %t, %f, %go : i32, i1, f32, none
+}
+";
+
+#[test]
+fn arith_constants_are_valid_in_every_cycle() {
+    let f = file("constants.mlir", ENDLESS);
+    let out = bin()
+        .args(["sim", &f, "--in", "x=1,2", "--in", "go=2", "--json"])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(j["status"], "done");
+    let vals = |r: &str| -> Vec<serde_json::Value> {
+        j["outputs"][r]
+            .as_array()
+            .expect("tokens")
+            .iter()
+            .map(|t| t["value"].clone())
+            .collect()
+    };
+    assert_eq!(vals("out0"), [serde_json::json!(-4), serde_json::json!(-3)]);
+    assert_eq!(vals("out1"), [serde_json::json!(1), serde_json::json!(1)]);
+    assert_eq!(
+        vals("out2"),
+        [serde_json::json!(1.5), serde_json::json!(1.5)]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_an_unlimited_run_with_its_report() {
+    let f = file("endless.mlir", ENDLESS);
+    let child = bin()
+        .args(["sim", &f, "--in", "x=1,2", "--in", "go=1", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Past the old default limit of 1,000,000 cycles would take seconds; the run must still
+    // be going after a moment, and stop when asked.
+    std::thread::sleep(Duration::from_millis(1500));
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: sending SIGINT to our own child process.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(130), "{out:?}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
+    assert_eq!(j["status"], "interrupted");
+    let cycles = j["cycles"].as_u64().expect("cycles");
+    assert!(cycles > 0, "{cycles}");
+    assert_eq!(j["outputs"]["out0"].as_array().map(Vec::len), Some(2));
+    assert_eq!(j["outputs"]["out3"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn an_explicit_cycle_limit_still_holds() {
+    let f = file("limited.mlir", ENDLESS);
+    let out = bin()
+        .args([
+            "sim",
+            &f,
+            "--in",
+            "x=1,2",
+            "--in",
+            "go=1",
+            "--max-cycles",
+            "50",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("status: max-cycles after 50 cycles"),
+        "{text}"
+    );
+}
