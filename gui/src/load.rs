@@ -36,11 +36,6 @@ pub fn load_for(path: &Path, top: Option<&str>) -> anyhow::Result<Loaded> {
     load_text_for(path, &text, top)
 }
 
-/// Parses `text` as the contents of `path`.
-pub fn load_text(path: &Path, text: &str) -> anyhow::Result<Loaded> {
-    load_text_for(path, text, None)
-}
-
 /// Parses `text` as the contents of `path`; `top` as in [`load_for`].
 pub fn load_text_for(path: &Path, text: &str, top: Option<&str>) -> anyhow::Result<Loaded> {
     let name = path.display().to_string();

@@ -107,3 +107,56 @@ fn an_explicit_cycle_limit_still_holds() {
         "{text}"
     );
 }
+
+const TWO_FUNCTIONS: &str = "handshake.func @first(%a: i32, %go: none, ...) -> (i32, none) {
+  return %a, %go : i32, none
+}
+handshake.func @second(%a: i32, %b: i32, %go: none, ...) -> (i32, none) {
+  %s = arith.addi %a, %b : i32
+  return %s, %go : i32, none
+}
+";
+
+/// `render` picks a function with `--func` like `sim`, and says which arguments got no
+/// tokens instead of drawing a stalled run silently.
+#[test]
+fn render_takes_func_and_names_unfed_arguments() {
+    let f = file("two.mlir", TWO_FUNCTIONS);
+    let out_svg = file("second.svg", "");
+    let out = bin()
+        .args(["render", &f, "-o", &out_svg])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: no tokens for `a`, `b` (give them with --in NAME=...)"),
+        "{err}"
+    );
+    let svg = std::fs::read_to_string(&out_svg).expect("svg");
+    assert!(svg.contains("@second"), "the last function by default");
+
+    let first_svg = file("first.svg", "");
+    let out = bin()
+        .args([
+            "render", &f, "--func", "first", "--in", "a=4", "-o", &first_svg,
+        ])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("no tokens"), "{err}");
+    let svg = std::fs::read_to_string(&first_svg).expect("svg");
+    assert!(
+        svg.contains("@first") && !svg.contains("@second"),
+        "--func first"
+    );
+
+    let out = bin()
+        .args(["render", &f, "--func", "third", "-o", &first_svg])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("third"), "{err}");
+}

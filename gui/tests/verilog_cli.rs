@@ -266,3 +266,26 @@ fn verilog_names_instances_after_stable_ids_and_truncated_vcds_replay_a_prefix()
     assert!(!err.contains("panicked"), "{err}");
     assert!(err.contains("bad.vcd"), "the error names the file: {err}");
 }
+
+/// `verilate -o RELDIR --run` from another working directory: the model writes its VCD into
+/// RELDIR, where the replay reads it (it used to look for RELDIR/RELDIR/trace.vcd).
+#[test]
+fn verilate_run_with_a_relative_output_directory() {
+    if !have_verilator() {
+        return;
+    }
+    let cwd = tmp("relative_cwd");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let file = root().join("examples/circuits/counter_loop.mlir");
+    let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args(["verilate", file.to_str().unwrap(), "-o", "rel/out", "--run"])
+        .args(["--in", "n=3", "--in", "start=1"])
+        .current_dir(&cwd)
+        .output()
+        .expect("run handscope");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("status: done"), "{text}");
+    assert!(cwd.join("rel/out/trace.vcd").is_file(), "{err}");
+}

@@ -284,11 +284,14 @@ fn build_with(sv: &str, tb: &str, cfg: &BuildConfig<'_>) -> Result<PathBuf, Veri
 /// `workdir/`[`WaveFormat::file_name`].
 fn run_format(exe: &Path, workdir: &Path, format: WaveFormat) -> Result<PathBuf, VerilatorError> {
     let vcd = workdir.join(format.file_name());
-    let out = Command::new(exe)
-        .arg(&vcd)
+    // The model runs inside `workdir`, so it gets the bare file name: a relative `workdir`
+    // joined in again would point one level too deep.
+    let exe = std::path::absolute(exe).map_err(io("locating", exe))?;
+    let out = Command::new(&exe)
+        .arg(format.file_name())
         .current_dir(workdir)
         .output()
-        .map_err(io("running", exe))?;
+        .map_err(io("running", &exe))?;
     if !out.status.success() {
         return Err(VerilatorError::Run(format!(
             "{} exited with {}: {}",

@@ -52,11 +52,17 @@ impl Circuit {
             ex.name,
             ex.text.to_string(),
             &StimulusArgs::default(),
+            None,
         )
     }
 
-    /// Loads a file from disk; `over` replaces stimulus entries of its `// sim:` header.
-    pub fn from_file(path: &Path, over: &StimulusArgs) -> anyhow::Result<Circuit> {
+    /// Loads a file from disk; `over` replaces stimulus entries of its `// sim:` header;
+    /// `function` picks the function to run (default: the only or last one with a body).
+    pub fn from_file(
+        path: &Path,
+        over: &StimulusArgs,
+        function: Option<&str>,
+    ) -> anyhow::Result<Circuit> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         Self::from_text(
@@ -64,6 +70,7 @@ impl Circuit {
             &path.display().to_string(),
             text,
             over,
+            function,
         )
     }
 
@@ -75,9 +82,10 @@ impl Circuit {
         name: &str,
         text: String,
         over: &StimulusArgs,
+        function: Option<&str>,
     ) -> anyhow::Result<Circuit> {
-        let loaded = crate::load::load_text(Path::new(name), &text)?;
-        let mut session = Session::open(&loaded.module, None)?;
+        let loaded = crate::load::load_text_for(Path::new(name), &text, function)?;
+        let mut session = Session::open(&loaded.module, function)?;
         let header = Header::parse(&text);
         let mut from_header = header.sim_args();
         if from_header.is_empty() && name.ends_with(".c") {

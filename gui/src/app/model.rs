@@ -29,8 +29,9 @@ use super::trace_source::TraceSource;
 pub enum Start {
     /// A gallery example.
     Example(usize),
-    /// A file, optional VCD, stimulus overrides.
-    File(PathBuf, Option<PathBuf>, StimulusArgs),
+    /// A file, optional VCD, stimulus overrides, the function to run (default: the only or
+    /// last one with a body).
+    File(PathBuf, Option<PathBuf>, StimulusArgs, Option<String>),
 }
 
 /// A callback that asks the UI to repaint.
@@ -78,6 +79,8 @@ pub struct Model {
     pub error: Option<String>,
     /// Stimulus overrides from the command line.
     pub overrides: StimulusArgs,
+    /// The function to run (`--func`), else the default one.
+    pub function: Option<String>,
     /// VCD to replay instead of simulating.
     pub vcd: Option<PathBuf>,
     /// The trace source.
@@ -147,6 +150,7 @@ impl Model {
             circuit: None,
             error: None,
             overrides: StimulusArgs::default(),
+            function: None,
             vcd: None,
             source: None,
             binding: None,
@@ -186,8 +190,9 @@ impl Model {
         };
         match start {
             Start::Example(i) => m.open_example(i),
-            Start::File(p, vcd, over) => {
+            Start::File(p, vcd, over, function) => {
                 m.overrides = over;
+                m.function = function;
                 m.vcd = vcd;
                 m.open_file(&p);
             }
@@ -206,7 +211,7 @@ impl Model {
 
     /// Opens a file (and watches it).
     pub fn open_file(&mut self, p: &std::path::Path) {
-        match Circuit::from_file(p, &self.overrides) {
+        match Circuit::from_file(p, &self.overrides, self.function.as_deref()) {
             Ok(c) => self.install(c, false),
             Err(e) => self.error = Some(format!("{e:#}")),
         }
@@ -225,7 +230,7 @@ impl Model {
         else {
             return;
         };
-        match Circuit::from_file(&p, &self.overrides) {
+        match Circuit::from_file(&p, &self.overrides, self.function.as_deref()) {
             Ok(c) => {
                 self.install(c, true);
                 self.status = format!("reloaded {}", p.display());

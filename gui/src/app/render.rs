@@ -37,10 +37,22 @@ pub fn svg_of(m: &mut Model) -> Option<String> {
 }
 
 /// Opens `start` headlessly, moves to `cycle` and returns the SVG.
+#[cfg(test)]
 pub fn render_svg(
     start: super::model::Start,
     cycle: u64,
     look: super::model::Look,
+) -> anyhow::Result<String> {
+    render_svg_noting(start, cycle, look, &mut |_| {})
+}
+
+/// Like [`render_svg`], and tells `note` what a reader of the picture should know: the
+/// arguments that got no tokens (a run without stimulus stalls at once) and a deadlock.
+pub fn render_svg_noting(
+    start: super::model::Start,
+    cycle: u64,
+    look: super::model::Look,
+    note: &mut dyn FnMut(String),
 ) -> anyhow::Result<String> {
     let mut m = Model::new(start, std::sync::Arc::new(|| {}));
     m.watcher = None;
@@ -56,6 +68,24 @@ pub fn render_svg(
     m.update(0.0);
     if let Some(e) = m.source.as_ref().and_then(|s| s.error()) {
         anyhow::bail!("the engine could not start: {e}");
+    }
+    if let Some(c) = &m.circuit
+        && m.vcd.is_none()
+    {
+        let unfed = c.session.unfed_arguments();
+        if !unfed.is_empty() {
+            let names: Vec<String> = unfed.iter().map(|a| format!("`{a}`")).collect();
+            note(format!(
+                "no tokens for {} (give them with --in NAME=...)",
+                names.join(", ")
+            ));
+        }
+    }
+    if let Some(d) = m.deadlock() {
+        note(format!(
+            "the run deadlocks at cycle {} (`handscope sim` explains it)",
+            d.since_cycle
+        ));
     }
     svg_of(&mut m).ok_or_else(|| anyhow::anyhow!("nothing to draw (the circuit has no cycles)"))
 }

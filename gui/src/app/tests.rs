@@ -418,7 +418,7 @@ fn replayed_vcd_shows_like_the_engine_run_including_the_deadlock() {
     let file = std::fs::File::create(&vcd).unwrap();
     handscope_traces::vcd_out::write_vcd(eng.trace().unwrap(), std::io::BufWriter::new(file))
         .unwrap();
-    let mut h = harness(Start::File(mlir, Some(vcd), Default::default()));
+    let mut h = harness(Start::File(mlir, Some(vcd), Default::default(), None));
     run_until(&mut h, "the replayed deadlock", |a| {
         a.model.deadlock().is_some() && a.model.cycle_state().is_some()
     });
@@ -565,7 +565,10 @@ fn live_reload_keeps_cursor_and_selection_and_survives_errors() {
     let p = dir.join("loop.mlir");
     let text = crate::examples::CIRCUITS[0].text;
     std::fs::write(&p, text).unwrap();
-    let mut m = Model::new(Start::File(p.clone(), None, Default::default()), noop());
+    let mut m = Model::new(
+        Start::File(p.clone(), None, Default::default(), None),
+        noop(),
+    );
     m.settle();
     m.goto(3);
     m.settle();

@@ -22,6 +22,9 @@ pub struct GuiArgs {
     /// Ready policy of a result, as in `handscope sim`.
     #[arg(long = "ready", value_name = "NAME=POLICY")]
     pub ready: Vec<String>,
+    /// Function to show (default: the only or the last function with a body).
+    #[arg(long)]
+    pub func: Option<String>,
 }
 
 /// Opens the window.
@@ -38,6 +41,7 @@ pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
                     mems: a.mems.clone(),
                     ready: a.ready.clone(),
                 },
+                a.func.clone(),
             ),
         },
     };

@@ -23,6 +23,9 @@ pub struct RenderArgs {
     /// Ready policy of a result, as in `handscope sim`.
     #[arg(long = "ready", value_name = "NAME=POLICY")]
     pub ready: Vec<String>,
+    /// Function to draw (default: the only or the last function with a body).
+    #[arg(long)]
+    pub func: Option<String>,
     /// A VCD of a run to show instead of simulating.
     #[arg(long)]
     pub trace: Option<PathBuf>,
@@ -85,11 +88,13 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
             let p =
                 std::env::temp_dir().join(format!("handscope-{}-{}", std::process::id(), ex.name));
             std::fs::write(&p, ex.text)?;
-            Start::File(p, a.trace.clone(), over)
+            Start::File(p, a.trace.clone(), over, a.func.clone())
         }
-        _ => Start::File(a.file.clone(), a.trace.clone(), over),
+        _ => Start::File(a.file.clone(), a.trace.clone(), over, a.func.clone()),
     };
-    let svg = crate::app::render::render_svg(start, a.cycle, look)?;
+    let svg = crate::app::render::render_svg_noting(start, a.cycle, look, &mut |note| {
+        eprintln!("warning: {note}");
+    })?;
     let ext = a
         .output
         .extension()
