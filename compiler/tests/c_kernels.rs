@@ -118,6 +118,7 @@ kernels!(
     divrem,
     multidim_init,
     macros,
+    gotos,
 );
 
 /// Every kernel file has a test above, and there are at least 20 examples.

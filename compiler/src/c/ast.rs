@@ -261,6 +261,10 @@ pub enum StmtKind {
     Return(Option<Expr>),
     /// `;`
     Empty,
+    /// `name: stmt` (a jump target of `goto`).
+    Label(String, Box<Stmt>),
+    /// `goto name;`
+    Goto(String),
 }
 
 /// A function parameter.

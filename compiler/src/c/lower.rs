@@ -79,6 +79,18 @@ struct Frame {
     ret: CType,
     ret_var: Option<Var>,
     exit: BlockId,
+    /// The function's `goto` targets by name (labels are function-wide in C).
+    labels: BTreeMap<String, LabelSlot>,
+}
+
+/// A label's block: created by its first `goto` or its definition, sealed once the whole
+/// function is lowered (only then are all the jumps to it known).
+struct LabelSlot {
+    block: BlockId,
+    /// Where the label is defined, once seen.
+    defined: Option<Span>,
+    /// The first `goto` naming it.
+    first_goto: Option<Span>,
 }
 
 #[derive(Clone, Copy)]
@@ -113,6 +125,8 @@ struct Lowerer<'a> {
     loop_depth: usize,
     consts: BTreeMap<ValueId, i64>,
     inlined: usize,
+    /// Spans of the `goto` statements lowered (to name one in a reducibility error).
+    gotos: std::collections::BTreeSet<(u32, u32)>,
 }
 
 fn ity(t: IntTy) -> Type {
@@ -237,6 +251,7 @@ pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &LineIndex) -> CRes
         loop_depth: 0,
         consts: BTreeMap::new(),
         inlined: 0,
+        gotos: std::collections::BTreeSet::new(),
     };
     l.top(top_fn, lines)
 }
@@ -336,9 +351,13 @@ fn collect_calls_stmt(s: &Stmt, out: &mut Vec<(String, Span)>) {
             }
             collect_calls_stmt(b, out);
         }
-        StmtKind::Default(b) => collect_calls_stmt(b, out),
+        StmtKind::Default(b) | StmtKind::Label(_, b) => collect_calls_stmt(b, out),
         StmtKind::Return(Some(x)) => e(x),
-        StmtKind::Return(None) | StmtKind::Break | StmtKind::Continue | StmtKind::Empty => {}
+        StmtKind::Return(None)
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Goto(_)
+        | StmtKind::Empty => {}
     }
 }
 
@@ -559,6 +578,48 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// The block of label `name` in the current function, created on first mention.
+    fn label_block(&mut self, name: &str, at: Span) -> CResult<&mut LabelSlot> {
+        let Some(frame) = self.frames.last_mut() else {
+            return Err(RawError::new(at, "label outside a function"));
+        };
+        if !frame.labels.contains_key(name) {
+            let block = self.b.new_block();
+            frame.labels.insert(
+                name.to_string(),
+                LabelSlot {
+                    block,
+                    defined: None,
+                    first_goto: None,
+                },
+            );
+        }
+        Ok(frame.labels.get_mut(name).expect("inserted above"))
+    }
+
+    /// At the end of a function: every `goto` target must be defined; the label blocks get
+    /// sealed now that all their predecessors are known.
+    fn finish_labels(&mut self) -> CResult<()> {
+        let Some(frame) = self.frames.last_mut() else {
+            return Ok(());
+        };
+        let labels = std::mem::take(&mut frame.labels);
+        for (name, slot) in &labels {
+            if slot.defined.is_none()
+                && let Some(at) = slot.first_goto
+            {
+                return Err(RawError::new(
+                    at,
+                    format!("label '{name}' used but not defined"),
+                ));
+            }
+        }
+        for slot in labels.values() {
+            self.b.seal(slot.block);
+        }
+        Ok(())
+    }
+
     fn dead_block(&mut self) {
         let d = self.b.new_block();
         self.b.seal(d);
@@ -722,12 +783,14 @@ impl<'a> Lowerer<'a> {
             ret: f.ret.clone(),
             ret_var,
             exit,
+            labels: BTreeMap::new(),
         });
         let body = f
             .body
             .as_ref()
             .ok_or_else(|| RawError::new(f.span, "function has no body"))?;
         self.stmt(body)?;
+        self.finish_labels()?;
         let end = body.span.end as usize;
         let end_span = lines.span(end.saturating_sub(1), end);
         if !self.b.terminated() {
@@ -744,6 +807,7 @@ impl<'a> Lowerer<'a> {
             .collect();
         self.b.ret(value, toks, end_span);
         let fin = self.b.finish().map_err(|m| RawError::new(f.span, m))?;
+        super::reducible::check_reducible(&fin.blocks, &self.gotos)?;
         let map = |v: ValueId| fin.remap.get(&v).copied().unwrap_or(v);
         let params = params
             .into_iter()
@@ -959,6 +1023,32 @@ impl<'a> Lowerer<'a> {
                     sw.default = Some(blk);
                 }
                 self.stmt(body)
+            }
+            StmtKind::Label(name, body) => {
+                let slot = self.label_block(name, s.span)?;
+                if let Some(first) = slot.defined {
+                    let line = first.line;
+                    return Err(RawError::new(
+                        s.span,
+                        format!("redefinition of label '{name}' (first defined on line {line})"),
+                    ));
+                }
+                slot.defined = Some(s.span);
+                let blk = slot.block;
+                if !self.b.terminated() {
+                    self.b.br(blk, s.span);
+                }
+                self.b.switch_to(blk);
+                self.stmt(body)
+            }
+            StmtKind::Goto(name) => {
+                let slot = self.label_block(name, s.span)?;
+                slot.first_goto.get_or_insert(s.span);
+                let blk = slot.block;
+                self.gotos.insert((s.span.start, s.span.end));
+                self.b.br(blk, s.span);
+                self.dead_block();
+                Ok(())
             }
             StmtKind::Break => {
                 let Some(t) = self.jumps.iter().rev().find_map(|j| j.brk) else {
@@ -1480,6 +1570,11 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
+            ExprKind::Call(n, _)
+                if !self.funcs.contains_key(n.as_str()) && abs_builtin(n).is_some() =>
+            {
+                CType::Int(abs_builtin(n).unwrap_or(IntTy::INT))
+            }
             ExprKind::Call(n, _) => {
                 let f = self
                     .funcs
@@ -1900,18 +1995,63 @@ impl<'a> Lowerer<'a> {
         Ok(acc)
     }
 
+    /// `abs`, `labs`, `llabs` (`<stdlib.h>`): the argument converted to `ty`, negated when
+    /// negative. Like C, the most negative value stays itself (two's complement wraps).
+    fn abs(&mut self, name: &str, ty: IntTy, args: &[Expr], sp: Span) -> CResult<Rv> {
+        let [a] = args else {
+            return Err(RawError::new(
+                sp,
+                format!("'{name}' takes 1 argument but {} were given", args.len()),
+            ));
+        };
+        if self.is_array_expr(a) {
+            return Err(RawError::new(
+                a.span,
+                "array passed where an integer is expected",
+            ));
+        }
+        let rv = self.rvalue(a)?;
+        let v = self.convert(rv, ty, a.span);
+        let t = ity(ty);
+        let zero = self.constant(0, t, sp);
+        let neg = self.binary(BinaryOp::SubI, zero, v, sp)?;
+        let is_neg = self.cmp(CmpPred::Slt, v, zero, sp);
+        let out = self.b.inst(
+            InstKind::Select {
+                cond: is_neg,
+                t: neg,
+                f: v,
+            },
+            &[t],
+            sp,
+        )[0];
+        Ok(Rv { v: out, ty })
+    }
+
     /// Inlines a call; returns the result (None for void functions).
     fn call(&mut self, e: &Expr) -> CResult<Option<Rv>> {
         let ExprKind::Call(name, args) = &e.kind else {
             return Err(RawError::new(e.span, "not a call"));
         };
         let sp = e.span;
+        if !self.funcs.contains_key(name.as_str())
+            && let Some(ty) = abs_builtin(name)
+        {
+            return self.abs(name, ty, args, sp).map(Some);
+        }
         let Some(f) = self.funcs.get(name.as_str()).copied() else {
             if self.protos.contains_key(name.as_str()) {
                 return Err(RawError::new(
                     sp,
                     format!("function '{name}' is declared but not defined in this file"),
                 ));
+            }
+            if IO_FUNCTIONS.contains(&name.as_str()) {
+                return Err(RawError::new(
+                    sp,
+                    format!("'{name}' cannot be called in a kernel: a circuit has no I/O"),
+                )
+                .with_help("keep printing in the test bench, outside the kernel function"));
             }
             return Err(RawError::new(
                 sp,
@@ -1990,13 +2130,16 @@ impl<'a> Lowerer<'a> {
             ret: f.ret.clone(),
             ret_var,
             exit,
+            labels: BTreeMap::new(),
         });
         self.call_stack.push(name.clone());
         let body = f
             .body
             .as_ref()
             .ok_or_else(|| RawError::new(f.span, "function has no body"));
-        let r = body.and_then(|b| self.stmt(b));
+        let r = body
+            .and_then(|b| self.stmt(b))
+            .and_then(|()| self.finish_labels());
         self.call_stack.pop();
         self.frames.pop();
         self.scopes = saved_scopes;
@@ -2036,3 +2179,19 @@ impl<'a> Lowerer<'a> {
         }
     }
 }
+
+/// The integer type of a `<stdlib.h>` absolute-value function, unless the file defines its own.
+fn abs_builtin(name: &str) -> Option<IntTy> {
+    match name {
+        "abs" => Some(IntTy::INT),
+        "labs" => Some(IntTy::LONG),
+        "llabs" => Some(IntTy::LLONG),
+        _ => None,
+    }
+}
+
+/// `<stdio.h>` functions a kernel might call, named in their own error.
+const IO_FUNCTIONS: &[&str] = &[
+    "printf", "fprintf", "puts", "putchar", "scanf", "fscanf", "fopen", "fclose", "fgets",
+    "sprintf", "snprintf",
+];

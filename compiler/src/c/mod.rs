@@ -22,6 +22,7 @@ mod opt;
 mod parser;
 mod ppexpr;
 mod preproc;
+mod reducible;
 mod span;
 mod ssa;
 mod types;

@@ -704,11 +704,28 @@ impl<'a> Parser<'a> {
                 let end = self.expect(";")?;
                 Ok(mk(StmtKind::Return(e), end))
             }
-            "goto" => Err(RawError::new(start, "'goto' is not supported")),
+            "goto" => {
+                self.pos += 1;
+                let Some(name) = self.peek().and_then(Token::ident).map(str::to_string) else {
+                    return Err(RawError::new(
+                        self.span(),
+                        "expected a label name after 'goto'",
+                    ));
+                };
+                self.pos += 1;
+                let end = self.expect(";")?;
+                Ok(mk(StmtKind::Goto(name), end))
+            }
             "else" => Err(RawError::new(start, "'else' without a previous 'if'")),
             _ => {
                 if !word.is_empty() && self.peek_at(1).is_some_and(|t| t.is_punct(":")) {
-                    return Err(RawError::new(start, "labels (and goto) are not supported"));
+                    let name = word.to_string();
+                    self.pos += 2;
+                    let s = self.case_body()?;
+                    return Ok(Stmt {
+                        kind: StmtKind::Label(name, Box::new(s)),
+                        span: start,
+                    });
                 }
                 let e = self.expr()?;
                 let end = self.expect(";")?;

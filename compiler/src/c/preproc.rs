@@ -1,5 +1,6 @@
 //! A small token-level preprocessor: `#define` (object-like and function-like), `#undef`,
-//! conditional directives, `#include <stdint.h>` / `<stdbool.h>`, `#pragma` (ignored).
+//! conditional directives, `#include` of `<stdint.h>`, `<stdbool.h>`, `<limits.h>`,
+//! `<stdlib.h>` and `<stdio.h>`, `#pragma` (ignored).
 
 use super::error::{CResult, RawError};
 use super::lexer::{TokKind, Token, lex};
@@ -82,6 +83,104 @@ fn respan(toks: &[Token], span: Span) -> Vec<Token> {
             line_start: false,
         })
         .collect()
+}
+
+/// A macro body with its parameters replaced (by the macro-expanded argument, or the argument
+/// as written next to `##`) and `##` pastes done, every token placed at `span`.
+fn substitute(
+    body: &[Token],
+    params: &[String],
+    raw_args: &[Vec<Token>],
+    expanded_args: &[Vec<Token>],
+    span: Span,
+) -> CResult<Vec<Token>> {
+    let param = |t: &Token| t.ident().and_then(|n| params.iter().position(|p| p == n));
+    let mut out: Vec<Token> = Vec::new();
+    let mut k = 0;
+    while k < body.len() {
+        let bt = &body[k];
+        if bt.is_punct("##") {
+            // The right operand, unexpanded; definitions never end with `##`.
+            let Some(rt) = body.get(k + 1) else {
+                return Err(RawError::new(bt.span, "`##` at the end of a macro body"));
+            };
+            let rhs = match param(rt) {
+                Some(p) => respan(&raw_args[p], span),
+                None => respan(std::slice::from_ref(rt), span),
+            };
+            let mut rhs = rhs.into_iter();
+            match (out.pop(), rhs.next()) {
+                (Some(l), Some(r)) => out.push(paste(&l, &r, span)?),
+                (Some(l), None) => out.push(l),
+                (None, Some(r)) => out.push(r),
+                (None, None) => {}
+            }
+            out.extend(rhs);
+            k += 2;
+        } else {
+            let pasted_next = body.get(k + 1).is_some_and(|n| n.is_punct("##"));
+            match param(bt) {
+                Some(p) if pasted_next => out.extend(respan(&raw_args[p], span)),
+                Some(p) => out.extend(respan(&expanded_args[p], span)),
+                None => out.extend(respan(std::slice::from_ref(bt), span)),
+            }
+            k += 1;
+        }
+        if out.len() > MAX_TOKENS {
+            return Err(RawError::new(
+                span,
+                "macro expansion produces too many tokens",
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// `l ## r`: the token spelled by the two spellings together.
+fn paste(l: &Token, r: &Token, span: Span) -> CResult<Token> {
+    let spell = |t: &Token| -> Option<String> {
+        match &t.kind {
+            TokKind::Ident(s) => Some(s.clone()),
+            TokKind::Punct(p) => Some((*p).to_string()),
+            TokKind::Int {
+                value,
+                unsigned,
+                longs,
+                decimal: true,
+            } => Some(format!(
+                "{value}{}{}",
+                if *unsigned { "u" } else { "" },
+                "l".repeat(usize::from(*longs))
+            )),
+            _ => None,
+        }
+    };
+    let (Some(a), Some(b)) = (spell(l), spell(r)) else {
+        return Err(RawError::new(
+            span,
+            format!(
+                "`##` can paste identifiers, decimal numbers and punctuators, not {} and {}",
+                l.describe(),
+                r.describe()
+            ),
+        ));
+    };
+    let text = format!("{a}{b}");
+    match crate::c::lexer::lex(&text).ok().as_deref() {
+        Some([one]) => Ok(Token {
+            kind: one.kind.clone(),
+            span,
+            line_start: false,
+        }),
+        _ => Err(RawError::new(
+            span,
+            format!(
+                "pasting {} and {} does not give one token (`{text}`)",
+                l.describe(),
+                r.describe()
+            ),
+        )),
+    }
 }
 
 impl Pre {
@@ -273,10 +372,20 @@ impl Pre {
             None
         };
         let body = rest[k..].to_vec();
-        if let Some(t) = body.iter().find(|t| t.is_punct("#") || t.is_punct("##")) {
+        if let Some(t) = body.iter().find(|t| t.is_punct("#")) {
             return Err(RawError::new(
                 t.span,
-                "stringification and token pasting in macros are not supported",
+                "stringification (`#`) in macros is not supported: it makes string literals",
+            ));
+        }
+        if let Some(t) = body
+            .first()
+            .filter(|t| t.is_punct("##"))
+            .or_else(|| body.last().filter(|t| t.is_punct("##")))
+        {
+            return Err(RawError::new(
+                t.span,
+                "`##` cannot be at either end of a macro body",
             ));
         }
         self.macros.insert(name.to_string(), Macro { params, body });
@@ -328,9 +437,37 @@ impl Pre {
                 self.define_builtin("false", "0");
                 Ok(())
             }
+            // `abs`/`labs`/`llabs` are built in; I/O calls get their own error where used.
+            "stdlib.h" | "stdio.h" => Ok(()),
+            "limits.h" => {
+                for (name, value) in [
+                    ("CHAR_BIT", "8"),
+                    ("SCHAR_MIN", "(-128)"),
+                    ("SCHAR_MAX", "127"),
+                    ("UCHAR_MAX", "255"),
+                    ("CHAR_MIN", "(-128)"),
+                    ("CHAR_MAX", "127"),
+                    ("SHRT_MIN", "(-32767-1)"),
+                    ("SHRT_MAX", "32767"),
+                    ("USHRT_MAX", "65535"),
+                    ("INT_MIN", "(-2147483647-1)"),
+                    ("INT_MAX", "2147483647"),
+                    ("UINT_MAX", "4294967295U"),
+                    ("LONG_MIN", "(-9223372036854775807L-1)"),
+                    ("LONG_MAX", "9223372036854775807L"),
+                    ("ULONG_MAX", "18446744073709551615UL"),
+                    ("LLONG_MIN", "(-9223372036854775807LL-1)"),
+                    ("LLONG_MAX", "9223372036854775807LL"),
+                    ("ULLONG_MAX", "18446744073709551615ULL"),
+                ] {
+                    self.define_builtin(name, value);
+                }
+                Ok(())
+            }
             _ => Err(
-                RawError::new(whole, format!("unsupported include '{header}'"))
-                    .with_help("only <stdint.h> and <stdbool.h> can be included"),
+                RawError::new(whole, format!("unsupported include '{header}'")).with_help(
+                    "<stdint.h>, <stdbool.h>, <limits.h>, <stdlib.h> and <stdio.h> can be included",
+                ),
             ),
         }
     }
@@ -372,7 +509,7 @@ impl Pre {
             };
             match &m.params {
                 None => {
-                    let body = respan(&m.body, t.span);
+                    let body = substitute(&m.body, &[], &[], &[], t.span)?;
                     active.push(name.to_string());
                     self.expand(&body, out, active)?;
                     active.pop();
@@ -432,19 +569,7 @@ impl Pre {
                         self.expand(a, &mut e, active)?;
                         expanded_args.push(e);
                     }
-                    let mut body = Vec::new();
-                    for bt in &m.body {
-                        match bt.ident().and_then(|n| params.iter().position(|p| p == n)) {
-                            Some(p) => body.extend(respan(&expanded_args[p], call_span)),
-                            None => body.extend(respan(std::slice::from_ref(bt), call_span)),
-                        }
-                        if body.len() > MAX_TOKENS {
-                            return Err(RawError::new(
-                                call_span,
-                                "macro expansion produces too many tokens",
-                            ));
-                        }
-                    }
+                    let body = substitute(&m.body, params, &args, &expanded_args, call_span)?;
                     active.push(name.to_string());
                     self.expand(&body, out, active)?;
                     active.pop();
