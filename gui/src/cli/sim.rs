@@ -54,21 +54,48 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
         a.deadlock_window,
     )?;
     let stop = super::interrupt::stop_flag();
-    let run = session.run_until(a.max_cycles.unwrap_or(u64::MAX), a.vcd.is_some(), stop)?;
-    let report = run.report;
-    if let Some(path) = &a.vcd {
-        let trace = run.trace.context("the engine recorded no trace")?;
-        let file = std::fs::File::create(path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-        handscope_traces::vcd_out::write_vcd(&trace, std::io::BufWriter::new(file))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
+    let max_cycles = a.max_cycles.unwrap_or(u64::MAX);
+    let report = match &a.vcd {
+        None => session.run_until(max_cycles, false, stop)?.report,
+        Some(path) => run_writing_vcd(&session, max_cycles, stop, path)?,
+    };
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", render_human(&report));
     }
     Ok(super::exit_code(report.status))
+}
+
+/// Runs `session` and writes its waveform to `path` while it runs (constant memory: nothing
+/// is recorded).
+fn run_writing_vcd(
+    session: &handscope_sim::session::Session,
+    max_cycles: u64,
+    stop: &std::sync::atomic::AtomicBool,
+    path: &std::path::Path,
+) -> anyhow::Result<handscope_sim::report::RunReport> {
+    let mut sim = session.simulation()?;
+    let mut tap = sim.signal_tap();
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut w = handscope_traces::vcd_out::VcdWriter::new(tap.channels(), tap.state_meta(), out)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let mut failed: Option<std::io::Error> = None;
+    let report = sim.run_tapped(max_cycles, stop, &mut tap, &mut |cycle, words| {
+        if failed.is_none()
+            && let Err(e) = w.cycle(cycle, words)
+        {
+            failed = Some(e);
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    }
+    w.finish()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(report)
 }
 
 impl SimArgs {

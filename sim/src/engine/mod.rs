@@ -26,6 +26,8 @@ pub mod float_arith;
 pub(crate) mod monitor;
 pub(crate) mod program;
 pub(crate) mod resim;
+pub mod tap;
+pub use tap::SignalTap;
 #[cfg(test)]
 mod tests;
 
@@ -220,35 +222,68 @@ impl Simulation {
         }
     }
 
+    /// The signal layout a trace or a tap of this simulation uses.
+    fn layout(&self) -> Layout {
+        let f = &self.func;
+        let channels = f
+            .channels
+            .iter()
+            .map(|(_, c)| ChannelMeta {
+                name: c.name.clone(),
+                ty: c.ty.clone(),
+            })
+            .collect();
+        let mut state = Vec::new();
+        for (nid, node) in f.nodes.iter() {
+            let (a, b) = self.prog.node_regs[nid.index()];
+            if a < b {
+                state.push(StateMeta {
+                    node: node.id.clone(),
+                    fields: self.prog.reg_names[a as usize..b as usize].to_vec(),
+                });
+            }
+        }
+        let mut layout = Layout::new(channels, state);
+        layout.memories = self.prog.mems.iter().map(|m| m.name.clone()).collect();
+        layout.set_aliases(&self.prog.data_aliases());
+        layout
+    }
+
     /// Starts recording a [`Trace`] from the next cycle on (call before the first step to
     /// record everything).
     pub fn enable_trace(&mut self) {
         if self.trace.is_none() {
-            let f = &self.func;
-            let channels = f
-                .channels
-                .iter()
-                .map(|(_, c)| ChannelMeta {
-                    name: c.name.clone(),
-                    ty: c.ty.clone(),
-                })
-                .collect();
-            let mut state = Vec::new();
-            for (nid, node) in f.nodes.iter() {
-                let (a, b) = self.prog.node_regs[nid.index()];
-                if a < b {
-                    state.push(StateMeta {
-                        node: node.id.clone(),
-                        fields: self.prog.reg_names[a as usize..b as usize].to_vec(),
-                    });
-                }
-            }
-            let mut layout = Layout::new(channels, state);
-            layout.memories = self.prog.mems.iter().map(|m| m.name.clone()).collect();
-            layout.set_aliases(&self.prog.data_aliases());
+            let layout = self.layout();
             let (store, rec) = resim::ResimStore::new(self.prog.clone(), &self.st);
             self.trace = Some((Trace::from_resim(layout, store), rec));
         }
+    }
+
+    /// A tap for [`Simulation::run_tapped`]: the description of the signal words it
+    /// streams. Take it before the first step.
+    pub fn signal_tap(&self) -> SignalTap {
+        SignalTap::new(self.layout())
+    }
+
+    /// Like [`Simulation::run_until`], and hands `sink` every simulated cycle's signal
+    /// words (see [`tap`]) as soon as the cycle has settled: a waveform written while
+    /// simulating, in constant memory.
+    pub fn run_tapped(
+        &mut self,
+        max_cycles: u64,
+        stop: &AtomicBool,
+        tap: &mut SignalTap,
+        sink: &mut dyn FnMut(u64, &[u64]),
+    ) -> RunReport {
+        while self.can_step() && self.cycle < max_cycles {
+            if self.cycle.is_multiple_of(STOP_POLL_CYCLES) && stop.load(Ordering::Relaxed) {
+                self.monitor.stop_interrupted();
+                break;
+            }
+            self.step_with(Some((&mut *tap, &mut *sink)));
+        }
+        self.monitor.stop_at_limit();
+        self.report()
     }
 
     /// The trace recorded so far, if tracing is on.
@@ -323,6 +358,12 @@ impl Simulation {
 
     /// Simulates one cycle. Does nothing once the run has ended.
     pub fn step(&mut self) {
+        self.step_with(None);
+    }
+
+    /// [`Simulation::step`], handing the settled signal words to a tap's sink.
+    #[allow(clippy::type_complexity)]
+    fn step_with(&mut self, tap: Option<(&mut SignalTap, &mut dyn FnMut(u64, &[u64]))>) {
         if !self.can_step() {
             return;
         }
@@ -339,6 +380,13 @@ impl Simulation {
             );
         }
         let st = &mut self.st;
+        let mut tap = tap;
+        if let Some((tap, _)) = &mut tap {
+            // Before the settle: a step applies part of the clock edge (fork emitted
+            // registers) while it settles.
+            tap.regs.clear();
+            tap.regs.extend_from_slice(&st.regs);
+        }
         resim::drive_args(&self.args, st);
         for (chan, ready) in &mut self.readies {
             st.ready[*chan as usize] = ready.next(cycle);
@@ -368,6 +416,11 @@ impl Simulation {
             && let Some(store) = t.resim_mut()
         {
             rec.end_cycle(store, &self.st);
+        }
+        if let Some((tap, sink)) = tap {
+            let st = &self.st;
+            tap.capture(&st.valid, &st.ready, &st.data);
+            sink(cycle, &tap.words);
         }
         eval::clock_step(&self.prog, &mut self.st);
         if let Some((t, rec)) = &mut self.trace {
