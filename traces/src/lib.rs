@@ -4,6 +4,7 @@
 //! ([`circt_names`]).
 
 pub mod circt_names;
+pub mod fst_out;
 pub mod vcd_in;
 pub mod vcd_out;
 pub mod verilator;

@@ -27,14 +27,15 @@ use handscope_sim::trace::{ChannelMeta, Signal, StateMeta, Trace};
 /// Nanoseconds per cycle.
 pub const CYCLE_NS: u64 = 10;
 
+/// A scope of the waveform hierarchy: its variables `(name, width, slot)` and sub-scopes.
 #[derive(Default)]
-struct Scope {
-    vars: Vec<(String, u32, usize)>,
-    children: BTreeMap<String, Scope>,
+pub(crate) struct Scope {
+    pub(crate) vars: Vec<(String, u32, usize)>,
+    pub(crate) children: BTreeMap<String, Scope>,
 }
 
 impl Scope {
-    fn at(&mut self, path: &[&str]) -> &mut Scope {
+    pub(crate) fn at(&mut self, path: &[&str]) -> &mut Scope {
         path.iter()
             .fold(self, |s, p| s.children.entry((*p).to_string()).or_default())
     }
@@ -56,7 +57,7 @@ pub(crate) fn sanitize(s: &str) -> String {
 
 /// Splits a channel name `a/b/node.port` into its scope path and port; argument channels
 /// (no `.`) belong to the top scope.
-fn channel_place(name: &str) -> (Vec<&str>, &str) {
+pub(crate) fn channel_place(name: &str) -> (Vec<&str>, &str) {
     match name.rsplit_once('.') {
         Some((node, port)) => (node.split('/').collect(), port),
         None => (Vec::new(), name),
@@ -100,58 +101,26 @@ impl<W: Write> VcdWriter<W> {
     pub fn new(channels: &[ChannelMeta], state: &[StateMeta], mut out: W) -> io::Result<Self> {
         let nc = channels.len();
         let n_state: usize = state.iter().map(|s| s.fields.len()).sum();
-        // Variables 0 and 1 are clock and reset; then, in declaration order, per channel
-        // data (if any), valid, ready; then the state words.
-        let mut next = 2usize;
-        let mut take = || {
-            let c = id_code(next);
-            next += 1;
-            c
-        };
-        let mut top = Scope::default();
-        let mut valid_ids = Vec::with_capacity(nc);
-        let mut ready_ids = Vec::with_capacity(nc);
-        let mut data_ids = Vec::with_capacity(nc);
-        for (i, ch) in channels.iter().enumerate() {
-            let (path, port) = channel_place(&ch.name);
-            let port = sanitize(port);
-            let scope = top.at(&path);
-            let w = ch.ty.bit_width();
-            if w > 0 {
-                data_ids.push(Some((take(), w)));
-                scope.vars.push((port.clone(), w, 3 * i + 2));
-            } else {
-                data_ids.push(None);
-            }
-            valid_ids.push(take());
-            ready_ids.push(take());
-            scope.vars.push((format!("{port}_valid"), 1, 3 * i));
-            scope.vars.push((format!("{port}_ready"), 1, 3 * i + 1));
-        }
-        let mut state_ids = Vec::with_capacity(n_state);
-        let mut k = 0;
-        for meta in state {
-            let path: Vec<&str> = meta.node.split('/').collect();
-            let scope = top.at(&path);
-            for f in &meta.fields {
-                state_ids.push(take());
-                scope.vars.push((sanitize(f), 64, 3 * nc + k));
-                k += 1;
-            }
-        }
-        let mut slot_ids: Vec<&[u8]> = Vec::with_capacity(3 * nc + n_state);
-        for i in 0..nc {
-            slot_ids.push(&valid_ids[i]);
-            slot_ids.push(&ready_ids[i]);
-            slot_ids.push(data_ids[i].as_ref().map_or(&[][..], |(c, _)| c));
-        }
-        slot_ids.extend(state_ids.iter().map(Vec::as_slice));
+        // Variables 0 and 1 are clock and reset; slot `s` of the hierarchy is variable s + 2.
+        let code = |slot: usize| id_code(slot + 2);
+        let top = hierarchy(channels, state);
+        let valid_ids = (0..nc).map(|i| code(3 * i)).collect();
+        let ready_ids = (0..nc).map(|i| code(3 * i + 1)).collect();
+        let data_ids = channels
+            .iter()
+            .enumerate()
+            .map(|(i, ch)| {
+                let w = ch.ty.bit_width();
+                (w > 0).then(|| (code(3 * i + 2), w))
+            })
+            .collect();
+        let state_ids = (0..n_state).map(|k| code(3 * nc + k)).collect();
         let mut head = Vec::new();
         head.extend_from_slice(b"$version Handscope ");
         head.extend_from_slice(env!("CARGO_PKG_VERSION").as_bytes());
         head.extend_from_slice(b" $end\n$timescale 1ns $end\n$scope module handscope $end\n");
         head.extend_from_slice(b"$var wire 1 ! clock $end\n$var wire 1 \" reset $end\n");
-        declare(&mut head, &top, &slot_ids);
+        declare(&mut head, &top, &code);
         head.extend_from_slice(b"$upscope $end\n$enddefinitions $end\n");
         out.write_all(&head)?;
         Ok(VcdWriter {
@@ -240,6 +209,35 @@ impl<W: Write> VcdWriter<W> {
     }
 }
 
+/// The waveform hierarchy of a run: per channel the variables `<port>` (data, unless
+/// `none`), `<port>_valid`, `<port>_ready` in its node's scope (slots `3i + 2`, `3i`,
+/// `3i + 1`), then per node its state words (slots `3C + k`).
+pub(crate) fn hierarchy(channels: &[ChannelMeta], state: &[StateMeta]) -> Scope {
+    let nc = channels.len();
+    let mut top = Scope::default();
+    for (i, ch) in channels.iter().enumerate() {
+        let (path, port) = channel_place(&ch.name);
+        let port = sanitize(port);
+        let scope = top.at(&path);
+        let w = ch.ty.bit_width();
+        if w > 0 {
+            scope.vars.push((port.clone(), w, 3 * i + 2));
+        }
+        scope.vars.push((format!("{port}_valid"), 1, 3 * i));
+        scope.vars.push((format!("{port}_ready"), 1, 3 * i + 1));
+    }
+    let mut k = 0;
+    for meta in state {
+        let path: Vec<&str> = meta.node.split('/').collect();
+        let scope = top.at(&path);
+        for f in &meta.fields {
+            scope.vars.push((sanitize(f), 64, 3 * nc + k));
+            k += 1;
+        }
+    }
+    top
+}
+
 /// Writes `trace` as VCD text into `out`.
 pub fn write_vcd(trace: &Trace, out: impl Write) -> io::Result<()> {
     let mut w = VcdWriter::new(trace.channels(), trace.state_meta(), out)?;
@@ -262,12 +260,12 @@ pub fn write_vcd(trace: &Trace, out: impl Write) -> io::Result<()> {
     Ok(())
 }
 
-fn declare(out: &mut Vec<u8>, scope: &Scope, slot_ids: &[&[u8]]) {
+fn declare(out: &mut Vec<u8>, scope: &Scope, code: &dyn Fn(usize) -> Vec<u8>) {
     for (name, width, slot) in &scope.vars {
         out.extend_from_slice(b"$var wire ");
         push_dec(out, u64::from(*width));
         out.push(b' ');
-        out.extend_from_slice(slot_ids[*slot]);
+        out.extend_from_slice(&code(*slot));
         out.push(b' ');
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(b" $end\n");
@@ -276,7 +274,7 @@ fn declare(out: &mut Vec<u8>, scope: &Scope, slot_ids: &[&[u8]]) {
         out.extend_from_slice(b"$scope module ");
         out.extend_from_slice(sanitize(name).as_bytes());
         out.extend_from_slice(b" $end\n");
-        declare(out, child, slot_ids);
+        declare(out, child, code);
         out.extend_from_slice(b"$upscope $end\n");
     }
 }

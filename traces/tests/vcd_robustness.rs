@@ -234,3 +234,36 @@ fn streamed_vcd_equals_the_vcd_of_the_recorded_trace() {
         }
     }
 }
+
+/// `sim --fst` streams the same waveform as FST: read back (through `wellen`, as `replay`
+/// reads any waveform), it gives the engine's trace and report, for every example.
+#[test]
+fn streamed_fst_replays_to_the_engine_trace() {
+    use handscope_sim::engine::Simulation;
+    use handscope_traces::fst_out::FstWriter;
+    use std::sync::atomic::AtomicBool;
+    for ex in examples() {
+        let (report, trace) = engine_run(&ex.func, &ex.env, 2000);
+        let mut sim = Simulation::new(&ex.func, ex.env.clone()).unwrap();
+        let mut tap = sim.signal_tap();
+        let out = std::io::Cursor::new(Vec::new());
+        let mut w = FstWriter::new(out, tap.channels(), tap.state_meta()).unwrap();
+        sim.run_tapped(2000, &AtomicBool::new(false), &mut tap, &mut |c, words| {
+            w.cycle(c, words).unwrap();
+        });
+        let fst = w.finish().unwrap().into_inner();
+        let path =
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{}.fst", ex.name));
+        std::fs::write(&path, &fst).unwrap();
+        let r = handscope_traces::vcd_in::replay_file(
+            &path,
+            &ex.func,
+            Some(&ex.env),
+            &ReplayOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", ex.name));
+        assert!(r.mapping.unmatched_channels.is_empty(), "{}", ex.name);
+        assert_same_trace(&ex.name, &trace, &r.trace, true);
+        assert_eq!(report, r.report, "{}", ex.name);
+    }
+}

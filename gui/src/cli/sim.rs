@@ -35,9 +35,12 @@ pub struct SimArgs {
     /// Cycles without any transfer after which the run is declared deadlocked.
     #[arg(long, default_value_t = 16)]
     pub deadlock_window: u64,
-    /// Write a VCD of every channel (and component state) to this file.
-    #[arg(long, value_name = "OUT.vcd")]
+    /// Write a VCD of every channel (and component state) to this file, while simulating.
+    #[arg(long, value_name = "OUT.vcd", conflicts_with = "fst")]
     pub vcd: Option<PathBuf>,
+    /// Write the same waveform as FST (compressed; GTKWave, Surfer) to this file.
+    #[arg(long, value_name = "OUT.fst")]
+    pub fst: Option<PathBuf>,
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -55,9 +58,10 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     )?;
     let stop = super::interrupt::stop_flag();
     let max_cycles = a.max_cycles.unwrap_or(u64::MAX);
-    let report = match &a.vcd {
-        None => session.run_until(max_cycles, false, stop)?.report,
-        Some(path) => run_writing_vcd(&session, max_cycles, stop, path)?,
+    let report = match (&a.vcd, &a.fst) {
+        (Some(path), _) => run_writing_vcd(&session, max_cycles, stop, path)?,
+        (None, Some(path)) => run_writing_fst(&session, max_cycles, stop, path)?,
+        (None, None) => session.run_until(max_cycles, false, stop)?.report,
     };
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -83,6 +87,34 @@ fn run_writing_vcd(
     let mut w = handscope_traces::vcd_out::VcdWriter::new(tap.channels(), tap.state_meta(), out)
         .with_context(|| format!("cannot write {}", path.display()))?;
     let mut failed: Option<std::io::Error> = None;
+    let report = sim.run_tapped(max_cycles, stop, &mut tap, &mut |cycle, words| {
+        if failed.is_none()
+            && let Err(e) = w.cycle(cycle, words)
+        {
+            failed = Some(e);
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    }
+    w.finish()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(report)
+}
+
+/// Runs `session` and writes its waveform to `path` as FST while it runs.
+fn run_writing_fst(
+    session: &handscope_sim::session::Session,
+    max_cycles: u64,
+    stop: &std::sync::atomic::AtomicBool,
+    path: &std::path::Path,
+) -> anyhow::Result<handscope_sim::report::RunReport> {
+    use handscope_traces::fst_out::FstWriter;
+    let mut sim = session.simulation()?;
+    let mut tap = sim.signal_tap();
+    let mut w = FstWriter::create(path, tap.channels(), tap.state_meta())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let mut failed = None;
     let report = sim.run_tapped(max_cycles, stop, &mut tap, &mut |cycle, words| {
         if failed.is_none()
             && let Err(e) = w.cycle(cycle, words)
