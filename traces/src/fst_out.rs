@@ -127,8 +127,7 @@ impl<W: Write + Seek> FstWriter<W> {
         self.body.signal_change(self.clock, b"0")?;
         let nc = self.nc;
         let n = self.prev.len().min(words.len());
-        for s in 0..n {
-            let new = words[s];
+        for (s, &new) in words[..n].iter().enumerate() {
             let old = self.prev[s];
             if self.started && new == old {
                 continue;
