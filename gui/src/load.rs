@@ -9,6 +9,8 @@ use handscope_sim::Module;
 pub struct Loaded {
     /// The graph module.
     pub module: Module,
+    /// Warnings of the reader (printed on standard error while loading).
+    pub reader_warnings: usize,
 }
 
 /// An input error that was already rendered for the user (with its source excerpt); the CLI
@@ -43,16 +45,22 @@ pub fn load_text_for(path: &Path, text: &str, top: Option<&str>) -> anyhow::Resu
         Some("c") => {
             let opts = handscope_compiler::c::HsOptions::default();
             match handscope_compiler::c::compile_to_handshake(text, &name, top, &opts) {
-                Ok(module) => Ok(Loaded { module }),
+                Ok(module) => Ok(Loaded {
+                    module,
+                    reader_warnings: 0,
+                }),
                 Err(e) => Err(Rendered(render_diagnostic(&e)).into()),
             }
         }
         Some("mlir") | None => match handscope_compiler::mlir::parse_mlir(text, &name) {
             Ok((module, warnings)) => {
-                for w in warnings {
+                for w in &warnings {
                     eprintln!("{w}");
                 }
-                Ok(Loaded { module })
+                Ok(Loaded {
+                    module,
+                    reader_warnings: warnings.len(),
+                })
             }
             Err(e) => Err(Rendered(e.render()).into()),
         },

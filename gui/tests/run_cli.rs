@@ -160,3 +160,24 @@ fn render_takes_func_and_names_unfed_arguments() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("third"), "{err}");
 }
+
+/// `check` counts the reader's warnings (ignored fastmath flags here) in its summary.
+#[test]
+fn check_counts_reader_warnings() {
+    let f = file(
+        "fastmath.mlir",
+        "handshake.func @f(%a: f32, %b: f32, %go: none, ...) -> (f32, none) {\n  %s = arith.addf %a, %b fastmath<fast> : f32\n  return %s, %go : f32, none\n}\n",
+    );
+    let out = bin().args(["check", &f]).output().expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("fastmath flags are ignored"), "{stderr}");
+    // addf is also a circt-unsupported warning.
+    assert!(
+        stdout
+            .trim_end()
+            .ends_with("ok: 1 function, 0 errors, 2 warnings"),
+        "{stdout}"
+    );
+}

@@ -71,7 +71,11 @@ pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
     for e in &report.errors {
         print_problem("error", e, &mut sources);
     }
-    let (ne, nw) = (report.errors.len(), report.warnings.len());
+    // The reader's warnings (printed while loading) count too.
+    let (ne, nw) = (
+        report.errors.len(),
+        report.warnings.len() + loaded.reader_warnings,
+    );
     let verdict = if ne == 0 { "ok" } else { "failed" };
     println!(
         "{verdict}: {} function{}, {ne} error{}, {nw} warning{}",
