@@ -122,8 +122,12 @@ fn describe_channel(x: &Ctx<'_>, hc: &mut HistoryCache, c: ChannelId) -> Vec<Str
     ];
     if let Some(ti) = x.b.chan[i] {
         let [f, s, a] = history::counts(hc.get(x.t, ti), x.cs.cycle);
+        let n = |k: u64, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
         out.push(format!(
-            "so far: {f} transfers, {s} stall cycles, {a} starved cycles"
+            "so far: {}, {}, {}",
+            n(f, "transfer", "transfers"),
+            n(s, "stall cycle", "stall cycles"),
+            n(a, "starved cycle", "starved cycles")
         ));
     }
     if let Some(d) = x.deadlock

@@ -17,8 +17,11 @@ pub fn svg_of(m: &mut Model) -> Option<String> {
         .filter(|ch| cs.fired(cranelift_entity::EntityRef::index(*ch)))
         .count();
     let mut title = format!(
-        "{} @{} — cycle {} — {fires} transfers",
-        c.name, c.func.name, m.cycle
+        "{} @{} — cycle {} — {fires} transfer{}",
+        c.name,
+        c.func.name,
+        m.cycle,
+        if fires == 1 { "" } else { "s" }
     );
     if let Some(d) = m.deadlock()
         && m.cycle >= d.since_cycle

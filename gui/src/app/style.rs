@@ -211,6 +211,8 @@ pub fn format_value(bits: u64, ty: &Type, radix: Radix) -> String {
     }
     match radix {
         Radix::Dec => bits.to_string(),
+        // An `i1` is a truth value: 1, not the -1 of its two's-complement reading.
+        Radix::Signed if w == 1 => bits.to_string(),
         Radix::Signed => signed_value(bits, w).to_string(),
         Radix::Hex => format!("0x{bits:x}"),
         Radix::Bin => format!("0b{bits:0width$b}", width = (w as usize).min(64)),
@@ -226,6 +228,7 @@ mod tests {
         let t = Type::Int(8);
         assert_eq!(format_value(0xff, &t, Radix::Signed), "-1");
         assert_eq!(format_value(0xff, &t, Radix::Dec), "255");
+        assert_eq!(format_value(1, &Type::Int(1), Radix::Signed), "1");
         assert_eq!(format_value(0xff, &t, Radix::Hex), "0xff");
         assert_eq!(format_value(5, &Type::Int(4), Radix::Bin), "0b0101");
         assert_eq!(format_value(0, &Type::None, Radix::Hex), "token");
