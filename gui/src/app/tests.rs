@@ -121,6 +121,11 @@ fn shortcut_sheet_themes_palettes_and_formats() {
         assert!(h.query_all_by_label(k).count() >= 1, "key {k} listed");
         h.get_by_label(what);
     }
+    // ... and the mouse actions.
+    for (k, what) in super::ui::keyboard::MOUSE_SHEET {
+        h.get_by_label(k);
+        h.get_by_label(what);
+    }
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
     assert!(

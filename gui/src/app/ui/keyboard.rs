@@ -30,6 +30,24 @@ pub const SHEET: &[(&str, &str)] = &[
     ("?", "this sheet"),
 ];
 
+/// The mouse actions, shown under the keys on the sheet: (where and what, effect).
+pub const MOUSE_SHEET: &[(&str, &str)] = &[
+    (
+        "graph: click a node or edge",
+        "select it (inspector, source line, highlight)",
+    ),
+    ("graph: click empty space", "clear the selection"),
+    ("graph: drag", "pan"),
+    ("graph: wheel, pinch or Ctrl+wheel", "zoom at the pointer"),
+    ("source: click a line", "select the nodes made from it"),
+    ("timeline: click or drag", "go to that cycle"),
+    ("waveforms: click", "move the cursor to that cycle"),
+    ("waveforms: drag across", "zoom to the cycles dragged over"),
+    ("waveforms: wheel", "scroll in time"),
+    ("waveforms: Ctrl+wheel", "zoom in time at the pointer"),
+    ("waveforms: right-click", "add a marker"),
+];
+
 /// What a key press asks of the window (the rest is applied to the model directly).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Actions {

@@ -178,6 +178,15 @@ impl DebuggerApp {
                             ui.end_row();
                         }
                     });
+                    ui.separator();
+                    ui.strong("Mouse");
+                    egui::Grid::new("mouse").striped(true).show(ui, |ui| {
+                        for (k, what) in keyboard::MOUSE_SHEET {
+                            ui.label(*k);
+                            ui.label(*what);
+                            ui.end_row();
+                        }
+                    });
                 });
             self.help_open &= open;
         }
