@@ -179,6 +179,8 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
     // Rows.
     let radix = m.look.radix;
     let font = egui::FontId::monospace(11.0);
+    let char_w = ui.fonts_mut(|f| f.glyph_width(&font, 'M')).max(1.0);
+    let name_chars = ((NAME_W - 8.0) / char_w).floor().max(4.0) as usize;
     for (k, &ch) in rows.iter().enumerate() {
         let y0 = rect.top() + k as f32 * ROW_H + 2.0;
         let (name, ty) = match &m.circuit {
@@ -191,7 +193,7 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
         p.text(
             Pos2::new(rect.left() + 4.0, y0 + ROW_H / 2.0),
             egui::Align2::LEFT_CENTER,
-            &name,
+            fit_name(&name, name_chars),
             font.clone(),
             pal.text.egui(),
         );
@@ -283,4 +285,33 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
         Stroke::new(2.0, pal.text.egui()),
     );
     resp.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "waveforms"));
+}
+
+/// `name` cut to at most `max` characters so that it stays left of the waves: the end (node
+/// and port, the part that tells channels apart) is kept behind an ellipsis.
+fn fit_name(name: &str, max: usize) -> String {
+    let n = name.chars().count();
+    if n <= max {
+        return name.to_string();
+    }
+    let keep = max.saturating_sub(1);
+    let tail: String = name.chars().skip(n - keep).collect();
+    format!("…{tail}")
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::fit_name;
+
+    #[test]
+    fn long_names_keep_their_end() {
+        assert_eq!(fit_name("fork0.out0", 21), "fork0.out0");
+        let long = "bb3.loop_body/control_merge12.dataOut";
+        let fitted = fit_name(long, 21);
+        assert_eq!(fitted.chars().count(), 21);
+        assert!(
+            fitted.starts_with('…')
+                && fitted.ends_with("control_merge12.dataOut".get(4..).unwrap())
+        );
+    }
 }
