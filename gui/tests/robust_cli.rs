@@ -198,3 +198,172 @@ fn odd_files_get_clear_errors() {
     ]);
     assert_eq!(msg.matches("os error").count(), 1, "{msg}");
 }
+
+/// A C kernel that loads `a[i]` from a 4-element array.
+const LOAD_AI: &str = "int f(int a[4], int i) {\n  return a[i];\n}\n";
+
+#[test]
+fn stimulus_values_that_do_not_fit_or_say_nothing_are_rejected() {
+    let k = file("load_ai.c", LOAD_AI);
+    // 4294967296 on an i32 became 0.
+    let msg = fails(&["sim", &k, "--in", "i=4294967296", "--mem", "a=1,2,3,4"]);
+    assert!(
+        msg.contains(
+            "--in i: value `4294967296` does not fit i32 (it takes -2147483648 to 4294967295"
+        ),
+        "{msg}"
+    );
+    // 70000 on an i16 wrapped.
+    let m16 = file(
+        "id16.mlir",
+        "handshake.func @f(%a: i16, %s: none, ...) -> (i16, none) attributes {argNames = [\"a\", \"s\"], resNames = [\"r\", \"done\"]} {\n  return %a, %s : i16, none\n}\n",
+    );
+    let msg = fails(&["sim", &m16, "--in", "a=1,70000"]);
+    assert!(
+        msg.contains("`70000` does not fit i16 (it takes -32768 to 65535"),
+        "{msg}"
+    );
+    let msg = fails(&["sim", &m16, "--in", "a=65530..65537"]);
+    assert!(msg.contains("does not fit i16"), "{msg}");
+    let (code, out, err) = handscope(&["sim", &m16, "--in", "a=-32768,65535"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("r: [-32768@0, -1@1]"), "{out}");
+    // Empty values, empty items and empty ranges said nothing clear.
+    let msg = fails(&["sim", &k, "--in", "i=", "--mem", "a=1,2,3,4"]);
+    assert!(msg.contains("--in i: no value given"), "{msg}");
+    let msg = fails(&["sim", &k, "--in", "i=1,,2", "--mem", "a=1,2,3,4"]);
+    assert!(
+        msg.contains("`1,,2` has an empty item between commas"),
+        "{msg}"
+    );
+    let msg = fails(&["sim", &k, "--in", "i=1,", "--mem", "a=1,2,3,4"]);
+    assert!(msg.contains("empty item"), "{msg}");
+    let msg = fails(&["sim", &k, "--in", "i=10..0", "--mem", "a=1,2,3,4"]);
+    assert!(msg.contains("`10..0` is an empty range"), "{msg}");
+    // Memory contents: too many values, a huge range, a device.
+    let msg = fails(&["sim", &k, "--in", "i=0", "--mem", "a=1,2,3,4,5"]);
+    assert!(
+        msg.contains("--mem a: 5 values for a memory of 4 elements"),
+        "{msg}"
+    );
+    let msg = fails(&["sim", &k, "--in", "i=0", "--mem", "a=0..1000000000"]);
+    assert!(msg.contains("1000000000 values for a memory of 4"), "{msg}");
+    let msg = fails(&["sim", &k, "--in", "i=0..1000000000000"]);
+    assert!(
+        msg.contains("`999999999999 (the last of 0..1000000000000)` does not fit i32"),
+        "{msg}"
+    );
+    let msg = fails(&["sim", &k, "--in", "i=0", "--mem", "a=@/dev/zero"]);
+    assert!(msg.contains("not a regular file"), "{msg}");
+    let msg = fails(&["sim", &k, "--in", "i=@/dev/zero", "--mem", "a=1"]);
+    assert!(msg.contains("not a regular file"), "{msg}");
+    // A short list is zero-padded, and the user hears so.
+    let (code, out, err) = handscope(&["sim", &k, "--in", "i=3", "--mem", "a=1,2"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("warning: --mem a: 2 values for 4 elements; elements 2 to 3 start at 0"),
+        "{err}"
+    );
+    assert!(out.contains("ret: [0@"), "{out}");
+}
+
+#[test]
+fn out_of_bounds_addresses_are_runtime_events() {
+    // extmem_add with j = -1 on a 4-element memory read element 3 silently.
+    let (code, out, err) = handscope(&[
+        "sim",
+        "examples/circuits/extmem_add.mlir",
+        "--mem",
+        "mem=5,6,7,8",
+        "--in",
+        "i=0",
+        "--in",
+        "j=-1",
+        "--in",
+        "k=1",
+        "--in",
+        "start=1",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("event cycle 0 extmemory0: load address -1 is outside `mem` (4 elements); the load reads element 3 (the low 2 address bits)"),
+        "{out}"
+    );
+    // A C kernel: a[i] with i = 10 on int a[4], in the JSON report.
+    let k = file("load_ai_oob.c", LOAD_AI);
+    let (code, out, err) = handscope(&["sim", &k, "--in", "i=10", "--mem", "a=1,2,3,4", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let ev = &v["events"][0];
+    assert_eq!(ev["kind"], "address-out-of-range", "{out}");
+    assert_eq!(ev["node"], "mem.a", "{out}");
+    assert_eq!(ev["cycle"], 0, "{out}");
+    assert!(
+        ev["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("load address 10 is outside `a` (4 elements)"),
+        "{out}"
+    );
+    // In range: no event.
+    let (_, out, _) = handscope(&["sim", &k, "--in", "i=3", "--mem", "a=1,2,3,4"]);
+    assert!(!out.contains("event"), "{out}");
+}
+
+#[test]
+fn traces_of_other_circuits_and_unreadable_traces_are_errors() {
+    let vcd = file("counter_loop.vcd", "");
+    let (code, _, err) = handscope(&[
+        "sim",
+        "examples/circuits/counter_loop.mlir",
+        "--in",
+        "n=5",
+        "--vcd",
+        &vcd,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Another circuit's VCD gave made-up outputs and exit 0.
+    let msg = fails(&["replay", "examples/circuits/fork_join_diamond.mlir", &vcd]);
+    assert!(
+        msg.contains("7 of 16 channels of @diamond have no signal in scope `handscope`"),
+        "{msg}"
+    );
+    assert!(msg.contains("--force"), "{msg}");
+    assert!(!msg.contains("status:"), "{msg}");
+    let (code, out, err) = handscope(&[
+        "replay",
+        "examples/circuits/fork_join_diamond.mlir",
+        &vcd,
+        "--force",
+    ]);
+    assert_ne!(code, 1, "{out}{err}");
+    assert!(err.contains("read as idle"), "{err}");
+    // The right circuit replays.
+    let (code, out, err) = handscope(&["replay", "examples/circuits/counter_loop.mlir", &vcd]);
+    assert_eq!(code, 0, "{out}{err}");
+    // render --trace of a missing or garbage file drew a simulation and exited 0.
+    let svg = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("robust_cli/trace.svg");
+    let _ = std::fs::remove_file(&svg);
+    let svg_s = svg.display().to_string();
+    let msg = fails(&[
+        "render",
+        "examples/circuits/counter_loop.mlir",
+        "--trace",
+        "/nonexistent.vcd",
+        "-o",
+        &svg_s,
+    ]);
+    assert!(msg.contains("cannot read /nonexistent.vcd"), "{msg}");
+    assert!(!msg.contains("simulation instead"), "{msg}");
+    let garbage = file("garbage.vcd", "\u{1}\u{2}not a vcd at all\n");
+    let msg = fails(&[
+        "render",
+        "examples/circuits/counter_loop.mlir",
+        "--trace",
+        &garbage,
+        "-o",
+        &svg_s,
+    ]);
+    assert!(msg.contains("garbage.vcd:1:"), "{msg}");
+    assert!(!svg.exists());
+}

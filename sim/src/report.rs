@@ -123,6 +123,10 @@ pub enum EventKind {
     /// A mux's select offered a value outside `0..N` (reported once per mux): only its low
     /// `ceil(log2 N)` bits count, as in CIRCT's RTL.
     SelectOutOfRange,
+    /// A memory port received an address past the memory's last element: only the low
+    /// `ceil(log2 size)` address bits count, as in CIRCT's RTL, and an element that still
+    /// does not exist reads as 0 and is not written.
+    AddressOutOfRange,
     /// Further events were dropped (limit reached).
     Truncated,
 }

@@ -45,7 +45,7 @@ pub fn render_svg(
     let mut m = Model::new(start, std::sync::Arc::new(|| {}));
     m.watcher = None;
     if let Some(e) = &m.error {
-        anyhow::bail!("{e}");
+        anyhow::bail!("{}", e.trim_end_matches(super::model::TRACE_FALLBACK));
     }
     m.look = look;
     m.settle();

@@ -100,6 +100,9 @@ pub fn session(
     let mut s = handscope_sim::session::Session::open(module, name)?;
     warn_before_running(&s);
     s.set_deadlock_window(deadlock_window).bind(stimulus)?;
+    for n in s.notes() {
+        eprintln!("warning: {n}");
+    }
     let unfed = s.unfed_arguments();
     if !unfed.is_empty() {
         eprintln!(

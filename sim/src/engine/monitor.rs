@@ -79,6 +79,35 @@ pub(crate) fn arg_sources(f: &Function, env: &Environment, ai: usize) -> Vec<Tok
     }
 }
 
+/// The message of an [`EventKind::AddressOutOfRange`] event: the address as given (signed
+/// when its top bit is set), the memory's size, and what the port does with it.
+fn address_note(bits: u64, width: u32, m: &super::program::MemInfo, store: bool) -> String {
+    let signed = super::arith::sext(bits, width);
+    let shown = if signed < 0 {
+        signed.to_string()
+    } else {
+        bits.to_string()
+    };
+    let low = bits & m.addr_mask;
+    let abits = m.addr_mask.count_ones();
+    let what = match (low < m.size, store) {
+        (true, false) => format!("the load reads element {low} (the low {abits} address bits)"),
+        (true, true) => format!("the store writes element {low} (the low {abits} address bits)"),
+        (false, false) => {
+            format!("element {low} (the low {abits} address bits) does not exist: the load reads 0")
+        }
+        (false, true) => format!(
+            "element {low} (the low {abits} address bits) does not exist: nothing is written"
+        ),
+    };
+    format!(
+        "{} address {shown} is outside `{}` ({} elements); {what}",
+        if store { "store" } else { "load" },
+        m.name,
+        m.size
+    )
+}
+
 /// Statistics, events and termination of one run.
 #[derive(Clone, Debug)]
 pub(crate) struct Monitor {
@@ -348,6 +377,16 @@ impl Monitor {
                 let bits = s.data[out as usize];
                 self.event(f, node, EventKind::DivisionByZero, || {
                     crate::spec::division_by_zero_note(ty, bits)
+                });
+            }
+        }
+        for &(node, addr, mem, store) in &prog.addr_checks {
+            let bits = s.data[addr as usize];
+            let m = &prog.mems[mem as usize];
+            if fire(addr) && bits >= m.size {
+                let width = u32::from(prog.widths[addr as usize]);
+                self.event(f, node, EventKind::AddressOutOfRange, || {
+                    address_note(bits, width, m, store)
                 });
             }
         }

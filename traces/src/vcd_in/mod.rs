@@ -42,6 +42,9 @@ pub struct ReplayOptions {
     pub map_file: Option<PathBuf>,
     /// Called while a VCD's value changes are read, about every 4 MiB and once at the end.
     pub progress: Option<OnProgress>,
+    /// Replay even when some channels have no signal in the file (they read as idle, with
+    /// a warning); without it that is [`VcdError::Mismatch`].
+    pub force: bool,
 }
 
 /// A progress callback: `(bytes of value changes read, bytes of value changes in total)`.
@@ -97,6 +100,26 @@ pub enum VcdError {
         func: String,
         /// The scope tried.
         scope: String,
+    },
+    /// Some channels have no signal: the file is most likely a run of another circuit (or
+    /// of another version of this one), and a replay would make up idle channels.
+    #[error(
+        "{path}: {missing} of {total} channels of @{func} have no signal in scope `{scope}` ({}); the file looks like a run of another circuit. Map them with --map, or replay them as idle with --force",
+        names.join(", ")
+    )]
+    Mismatch {
+        /// The file.
+        path: String,
+        /// The function.
+        func: String,
+        /// The scope tried.
+        scope: String,
+        /// Channels without a signal.
+        missing: usize,
+        /// Channels of the function.
+        total: usize,
+        /// The first few of them.
+        names: Vec<String>,
     },
     /// The graph cannot be simulated (so it has no trace layout).
     #[error(transparent)]
@@ -351,6 +374,21 @@ fn prepare<'f>(
             path: name.to_string(),
             func: f.name.clone(),
             scope: map.report.scope.clone(),
+        });
+    }
+    let missing = &map.report.unmatched_channels;
+    if !missing.is_empty() && !opts.force {
+        let mut names: Vec<String> = missing.iter().take(8).cloned().collect();
+        if missing.len() > names.len() {
+            names.push("...".into());
+        }
+        return Err(VcdError::Mismatch {
+            path: name.to_string(),
+            func: f.name.clone(),
+            scope: map.report.scope.clone(),
+            missing: missing.len(),
+            total: f.channels.len(),
+            names,
         });
     }
     new_sampler(header, f, env, map, tb, opts.progress.clone())
