@@ -8,6 +8,7 @@ mod app;
 mod cli;
 mod examples;
 mod load;
+mod output;
 
 use std::process::ExitCode;
 

@@ -367,3 +367,74 @@ fn traces_of_other_circuits_and_unreadable_traces_are_errors() {
     assert!(msg.contains("garbage.vcd:1:"), "{msg}");
     assert!(!svg.exists());
 }
+
+#[test]
+fn outputs_are_whole_or_absent() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("robust_cli/outputs");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let ex = "examples/circuits/counter_loop.mlir";
+    let out = |name: &str| dir.join(name).display().to_string();
+    for (args, name) in [
+        (vec!["verilog", ex, "-o"], "c.sv"),
+        (vec!["mlir", ex, "-o"], "c.mlir"),
+        (vec!["dot", ex, "-o"], "c.dot"),
+        (vec!["render", ex, "-o"], "c.svg"),
+        (vec!["sim", ex, "--in", "n=3", "--vcd"], "c.vcd"),
+    ] {
+        let mut a = args.clone();
+        let o = out(name);
+        a.push(&o);
+        let (code, so, se) = handscope(&a);
+        assert!(code == 0, "{a:?}: {so}{se}");
+        let meta = std::fs::metadata(&o).expect("written");
+        assert!(meta.len() > 0, "{name}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // A plain file's mode, not a temporary file's private 0600.
+            assert_ne!(meta.permissions().mode() & 0o777, 0o600, "{name}");
+        }
+        // On a device that is full the command fails with the OS's reason (`render` takes
+        // the format from the extension, so it cannot name a device).
+        if std::path::Path::new("/dev/full").exists() && args[0] != "render" {
+            let mut a = args.clone();
+            a.push("/dev/full");
+            let msg = fails(&a);
+            assert!(msg.contains("cannot write /dev/full"), "{msg}");
+        }
+    }
+    // Only the outputs: no temporary file left behind.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["c.dot", "c.mlir", "c.sv", "c.svg", "c.vcd"]);
+    // A missing directory: an error, nothing created.
+    let msg = fails(&["verilog", ex, "-o", &out("missing/c.sv")]);
+    assert!(msg.contains("missing/c.sv"), "{msg}");
+}
+
+#[test]
+fn render_of_a_gallery_name_leaves_no_temporary_file() {
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("robust_cli/tmpdir");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).expect("dir");
+    let svg = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("robust_cli/gallery.svg");
+    let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args(["render", "counter_loop", "--in", "n=2", "-o"])
+        .arg(&svg)
+        .env("TMPDIR", &tmp)
+        .current_dir(&tmp)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(svg.exists());
+    let left: Vec<_> = std::fs::read_dir(&tmp).expect("list").collect();
+    assert!(left.is_empty(), "{left:?}");
+}

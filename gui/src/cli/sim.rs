@@ -55,10 +55,7 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     let report = run.report;
     if let Some(path) = &a.vcd {
         let trace = run.trace.context("the engine recorded no trace")?;
-        let file = std::fs::File::create(path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-        handscope_traces::vcd_out::write_vcd(&trace, std::io::BufWriter::new(file))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        crate::output::write_file(path, |w| handscope_traces::vcd_out::write_vcd(&trace, w))?;
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
