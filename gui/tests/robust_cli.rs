@@ -438,3 +438,41 @@ fn render_of_a_gallery_name_leaves_no_temporary_file() {
     let left: Vec<_> = std::fs::read_dir(&tmp).expect("list").collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn usage_errors_have_their_own_exit_code() {
+    // Exit code 2 meant both a usage error and a deadlock.
+    for args in [
+        vec!["sim"],
+        vec![
+            "sim",
+            "examples/circuits/counter_loop.mlir",
+            "--no-such-flag",
+        ],
+        vec!["frobnicate"],
+        vec![
+            "sim",
+            "examples/circuits/counter_loop.mlir",
+            "--max-cycles",
+            "x",
+        ],
+    ] {
+        let (code, out, err) = handscope(&args);
+        assert_eq!(code, 64, "{args:?}: {out}{err}");
+        assert!(err.contains("Usage") || err.contains("--help"), "{err}");
+    }
+    let (code, out, _) = handscope(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Exit codes:"), "{out}");
+    for line in [
+        "2   a run deadlocked",
+        "64  usage error",
+        "69  the debugger window",
+    ] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+    let (code, _, _) = handscope(&["--version"]);
+    assert_eq!(code, 0);
+    let (code, _, _) = handscope(&["sim", "examples/circuits/deadlock_join.mlir"]);
+    assert_eq!(code, 2);
+}

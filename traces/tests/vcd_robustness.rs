@@ -133,6 +133,69 @@ fn corrupt_files_give_located_errors() {
     assert!(e.to_string().contains("no clock"), "{e}");
 }
 
+#[test]
+fn a_vcd_on_one_line_is_not_truncated() {
+    let (ex, trace, vcd) = engine_vcd("counter_loop");
+    let one: Vec<u8> = vcd
+        .iter()
+        .map(|&c| if c == b'\n' { b' ' } else { c })
+        .collect();
+    let one = one.trim_ascii_end();
+    let r = replay_bytes(
+        one,
+        "one.vcd",
+        &ex.func,
+        Some(&ex.env),
+        &ReplayOptions::default(),
+        None,
+    )
+    .unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_same_trace("one.vcd", &trace, &r.trace, true);
+}
+
+#[test]
+fn an_all_x_vcd_says_why_nothing_was_replayed() {
+    let (ex, _, vcd) = engine_vcd("counter_loop");
+    let text = String::from_utf8(vcd).unwrap();
+    let (head, body) = text.split_at(text.find("$enddefinitions").unwrap());
+    let body: String = body
+        .lines()
+        .map(|l| {
+            if let Some(rest) = l.strip_prefix('b') {
+                let id = rest.split_once(' ').map_or("", |(_, id)| id);
+                format!("bx {id}\n")
+            } else if (l.starts_with('0') || l.starts_with('1')) && l.len() > 1 {
+                format!("x{}\n", &l[1..])
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let allx = format!("{head}{body}");
+    let r = replay_bytes(
+        allx.as_bytes(),
+        "allx.vcd",
+        &ex.func,
+        Some(&ex.env),
+        &ReplayOptions::default(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(r.trace.cycles(), 0);
+    let w = r.warnings.join("\n");
+    assert!(
+        w.contains(
+            "never rises from 0 to 1 in the file (its values are x or z): nothing was replayed"
+        ),
+        "{w}"
+    );
+    assert!(
+        w.contains("hold x or z values at some time (read as 0)"),
+        "{w}"
+    );
+}
+
 #[derive(Debug, Clone)]
 enum Mutation {
     Set(usize, u8),

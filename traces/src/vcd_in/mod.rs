@@ -180,6 +180,8 @@ struct Sampler<'f> {
     edges: u64,
     done: bool,
     progress: Option<OnProgress>,
+    /// Per code: whether a change of it had an `x`/`z` digit (mapped codes only).
+    unknown: Vec<bool>,
 }
 
 impl Sampler<'_> {
@@ -263,6 +265,13 @@ impl BodySink for Sampler<'_> {
     fn progress(&mut self, done: u64, total: u64) {
         if let Some(p) = &self.progress {
             (p.0)(done, total);
+        }
+    }
+
+    fn unknown(&mut self, code: u32) {
+        let c = code as usize;
+        if self.interesting[c] {
+            self.unknown[c] = true;
         }
     }
 }
@@ -398,6 +407,25 @@ fn prepare<'f>(
 fn finish(mut sampler: Sampler<'_>, mut warnings: Vec<String>) -> Replay {
     sampler.end_timestamp();
     let m = &sampler.map.report;
+    let clock_unknown = sampler.unknown[sampler.map.clock as usize];
+    if sampler.edges == 0 {
+        warnings.push(format!(
+            "the clock `{}` never rises from 0 to 1 in the file{}: nothing was replayed (0 cycles)",
+            m.clock,
+            if clock_unknown {
+                " (its values are x or z)"
+            } else {
+                ""
+            }
+        ));
+    }
+    let unknown = sampler.unknown.iter().filter(|&&u| u).count();
+    if unknown > 0 {
+        warnings.push(format!(
+            "{unknown} of the mapped signals hold x or z values at some time (read as 0); the replay shows them as 0{}",
+            if clock_unknown { ", the clock among them" } else { "" }
+        ));
+    }
     if !m.unmatched_channels.is_empty() {
         warnings.push(format!(
             "{} channel(s) have no signal in the file and read as idle: {}",
@@ -485,5 +513,6 @@ fn new_sampler<'f>(
         edges: 0,
         done: false,
         progress,
+        unknown: vec![false; n],
     })
 }

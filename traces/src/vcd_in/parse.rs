@@ -258,6 +258,15 @@ pub trait BodySink {
     fn change(&mut self, code: u32, value: u64);
     /// Progress: `done` of `total` body bytes read.
     fn progress(&mut self, _done: u64, _total: u64) {}
+    /// The change of `code` just passed to [`BodySink::change`] had an `x`, `z` or other
+    /// non-binary digit.
+    fn unknown(&mut self, _code: u32) {}
+}
+
+/// True for a value digit that is not a plain 0 or 1 (`x`, `z`, `u`, `w`, `-`; `h` and `l`
+/// are weak 1 and 0).
+fn unknown_digit(c: u8) -> bool {
+    !matches!(c, b'0' | b'1' | b'h' | b'H' | b'l' | b'L')
 }
 
 /// How the body ended.
@@ -281,10 +290,11 @@ fn bit(c: u8) -> Option<u64> {
 /// Streams the value changes after the header to `sink`.
 pub fn parse_body(b: &[u8], h: &Header, sink: &mut impl BodySink) -> Result<BodyEnd, SyntaxError> {
     let start = h.body_start.min(b.len());
-    // Only complete lines are read: a crashed writer leaves a partial last line.
+    // Only complete lines are read: a crashed writer leaves a partial last line. A body
+    // without any line break (a writer that puts everything on one line) is read whole.
     let complete = match b[start..].iter().rposition(|&c| c == b'\n') {
         Some(p) => start + p + 1,
-        None => start,
+        None => b.len(),
     };
     let truncated_at =
         (complete < b.len() && b[complete..].iter().any(|c| !is_ws(*c))).then_some(complete as u64);
@@ -324,7 +334,11 @@ pub fn parse_body(b: &[u8], h: &Header, sink: &mut impl BodySink) -> Result<Body
                 let (ioff, id) = t
                     .next()
                     .ok_or_else(|| err(off, "a vector value without an identifier code"))?;
-                sink.change(code(id, ioff)?, v);
+                let k = code(id, ioff)?;
+                sink.change(k, v);
+                if tok[1..].iter().any(|&d| unknown_digit(d)) {
+                    sink.unknown(k);
+                }
             }
             b'r' | b'R' | b's' | b'S' => {
                 let (ioff, id) = t
@@ -343,7 +357,13 @@ pub fn parse_body(b: &[u8], h: &Header, sink: &mut impl BodySink) -> Result<Body
                 }
             },
             _ => match bit(c) {
-                Some(v) if tok.len() > 1 => sink.change(code(&tok[1..], off)?, v),
+                Some(v) if tok.len() > 1 => {
+                    let k = code(&tok[1..], off)?;
+                    sink.change(k, v);
+                    if unknown_digit(c) {
+                        sink.unknown(k);
+                    }
+                }
                 _ => return Err(err(off, format!("invalid value change `{}`", text(tok)))),
             },
         }
