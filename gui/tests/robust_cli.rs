@@ -196,7 +196,14 @@ fn odd_files_get_clear_errors() {
         "examples/circuits/fork_join_diamond.mlir",
         &dir.display().to_string(),
     ]);
-    assert_eq!(msg.matches("os error").count(), 1, "{msg}");
+    assert_eq!(msg.matches("a directory").count(), 1, "{msg}");
+    // `replay /dev/zero` hung.
+    let msg = fails(&[
+        "replay",
+        "examples/circuits/fork_join_diamond.mlir",
+        "/dev/zero",
+    ]);
+    assert!(msg.contains("/dev/zero: not a regular file"), "{msg}");
 }
 
 /// A C kernel that loads `a[i]` from a 4-element array.

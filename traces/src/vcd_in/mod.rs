@@ -1,8 +1,10 @@
 //! Replaying VCDs of hardware runs (Verilator on Handscope's or CIRCT's RTL) onto a graph:
 //! the result is the same [`Trace`] type the engine records, and the same [`RunReport`].
 //!
-//! The file is memory-mapped and streamed once (module `parse`); only mapped signals are kept
-//! (module `mapping`). Values are sampled at every rising edge of the clock, using the values
+//! The file is read once in chunks of complete lines (module `parse`), never memory-mapped, so
+//! a file truncated or rewritten while it is read ends the replay early with a warning
+//! instead of a SIGBUS; devices and FIFOs are refused. Only mapped signals are kept (module
+//! `mapping`). Values are sampled at every rising edge of the clock, using the values
 //! from before that timestamp (the settled values of the cycle), so one step is one cycle;
 //! edges where `reset` is high are skipped. Sampling stops where the engine would have
 //! stopped (results complete or deadlock, see [`handscope_sim::analysis`]). A file whose last
@@ -289,22 +291,85 @@ pub fn replay_file(
         path: name.clone(),
         error,
     };
-    let file = std::fs::File::open(path).map_err(ioerr)?;
-    let len = file.metadata().map_err(ioerr)?.len();
+    let mut file = std::fs::File::open(path).map_err(ioerr)?;
+    let meta = file.metadata().map_err(ioerr)?;
+    if meta.is_dir() {
+        return Err(ioerr(std::io::Error::other("it is a directory")));
+    }
+    if !meta.is_file() {
+        // `/dev/zero` would never end, a FIFO never rewind.
+        return Err(ioerr(std::io::Error::other(
+            "not a regular file (a device, FIFO or socket); give a VCD or FST file",
+        )));
+    }
+    let len = meta.len();
     let map_text = read_map_file(opts)?;
     if fst::is_fst(path).map_err(ioerr)? {
         return fst::replay_fst(path, f, env, opts, map_text.as_deref());
     }
-    let bytes: Box<dyn std::ops::Deref<Target = [u8]>> = if len == 0 {
-        Box::new(Vec::new())
-    } else {
-        // SAFETY: the map is read-only; a file truncated by another process while we read
-        // it is outside what this tool supports.
-        let m = unsafe { memmap2::Mmap::map(&file) }.map_err(ioerr)?;
-        let _ = m.advise(memmap2::Advice::Sequential);
-        Box::new(m)
+    // Read, not memory-mapped: a file truncated or rewritten while it is read must end the
+    // replay early (with a warning), never raise SIGBUS.
+    let head = read_header(&mut file).map_err(ioerr)?;
+    let syntax = |e: parse::SyntaxError, line: u64| VcdError::Syntax {
+        path: name.clone(),
+        line,
+        offset: e.offset,
+        message: e.message,
     };
-    replay_bytes(&bytes, &name, f, env, opts, map_text.as_deref())
+    let header = parse::parse_header(&head).map_err(|e| {
+        let line = parse::line_of(&head, e.offset);
+        syntax(e, line)
+    })?;
+    let mut sampler = prepare(&header, &name, f, env, opts, map_text.as_deref())?;
+    let end = parse::parse_body_read(&mut file, head, &header, len, 8 << 20, &mut sampler)
+        .map_err(|e| match e {
+            parse::ReadBodyError::Syntax(e, line) => syntax(e, line),
+            parse::ReadBodyError::Io(e) => ioerr(e),
+        })?;
+    let mut warnings = Vec::new();
+    if let Some(at) = end.truncated_at {
+        warnings.push(format!(
+            "{name}: the file ends inside a line (byte {at}); it looks truncated, replayed up to the last complete timestamp"
+        ));
+    }
+    if let Ok(now) = file.metadata()
+        && (now.len() != len || now.modified().ok() != meta.modified().ok())
+    {
+        warnings.push(format!(
+            "{name}: the file changed while it was read ({len} bytes when opened, {} now); the replay may mix two versions of it",
+            now.len()
+        ));
+    }
+    Ok(finish(sampler, warnings))
+}
+
+/// The first bytes of a VCD, through its `$enddefinitions $end` (or the whole file when it
+/// has none; the header parser then says what is missing).
+fn read_header(file: &mut std::fs::File) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    const KEY: &[u8] = b"$enddefinitions";
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut from = 0;
+    loop {
+        if let Some(p) = buf[from..].windows(KEY.len()).position(|w| w == KEY) {
+            let after = from + p + KEY.len();
+            if buf[after..].windows(4).any(|w| w == b"$end") {
+                return Ok(buf);
+            }
+        } else {
+            from = buf.len().saturating_sub(KEY.len());
+        }
+        let n = match file.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(buf);
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
 }
 
 /// [`replay_file`] on bytes already in memory; `name` is used in messages.

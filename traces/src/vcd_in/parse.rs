@@ -1,6 +1,7 @@
 //! A streaming VCD reader: the header (scopes and variables) and then the value changes,
-//! handed to a callback one timestamp at a time, over a byte slice (usually a memory-mapped
-//! file, so several-GB files are never copied into memory).
+//! handed to a callback one timestamp at a time, over a byte slice or read from a file in
+//! chunks of complete lines ([`parse_body_read`]), so several-GB files are never held in
+//! memory.
 //!
 //! Robustness: every malformed token is an error with its line and byte offset; an
 //! incomplete last line (a run that crashed while writing) is ignored with a warning, so the
@@ -287,7 +288,7 @@ fn bit(c: u8) -> Option<u64> {
     }
 }
 
-/// Streams the value changes after the header to `sink`.
+/// Streams the value changes after the header to `sink`, from bytes already in memory.
 pub fn parse_body(b: &[u8], h: &Header, sink: &mut impl BodySink) -> Result<BodyEnd, SyntaxError> {
     let start = h.body_start.min(b.len());
     // Only complete lines are read: a crashed writer leaves a partial last line. A body
@@ -299,77 +300,233 @@ pub fn parse_body(b: &[u8], h: &Header, sink: &mut impl BodySink) -> Result<Body
     let truncated_at =
         (complete < b.len() && b[complete..].iter().any(|c| !is_ws(*c))).then_some(complete as u64);
     let total = (complete - start) as u64;
-    let mut t = Tokens {
-        b: &b[..complete],
-        i: start,
+    let mut p = BodyParser::new(h);
+    p.lines(&b[start..complete], start as u64, total, start as u64, sink)?;
+    p.finish()?;
+    sink.progress(total, total);
+    Ok(BodyEnd { truncated_at })
+}
+
+/// A body syntax error with its 1-based line, from [`parse_body_read`].
+#[derive(Debug)]
+pub enum ReadBodyError {
+    /// Malformed contents.
+    Syntax(SyntaxError, u64),
+    /// The file could not be read.
+    Io(std::io::Error),
+}
+
+/// Streams the value changes after the header to `sink`, reading `r` in chunks of complete
+/// lines (never memory-mapped: a file truncated or rewritten while it is read ends early
+/// instead of taking the process down). `head` holds the bytes of the file read so far
+/// (from offset 0, the header included); `total` is the file's size when it was opened,
+/// for progress. `chunk` is the read size (8 MiB in replays): memory stays about two
+/// chunks plus the longest line.
+pub fn parse_body_read(
+    r: &mut impl std::io::Read,
+    head: Vec<u8>,
+    h: &Header,
+    total: u64,
+    chunk: usize,
+    sink: &mut impl BodySink,
+) -> Result<BodyEnd, ReadBodyError> {
+    #[allow(non_snake_case)]
+    let CHUNK = chunk.max(1);
+    let body_start = h.body_start.min(head.len());
+    let mut lines_before = 1 + head[..body_start].iter().filter(|&&c| c == b'\n').count() as u64;
+    let mut buf = head;
+    buf.drain(..body_start);
+    let mut base = body_start as u64;
+    let body_total = total.saturating_sub(base);
+    let mut p = BodyParser::new(h);
+    let mut seen_newline = false;
+    let mut want = CHUNK;
+    let syntax = |e: SyntaxError, chunk: &[u8], base: u64, lines_before: u64| {
+        let local = (e.offset.saturating_sub(base) as usize).min(chunk.len());
+        let line = lines_before + chunk[..local].iter().filter(|&&c| c == b'\n').count() as u64;
+        ReadBodyError::Syntax(e, line)
     };
-    let code = |id: &[u8], off: usize| -> Result<u32, SyntaxError> {
-        h.code_map
-            .get(id)
-            .ok_or_else(|| err(off, format!("unknown identifier code `{}`", text(id))))
-    };
-    let mut next_report = start + (4 << 20);
-    while let Some((off, tok)) = t.next() {
-        if off >= next_report {
-            sink.progress((off - start) as u64, total);
-            next_report = off + (4 << 20);
+    loop {
+        // Fill the buffer to at least one chunk (or the end of the file).
+        let mut eof = false;
+        while buf.len() < want {
+            let old = buf.len();
+            buf.resize(want, 0);
+            let n = loop {
+                match r.read(&mut buf[old..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(ReadBodyError::Io(e)),
+                }
+            };
+            buf.truncate(old + n);
+            if n == 0 {
+                eof = true;
+                break;
+            }
         }
-        let c = tok[0];
-        match c {
-            b'#' => {
-                let s = std::str::from_utf8(&tok[1..])
-                    .ok()
-                    .and_then(|s| s.parse::<u64>().ok());
-                let time =
-                    s.ok_or_else(|| err(off, format!("invalid timestamp `{}`", text(tok))))?;
-                sink.timestamp(time);
+        let complete = match buf.iter().rposition(|&c| c == b'\n') {
+            Some(q) => {
+                seen_newline = true;
+                q + 1
             }
-            b'b' | b'B' => {
-                let mut v = 0u64;
-                for &d in &tok[1..] {
-                    let x = bit(d)
-                        .ok_or_else(|| err(off, format!("invalid binary value `{}`", text(tok))))?;
-                    v = (v << 1) | x;
-                }
-                let (ioff, id) = t
-                    .next()
-                    .ok_or_else(|| err(off, "a vector value without an identifier code"))?;
-                let k = code(id, ioff)?;
-                sink.change(k, v);
-                if tok[1..].iter().any(|&d| unknown_digit(d)) {
-                    sink.unknown(k);
+            None if eof && !seen_newline => buf.len(),
+            None if eof => 0,
+            // A line longer than the buffer: read on.
+            None => {
+                want = buf.len() + CHUNK;
+                continue;
+            }
+        };
+        want = CHUNK;
+        let done = base - body_start as u64;
+        p.lines(&buf[..complete], base, body_total, done, sink)
+            .map_err(|e| syntax(e, &buf[..complete], base, lines_before))?;
+        lines_before += buf[..complete].iter().filter(|&&c| c == b'\n').count() as u64;
+        base += complete as u64;
+        buf.drain(..complete);
+        if eof {
+            p.finish()
+                .map_err(|e| ReadBodyError::Syntax(e, lines_before))?;
+            let truncated_at = buf.iter().any(|c| !is_ws(*c)).then_some(base);
+            let read = base - body_start as u64;
+            sink.progress(read, read.max(body_total));
+            return Ok(BodyEnd { truncated_at });
+        }
+    }
+}
+
+/// The value-change parser, fed complete lines one region at a time.
+struct BodyParser<'h> {
+    h: &'h Header,
+    /// Offset of a `$comment` whose `$end` has not been seen yet.
+    in_comment: Option<u64>,
+}
+
+impl<'h> BodyParser<'h> {
+    fn new(h: &'h Header) -> Self {
+        BodyParser {
+            h,
+            in_comment: None,
+        }
+    }
+
+    /// An unfinished `$comment` at the end of the body is an error.
+    fn finish(&self) -> Result<(), SyntaxError> {
+        match self.in_comment {
+            Some(off) => Err(err(off as usize, "$comment without `$end`")),
+            None => Ok(()),
+        }
+    }
+
+    /// Parses `b`, complete lines starting at file offset `base`; `done` of `total` body
+    /// bytes were read before it (for progress).
+    fn lines(
+        &mut self,
+        b: &[u8],
+        base: u64,
+        total: u64,
+        done: u64,
+        sink: &mut impl BodySink,
+    ) -> Result<(), SyntaxError> {
+        let h = self.h;
+        let at = |off: usize| (base as usize) + off;
+        let mut t = Tokens { b, i: 0 };
+        if self.in_comment.is_some() {
+            loop {
+                match t.next() {
+                    Some((_, b"$end")) => {
+                        self.in_comment = None;
+                        break;
+                    }
+                    Some(_) => {}
+                    None => return Ok(()),
                 }
             }
-            b'r' | b'R' | b's' | b'S' => {
-                let (ioff, id) = t
-                    .next()
-                    .ok_or_else(|| err(off, "a value without an identifier code"))?;
-                sink.change(code(id, ioff)?, 0);
+        }
+        let code = |id: &[u8], off: usize| -> Result<u32, SyntaxError> {
+            h.code_map
+                .get(id)
+                .ok_or_else(|| err(at(off), format!("unknown identifier code `{}`", text(id))))
+        };
+        let mut next_report = 4 << 20;
+        while let Some((off, tok)) = t.next() {
+            if off >= next_report {
+                sink.progress(done + off as u64, total);
+                next_report = off + (4 << 20);
             }
-            b'$' => match tok {
-                b"$comment" => skip_to_end(&mut t, off, "$comment")?,
-                b"$dumpvars" | b"$dumpall" | b"$dumpon" | b"$dumpoff" | b"$end" => {}
-                _ => {
-                    return Err(err(
-                        off,
-                        format!("unexpected command `{}` among the value changes", text(tok)),
-                    ));
+            let c = tok[0];
+            match c {
+                b'#' => {
+                    let s = std::str::from_utf8(&tok[1..])
+                        .ok()
+                        .and_then(|s| s.parse::<u64>().ok());
+                    let time = s.ok_or_else(|| {
+                        err(at(off), format!("invalid timestamp `{}`", text(tok)))
+                    })?;
+                    sink.timestamp(time);
                 }
-            },
-            _ => match bit(c) {
-                Some(v) if tok.len() > 1 => {
-                    let k = code(&tok[1..], off)?;
+                b'b' | b'B' => {
+                    let mut v = 0u64;
+                    for &d in &tok[1..] {
+                        let x = bit(d).ok_or_else(|| {
+                            err(at(off), format!("invalid binary value `{}`", text(tok)))
+                        })?;
+                        v = (v << 1) | x;
+                    }
+                    let (ioff, id) = t
+                        .next()
+                        .ok_or_else(|| err(at(off), "a vector value without an identifier code"))?;
+                    let k = code(id, ioff)?;
                     sink.change(k, v);
-                    if unknown_digit(c) {
+                    if tok[1..].iter().any(|&d| unknown_digit(d)) {
                         sink.unknown(k);
                     }
                 }
-                _ => return Err(err(off, format!("invalid value change `{}`", text(tok)))),
-            },
+                b'r' | b'R' | b's' | b'S' => {
+                    let (ioff, id) = t
+                        .next()
+                        .ok_or_else(|| err(at(off), "a value without an identifier code"))?;
+                    sink.change(code(id, ioff)?, 0);
+                }
+                b'$' => match tok {
+                    b"$comment" => loop {
+                        match t.next() {
+                            Some((_, b"$end")) => break,
+                            Some(_) => {}
+                            None => {
+                                self.in_comment = Some(at(off) as u64);
+                                return Ok(());
+                            }
+                        }
+                    },
+                    b"$dumpvars" | b"$dumpall" | b"$dumpon" | b"$dumpoff" | b"$end" => {}
+                    _ => {
+                        return Err(err(
+                            at(off),
+                            format!("unexpected command `{}` among the value changes", text(tok)),
+                        ));
+                    }
+                },
+                _ => match bit(c) {
+                    Some(v) if tok.len() > 1 => {
+                        let k = code(&tok[1..], off)?;
+                        sink.change(k, v);
+                        if unknown_digit(c) {
+                            sink.unknown(k);
+                        }
+                    }
+                    _ => {
+                        return Err(err(
+                            at(off),
+                            format!("invalid value change `{}`", text(tok)),
+                        ));
+                    }
+                },
+            }
         }
+        Ok(())
     }
-    sink.progress(total, total);
-    Ok(BodyEnd { truncated_at })
 }
 
 /// Line number (1-based) of byte `offset` in `b`.
@@ -395,6 +552,57 @@ mod tests {
     }
 
     const VCD: &str = "$timescale 1ns $end\n$scope module top $end\n$var wire 1 ! clock $end\n$var wire 8 \" data [7:0] $end\n$scope module sub $end\n$var wire 1 ! clk $end\n$upscope $end\n$upscope $end\n$enddefinitions $end\n#0\n$dumpvars\n0!\nb101 \"\n$end\n#5\n1!\nbx1 \"\n";
+
+    #[test]
+    fn reading_in_chunks_gives_what_the_slice_gives() {
+        let with_comment = VCD.replace("#5\n", "$comment a\nlong note\n$end\n#5\n");
+        let one_line = VCD.replace('\n', " ");
+        for text in [VCD, &with_comment, &one_line, &VCD[..VCD.len() - 3]] {
+            let b = text.as_bytes();
+            let h = parse_header(b).unwrap();
+            let mut want = Collect(Vec::new());
+            let want_end = parse_body(b, &h, &mut want).unwrap();
+            for chunk in [1, 2, 3, 7, 16, 1 << 20] {
+                // The reader starts with a prefix already read (the header and a bit more).
+                for head in [h.body_start, (h.body_start + 5).min(b.len())] {
+                    let mut got = Collect(Vec::new());
+                    let mut rest = &b[head..];
+                    let end = parse_body_read(
+                        &mut rest,
+                        b[..head].to_vec(),
+                        &h,
+                        b.len() as u64,
+                        chunk,
+                        &mut got,
+                    )
+                    .unwrap();
+                    assert_eq!(got.0, want.0, "chunk {chunk}: {text:?}");
+                    assert_eq!(end, want_end, "chunk {chunk}: {text:?}");
+                }
+            }
+        }
+        // Errors keep their line.
+        let bad = VCD.replace("#5\n", "#5\n#zz\n");
+        let h = parse_header(bad.as_bytes()).unwrap();
+        let want = parse_body(bad.as_bytes(), &h, &mut Collect(Vec::new())).unwrap_err();
+        let mut rest = &bad.as_bytes()[h.body_start..];
+        let got = parse_body_read(
+            &mut rest,
+            bad.as_bytes()[..h.body_start].to_vec(),
+            &h,
+            0,
+            4,
+            &mut Collect(Vec::new()),
+        )
+        .unwrap_err();
+        match got {
+            ReadBodyError::Syntax(e, line) => {
+                assert_eq!(e, want);
+                assert_eq!(line, line_of(bad.as_bytes(), want.offset));
+            }
+            ReadBodyError::Io(e) => panic!("{e}"),
+        }
+    }
 
     #[test]
     fn header_and_body() {
