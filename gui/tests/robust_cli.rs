@@ -483,3 +483,15 @@ fn usage_errors_have_their_own_exit_code() {
     let (code, _, _) = handscope(&["sim", "examples/circuits/deadlock_join.mlir"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn render_growth_benchmark_runs_once_per_size() {
+    // The figures are judged in benchmark runs (`handscope bench render`), never here.
+    let (code, out, err) = handscope(&["bench", "render", "--max-stages", "10"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("us/node"), "{out}");
+    assert!(
+        out.lines().any(|l| l.trim_start().starts_with("10 ")),
+        "{out}"
+    );
+}

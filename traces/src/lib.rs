@@ -4,6 +4,7 @@
 //! ([`circt_names`]).
 
 pub mod circt_names;
+pub mod fuzzing;
 pub mod vcd_in;
 pub mod vcd_out;
 pub mod verilator;

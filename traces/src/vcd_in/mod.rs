@@ -309,66 +309,112 @@ pub fn replay_file(
     }
     // Read, not memory-mapped: a file truncated or rewritten while it is read must end the
     // replay early (with a warning), never raise SIGBUS.
-    let head = read_header(&mut file).map_err(ioerr)?;
-    let syntax = |e: parse::SyntaxError, line: u64| VcdError::Syntax {
-        path: name.clone(),
-        line,
-        offset: e.offset,
-        message: e.message,
-    };
-    let header = parse::parse_header(&head).map_err(|e| {
-        let line = parse::line_of(&head, e.offset);
-        syntax(e, line)
-    })?;
-    let mut sampler = prepare(&header, &name, f, env, opts, map_text.as_deref())?;
-    let end = parse::parse_body_read(&mut file, head, &header, len, 8 << 20, &mut sampler)
-        .map_err(|e| match e {
-            parse::ReadBodyError::Syntax(e, line) => syntax(e, line),
-            parse::ReadBodyError::Io(e) => ioerr(e),
-        })?;
-    let mut warnings = Vec::new();
-    if let Some(at) = end.truncated_at {
-        warnings.push(format!(
-            "{name}: the file ends inside a line (byte {at}); it looks truncated, replayed up to the last complete timestamp"
-        ));
-    }
+    let mut r = replay_reader(
+        &mut file,
+        len,
+        &name,
+        f,
+        env,
+        opts,
+        map_text.as_deref(),
+        READ_CHUNK,
+    )?;
     if let Ok(now) = file.metadata()
         && (now.len() != len || now.modified().ok() != meta.modified().ok())
     {
-        warnings.push(format!(
+        r.warnings.push(format!(
             "{name}: the file changed while it was read ({len} bytes when opened, {} now); the replay may mix two versions of it",
             now.len()
         ));
     }
+    Ok(r)
+}
+
+/// How much of a VCD [`replay_file`] reads at a time.
+pub const READ_CHUNK: usize = 8 << 20;
+
+/// [`replay_file`] on a reader of VCD text (`len`: its size if known, for progress), read
+/// `chunk` bytes at a time; `name` is used in messages. Gives exactly what [`replay_bytes`]
+/// gives on the same bytes.
+#[allow(clippy::too_many_arguments)]
+pub fn replay_reader(
+    r: &mut impl std::io::Read,
+    len: u64,
+    name: &str,
+    f: &Function,
+    env: Option<&Environment>,
+    opts: &ReplayOptions,
+    map_text: Option<&str>,
+    chunk: usize,
+) -> Result<Replay, VcdError> {
+    let ioerr = |error| VcdError::Io {
+        path: name.to_string(),
+        error,
+    };
+    let syntax = |e: parse::SyntaxError, line: u64| VcdError::Syntax {
+        path: name.to_string(),
+        line,
+        offset: e.offset,
+        message: e.message,
+    };
+    let (head, header) = read_header(r, chunk).map_err(ioerr)?;
+    let header = header.map_err(|e| {
+        let line = parse::line_of(&head, e.offset);
+        syntax(e, line)
+    })?;
+    let mut sampler = prepare(&header, name, f, env, opts, map_text)?;
+    let end =
+        parse::parse_body_read(r, head, &header, len, chunk, &mut sampler).map_err(
+            |e| match e {
+                parse::ReadBodyError::Syntax(e, line) => syntax(e, line),
+                parse::ReadBodyError::Io(e) => ioerr(e),
+            },
+        )?;
+    let mut warnings = Vec::new();
+    if let Some(at) = end.truncated_at {
+        warnings.push(truncation_warning(name, at));
+    }
     Ok(finish(sampler, warnings))
 }
 
-/// The first bytes of a VCD, through its `$enddefinitions $end` (or the whole file when it
-/// has none; the header parser then says what is missing).
-fn read_header(file: &mut std::fs::File) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    const KEY: &[u8] = b"$enddefinitions";
+fn truncation_warning(name: &str, at: u64) -> String {
+    format!(
+        "{name}: the file ends inside a line (byte {at}); it looks truncated, replayed up to the last complete timestamp"
+    )
+}
+
+/// The first bytes of a VCD, through its header, and the parsed header (or the header's
+/// error on the whole file). Reads ever larger pieces until the header parses with its last
+/// token complete, so the header is read in time linear in its size.
+fn read_header(
+    r: &mut impl std::io::Read,
+    chunk: usize,
+) -> std::io::Result<(Vec<u8>, Result<Header, parse::SyntaxError>)> {
     let mut buf = Vec::new();
-    let mut chunk = vec![0u8; 1 << 16];
-    let mut from = 0;
+    let mut step = chunk.clamp(1, 1 << 16);
     loop {
-        if let Some(p) = buf[from..].windows(KEY.len()).position(|w| w == KEY) {
-            let after = from + p + KEY.len();
-            if buf[after..].windows(4).any(|w| w == b"$end") {
-                return Ok(buf);
+        let old = buf.len();
+        buf.resize(old + step, 0);
+        let n = loop {
+            match r.read(&mut buf[old..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
-        } else {
-            from = buf.len().saturating_sub(KEY.len());
-        }
-        let n = match file.read(&mut chunk) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
         };
-        if n == 0 {
-            return Ok(buf);
+        buf.truncate(old + n);
+        let eof = n == 0;
+        if n > 0 && n < step {
+            // Keep reading until the piece is full or the file ends.
+            continue;
         }
-        buf.extend_from_slice(&chunk[..n]);
+        let parsed = parse::parse_header(&buf);
+        match parsed {
+            Ok(h) if h.body_start < buf.len() || eof => return Ok((buf, Ok(h))),
+            Err(e) if eof => return Ok((buf, Err(e))),
+            _ => {}
+        }
+        step = buf.len().max(step);
     }
 }
 
@@ -392,10 +438,7 @@ pub fn replay_bytes(
     let end = parse::parse_body(bytes, &header, &mut sampler).map_err(syntax)?;
     let mut warnings = Vec::new();
     if let Some(at) = end.truncated_at {
-        warnings.push(format!(
-            "{name}: the file ends inside a line (byte {at}, line {}); it looks truncated, replayed up to the last complete timestamp",
-            parse::line_of(bytes, at)
-        ));
+        warnings.push(truncation_warning(name, at));
     }
     Ok(finish(sampler, warnings))
 }

@@ -301,8 +301,8 @@ pub fn parse_body(b: &[u8], h: &Header, sink: &mut impl BodySink) -> Result<Body
         (complete < b.len() && b[complete..].iter().any(|c| !is_ws(*c))).then_some(complete as u64);
     let total = (complete - start) as u64;
     let mut p = BodyParser::new(h);
-    p.lines(&b[start..complete], start as u64, total, start as u64, sink)?;
-    p.finish()?;
+    p.lines(&b[start..complete], start as u64, total, 0, sink)?;
+    p.finish().map_err(|(e, _)| e)?;
     sink.progress(total, total);
     Ok(BodyEnd { truncated_at })
 }
@@ -341,6 +341,9 @@ pub fn parse_body_read(
     let mut p = BodyParser::new(h);
     let mut seen_newline = false;
     let mut want = CHUNK;
+    // Bytes at the start of `buf` known to hold no line break (so a long line is searched
+    // once, not once per read).
+    let mut scanned = 0;
     let syntax = |e: SyntaxError, chunk: &[u8], base: u64, lines_before: u64| {
         let local = (e.offset.saturating_sub(base) as usize).min(chunk.len());
         let line = lines_before + chunk[..local].iter().filter(|&&c| c == b'\n').count() as u64;
@@ -365,15 +368,16 @@ pub fn parse_body_read(
                 break;
             }
         }
-        let complete = match buf.iter().rposition(|&c| c == b'\n') {
+        let complete = match buf[scanned..].iter().rposition(|&c| c == b'\n') {
             Some(q) => {
                 seen_newline = true;
-                q + 1
+                scanned + q + 1
             }
             None if eof && !seen_newline => buf.len(),
             None if eof => 0,
             // A line longer than the buffer: read on.
             None => {
+                scanned = buf.len();
                 want = buf.len() + CHUNK;
                 continue;
             }
@@ -382,12 +386,14 @@ pub fn parse_body_read(
         let done = base - body_start as u64;
         p.lines(&buf[..complete], base, body_total, done, sink)
             .map_err(|e| syntax(e, &buf[..complete], base, lines_before))?;
+        p.locate_open(&buf[..complete], base, lines_before);
         lines_before += buf[..complete].iter().filter(|&&c| c == b'\n').count() as u64;
         base += complete as u64;
         buf.drain(..complete);
+        scanned = buf.len();
         if eof {
             p.finish()
-                .map_err(|e| ReadBodyError::Syntax(e, lines_before))?;
+                .map_err(|(e, line)| ReadBodyError::Syntax(e, line.unwrap_or(lines_before)))?;
             let truncated_at = buf.iter().any(|c| !is_ws(*c)).then_some(base);
             let read = base - body_start as u64;
             sink.progress(read, read.max(body_total));
@@ -396,26 +402,66 @@ pub fn parse_body_read(
     }
 }
 
+/// What a region of lines left unfinished, for the next region: VCD lets a `$comment` and
+/// a value and its identifier code span lines.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    /// Offset of the `$comment` or value token.
+    off: u64,
+    /// Its line, once the reader has worked it out.
+    line: Option<u64>,
+    what: OpenKind,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum OpenKind {
+    /// A `$comment` whose `$end` has not been seen yet.
+    Comment,
+    /// A vector (`b`) value waiting for its identifier code.
+    Vector { value: u64, unknown: bool },
+    /// A real or string value waiting for its identifier code (read as 0).
+    Other,
+}
+
+impl OpenKind {
+    fn error(self) -> &'static str {
+        match self {
+            OpenKind::Comment => "$comment without `$end`",
+            OpenKind::Vector { .. } => "a vector value without an identifier code",
+            OpenKind::Other => "a value without an identifier code",
+        }
+    }
+}
+
 /// The value-change parser, fed complete lines one region at a time.
 struct BodyParser<'h> {
     h: &'h Header,
-    /// Offset of a `$comment` whose `$end` has not been seen yet.
-    in_comment: Option<u64>,
+    open: Option<Open>,
 }
 
 impl<'h> BodyParser<'h> {
     fn new(h: &'h Header) -> Self {
-        BodyParser {
-            h,
-            in_comment: None,
+        BodyParser { h, open: None }
+    }
+
+    /// Something left open at the end of the body is an error (with its line, when known).
+    fn finish(&self) -> Result<(), (SyntaxError, Option<u64>)> {
+        match self.open {
+            Some(o) => Err((err(o.off as usize, o.what.error()), o.line)),
+            None => Ok(()),
         }
     }
 
-    /// An unfinished `$comment` at the end of the body is an error.
-    fn finish(&self) -> Result<(), SyntaxError> {
-        match self.in_comment {
-            Some(off) => Err(err(off as usize, "$comment without `$end`")),
-            None => Ok(()),
+    /// Sets the line of what is open, if it lies in `region` (starting at `base`, after
+    /// `lines_before` lines).
+    fn locate_open(&mut self, region: &[u8], base: u64, lines_before: u64) {
+        if let Some(o) = &mut self.open
+            && o.line.is_none()
+            && o.off >= base
+        {
+            let local = ((o.off - base) as usize).min(region.len());
+            o.line =
+                Some(lines_before + region[..local].iter().filter(|&&c| c == b'\n').count() as u64);
         }
     }
 
@@ -432,22 +478,43 @@ impl<'h> BodyParser<'h> {
         let h = self.h;
         let at = |off: usize| (base as usize) + off;
         let mut t = Tokens { b, i: 0 };
-        if self.in_comment.is_some() {
-            loop {
-                match t.next() {
-                    Some((_, b"$end")) => {
-                        self.in_comment = None;
-                        break;
-                    }
-                    Some(_) => {}
-                    None => return Ok(()),
-                }
-            }
-        }
         let code = |id: &[u8], off: usize| -> Result<u32, SyntaxError> {
             h.code_map
                 .get(id)
                 .ok_or_else(|| err(at(off), format!("unknown identifier code `{}`", text(id))))
+        };
+        if let Some(o) = self.open {
+            match o.what {
+                OpenKind::Comment => loop {
+                    match t.next() {
+                        Some((_, b"$end")) => break,
+                        Some(_) => {}
+                        None => return Ok(()),
+                    }
+                },
+                OpenKind::Vector { value, unknown } => {
+                    let Some((ioff, id)) = t.next() else {
+                        return Ok(());
+                    };
+                    let k = code(id, ioff)?;
+                    sink.change(k, value);
+                    if unknown {
+                        sink.unknown(k);
+                    }
+                }
+                OpenKind::Other => {
+                    let Some((ioff, id)) = t.next() else {
+                        return Ok(());
+                    };
+                    sink.change(code(id, ioff)?, 0);
+                }
+            }
+            self.open = None;
+        }
+        let open = |off: usize, what| Open {
+            off: at(off) as u64,
+            line: None,
+            what,
         };
         let mut next_report = 4 << 20;
         while let Some((off, tok)) = t.next() {
@@ -474,19 +541,23 @@ impl<'h> BodyParser<'h> {
                         })?;
                         v = (v << 1) | x;
                     }
-                    let (ioff, id) = t
-                        .next()
-                        .ok_or_else(|| err(at(off), "a vector value without an identifier code"))?;
+                    let unknown = tok[1..].iter().any(|&d| unknown_digit(d));
+                    let Some((ioff, id)) = t.next() else {
+                        // The identifier may be on a later line.
+                        self.open = Some(open(off, OpenKind::Vector { value: v, unknown }));
+                        return Ok(());
+                    };
                     let k = code(id, ioff)?;
                     sink.change(k, v);
-                    if tok[1..].iter().any(|&d| unknown_digit(d)) {
+                    if unknown {
                         sink.unknown(k);
                     }
                 }
                 b'r' | b'R' | b's' | b'S' => {
-                    let (ioff, id) = t
-                        .next()
-                        .ok_or_else(|| err(at(off), "a value without an identifier code"))?;
+                    let Some((ioff, id)) = t.next() else {
+                        self.open = Some(open(off, OpenKind::Other));
+                        return Ok(());
+                    };
                     sink.change(code(id, ioff)?, 0);
                 }
                 b'$' => match tok {
@@ -495,7 +566,7 @@ impl<'h> BodyParser<'h> {
                             Some((_, b"$end")) => break,
                             Some(_) => {}
                             None => {
-                                self.in_comment = Some(at(off) as u64);
+                                self.open = Some(open(off, OpenKind::Comment));
                                 return Ok(());
                             }
                         }
@@ -557,7 +628,18 @@ mod tests {
     fn reading_in_chunks_gives_what_the_slice_gives() {
         let with_comment = VCD.replace("#5\n", "$comment a\nlong note\n$end\n#5\n");
         let one_line = VCD.replace('\n', " ");
-        for text in [VCD, &with_comment, &one_line, &VCD[..VCD.len() - 3]] {
+        // A value and its identifier code on different lines (found by the fuzzer: a chunk
+        // boundary between them was an error).
+        let split_value = VCD.replace("b101 \"", "b101\n\n\"");
+        let dangling = VCD.replace("bx1 \"\n", "bx1\n");
+        let open_comment = format!("{VCD}$comment no end\n");
+        for text in [
+            VCD,
+            &with_comment,
+            &one_line,
+            &VCD[..VCD.len() - 3],
+            &split_value,
+        ] {
             let b = text.as_bytes();
             let h = parse_header(b).unwrap();
             let mut want = Collect(Vec::new());
@@ -581,7 +663,35 @@ mod tests {
                 }
             }
         }
-        // Errors keep their line.
+        // Errors keep their line, also for what a later region would have closed.
+        for bad in [
+            VCD.replace("#5\n", "#5\n#zz\n"),
+            dangling,
+            open_comment,
+            VCD.replace("b101 \"", "b101\n\n!!"),
+        ] {
+            let h = parse_header(bad.as_bytes()).unwrap();
+            let want = parse_body(bad.as_bytes(), &h, &mut Collect(Vec::new())).unwrap_err();
+            for chunk in [1, 3, 5, 64] {
+                let mut rest = &bad.as_bytes()[h.body_start..];
+                let got = parse_body_read(
+                    &mut rest,
+                    bad.as_bytes()[..h.body_start].to_vec(),
+                    &h,
+                    0,
+                    chunk,
+                    &mut Collect(Vec::new()),
+                )
+                .unwrap_err();
+                match got {
+                    ReadBodyError::Syntax(e, line) => {
+                        assert_eq!(e, want, "chunk {chunk}: {bad:?}");
+                        assert_eq!(line, line_of(bad.as_bytes(), want.offset), "{bad:?}");
+                    }
+                    ReadBodyError::Io(e) => panic!("{e}"),
+                }
+            }
+        }
         let bad = VCD.replace("#5\n", "#5\n#zz\n");
         let h = parse_header(bad.as_bytes()).unwrap();
         let want = parse_body(bad.as_bytes(), &h, &mut Collect(Vec::new())).unwrap_err();
