@@ -1,4 +1,4 @@
-//! Growth of `check` and `compile` time with the size of the input: expression length (10 to
+//! Growth of `check`, `compile` and `sim` start-up time with the size of the input: expression length (10 to
 //! 100,000 terms), statements, functions (C) and graph size (MLIR, up to 100,000 nodes).
 //!
 //! `cargo bench -p handscope-compiler --bench growth` prints one table per input family: the
@@ -12,7 +12,11 @@
 //! - C `check`: compile to a handshake graph, then verify the module (`handscope check`);
 //! - C `compile`: compile to a handshake graph, then write MLIR (`handscope compile`);
 //! - MLIR `check`: parse, then verify (`handscope check`);
-//! - MLIR `mlir`: parse, then write normalized MLIR (`handscope mlir`).
+//! - MLIR `mlir`: parse, then write normalized MLIR (`handscope mlir`);
+//! - `sim start` (both languages): from the graph in memory to a simulation ready to run its
+//!   first cycle, as `handscope sim` does after loading: `Session::open` (select, flatten,
+//!   insert missing forks and sinks) and `Simulation::new` (compile to the engine's program,
+//!   lay out registers and memories). The front end is not in it.
 #![allow(clippy::print_stdout)]
 
 use std::time::{Duration, Instant};
@@ -21,6 +25,7 @@ use handscope_compiler::bench_support::{c_functions, c_ifs, c_scalar_expr, c_sum
 use handscope_compiler::c::{HsOptions, compile_to_handshake};
 use handscope_compiler::mlir::{parse_mlir, write_mlir};
 use handscope_sim::Module;
+use handscope_sim::session::Session;
 use handscope_sim::verify::verify_module;
 
 /// An input family: name, unit of size, sizes, generator, language.
@@ -101,7 +106,7 @@ fn main() {
         },
     ];
     println!(
-        "growth of check/compile time with input size ({})",
+        "growth of check, compile and sim start-up time with input size ({})",
         if bench {
             "benchmark build"
         } else {
@@ -116,7 +121,7 @@ fn main() {
             ("check", "mlir")
         };
         println!(
-            "  {:>8} {:>8} {:>11} {:>12} {:>6} {:>11} {:>12} {:>6}",
+            "  {:>8} {:>8} {:>11} {:>12} {:>6} {:>11} {:>12} {:>6} {:>11} {:>12} {:>6}",
             fam.unit,
             "nodes",
             s1,
@@ -124,9 +129,12 @@ fn main() {
             "ratio",
             s2,
             format!("us/{}", fam.unit),
+            "ratio",
+            "sim start",
+            format!("us/{}", fam.unit),
             "ratio"
         );
-        let mut prev: Option<(f64, f64)> = None;
+        let mut prev: Option<(f64, f64, f64)> = None;
         for &n in &fam.sizes {
             let src = (fam.gen_src)(n);
             let runs = if n >= 10_000 { 1 } else { 3 };
@@ -151,12 +159,16 @@ fn main() {
                     }),
                 )
             };
+            let t3 = time(runs, || {
+                let s = Session::open(&module, None).unwrap_or_else(|e| panic!("{e}"));
+                std::hint::black_box(s.simulation().unwrap_or_else(|e| panic!("{e}")));
+            });
             let per = |t: Duration| t.as_secs_f64() * 1e6 / n as f64;
-            let (p1, p2) = (per(t1), per(t2));
+            let (p1, p2, p3) = (per(t1), per(t2), per(t3));
             let ratio =
                 |p: f64, q: Option<f64>| q.map_or(String::from("-"), |q| format!("{:.2}", p / q));
             println!(
-                "  {:>8} {:>8} {:>9.2}ms {:>12.2} {:>6} {:>9.2}ms {:>12.2} {:>6}",
+                "  {:>8} {:>8} {:>9.2}ms {:>12.2} {:>6} {:>9.2}ms {:>12.2} {:>6} {:>9.2}ms {:>12.2} {:>6}",
                 n,
                 nodes,
                 t1.as_secs_f64() * 1e3,
@@ -165,8 +177,11 @@ fn main() {
                 t2.as_secs_f64() * 1e3,
                 p2,
                 ratio(p2, prev.map(|p| p.1)),
+                t3.as_secs_f64() * 1e3,
+                p3,
+                ratio(p3, prev.map(|p| p.2)),
             );
-            prev = Some((p1, p2));
+            prev = Some((p1, p2, p3));
         }
     }
 }

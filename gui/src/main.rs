@@ -8,6 +8,7 @@ mod app;
 mod cli;
 mod examples;
 mod load;
+mod output;
 
 use std::process::ExitCode;
 
@@ -15,12 +16,24 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     restore_sigpipe();
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            // Help and version go to stdout with 0; every other parse error is a usage
+            // error with its own code (not 2, which means a deadlock).
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() {
+                cli::exit::USAGE
+            } else {
+                cli::exit::OK
+            });
+        }
+    };
     match cli::run(args) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");
-            ExitCode::FAILURE
+            ExitCode::from(cli::exit::ERROR)
         }
     }
 }

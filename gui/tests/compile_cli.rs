@@ -269,7 +269,7 @@ fn without_a_display_the_debugger_points_to_render() {
             .output()
             .expect("run handscope");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(69), "{args:?}: {err}");
         assert!(err.contains("no display available"), "{args:?}: {err}");
         assert!(err.contains("handscope render"), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");

@@ -196,5 +196,302 @@ fn odd_files_get_clear_errors() {
         "examples/circuits/fork_join_diamond.mlir",
         &dir.display().to_string(),
     ]);
-    assert_eq!(msg.matches("os error").count(), 1, "{msg}");
+    assert_eq!(msg.matches("a directory").count(), 1, "{msg}");
+    // `replay /dev/zero` hung.
+    let msg = fails(&[
+        "replay",
+        "examples/circuits/fork_join_diamond.mlir",
+        "/dev/zero",
+    ]);
+    assert!(msg.contains("/dev/zero: not a regular file"), "{msg}");
+}
+
+/// A C kernel that loads `a[i]` from a 4-element array.
+const LOAD_AI: &str = "int f(int a[4], int i) {\n  return a[i];\n}\n";
+
+#[test]
+fn stimulus_values_that_do_not_fit_or_say_nothing_are_rejected() {
+    let k = file("load_ai.c", LOAD_AI);
+    // 4294967296 on an i32 became 0.
+    let msg = fails(&["sim", &k, "--in", "i=4294967296", "--mem", "a=1,2,3,4"]);
+    assert!(
+        msg.contains(
+            "--in i: value `4294967296` does not fit i32 (it takes -2147483648 to 4294967295"
+        ),
+        "{msg}"
+    );
+    // 70000 on an i16 wrapped.
+    let m16 = file(
+        "id16.mlir",
+        "handshake.func @f(%a: i16, %s: none, ...) -> (i16, none) attributes {argNames = [\"a\", \"s\"], resNames = [\"r\", \"done\"]} {\n  return %a, %s : i16, none\n}\n",
+    );
+    let msg = fails(&["sim", &m16, "--in", "a=1,70000"]);
+    assert!(
+        msg.contains("`70000` does not fit i16 (it takes -32768 to 65535"),
+        "{msg}"
+    );
+    let msg = fails(&["sim", &m16, "--in", "a=65530..65537"]);
+    assert!(msg.contains("does not fit i16"), "{msg}");
+    let (code, out, err) = handscope(&["sim", &m16, "--in", "a=-32768,65535"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("r: [-32768@0, -1@1]"), "{out}");
+    // Empty values, empty items and empty ranges said nothing clear.
+    let msg = fails(&["sim", &k, "--in", "i=", "--mem", "a=1,2,3,4"]);
+    assert!(msg.contains("--in i: no value given"), "{msg}");
+    let msg = fails(&["sim", &k, "--in", "i=1,,2", "--mem", "a=1,2,3,4"]);
+    assert!(
+        msg.contains("`1,,2` has an empty item between commas"),
+        "{msg}"
+    );
+    let msg = fails(&["sim", &k, "--in", "i=1,", "--mem", "a=1,2,3,4"]);
+    assert!(msg.contains("empty item"), "{msg}");
+    let msg = fails(&["sim", &k, "--in", "i=10..0", "--mem", "a=1,2,3,4"]);
+    assert!(msg.contains("`10..0` is an empty range"), "{msg}");
+    // Memory contents: too many values, a huge range, a device.
+    let msg = fails(&["sim", &k, "--in", "i=0", "--mem", "a=1,2,3,4,5"]);
+    assert!(
+        msg.contains("--mem a: 5 values for a memory of 4 elements"),
+        "{msg}"
+    );
+    let msg = fails(&["sim", &k, "--in", "i=0", "--mem", "a=0..1000000000"]);
+    assert!(msg.contains("1000000000 values for a memory of 4"), "{msg}");
+    let msg = fails(&["sim", &k, "--in", "i=0..1000000000000"]);
+    assert!(
+        msg.contains("`999999999999 (the last of 0..1000000000000)` does not fit i32"),
+        "{msg}"
+    );
+    let msg = fails(&["sim", &k, "--in", "i=0", "--mem", "a=@/dev/zero"]);
+    assert!(msg.contains("not a regular file"), "{msg}");
+    let msg = fails(&["sim", &k, "--in", "i=@/dev/zero", "--mem", "a=1"]);
+    assert!(msg.contains("not a regular file"), "{msg}");
+    // A short list is zero-padded, and the user hears so.
+    let (code, out, err) = handscope(&["sim", &k, "--in", "i=3", "--mem", "a=1,2"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("warning: --mem a: 2 values for 4 elements; elements 2 to 3 start at 0"),
+        "{err}"
+    );
+    assert!(out.contains("ret: [0@"), "{out}");
+}
+
+#[test]
+fn out_of_bounds_addresses_are_runtime_events() {
+    // extmem_add with j = -1 on a 4-element memory read element 3 silently.
+    let (code, out, err) = handscope(&[
+        "sim",
+        "examples/circuits/extmem_add.mlir",
+        "--mem",
+        "mem=5,6,7,8",
+        "--in",
+        "i=0",
+        "--in",
+        "j=-1",
+        "--in",
+        "k=1",
+        "--in",
+        "start=1",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("event cycle 0 extmemory0: load address -1 is outside `mem` (4 elements); the load reads element 3 (the low 2 address bits)"),
+        "{out}"
+    );
+    // A C kernel: a[i] with i = 10 on int a[4], in the JSON report.
+    let k = file("load_ai_oob.c", LOAD_AI);
+    let (code, out, err) = handscope(&["sim", &k, "--in", "i=10", "--mem", "a=1,2,3,4", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let ev = &v["events"][0];
+    assert_eq!(ev["kind"], "address-out-of-range", "{out}");
+    assert_eq!(ev["node"], "mem.a", "{out}");
+    assert_eq!(ev["cycle"], 0, "{out}");
+    assert!(
+        ev["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("load address 10 is outside `a` (4 elements)"),
+        "{out}"
+    );
+    // In range: no event.
+    let (_, out, _) = handscope(&["sim", &k, "--in", "i=3", "--mem", "a=1,2,3,4"]);
+    assert!(!out.contains("event"), "{out}");
+}
+
+#[test]
+fn traces_of_other_circuits_and_unreadable_traces_are_errors() {
+    let vcd = file("counter_loop.vcd", "");
+    let (code, _, err) = handscope(&[
+        "sim",
+        "examples/circuits/counter_loop.mlir",
+        "--in",
+        "n=5",
+        "--vcd",
+        &vcd,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Another circuit's VCD gave made-up outputs and exit 0.
+    let msg = fails(&["replay", "examples/circuits/fork_join_diamond.mlir", &vcd]);
+    assert!(
+        msg.contains("7 of 16 channels of @diamond have no signal in scope `handscope`"),
+        "{msg}"
+    );
+    assert!(msg.contains("--force"), "{msg}");
+    assert!(!msg.contains("status:"), "{msg}");
+    let (code, out, err) = handscope(&[
+        "replay",
+        "examples/circuits/fork_join_diamond.mlir",
+        &vcd,
+        "--force",
+    ]);
+    assert_ne!(code, 1, "{out}{err}");
+    assert!(err.contains("read as idle"), "{err}");
+    // The right circuit replays.
+    let (code, out, err) = handscope(&["replay", "examples/circuits/counter_loop.mlir", &vcd]);
+    assert_eq!(code, 0, "{out}{err}");
+    // render --trace of a missing or garbage file drew a simulation and exited 0.
+    let svg = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("robust_cli/trace.svg");
+    let _ = std::fs::remove_file(&svg);
+    let svg_s = svg.display().to_string();
+    let msg = fails(&[
+        "render",
+        "examples/circuits/counter_loop.mlir",
+        "--trace",
+        "/nonexistent.vcd",
+        "-o",
+        &svg_s,
+    ]);
+    assert!(msg.contains("cannot read /nonexistent.vcd"), "{msg}");
+    assert!(!msg.contains("simulation instead"), "{msg}");
+    let garbage = file("garbage.vcd", "\u{1}\u{2}not a vcd at all\n");
+    let msg = fails(&[
+        "render",
+        "examples/circuits/counter_loop.mlir",
+        "--trace",
+        &garbage,
+        "-o",
+        &svg_s,
+    ]);
+    assert!(msg.contains("garbage.vcd:1:"), "{msg}");
+    assert!(!svg.exists());
+}
+
+#[test]
+fn outputs_are_whole_or_absent() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("robust_cli/outputs");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let ex = "examples/circuits/counter_loop.mlir";
+    let out = |name: &str| dir.join(name).display().to_string();
+    for (args, name) in [
+        (vec!["verilog", ex, "-o"], "c.sv"),
+        (vec!["mlir", ex, "-o"], "c.mlir"),
+        (vec!["dot", ex, "-o"], "c.dot"),
+        (vec!["render", ex, "-o"], "c.svg"),
+        (vec!["sim", ex, "--in", "n=3", "--vcd"], "c.vcd"),
+    ] {
+        let mut a = args.clone();
+        let o = out(name);
+        a.push(&o);
+        let (code, so, se) = handscope(&a);
+        assert!(code == 0, "{a:?}: {so}{se}");
+        let meta = std::fs::metadata(&o).expect("written");
+        assert!(meta.len() > 0, "{name}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // A plain file's mode, not a temporary file's private 0600.
+            assert_ne!(meta.permissions().mode() & 0o777, 0o600, "{name}");
+        }
+        // On a device that is full the command fails with the OS's reason (`render` takes
+        // the format from the extension, so it cannot name a device).
+        if std::path::Path::new("/dev/full").exists() && args[0] != "render" {
+            let mut a = args.clone();
+            a.push("/dev/full");
+            let msg = fails(&a);
+            assert!(msg.contains("cannot write /dev/full"), "{msg}");
+        }
+    }
+    // Only the outputs: no temporary file left behind.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["c.dot", "c.mlir", "c.sv", "c.svg", "c.vcd"]);
+    // A missing directory: an error, nothing created.
+    let msg = fails(&["verilog", ex, "-o", &out("missing/c.sv")]);
+    assert!(msg.contains("missing/c.sv"), "{msg}");
+}
+
+#[test]
+fn render_of_a_gallery_name_leaves_no_temporary_file() {
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("robust_cli/tmpdir");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).expect("dir");
+    let svg = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("robust_cli/gallery.svg");
+    let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args(["render", "counter_loop", "--in", "n=2", "-o"])
+        .arg(&svg)
+        .env("TMPDIR", &tmp)
+        .current_dir(&tmp)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(svg.exists());
+    let left: Vec<_> = std::fs::read_dir(&tmp).expect("list").collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn usage_errors_have_their_own_exit_code() {
+    // Exit code 2 meant both a usage error and a deadlock.
+    for args in [
+        vec!["sim"],
+        vec![
+            "sim",
+            "examples/circuits/counter_loop.mlir",
+            "--no-such-flag",
+        ],
+        vec!["frobnicate"],
+        vec![
+            "sim",
+            "examples/circuits/counter_loop.mlir",
+            "--max-cycles",
+            "x",
+        ],
+    ] {
+        let (code, out, err) = handscope(&args);
+        assert_eq!(code, 64, "{args:?}: {out}{err}");
+        assert!(err.contains("Usage") || err.contains("--help"), "{err}");
+    }
+    let (code, out, _) = handscope(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("Exit codes:"), "{out}");
+    for line in [
+        "2   a run deadlocked",
+        "64  usage error",
+        "69  the debugger window",
+    ] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+    let (code, _, _) = handscope(&["--version"]);
+    assert_eq!(code, 0);
+    let (code, _, _) = handscope(&["sim", "examples/circuits/deadlock_join.mlir"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn render_growth_benchmark_runs_once_per_size() {
+    // The figures are judged in benchmark runs (`handscope bench render`), never here.
+    let (code, out, err) = handscope(&["bench", "render", "--max-stages", "10"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("us/node"), "{out}");
+    assert!(
+        out.lines().any(|l| l.trim_start().starts_with("10 ")),
+        "{out}"
+    );
 }

@@ -11,6 +11,7 @@ pub mod bench_support;
 pub mod deadlock;
 pub mod engine;
 pub mod float;
+pub mod fuzzing;
 pub mod graph;
 pub mod limits;
 pub mod location;

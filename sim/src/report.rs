@@ -126,6 +126,10 @@ pub enum EventKind {
     /// A mux's select offered a value outside `0..N` (reported once per mux): only its low
     /// `ceil(log2 N)` bits count, as in CIRCT's RTL.
     SelectOutOfRange,
+    /// A memory port received an address past the memory's last element: only the low
+    /// `ceil(log2 size)` address bits count, as in CIRCT's RTL, and an element that still
+    /// does not exist reads as 0 and is not written.
+    AddressOutOfRange,
     /// Further events were dropped (limit reached).
     Truncated,
 }
@@ -150,8 +154,14 @@ pub struct RunReport {
     pub status: Status,
     /// Number of simulated cycles.
     pub cycles: u64,
-    /// Tokens per result name.
+    /// Tokens per result name: all of them, or for a result that gave more than
+    /// 2 x [`crate::engine::KEPT_OUTPUTS`] the first and the last that many (memory stays
+    /// bounded on long runs), with the count in between in `omitted_outputs`.
     pub outputs: BTreeMap<String, Vec<OutputToken>>,
+    /// Per result whose token list is cut: how many tokens between its first and last
+    /// kept ones are left out (absent when none is).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub omitted_outputs: BTreeMap<String, u64>,
     /// Final contents per memory (node ID) and external memory (argument name).
     pub memories: BTreeMap<String, Vec<Value>>,
     /// Deadlock analysis when `status` is `deadlock`.
@@ -175,13 +185,17 @@ pub fn render_human(r: &RunReport) -> String {
         let _ = writeln!(s, "  drained: {d}");
     }
     for (name, toks) in &r.outputs {
-        let vals: Vec<String> = toks
+        let mut vals: Vec<String> = toks
             .iter()
             .map(|t| match t.value {
                 Some(v) => format!("{v}@{}", t.cycle),
                 None => format!("token@{}", t.cycle),
             })
             .collect();
+        if let Some(&n) = r.omitted_outputs.get(name) {
+            let at = vals.len() / 2;
+            vals.insert(at, format!("... ({n} more tokens) ..."));
+        }
         let _ = writeln!(s, "  {name}: [{}]", vals.join(", "));
     }
     for (name, vals) in &r.memories {

@@ -50,7 +50,36 @@ pub enum StimulusError {
         /// The I/O error.
         message: String,
     },
+    /// A value outside what the argument's type holds.
+    #[error(
+        "value `{text}` does not fit {ty} (it takes {min} to {max}; negative values as two's complement)"
+    )]
+    DoesNotFit {
+        /// The value as given.
+        text: String,
+        /// The type.
+        ty: String,
+        /// Smallest value accepted (as signed).
+        min: i128,
+        /// Largest value accepted (as unsigned).
+        max: i128,
+    },
+    /// `a..b` with `b <= a`.
+    #[error(
+        "`{0}` is an empty range (the end is excluded: `0..4` is 0, 1, 2, 3); give a start below the end"
+    )]
+    EmptyRange(String),
+    /// No value at all (`--in n=`).
+    #[error("no value given (write a list `1,2,3`, a range `0..10` or `@file`)")]
+    Empty,
+    /// An empty item in a list (`1,,2`, a leading or trailing comma).
+    #[error("`{0}` has an empty item between commas")]
+    EmptyItem(String),
 }
+
+/// Largest token or memory file `@file` reads: 512 MiB, about 50 million values in text,
+/// already 400 MB once held as 64-bit words.
+pub const MAX_TOKEN_FILE_BYTES: u64 = 512 << 20;
 
 /// One batch of tokens for an argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,8 +130,14 @@ impl TokenSource {
     /// For `f32`/`f64` arguments: a list (or `@file`) of floats in any spelling
     /// [`crate::float::parse_float`] reads (`1.5,-2e-3,inf,nan`, bit patterns `0x3fc00000`);
     /// each token is the value's bit pattern, rounded correctly to the format.
+    ///
+    /// Integer values must fit the type, read as signed or unsigned (`-128..=255` for `i8`);
+    /// an empty text, an empty list item (`1,,2`) and an empty range (`10..0`) are errors.
     pub fn parse(text: &str, ty: &Type) -> Result<TokenSource, StimulusError> {
         let t = text.trim();
+        if t.is_empty() {
+            return Err(StimulusError::Empty);
+        }
         if ty.is_none() {
             if t == "none" {
                 return Ok(TokenSource::None(1));
@@ -114,20 +149,65 @@ impl TokenSource {
         }
         let float = ty.float_kind();
         if let Some(path) = t.strip_prefix('@') {
-            return parse_file(Path::new(path), float);
+            return parse_file(Path::new(path), ty);
         }
         if let Some(kind) = float {
             if t.contains("..") {
                 return Err(StimulusError::FloatRange(t.to_string()));
             }
-            return parse_float_list(t, kind);
+            return parse_float_list(t, kind, false);
         }
         if let Some((a, b)) = t.split_once("..") {
             let (start, end) = (parse_number(a)?, parse_number(b)?);
+            if end <= start {
+                return Err(StimulusError::EmptyRange(t.to_string()));
+            }
+            check_fits(start, a.trim(), ty)?;
+            check_fits(end - 1, &format!("{} (the last of {t})", end - 1), ty)?;
             return Ok(TokenSource::Range { start, end });
         }
-        parse_list(t)
+        parse_list(t, ty, false)
     }
+}
+
+/// The values an integer type of `ty`'s width accepts: `-2^(w-1)` (signed) to `2^w - 1`
+/// (unsigned).
+pub fn int_range(ty: &Type) -> (i128, i128) {
+    let w = ty.bit_width();
+    if w == 0 {
+        return (0, 0);
+    }
+    (-(1i128 << (w - 1)), (1i128 << w) - 1)
+}
+
+fn check_fits(v: i128, text: &str, ty: &Type) -> Result<(), StimulusError> {
+    let (min, max) = int_range(ty);
+    if v < min || v > max {
+        return Err(StimulusError::DoesNotFit {
+            text: text.to_string(),
+            ty: ty.to_string(),
+            min,
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// The items of a value list: comma- or whitespace-separated. An empty item between commas
+/// is an error; a file (`lenient`) may end with a comma.
+fn list_items(t: &str, lenient: bool) -> Result<Vec<&str>, StimulusError> {
+    let parts: Vec<&str> = t.split(',').collect();
+    let last = parts.len() - 1;
+    let mut out = Vec::new();
+    for (k, part) in parts.into_iter().enumerate() {
+        let before = out.len();
+        out.extend(part.split_whitespace());
+        if out.len() == before && !(lenient && k == last) {
+            let shown: String = t.chars().take(60).collect();
+            return Err(StimulusError::EmptyItem(shown));
+        }
+    }
+    Ok(out)
 }
 
 /// Parses a decimal or `0x` hexadecimal integer, optionally negative.
@@ -150,45 +230,73 @@ fn parse_number(s: &str) -> Result<i128, StimulusError> {
     })
 }
 
-fn to_bits(v: i128, text: &str) -> Result<u64, StimulusError> {
-    if v < i128::from(i64::MIN) || v > i128::from(u64::MAX) {
-        return Err(StimulusError::Range(text.to_string()));
-    }
-    Ok(v as u64)
-}
-
-fn parse_list(t: &str) -> Result<TokenSource, StimulusError> {
+fn parse_list(t: &str, ty: &Type, lenient: bool) -> Result<TokenSource, StimulusError> {
     let mut vals = Vec::new();
-    for part in t
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|p| !p.is_empty())
-    {
-        vals.push(to_bits(parse_number(part)?, part)?);
+    for part in list_items(t, lenient)? {
+        let v = parse_number(part)?;
+        check_fits(v, part, ty)?;
+        vals.push(v as u64);
     }
     Ok(TokenSource::Values(vals))
 }
 
-fn parse_float_list(t: &str, kind: crate::types::FloatKind) -> Result<TokenSource, StimulusError> {
-    let vals = t
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|p| !p.is_empty())
+fn parse_float_list(
+    t: &str,
+    kind: crate::types::FloatKind,
+    lenient: bool,
+) -> Result<TokenSource, StimulusError> {
+    let vals = list_items(t, lenient)?
+        .into_iter()
         .map(|p| crate::float::parse_float(p, kind))
         .collect::<Result<_, _>>()?;
     Ok(TokenSource::Values(vals))
 }
 
-fn parse_file(
-    path: &Path,
-    float: Option<crate::types::FloatKind>,
-) -> Result<TokenSource, StimulusError> {
-    let text = std::fs::read_to_string(path).map_err(|e| StimulusError::File {
+/// Reads `@file`: a regular file of at most [`MAX_TOKEN_FILE_BYTES`] (a device such as
+/// `/dev/zero` or a FIFO would never end or never fill).
+fn parse_file(path: &Path, ty: &Type) -> Result<TokenSource, StimulusError> {
+    let err = |message: String| StimulusError::File {
         path: path.display().to_string(),
-        message: e.to_string(),
-    })?;
-    match float {
-        Some(kind) => parse_float_list(&text, kind),
-        None => parse_list(&text),
+        message,
+    };
+    let text = read_bounded_text(path, MAX_TOKEN_FILE_BYTES).map_err(err)?;
+    match ty.float_kind() {
+        Some(kind) => parse_float_list(&text, kind, true),
+        None => parse_list(&text, ty, true),
     }
+}
+
+/// The text of regular file `path` when it holds at most `limit` bytes; otherwise what is
+/// wrong, in words (not a regular file, too large, not UTF-8, the OS error).
+pub fn read_bounded_text(path: &Path, limit: u64) -> Result<String, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if meta.is_dir() {
+        return Err("it is a directory".into());
+    }
+    if !meta.is_file() {
+        return Err("not a regular file (a device, FIFO or socket); give a file".into());
+    }
+    if meta.len() > limit {
+        return Err(format!(
+            "{} bytes; the limit is {} bytes",
+            crate::limits::thousands(meta.len()),
+            crate::limits::thousands(limit)
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        return Err(format!(
+            "it grew past the limit of {} bytes while read",
+            crate::limits::thousands(limit)
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
 }
 
 /// When a result channel is ready.
@@ -454,12 +562,13 @@ mod tests {
     #[test]
     fn parses_cli_syntax() {
         let i8t = Type::Int(8);
+        let i16t = Type::Int(16);
         assert_eq!(
             TokenSource::parse("1, 2,-3", &i8t).unwrap(),
             TokenSource::Values(vec![1, 2, (-3i64) as u64])
         );
         assert_eq!(
-            TokenSource::parse("0..1000", &i8t).unwrap(),
+            TokenSource::parse("0..1000", &i16t).unwrap(),
             TokenSource::Range {
                 start: 0,
                 end: 1000
@@ -481,6 +590,60 @@ mod tests {
         std::fs::remove_file(&dir).ok();
         assert_eq!(t, TokenSource::Values(vec![1, 16, u64::MAX, 7]));
         assert!(TokenSource::parse("@/nonexistent/x", &i8t).is_err());
+    }
+
+    #[test]
+    fn rejects_values_outside_the_type_and_empty_lists() {
+        let i16t = Type::Int(16);
+        assert!(matches!(
+            TokenSource::parse("70000", &i16t),
+            Err(StimulusError::DoesNotFit {
+                min: -32768,
+                max: 65535,
+                ..
+            })
+        ));
+        assert!(TokenSource::parse("-32768,65535", &i16t).is_ok());
+        assert!(TokenSource::parse("-32769", &i16t).is_err());
+        assert!(TokenSource::parse("0..65537", &i16t).is_err());
+        assert!(TokenSource::parse("0..65536", &i16t).is_ok());
+        assert!(TokenSource::parse("4294967296", &Type::Int(32)).is_err());
+        assert!(TokenSource::parse("-1,18446744073709551615", &Type::Index).is_ok());
+        assert!(TokenSource::parse("2", &Type::Int(1)).is_err());
+        assert_eq!(TokenSource::parse(" ", &i16t), Err(StimulusError::Empty));
+        assert!(matches!(
+            TokenSource::parse("1,,2", &i16t),
+            Err(StimulusError::EmptyItem(_))
+        ));
+        assert!(matches!(
+            TokenSource::parse(",1", &i16t),
+            Err(StimulusError::EmptyItem(_))
+        ));
+        assert!(matches!(
+            TokenSource::parse("10..0", &i16t),
+            Err(StimulusError::EmptyRange(_))
+        ));
+        assert!(matches!(
+            TokenSource::parse("3..3", &i16t),
+            Err(StimulusError::EmptyRange(_))
+        ));
+        // A file may end with a comma, not hold an empty item inside.
+        let path = std::env::temp_dir().join(format!("hs-stim-e-{}", std::process::id()));
+        std::fs::write(&path, "1, 2,\n").unwrap();
+        let arg = format!("@{}", path.display());
+        assert_eq!(
+            TokenSource::parse(&arg, &i16t).unwrap(),
+            TokenSource::Values(vec![1, 2])
+        );
+        std::fs::write(&path, "1,,2\n").unwrap();
+        assert!(TokenSource::parse(&arg, &i16t).is_err());
+        std::fs::remove_file(&path).ok();
+        for dev in ["/dev/zero", "/dev/null"] {
+            if Path::new(dev).exists() {
+                let e = TokenSource::parse(&format!("@{dev}"), &i16t).unwrap_err();
+                assert!(e.to_string().contains("not a regular file"), "{e}");
+            }
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 pub mod circt_names;
 pub mod fst_out;
+pub mod fuzzing;
 pub mod vcd_in;
 pub mod vcd_out;
 pub mod verilator;

@@ -4,7 +4,7 @@
 
 mod common;
 
-use handscope_traces::vcd_in::{ReplayOptions, VcdError, replay_bytes};
+use handscope_traces::vcd_in::{ReplayOptions, VcdError, replay_bytes, replay_file};
 use proptest::prelude::*;
 
 use common::*;
@@ -136,6 +136,123 @@ fn corrupt_files_give_located_errors() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("no clock"), "{e}");
+}
+
+#[test]
+fn a_vcd_on_one_line_is_not_truncated() {
+    let (ex, trace, vcd) = engine_vcd("counter_loop");
+    let one: Vec<u8> = vcd
+        .iter()
+        .map(|&c| if c == b'\n' { b' ' } else { c })
+        .collect();
+    let one = one.trim_ascii_end();
+    let r = replay_bytes(
+        one,
+        "one.vcd",
+        &ex.func,
+        Some(&ex.env),
+        &ReplayOptions::default(),
+        None,
+    )
+    .unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_same_trace("one.vcd", &trace, &r.trace, true);
+}
+
+#[test]
+fn an_all_x_vcd_says_why_nothing_was_replayed() {
+    let (ex, _, vcd) = engine_vcd("counter_loop");
+    let text = String::from_utf8(vcd).unwrap();
+    let (head, body) = text.split_at(text.find("$enddefinitions").unwrap());
+    let body: String = body
+        .lines()
+        .map(|l| {
+            if let Some(rest) = l.strip_prefix('b') {
+                let id = rest.split_once(' ').map_or("", |(_, id)| id);
+                format!("bx {id}\n")
+            } else if (l.starts_with('0') || l.starts_with('1')) && l.len() > 1 {
+                format!("x{}\n", &l[1..])
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let allx = format!("{head}{body}");
+    let r = replay_bytes(
+        allx.as_bytes(),
+        "allx.vcd",
+        &ex.func,
+        Some(&ex.env),
+        &ReplayOptions::default(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(r.trace.cycles(), 0);
+    let w = r.warnings.join("\n");
+    assert!(
+        w.contains(
+            "never rises from 0 to 1 in the file (its values are x or z): nothing was replayed"
+        ),
+        "{w}"
+    );
+    assert!(
+        w.contains("hold x or z values at some time (read as 0)"),
+        "{w}"
+    );
+}
+
+#[test]
+fn files_replay_like_bytes_and_survive_being_rewritten_while_read() {
+    let (ex, trace, vcd) = engine_vcd("counter_loop");
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vcd_robustness");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rewritten.vcd");
+    // A larger file: the same run written several times over, one timestamp after another.
+    let text = String::from_utf8(vcd.clone()).unwrap();
+    let (head, body) = text.split_at(text.find("#0\n").unwrap());
+    let mut big = head.to_string();
+    for k in 0..200u64 {
+        for line in body.lines() {
+            match line.strip_prefix('#').and_then(|t| t.parse::<u64>().ok()) {
+                Some(t) => big.push_str(&format!("#{}\n", t + k * 1_000_000)),
+                None => {
+                    big.push_str(line);
+                    big.push('\n');
+                }
+            }
+        }
+    }
+    std::fs::write(&path, &vcd).unwrap();
+    let opts = ReplayOptions::default();
+    let r = replay_file(&path, &ex.func, Some(&ex.env), &opts).unwrap();
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_same_trace("file", &trace, &r.trace, true);
+    // Another process truncates and rewrites the file while it is read: with a memory map
+    // that was a SIGBUS (exit 135, no message); now the replay ends with a result or an
+    // error, and the test process lives on.
+    std::fs::write(&path, &big).unwrap();
+    for round in 0..20 {
+        let p2 = path.clone();
+        let big2 = big.clone();
+        let writer = std::thread::spawn(move || {
+            for _ in 0..5 {
+                let f = std::fs::OpenOptions::new().write(true).open(&p2).unwrap();
+                f.set_len(big2.len() as u64 / (2 + round % 3)).unwrap();
+                std::thread::yield_now();
+                std::fs::write(&p2, &big2).unwrap();
+            }
+        });
+        match replay_file(&path, &ex.func, None, &opts) {
+            Ok(r) => assert!(r.trace.cycles() <= 1_000_000),
+            Err(e) => assert!(e.to_string().contains("rewritten.vcd"), "{e}"),
+        }
+        writer.join().unwrap();
+    }
+    // Devices and FIFOs are refused at once (`/dev/zero` never ended).
+    if std::path::Path::new("/dev/zero").exists() {
+        let e = replay_file(std::path::Path::new("/dev/zero"), &ex.func, None, &opts).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -44,7 +44,7 @@ const RENDER_HINT: &str = "Draw the view at a cycle without a window instead:\n 
 pub fn run(start: Start) -> ExitCode {
     if !have_display() {
         eprintln!("{NO_DISPLAY}\n{RENDER_HINT}");
-        return ExitCode::from(2);
+        return ExitCode::from(crate::cli::exit::NO_DISPLAY);
     }
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
@@ -73,7 +73,7 @@ pub fn run(start: Start) -> ExitCode {
             eprintln!(
                 "handscope: cannot open the debugger window on display {display}: {e}\n{RENDER_HINT}"
             );
-            ExitCode::from(2)
+            ExitCode::from(crate::cli::exit::NO_DISPLAY)
         }
     }
 }

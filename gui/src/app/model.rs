@@ -242,11 +242,12 @@ impl Model {
     fn install(&mut self, c: Circuit, keep: bool) {
         let wake = self.wake.clone();
         let wake2 = self.wake.clone();
+        let mut vcd_error = None;
         let source = match &self.vcd {
             Some(v) => match load_vcd(v, &c) {
                 Ok((t, r)) => TraceSource::replay(t, Some(r)),
                 Err(e) => {
-                    self.error = Some(format!("{e:#}"));
+                    vcd_error = Some(format!("{e:#}{TRACE_FALLBACK}"));
                     TraceSource::live(c.session.clone(), Box::new(move || wake()))
                 }
             },
@@ -299,7 +300,7 @@ impl Model {
             self.want = None;
             self.playing = false;
         }
-        self.error = None;
+        self.error = vcd_error;
         self.circuit = Some(c);
     }
 
@@ -795,6 +796,10 @@ impl Model {
         self.update(0.0);
     }
 }
+
+/// What the debugger adds to a trace's error when it shows a simulation instead
+/// (`handscope render` fails instead and leaves it out).
+pub const TRACE_FALLBACK: &str = "; showing a simulation instead";
 
 /// Replays a VCD of a run of `c` (see `handscope_traces::vcd_in`).
 fn load_vcd(

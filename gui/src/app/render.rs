@@ -40,7 +40,6 @@ pub fn svg_of(m: &mut Model) -> Option<String> {
 }
 
 /// Opens `start` headlessly, moves to `cycle` and returns the SVG.
-#[cfg(test)]
 pub fn render_svg(
     start: super::model::Start,
     cycle: u64,
@@ -60,7 +59,7 @@ pub fn render_svg_noting(
     let mut m = Model::new(start, std::sync::Arc::new(|| {}));
     m.watcher = None;
     if let Some(e) = &m.error {
-        anyhow::bail!("{e}");
+        anyhow::bail!("{}", e.trim_end_matches(super::model::TRACE_FALLBACK));
     }
     m.look = look;
     m.settle();

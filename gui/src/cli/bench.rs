@@ -1,5 +1,7 @@
 //! `handscope bench frame`: frame time of the debugger window on a large graph, measured
 //! without a display against a small baseline in the same run (see `app::frame_bench`).
+//! `handscope bench render`: growth of `handscope render`'s time with the graph size
+//! (issue 19: time per node roughly constant), layout and drawing apart.
 
 use std::process::ExitCode;
 
@@ -27,6 +29,15 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 60)]
         frames: usize,
     },
+    /// Time of `handscope render` (SVG at cycle 0) on the engine benchmark's chain at growing
+    /// sizes (5 nodes per stage, 10 to 20,000 stages = 50 to 100,000 nodes): the layout
+    /// (Graphviz up to 1,000 nodes, the pure-Rust layout above) and the rest (model, run to
+    /// the cycle, scene, SVG), each per node.
+    Render {
+        /// Largest number of stages (the sizes are 10, 100, 1,000, 10,000, 20,000 up to it).
+        #[arg(long, default_value_t = 20_000)]
+        max_stages: usize,
+    },
 }
 
 /// Runs the benchmark and prints the table.
@@ -41,5 +52,50 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<ExitCode> {
             print!("{}", frame_bench::render(&big, &base));
             Ok(ExitCode::SUCCESS)
         }
+        BenchWhat::Render { max_stages } => render_growth(max_stages),
     }
+}
+
+/// `bench render`: one run per size, one line per size.
+fn render_growth(max_stages: usize) -> anyhow::Result<ExitCode> {
+    use std::time::Instant;
+    let dir = std::env::temp_dir().join(format!("handscope-bench-{}", std::process::id()));
+    println!("growth of `handscope render` time with graph size (one run per size)");
+    println!(
+        "  {:>7} {:>7} {:>10} {:>11} {:>10} {:>11} {:>10} {:>11} {:>6}",
+        "stages", "nodes", "layout", "us/node", "draw", "us/node", "total", "us/node", "ratio"
+    );
+    let mut prev: Option<f64> = None;
+    let sizes = [10, 100, 1_000, 10_000, 20_000];
+    for &stages in sizes.iter().filter(|&&s| s <= max_stages) {
+        let f = handscope_sim::bench_support::chain(stages);
+        let nodes = f.nodes.len();
+        let start = frame_bench::chain_start(stages, &dir)?;
+        let t = Instant::now();
+        let engine = crate::app::layout::Engine::Auto;
+        std::hint::black_box(crate::app::layout::compute(&f, engine));
+        let layout = t.elapsed().as_secs_f64();
+        // The layout is cached now: what follows is the rest of `render`.
+        let t = Instant::now();
+        let svg = crate::app::render::render_svg(start, 0, Default::default())?;
+        let draw = t.elapsed().as_secs_f64();
+        std::hint::black_box(svg);
+        let per = |s: f64| s * 1e6 / nodes as f64;
+        let total = per(layout + draw);
+        println!(
+            "  {:>7} {:>7} {:>8.1}ms {:>11.1} {:>8.1}ms {:>11.1} {:>8.1}ms {:>11.1} {:>6}",
+            stages,
+            nodes,
+            layout * 1e3,
+            per(layout),
+            draw * 1e3,
+            per(draw),
+            (layout + draw) * 1e3,
+            total,
+            prev.map_or("-".to_string(), |p| format!("{:.2}", total / p))
+        );
+        prev = Some(total);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(ExitCode::SUCCESS)
 }

@@ -91,8 +91,7 @@ pub fn run(a: &CompileArgs) -> anyhow::Result<ExitCode> {
     if a.output.as_os_str() == "-" {
         print!("{out}");
     } else {
-        std::fs::write(&a.output, out)
-            .with_context(|| format!("cannot write {}", a.output.display()))?;
+        crate::output::write_bytes(&a.output, out)?;
     }
     Ok(ExitCode::SUCCESS)
 }

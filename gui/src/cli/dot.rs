@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use handscope_compiler::dot::{DotOptions, write_dot};
 
 /// Arguments of `handscope dot`.
@@ -48,8 +47,7 @@ pub fn run(a: &DotArgs) -> anyhow::Result<ExitCode> {
     if a.output.as_os_str() == "-" {
         print!("{text}");
     } else {
-        std::fs::write(&a.output, text)
-            .with_context(|| format!("cannot write {}", a.output.display()))?;
+        crate::output::write_bytes(&a.output, text)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use handscope_compiler::mlir::{WriteOptions, write_mlir_with};
 
 /// Arguments of `handscope mlir`.
@@ -24,9 +23,7 @@ pub fn run(a: &MlirArgs) -> anyhow::Result<ExitCode> {
     };
     let text = write_mlir_with(&loaded.module, &opts);
     match &a.output {
-        Some(out) => {
-            std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?
-        }
+        Some(out) => crate::output::write_bytes(out, text)?,
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)

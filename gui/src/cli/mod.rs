@@ -18,9 +18,39 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// The exit codes of `handscope`, one meaning each (the table is in `--help` and the README).
+pub mod exit {
+    /// The command did what was asked; a run is `done`.
+    pub const OK: u8 = 0;
+    /// An error: unreadable or invalid input, `check` found errors, a stimulus that does not
+    /// fit, an output that cannot be written.
+    pub const ERROR: u8 = 1;
+    /// A run (`sim`, `replay`, `verilate --run`) deadlocked.
+    pub const DEADLOCK: u8 = 2;
+    /// A run reached `--max-cycles` before it was done.
+    pub const MAX_CYCLES: u8 = 3;
+    /// Ctrl-C stopped a run; its report was still printed (the shell's code for SIGINT).
+    pub const INTERRUPTED: u8 = 130;
+    /// The command line is wrong: an unknown subcommand or option, a missing or malformed
+    /// argument (sysexits' `EX_USAGE`).
+    pub const USAGE: u8 = 64;
+    /// The debugger window cannot open: no display (sysexits' `EX_UNAVAILABLE`).
+    pub const NO_DISPLAY: u8 = 69;
+}
+
+/// The exit-code table shown at the end of `handscope --help`.
+const EXIT_CODES: &str = "Exit codes:
+  0   done (a run: every result produced its tokens)
+  1   error: bad or unreadable input, `check` found errors, an output could not be written
+  2   a run deadlocked
+  3   a run reached --max-cycles
+  64  usage error: unknown subcommand or option, missing or malformed argument
+  69  the debugger window cannot open (no display); use `handscope render`
+  130 Ctrl-C stopped a run (its report is still printed)";
+
 /// Handscope: cycle-accurate simulator and visual debugger for handshake dataflow circuits.
 #[derive(Parser, Debug)]
-#[command(name = "handscope", version, about, long_about = None)]
+#[command(name = "handscope", version, about, long_about = None, after_help = EXIT_CODES)]
 pub struct Cli {
     /// What to do; without a subcommand Handscope opens on its built-in example gallery.
     #[command(subcommand)]
@@ -101,6 +131,9 @@ pub fn session(
     let mut s = handscope_sim::session::Session::open(module, name)?;
     warn_before_running(&s);
     s.set_deadlock_window(deadlock_window).bind(stimulus)?;
+    for n in s.notes() {
+        eprintln!("warning: {n}");
+    }
     let unfed = s.unfed_arguments();
     if !unfed.is_empty() {
         eprintln!(
@@ -146,10 +179,10 @@ pub fn warn_before_running(s: &handscope_sim::session::Session) {
 /// (the shell's code for SIGINT) when Ctrl-C stopped it.
 pub fn exit_code(status: handscope_sim::report::Status) -> ExitCode {
     use handscope_sim::report::Status;
-    match status {
-        Status::Done => ExitCode::SUCCESS,
-        Status::Deadlock => ExitCode::from(2),
-        Status::MaxCycles => ExitCode::from(3),
-        Status::Interrupted => ExitCode::from(130),
-    }
+    ExitCode::from(match status {
+        Status::Done => exit::OK,
+        Status::Deadlock => exit::DEADLOCK,
+        Status::MaxCycles => exit::MAX_CYCLES,
+        Status::Interrupted => exit::INTERRUPTED,
+    })
 }

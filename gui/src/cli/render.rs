@@ -80,14 +80,20 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
         mems: a.mems.clone(),
         ready: a.ready.clone(),
     };
+    // A gallery example with other stimulus is written to a temporary directory, removed
+    // when `_scratch` goes out of scope (on success and on every error).
+    let mut _scratch = None;
     let start = match super::gui::gallery_index(&a.file) {
         Some(i) if !a.file.exists() && over.is_empty() && a.trace.is_none() => Start::Example(i),
         Some(i) if !a.file.exists() => {
-            // A gallery example with other stimulus: write it to a temporary file.
             let ex = &crate::examples::CIRCUITS[i];
-            let p =
-                std::env::temp_dir().join(format!("handscope-{}-{}", std::process::id(), ex.name));
-            std::fs::write(&p, ex.text)?;
+            let dir = tempfile::Builder::new()
+                .prefix("handscope-render-")
+                .tempdir()
+                .context("cannot create a temporary directory")?;
+            let p = dir.path().join(ex.name);
+            std::fs::write(&p, ex.text).with_context(|| format!("cannot write {}", p.display()))?;
+            _scratch = Some(dir);
             Start::File(p, a.trace.clone(), over, a.func.clone())
         }
         _ => Start::File(a.file.clone(), a.trace.clone(), over, a.func.clone()),
@@ -109,8 +115,7 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
             a.output.display()
         ),
     };
-    std::fs::write(&a.output, bytes)
-        .with_context(|| format!("cannot write {}", a.output.display()))?;
+    crate::output::write_bytes(&a.output, bytes)?;
     eprintln!("wrote {}", a.output.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -40,6 +40,10 @@ pub struct ReplayArgs {
     /// Cycles without any transfer after which the run counts as deadlocked.
     #[arg(long, default_value_t = 16)]
     pub deadlock_window: u64,
+    /// Replay even when some channels of the circuit have no signal in the file (they read
+    /// as idle); without it that is an error, since the file is likely of another circuit.
+    #[arg(long)]
+    pub force: bool,
     /// Print the mapping report (matched channels, unmatched signals and channels).
     #[arg(long)]
     pub show_mapping: bool,
@@ -69,6 +73,7 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
         scope: a.scope.clone(),
         map_file: a.map.clone(),
         progress: Some(progress.callback()),
+        force: a.force,
     };
     let r = replay_file(
         &a.trace,

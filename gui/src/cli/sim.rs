@@ -81,24 +81,26 @@ fn run_writing_vcd(
 ) -> anyhow::Result<handscope_sim::report::RunReport> {
     let mut sim = session.simulation()?;
     let mut tap = sim.signal_tap();
-    let file =
-        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let mut w = handscope_traces::vcd_out::VcdWriter::new(tap.channels(), tap.state_meta(), out)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let mut failed: Option<std::io::Error> = None;
-    let report = sim.run_tapped(max_cycles, stop, &mut tap, &mut |cycle, words| {
-        if failed.is_none()
-            && let Err(e) = w.cycle(cycle, words)
-        {
-            failed = Some(e);
+    let mut report = None;
+    // Written to a temporary file renamed when complete: a failed run leaves no partial VCD.
+    crate::output::write_file(path, |out| {
+        let mut w =
+            handscope_traces::vcd_out::VcdWriter::new(tap.channels(), tap.state_meta(), out)?;
+        let mut failed: Option<std::io::Error> = None;
+        let r = sim.run_tapped(max_cycles, stop, &mut tap, &mut |cycle, words| {
+            if failed.is_none()
+                && let Err(e) = w.cycle(cycle, words)
+            {
+                failed = Some(e);
+            }
+        });
+        report = Some(r);
+        if let Some(e) = failed {
+            return Err(e);
         }
-    });
-    if let Some(e) = failed {
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
-    }
-    w.finish()
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        w.finish().map(|_| ())
+    })?;
+    let report = report.context("the run did not start")?;
     Ok(report)
 }
 
@@ -112,7 +114,22 @@ fn run_writing_fst(
     use handscope_traces::fst_out::FstWriter;
     let mut sim = session.simulation()?;
     let mut tap = sim.signal_tap();
-    let mut w = FstWriter::create(path, tap.channels(), tap.state_meta())
+    // A temporary file next to `path`, renamed when complete (FST needs a seekable file).
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let tmp = tempfile::Builder::new()
+        .prefix(".handscope-")
+        .suffix(".fst.tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let file = tmp
+        .as_file()
+        .try_clone()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let mut w = FstWriter::new(out, tap.channels(), tap.state_meta())
         .with_context(|| format!("cannot write {}", path.display()))?;
     let mut failed = None;
     let report = sim.run_tapped(max_cycles, stop, &mut tap, &mut |cycle, words| {
@@ -126,6 +143,8 @@ fn run_writing_fst(
         return Err(e).with_context(|| format!("cannot write {}", path.display()));
     }
     w.finish()
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(report)
 }

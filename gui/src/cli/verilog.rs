@@ -70,9 +70,7 @@ pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
     let flat = flat_function(&loaded.module, a.func.as_deref())?;
     let sv = write_verilog(&flat)?;
     match &a.output {
-        Some(p) => {
-            std::fs::write(p, sv).with_context(|| format!("cannot write {}", p.display()))?
-        }
+        Some(p) => crate::output::write_bytes(p, sv)?,
         None => print!("{sv}"),
     }
     Ok(ExitCode::SUCCESS)
@@ -117,8 +115,7 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
     let dir = &a.output;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let write = |name: &str, text: &str| -> anyhow::Result<()> {
-        let p = dir.join(name);
-        std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))
+        crate::output::write_bytes(&dir.join(name), text)
     };
     write("design.sv", &sv)?;
     write("tb.cpp", &tb)?;

@@ -815,6 +815,7 @@ fn compile_node(
                 let (data, addr, done) = (ins[2 * j], ins[2 * j + 1], outs[ld + j]);
                 let field = RegField::StoreWriteValid { port: j as u32 };
                 let reg = reg + sp.state.offset(field).expect("a store port's register");
+                b.p.addr_checks.push((nid, addr, mem, true));
                 b.fwd(nid, Fwd::MemStDone { done, reg }, vec![], vec![done]);
                 b.bwd(
                     nid,
@@ -842,6 +843,7 @@ fn compile_node(
                     output: 0,
                 };
                 let reg = reg + sp.state.offset(field).expect("a load port's registers");
+                b.p.addr_checks.push((nid, addr, mem, false));
                 let sp = b.span([ldc, done]);
                 b.fwd(
                     nid,

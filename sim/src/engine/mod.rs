@@ -24,6 +24,7 @@ mod counters;
 mod eval;
 pub mod float_arith;
 pub(crate) mod monitor;
+pub use monitor::KEPT_OUTPUTS;
 pub(crate) mod program;
 pub(crate) mod resim;
 pub mod tap;

@@ -51,14 +51,55 @@ struct ArgObs {
     consumed: u64,
 }
 
+/// Tokens of one result a report keeps at each end: the first and the last
+/// [`KEPT_OUTPUTS`] (`(cycle, bits)`, 16 bytes each, so at most 2 MiB per result however
+/// long the run); the ones between are counted ([`RunReport::omitted_outputs`]).
+pub const KEPT_OUTPUTS: usize = 1 << 16;
+
+/// The tokens a result gave: how many, the first and the last [`KEPT_OUTPUTS`].
+#[derive(Clone, Debug, Default)]
+struct OutputLog {
+    count: u64,
+    head: Vec<(u64, u64)>,
+    tail: std::collections::VecDeque<(u64, u64)>,
+}
+
+impl OutputLog {
+    #[inline]
+    fn push(&mut self, t: (u64, u64)) {
+        self.count += 1;
+        if self.head.len() < KEPT_OUTPUTS {
+            self.head.push(t);
+        } else {
+            if self.tail.len() == KEPT_OUTPUTS {
+                self.tail.pop_front();
+            }
+            self.tail.push_back(t);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    /// Tokens given but not kept.
+    fn omitted(&self) -> u64 {
+        self.count - (self.head.len() + self.tail.len()) as u64
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &(u64, u64)> {
+        self.head.iter().chain(self.tail.iter())
+    }
+}
+
 /// One result.
 #[derive(Clone, Debug)]
 struct ResultObs {
     chan: u32,
     /// Whether its ready policy can ever be ready.
     may_ready: bool,
-    /// `(cycle, bits)` per token.
-    outputs: Vec<(u64, u64)>,
+    /// `(cycle, bits)` per token (the first and last ones).
+    outputs: OutputLog,
 }
 
 /// The tokens the environment drives into argument `ai` of `f`: its bound sources, else one
@@ -77,6 +118,35 @@ pub(crate) fn arg_sources(f: &Function, env: &Environment, ai: usize) -> Vec<Tok
     } else {
         Vec::new()
     }
+}
+
+/// The message of an [`EventKind::AddressOutOfRange`] event: the address as given (signed
+/// when its top bit is set), the memory's size, and what the port does with it.
+fn address_note(bits: u64, width: u32, m: &super::program::MemInfo, store: bool) -> String {
+    let signed = super::arith::sext(bits, width);
+    let shown = if signed < 0 {
+        signed.to_string()
+    } else {
+        bits.to_string()
+    };
+    let low = bits & m.addr_mask;
+    let abits = m.addr_mask.count_ones();
+    let what = match (low < m.size, store) {
+        (true, false) => format!("the load reads element {low} (the low {abits} address bits)"),
+        (true, true) => format!("the store writes element {low} (the low {abits} address bits)"),
+        (false, false) => {
+            format!("element {low} (the low {abits} address bits) does not exist: the load reads 0")
+        }
+        (false, true) => format!(
+            "element {low} (the low {abits} address bits) does not exist: nothing is written"
+        ),
+    };
+    format!(
+        "{} address {shown} is outside `{}` ({} elements); {what}",
+        if store { "store" } else { "load" },
+        m.name,
+        m.size
+    )
 }
 
 /// Statistics, events and termination of one run.
@@ -133,7 +203,7 @@ impl Monitor {
                 may_ready: env
                     .and_then(|e| e.ready.get(&r.name))
                     .is_none_or(ReadyPolicy::can_be_ready),
-                outputs: Vec::new(),
+                outputs: OutputLog::default(),
             })
             .collect();
         let watched = f
@@ -358,6 +428,16 @@ impl Monitor {
                 });
             }
         }
+        for &(node, addr, mem, store) in &prog.addr_checks {
+            let bits = s.data[addr as usize];
+            let m = &prog.mems[mem as usize];
+            if fire(addr) && bits >= m.size {
+                let width = u32::from(prog.widths[addr as usize]);
+                self.event(f, node, EventKind::AddressOutOfRange, || {
+                    address_note(bits, width, m, store)
+                });
+            }
+        }
         for &(node, ins, out, reg) in &prog.merge_checks {
             let nvalid = prog.ports[ins.range()]
                 .iter()
@@ -435,7 +515,11 @@ impl Monitor {
         };
         let unsigned = f.unsigned_names();
         let mut outputs = BTreeMap::new();
+        let mut omitted_outputs = BTreeMap::new();
         for (r, obs) in f.results.iter().zip(&self.results) {
+            if obs.outputs.omitted() > 0 {
+                omitted_outputs.insert(r.name.clone(), obs.outputs.omitted());
+            }
             let u = unsigned.contains(&r.name);
             let toks = obs
                 .outputs
@@ -475,6 +559,7 @@ impl Monitor {
             status,
             cycles: self.cycle,
             outputs,
+            omitted_outputs,
             memories: mems,
             deadlock: self.deadlock.clone(),
             drained: self.drained.clone(),

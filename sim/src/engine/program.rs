@@ -383,6 +383,9 @@ pub struct Program {
     /// Division nodes to check for a zero divisor when they fire: (node, divisor, out, mask);
     /// the divisor is zero when `data & mask == 0` (the mask leaves out a float's sign bit).
     pub div_checks: Vec<(u32, u32, u32, u64)>,
+    /// Memory ports to check for an address past the end when the address is accepted:
+    /// (node, address channel, memory, true for a store port).
+    pub addr_checks: Vec<(u32, u32, u32, bool)>,
     /// Muxes to check for an out-of-range select: (node, select channel, data inputs).
     pub mux_checks: Vec<(u32, u32, u32)>,
     /// Merge-like nodes to check for several valid inputs: (node, inputs, out, cmerge reg).

@@ -168,3 +168,31 @@ fn trace_matches_live_values() {
     }
     assert_eq!(c, 3000);
 }
+
+#[test]
+fn long_runs_keep_the_first_and_last_output_tokens_and_count_the_rest() {
+    let n = 2 * KEPT_OUTPUTS as u64 + 1000;
+    let f = crate::bench_support::chain(1);
+    let mut sim = Simulation::new(&f, chain_env(n)).unwrap();
+    let r = sim.run(10 * n);
+    assert_eq!(r.status, Status::Done);
+    let toks = &r.outputs["out0"];
+    assert_eq!(toks.len(), 2 * KEPT_OUTPUTS);
+    assert_eq!(r.omitted_outputs["out0"], 1000);
+    // The first ones from the start, the last ones up to the end, in order.
+    assert_eq!(toks[0].bits, 0);
+    assert_eq!(toks[KEPT_OUTPUTS - 1].bits, KEPT_OUTPUTS as u64 - 1);
+    assert_eq!(toks[KEPT_OUTPUTS].bits, KEPT_OUTPUTS as u64 + 1000);
+    assert_eq!(toks.last().unwrap().bits, (n - 1) & 0xffff_ffff);
+    assert!(toks.windows(2).all(|w| w[0].cycle < w[1].cycle));
+    let text = crate::report::render_human(&r);
+    assert!(
+        text.contains("... (1000 more tokens) ..."),
+        "{}",
+        &text[..200]
+    );
+    // A short run omits nothing and says nothing about it.
+    let r = Simulation::new(&f, chain_env(10)).unwrap().run(1000);
+    assert!(r.omitted_outputs.is_empty());
+    assert!(!serde_json::to_string(&r).unwrap().contains("omitted"));
+}

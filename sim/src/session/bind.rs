@@ -135,6 +135,18 @@ pub enum BindError {
         /// Its result names.
         valid: Vec<String>,
     },
+    /// More values than the memory has elements.
+    #[error("{flag} {name}: {given} values for a memory of {size} elements")]
+    TooManyValues {
+        /// The option.
+        flag: &'static str,
+        /// The memory.
+        name: String,
+        /// Values given.
+        given: u64,
+        /// Elements of the memory.
+        size: u64,
+    },
     /// The tokens, contents or policy text does not parse.
     #[error("{flag} {name}")]
     Value {
@@ -191,20 +203,21 @@ pub(super) fn channel_arg<'f>(
     }
 }
 
-/// The element type of memory `name` and whether it is an internal `memory` node.
-pub(super) fn memory(f: &Function, name: &str) -> Result<(Type, bool), BindError> {
+/// The element type of memory `name`, whether it is an internal `memory` node, and its
+/// number of elements.
+pub(super) fn memory(f: &Function, name: &str) -> Result<(Type, bool, u64), BindError> {
     let flag = "--mem";
     match f.args.iter().find(|a| a.name == name) {
         Some(FuncArg {
             ty: ArgType::MemRef(m),
             ..
-        }) => Ok((m.elem.clone(), false)),
+        }) => Ok((m.elem.clone(), false, m.len())),
         Some(_) => Err(BindError::NotMemory {
             flag,
             name: name.to_string(),
         }),
         None => match f.node_by_id(name).map(|n| &f.nodes[n].op) {
-            Some(Op::Memory { memref, .. }) => Ok((memref.elem.clone(), true)),
+            Some(Op::Memory { memref, .. }) => Ok((memref.elem.clone(), true, memref.len())),
             _ => {
                 let mut valid: Vec<String> = f
                     .args
@@ -268,12 +281,33 @@ pub(super) fn bind_text(s: &mut Session, args: &StimulusArgs) -> Result<(), Bind
     for text in &args.mems {
         let flag = "--mem";
         let (name, values) = split_assignment(flag, text)?;
-        let (elem, _) = memory(&s.func, name)?;
+        let (elem, _, size) = memory(&s.func, name)?;
         let src = TokenSource::parse(values, &elem).map_err(|source| BindError::Value {
             flag,
             name: name.to_string(),
             source,
         })?;
+        if src.len() > size {
+            return Err(BindError::TooManyValues {
+                flag,
+                name: name.to_string(),
+                given: src.len(),
+                size,
+            });
+        }
+        if src.len() < size {
+            s.notes.push(format!(
+                "--mem {name}: {} value{} for {size} elements; element{} {} start at 0",
+                src.len(),
+                if src.len() == 1 { "" } else { "s" },
+                if size - src.len() == 1 { "" } else { "s" },
+                if size - src.len() == 1 {
+                    format!("{}", src.len())
+                } else {
+                    format!("{} to {}", src.len(), size - 1)
+                }
+            ));
+        }
         let contents = (0..src.len()).map(|k| src.get(k)).collect();
         s.bind_memory(name, contents)?;
     }

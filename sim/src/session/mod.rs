@@ -95,6 +95,7 @@ pub struct Session {
     func: Arc<Function>,
     env: Environment,
     inserted: Vec<Inserted>,
+    notes: Vec<String>,
 }
 
 /// A fork or sink [`Session::open`] inserted because the circuit was not materialized.
@@ -194,7 +195,15 @@ impl Session {
             func,
             env,
             inserted,
+            notes: Vec::new(),
         })
+    }
+
+    /// What binding text stimulus assumed that the user may not have meant, in words (a
+    /// `--mem` list shorter than its memory: the rest starts at 0). Tools print them as
+    /// warnings.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The flat function.
@@ -252,7 +261,7 @@ impl Session {
     /// `memory` by node ID (replacing its `handshake.init`). Values are masked to the
     /// element width; missing elements are 0.
     pub fn bind_memory(&mut self, name: &str, contents: Vec<u64>) -> Result<&mut Self, BindError> {
-        let (elem, internal) = bind::memory(&self.func, name)?;
+        let (elem, internal, _) = bind::memory(&self.func, name)?;
         let contents = contents.into_iter().map(|v| v & elem.mask()).collect();
         if internal {
             self.env.memories.insert(name.to_string(), contents);

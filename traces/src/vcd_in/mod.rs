@@ -1,8 +1,10 @@
 //! Replaying VCDs of hardware runs (Verilator on Handscope's or CIRCT's RTL) onto a graph:
 //! the result is the same [`Trace`] type the engine records, and the same [`RunReport`].
 //!
-//! The file is memory-mapped and streamed once (module `parse`); only mapped signals are kept
-//! (module `mapping`). Values are sampled at every rising edge of the clock, using the values
+//! The file is read once in chunks of complete lines (module `parse`), never memory-mapped, so
+//! a file truncated or rewritten while it is read ends the replay early with a warning
+//! instead of a SIGBUS; devices and FIFOs are refused. Only mapped signals are kept (module
+//! `mapping`). Values are sampled at every rising edge of the clock, using the values
 //! from before that timestamp (the settled values of the cycle), so one step is one cycle;
 //! edges where `reset` is high are skipped. Sampling stops where the engine would have
 //! stopped (results complete or deadlock, see [`handscope_sim::analysis`]). A file whose last
@@ -42,6 +44,9 @@ pub struct ReplayOptions {
     pub map_file: Option<PathBuf>,
     /// Called while a VCD's value changes are read, about every 4 MiB and once at the end.
     pub progress: Option<OnProgress>,
+    /// Replay even when some channels have no signal in the file (they read as idle, with
+    /// a warning); without it that is [`VcdError::Mismatch`].
+    pub force: bool,
 }
 
 /// A progress callback: `(bytes of value changes read, bytes of value changes in total)`.
@@ -97,6 +102,26 @@ pub enum VcdError {
         func: String,
         /// The scope tried.
         scope: String,
+    },
+    /// Some channels have no signal: the file is most likely a run of another circuit (or
+    /// of another version of this one), and a replay would make up idle channels.
+    #[error(
+        "{path}: {missing} of {total} channels of @{func} have no signal in scope `{scope}` ({}); the file looks like a run of another circuit. Map them with --map, or replay them as idle with --force",
+        names.join(", ")
+    )]
+    Mismatch {
+        /// The file.
+        path: String,
+        /// The function.
+        func: String,
+        /// The scope tried.
+        scope: String,
+        /// Channels without a signal.
+        missing: usize,
+        /// Channels of the function.
+        total: usize,
+        /// The first few of them.
+        names: Vec<String>,
     },
     /// The graph cannot be simulated (so it has no trace layout).
     #[error(transparent)]
@@ -157,6 +182,8 @@ struct Sampler<'f> {
     edges: u64,
     done: bool,
     progress: Option<OnProgress>,
+    /// Per code: whether a change of it had an `x`/`z` digit (mapped codes only).
+    unknown: Vec<bool>,
 }
 
 impl Sampler<'_> {
@@ -242,6 +269,13 @@ impl BodySink for Sampler<'_> {
             (p.0)(done, total);
         }
     }
+
+    fn unknown(&mut self, code: u32) {
+        let c = code as usize;
+        if self.interesting[c] {
+            self.unknown[c] = true;
+        }
+    }
 }
 
 /// Replays the VCD at `path` onto flattened function `f` (in `env`, when the stimulus is
@@ -257,22 +291,131 @@ pub fn replay_file(
         path: name.clone(),
         error,
     };
-    let file = std::fs::File::open(path).map_err(ioerr)?;
-    let len = file.metadata().map_err(ioerr)?.len();
+    let mut file = std::fs::File::open(path).map_err(ioerr)?;
+    let meta = file.metadata().map_err(ioerr)?;
+    if meta.is_dir() {
+        return Err(ioerr(std::io::Error::other("it is a directory")));
+    }
+    if !meta.is_file() {
+        // `/dev/zero` would never end, a FIFO never rewind.
+        return Err(ioerr(std::io::Error::other(
+            "not a regular file (a device, FIFO or socket); give a VCD or FST file",
+        )));
+    }
+    let len = meta.len();
     let map_text = read_map_file(opts)?;
     if fst::is_fst(path).map_err(ioerr)? {
         return fst::replay_fst(path, f, env, opts, map_text.as_deref());
     }
-    let bytes: Box<dyn std::ops::Deref<Target = [u8]>> = if len == 0 {
-        Box::new(Vec::new())
-    } else {
-        // SAFETY: the map is read-only; a file truncated by another process while we read
-        // it is outside what this tool supports.
-        let m = unsafe { memmap2::Mmap::map(&file) }.map_err(ioerr)?;
-        let _ = m.advise(memmap2::Advice::Sequential);
-        Box::new(m)
+    // Read, not memory-mapped: a file truncated or rewritten while it is read must end the
+    // replay early (with a warning), never raise SIGBUS.
+    let mut r = replay_reader(
+        &mut file,
+        len,
+        &name,
+        f,
+        env,
+        opts,
+        map_text.as_deref(),
+        READ_CHUNK,
+    )?;
+    if let Ok(now) = file.metadata()
+        && (now.len() != len || now.modified().ok() != meta.modified().ok())
+    {
+        r.warnings.push(format!(
+            "{name}: the file changed while it was read ({len} bytes when opened, {} now); the replay may mix two versions of it",
+            now.len()
+        ));
+    }
+    Ok(r)
+}
+
+/// How much of a VCD [`replay_file`] reads at a time.
+pub const READ_CHUNK: usize = 8 << 20;
+
+/// [`replay_file`] on a reader of VCD text (`len`: its size if known, for progress), read
+/// `chunk` bytes at a time; `name` is used in messages. Gives exactly what [`replay_bytes`]
+/// gives on the same bytes.
+#[allow(clippy::too_many_arguments)]
+pub fn replay_reader(
+    r: &mut impl std::io::Read,
+    len: u64,
+    name: &str,
+    f: &Function,
+    env: Option<&Environment>,
+    opts: &ReplayOptions,
+    map_text: Option<&str>,
+    chunk: usize,
+) -> Result<Replay, VcdError> {
+    let ioerr = |error| VcdError::Io {
+        path: name.to_string(),
+        error,
     };
-    replay_bytes(&bytes, &name, f, env, opts, map_text.as_deref())
+    let syntax = |e: parse::SyntaxError, line: u64| VcdError::Syntax {
+        path: name.to_string(),
+        line,
+        offset: e.offset,
+        message: e.message,
+    };
+    let (head, header) = read_header(r, chunk).map_err(ioerr)?;
+    let header = header.map_err(|e| {
+        let line = parse::line_of(&head, e.offset);
+        syntax(e, line)
+    })?;
+    let mut sampler = prepare(&header, name, f, env, opts, map_text)?;
+    let end =
+        parse::parse_body_read(r, head, &header, len, chunk, &mut sampler).map_err(
+            |e| match e {
+                parse::ReadBodyError::Syntax(e, line) => syntax(e, line),
+                parse::ReadBodyError::Io(e) => ioerr(e),
+            },
+        )?;
+    let mut warnings = Vec::new();
+    if let Some(at) = end.truncated_at {
+        warnings.push(truncation_warning(name, at));
+    }
+    Ok(finish(sampler, warnings))
+}
+
+fn truncation_warning(name: &str, at: u64) -> String {
+    format!(
+        "{name}: the file ends inside a line (byte {at}); it looks truncated, replayed up to the last complete timestamp"
+    )
+}
+
+/// The first bytes of a VCD, through its header, and the parsed header (or the header's
+/// error on the whole file). Reads ever larger pieces until the header parses with its last
+/// token complete, so the header is read in time linear in its size.
+fn read_header(
+    r: &mut impl std::io::Read,
+    chunk: usize,
+) -> std::io::Result<(Vec<u8>, Result<Header, parse::SyntaxError>)> {
+    let mut buf = Vec::new();
+    let mut step = chunk.clamp(1, 1 << 16);
+    loop {
+        let old = buf.len();
+        buf.resize(old + step, 0);
+        let n = loop {
+            match r.read(&mut buf[old..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        buf.truncate(old + n);
+        let eof = n == 0;
+        if n > 0 && n < step {
+            // Keep reading until the piece is full or the file ends.
+            continue;
+        }
+        let parsed = parse::parse_header(&buf);
+        match parsed {
+            Ok(h) if h.body_start < buf.len() || eof => return Ok((buf, Ok(h))),
+            Err(e) if eof => return Ok((buf, Err(e))),
+            _ => {}
+        }
+        step = buf.len().max(step);
+    }
 }
 
 /// [`replay_file`] on bytes already in memory; `name` is used in messages.
@@ -295,10 +438,7 @@ pub fn replay_bytes(
     let end = parse::parse_body(bytes, &header, &mut sampler).map_err(syntax)?;
     let mut warnings = Vec::new();
     if let Some(at) = end.truncated_at {
-        warnings.push(format!(
-            "{name}: the file ends inside a line (byte {at}, line {}); it looks truncated, replayed up to the last complete timestamp",
-            parse::line_of(bytes, at)
-        ));
+        warnings.push(truncation_warning(name, at));
     }
     Ok(finish(sampler, warnings))
 }
@@ -353,6 +493,21 @@ fn prepare<'f>(
             scope: map.report.scope.clone(),
         });
     }
+    let missing = &map.report.unmatched_channels;
+    if !missing.is_empty() && !opts.force {
+        let mut names: Vec<String> = missing.iter().take(8).cloned().collect();
+        if missing.len() > names.len() {
+            names.push("...".into());
+        }
+        return Err(VcdError::Mismatch {
+            path: name.to_string(),
+            func: f.name.clone(),
+            scope: map.report.scope.clone(),
+            missing: missing.len(),
+            total: f.channels.len(),
+            names,
+        });
+    }
     new_sampler(header, f, env, map, tb, opts.progress.clone())
 }
 
@@ -360,6 +515,25 @@ fn prepare<'f>(
 fn finish(mut sampler: Sampler<'_>, mut warnings: Vec<String>) -> Replay {
     sampler.end_timestamp();
     let m = &sampler.map.report;
+    let clock_unknown = sampler.unknown[sampler.map.clock as usize];
+    if sampler.edges == 0 {
+        warnings.push(format!(
+            "the clock `{}` never rises from 0 to 1 in the file{}: nothing was replayed (0 cycles)",
+            m.clock,
+            if clock_unknown {
+                " (its values are x or z)"
+            } else {
+                ""
+            }
+        ));
+    }
+    let unknown = sampler.unknown.iter().filter(|&&u| u).count();
+    if unknown > 0 {
+        warnings.push(format!(
+            "{unknown} of the mapped signals hold x or z values at some time (read as 0); the replay shows them as 0{}",
+            if clock_unknown { ", the clock among them" } else { "" }
+        ));
+    }
     if !m.unmatched_channels.is_empty() {
         warnings.push(format!(
             "{} channel(s) have no signal in the file and read as idle: {}",
@@ -447,5 +621,6 @@ fn new_sampler<'f>(
         edges: 0,
         done: false,
         progress,
+        unknown: vec![false; n],
     })
 }

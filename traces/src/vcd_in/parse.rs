@@ -1,6 +1,7 @@
 //! A streaming VCD reader: the header (scopes and variables) and then the value changes,
-//! handed to a callback one timestamp at a time, over a byte slice (usually a memory-mapped
-//! file, so several-GB files are never copied into memory).
+//! handed to a callback one timestamp at a time, over a byte slice or read from a file in
+//! chunks of complete lines ([`parse_body_read`]), so several-GB files are never held in
+//! memory.
 //!
 //! Robustness: every malformed token is an error with its line and byte offset; an
 //! incomplete last line (a run that crashed while writing) is ignored with a warning, so the
@@ -258,6 +259,15 @@ pub trait BodySink {
     fn change(&mut self, code: u32, value: u64);
     /// Progress: `done` of `total` body bytes read.
     fn progress(&mut self, _done: u64, _total: u64) {}
+    /// The change of `code` just passed to [`BodySink::change`] had an `x`, `z` or other
+    /// non-binary digit.
+    fn unknown(&mut self, _code: u32) {}
+}
+
+/// True for a value digit that is not a plain 0 or 1 (`x`, `z`, `u`, `w`, `-`; `h` and `l`
+/// are weak 1 and 0).
+fn unknown_digit(c: u8) -> bool {
+    !matches!(c, b'0' | b'1' | b'h' | b'H' | b'l' | b'L')
 }
 
 /// How the body ended.
@@ -278,78 +288,316 @@ fn bit(c: u8) -> Option<u64> {
     }
 }
 
-/// Streams the value changes after the header to `sink`.
+/// Streams the value changes after the header to `sink`, from bytes already in memory.
 pub fn parse_body(b: &[u8], h: &Header, sink: &mut impl BodySink) -> Result<BodyEnd, SyntaxError> {
     let start = h.body_start.min(b.len());
-    // Only complete lines are read: a crashed writer leaves a partial last line.
+    // Only complete lines are read: a crashed writer leaves a partial last line. A body
+    // without any line break (a writer that puts everything on one line) is read whole.
     let complete = match b[start..].iter().rposition(|&c| c == b'\n') {
         Some(p) => start + p + 1,
-        None => start,
+        None => b.len(),
     };
     let truncated_at =
         (complete < b.len() && b[complete..].iter().any(|c| !is_ws(*c))).then_some(complete as u64);
     let total = (complete - start) as u64;
-    let mut t = Tokens {
-        b: &b[..complete],
-        i: start,
-    };
-    let code = |id: &[u8], off: usize| -> Result<u32, SyntaxError> {
-        h.code_map
-            .get(id)
-            .ok_or_else(|| err(off, format!("unknown identifier code `{}`", text(id))))
-    };
-    let mut next_report = start + (4 << 20);
-    while let Some((off, tok)) = t.next() {
-        if off >= next_report {
-            sink.progress((off - start) as u64, total);
-            next_report = off + (4 << 20);
-        }
-        let c = tok[0];
-        match c {
-            b'#' => {
-                let s = std::str::from_utf8(&tok[1..])
-                    .ok()
-                    .and_then(|s| s.parse::<u64>().ok());
-                let time =
-                    s.ok_or_else(|| err(off, format!("invalid timestamp `{}`", text(tok))))?;
-                sink.timestamp(time);
-            }
-            b'b' | b'B' => {
-                let mut v = 0u64;
-                for &d in &tok[1..] {
-                    let x = bit(d)
-                        .ok_or_else(|| err(off, format!("invalid binary value `{}`", text(tok))))?;
-                    v = (v << 1) | x;
-                }
-                let (ioff, id) = t
-                    .next()
-                    .ok_or_else(|| err(off, "a vector value without an identifier code"))?;
-                sink.change(code(id, ioff)?, v);
-            }
-            b'r' | b'R' | b's' | b'S' => {
-                let (ioff, id) = t
-                    .next()
-                    .ok_or_else(|| err(off, "a value without an identifier code"))?;
-                sink.change(code(id, ioff)?, 0);
-            }
-            b'$' => match tok {
-                b"$comment" => skip_to_end(&mut t, off, "$comment")?,
-                b"$dumpvars" | b"$dumpall" | b"$dumpon" | b"$dumpoff" | b"$end" => {}
-                _ => {
-                    return Err(err(
-                        off,
-                        format!("unexpected command `{}` among the value changes", text(tok)),
-                    ));
-                }
-            },
-            _ => match bit(c) {
-                Some(v) if tok.len() > 1 => sink.change(code(&tok[1..], off)?, v),
-                _ => return Err(err(off, format!("invalid value change `{}`", text(tok)))),
-            },
-        }
-    }
+    let mut p = BodyParser::new(h);
+    p.lines(&b[start..complete], start as u64, total, 0, sink)?;
+    p.finish().map_err(|(e, _)| e)?;
     sink.progress(total, total);
     Ok(BodyEnd { truncated_at })
+}
+
+/// A body syntax error with its 1-based line, from [`parse_body_read`].
+#[derive(Debug)]
+pub enum ReadBodyError {
+    /// Malformed contents.
+    Syntax(SyntaxError, u64),
+    /// The file could not be read.
+    Io(std::io::Error),
+}
+
+/// Streams the value changes after the header to `sink`, reading `r` in chunks of complete
+/// lines (never memory-mapped: a file truncated or rewritten while it is read ends early
+/// instead of taking the process down). `head` holds the bytes of the file read so far
+/// (from offset 0, the header included); `total` is the file's size when it was opened,
+/// for progress. `chunk` is the read size (8 MiB in replays): memory stays about two
+/// chunks plus the longest line.
+pub fn parse_body_read(
+    r: &mut impl std::io::Read,
+    head: Vec<u8>,
+    h: &Header,
+    total: u64,
+    chunk: usize,
+    sink: &mut impl BodySink,
+) -> Result<BodyEnd, ReadBodyError> {
+    #[allow(non_snake_case)]
+    let CHUNK = chunk.max(1);
+    let body_start = h.body_start.min(head.len());
+    let mut lines_before = 1 + head[..body_start].iter().filter(|&&c| c == b'\n').count() as u64;
+    let mut buf = head;
+    buf.drain(..body_start);
+    let mut base = body_start as u64;
+    let body_total = total.saturating_sub(base);
+    let mut p = BodyParser::new(h);
+    let mut seen_newline = false;
+    let mut want = CHUNK;
+    // Bytes at the start of `buf` known to hold no line break (so a long line is searched
+    // once, not once per read).
+    let mut scanned = 0;
+    let syntax = |e: SyntaxError, chunk: &[u8], base: u64, lines_before: u64| {
+        let local = (e.offset.saturating_sub(base) as usize).min(chunk.len());
+        let line = lines_before + chunk[..local].iter().filter(|&&c| c == b'\n').count() as u64;
+        ReadBodyError::Syntax(e, line)
+    };
+    loop {
+        // Fill the buffer to at least one chunk (or the end of the file).
+        let mut eof = false;
+        while buf.len() < want {
+            let old = buf.len();
+            buf.resize(want, 0);
+            let n = loop {
+                match r.read(&mut buf[old..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(ReadBodyError::Io(e)),
+                }
+            };
+            buf.truncate(old + n);
+            if n == 0 {
+                eof = true;
+                break;
+            }
+        }
+        let complete = match buf[scanned..].iter().rposition(|&c| c == b'\n') {
+            Some(q) => {
+                seen_newline = true;
+                scanned + q + 1
+            }
+            None if eof && !seen_newline => buf.len(),
+            None if eof => 0,
+            // A line longer than the buffer: read on.
+            None => {
+                scanned = buf.len();
+                want = buf.len() + CHUNK;
+                continue;
+            }
+        };
+        want = CHUNK;
+        let done = base - body_start as u64;
+        p.lines(&buf[..complete], base, body_total, done, sink)
+            .map_err(|e| syntax(e, &buf[..complete], base, lines_before))?;
+        p.locate_open(&buf[..complete], base, lines_before);
+        lines_before += buf[..complete].iter().filter(|&&c| c == b'\n').count() as u64;
+        base += complete as u64;
+        buf.drain(..complete);
+        scanned = buf.len();
+        if eof {
+            p.finish()
+                .map_err(|(e, line)| ReadBodyError::Syntax(e, line.unwrap_or(lines_before)))?;
+            let truncated_at = buf.iter().any(|c| !is_ws(*c)).then_some(base);
+            let read = base - body_start as u64;
+            sink.progress(read, read.max(body_total));
+            return Ok(BodyEnd { truncated_at });
+        }
+    }
+}
+
+/// What a region of lines left unfinished, for the next region: VCD lets a `$comment` and
+/// a value and its identifier code span lines.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    /// Offset of the `$comment` or value token.
+    off: u64,
+    /// Its line, once the reader has worked it out.
+    line: Option<u64>,
+    what: OpenKind,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum OpenKind {
+    /// A `$comment` whose `$end` has not been seen yet.
+    Comment,
+    /// A vector (`b`) value waiting for its identifier code.
+    Vector { value: u64, unknown: bool },
+    /// A real or string value waiting for its identifier code (read as 0).
+    Other,
+}
+
+impl OpenKind {
+    fn error(self) -> &'static str {
+        match self {
+            OpenKind::Comment => "$comment without `$end`",
+            OpenKind::Vector { .. } => "a vector value without an identifier code",
+            OpenKind::Other => "a value without an identifier code",
+        }
+    }
+}
+
+/// The value-change parser, fed complete lines one region at a time.
+struct BodyParser<'h> {
+    h: &'h Header,
+    open: Option<Open>,
+}
+
+impl<'h> BodyParser<'h> {
+    fn new(h: &'h Header) -> Self {
+        BodyParser { h, open: None }
+    }
+
+    /// Something left open at the end of the body is an error (with its line, when known).
+    fn finish(&self) -> Result<(), (SyntaxError, Option<u64>)> {
+        match self.open {
+            Some(o) => Err((err(o.off as usize, o.what.error()), o.line)),
+            None => Ok(()),
+        }
+    }
+
+    /// Sets the line of what is open, if it lies in `region` (starting at `base`, after
+    /// `lines_before` lines).
+    fn locate_open(&mut self, region: &[u8], base: u64, lines_before: u64) {
+        if let Some(o) = &mut self.open
+            && o.line.is_none()
+            && o.off >= base
+        {
+            let local = ((o.off - base) as usize).min(region.len());
+            o.line =
+                Some(lines_before + region[..local].iter().filter(|&&c| c == b'\n').count() as u64);
+        }
+    }
+
+    /// Parses `b`, complete lines starting at file offset `base`; `done` of `total` body
+    /// bytes were read before it (for progress).
+    fn lines(
+        &mut self,
+        b: &[u8],
+        base: u64,
+        total: u64,
+        done: u64,
+        sink: &mut impl BodySink,
+    ) -> Result<(), SyntaxError> {
+        let h = self.h;
+        let at = |off: usize| (base as usize) + off;
+        let mut t = Tokens { b, i: 0 };
+        let code = |id: &[u8], off: usize| -> Result<u32, SyntaxError> {
+            h.code_map
+                .get(id)
+                .ok_or_else(|| err(at(off), format!("unknown identifier code `{}`", text(id))))
+        };
+        if let Some(o) = self.open {
+            match o.what {
+                OpenKind::Comment => loop {
+                    match t.next() {
+                        Some((_, b"$end")) => break,
+                        Some(_) => {}
+                        None => return Ok(()),
+                    }
+                },
+                OpenKind::Vector { value, unknown } => {
+                    let Some((ioff, id)) = t.next() else {
+                        return Ok(());
+                    };
+                    let k = code(id, ioff)?;
+                    sink.change(k, value);
+                    if unknown {
+                        sink.unknown(k);
+                    }
+                }
+                OpenKind::Other => {
+                    let Some((ioff, id)) = t.next() else {
+                        return Ok(());
+                    };
+                    sink.change(code(id, ioff)?, 0);
+                }
+            }
+            self.open = None;
+        }
+        let open = |off: usize, what| Open {
+            off: at(off) as u64,
+            line: None,
+            what,
+        };
+        let mut next_report = 4 << 20;
+        while let Some((off, tok)) = t.next() {
+            if off >= next_report {
+                sink.progress(done + off as u64, total);
+                next_report = off + (4 << 20);
+            }
+            let c = tok[0];
+            match c {
+                b'#' => {
+                    let s = std::str::from_utf8(&tok[1..])
+                        .ok()
+                        .and_then(|s| s.parse::<u64>().ok());
+                    let time = s.ok_or_else(|| {
+                        err(at(off), format!("invalid timestamp `{}`", text(tok)))
+                    })?;
+                    sink.timestamp(time);
+                }
+                b'b' | b'B' => {
+                    let mut v = 0u64;
+                    for &d in &tok[1..] {
+                        let x = bit(d).ok_or_else(|| {
+                            err(at(off), format!("invalid binary value `{}`", text(tok)))
+                        })?;
+                        v = (v << 1) | x;
+                    }
+                    let unknown = tok[1..].iter().any(|&d| unknown_digit(d));
+                    let Some((ioff, id)) = t.next() else {
+                        // The identifier may be on a later line.
+                        self.open = Some(open(off, OpenKind::Vector { value: v, unknown }));
+                        return Ok(());
+                    };
+                    let k = code(id, ioff)?;
+                    sink.change(k, v);
+                    if unknown {
+                        sink.unknown(k);
+                    }
+                }
+                b'r' | b'R' | b's' | b'S' => {
+                    let Some((ioff, id)) = t.next() else {
+                        self.open = Some(open(off, OpenKind::Other));
+                        return Ok(());
+                    };
+                    sink.change(code(id, ioff)?, 0);
+                }
+                b'$' => match tok {
+                    b"$comment" => loop {
+                        match t.next() {
+                            Some((_, b"$end")) => break,
+                            Some(_) => {}
+                            None => {
+                                self.open = Some(open(off, OpenKind::Comment));
+                                return Ok(());
+                            }
+                        }
+                    },
+                    b"$dumpvars" | b"$dumpall" | b"$dumpon" | b"$dumpoff" | b"$end" => {}
+                    _ => {
+                        return Err(err(
+                            at(off),
+                            format!("unexpected command `{}` among the value changes", text(tok)),
+                        ));
+                    }
+                },
+                _ => match bit(c) {
+                    Some(v) if tok.len() > 1 => {
+                        let k = code(&tok[1..], off)?;
+                        sink.change(k, v);
+                        if unknown_digit(c) {
+                            sink.unknown(k);
+                        }
+                    }
+                    _ => {
+                        return Err(err(
+                            at(off),
+                            format!("invalid value change `{}`", text(tok)),
+                        ));
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Line number (1-based) of byte `offset` in `b`.
@@ -375,6 +623,96 @@ mod tests {
     }
 
     const VCD: &str = "$timescale 1ns $end\n$scope module top $end\n$var wire 1 ! clock $end\n$var wire 8 \" data [7:0] $end\n$scope module sub $end\n$var wire 1 ! clk $end\n$upscope $end\n$upscope $end\n$enddefinitions $end\n#0\n$dumpvars\n0!\nb101 \"\n$end\n#5\n1!\nbx1 \"\n";
+
+    #[test]
+    fn reading_in_chunks_gives_what_the_slice_gives() {
+        let with_comment = VCD.replace("#5\n", "$comment a\nlong note\n$end\n#5\n");
+        let one_line = VCD.replace('\n', " ");
+        // A value and its identifier code on different lines (found by the fuzzer: a chunk
+        // boundary between them was an error).
+        let split_value = VCD.replace("b101 \"", "b101\n\n\"");
+        let dangling = VCD.replace("bx1 \"\n", "bx1\n");
+        let open_comment = format!("{VCD}$comment no end\n");
+        for text in [
+            VCD,
+            &with_comment,
+            &one_line,
+            &VCD[..VCD.len() - 3],
+            &split_value,
+        ] {
+            let b = text.as_bytes();
+            let h = parse_header(b).unwrap();
+            let mut want = Collect(Vec::new());
+            let want_end = parse_body(b, &h, &mut want).unwrap();
+            for chunk in [1, 2, 3, 7, 16, 1 << 20] {
+                // The reader starts with a prefix already read (the header and a bit more).
+                for head in [h.body_start, (h.body_start + 5).min(b.len())] {
+                    let mut got = Collect(Vec::new());
+                    let mut rest = &b[head..];
+                    let end = parse_body_read(
+                        &mut rest,
+                        b[..head].to_vec(),
+                        &h,
+                        b.len() as u64,
+                        chunk,
+                        &mut got,
+                    )
+                    .unwrap();
+                    assert_eq!(got.0, want.0, "chunk {chunk}: {text:?}");
+                    assert_eq!(end, want_end, "chunk {chunk}: {text:?}");
+                }
+            }
+        }
+        // Errors keep their line, also for what a later region would have closed.
+        for bad in [
+            VCD.replace("#5\n", "#5\n#zz\n"),
+            dangling,
+            open_comment,
+            VCD.replace("b101 \"", "b101\n\n!!"),
+        ] {
+            let h = parse_header(bad.as_bytes()).unwrap();
+            let want = parse_body(bad.as_bytes(), &h, &mut Collect(Vec::new())).unwrap_err();
+            for chunk in [1, 3, 5, 64] {
+                let mut rest = &bad.as_bytes()[h.body_start..];
+                let got = parse_body_read(
+                    &mut rest,
+                    bad.as_bytes()[..h.body_start].to_vec(),
+                    &h,
+                    0,
+                    chunk,
+                    &mut Collect(Vec::new()),
+                )
+                .unwrap_err();
+                match got {
+                    ReadBodyError::Syntax(e, line) => {
+                        assert_eq!(e, want, "chunk {chunk}: {bad:?}");
+                        assert_eq!(line, line_of(bad.as_bytes(), want.offset), "{bad:?}");
+                    }
+                    ReadBodyError::Io(e) => panic!("{e}"),
+                }
+            }
+        }
+        let bad = VCD.replace("#5\n", "#5\n#zz\n");
+        let h = parse_header(bad.as_bytes()).unwrap();
+        let want = parse_body(bad.as_bytes(), &h, &mut Collect(Vec::new())).unwrap_err();
+        let mut rest = &bad.as_bytes()[h.body_start..];
+        let got = parse_body_read(
+            &mut rest,
+            bad.as_bytes()[..h.body_start].to_vec(),
+            &h,
+            0,
+            4,
+            &mut Collect(Vec::new()),
+        )
+        .unwrap_err();
+        match got {
+            ReadBodyError::Syntax(e, line) => {
+                assert_eq!(e, want);
+                assert_eq!(line, line_of(bad.as_bytes(), want.offset));
+            }
+            ReadBodyError::Io(e) => panic!("{e}"),
+        }
+    }
 
     #[test]
     fn header_and_body() {

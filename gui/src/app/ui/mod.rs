@@ -218,9 +218,9 @@ pub(crate) fn export_view(m: &mut Model, ext: &str, dir: &std::path::Path) -> St
     } else {
         svg.into_bytes()
     };
-    match std::fs::write(&name, bytes) {
+    match crate::output::write_bytes(std::path::Path::new(&name), bytes) {
         Ok(()) => format!("wrote {name}"),
-        Err(e) => format!("cannot write {name}: {e}"),
+        Err(e) => format!("{e:#}"),
     }
 }
 
