@@ -76,7 +76,7 @@ fn bad_c_gets_a_located_error() {
     let dir = std::env::temp_dir().join(format!("hs-compile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("bad.c");
-    std::fs::write(&f, "int f(int a) {\n  float x = 1;\n  return a;\n}\n").unwrap();
+    std::fs::write(&f, "int f(int a) {\n  long double x = 1;\n  return a;\n}\n").unwrap();
     let (ok, _, err) = handscope(&["compile", f.to_str().unwrap()]);
     assert!(!ok);
     assert!(err.contains("bad.c:2:"), "{err}");

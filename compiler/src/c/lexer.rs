@@ -2,6 +2,7 @@
 
 use super::error::{CResult, RawError};
 use super::span::{LineIndex, Span};
+use super::types::FloatTy;
 
 /// Kind of a token.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,8 +24,14 @@ pub enum TokKind {
     Char(i64),
     /// String literal (only meaningful in `#include "..."`).
     Str(String),
-    /// Floating-point literal (always rejected later).
-    Float,
+    /// Floating-point literal: its value rounded to its type (`f`/`F` suffix: `float`, none:
+    /// `double`), as the IEEE-754 bit pattern.
+    Float {
+        /// The encoding of the value in `ty`.
+        bits: u64,
+        /// `float` or `double`.
+        ty: FloatTy,
+    },
     /// Punctuator.
     Punct(&'static str),
 }
@@ -61,7 +68,7 @@ impl Token {
             TokKind::Int { value, .. } => format!("'{value}'"),
             TokKind::Char(_) => "character literal".into(),
             TokKind::Str(_) => "string literal".into(),
-            TokKind::Float => "floating-point literal".into(),
+            TokKind::Float { .. } => "floating-point literal".into(),
             TokKind::Punct(p) => format!("'{p}'"),
         }
     }
@@ -250,7 +257,7 @@ fn number(text: &str, span: Span) -> CResult<TokKind> {
     if !is_hex && (lower.contains('.') || lower.contains('e') || lower.ends_with('f'))
         || is_hex && (lower.contains('.') || lower.contains('p'))
     {
-        return Ok(TokKind::Float);
+        return float_literal(text, &lower, is_hex, span);
     }
     let (radix, digits_start) = if is_hex {
         (16, 2)
@@ -298,4 +305,91 @@ fn number(text: &str, span: Span) -> CResult<TokKind> {
         longs,
         decimal: radix == 10,
     })
+}
+
+/// A floating constant (C11 6.4.4.2): decimal (`1.5`, `.5e-3`, `2.`) or hexadecimal
+/// (`0x1.8p3`), with an optional `f`/`F` (`float`) suffix; `l`/`L` (`long double`) is
+/// rejected. Decimal constants are rounded once, to nearest even, straight to their type (what
+/// GCC and Clang do); hexadecimal ones must be exact in their type.
+fn float_literal(text: &str, lower: &str, hex: bool, span: Span) -> CResult<TokKind> {
+    let (body, ty) = match lower.as_bytes().last() {
+        Some(b'f') if !hex || lower.contains('p') => (&lower[..lower.len() - 1], FloatTy::Float),
+        Some(b'l') => {
+            return Err(
+                RawError::new(span, format!("'{text}': long double is not supported"))
+                    .with_help("use double (no suffix) or float (suffix f)"),
+            );
+        }
+        _ => (lower, FloatTy::Double),
+    };
+    let bad = || RawError::new(span, format!("invalid floating-point literal '{text}'"));
+    if hex && !body.contains('p') {
+        return Err(bad()
+            .with_help("a hexadecimal floating literal needs a binary exponent, as in 0x1.8p3"));
+    }
+    let bits = if hex {
+        hex_float(&body[2..], ty).ok_or_else(|| {
+            RawError::new(
+                span,
+                format!(
+                    "hexadecimal floating literal '{text}' is not exact in {}",
+                    ty.c_name()
+                ),
+            )
+        })?
+    } else {
+        if !body
+            .bytes()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'+' | b'-'))
+        {
+            return Err(bad());
+        }
+        match ty {
+            FloatTy::Float => u64::from(body.parse::<f32>().map_err(|_| bad())?.to_bits()),
+            FloatTy::Double => body.parse::<f64>().map_err(|_| bad())?.to_bits(),
+        }
+    };
+    Ok(TokKind::Float { bits, ty })
+}
+
+/// The encoding of the hexadecimal floating constant `body` (after `0x`, before any suffix:
+/// `h.hhhp[+-]d`), when its value is exactly representable in `ty` (`None` otherwise or when
+/// malformed).
+fn hex_float(body: &str, ty: FloatTy) -> Option<u64> {
+    let (mant, exp) = body.split_once('p')?;
+    let exp: i32 = exp.parse().ok()?;
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let mut m: u128 = 0;
+    for c in int.chars().chain(frac.chars()) {
+        m = m
+            .checked_mul(16)?
+            .checked_add(u128::from(c.to_digit(16)?))?;
+        if m >> 100 != 0 {
+            return None;
+        }
+    }
+    let e = exp.checked_sub(4 * i32::try_from(frac.len()).ok()?)?;
+    // value = m * 2^e; exact in f64 when m fits 53 bits and the scaling stays normal.
+    if m >> 53 != 0 {
+        return None;
+    }
+    let v = (m as f64) * 2f64.powi(e);
+    if !v.is_finite() || (m != 0 && (v == 0.0 || v.abs() < f64::MIN_POSITIVE)) {
+        return None;
+    }
+    // Check exactness: scaling back gives m.
+    if (v * 2f64.powi(-e)) as u128 != m {
+        return None;
+    }
+    match ty {
+        FloatTy::Double => Some(v.to_bits()),
+        FloatTy::Float => {
+            let f = v as f32;
+            (f64::from(f) == v && f.is_finite() && (f == 0.0 || f.abs() >= f32::MIN_POSITIVE))
+                .then(|| u64::from(f.to_bits()))
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! A small token-level preprocessor: `#define` (object-like and function-like), `#undef`,
-//! conditional directives, `#include <stdint.h>` / `<stdbool.h>`, `#pragma` (ignored).
+//! conditional directives, `#include <stdint.h>` / `<stdbool.h>` / `<math.h>`, `#pragma` (ignored).
 
 use super::error::{CResult, RawError};
 use super::lexer::{TokKind, Token, lex};
@@ -19,6 +19,8 @@ pub struct Preprocessed {
     pub stdint: bool,
     /// `<stdbool.h>` was included.
     pub stdbool: bool,
+    /// `<math.h>` was included.
+    pub math: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -328,9 +330,16 @@ impl Pre {
                 self.define_builtin("false", "0");
                 Ok(())
             }
+            "math.h" => {
+                self.out.math = true;
+                self.define_builtin("INFINITY", "(1e999f)");
+                self.define_builtin("HUGE_VAL", "(1e999)");
+                self.define_builtin("HUGE_VALF", "(1e999f)");
+                Ok(())
+            }
             _ => Err(
                 RawError::new(whole, format!("unsupported include '{header}'"))
-                    .with_help("only <stdint.h> and <stdbool.h> can be included"),
+                    .with_help("only <stdint.h>, <stdbool.h> and <math.h> can be included"),
             ),
         }
     }
