@@ -136,6 +136,7 @@ kernels!(
     divrem,
     multidim_init,
     macros,
+    float_corners,
 );
 
 /// Every kernel file has a test above, and there are at least 20 examples.
@@ -178,4 +179,15 @@ fn native_runs_report_real_results() {
     assert_eq!(out[0].ret, Some(20));
     assert_eq!(out[1].ret, Some(210));
     assert_eq!(out[1].to_string().lines().next(), Some("ret=210"));
+    // Floats come back as bit patterns: |(3, 4)| = 5, the vector becomes (0.6, 0.8).
+    let k = kernel("norm2_f64.c");
+    let ir = k.ir();
+    let out = native(&ir, &k, &[parse_args(&ir, "[3 4]")], "self_norm2").remove(0);
+    assert_eq!(out.ret, Some(5f64.to_bits() as i64));
+    let v: Vec<f64> = out.arrays[0]
+        .1
+        .iter()
+        .map(|b| f64::from_bits(*b as u64))
+        .collect();
+    assert_eq!(v[..3], [3.0 / 5.0, 4.0 / 5.0, 0.0]);
 }

@@ -602,6 +602,74 @@ mod tests {
     }
 
     #[test]
+    fn float_run_arguments() {
+        use crate::types::FloatKind::{F32, F64};
+        let args = parse_run_line("1.5 [1 -0.5 nan] frand(3,-2,2) 7 inf").unwrap();
+        assert_eq!(args[0], RunArg::Real("1.5".into()));
+        assert_eq!(
+            args[1],
+            RunArg::RealList(vec!["1".into(), "-0.5".into(), "nan".into()])
+        );
+        assert_eq!(args[4], RunArg::Real("inf".into()));
+        assert_eq!(
+            args[0].float_scalar(F32).unwrap().unwrap(),
+            u64::from(1.5f32.to_bits())
+        );
+        assert_eq!(args[3].float_scalar(F64).unwrap().unwrap(), 7f64.to_bits());
+        // One rounding, straight into the format: 0.1 in f32 is not (0.1 as f64) as f32's
+        // double rounding in general, and is what C's 0.1f is.
+        assert_eq!(
+            RunArg::Real("0.1".into())
+                .float_scalar(F32)
+                .unwrap()
+                .unwrap(),
+            u64::from(0.1f32.to_bits())
+        );
+        let v = args[1].float_array(4, F32).unwrap().unwrap();
+        assert_eq!(
+            v,
+            [
+                u64::from(1f32.to_bits()),
+                u64::from((-0.5f32).to_bits()),
+                0x7fc0_0000,
+                0
+            ]
+        );
+        let r = args[2].float_array(5, F64).unwrap().unwrap();
+        assert_eq!(r.len(), 5);
+        assert!(r.iter().all(|b| (-2.0..2.0).contains(&f64::from_bits(*b))));
+        assert_eq!(
+            r,
+            args[2].float_array(5, F64).unwrap().unwrap(),
+            "deterministic"
+        );
+        // Floats never reach an integer parameter.
+        assert!(matches!(
+            args[1].array(4),
+            Some(Err(HeaderError::NotInteger(_)))
+        ));
+        let mut f = Function::new("k");
+        f.add_arg("x", ArgType::Channel(Type::Float(F32)));
+        f.add_arg(
+            "a",
+            ArgType::MemRef(MemRefType {
+                elem: Type::Float(F64),
+                dims: vec![4],
+            }),
+        );
+        f.add_arg("n", ArgType::Channel(Type::Int(32)));
+        f.add_arg("start", ArgType::Channel(Type::None));
+        let s = run_stimulus(&f, "0.1 [2 0.25] 3").unwrap();
+        assert_eq!(s.inputs, ["x=0.1", "n=3"]);
+        assert_eq!(s.mems, ["a=2,0.25"]);
+        assert!(matches!(
+            run_stimulus(&f, "0.1 [2] 1.5"),
+            Err(HeaderError::NotInteger(_))
+        ));
+        assert!(run_stimulus(&f, "[1] [2] 3").is_err());
+    }
+
+    #[test]
     fn run_lines_bind_to_the_parameters_in_order() {
         let mut f = Function::new("k");
         f.add_arg("n", ArgType::Channel(Type::Int(32)));
