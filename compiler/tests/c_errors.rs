@@ -106,6 +106,12 @@ fn unsupported_float_forms() {
         "not exact in double",
     );
     check(
+        "float f(void) {\n  return 1f;\n}\n",
+        2,
+        10,
+        "invalid floating-point literal '1f'",
+    );
+    check(
         "double f(void) {\n  return 0x1.8;\n}\n",
         2,
         10,

@@ -341,6 +341,7 @@ fn float_literal(text: &str, lower: &str, hex: bool, span: Span) -> CResult<TokK
         if !body
             .bytes()
             .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'+' | b'-'))
+            || !body.contains(['.', 'e'])
         {
             return Err(bad());
         }
