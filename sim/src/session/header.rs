@@ -186,7 +186,8 @@ pub enum RunArg {
         /// Largest value.
         hi: i64,
     },
-    /// A number with a fraction, an exponent or a float name (`1.5`, `-2e-3`, `inf`, `nan`):
+    /// A number with a fraction, an exponent or a float name (`1.5`, `-2e-3`, `inf`, `nan`,
+    /// `nan(0x7fc00001)` with its bit pattern):
     /// the value of a `float`/`double` parameter, read by [`crate::float::parse_float`]
     /// straight into the parameter's format (one rounding).
     Real(String),
@@ -210,6 +211,7 @@ pub enum RunArg {
 fn is_real(w: &str) -> bool {
     w.parse::<i64>().is_err() && w.parse::<f64>().is_ok()
         || matches!(w.trim_start_matches(['-', '+']), "inf" | "nan" | "infinity")
+        || w.trim_start_matches(['-', '+']).starts_with("nan(")
 }
 
 impl RunArg {

@@ -6,6 +6,7 @@
 // TOP: corners
 // RUN: [1.5 -2.75 nan inf -0 3e9 0.1 -1e-40] [] []
 // RUN: frand(7,-300,300) [] []
+// RUN: [nan(0x7fa00123) -nan nan(0xffc0abcd) -inf 0 1 nan(0x7f800001) 2] [] []
 #include <math.h>
 static const float third = 1.0f / 3;
 void corners(const float x[8], int ints[16], double out[16]) {
