@@ -392,5 +392,19 @@ fn c_float_division_by_zero_is_ieee_with_an_event() {
         .map(|e| e["kind"].as_str().unwrap())
         .collect();
     assert_eq!(kinds, ["division-by-zero", "division-by-zero"], "{out}");
+    // A constant zero divisor is not folded away: the division runs and reports.
+    let path = dir.join("konst.c");
+    std::fs::write(
+        &path,
+        "// TOP: konst\ndouble konst(void) {\n  return -1.0 / 0.0;\n}\n",
+    )
+    .unwrap();
+    let (ok, out, err) = handscope(&["sim", path.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(out.contains("ret: [-inf@"), "{out}");
+    assert!(
+        out.contains("division by zero; the IEEE result is -inf"),
+        "{out}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

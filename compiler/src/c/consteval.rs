@@ -356,7 +356,12 @@ pub fn eval_scalar(e: &Expr) -> CResult<ScalarConst> {
                     (BinOp::Sub, Scalar::Float(_)) => BinaryOp::SubF,
                     (BinOp::Mul, Scalar::Float(_)) => BinaryOp::MulF,
                     (BinOp::Div, Scalar::Float(_)) => BinaryOp::DivF,
-                    (op, Scalar::Int(i)) => ir_binop(*op, i.signed)
+                    // Integer operands here come from casts of floats (`(int)2.5 * 3`); the
+                    // other integer operators are integer constant expressions' business.
+                    (
+                        op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem),
+                        Scalar::Int(i),
+                    ) => ir_binop(*op, i.signed)
                         .ok_or_else(|| RawError::new(node.span, "not a constant expression"))?,
                     _ => return Err(RawError::new(node.span, "not a constant expression")),
                 };

@@ -394,3 +394,42 @@ fn hex_float(body: &str, ty: FloatTy) -> Option<u64> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn float(text: &str) -> (u64, FloatTy) {
+        match lex(text).expect("lexes").first().map(|t| t.kind.clone()) {
+            Some(TokKind::Float { bits, ty }) => (bits, ty),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn float_literals_round_once_to_their_type() {
+        let d = |x: f64| (x.to_bits(), FloatTy::Double);
+        let f = |x: f32| (u64::from(x.to_bits()), FloatTy::Float);
+        assert_eq!(float("1.5"), d(1.5));
+        assert_eq!(float(".5e-3"), d(0.5e-3));
+        assert_eq!(float("2."), d(2.0));
+        assert_eq!(float("1e10"), d(1e10));
+        assert_eq!(float("0.1f"), f(0.1));
+        assert_eq!(float("0.1F"), f(0.1));
+        assert_eq!(float("1e999f"), f(f32::INFINITY));
+        assert_eq!(float("1e-50f"), f(0.0));
+        // 16777217 is not a float: rounded straight from the decimal, to even.
+        assert_eq!(float("16777217.0f"), f(16777216.0));
+        assert_eq!(float("0x1.8p3"), d(12.0));
+        assert_eq!(float("0x10p-4f"), f(1.0));
+        assert_eq!(float("0x.8p0"), d(0.5));
+    }
+
+    #[test]
+    fn bad_float_literals_are_located_errors() {
+        for bad in ["1.5L", "1f", "0x1.8", "1.5e", "1.5ff", "1..5"] {
+            let e = lex(bad).err().unwrap_or_else(|| panic!("{bad} lexed"));
+            assert_eq!((e.span.line, e.span.col), (1, 1), "{bad}");
+        }
+    }
+}

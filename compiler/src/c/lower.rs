@@ -677,7 +677,13 @@ impl<'a> Lowerer<'a> {
         let ty = self.b.ty(l);
         if let (Some(&a), Some(&c)) = (self.consts.get(&l), self.consts.get(&r)) {
             let m = super::arith::mask(ty.bits());
-            if let Ok(res) = super::arith::binary(op, ty.bits(), a as u64 & m, c as u64 & m) {
+            // A float division by a constant zero stays in the circuit, so that it raises its
+            // division-by-zero event when it runs (integer ones are not folded either).
+            let zero_divisor = op == BinaryOp::DivF && (c as u64 & (m >> 1)) == 0;
+            if let (Ok(res), false) = (
+                super::arith::binary(op, ty.bits(), a as u64 & m, c as u64 & m),
+                zero_divisor,
+            ) {
                 return Ok(self.constant(res as i64, ty, span));
             }
         }
