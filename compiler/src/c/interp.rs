@@ -31,9 +31,11 @@ pub enum ArgValue {
 /// Outcome of a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecResult {
-    /// Returned value (interpreted with the return type's signedness), `None` for void.
+    /// Returned value (an integer read with the return type's signedness, a float as its bit
+    /// pattern), `None` for void.
     pub ret: Option<i64>,
-    /// Final contents of each array parameter, in parameter order.
+    /// Final contents of each array parameter, in parameter order (float elements as bit
+    /// patterns).
     pub arrays: Vec<Vec<i64>>,
     /// Final contents of every memory, indexed by memory id.
     pub memories: Vec<Vec<i64>>,

@@ -803,4 +803,30 @@ mod tests {
         assert!(a.contains("return "), "{a}");
         assert!(a.contains("// 4:"), "{a}");
     }
+
+    #[test]
+    fn float_ops_in_the_dump() {
+        let src = "#include <math.h>\nfloat f(float x, int n) {\n  if (x != 2.5f && x < n)\n    return sqrtf(-x) + (double)n;\n  return (int)x;\n}\n";
+        let a = compile_to_ir(src, "t.c", None)
+            .expect("compiles")
+            .to_string();
+        assert!(
+            a.starts_with("func @f(%0: float x, %1: int n) -> float {"),
+            "{a}"
+        );
+        for want in [
+            "const 2.5 : f32",
+            "cmpf une",
+            "sitofp",
+            "cmpf olt",
+            "negf",
+            "sqrt",
+            "extf",
+            "addf",
+            "truncf",
+            "fptosi",
+        ] {
+            assert!(a.contains(want), "{want} missing:\n{a}");
+        }
+    }
 }
