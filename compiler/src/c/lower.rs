@@ -124,6 +124,8 @@ struct Lowerer<'a> {
     inlined: usize,
     /// `<math.h>` was included.
     math_h: bool,
+    /// The operand of every `negf` lowered from a unary `-` (for [`Lowerer::gcc_fold`]).
+    negs: BTreeMap<ValueId, ValueId>,
 }
 
 fn ity(t: Scalar) -> Type {
@@ -349,6 +351,7 @@ pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &LineIndex) -> CRes
         consts: BTreeMap::new(),
         inlined: 0,
         math_h: tu.math_h,
+        negs: BTreeMap::new(),
     };
     l.top(top_fn, lines)
 }
@@ -1846,7 +1849,13 @@ impl<'a> Lowerer<'a> {
                     if let Scalar::Float(f) = rv.ty {
                         let v = match op {
                             UnOp::Plus => rv.v,
-                            UnOp::Neg => self.unary(UnaryOp::NegF, rv.v, sp),
+                            UnOp::Neg => {
+                                let v = self.unary(UnaryOp::NegF, rv.v, sp);
+                                if !self.consts.contains_key(&v) {
+                                    self.negs.insert(v, rv.v);
+                                }
+                                v
+                            }
                             _ => return Err(float_not_allowed(a.span, f, "the operand of '~'")),
                         };
                         return Ok(Rv { v, ty: rv.ty });
@@ -1895,7 +1904,10 @@ impl<'a> Lowerer<'a> {
                         if let Some(what) = int_only(*op) {
                             require_int(r.ty, b.span, what)?;
                         }
-                        self.arith(*op, old, r, sp)?
+                        match self.gcc_fold(*op, None, b, old, r, sp)? {
+                            Some(v) => v,
+                            None => self.arith(*op, old, r, sp)?,
+                        }
                     }
                 };
                 let v = self.convert(res, lv.ty(), sp);
@@ -2017,6 +2029,82 @@ impl<'a> Lowerer<'a> {
             v: self.binary(irop, lv, rv, sp)?,
             ty: t,
         })
+    }
+
+    /// The algebraic identities GCC applies to float expressions even at `-O0` (its
+    /// `fold`), which change nothing but the sign or quietness of a NaN result, so that float
+    /// kernels equal native C bit for bit: within one expression (`l_ast`/`r_ast` are the
+    /// operands as written; `l_ast` is `None` for a compound assignment's target),
+    /// `a - (-b)` is `a + b`, `a + (-b)` is `a - b`, `(-a) + b` is `b - a`, `(-a) * (-b)` and
+    /// `(-a) / (-b)` drop both signs, `a / (-b)` is `-(a / b)`, `x * 1`, `1 * x`, `x / 1`,
+    /// `x - 0.0`, `x + (-0.0)` and
+    /// `(-0.0) + x` are `x`, and `x * -1`, `-1 * x`, `x / -1` are `-x`. `None` when none
+    /// applies (or the operation is not a float one).
+    fn gcc_fold(
+        &mut self,
+        op: BinOp,
+        l_ast: Option<&Expr>,
+        r_ast: &Expr,
+        l: Rv,
+        r: Rv,
+        sp: Span,
+    ) -> CResult<Option<Rv>> {
+        let t = Scalar::usual(l.ty, r.ty);
+        let Scalar::Float(ft) = t else {
+            return Ok(None);
+        };
+        // The operand of a float negation written as such in this expression.
+        let neg = |s: &Self, e: Option<&Expr>, v: Rv| -> Option<Rv> {
+            match e.map(|e| &e.kind) {
+                Some(ExprKind::Unary(UnOp::Neg, _)) if v.ty.float().is_some() => {
+                    s.negs.get(&v.v).map(|x| Rv { v: *x, ty: v.ty })
+                }
+                _ => None,
+            }
+        };
+        // Is the operand as written a constant equal to `want` in the operation's type?
+        let is = |e: Option<&Expr>, want: f64| -> bool {
+            let Some(Ok(c)) = e.map(super::consteval::eval_scalar) else {
+                return false;
+            };
+            let bits = super::consteval::convert_scalar(c, t);
+            bits == match ft {
+                FloatTy::Float => u64::from((want as f32).to_bits()),
+                FloatTy::Double => want.to_bits(),
+            }
+        };
+        let (nl, nr) = (neg(self, l_ast, l), neg(self, Some(r_ast), r));
+        let same = |s: &mut Self, x: Rv| Rv {
+            v: s.convert(x, t, sp),
+            ty: t,
+        };
+        let negated = |s: &mut Self, x: Rv| {
+            let v = s.convert(x, t, sp);
+            let n = s.unary(UnaryOp::NegF, v, sp);
+            s.negs.insert(n, v);
+            Rv { v: n, ty: t }
+        };
+        let r_some = Some(r_ast);
+        Ok(Some(match op {
+            BinOp::Sub if nr.is_some() => self.arith(BinOp::Add, l, nr.unwrap_or(r), sp)?,
+            BinOp::Sub if is(r_some, 0.0) => same(self, l),
+            BinOp::Add if nr.is_some() => self.arith(BinOp::Sub, l, nr.unwrap_or(r), sp)?,
+            BinOp::Add if nl.is_some() => self.arith(BinOp::Sub, r, nl.unwrap_or(l), sp)?,
+            BinOp::Add if is(r_some, -0.0) => same(self, l),
+            BinOp::Add if is(l_ast, -0.0) => same(self, r),
+            BinOp::Mul | BinOp::Div if nl.is_some() && nr.is_some() => {
+                self.arith(op, nl.unwrap_or(l), nr.unwrap_or(r), sp)?
+            }
+            BinOp::Div if nr.is_some() => {
+                let q = self.arith(BinOp::Div, l, nr.unwrap_or(r), sp)?;
+                negated(self, q)
+            }
+            BinOp::Mul | BinOp::Div if is(r_some, 1.0) => same(self, l),
+            BinOp::Mul | BinOp::Div if is(r_some, -1.0) => negated(self, l),
+            BinOp::Mul if is(l_ast, 1.0) => same(self, r),
+            BinOp::Mul if is(l_ast, -1.0) => negated(self, r),
+            _ => return Ok(None),
+        }))
     }
 
     /// Lowers `e` as a condition, producing an `i1`.
@@ -2151,7 +2239,10 @@ impl<'a> Lowerer<'a> {
                     require_int(l.ty, l_span, what)?;
                     require_int(r.ty, b.span, what)?;
                 }
-                Val::Int(self.arith(*op, l, r, sp)?)
+                match self.gcc_fold(*op, node.left(), b, l, r, sp)? {
+                    Some(v) => Val::Int(v),
+                    None => Val::Int(self.arith(*op, l, r, sp)?),
+                }
             };
             acc = (v, sp);
         }
