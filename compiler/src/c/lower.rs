@@ -2062,9 +2062,21 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             }
         };
-        // Is the operand as written a constant equal to `want` in the operation's type?
+        // Is the operand as written a constant (a literal, possibly negated or cast) equal to
+        // `want` in the operation's type? Operator chains are not evaluated: the left operand
+        // of every level of `x0 * x1 * ... * xn` is the whole chain below it.
         let is = |e: Option<&Expr>, want: f64| -> bool {
-            let Some(Ok(c)) = e.map(super::consteval::eval_scalar) else {
+            let Some(e) = e else { return false };
+            if !matches!(
+                e.kind,
+                ExprKind::FloatLit(..)
+                    | ExprKind::IntLit(..)
+                    | ExprKind::Unary(UnOp::Neg | UnOp::Plus, _)
+                    | ExprKind::Cast(..)
+            ) {
+                return false;
+            }
+            let Ok(c) = super::consteval::eval_scalar(e) else {
                 return false;
             };
             let bits = super::consteval::convert_scalar(c, t);
