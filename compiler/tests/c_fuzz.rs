@@ -11,6 +11,9 @@ const KERNELS: &[&str] = &[
     include_str!("../../examples/kernels/helper_call.c"),
     include_str!("data/c/multidim_init.c"),
     include_str!("data/c/macros.c"),
+    include_str!("data/c/float_corners.c"),
+    include_str!("../../examples/kernels/quantize_f32.c"),
+    include_str!("../../examples/kernels/covariance_f64.c"),
 ];
 
 /// Compiles and, on success, runs with zero arguments and a small step limit.
@@ -121,6 +124,16 @@ fn edit() -> impl Strategy<Value = Edit> {
                 "\\\n",
                 "for(;;)",
                 "while(1)",
+                "float",
+                "double",
+                "1.5f",
+                "0x1p3",
+                "1e999",
+                "%",
+                "sqrtf(",
+                "fmax(",
+                "#include <math.h>\n",
+                "(double)",
             ])
             .prop_map(str::to_string)
         )

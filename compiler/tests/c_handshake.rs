@@ -427,8 +427,26 @@ with ctx:
 print("circt-ok")
 "#;
 
+/// True when `f` has a `math` dialect op (`math.sqrt`, `math.absf`, `math.copysign`): the
+/// `circt` 1.62 Python package registers no `math` dialect, so it cannot parse such MLIR.
+fn has_math_op(f: &Function) -> bool {
+    f.nodes
+        .values()
+        .any(|n| matches!(n.op, Op::Arith(a) if a.dialect() == handscope_sim::Dialect::Math))
+}
+
+/// True when `f` has an op CIRCT 1.62's `lower-handshake-to-hw` does not lower (the float
+/// operations): such a kernel is checked against our own SystemVerilog instead
+/// (`traces/tests/verilator_roundtrip.rs`).
+fn circt_cannot_lower(f: &Function) -> bool {
+    f.nodes.values().any(|n| {
+        handscope_sim::spec::spec(&n.op).circt == handscope_sim::spec::CirctLowering::NotLowered
+    })
+}
+
 /// CIRCT parses and verifies the MLIR of every kernel, with default options and with
-/// buffers everywhere and task pipelining.
+/// buffers everywhere and task pipelining (every kernel without `math` ops, which CIRCT's
+/// Python package cannot parse).
 #[test]
 fn circt_accepts_compiled_kernels() {
     let Some(py) = python("circt_accepts_compiled_kernels") else {
@@ -450,6 +468,9 @@ fn circt_accepts_compiled_kernels() {
         .enumerate()
         {
             let m = compile_to_handshake(&k.src, &k.file, Some(&k.top), opts).expect("compiles");
+            if has_math_op(&m.functions[0]) {
+                continue;
+            }
             let p = dir.join(format!("{}_{i}.mlir", k.stem()));
             std::fs::write(&p, write_mlir(&m)).expect("write");
             paths.push(p);
@@ -517,7 +538,9 @@ fn lowers(py: &Path, m: &Module, stem: &str, top: &str) -> (bool, String) {
 
 /// The MLIR of every kernel goes through CIRCT 1.62's whole lowering to SystemVerilog. No
 /// example may hit CIRCT's extmemory argument-index bug (their array parameters are ordered
-/// around it); a kernel that does must still fail, so a fixed CIRCT shows up here.
+/// around it); a kernel that does must still fail, so a fixed CIRCT shows up here. Kernels
+/// with float operations, which CIRCT 1.62 does not lower, must fail too (those CIRCT can
+/// parse), and are listed.
 #[test]
 fn circt_lowers_kernels_to_systemverilog() {
     let Some(py) = python("circt_lowers_kernels_to_systemverilog") else {
@@ -525,10 +548,19 @@ fn circt_lowers_kernels_to_systemverilog() {
     };
     let examples = example_files();
     let mut lowered = Vec::new();
+    let mut float = Vec::new();
     for file in all_kernel_files() {
         let k = kernel(&file);
         let m = compile_to_handshake(&k.src, &k.file, Some(&k.top), &HsOptions::default())
             .expect("compiles");
+        if circt_cannot_lower(&m.functions[0]) {
+            if !has_math_op(&m.functions[0]) {
+                let (ok, _) = lowers(&py, &m, k.stem(), &k.top);
+                assert!(!ok, "{file}: CIRCT 1.62 lowered float operations");
+            }
+            float.push(file);
+            continue;
+        }
         let bug = hits_circt_extmem_index_bug(&m.functions[0]);
         assert!(
             !(bug && examples.contains(&file)),
@@ -545,7 +577,13 @@ fn circt_lowers_kernels_to_systemverilog() {
         lowered.push(file);
     }
     eprintln!("lowered to SystemVerilog: {lowered:?}");
-    assert_eq!(lowered.len(), all_kernel_files().len());
+    eprintln!("float kernels CIRCT 1.62 cannot lower: {float:?}");
+    assert_eq!(lowered.len() + float.len(), all_kernel_files().len());
+    assert!(
+        lowered.len() >= 20,
+        "integer kernels lowered: {}",
+        lowered.len()
+    );
     let m = compile_to_handshake(EXTMEM_BUG_KERNEL, "two.c", None, &HsOptions::default())
         .expect("compiles");
     assert!(hits_circt_extmem_index_bug(&m.functions[0]));

@@ -109,6 +109,24 @@ kernels!(
     popcount,
     bitrev,
     helper_call,
+    // examples/kernels: float and double
+    gemm_f32,
+    trisolv_f64,
+    covariance_f64,
+    jacobi1d_f32,
+    jacobi2d_f32,
+    conv2d_f32,
+    norm2_f64,
+    newton_sqrt_f64,
+    dot_f32,
+    axpy_f32,
+    horner_f64,
+    meanvar_f64,
+    iir_f32,
+    quantize_f32,
+    lu_f64,
+    bicg_f32,
+    softclip_f64,
     // tests/data/c: language corners
     switch_fall,
     short_circuit,
@@ -119,6 +137,7 @@ kernels!(
     multidim_init,
     macros,
     gotos,
+    float_corners,
 );
 
 /// Every kernel file has a test above, and there are at least 20 examples.
@@ -161,4 +180,15 @@ fn native_runs_report_real_results() {
     assert_eq!(out[0].ret, Some(20));
     assert_eq!(out[1].ret, Some(210));
     assert_eq!(out[1].to_string().lines().next(), Some("ret=210"));
+    // Floats come back as bit patterns: |(3, 4)| = 5, the vector becomes (0.6, 0.8).
+    let k = kernel("norm2_f64.c");
+    let ir = k.ir();
+    let out = native(&ir, &k, &[parse_args(&ir, "[3 4]")], "self_norm2").remove(0);
+    assert_eq!(out.ret, Some(5f64.to_bits() as i64));
+    let v: Vec<f64> = out.arrays[0]
+        .1
+        .iter()
+        .map(|b| f64::from_bits(*b as u64))
+        .collect();
+    assert_eq!(v[..3], [3.0 / 5.0, 4.0 / 5.0, 0.0]);
 }

@@ -80,6 +80,26 @@ fn comma_chain_of_100000_assignments() {
     compiles(&src);
 }
 
+/// Float chains stay linear: the identities GCC folds (`x * 1.0`, `a - (-b)`) are looked up
+/// on each operator's operands as written, never by evaluating the chain below it, and a
+/// float constant initializer of 20,000 terms folds along its spine.
+#[test]
+fn float_chains_of_50000_terms() {
+    let prod = joined(50_000, " * ", |i| {
+        if i % 3 == 0 {
+            "1.0".to_string()
+        } else {
+            format!("a[{}]", i % 4)
+        }
+    });
+    let diff = joined(20_000, " - ", |i| format!("(-a[{}])", i % 4));
+    let k = joined(20_000, " + ", |i| format!("{}.5", i % 3));
+    let src = format!(
+        "const double K = {k};\ndouble f(double a[4]) {{\n  return {prod} + ({diff}) + K;\n}}\n"
+    );
+    compiles(&src);
+}
+
 #[test]
 fn constant_expressions_of_100000_terms() {
     let sum = joined(100_000, " + ", |i| format!("{}", i % 3));

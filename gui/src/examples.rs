@@ -139,4 +139,21 @@ pub const CIRCUITS: &[Example] = &[
         name: "while_threshold.c",
         text: include_str!("../../examples/kernels/while_threshold.c"),
     },
+    // Float kernels.
+    Example {
+        name: "gemm_f32.c",
+        text: include_str!("../../examples/kernels/gemm_f32.c"),
+    },
+    Example {
+        name: "newton_sqrt_f64.c",
+        text: include_str!("../../examples/kernels/newton_sqrt_f64.c"),
+    },
+    Example {
+        name: "conv2d_f32.c",
+        text: include_str!("../../examples/kernels/conv2d_f32.c"),
+    },
+    Example {
+        name: "iir_f32.c",
+        text: include_str!("../../examples/kernels/iir_f32.c"),
+    },
 ];

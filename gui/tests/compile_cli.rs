@@ -76,7 +76,7 @@ fn bad_c_gets_a_located_error() {
     let dir = std::env::temp_dir().join(format!("hs-compile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("bad.c");
-    std::fs::write(&f, "int f(int a) {\n  float x = 1;\n  return a;\n}\n").unwrap();
+    std::fs::write(&f, "int f(int a) {\n  long double x = 1;\n  return a;\n}\n").unwrap();
     let (ok, _, err) = handscope(&["compile", f.to_str().unwrap()]);
     assert!(!ok);
     assert!(err.contains("bad.c:2:"), "{err}");
@@ -351,5 +351,60 @@ fn a_closed_pipe_is_not_a_panic() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert_ne!(out.status.code(), Some(101), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A float kernel end to end: `--in` takes floats, a float division by zero gives its IEEE
+/// result (`inf`, `-nan` for 0/0) and a `division-by-zero` event naming the `divf` node, and
+/// float arrays print in shortest round-trip form.
+#[test]
+fn c_float_division_by_zero_is_ieee_with_an_event() {
+    let dir = std::env::temp_dir().join(format!("hs-fdiv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("ratio.c");
+    std::fs::write(
+        &path,
+        "// TOP: ratio\nfloat ratio(float a, float b, double v[2]) {\n  v[0] = v[0] / b;\n  v[1] = 0.1f;\n  return a / b;\n}\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let (ok, out, err) = handscope(&["sim", p, "--in", "a=1.5", "--in", "b=0", "--mem", "v=-2,7"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("ret: [inf@"), "{out}");
+    assert!(
+        out.contains("memory v: [-inf, 0.10000000149011612]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("divf") && out.contains("division by zero; the IEEE result is inf"),
+        "{out}"
+    );
+    let (ok, out, err) = handscope(&[
+        "sim", p, "--in", "a=0", "--in", "b=-0", "--mem", "v=1,1", "--json",
+    ]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(json["outputs"]["ret"][0]["value"], "-nan");
+    let kinds: Vec<&str> = json["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["division-by-zero", "division-by-zero"], "{out}");
+    // A constant zero divisor is not folded away: the division runs and reports.
+    let path = dir.join("konst.c");
+    std::fs::write(
+        &path,
+        "// TOP: konst\ndouble konst(void) {\n  return -1.0 / 0.0;\n}\n",
+    )
+    .unwrap();
+    let (ok, out, err) = handscope(&["sim", path.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(out.contains("ret: [-inf@"), "{out}");
+    assert!(
+        out.contains("division by zero; the IEEE result is -inf"),
+        "{out}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

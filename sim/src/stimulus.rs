@@ -478,14 +478,19 @@ impl Environment {
 }
 
 /// Initial contents of the internal `memory` nodes that the graph gives a `handshake.init`
-/// attribute (`[v0, v1, ...]`, integers, optionally typed `v : i32`; raw bit patterns), by
-/// node ID: the shape of [`Environment::memories`].
+/// attribute (`[v0, v1, ...]`, optionally typed `v : i32`: integers for integer memories, in
+/// the stimulus float syntax of [`crate::float::parse_float`] for `f32`/`f64` memories), as bit
+/// patterns by node ID: the shape of [`Environment::memories`].
 pub fn graph_memory_inits(f: &Function) -> Result<BTreeMap<String, Vec<u64>>, SimError> {
     let mut out = BTreeMap::new();
     for n in f.nodes.values() {
-        if !matches!(n.op, Op::Memory { .. }) {
+        let Op::Memory { memref, .. } = &n.op else {
             continue;
-        }
+        };
+        let float = match memref.elem {
+            crate::types::Type::Float(k) => Some(k),
+            _ => None,
+        };
         let Some((_, text)) = n.attrs.iter().find(|(k, _)| k == "handshake.init") else {
             continue;
         };
@@ -500,6 +505,16 @@ pub fn graph_memory_inits(f: &Function) -> Result<BTreeMap<String, Vec<u64>>, Si
         let mut vals = Vec::new();
         for item in body.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let num = item.split(':').next().unwrap_or("").trim();
+            // A float memory's contents are floats in `parse_float`'s syntax (`1.5`, `-nan`,
+            // bit patterns `0x3fc00000`).
+            if let Some(k) = float {
+                let v = crate::float::parse_float(num, k).map_err(|e| SimError::Malformed {
+                    node: n.id.clone(),
+                    what: format!("`handshake.init`: `{item}`: {e}"),
+                })?;
+                vals.push(v);
+                continue;
+            }
             let v = num.parse::<i128>().map_err(|_| SimError::Malformed {
                 node: n.id.clone(),
                 what: format!("`handshake.init`: `{item}` is not an integer"),

@@ -1,7 +1,7 @@
 //! Abstract syntax tree of the C subset. Every node keeps its source span.
 
 use super::span::Span;
-use super::types::{CType, IntTy};
+use super::types::{CType, FloatTy, IntTy};
 
 /// Binary operators (including the short-circuit logical ones).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +85,8 @@ pub struct Expr {
 pub enum ExprKind {
     /// Integer or character constant with its C type.
     IntLit(u64, IntTy),
+    /// Floating constant: its IEEE-754 encoding in its type.
+    FloatLit(u64, FloatTy),
     /// Variable reference.
     Ident(String),
     /// Unary operator.
@@ -165,7 +167,7 @@ impl Drop for Expr {
 /// Moves the sub-expressions of `kind` onto `stack`.
 fn push_children(kind: ExprKind, stack: &mut Vec<Expr>) {
     match kind {
-        ExprKind::IntLit(..) | ExprKind::Ident(_) => {}
+        ExprKind::IntLit(..) | ExprKind::FloatLit(..) | ExprKind::Ident(_) => {}
         ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::IncDec { expr: a, .. } => {
             stack.push(*a)
         }
@@ -302,4 +304,6 @@ pub struct TranslationUnit {
     pub functions: Vec<Function>,
     /// Global variables in source order.
     pub globals: Vec<Decl>,
+    /// `<math.h>` was included (its functions may be called).
+    pub math_h: bool,
 }

@@ -1,11 +1,15 @@
-//! Evaluation of integer constant expressions (array sizes, `case` labels, initializers),
-//! with C's conversion rules.
+//! Evaluation of constant expressions (array sizes, `case` labels, initializers), with C's
+//! conversion rules: integer constant expressions, and arithmetic constant expressions with
+//! `float`/`double` operands for initializers ([`eval_as`]), folded with the IR's own
+//! operations so a folded constant equals what the circuit would compute. Also the one table
+//! of C conversions between arithmetic types ([`conversion`]), shared with the lowering.
 
 use super::arith::{self, mask};
 use super::ast::{BinOp, Expr, ExprKind, UnOp};
 use super::error::{CResult, RawError};
-use super::ir::{BinaryOp, CmpPred};
-use super::types::{CType, IntTy};
+use super::ir::{BinaryOp, CastOp, CmpPred, Type};
+use super::types::{CType, FloatTy, IntKind, IntTy, Scalar};
+use handscope_sim::FloatPredicate;
 
 /// Canonical constant: the value converted to its type (bit pattern sign/zero-extended to i64).
 pub type ConstVal = (i64, IntTy);
@@ -89,7 +93,7 @@ pub fn eval_with(e: &Expr, lookup: &dyn Fn(&str) -> Option<ConstVal>) -> CResult
         ExprKind::Ident(n) => {
             lookup(n).ok_or_else(|| err(&format!("'{n}' is not an integer constant expression")))
         }
-        ExprKind::Cast(CType::Int(to), inner) => {
+        ExprKind::Cast(CType::Scalar(Scalar::Int(to)), inner) => {
             let (v, t) = eval_with(inner, lookup)?;
             Ok((convert(v, t, *to), *to))
         }
@@ -190,4 +194,183 @@ fn eval_binary(
     let res = arith::binary(irop, t.bits(), bits_of(convert(a, ta, t), t), amount)
         .map_err(|e| err(&format!("{e} in constant expression")))?;
     Ok((from_bits(res, t), t))
+}
+
+/// One step of a C conversion between arithmetic types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A conversion instruction to the given type.
+    Cast(CastOp, Type),
+    /// Conversion to `_Bool`: compare with zero (`!= 0`; for floats `une 0.0`, so NaN is true).
+    NeZero,
+}
+
+/// The steps converting a value of type `from` to type `to` (C11 6.3.1), as x86-64 GCC and
+/// Clang compute them at `-O0`:
+/// * integers narrower than `int` go to a float through `int` (their promotion); unsigned
+///   `int` and `long` use `uitofp`, everything else `sitofp`;
+/// * a float goes to an integer by truncation toward zero into 32 bits (`int` and the narrower
+///   types, then `trunci`) or 64 bits (`long`, and `unsigned int` as the compilers do:
+///   converted as a 64-bit signed value, then truncated); `unsigned long` uses `fptoui`. Only
+///   values the target type can hold have a result C defines; for the others these steps give
+///   what the compiled code gives;
+/// * `float` ↔ `double` with `extf`/`truncf`; to `_Bool` a comparison with zero.
+pub fn conversion(from: Scalar, to: Scalar) -> Vec<Step> {
+    let int_steps = |f: IntTy, t: IntTy| -> Vec<Step> {
+        let (fb, tb) = (f.bits(), t.bits());
+        if tb == 1 && fb != 1 {
+            vec![Step::NeZero]
+        } else if tb < fb {
+            vec![Step::Cast(CastOp::TruncI, Type::Int(tb))]
+        } else if tb > fb {
+            let op = if f.signed {
+                CastOp::ExtSI
+            } else {
+                CastOp::ExtUI
+            };
+            vec![Step::Cast(op, Type::Int(tb))]
+        } else {
+            vec![]
+        }
+    };
+    match (from, to) {
+        (Scalar::Int(f), Scalar::Int(t)) => int_steps(f, t),
+        (Scalar::Int(f), Scalar::Float(t)) => {
+            let ft = Type::Float(t.kind());
+            let p = f.promote();
+            let mut steps = int_steps(f, p);
+            let op = if p.signed {
+                CastOp::SIToFP
+            } else {
+                CastOp::UIToFP
+            };
+            steps.push(Step::Cast(op, ft));
+            steps
+        }
+        (Scalar::Float(_), Scalar::Int(t)) if t.kind == IntKind::Bool => vec![Step::NeZero],
+        (Scalar::Float(_), Scalar::Int(t)) => {
+            let (op, w) = match (t.kind, t.signed) {
+                (IntKind::Long | IntKind::LongLong, false) => (CastOp::FPToUI, 64),
+                (IntKind::Long | IntKind::LongLong, true) | (IntKind::Int, false) => {
+                    (CastOp::FPToSI, 64)
+                }
+                _ => (CastOp::FPToSI, 32),
+            };
+            let mut steps = vec![Step::Cast(op, Type::Int(w))];
+            if t.bits() < w {
+                steps.push(Step::Cast(CastOp::TruncI, Type::Int(t.bits())));
+            }
+            steps
+        }
+        (Scalar::Float(f), Scalar::Float(t)) => match (f, t) {
+            (FloatTy::Float, FloatTy::Double) => {
+                vec![Step::Cast(CastOp::ExtF, Type::Float(t.kind()))]
+            }
+            (FloatTy::Double, FloatTy::Float) => {
+                vec![Step::Cast(CastOp::TruncF, Type::Float(t.kind()))]
+            }
+            _ => vec![],
+        },
+    }
+}
+
+/// The predicate that compares a value of type `t` with zero for `!= 0`.
+pub fn ne_zero(t: Type) -> CmpPred {
+    match t {
+        Type::Float(_) => CmpPred::Float(FloatPredicate::Une),
+        Type::Int(_) | Type::Token => CmpPred::Ne,
+    }
+}
+
+/// A constant of an arithmetic type: its bit pattern (masked to its width) and its type.
+pub type ScalarConst = (u64, Scalar);
+
+/// Converts a constant to type `to` with the steps of [`conversion`].
+pub fn convert_scalar((bits, from): ScalarConst, to: Scalar) -> u64 {
+    let mut cur = (bits, Type::of(from));
+    for step in conversion(from, to) {
+        cur = match step {
+            Step::Cast(op, t) => (arith::cast(op, cur.1.bits(), t.bits(), cur.0), t),
+            Step::NeZero => (
+                u64::from(arith::compare(ne_zero(cur.1), cur.1.bits(), cur.0, 0)),
+                Type::Int(1),
+            ),
+        };
+    }
+    cur.0 & mask(to.bits())
+}
+
+/// The value of the constant initializer `e` converted to type `to`, in the form memories
+/// and constants hold: an integer sign- or zero-extended by its type's signedness, a float's
+/// bit pattern.
+pub fn eval_as(e: &Expr, to: Scalar) -> CResult<i64> {
+    let c = eval_scalar(e)?;
+    let bits = convert_scalar(c, to);
+    Ok(match to {
+        Scalar::Int(t) => from_bits(bits, t),
+        Scalar::Float(_) => bits as i64,
+    })
+}
+
+/// Evaluates an arithmetic constant expression: an integer constant expression, or floating
+/// and integer constants combined with casts, unary `+`/`-` and `+ - * /`.
+pub fn eval_scalar(e: &Expr) -> CResult<ScalarConst> {
+    if let Ok((v, t)) = eval_const(e) {
+        return Ok((bits_of(v, t), Scalar::Int(t)));
+    }
+    let err = |m: &str| RawError::new(e.span, m.to_string());
+    match &e.kind {
+        ExprKind::FloatLit(bits, t) => Ok((*bits, Scalar::Float(*t))),
+        ExprKind::Cast(CType::Scalar(to), inner) => {
+            let c = eval_scalar(inner)?;
+            Ok((convert_scalar(c, *to), *to))
+        }
+        ExprKind::Unary(UnOp::Plus, inner) => {
+            let (b, t) = eval_scalar(inner)?;
+            let p = t.promote();
+            Ok((convert_scalar((b, t), p), p))
+        }
+        ExprKind::Unary(UnOp::Neg, inner) => {
+            let (b, t) = eval_scalar(inner)?;
+            let p = t.promote();
+            let b = convert_scalar((b, t), p);
+            Ok(match p {
+                Scalar::Float(_) => (arith::unary(super::ir::UnaryOp::NegF, p.bits(), b), p),
+                Scalar::Int(_) => (b.wrapping_neg() & mask(p.bits()), p),
+            })
+        }
+        ExprKind::Binary(..) => {
+            let spine = e.left_spine(|k| matches!(k, ExprKind::Binary(..)));
+            let Some(bottom) = spine.last().and_then(|n| n.left()) else {
+                return Err(err("not a constant expression"));
+            };
+            let mut acc = eval_scalar(bottom)?;
+            for node in spine.iter().rev() {
+                let ExprKind::Binary(op, _, r) = &node.kind else {
+                    continue;
+                };
+                let b = eval_scalar(r)?;
+                let t = Scalar::usual(acc.1, b.1);
+                let op = match (op, t) {
+                    (BinOp::Add, Scalar::Float(_)) => BinaryOp::AddF,
+                    (BinOp::Sub, Scalar::Float(_)) => BinaryOp::SubF,
+                    (BinOp::Mul, Scalar::Float(_)) => BinaryOp::MulF,
+                    (BinOp::Div, Scalar::Float(_)) => BinaryOp::DivF,
+                    // Integer operands here come from casts of floats (`(int)2.5 * 3`); the
+                    // other integer operators are integer constant expressions' business.
+                    (
+                        op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem),
+                        Scalar::Int(i),
+                    ) => ir_binop(*op, i.signed)
+                        .ok_or_else(|| RawError::new(node.span, "not a constant expression"))?,
+                    _ => return Err(RawError::new(node.span, "not a constant expression")),
+                };
+                let res = arith::binary(op, t.bits(), convert_scalar(acc, t), convert_scalar(b, t))
+                    .map_err(|e| RawError::new(node.span, format!("{e} in constant expression")))?;
+                acc = (res, t);
+            }
+            Ok(acc)
+        }
+        _ => Err(err("not an arithmetic constant expression")),
+    }
 }

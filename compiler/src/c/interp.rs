@@ -5,23 +5,37 @@
 use super::arith::{self, ArithError, mask, sext};
 use super::ir::{InstKind, IrFunction, IrParam, MemoryKind, Terminator, Type};
 use super::span::Span;
+use super::types::Scalar;
 use thiserror::Error;
+
+/// `x` as a value of type `t`: an integer converted like a C assignment, a float's bit
+/// pattern kept as it is.
+fn value_of(t: Scalar, x: i64) -> u64 {
+    match t {
+        Scalar::Int(i) => i.wrap(i128::from(x)) as u64 & mask(i.bits()),
+        Scalar::Float(_) => x as u64 & mask(t.bits()),
+    }
+}
 
 /// An argument of the top function.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ArgValue {
-    /// Scalar value (converted to the parameter type like a C assignment).
+    /// Scalar value (converted to an integer parameter's type like a C assignment; for a
+    /// `float`/`double` parameter, the IEEE-754 bit pattern).
     Scalar(i64),
-    /// Array contents in row-major order (must have exactly the array's element count).
+    /// Array contents in row-major order (must have exactly the array's element count;
+    /// converted like scalars).
     Array(Vec<i64>),
 }
 
 /// Outcome of a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecResult {
-    /// Returned value (interpreted with the return type's signedness), `None` for void.
+    /// Returned value (an integer read with the return type's signedness, a float as its bit
+    /// pattern), `None` for void.
     pub ret: Option<i64>,
-    /// Final contents of each array parameter, in parameter order.
+    /// Final contents of each array parameter, in parameter order (float elements as bit
+    /// patterns).
     pub arrays: Vec<Vec<i64>>,
     /// Final contents of every memory, indexed by memory id.
     pub memories: Vec<Vec<i64>>,
@@ -120,7 +134,7 @@ pub fn run(f: &IrFunction, args: &[ArgValue], fuel: u64) -> Result<ExecResult, I
     for (i, (p, a)) in f.params.iter().zip(args).enumerate() {
         match (p, a) {
             (IrParam::Scalar { ty, value, .. }, ArgValue::Scalar(x)) => {
-                vals[value.0 as usize] = ty.wrap(*x as i128) as u64 & mask(ty.bits());
+                vals[value.0 as usize] = value_of(*ty, *x);
             }
             (IrParam::Array { mem, name }, ArgValue::Array(xs)) => {
                 let m = &f.memories[mem.0 as usize];
@@ -131,10 +145,7 @@ pub fn run(f: &IrFunction, args: &[ArgValue], fuel: u64) -> Result<ExecResult, I
                         &format!("expected {} elements, got {}", m.len, xs.len()),
                     ));
                 }
-                mems[mem.0 as usize] = xs
-                    .iter()
-                    .map(|x| m.elem.wrap(*x as i128) as u64 & mask(m.elem.bits()))
-                    .collect();
+                mems[mem.0 as usize] = xs.iter().map(|x| value_of(m.elem, *x)).collect();
             }
             (IrParam::Scalar { name, .. }, _) => return Err(bad(i, name, "expected a scalar")),
             (IrParam::Array { name, .. }, _) => return Err(bad(i, name, "expected an array")),
@@ -163,6 +174,9 @@ pub fn run(f: &IrFunction, args: &[ArgValue], fuel: u64) -> Result<ExecResult, I
                     let r = arith::binary(*op, rbits, get(*lhs), get(*rhs))
                         .map_err(|e| arith_err(e, inst.span))?;
                     vals[inst.results[0].0 as usize] = r;
+                }
+                InstKind::Unary { op, value } => {
+                    vals[inst.results[0].0 as usize] = arith::unary(*op, rbits, get(*value));
                 }
                 InstKind::Cmp { pred, lhs, rhs } => {
                     let bits = f.ty(*lhs).bits();
@@ -230,7 +244,7 @@ pub fn run(f: &IrFunction, args: &[ArgValue], fuel: u64) -> Result<ExecResult, I
                 let ret = match (value, f.ret) {
                     (Some(v), Some(t)) => {
                         let bits = vals[v.0 as usize];
-                        Some(if t.signed {
+                        Some(if t.signed() {
                             sext(bits, t.bits())
                         } else {
                             bits as i64
@@ -244,7 +258,7 @@ pub fn run(f: &IrFunction, args: &[ArgValue], fuel: u64) -> Result<ExecResult, I
                     .map(|(c, m)| {
                         c.iter()
                             .map(|x| {
-                                if m.elem.signed {
+                                if m.elem.signed() {
                                     sext(*x, m.elem.bits())
                                 } else {
                                     *x as i64

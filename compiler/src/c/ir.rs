@@ -1,9 +1,11 @@
 //! The middle-end IR: a CFG of basic blocks in SSA form with block arguments (instead of phi
-//! nodes), exact fixed-width integer operations in the style of MLIR's `arith` dialect, and
-//! memories accessed by loads/stores threaded on one ordering token chain per memory.
+//! nodes), exact fixed-width integer and IEEE-754 float operations in the style of MLIR's
+//! `arith` and `math` dialects, and memories accessed by loads/stores threaded on one ordering
+//! token chain per memory.
 
 use super::span::Span;
-use super::types::IntTy;
+use super::types::Scalar;
+use handscope_sim::{FloatKind, FloatPredicate};
 use std::fmt;
 
 /// Index of a basic block; printed `bbN`.
@@ -37,6 +39,8 @@ impl fmt::Display for MemId {
 pub enum Type {
     /// Signless integer of the given width (1, 8, 16, 32 or 64).
     Int(u32),
+    /// IEEE-754 float (`f32`, `f64`); values are the encodings.
+    Float(FloatKind),
     /// Memory ordering token (no data).
     Token,
 }
@@ -46,7 +50,24 @@ impl Type {
     pub fn bits(self) -> u32 {
         match self {
             Type::Int(b) => b,
+            Type::Float(k) => k.bits(),
             Type::Token => 0,
+        }
+    }
+
+    /// The float format, for a float type.
+    pub fn float(self) -> Option<FloatKind> {
+        match self {
+            Type::Float(k) => Some(k),
+            Type::Int(_) | Type::Token => None,
+        }
+    }
+
+    /// The IR type of values of the C type `t`.
+    pub fn of(t: Scalar) -> Type {
+        match t {
+            Scalar::Int(i) => Type::Int(i.bits()),
+            Scalar::Float(f) => Type::Float(f.kind()),
         }
     }
 }
@@ -55,12 +76,14 @@ impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Int(b) => write!(f, "i{b}"),
+            Type::Float(k) => f.write_str(k.name()),
             Type::Token => f.write_str("token"),
         }
     }
 }
 
-/// Two-operand integer operations (operands and result have the same width).
+/// Two-operand operations (operands and result have the same type): integer ones, then the
+/// float ones (`addf` to `copysign`, on `f32`/`f64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
     /// Wrapping addition.
@@ -89,6 +112,20 @@ pub enum BinaryOp {
     ShRSI,
     /// Logical shift right.
     ShRUI,
+    /// IEEE-754 addition.
+    AddF,
+    /// IEEE-754 subtraction.
+    SubF,
+    /// IEEE-754 multiplication.
+    MulF,
+    /// IEEE-754 division.
+    DivF,
+    /// C's `fmax` (`arith.maxnumf`: a quiet NaN operand is ignored).
+    MaxNumF,
+    /// C's `fmin` (`arith.minnumf`).
+    MinNumF,
+    /// C's `copysign` (`math.copysign`).
+    CopySign,
 }
 
 impl BinaryOp {
@@ -108,11 +145,66 @@ impl BinaryOp {
             BinaryOp::ShLI => "shli",
             BinaryOp::ShRSI => "shrsi",
             BinaryOp::ShRUI => "shrui",
+            BinaryOp::AddF => "addf",
+            BinaryOp::SubF => "subf",
+            BinaryOp::MulF => "mulf",
+            BinaryOp::DivF => "divf",
+            BinaryOp::MaxNumF => "maxnumf",
+            BinaryOp::MinNumF => "minnumf",
+            BinaryOp::CopySign => "copysign",
+        }
+    }
+
+    /// True for the float operations.
+    pub fn is_float(self) -> bool {
+        match self {
+            BinaryOp::AddF
+            | BinaryOp::SubF
+            | BinaryOp::MulF
+            | BinaryOp::DivF
+            | BinaryOp::MaxNumF
+            | BinaryOp::MinNumF
+            | BinaryOp::CopySign => true,
+            BinaryOp::AddI
+            | BinaryOp::SubI
+            | BinaryOp::MulI
+            | BinaryOp::DivSI
+            | BinaryOp::DivUI
+            | BinaryOp::RemSI
+            | BinaryOp::RemUI
+            | BinaryOp::AndI
+            | BinaryOp::OrI
+            | BinaryOp::XOrI
+            | BinaryOp::ShLI
+            | BinaryOp::ShRSI
+            | BinaryOp::ShRUI => false,
         }
     }
 }
 
-/// Comparison predicates (as `arith.cmpi`).
+/// One-operand float operations (operand and result have the same type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// Flips the sign bit (C's unary `-` on a float).
+    NegF,
+    /// C's `fabs` (`math.absf`).
+    AbsF,
+    /// C's `sqrt` (`math.sqrt`).
+    Sqrt,
+}
+
+impl UnaryOp {
+    /// Mnemonic as in MLIR.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::NegF => "negf",
+            UnaryOp::AbsF => "absf",
+            UnaryOp::Sqrt => "sqrt",
+        }
+    }
+}
+
+/// Comparison predicates (as `arith.cmpi`, and `arith.cmpf` for floats).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpPred {
     /// Equal.
@@ -135,6 +227,8 @@ pub enum CmpPred {
     Ugt,
     /// Unsigned greater or equal.
     Uge,
+    /// A float comparison (`cmpf`) with this predicate.
+    Float(FloatPredicate),
 }
 
 impl CmpPred {
@@ -151,6 +245,7 @@ impl CmpPred {
             CmpPred::Ule => "ule",
             CmpPred::Ugt => "ugt",
             CmpPred::Uge => "uge",
+            CmpPred::Float(p) => p.keyword(),
         }
     }
 
@@ -167,11 +262,19 @@ impl CmpPred {
             CmpPred::Ule => CmpPred::Ugt,
             CmpPred::Ugt => CmpPred::Ule,
             CmpPred::Uge => CmpPred::Ult,
+            // MLIR's enum lists the 16 predicates so that `p` and `15 - p` are complements.
+            CmpPred::Float(p) => {
+                let i = FloatPredicate::ALL
+                    .iter()
+                    .position(|q| *q == p)
+                    .unwrap_or(0);
+                CmpPred::Float(FloatPredicate::ALL[15 - i])
+            }
         }
     }
 }
 
-/// Width conversions.
+/// Conversions: integer widths, integer to/from float, float formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CastOp {
     /// Sign extension to a wider type.
@@ -180,6 +283,18 @@ pub enum CastOp {
     ExtUI,
     /// Truncation to a narrower type.
     TruncI,
+    /// Signed integer to float (round to nearest even).
+    SIToFP,
+    /// Unsigned integer to float.
+    UIToFP,
+    /// Float to signed integer (truncation toward zero).
+    FPToSI,
+    /// Float to unsigned integer.
+    FPToUI,
+    /// `float` to `double`.
+    ExtF,
+    /// `double` to `float` (round to nearest even).
+    TruncF,
 }
 
 impl CastOp {
@@ -189,6 +304,12 @@ impl CastOp {
             CastOp::ExtSI => "extsi",
             CastOp::ExtUI => "extui",
             CastOp::TruncI => "trunci",
+            CastOp::SIToFP => "sitofp",
+            CastOp::UIToFP => "uitofp",
+            CastOp::FPToSI => "fptosi",
+            CastOp::FPToUI => "fptoui",
+            CastOp::ExtF => "extf",
+            CastOp::TruncF => "truncf",
         }
     }
 }
@@ -209,6 +330,13 @@ pub enum InstKind {
         lhs: ValueId,
         /// Right operand.
         rhs: ValueId,
+    },
+    /// One-operand float operation.
+    Unary {
+        /// Operation.
+        op: UnaryOp,
+        /// Operand.
+        value: ValueId,
     },
     /// Comparison; result is `i1`.
     Cmp {
@@ -275,7 +403,7 @@ impl Inst {
             InstKind::Const { .. } => vec![],
             InstKind::Binary { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => vec![*lhs, *rhs],
             InstKind::Select { cond, t, f } => vec![*cond, *t, *f],
-            InstKind::Cast { value, .. } => vec![*value],
+            InstKind::Cast { value, .. } | InstKind::Unary { value, .. } => vec![*value],
             InstKind::Load { index, token, .. } => vec![*index, *token],
             InstKind::Store {
                 index,
@@ -292,7 +420,7 @@ impl Inst {
             InstKind::Const { .. } => vec![],
             InstKind::Binary { lhs, rhs, .. } | InstKind::Cmp { lhs, rhs, .. } => vec![lhs, rhs],
             InstKind::Select { cond, t, f } => vec![cond, t, f],
-            InstKind::Cast { value, .. } => vec![value],
+            InstKind::Cast { value, .. } | InstKind::Unary { value, .. } => vec![value],
             InstKind::Load { index, token, .. } => vec![index, token],
             InstKind::Store {
                 index,
@@ -425,7 +553,7 @@ pub struct Memory {
     /// Source name of the array.
     pub name: String,
     /// Element type (its width is the data width of loads/stores).
-    pub elem: IntTy,
+    pub elem: Scalar,
     /// Original dimensions (row-major flattening).
     pub dims: Vec<u64>,
     /// Number of elements.
@@ -446,7 +574,7 @@ pub enum IrParam {
         /// Source name.
         name: String,
         /// C type.
-        ty: IntTy,
+        ty: Scalar,
         /// The entry block parameter holding it.
         value: ValueId,
     },
@@ -468,7 +596,7 @@ pub struct IrFunction {
     /// Parameters in source order.
     pub params: Vec<IrParam>,
     /// Return type (`None` for void).
-    pub ret: Option<IntTy>,
+    pub ret: Option<Scalar>,
     /// Memories, indexed by [`MemId`].
     pub memories: Vec<Memory>,
     /// Blocks, indexed by [`BlockId`]; `bb0` is the entry.
@@ -604,17 +732,31 @@ impl IrFunction {
                     if *value != 0 { "true" } else { "false" }
                 )
             }
-            InstKind::Const { value } => format!("{r} = const {value} : {rty}"),
+            InstKind::Const { value } => match inst.results.first().map(|v| self.ty(*v)) {
+                Some(Type::Float(k)) => format!(
+                    "{r} = const {} : {rty}",
+                    handscope_sim::float::format_float(
+                        *value as u64 & handscope_sim::types::width_mask(k.bits()),
+                        k
+                    )
+                ),
+                _ => format!("{r} = const {value} : {rty}"),
+            },
             InstKind::Binary { op, lhs, rhs } => {
                 format!("{r} = {} {lhs}, {rhs} : {rty}", op.name())
             }
             InstKind::Cmp { pred, lhs, rhs } => {
+                let mnemonic = match pred {
+                    CmpPred::Float(_) => "cmpf",
+                    _ => "cmpi",
+                };
                 format!(
-                    "{r} = cmpi {} {lhs}, {rhs} : {}",
+                    "{r} = {mnemonic} {} {lhs}, {rhs} : {}",
                     pred.name(),
                     self.ty(*lhs)
                 )
             }
+            InstKind::Unary { op, value } => format!("{r} = {} {value} : {rty}", op.name()),
             InstKind::Select { cond, t, f } => format!("{r} = select {cond}, {t}, {f} : {rty}"),
             InstKind::Cast { op, value } => {
                 format!("{r} = {} {value} : {} to {rty}", op.name(), self.ty(*value))
@@ -660,5 +802,31 @@ mod tests {
         assert!(a.contains("andi"), "{a}");
         assert!(a.contains("return "), "{a}");
         assert!(a.contains("// 4:"), "{a}");
+    }
+
+    #[test]
+    fn float_ops_in_the_dump() {
+        let src = "#include <math.h>\nfloat f(float x, int n) {\n  if (x != 2.5f && x < n)\n    return sqrtf(-x) + (double)n;\n  return (int)x;\n}\n";
+        let a = compile_to_ir(src, "t.c", None)
+            .expect("compiles")
+            .to_string();
+        assert!(
+            a.starts_with("func @f(%0: float x, %1: int n) -> float {"),
+            "{a}"
+        );
+        for want in [
+            "const 2.5 : f32",
+            "cmpf une",
+            "sitofp",
+            "cmpf olt",
+            "negf",
+            "sqrt",
+            "extf",
+            "addf",
+            "truncf",
+            "fptosi",
+        ] {
+            assert!(a.contains(want), "{want} missing:\n{a}");
+        }
     }
 }

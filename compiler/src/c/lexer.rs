@@ -2,6 +2,7 @@
 
 use super::error::{CResult, RawError};
 use super::span::{LineIndex, Span};
+use super::types::FloatTy;
 
 /// Kind of a token.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,8 +24,14 @@ pub enum TokKind {
     Char(i64),
     /// String literal (only meaningful in `#include "..."`).
     Str(String),
-    /// Floating-point literal (always rejected later).
-    Float,
+    /// Floating-point literal: its value rounded to its type (`f`/`F` suffix: `float`, none:
+    /// `double`), as the IEEE-754 bit pattern.
+    Float {
+        /// The encoding of the value in `ty`.
+        bits: u64,
+        /// `float` or `double`.
+        ty: FloatTy,
+    },
     /// Punctuator.
     Punct(&'static str),
 }
@@ -61,7 +68,7 @@ impl Token {
             TokKind::Int { value, .. } => format!("'{value}'"),
             TokKind::Char(_) => "character literal".into(),
             TokKind::Str(_) => "string literal".into(),
-            TokKind::Float => "floating-point literal".into(),
+            TokKind::Float { .. } => "floating-point literal".into(),
             TokKind::Punct(p) => format!("'{p}'"),
         }
     }
@@ -250,7 +257,7 @@ fn number(text: &str, span: Span) -> CResult<TokKind> {
     if !is_hex && (lower.contains('.') || lower.contains('e') || lower.ends_with('f'))
         || is_hex && (lower.contains('.') || lower.contains('p'))
     {
-        return Ok(TokKind::Float);
+        return float_literal(text, &lower, is_hex, span);
     }
     let (radix, digits_start) = if is_hex {
         (16, 2)
@@ -298,4 +305,131 @@ fn number(text: &str, span: Span) -> CResult<TokKind> {
         longs,
         decimal: radix == 10,
     })
+}
+
+/// A floating constant (C11 6.4.4.2): decimal (`1.5`, `.5e-3`, `2.`) or hexadecimal
+/// (`0x1.8p3`), with an optional `f`/`F` (`float`) suffix; `l`/`L` (`long double`) is
+/// rejected. Decimal constants are rounded once, to nearest even, straight to their type (what
+/// GCC and Clang do); hexadecimal ones must be exact in their type.
+fn float_literal(text: &str, lower: &str, hex: bool, span: Span) -> CResult<TokKind> {
+    let (body, ty) = match lower.as_bytes().last() {
+        Some(b'f') if !hex || lower.contains('p') => (&lower[..lower.len() - 1], FloatTy::Float),
+        Some(b'l') => {
+            return Err(
+                RawError::new(span, format!("'{text}': long double is not supported"))
+                    .with_help("use double (no suffix) or float (suffix f)"),
+            );
+        }
+        _ => (lower, FloatTy::Double),
+    };
+    let bad = || RawError::new(span, format!("invalid floating-point literal '{text}'"));
+    if hex && !body.contains('p') {
+        return Err(bad()
+            .with_help("a hexadecimal floating literal needs a binary exponent, as in 0x1.8p3"));
+    }
+    let bits = if hex {
+        hex_float(&body[2..], ty).ok_or_else(|| {
+            RawError::new(
+                span,
+                format!(
+                    "hexadecimal floating literal '{text}' is not exact in {}",
+                    ty.c_name()
+                ),
+            )
+        })?
+    } else {
+        if !body
+            .bytes()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'+' | b'-'))
+            || !body.contains(['.', 'e'])
+        {
+            return Err(bad());
+        }
+        match ty {
+            FloatTy::Float => u64::from(body.parse::<f32>().map_err(|_| bad())?.to_bits()),
+            FloatTy::Double => body.parse::<f64>().map_err(|_| bad())?.to_bits(),
+        }
+    };
+    Ok(TokKind::Float { bits, ty })
+}
+
+/// The encoding of the hexadecimal floating constant `body` (after `0x`, before any suffix:
+/// `h.hhhp[+-]d`), when its value is exactly representable in `ty` (`None` otherwise or when
+/// malformed).
+fn hex_float(body: &str, ty: FloatTy) -> Option<u64> {
+    let (mant, exp) = body.split_once('p')?;
+    let exp: i32 = exp.parse().ok()?;
+    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let mut m: u128 = 0;
+    for c in int.chars().chain(frac.chars()) {
+        m = m
+            .checked_mul(16)?
+            .checked_add(u128::from(c.to_digit(16)?))?;
+        if m >> 100 != 0 {
+            return None;
+        }
+    }
+    let e = exp.checked_sub(4 * i32::try_from(frac.len()).ok()?)?;
+    // value = m * 2^e; exact in f64 when m fits 53 bits and the scaling stays normal.
+    if m >> 53 != 0 {
+        return None;
+    }
+    let v = (m as f64) * 2f64.powi(e);
+    if !v.is_finite() || (m != 0 && (v == 0.0 || v.abs() < f64::MIN_POSITIVE)) {
+        return None;
+    }
+    // Check exactness: scaling back gives m.
+    if (v * 2f64.powi(-e)) as u128 != m {
+        return None;
+    }
+    match ty {
+        FloatTy::Double => Some(v.to_bits()),
+        FloatTy::Float => {
+            let f = v as f32;
+            (f64::from(f) == v && f.is_finite() && (f == 0.0 || f.abs() >= f32::MIN_POSITIVE))
+                .then(|| u64::from(f.to_bits()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn float(text: &str) -> (u64, FloatTy) {
+        match lex(text).expect("lexes").first().map(|t| t.kind.clone()) {
+            Some(TokKind::Float { bits, ty }) => (bits, ty),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn float_literals_round_once_to_their_type() {
+        let d = |x: f64| (x.to_bits(), FloatTy::Double);
+        let f = |x: f32| (u64::from(x.to_bits()), FloatTy::Float);
+        assert_eq!(float("1.5"), d(1.5));
+        assert_eq!(float(".5e-3"), d(0.5e-3));
+        assert_eq!(float("2."), d(2.0));
+        assert_eq!(float("1e10"), d(1e10));
+        assert_eq!(float("0.1f"), f(0.1));
+        assert_eq!(float("0.1F"), f(0.1));
+        assert_eq!(float("1e999f"), f(f32::INFINITY));
+        assert_eq!(float("1e-50f"), f(0.0));
+        // 16777217 is not a float: rounded straight from the decimal, to even.
+        assert_eq!(float("16777217.0f"), f(16777216.0));
+        assert_eq!(float("0x1.8p3"), d(12.0));
+        assert_eq!(float("0x10p-4f"), f(1.0));
+        assert_eq!(float("0x.8p0"), d(0.5));
+    }
+
+    #[test]
+    fn bad_float_literals_are_located_errors() {
+        for bad in ["1.5L", "1f", "0x1.8", "1.5e", "1.5ff", "1..5"] {
+            let e = lex(bad).err().unwrap_or_else(|| panic!("{bad} lexed"));
+            assert_eq!((e.span.line, e.span.col), (1, 1), "{bad}");
+        }
+    }
 }

@@ -10,14 +10,23 @@
 //! * Local arrays whose declaration executes at most once (not inside a loop) get their
 //!   initializer as initial memory contents; inside loops the initializer becomes stores.
 //! * Array indices are computed in `i32` (`int`) arithmetic.
+//! * `float` and `double` follow C's usual arithmetic conversions with x86-64's evaluation
+//!   method (`FLT_EVAL_METHOD == 0`: a `float` operation is computed in `float`), without
+//!   contraction (no fused multiply-add); the math functions the subset knows map onto MLIR
+//!   ops (`fabs` → `math.absf`, `sqrt` → `math.sqrt`, `fmin`/`fmax` → `arith.minnumf` /
+//!   `maxnumf`, `copysign` → `math.copysign`, and their `f` variants).
 
 use super::ast::*;
-use super::consteval::{ConstVal, convert as const_convert, eval_const, ir_binop, ir_pred};
+use super::consteval::{
+    ConstVal, Step, conversion, convert as const_convert, eval_as, eval_const, ir_binop, ir_pred,
+    ne_zero,
+};
 use super::error::{CResult, RawError};
 use super::ir::*;
 use super::span::{LineIndex, Span};
 use super::ssa::{FnBuilder, Var};
-use super::types::{CType, IntTy};
+use super::types::{CType, FloatTy, IntTy, Scalar};
+use handscope_sim::FloatPredicate;
 use std::collections::{BTreeMap, BTreeSet};
 
 const MAX_INLINE_DEPTH: usize = 64;
@@ -28,7 +37,7 @@ const MAX_INLINED_CALLS: usize = 10_000;
 struct ArrayRef {
     mem: MemId,
     base: Option<ValueId>,
-    elem: IntTy,
+    elem: Scalar,
     dims: Vec<Option<u64>>,
     global: bool,
     name: String,
@@ -40,13 +49,13 @@ struct ArrayRef {
 #[derive(Clone, Debug)]
 enum Sym {
     /// A scalar variable; `true` when declared `const`.
-    Scalar(Var, IntTy, bool),
+    Scalar(Var, Scalar, bool),
     Array(ArrayRef),
 }
 
 #[derive(Clone, Debug)]
 enum Global {
-    Scalar(i64, IntTy),
+    Scalar(i64, Scalar),
     Array {
         decl_index: usize,
         mem: Option<MemId>,
@@ -57,18 +66,18 @@ enum Global {
 #[derive(Clone, Copy, Debug)]
 struct Rv {
     v: ValueId,
-    ty: IntTy,
+    ty: Scalar,
 }
 
 /// An assignable location.
 #[derive(Clone, Copy, Debug)]
 enum Lv {
-    Var(Var, IntTy),
-    Elem(MemId, ValueId, IntTy),
+    Var(Var, Scalar),
+    Elem(MemId, ValueId, Scalar),
 }
 
 impl Lv {
-    fn ty(&self) -> IntTy {
+    fn ty(&self) -> Scalar {
         match self {
             Lv::Var(_, t) | Lv::Elem(_, _, t) => *t,
         }
@@ -127,10 +136,114 @@ struct Lowerer<'a> {
     inlined: usize,
     /// Spans of the `goto` statements lowered (to name one in a reducibility error).
     gotos: std::collections::BTreeSet<(u32, u32)>,
+    /// `<math.h>` was included.
+    math_h: bool,
+    /// The operand of every `negf` lowered from a unary `-` (for [`Lowerer::gcc_fold`]).
+    negs: BTreeMap<ValueId, ValueId>,
 }
 
-fn ity(t: IntTy) -> Type {
-    Type::Int(t.bits())
+fn ity(t: Scalar) -> Type {
+    Type::of(t)
+}
+
+/// A math library function the subset implements, by its C name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MathFn {
+    /// `fabs`: one operand.
+    Unary(UnaryOp),
+    /// `fmin`, `fmax`, `copysign`: two operands.
+    Binary(BinaryOp),
+}
+
+/// The `<math.h>` functions the subset knows: each name with its type (`float` for the `f`
+/// variants) and operation.
+fn math_fn(name: &str) -> Option<(MathFn, FloatTy)> {
+    let (base, ty) = match name.strip_suffix('f') {
+        Some(b) if matches!(b, "fabs" | "sqrt" | "fmin" | "fmax" | "copysign") => {
+            (b, FloatTy::Float)
+        }
+        _ => (name, FloatTy::Double),
+    };
+    let f = match base {
+        "fabs" => MathFn::Unary(UnaryOp::AbsF),
+        "sqrt" => MathFn::Unary(UnaryOp::Sqrt),
+        "fmin" => MathFn::Binary(BinaryOp::MinNumF),
+        "fmax" => MathFn::Binary(BinaryOp::MaxNumF),
+        "copysign" => MathFn::Binary(BinaryOp::CopySign),
+        _ => return None,
+    };
+    Some((f, ty))
+}
+
+/// Other `<math.h>` functions (C11 7.12), which get a diagnostic naming them rather than
+/// "undeclared function".
+const OTHER_MATH: &[&str] = &[
+    "acos",
+    "asin",
+    "atan",
+    "atan2",
+    "cos",
+    "sin",
+    "tan",
+    "acosh",
+    "asinh",
+    "atanh",
+    "cosh",
+    "sinh",
+    "tanh",
+    "exp",
+    "exp2",
+    "expm1",
+    "frexp",
+    "ilogb",
+    "ldexp",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logb",
+    "modf",
+    "scalbn",
+    "scalbln",
+    "cbrt",
+    "hypot",
+    "pow",
+    "erf",
+    "erfc",
+    "lgamma",
+    "tgamma",
+    "ceil",
+    "floor",
+    "nearbyint",
+    "rint",
+    "lrint",
+    "llrint",
+    "round",
+    "lround",
+    "llround",
+    "trunc",
+    "fmod",
+    "remainder",
+    "remquo",
+    "nan",
+    "nextafter",
+    "nexttoward",
+    "fdim",
+    "fma",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "fpclassify",
+    "isnormal",
+];
+
+/// Is `name` a `<math.h>` function the subset does not implement?
+fn unsupported_math(name: &str) -> bool {
+    OTHER_MATH.contains(&name)
+        || name
+            .strip_suffix(['f', 'l'])
+            .is_some_and(|b| OTHER_MATH.contains(&b) || math_fn(b).is_some())
 }
 
 /// Lowers the function `top` (or the unique uncalled function) of `tu` to IR.
@@ -218,12 +331,12 @@ pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &LineIndex) -> CRes
     let mut globals = BTreeMap::new();
     for (i, g) in tu.globals.iter().enumerate() {
         let entry = match &g.ty {
-            CType::Int(t) => {
+            CType::Scalar(t) => {
                 let v = match &g.init {
                     None => 0,
-                    Some(Init::Expr(e)) => const_convert_val(eval_const(e)?, *t),
+                    Some(Init::Expr(e)) => eval_as(e, *t)?,
                     Some(Init::List(items, sp)) => match items.as_slice() {
-                        [Init::Expr(e)] => const_convert_val(eval_const(e)?, *t),
+                        [Init::Expr(e)] => eval_as(e, *t)?,
                         _ => return Err(RawError::new(*sp, "invalid scalar initializer")),
                     },
                 };
@@ -252,6 +365,8 @@ pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &LineIndex) -> CRes
         consts: BTreeMap::new(),
         inlined: 0,
         gotos: std::collections::BTreeSet::new(),
+        math_h: tu.math_h,
+        negs: BTreeMap::new(),
     };
     l.top(top_fn, lines)
 }
@@ -376,7 +491,7 @@ fn collect_calls_expr(e: &Expr, out: &mut Vec<(String, Span)>) {
     let mut work = vec![e];
     while let Some(e) = work.pop() {
         match &e.kind {
-            ExprKind::IntLit(..) | ExprKind::Ident(_) => {}
+            ExprKind::IntLit(..) | ExprKind::FloatLit(..) | ExprKind::Ident(_) => {}
             ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::IncDec { expr: a, .. } => {
                 work.push(a)
             }
@@ -471,7 +586,8 @@ fn speculatable(e: &Expr) -> bool {
                 }
             },
             ExprKind::Cond(a, b, c) => work.extend([&**a, &**b, &**c]),
-            ExprKind::Cast(CType::Int(_), a) => work.push(a),
+            ExprKind::FloatLit(..) => {}
+            ExprKind::Cast(CType::Scalar(_), a) => work.push(a),
             _ => return false,
         }
     }
@@ -487,16 +603,86 @@ enum Val {
     Bool(ValueId),
 }
 
-/// The integer type of an operand of type `t` at `span`, or why it cannot be a number.
-fn int_type(t: CType, span: Span) -> CResult<IntTy> {
+/// The arithmetic type of an operand of type `t` at `span`, or why it cannot be a number.
+fn scalar_type(t: CType, span: Span) -> CResult<Scalar> {
     match t {
-        CType::Int(t) => Ok(t),
+        CType::Scalar(t) => Ok(t),
         CType::Void => Err(RawError::new(span, "void value used in an expression")),
         CType::Array(..) => Err(RawError::new(
             span,
             "array used as a value (pointer decay is not supported)",
         )),
     }
+}
+
+/// The error for a floating operand `what` requires an integer for (an array index, the
+/// operand of `%`, a shift, a bitwise operator, `~` or a `switch`).
+fn float_not_allowed(span: Span, t: FloatTy, what: &str) -> RawError {
+    RawError::new(
+        span,
+        format!(
+            "{what} must have an integer type, but this operand is '{}'",
+            t.c_name()
+        ),
+    )
+    .with_help("convert it explicitly, as in (int)x, which truncates toward zero")
+}
+
+/// `t` as an integer type, or the located error for a float where `what` needs an integer.
+fn require_int(t: Scalar, span: Span, what: &str) -> CResult<IntTy> {
+    match t {
+        Scalar::Int(i) => Ok(i),
+        Scalar::Float(f) => Err(float_not_allowed(span, f, what)),
+    }
+}
+
+/// What a binary operator that needs integer operands calls them in a diagnostic.
+fn int_only(op: BinOp) -> Option<&'static str> {
+    match op {
+        BinOp::Rem => Some("the operand of '%'"),
+        BinOp::Shl => Some("the operand of '<<'"),
+        BinOp::Shr => Some("the operand of '>>'"),
+        BinOp::And => Some("the operand of '&'"),
+        BinOp::Or => Some("the operand of '|'"),
+        BinOp::Xor => Some("the operand of '^'"),
+        BinOp::Add
+        | BinOp::Sub
+        | BinOp::Mul
+        | BinOp::Div
+        | BinOp::Lt
+        | BinOp::Gt
+        | BinOp::Le
+        | BinOp::Ge
+        | BinOp::Eq
+        | BinOp::Ne
+        | BinOp::LogAnd
+        | BinOp::LogOr => None,
+    }
+}
+
+/// The IR operation of C's `+ - * /` on floats.
+fn float_binop(op: BinOp) -> Option<BinaryOp> {
+    Some(match op {
+        BinOp::Add => BinaryOp::AddF,
+        BinOp::Sub => BinaryOp::SubF,
+        BinOp::Mul => BinaryOp::MulF,
+        BinOp::Div => BinaryOp::DivF,
+        _ => return None,
+    })
+}
+
+/// The `cmpf` predicate of a C comparison: ordered for `< <= > >= ==` (false on NaN),
+/// unordered for `!=` (true on NaN), as C requires.
+fn float_pred(op: BinOp) -> Option<CmpPred> {
+    Some(CmpPred::Float(match op {
+        BinOp::Lt => FloatPredicate::Olt,
+        BinOp::Le => FloatPredicate::Ole,
+        BinOp::Gt => FloatPredicate::Ogt,
+        BinOp::Ge => FloatPredicate::Oge,
+        BinOp::Eq => FloatPredicate::Oeq,
+        BinOp::Ne => FloatPredicate::Une,
+        _ => return None,
+    }))
 }
 
 impl<'a> Lowerer<'a> {
@@ -513,7 +699,13 @@ impl<'a> Lowerer<'a> {
         let ty = self.b.ty(l);
         if let (Some(&a), Some(&c)) = (self.consts.get(&l), self.consts.get(&r)) {
             let m = super::arith::mask(ty.bits());
-            if let Ok(res) = super::arith::binary(op, ty.bits(), a as u64 & m, c as u64 & m) {
+            // A float division by a constant zero stays in the circuit, so that it raises its
+            // division-by-zero event when it runs (integer ones are not folded either).
+            let zero_divisor = op == BinaryOp::DivF && (c as u64 & (m >> 1)) == 0;
+            if let (Ok(res), false) = (
+                super::arith::binary(op, ty.bits(), a as u64 & m, c as u64 & m),
+                zero_divisor,
+            ) {
                 return Ok(self.constant(res as i64, ty, span));
             }
         }
@@ -549,25 +741,30 @@ impl<'a> Lowerer<'a> {
         self.b.inst(InstKind::Cast { op, value: v }, &[to], span)[0]
     }
 
-    /// C conversion of `rv` to type `to`.
-    fn convert(&mut self, rv: Rv, to: IntTy, span: Span) -> ValueId {
-        let (fb, tb) = (rv.ty.bits(), to.bits());
-        if tb == 1 && fb != 1 {
-            let z = self.constant(0, Type::Int(fb), span);
-            return self.cmp(CmpPred::Ne, rv.v, z, span);
+    fn unary(&mut self, op: UnaryOp, v: ValueId, span: Span) -> ValueId {
+        let ty = self.b.ty(v);
+        if let Some(&c) = self.consts.get(&v) {
+            let m = super::arith::mask(ty.bits());
+            let res = super::arith::unary(op, ty.bits(), c as u64 & m);
+            return self.constant(res as i64, ty, span);
         }
-        if tb < fb {
-            self.cast(CastOp::TruncI, rv.v, Type::Int(tb), span)
-        } else if tb > fb {
-            let op = if rv.ty.signed {
-                CastOp::ExtSI
-            } else {
-                CastOp::ExtUI
+        self.b.inst(InstKind::Unary { op, value: v }, &[ty], span)[0]
+    }
+
+    /// C conversion of `rv` to type `to` (the steps of [`conversion`]).
+    fn convert(&mut self, rv: Rv, to: Scalar, span: Span) -> ValueId {
+        let mut v = rv.v;
+        for step in conversion(rv.ty, to) {
+            v = match step {
+                Step::Cast(op, t) => self.cast(op, v, t, span),
+                Step::NeZero => {
+                    let t = self.b.ty(v);
+                    let z = self.constant(0, t, span);
+                    self.cmp(ne_zero(t), v, z, span)
+                }
             };
-            self.cast(op, rv.v, Type::Int(tb), span)
-        } else {
-            rv.v
         }
+        v
     }
 
     fn promote(&mut self, rv: Rv, span: Span) -> Rv {
@@ -633,7 +830,7 @@ impl<'a> Lowerer<'a> {
     fn new_memory(
         &mut self,
         name: &str,
-        elem: IntTy,
+        elem: Scalar,
         dims: Vec<u64>,
         kind: MemoryKind,
         span: Span,
@@ -680,7 +877,7 @@ impl<'a> Lowerer<'a> {
                 let mut vals = Vec::with_capacity(slots.len());
                 for s in slots {
                     vals.push(match s {
-                        Some(e) => const_convert_val(eval_const(e)?, *elem),
+                        Some(e) => eval_as(e, *elem)?,
                         None => 0,
                     });
                 }
@@ -727,7 +924,7 @@ impl<'a> Lowerer<'a> {
         let entry = self.b.cur;
         for (i, p) in f.params.iter().enumerate() {
             match &p.ty {
-                CType::Int(t) => {
+                CType::Scalar(t) => {
                     let v = self.b.add_param(entry, ity(*t), Some(p.name.clone()));
                     let var = self.b.new_var(&p.name, ity(*t));
                     self.b.write_var(var, v);
@@ -772,7 +969,7 @@ impl<'a> Lowerer<'a> {
         self.b.undef_token = Some(start);
         let ret = match &f.ret {
             CType::Void => None,
-            CType::Int(t) => Some(*t),
+            CType::Scalar(t) => Some(*t),
             CType::Array(..) => {
                 return Err(RawError::new(f.span, "functions cannot return arrays"));
             }
@@ -1075,7 +1272,7 @@ impl<'a> Lowerer<'a> {
                     None => return Err(RawError::new(s.span, "return outside a function")),
                 };
                 match (e, &ret, ret_var) {
-                    (Some(e), CType::Int(t), Some(var)) => {
+                    (Some(e), CType::Scalar(t), Some(var)) => {
                         let rv = self.rvalue(e)?;
                         let v = self.convert(rv, *t, e.span);
                         self.b.write_var(var, v);
@@ -1115,10 +1312,11 @@ impl<'a> Lowerer<'a> {
     fn switch(&mut self, c: &Expr, body: &Stmt, span: Span) -> CResult<()> {
         let rv = self.rvalue(c)?;
         let rv = self.promote(rv, c.span);
+        let ty = require_int(rv.ty, c.span, "the controlling expression of 'switch'")?;
         let head = self.b.cur;
         let xb = self.b.new_block();
         self.switches.push(SwitchCtx {
-            ty: rv.ty,
+            ty,
             cases: Vec::new(),
             default: None,
         });
@@ -1164,7 +1362,7 @@ impl<'a> Lowerer<'a> {
             ));
         }
         match &d.ty {
-            CType::Int(t) => {
+            CType::Scalar(t) => {
                 let var = self.b.new_var(&d.name, ity(*t));
                 if let Some(init) = &d.init {
                     let e = match init {
@@ -1196,7 +1394,7 @@ impl<'a> Lowerer<'a> {
                     .iter()
                     .map(|s| match s {
                         None => Some(0),
-                        Some(e) => eval_const(e).ok().map(|c| const_convert_val(c, *elem)),
+                        Some(e) => eval_as(e, *elem).ok(),
                     })
                     .collect();
                 let (init_contents, needs_stores) = match (&d.init, once, consts) {
@@ -1283,7 +1481,7 @@ impl<'a> Lowerer<'a> {
     fn subscript(
         &mut self,
         e: &Expr,
-    ) -> CResult<Result<(MemId, ValueId, IntTy, ArrayRef), ArrayRef>> {
+    ) -> CResult<Result<(MemId, ValueId, Scalar, ArrayRef), ArrayRef>> {
         let mut idx_exprs = Vec::new();
         let mut cur = e;
         while let ExprKind::Index(b, i) = &cur.kind {
@@ -1320,7 +1518,8 @@ impl<'a> Lowerer<'a> {
         for (k, ie) in idx_exprs.iter().enumerate() {
             self.check_constant_index(ie, arr.dims[k], name, k, arr.dims.len())?;
             let rv = self.rvalue(ie)?;
-            let iv = self.convert(rv, IntTy::INT, ie.span);
+            require_int(rv.ty, ie.span, "an array index")?;
+            let iv = self.convert(rv, Scalar::INT, ie.span);
             let stride: u64 = arr.dims[k + 1..].iter().map(|d| d.unwrap_or(1)).product();
             let term = if stride == 1 {
                 iv
@@ -1360,7 +1559,7 @@ impl<'a> Lowerer<'a> {
     ) -> CResult<()> {
         let Some(dim) = dim else { return Ok(()) };
         let lookup = |n: &str| match (self.lookup(n), self.globals.get(n)) {
-            (None, Some(Global::Scalar(v, t))) => Some((*v, *t)),
+            (None, Some(Global::Scalar(v, Scalar::Int(t)))) => Some((*v, *t)),
             _ => None,
         };
         let Ok((v, t)) = super::consteval::eval_with(ie, &lookup) else {
@@ -1484,14 +1683,16 @@ impl<'a> Lowerer<'a> {
 
     /// Static type of an expression (without lowering it).
     fn expr_type(&mut self, e: &Expr) -> CResult<CType> {
-        let int = |s: &mut Self, x: &Expr| -> CResult<IntTy> { int_type(s.expr_type(x)?, x.span) };
+        let num =
+            |s: &mut Self, x: &Expr| -> CResult<Scalar> { scalar_type(s.expr_type(x)?, x.span) };
         Ok(match &e.kind {
-            ExprKind::IntLit(_, t) => CType::Int(*t),
+            ExprKind::IntLit(_, t) => CType::int(*t),
+            ExprKind::FloatLit(_, t) => CType::Scalar(Scalar::Float(*t)),
             ExprKind::Ident(n) => match self.lookup(n) {
-                Some(Sym::Scalar(_, t, _)) => CType::Int(*t),
+                Some(Sym::Scalar(_, t, _)) => CType::Scalar(*t),
                 Some(Sym::Array(a)) => CType::Array(a.elem, a.dims.clone()),
                 None => match self.globals.get(n) {
-                    Some(Global::Scalar(_, t)) => CType::Int(*t),
+                    Some(Global::Scalar(_, t)) => CType::Scalar(*t),
                     Some(Global::Array { decl_index, .. }) => {
                         self.global_decls[*decl_index].ty.clone()
                     }
@@ -1514,21 +1715,32 @@ impl<'a> Lowerer<'a> {
                 },
             },
             ExprKind::Unary(UnOp::Not, a) => {
-                int(self, a)?;
-                CType::Int(IntTy::INT)
+                num(self, a)?;
+                CType::Scalar(Scalar::INT)
             }
             ExprKind::Unary(UnOp::Deref | UnOp::AddrOf, _) => {
                 return Err(RawError::new(e.span, "pointers are not supported"));
             }
-            ExprKind::Unary(_, a) => CType::Int(int(self, a)?.promote()),
-            ExprKind::IncDec { expr, .. } => CType::Int(int(self, expr)?),
+            ExprKind::Unary(UnOp::BitNot, a) => {
+                let t = num(self, a)?;
+                CType::int(require_int(t, a.span, "the operand of '~'")?.promote())
+            }
+            ExprKind::Unary(_, a) => CType::Scalar(num(self, a)?.promote()),
+            ExprKind::IncDec { expr, .. } => CType::Scalar(num(self, expr)?),
             ExprKind::Binary(..) => self.binary_chain_type(e)?,
-            ExprKind::Assign(_, a, _) => CType::Int(int(self, a)?),
+            ExprKind::Assign(op, a, b) => {
+                let t = num(self, a)?;
+                if let Some(what) = op.and_then(int_only) {
+                    require_int(t, a.span, what)?;
+                    require_int(num(self, b)?, b.span, what)?;
+                }
+                CType::Scalar(t)
+            }
             ExprKind::Cond(c, a, b) => {
-                int(self, c)?;
+                num(self, c)?;
                 match (self.expr_type(a)?, self.expr_type(b)?) {
                     (CType::Void, CType::Void) => CType::Void,
-                    (CType::Int(x), CType::Int(y)) => CType::Int(IntTy::usual(x, y)),
+                    (CType::Scalar(x), CType::Scalar(y)) => CType::Scalar(Scalar::usual(x, y)),
                     _ => {
                         return Err(RawError::new(
                             e.span,
@@ -1539,8 +1751,8 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::Cast(t, a) => {
                 match t {
-                    CType::Int(_) => {
-                        int(self, a)?;
+                    CType::Scalar(_) => {
+                        num(self, a)?;
                     }
                     CType::Void => {
                         self.expr_type(a)?;
@@ -1555,12 +1767,12 @@ impl<'a> Lowerer<'a> {
                 let mut n = 0;
                 let mut cur = e;
                 while let ExprKind::Index(b, i) = &cur.kind {
-                    int(self, i)?;
+                    require_int(num(self, i)?, i.span, "an array index")?;
                     n += 1;
                     cur = b;
                 }
                 match self.expr_type(cur)? {
-                    CType::Array(t, dims) if n == dims.len() => CType::Int(t),
+                    CType::Array(t, dims) if n == dims.len() => CType::Scalar(t),
                     CType::Array(t, dims) if n < dims.len() => CType::Array(t, dims[n..].to_vec()),
                     _ => {
                         return Err(RawError::new(
@@ -1573,7 +1785,11 @@ impl<'a> Lowerer<'a> {
             ExprKind::Call(n, _)
                 if !self.funcs.contains_key(n.as_str()) && abs_builtin(n).is_some() =>
             {
-                CType::Int(abs_builtin(n).unwrap_or(IntTy::INT))
+                CType::Scalar(Scalar::Int(abs_builtin(n).unwrap_or(IntTy::INT)))
+            }
+            ExprKind::Call(n, _) if self.math_call(n) => {
+                let (_, t) = math_fn(n).ok_or_else(|| self.unsupported_call(n, e.span))?;
+                CType::Scalar(Scalar::Float(t))
             }
             ExprKind::Call(n, _) => {
                 let f = self
@@ -1611,15 +1827,19 @@ impl<'a> Lowerer<'a> {
                     "pointer arithmetic is not supported",
                 ));
             }
-            let ta = int_type(acc?, acc_span)?;
-            let tb = int_type(tb?, b.span)?;
-            acc = Ok(CType::Int(
+            let ta = scalar_type(acc?, acc_span)?;
+            let tb = scalar_type(tb?, b.span)?;
+            if let Some(what) = int_only(*op) {
+                require_int(ta, acc_span, what)?;
+                require_int(tb, b.span, what)?;
+            }
+            acc = Ok(CType::Scalar(
                 if op.is_comparison() || matches!(op, BinOp::LogAnd | BinOp::LogOr) {
-                    IntTy::INT
+                    Scalar::INT
                 } else if matches!(op, BinOp::Shl | BinOp::Shr) {
                     ta.promote()
                 } else {
-                    IntTy::usual(ta, tb)
+                    Scalar::usual(ta, tb)
                 },
             ));
             acc_span = node.span;
@@ -1668,9 +1888,17 @@ impl<'a> Lowerer<'a> {
         match &e.kind {
             ExprKind::IntLit(v, t) => {
                 let val = const_convert_val((*v as i64, IntTy::ULLONG), *t);
+                let ty = Scalar::Int(*t);
                 Ok(Rv {
-                    v: self.constant(val, ity(*t), sp),
-                    ty: *t,
+                    v: self.constant(val, ity(ty), sp),
+                    ty,
+                })
+            }
+            ExprKind::FloatLit(bits, t) => {
+                let ty = Scalar::Float(*t);
+                Ok(Rv {
+                    v: self.constant(*bits as i64, ity(ty), sp),
+                    ty,
                 })
             }
             ExprKind::Ident(n) => match self.lookup(n).cloned() {
@@ -1713,6 +1941,20 @@ impl<'a> Lowerer<'a> {
                     let rv = self.rvalue(a)?;
                     let rv = self.promote(rv, sp);
                     let ty = ity(rv.ty);
+                    if let Scalar::Float(f) = rv.ty {
+                        let v = match op {
+                            UnOp::Plus => rv.v,
+                            UnOp::Neg => {
+                                let v = self.unary(UnaryOp::NegF, rv.v, sp);
+                                if !self.consts.contains_key(&v) {
+                                    self.negs.insert(v, rv.v);
+                                }
+                                v
+                            }
+                            _ => return Err(float_not_allowed(a.span, f, "the operand of '~'")),
+                        };
+                        return Ok(Rv { v, ty: rv.ty });
+                    }
                     let v = match op {
                         UnOp::Plus => rv.v,
                         UnOp::Neg => {
@@ -1732,7 +1974,7 @@ impl<'a> Lowerer<'a> {
                 let old = self.read_lv(lv, sp);
                 let one = Rv {
                     v: self.constant(1, Type::Int(32), sp),
-                    ty: IntTy::INT,
+                    ty: Scalar::INT,
                 };
                 let op = if *inc { BinOp::Add } else { BinOp::Sub };
                 let res = self.arith(op, old, one, sp)?;
@@ -1749,9 +1991,18 @@ impl<'a> Lowerer<'a> {
                 let res = match op {
                     None => self.rvalue(b)?,
                     Some(op) => {
+                        if let Some(what) = int_only(*op) {
+                            require_int(lv.ty(), a.span, what)?;
+                        }
                         let old = self.read_lv(lv, sp);
                         let r = self.rvalue(b)?;
-                        self.arith(*op, old, r, sp)?
+                        if let Some(what) = int_only(*op) {
+                            require_int(r.ty, b.span, what)?;
+                        }
+                        match self.gcc_fold(*op, None, b, old, r, sp)? {
+                            Some(v) => v,
+                            None => self.arith(*op, old, r, sp)?,
+                        }
                     }
                 };
                 let v = self.convert(res, lv.ty(), sp);
@@ -1759,7 +2010,7 @@ impl<'a> Lowerer<'a> {
                 Ok(Rv { v, ty: lv.ty() })
             }
             ExprKind::Cond(c, a, b) => {
-                let CType::Int(t) = self.expr_type(e)? else {
+                let CType::Scalar(t) = self.expr_type(e)? else {
                     return Err(RawError::new(sp, "void value used in an expression"));
                 };
                 if speculatable(a) && speculatable(b) {
@@ -1799,7 +2050,7 @@ impl<'a> Lowerer<'a> {
                 })
             }
             ExprKind::Cast(t, a) => match t {
-                CType::Int(t) => {
+                CType::Scalar(t) => {
                     let rv = self.rvalue(a)?;
                     Ok(Rv {
                         v: self.convert(rv, *t, sp),
@@ -1831,38 +2082,136 @@ impl<'a> Lowerer<'a> {
     fn bool_to_int(&mut self, c: ValueId, sp: Span) -> Rv {
         Rv {
             v: self.cast(CastOp::ExtUI, c, Type::Int(32), sp),
-            ty: IntTy::INT,
+            ty: Scalar::INT,
         }
     }
 
     /// C binary arithmetic operator (not comparisons/logical) with the usual conversions.
     fn arith(&mut self, op: BinOp, l: Rv, r: Rv, sp: Span) -> CResult<Rv> {
+        if let Some(what) = int_only(op) {
+            require_int(l.ty, sp, what)?;
+            require_int(r.ty, sp, what)?;
+        }
         if matches!(op, BinOp::Shl | BinOp::Shr) {
             let l = self.promote(l, sp);
             let r = self.promote(r, sp);
+            let (Scalar::Int(lt), Scalar::Int(rt)) = (l.ty, r.ty) else {
+                return Err(RawError::new(sp, "shift of a floating value"));
+            };
             let amt = self.convert(
                 Rv {
                     v: r.v,
-                    ty: IntTy::new(r.ty.kind, false),
+                    ty: Scalar::Int(IntTy::new(rt.kind, false)),
                 },
-                IntTy::new(l.ty.kind, false),
+                Scalar::Int(IntTy::new(lt.kind, false)),
                 sp,
             );
-            let irop =
-                ir_binop(op, l.ty.signed).ok_or_else(|| RawError::new(sp, "bad operator"))?;
+            let irop = ir_binop(op, lt.signed).ok_or_else(|| RawError::new(sp, "bad operator"))?;
             return Ok(Rv {
                 v: self.binary(irop, l.v, amt, sp)?,
                 ty: l.ty,
             });
         }
-        let t = IntTy::usual(l.ty, r.ty);
+        let t = Scalar::usual(l.ty, r.ty);
         let lv = self.convert(l, t, sp);
         let rv = self.convert(r, t, sp);
-        let irop = ir_binop(op, t.signed).ok_or_else(|| RawError::new(sp, "bad operator"))?;
+        let irop = match t {
+            Scalar::Int(i) => ir_binop(op, i.signed),
+            Scalar::Float(_) => float_binop(op),
+        }
+        .ok_or_else(|| RawError::new(sp, "bad operator"))?;
         Ok(Rv {
             v: self.binary(irop, lv, rv, sp)?,
             ty: t,
         })
+    }
+
+    /// The algebraic identities GCC applies to float expressions even at `-O0` (its
+    /// `fold`), which change nothing but the sign or quietness of a NaN result, so that float
+    /// kernels equal native C bit for bit: within one expression (`l_ast`/`r_ast` are the
+    /// operands as written; `l_ast` is `None` for a compound assignment's target),
+    /// `a - (-b)` is `a + b`, `a + (-b)` is `a - b`, `(-a) + b` is `b - a`, `(-a) * (-b)` and
+    /// `(-a) / (-b)` drop both signs, `a / (-b)` is `-(a / b)`, `x * 1`, `1 * x`, `x / 1`,
+    /// `x - 0.0`, `x + (-0.0)` and
+    /// `(-0.0) + x` are `x`, and `x * -1`, `-1 * x`, `x / -1` are `-x`. `None` when none
+    /// applies (or the operation is not a float one).
+    fn gcc_fold(
+        &mut self,
+        op: BinOp,
+        l_ast: Option<&Expr>,
+        r_ast: &Expr,
+        l: Rv,
+        r: Rv,
+        sp: Span,
+    ) -> CResult<Option<Rv>> {
+        let t = Scalar::usual(l.ty, r.ty);
+        let Scalar::Float(ft) = t else {
+            return Ok(None);
+        };
+        // The operand of a float negation written as such in this expression.
+        let neg = |s: &Self, e: Option<&Expr>, v: Rv| -> Option<Rv> {
+            match e.map(|e| &e.kind) {
+                Some(ExprKind::Unary(UnOp::Neg, _)) if v.ty.float().is_some() => {
+                    s.negs.get(&v.v).map(|x| Rv { v: *x, ty: v.ty })
+                }
+                _ => None,
+            }
+        };
+        // Is the operand as written a constant (a literal, possibly negated or cast) equal to
+        // `want` in the operation's type? Operator chains are not evaluated: the left operand
+        // of every level of `x0 * x1 * ... * xn` is the whole chain below it.
+        let is = |e: Option<&Expr>, want: f64| -> bool {
+            let Some(e) = e else { return false };
+            if !matches!(
+                e.kind,
+                ExprKind::FloatLit(..)
+                    | ExprKind::IntLit(..)
+                    | ExprKind::Unary(UnOp::Neg | UnOp::Plus, _)
+                    | ExprKind::Cast(..)
+            ) {
+                return false;
+            }
+            let Ok(c) = super::consteval::eval_scalar(e) else {
+                return false;
+            };
+            let bits = super::consteval::convert_scalar(c, t);
+            bits == match ft {
+                FloatTy::Float => u64::from((want as f32).to_bits()),
+                FloatTy::Double => want.to_bits(),
+            }
+        };
+        let (nl, nr) = (neg(self, l_ast, l), neg(self, Some(r_ast), r));
+        let same = |s: &mut Self, x: Rv| Rv {
+            v: s.convert(x, t, sp),
+            ty: t,
+        };
+        let negated = |s: &mut Self, x: Rv| {
+            let v = s.convert(x, t, sp);
+            let n = s.unary(UnaryOp::NegF, v, sp);
+            s.negs.insert(n, v);
+            Rv { v: n, ty: t }
+        };
+        let r_some = Some(r_ast);
+        Ok(Some(match op {
+            BinOp::Sub if nr.is_some() => self.arith(BinOp::Add, l, nr.unwrap_or(r), sp)?,
+            BinOp::Sub if is(r_some, 0.0) => same(self, l),
+            BinOp::Add if nr.is_some() => self.arith(BinOp::Sub, l, nr.unwrap_or(r), sp)?,
+            BinOp::Add if nl.is_some() => self.arith(BinOp::Sub, r, nl.unwrap_or(l), sp)?,
+            BinOp::Add if is(r_some, -0.0) => same(self, l),
+            BinOp::Add if is(l_ast, -0.0) => same(self, r),
+            BinOp::Mul | BinOp::Div if nl.is_some() && nr.is_some() => {
+                self.arith(op, nl.unwrap_or(l), nr.unwrap_or(r), sp)?
+            }
+            BinOp::Div if nr.is_some() => {
+                let q = self.arith(BinOp::Div, l, nr.unwrap_or(r), sp)?;
+                negated(self, q)
+            }
+            BinOp::Mul | BinOp::Div if is(r_some, 1.0) => same(self, l),
+            BinOp::Mul | BinOp::Div if is(r_some, -1.0) => negated(self, l),
+            BinOp::Mul if is(l_ast, 1.0) => same(self, r),
+            BinOp::Mul if is(l_ast, -1.0) => negated(self, r),
+            _ => return Ok(None),
+        }))
     }
 
     /// Lowers `e` as a condition, producing an `i1`.
@@ -1899,8 +2248,9 @@ impl<'a> Lowerer<'a> {
             Val::Bool(c) => c,
             Val::Int(rv) if rv.ty.bits() == 1 => rv.v,
             Val::Int(rv) => {
-                let z = self.constant(0, ity(rv.ty), sp);
-                self.cmp(CmpPred::Ne, rv.v, z, sp)
+                let t = ity(rv.ty);
+                let z = self.constant(0, t, sp);
+                self.cmp(ne_zero(t), rv.v, z, sp)
             }
         }
     }
@@ -1976,19 +2326,30 @@ impl<'a> Lowerer<'a> {
             } else if op.is_comparison() {
                 let l = self.int_of(acc);
                 let r = self.rvalue(b)?;
-                let t = IntTy::usual(l.ty, r.ty);
+                let t = Scalar::usual(l.ty, r.ty);
                 let lv = self.convert(l, t, sp);
                 let rv = self.convert(r, t, sp);
-                let pred =
-                    ir_pred(*op, t.signed).ok_or_else(|| RawError::new(sp, "bad comparison"))?;
+                let pred = match t {
+                    Scalar::Int(i) => ir_pred(*op, i.signed),
+                    Scalar::Float(_) => float_pred(*op),
+                }
+                .ok_or_else(|| RawError::new(sp, "bad comparison"))?;
                 Val::Bool(self.cmp(pred, lv, rv, sp))
             } else {
                 if k != first && matches!(op, BinOp::Add | BinOp::Sub) && self.is_array_expr(b) {
                     return Err(pointer_arith(sp));
                 }
+                let l_span = acc.1;
                 let l = self.int_of(acc);
                 let r = self.rvalue(b)?;
-                Val::Int(self.arith(*op, l, r, sp)?)
+                if let Some(what) = int_only(*op) {
+                    require_int(l.ty, l_span, what)?;
+                    require_int(r.ty, b.span, what)?;
+                }
+                match self.gcc_fold(*op, node.left(), b, l, r, sp)? {
+                    Some(v) => Val::Int(v),
+                    None => Val::Int(self.arith(*op, l, r, sp)?),
+                }
             };
             acc = (v, sp);
         }
@@ -1998,6 +2359,7 @@ impl<'a> Lowerer<'a> {
     /// `abs`, `labs`, `llabs` (`<stdlib.h>`): the argument converted to `ty`, negated when
     /// negative. Like C, the most negative value stays itself (two's complement wraps).
     fn abs(&mut self, name: &str, ty: IntTy, args: &[Expr], sp: Span) -> CResult<Rv> {
+        let ty = Scalar::Int(ty);
         let [a] = args else {
             return Err(RawError::new(
                 sp,
@@ -2038,6 +2400,9 @@ impl<'a> Lowerer<'a> {
             && let Some(ty) = abs_builtin(name)
         {
             return self.abs(name, ty, args, sp).map(Some);
+        }
+        if self.math_call(name) {
+            return self.math(name, args, sp).map(Some);
         }
         let Some(f) = self.funcs.get(name.as_str()).copied() else {
             if self.protos.contains_key(name.as_str()) {
@@ -2082,11 +2447,11 @@ impl<'a> Lowerer<'a> {
         let mut scope = BTreeMap::new();
         for (p, a) in f.params.iter().zip(args) {
             match &p.ty {
-                CType::Int(t) => {
+                CType::Scalar(t) => {
                     if self.is_array_expr(a) {
                         return Err(RawError::new(
                             a.span,
-                            "array passed where an integer is expected",
+                            format!("array passed where {} is expected", t.c_name()),
                         ));
                     }
                     let rv = self.rvalue(a)?;
@@ -2120,7 +2485,7 @@ impl<'a> Lowerer<'a> {
         }
         let exit = self.b.new_block();
         let ret_var = match &f.ret {
-            CType::Int(t) => Some(self.b.new_var(&format!("{name}.ret"), ity(*t))),
+            CType::Scalar(t) => Some(self.b.new_var(&format!("{name}.ret"), ity(*t))),
             _ => None,
         };
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![scope]);
@@ -2152,12 +2517,73 @@ impl<'a> Lowerer<'a> {
         self.b.seal(exit);
         self.b.switch_to(exit);
         Ok(match (&f.ret, ret_var) {
-            (CType::Int(t), Some(v)) => Some(Rv {
+            (CType::Scalar(t), Some(v)) => Some(Rv {
                 v: self.b.read_var(v),
                 ty: *t,
             }),
             _ => None,
         })
+    }
+
+    /// Is a call of `name` a call of a `<math.h>` function (one the file does not define)?
+    fn math_call(&self, name: &str) -> bool {
+        !self.funcs.contains_key(name) && (math_fn(name).is_some() || unsupported_math(name))
+    }
+
+    /// The diagnostic for a call of a `<math.h>` function the subset does not implement (or
+    /// of a known one without the header).
+    fn unsupported_call(&self, name: &str, sp: Span) -> RawError {
+        RawError::new(sp, format!("the math function '{name}' is not supported")).with_help(
+            "supported: fabs, sqrt, fmin, fmax, copysign and their float variants \
+             (fabsf, sqrtf, fminf, fmaxf, copysignf)",
+        )
+    }
+
+    /// Lowers a call of a `<math.h>` function: its arguments converted to its parameter
+    /// type (`double`, or `float` for the `f` variants), then its operation.
+    fn math(&mut self, name: &str, args: &[Expr], sp: Span) -> CResult<Rv> {
+        let Some((f, t)) = math_fn(name) else {
+            return Err(self.unsupported_call(name, sp));
+        };
+        if !self.math_h {
+            return Err(
+                RawError::new(sp, format!("'{name}' is used without '#include <math.h>'"))
+                    .with_help(
+                        "a C compiler would call it as an undeclared function returning int",
+                    ),
+            );
+        }
+        let arity = match f {
+            MathFn::Unary(_) => 1,
+            MathFn::Binary(_) => 2,
+        };
+        if args.len() != arity {
+            return Err(RawError::new(
+                sp,
+                format!(
+                    "'{name}' takes {arity} argument(s) but {} were given",
+                    args.len()
+                ),
+            ));
+        }
+        let ty = Scalar::Float(t);
+        let mut vals = Vec::with_capacity(arity);
+        for a in args {
+            if self.is_array_expr(a) {
+                return Err(RawError::new(
+                    a.span,
+                    format!("array passed where {} is expected", t.c_name()),
+                ));
+            }
+            let rv = self.rvalue(a)?;
+            vals.push(self.convert(rv, ty, a.span));
+        }
+        let v = match (f, vals.as_slice()) {
+            (MathFn::Unary(op), [x]) => self.unary(op, *x, sp),
+            (MathFn::Binary(op), [x, y]) => self.binary(op, *x, *y, sp)?,
+            _ => return Err(RawError::new(sp, "wrong number of arguments")),
+        };
+        Ok(Rv { v, ty })
     }
 
     fn array_arg(&mut self, a: &Expr) -> CResult<ArrayRef> {

@@ -32,7 +32,7 @@ pub use handshake::{BufferPolicy, HsOptions, compile_to_handshake};
 pub use interp::{ArgValue, ExecResult, InterpError, run};
 pub use ir::IrFunction;
 pub use span::Span;
-pub use types::IntTy;
+pub use types::{FloatTy, IntTy, Scalar};
 
 use span::LineIndex;
 
@@ -45,8 +45,10 @@ fn eof_span(source: &str) -> Span {
 /// Parses `source` (after preprocessing) into an AST.
 fn parse_source(source: &str, file_name: &str) -> Result<ast::TranslationUnit, CError> {
     let pre = preproc::preprocess(source).map_err(|e| e.into_cerror(source, file_name))?;
-    parser::parse(&pre.tokens, pre.stdint, eof_span(source))
-        .map_err(|e| e.into_cerror(source, file_name))
+    let mut tu = parser::parse(&pre.tokens, pre.stdint, eof_span(source))
+        .map_err(|e| e.into_cerror(source, file_name))?;
+    tu.math_h = pre.math;
+    Ok(tu)
 }
 
 /// Compiles C `source` to IR: `top` names the top function (if `None`, the unique function

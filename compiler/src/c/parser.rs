@@ -5,7 +5,7 @@ use super::consteval::eval_const;
 use super::error::{CResult, RawError};
 use super::lexer::{TokKind, Token};
 use super::span::Span;
-use super::types::{CType, IntKind, IntTy, literal_type};
+use super::types::{CType, FloatTy, IntKind, IntTy, Scalar, literal_type};
 use std::collections::BTreeMap;
 
 /// Maximum nesting of expressions/statements (keeps recursion bounded).
@@ -21,13 +21,16 @@ pub fn parse(toks: &[Token], stdint: bool, eof: Span) -> CResult<TranslationUnit
             (IntKind::Int, 32),
             (IntKind::Long, 64),
         ] {
-            typedefs.insert(format!("int{bits}_t"), IntTy::new(kind, true));
-            typedefs.insert(format!("uint{bits}_t"), IntTy::new(kind, false));
+            typedefs.insert(format!("int{bits}_t"), Scalar::Int(IntTy::new(kind, true)));
+            typedefs.insert(
+                format!("uint{bits}_t"),
+                Scalar::Int(IntTy::new(kind, false)),
+            );
         }
-        typedefs.insert("intptr_t".into(), IntTy::LONG);
-        typedefs.insert("uintptr_t".into(), IntTy::ULONG);
+        typedefs.insert("intptr_t".into(), Scalar::Int(IntTy::LONG));
+        typedefs.insert("uintptr_t".into(), Scalar::Int(IntTy::ULONG));
     }
-    typedefs.insert("size_t".into(), IntTy::ULONG);
+    typedefs.insert("size_t".into(), Scalar::Int(IntTy::ULONG));
     let mut p = Parser {
         toks,
         pos: 0,
@@ -58,7 +61,7 @@ fn check_size(dims: &[Option<u64>], span: Span) -> CResult<()> {
 struct Parser<'a> {
     toks: &'a [Token],
     pos: usize,
-    typedefs: BTreeMap<String, IntTy>,
+    typedefs: BTreeMap<String, Scalar>,
     depth: usize,
     eof: Span,
 }
@@ -237,13 +240,13 @@ impl<'a> Parser<'a> {
         loop {
             let d = self.declarator(false)?;
             match (&specs.ty, d.dims.is_empty()) {
-                (CType::Int(t), true) => {
+                (CType::Scalar(t), true) => {
                     self.typedefs.insert(d.name, *t);
                 }
                 _ => {
                     return Err(RawError::new(
                         d.span,
-                        "only typedefs of integer types are supported",
+                        "only typedefs of integer and floating types are supported",
                     ));
                 }
             }
@@ -256,8 +259,8 @@ impl<'a> Parser<'a> {
 
     fn finish_decl(&mut self, specs: &Specs, d: Declarator) -> CResult<Decl> {
         let ty = match (&specs.ty, d.dims.is_empty()) {
-            (CType::Int(t), true) => CType::Int(*t),
-            (CType::Int(t), false) => CType::Array(*t, d.dims),
+            (CType::Scalar(t), true) => CType::Scalar(*t),
+            (CType::Scalar(t), false) => CType::Array(*t, d.dims),
             _ => return Err(RawError::new(d.span, "variable declared void")),
         };
         let init = if self.eat("=") {
@@ -318,11 +321,9 @@ impl<'a> Parser<'a> {
         while let Some(t) = self.peek() {
             let Some(w) = t.ident() else { break };
             match w {
-                "float" | "double" | "_Complex" => {
-                    return Err(
-                        RawError::new(t.span, "floating-point types are not supported")
-                            .with_help("the C subset only has integer types"),
-                    );
+                "_Complex" => {
+                    return Err(RawError::new(t.span, "complex types are not supported")
+                        .with_help("the C subset has integer types, float and double"));
                 }
                 "struct" | "union" | "enum" => {
                     return Err(RawError::new(
@@ -335,7 +336,8 @@ impl<'a> Parser<'a> {
                 "typedef" => is_typedef = true,
                 "volatile" | "extern" | "inline" | "register" | "restrict" | "auto"
                 | "__inline" | "__restrict" => {}
-                "void" | "char" | "short" | "int" | "long" | "signed" | "unsigned" | "_Bool" => {
+                "void" | "char" | "short" | "int" | "long" | "signed" | "unsigned" | "_Bool"
+                | "float" | "double" => {
                     let key = TYPE_WORDS
                         .iter()
                         .find(|k| **k == w)
@@ -366,7 +368,23 @@ impl<'a> Parser<'a> {
                     "invalid combination of type specifiers",
                 ));
             }
-            CType::Int(t)
+            CType::Scalar(t)
+        } else if c("float") + c("double") > 0 {
+            let others = counts.values().sum::<u32>() - c("float") - c("double");
+            match (c("float"), c("double"), c("long"), others - c("long")) {
+                (1, 0, 0, 0) => CType::Scalar(Scalar::Float(FloatTy::Float)),
+                (0, 1, 0, 0) => CType::Scalar(Scalar::Float(FloatTy::Double)),
+                (0, 1, 1, 0) => {
+                    return Err(RawError::new(span, "long double is not supported")
+                        .with_help("use double (IEEE-754 binary64) or float (binary32)"));
+                }
+                _ => {
+                    return Err(RawError::new(
+                        span,
+                        "invalid combination of type specifiers",
+                    ));
+                }
+            }
         } else {
             let (signed, unsigned) = (c("signed"), c("unsigned"));
             if signed + unsigned > 1 {
@@ -406,7 +424,7 @@ impl<'a> Parser<'a> {
             };
             match kind {
                 None => CType::Void,
-                Some(k) => CType::Int(IntTy::new(k, sign)),
+                Some(k) => CType::int(IntTy::new(k, sign)),
             }
         };
         Ok(Specs {
@@ -501,8 +519,8 @@ impl<'a> Parser<'a> {
             let specs = self.decl_specs()?;
             let d = self.declarator(false)?;
             let ty = match (&specs.ty, d.dims.is_empty()) {
-                (CType::Int(t), true) => CType::Int(*t),
-                (CType::Int(t), false) => CType::Array(*t, d.dims),
+                (CType::Scalar(t), true) => CType::Scalar(*t),
+                (CType::Scalar(t), false) => CType::Array(*t, d.dims),
                 _ => return Err(RawError::new(d.span, "parameter declared void")),
             };
             ps.push(Param {
@@ -888,7 +906,7 @@ impl<'a> Parser<'a> {
         check_size(&dims, self.prev_span())?;
         Ok(match (specs.ty, dims.is_empty()) {
             (t, true) => t,
-            (CType::Int(t), false) => CType::Array(t, dims),
+            (CType::Scalar(t), false) => CType::Array(t, dims),
             _ => return Err(RawError::new(self.prev_span(), "invalid type name")),
         })
     }
@@ -948,7 +966,7 @@ impl<'a> Parser<'a> {
                 let end = self.expect(")")?;
                 let size = match &ty {
                     CType::Void => 1,
-                    CType::Int(t) => u64::from(t.bits().div_ceil(8)),
+                    CType::Scalar(t) => u64::from(t.bits().div_ceil(8)),
                     CType::Array(t, dims) => {
                         dims.iter().flatten().product::<u64>() * u64::from(t.bits().div_ceil(8))
                     }
@@ -1067,22 +1085,11 @@ impl<'a> Parser<'a> {
             TokKind::Char(v) => ExprKind::IntLit(*v as u64, IntTy::INT),
             TokKind::Ident(n) => {
                 if TYPE_WORDS.contains(&n.as_str()) || self.typedefs.contains_key(n) {
-                    if matches!(n.as_str(), "float" | "double") {
-                        return Err(RawError::new(
-                            span,
-                            "floating-point types are not supported",
-                        ));
-                    }
                     return Err(RawError::new(span, format!("unexpected type name '{n}'")));
                 }
                 ExprKind::Ident(n.clone())
             }
-            TokKind::Float => {
-                return Err(
-                    RawError::new(span, "floating-point numbers are not supported")
-                        .with_help("the C subset only has integer types"),
-                );
-            }
+            TokKind::Float { bits, ty } => ExprKind::FloatLit(*bits, *ty),
             TokKind::Str(_) => {
                 return Err(RawError::new(span, "string literals are not supported"));
             }

@@ -247,7 +247,7 @@ impl Eval<'_> {
                 })
             }
             TokKind::Punct("+") => self.unary(),
-            TokKind::Float => Err(RawError::new(
+            TokKind::Float { .. } => Err(RawError::new(
                 at,
                 "a floating-point constant in #if expression",
             )),

@@ -1,6 +1,6 @@
 //! A small token-level preprocessor: `#define` (object-like and function-like), `#undef`,
-//! conditional directives, `#include` of `<stdint.h>`, `<stdbool.h>`, `<limits.h>`,
-//! `<stdlib.h>` and `<stdio.h>`, `#pragma` (ignored).
+//! conditional directives, `#include` of `<stdint.h>`, `<stdbool.h>`, `<math.h>`,
+//! `<limits.h>`, `<stdlib.h>` and `<stdio.h>`, `#pragma` (ignored).
 
 use super::error::{CResult, RawError};
 use super::lexer::{TokKind, Token, lex};
@@ -20,6 +20,8 @@ pub struct Preprocessed {
     pub stdint: bool,
     /// `<stdbool.h>` was included.
     pub stdbool: bool,
+    /// `<math.h>` was included.
+    pub math: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -437,6 +439,13 @@ impl Pre {
                 self.define_builtin("false", "0");
                 Ok(())
             }
+            "math.h" => {
+                self.out.math = true;
+                self.define_builtin("INFINITY", "(1e999f)");
+                self.define_builtin("HUGE_VAL", "(1e999)");
+                self.define_builtin("HUGE_VALF", "(1e999f)");
+                Ok(())
+            }
             // `abs`/`labs`/`llabs` are built in; I/O calls get their own error where used.
             "stdlib.h" | "stdio.h" => Ok(()),
             "limits.h" => {
@@ -466,7 +475,7 @@ impl Pre {
             }
             _ => Err(
                 RawError::new(whole, format!("unsupported include '{header}'")).with_help(
-                    "<stdint.h>, <stdbool.h>, <limits.h>, <stdlib.h> and <stdio.h> can be included",
+                    "<stdint.h>, <stdbool.h>, <math.h>, <limits.h>, <stdlib.h> and <stdio.h> can be included",
                 ),
             ),
         }

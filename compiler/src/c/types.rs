@@ -1,5 +1,7 @@
-//! C integer types of the subset and the conversion rules between them.
+//! C arithmetic types of the subset (integers, `float`, `double`) and the conversion rules
+//! between them.
 
+use handscope_sim::FloatKind;
 use std::fmt;
 
 /// Integer type kind (determines width and conversion rank). `long` is 64-bit (LP64).
@@ -164,22 +166,140 @@ impl fmt::Display for IntTy {
     }
 }
 
+/// A C real floating type: `float` (IEEE-754 binary32) or `double` (binary64). The subset
+/// has no `long double`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FloatTy {
+    /// `float`.
+    Float,
+    /// `double`.
+    Double,
+}
+
+impl FloatTy {
+    /// The IEEE format of the type.
+    pub fn kind(self) -> FloatKind {
+        match self {
+            FloatTy::Float => FloatKind::F32,
+            FloatTy::Double => FloatKind::F64,
+        }
+    }
+
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        self.kind().bits()
+    }
+
+    /// C spelling of the type.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            FloatTy::Float => "float",
+            FloatTy::Double => "double",
+        }
+    }
+}
+
+/// A C arithmetic type of the subset: an integer type or a real floating type. Values of it
+/// are bit patterns in the IR (floats as their IEEE-754 encodings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scalar {
+    /// An integer type.
+    Int(IntTy),
+    /// `float` or `double`.
+    Float(FloatTy),
+}
+
+impl Scalar {
+    /// `int`.
+    pub const INT: Scalar = Scalar::Int(IntTy::INT);
+
+    /// Width in bits of values of this type in the IR.
+    pub fn bits(self) -> u32 {
+        match self {
+            Scalar::Int(t) => t.bits(),
+            Scalar::Float(t) => t.bits(),
+        }
+    }
+
+    /// True for a signed integer type (false for floats: their bit patterns are read as they
+    /// are, never sign-extended).
+    pub fn signed(self) -> bool {
+        matches!(self, Scalar::Int(t) if t.signed)
+    }
+
+    /// The integer type, if this is one.
+    pub fn int(self) -> Option<IntTy> {
+        match self {
+            Scalar::Int(t) => Some(t),
+            Scalar::Float(_) => None,
+        }
+    }
+
+    /// The floating type, if this is one.
+    pub fn float(self) -> Option<FloatTy> {
+        match self {
+            Scalar::Float(t) => Some(t),
+            Scalar::Int(_) => None,
+        }
+    }
+
+    /// Integer promotion; floats stay as they are (C has no default promotion of `float`
+    /// outside variadic calls, which the subset does not have).
+    pub fn promote(self) -> Scalar {
+        match self {
+            Scalar::Int(t) => Scalar::Int(t.promote()),
+            f @ Scalar::Float(_) => f,
+        }
+    }
+
+    /// Usual arithmetic conversions (C11 6.3.1.8): `double` if either operand is `double`,
+    /// else `float` if either is `float`, else the integer rules.
+    pub fn usual(a: Scalar, b: Scalar) -> Scalar {
+        match (a, b) {
+            (Scalar::Int(x), Scalar::Int(y)) => Scalar::Int(IntTy::usual(x, y)),
+            (Scalar::Float(x), Scalar::Float(y)) => Scalar::Float(x.max(y)),
+            (f @ Scalar::Float(_), Scalar::Int(_)) | (Scalar::Int(_), f @ Scalar::Float(_)) => f,
+        }
+    }
+
+    /// C spelling of the type.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Scalar::Int(t) => t.c_name(),
+            Scalar::Float(t) => t.c_name(),
+        }
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.c_name())
+    }
+}
+
 /// Type of a C object or expression in the subset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CType {
     /// `void` (function results only).
     Void,
-    /// An integer type.
-    Int(IntTy),
+    /// An arithmetic type.
+    Scalar(Scalar),
     /// An array: element type and dimensions (first may be `None` for parameters `a[]`).
-    Array(IntTy, Vec<Option<u64>>),
+    Array(Scalar, Vec<Option<u64>>),
+}
+
+impl CType {
+    /// The integer type `t`.
+    pub fn int(t: IntTy) -> CType {
+        CType::Scalar(Scalar::Int(t))
+    }
 }
 
 impl fmt::Display for CType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CType::Void => f.write_str("void"),
-            CType::Int(t) => write!(f, "{t}"),
+            CType::Scalar(t) => write!(f, "{t}"),
             CType::Array(t, dims) => {
                 write!(f, "{t}")?;
                 for d in dims {

@@ -5,14 +5,22 @@
 //!
 //! Kernel files carry a header (read by `handscope_sim::session::header`): `// TOP: name` and
 //! one or more `// RUN: args` lines, where each argument is an integer (scalar), `[v v ...]`
-//! (array, zero-padded) or `rand(seed,lo,hi)` (array of pseudo-random values in `[lo, hi]`).
+//! (array, zero-padded) or `rand(seed,lo,hi)` (array of pseudo-random values in `[lo, hi]`);
+//! for `float`/`double` parameters also `1.5`, lists with such numbers and
+//! `frand(seed,lo,hi)` (see `handscope_sim::session::header::RunArg`).
+//!
+//! Float values travel as their IEEE-754 bit patterns everywhere: the driver writes and reads
+//! them with `memcpy`, so the native results compare bit for bit, NaN payloads included. The
+//! native build uses `-ffp-contract=off` (no fused multiply-add, as the circuit has none).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use handscope_compiler::c::ir::{IrFunction, IrParam};
-use handscope_compiler::c::{ArgValue, HsOptions, compile_to_handshake, compile_to_ir, run};
+use handscope_compiler::c::{
+    ArgValue, FloatTy, HsOptions, Scalar, compile_to_handshake, compile_to_ir, run,
+};
 use handscope_sim::report::{RunReport, Status};
 use handscope_sim::session::Session;
 use handscope_sim::session::header::{Header, parse_run_line};
@@ -123,16 +131,31 @@ pub fn parse_args(f: &IrFunction, line: &str) -> Vec<ArgValue> {
         .iter()
         .zip(args)
         .map(|(p, a)| match p {
+            IrParam::Scalar {
+                ty: Scalar::Float(t),
+                ..
+            } => {
+                let bits = a
+                    .float_scalar(t.kind())
+                    .unwrap_or_else(|| panic!("scalar argument `{a}`"))
+                    .unwrap_or_else(|e| panic!("{line}: {e}"));
+                ArgValue::Scalar(bits as i64)
+            }
             IrParam::Scalar { .. } => match a {
                 handscope_sim::session::header::RunArg::Scalar(v) => ArgValue::Scalar(v),
                 _ => panic!("scalar argument `{a}`"),
             },
             IrParam::Array { mem, .. } => {
-                let len = f.memories[mem.0 as usize].len as usize;
-                let v = a
-                    .array(len)
-                    .unwrap_or_else(|| panic!("array argument `{a}`"))
-                    .unwrap_or_else(|e| panic!("{line}: {e}"));
+                let m = &f.memories[mem.0 as usize];
+                let len = m.len as usize;
+                let v = match m.elem {
+                    Scalar::Float(t) => a
+                        .float_array(len, t.kind())
+                        .map(|r| r.map(|v| v.into_iter().map(|b| b as i64).collect::<Vec<i64>>())),
+                    Scalar::Int(_) => a.array(len),
+                }
+                .unwrap_or_else(|| panic!("array argument `{a}`"))
+                .unwrap_or_else(|e| panic!("{line}: {e}"));
                 ArgValue::Array(v)
             }
         })
@@ -197,7 +220,7 @@ fn named_arrays(f: &IrFunction, raw: &[Vec<i64>]) -> Vec<(String, Vec<i64>)> {
                 Some((
                     name.clone(),
                     vs.iter()
-                        .map(|v| norm(*v, m.elem.bits(), m.elem.signed))
+                        .map(|v| norm(*v, m.elem.bits(), m.elem.signed()))
                         .collect(),
                 ))
             }
@@ -212,7 +235,7 @@ fn outcome(f: &IrFunction, ret: Option<i64>, arrays: &[Vec<i64>]) -> Outcome {
     Outcome {
         ret: f
             .ret
-            .map(|t| norm(ret.expect("return value"), t.bits(), t.signed)),
+            .map(|t| norm(ret.expect("return value"), t.bits(), t.signed())),
         arrays: named_arrays(f, arrays),
     }
 }
@@ -223,26 +246,59 @@ pub fn interpreted(f: &IrFunction, args: &[ArgValue]) -> Outcome {
     outcome(f, r.ret, &r.arrays)
 }
 
+/// C helpers of the driver: float values from and to their bit patterns, through `memcpy`
+/// (no float operation touches them, so NaN payloads survive).
+const FLOAT_HELPERS: &str = "#include <string.h>
+static float hs_f32(unsigned long long b) { unsigned int u = (unsigned int)b; float x; memcpy(&x, &u, 4); return x; }
+static double hs_f64(unsigned long long b) { double x; memcpy(&x, &b, 8); return x; }
+static unsigned long long hs_b32(float x) { unsigned int u; memcpy(&u, &x, 4); return u; }
+static unsigned long long hs_b64(double x) { unsigned long long u; memcpy(&u, &x, 8); return u; }
+";
+
+/// The driver's helper reading a float of type `t` from its bits, and writing its bits.
+fn float_fns(t: FloatTy) -> (&'static str, &'static str) {
+    match t {
+        FloatTy::Float => ("hs_f32", "hs_b32"),
+        FloatTy::Double => ("hs_f64", "hs_b64"),
+    }
+}
+
 /// The C driver: array arguments from the first invocation, scalars from each; arrays carry
-/// over from one call to the next; prints every call's outcome.
+/// over from one call to the next; prints every call's outcome (floats as bit patterns).
 fn driver(f: &IrFunction, kernel: &Path, invocations: &[Vec<ArgValue>]) -> String {
     let mut d = format!(
-        "#include \"{}\"\n#include <stdio.h>\nint main(void) {{\n",
+        "#include \"{}\"\n#include <stdio.h>\n{FLOAT_HELPERS}int main(void) {{\n",
         kernel.display()
     );
     for (i, (p, a)) in f.params.iter().zip(&invocations[0]).enumerate() {
         if let (IrParam::Array { mem, .. }, ArgValue::Array(vs)) = (p, a) {
             let m = &f.memories[mem.0 as usize];
             let dims: String = m.dims.iter().map(|d| format!("[{d}]")).collect();
-            let vals: Vec<String> = vs
-                .iter()
-                .map(|v| format!("({})({v}LL)", m.elem.c_name()))
-                .collect();
-            d.push_str(&format!(
-                "  static {} arg{i}{dims} = {{{}}};\n",
-                m.elem.c_name(),
-                vals.join(", ")
-            ));
+            match m.elem {
+                Scalar::Float(t) => {
+                    let bits: Vec<String> =
+                        vs.iter().map(|v| format!("{}ULL", *v as u64)).collect();
+                    d.push_str(&format!(
+                        "  static {} arg{i}{dims};\n  {{\n    static const unsigned long long init[] = {{{}}};\n    for (unsigned long k = 0; k < {}; k++) {{ unsigned long long b = init[k]; memcpy((char *)arg{i} + k * {}, &b, {}); }}\n  }}\n",
+                        t.c_name(),
+                        bits.join(", "),
+                        vs.len(),
+                        t.bits() / 8,
+                        t.bits() / 8,
+                    ));
+                }
+                Scalar::Int(_) => {
+                    let vals: Vec<String> = vs
+                        .iter()
+                        .map(|v| format!("({})({v}LL)", m.elem.c_name()))
+                        .collect();
+                    d.push_str(&format!(
+                        "  static {} arg{i}{dims} = {{{}}};\n",
+                        m.elem.c_name(),
+                        vals.join(", ")
+                    ));
+                }
+            }
         }
     }
     for args in invocations {
@@ -252,6 +308,13 @@ fn driver(f: &IrFunction, kernel: &Path, invocations: &[Vec<ArgValue>]) -> Strin
             .zip(args)
             .enumerate()
             .map(|(i, (p, a))| match (p, a) {
+                (
+                    IrParam::Scalar {
+                        ty: Scalar::Float(t),
+                        ..
+                    },
+                    ArgValue::Scalar(v),
+                ) => format!("{}({}ULL)", float_fns(*t).0, *v as u64),
                 (IrParam::Scalar { ty, .. }, ArgValue::Scalar(v)) => {
                     format!("({})({v}LL)", ty.c_name())
                 }
@@ -261,7 +324,11 @@ fn driver(f: &IrFunction, kernel: &Path, invocations: &[Vec<ArgValue>]) -> Strin
             .collect();
         let call = format!("{}({})", f.name, call_args.join(", "));
         match f.ret {
-            Some(t) if t.signed => d.push_str(&format!(
+            Some(Scalar::Float(t)) => d.push_str(&format!(
+                "  printf(\"ret=%llu\\n\", {}({call}));\n",
+                float_fns(t).1
+            )),
+            Some(t) if t.signed() => d.push_str(&format!(
                 "  printf(\"ret=%lld\\n\", (long long)({call}));\n"
             )),
             Some(_) => d.push_str(&format!(
@@ -272,13 +339,13 @@ fn driver(f: &IrFunction, kernel: &Path, invocations: &[Vec<ArgValue>]) -> Strin
         for (i, p) in f.params.iter().enumerate() {
             if let IrParam::Array { name, mem } = p {
                 let m = &f.memories[mem.0 as usize];
-                let (fmtc, cast) = if m.elem.signed {
-                    ("%lld", "long long")
-                } else {
-                    ("%llu", "unsigned long long")
+                let (fmtc, cast) = match m.elem {
+                    Scalar::Float(t) => ("%llu", float_fns(t).1),
+                    _ if m.elem.signed() => ("%lld", "(long long)"),
+                    _ => ("%llu", "(unsigned long long)"),
                 };
                 d.push_str(&format!(
-                    "  printf(\"{name}:\");\n  for (unsigned long i = 0; i < {len}; i++) printf(\" {fmtc}\", ({cast})((const {ty}*)arg{i})[i]);\n  printf(\"\\n\");\n",
+                    "  printf(\"{name}:\");\n  for (unsigned long i = 0; i < {len}; i++) printf(\" {fmtc}\", {cast}(((const {ty}*)arg{i})[i]));\n  printf(\"\\n\");\n",
                     len = m.len,
                     ty = m.elem.c_name()
                 ));
@@ -305,9 +372,17 @@ pub fn native(
     let exe = dir.join(tag);
     std::fs::write(&c, &src).expect("write driver");
     let out = Command::new("cc")
-        .args(["-std=gnu11", "-O0", "-fwrapv", "-w", "-o"])
+        .args([
+            "-std=gnu11",
+            "-O0",
+            "-fwrapv",
+            "-ffp-contract=off",
+            "-w",
+            "-o",
+        ])
         .arg(&exe)
         .arg(&c)
+        .arg("-lm")
         .output()
         .expect("run cc");
     assert!(
@@ -420,7 +495,7 @@ pub fn simulate(
     let rets: Vec<i64> = match ir.ret {
         Some(t) => report.outputs["ret"]
             .iter()
-            .map(|o| norm(o.bits as i64, t.bits(), t.signed))
+            .map(|o| norm(o.bits as i64, t.bits(), t.signed()))
             .collect(),
         None => Vec::new(),
     };

@@ -17,17 +17,32 @@
 //! lines are bound to the arguments of the compiled handshake function), and every crate
 //! that runs examples already depends on `sim`.
 
+use crate::float::{format_float, parse_float};
 use crate::graph::{ArgType, Function};
-use crate::types::Type;
+use crate::types::{FloatKind, Type};
 
 use super::StimulusArgs;
 
 /// Errors in a header line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HeaderError {
-    /// A `RUN:` argument is not an integer, a `[...]` list or `rand(seed,lo,hi)`.
-    #[error("RUN argument `{0}` is not an integer, a list `[v v ...]` or `rand(seed,lo,hi)`")]
+    /// A `RUN:` argument is not a number, a `[...]` list, `rand(seed,lo,hi)` or
+    /// `frand(seed,lo,hi)`.
+    #[error(
+        "RUN argument `{0}` is not a number, a list `[v v ...]`, `rand(seed,lo,hi)` or `frand(seed,lo,hi)`"
+    )]
     Arg(String),
+    /// A float (`1.5`, a list with one, `frand`) for an integer parameter.
+    #[error("RUN argument `{0}` holds floats, but its parameter is an integer (array)")]
+    NotInteger(String),
+    /// A float argument does not parse in the parameter's format.
+    #[error("RUN argument `{arg}`: {why}")]
+    BadFloat {
+        /// The argument.
+        arg: String,
+        /// What is wrong.
+        why: String,
+    },
     /// A `RUN:` line has a different number of arguments than the function has parameters.
     #[error("RUN line `{line}` has {given} arguments, @{func} takes {expected} ({params})")]
     Arity {
@@ -171,6 +186,32 @@ pub enum RunArg {
         /// Largest value.
         hi: i64,
     },
+    /// A number with a fraction, an exponent or a float name (`1.5`, `-2e-3`, `inf`, `nan`,
+    /// `nan(0x7fc00001)` with its bit pattern):
+    /// the value of a `float`/`double` parameter, read by [`crate::float::parse_float`]
+    /// straight into the parameter's format (one rounding).
+    Real(String),
+    /// `[v v ...]` with at least one [`RunArg::Real`] element: the first elements of a
+    /// `float`/`double` array (the rest are `+0`).
+    RealList(Vec<String>),
+    /// `frand(seed,lo,hi)`: a `float`/`double` array of pseudo-random values in `[lo, hi)`:
+    /// the LCG of [`RunArg::Rand`], each element `lo + (hi - lo) * ((x >> 40) / 2^24)`
+    /// computed in `f64` and rounded to the element format.
+    FRand {
+        /// Generator seed.
+        seed: u64,
+        /// Lower bound.
+        lo: i64,
+        /// Upper bound.
+        hi: i64,
+    },
+}
+
+/// Is `w` a float word of a `RUN:` line (rather than an integer)?
+fn is_real(w: &str) -> bool {
+    w.parse::<i64>().is_err() && w.parse::<f64>().is_ok()
+        || matches!(w.trim_start_matches(['-', '+']), "inf" | "nan" | "infinity")
+        || w.trim_start_matches(['-', '+']).starts_with("nan(")
 }
 
 impl RunArg {
@@ -178,6 +219,22 @@ impl RunArg {
     pub fn parse(word: &str) -> Result<RunArg, HeaderError> {
         let bad = || HeaderError::Arg(word.to_string());
         let w = word.trim();
+        if let Some(r) = w.strip_prefix("frand(") {
+            let nums: Vec<i64> = r
+                .strip_suffix(')')
+                .ok_or_else(bad)?
+                .split(',')
+                .map(|x| x.trim().parse().map_err(|_| bad()))
+                .collect::<Result<_, _>>()?;
+            let [seed, lo, hi] = nums[..] else {
+                return Err(bad());
+            };
+            return Ok(RunArg::FRand {
+                seed: seed as u64,
+                lo,
+                hi,
+            });
+        }
         if let Some(r) = w.strip_prefix("rand(") {
             let nums: Vec<i64> = r
                 .strip_suffix(')')
@@ -196,20 +253,94 @@ impl RunArg {
         }
         if let Some(body) = w.strip_prefix('[') {
             let body = body.strip_suffix(']').ok_or_else(bad)?;
+            if body.split_whitespace().any(is_real) {
+                return body
+                    .split_whitespace()
+                    .map(|x| {
+                        if is_real(x) || x.parse::<i64>().is_ok() {
+                            Ok(x.to_string())
+                        } else {
+                            Err(bad())
+                        }
+                    })
+                    .collect::<Result<_, _>>()
+                    .map(RunArg::RealList);
+            }
             return body
                 .split_whitespace()
                 .map(|x| x.parse().map_err(|_| bad()))
                 .collect::<Result<_, _>>()
                 .map(RunArg::List);
         }
+        if is_real(w) {
+            return Ok(RunArg::Real(w.to_string()));
+        }
         w.parse().map(RunArg::Scalar).map_err(|_| bad())
+    }
+
+    /// The bit pattern of a `float`/`double` scalar of format `kind`: an integer converted
+    /// (rounded to nearest even) or a float read in that format. `None` for an array.
+    pub fn float_scalar(&self, kind: FloatKind) -> Option<Result<u64, HeaderError>> {
+        match self {
+            RunArg::Scalar(v) => Some(Ok(int_to_float(*v, kind))),
+            RunArg::Real(t) => Some(self.parse_in(t, kind)),
+            RunArg::List(_) | RunArg::Rand { .. } | RunArg::RealList(_) | RunArg::FRand { .. } => {
+                None
+            }
+        }
+    }
+
+    /// The contents (bit patterns) of a `float`/`double` array of `len` elements of format
+    /// `kind`: a list zero-padded to `len` (integers converted, floats read in `kind`), or
+    /// pseudo-random values (`rand` gives integers converted, `frand` fractions). `None` for a
+    /// scalar.
+    pub fn float_array(
+        &self,
+        len: usize,
+        kind: FloatKind,
+    ) -> Option<Result<Vec<u64>, HeaderError>> {
+        let too_long = |given: usize| HeaderError::TooLong {
+            arg: format!("{self}"),
+            given,
+            len,
+        };
+        let mut v: Vec<u64> = match self {
+            RunArg::Scalar(_) | RunArg::Real(_) => return None,
+            RunArg::List(v) if v.len() > len => return Some(Err(too_long(v.len()))),
+            RunArg::RealList(v) if v.len() > len => return Some(Err(too_long(v.len()))),
+            RunArg::List(v) => v.iter().map(|x| int_to_float(*x, kind)).collect(),
+            RunArg::RealList(v) => match v.iter().map(|t| self.parse_in(t, kind)).collect() {
+                Ok(v) => v,
+                Err(e) => return Some(Err(e)),
+            },
+            RunArg::Rand { seed, lo, hi } => rand_fill(*seed, *lo, *hi, len)
+                .into_iter()
+                .map(|x| int_to_float(x, kind))
+                .collect(),
+            RunArg::FRand { seed, lo, hi } => frand_fill(*seed, *lo, *hi, len)
+                .into_iter()
+                .map(|x| f64_to(x, kind))
+                .collect(),
+        };
+        v.resize(len, 0);
+        Some(Ok(v))
+    }
+
+    fn parse_in(&self, text: &str, kind: FloatKind) -> Result<u64, HeaderError> {
+        parse_float(text, kind).map_err(|e| HeaderError::BadFloat {
+            arg: format!("{self}"),
+            why: e.to_string(),
+        })
     }
 
     /// The contents of an array of `len` elements: a list zero-padded to `len`, or `len`
     /// pseudo-random values. `None` for a scalar.
     pub fn array(&self, len: usize) -> Option<Result<Vec<i64>, HeaderError>> {
         match self {
-            RunArg::Scalar(_) => None,
+            RunArg::Scalar(_) | RunArg::Real(_) => None,
+            RunArg::RealList(_) | RunArg::FRand { .. } => {
+                Some(Err(HeaderError::NotInteger(format!("{self}"))))
+            }
             RunArg::List(v) if v.len() > len => Some(Err(HeaderError::TooLong {
                 arg: format!("{self}"),
                 given: v.len(),
@@ -234,6 +365,9 @@ impl std::fmt::Display for RunArg {
                 write!(f, "[{}]", items.join(" "))
             }
             RunArg::Rand { seed, lo, hi } => write!(f, "rand({seed},{lo},{hi})"),
+            RunArg::Real(t) => f.write_str(t),
+            RunArg::RealList(v) => write!(f, "[{}]", v.join(" ")),
+            RunArg::FRand { seed, lo, hi } => write!(f, "frand({seed},{lo},{hi})"),
         }
     }
 }
@@ -293,11 +427,42 @@ pub fn run_stimulus(f: &Function, line: &str) -> Result<StimulusArgs, HeaderErro
             expected,
         };
         match (&p.ty, a) {
+            (ArgType::Channel(Type::Float(k)), a) => {
+                let bits = a.float_scalar(*k).ok_or_else(|| kind("a scalar"))??;
+                out.inputs
+                    .push(format!("{}={}", p.name, format_float(bits, *k)));
+            }
+            (ArgType::MemRef(m), a) if matches!(m.elem, Type::Float(_)) => {
+                let Type::Float(k) = m.elem else {
+                    return Err(kind("an array"));
+                };
+                let given = match a {
+                    RunArg::List(v) => Some(v.len()),
+                    RunArg::RealList(v) => Some(v.len()),
+                    _ => None,
+                };
+                let vals = a
+                    .float_array(m.len() as usize, k)
+                    .ok_or_else(|| kind("an array"))??;
+                let vals = &vals[..given.unwrap_or(vals.len())];
+                if !vals.is_empty() {
+                    let list: Vec<String> = vals.iter().map(|b| format_float(*b, k)).collect();
+                    out.mems.push(format!("{}={}", p.name, list.join(",")));
+                }
+            }
             (ArgType::Channel(_), RunArg::Scalar(v)) => {
                 out.inputs.push(format!("{}={v}", p.name));
             }
+            (ArgType::Channel(_), RunArg::Real(_)) => {
+                return Err(HeaderError::NotInteger(a.to_string()));
+            }
             (ArgType::Channel(_), _) => return Err(kind("a scalar")),
-            (ArgType::MemRef(_), RunArg::Scalar(_)) => return Err(kind("an array")),
+            (ArgType::MemRef(_), RunArg::Scalar(_) | RunArg::Real(_)) => {
+                return Err(kind("an array"));
+            }
+            (ArgType::MemRef(_), RunArg::RealList(_) | RunArg::FRand { .. }) => {
+                return Err(HeaderError::NotInteger(a.to_string()));
+            }
             (ArgType::MemRef(m), RunArg::List(v)) => {
                 if v.len() as u64 > m.len() {
                     return Err(HeaderError::TooLong {
@@ -321,6 +486,38 @@ pub fn run_stimulus(f: &Function, line: &str) -> Result<StimulusArgs, HeaderErro
         }
     }
     Ok(out)
+}
+
+/// `v` converted to format `kind`, rounded to nearest even.
+fn int_to_float(v: i64, kind: FloatKind) -> u64 {
+    match kind {
+        FloatKind::F32 => u64::from((v as f32).to_bits()),
+        FloatKind::F64 => (v as f64).to_bits(),
+    }
+}
+
+/// `x` rounded to format `kind`.
+fn f64_to(x: f64, kind: FloatKind) -> u64 {
+    match kind {
+        FloatKind::F32 => u64::from((x as f32).to_bits()),
+        FloatKind::F64 => x.to_bits(),
+    }
+}
+
+/// The kernels' pseudo-random float contents for `frand(seed,lo,hi)` (see [`RunArg::FRand`]).
+fn frand_fill(seed: u64, lo: i64, hi: i64, n: usize) -> Vec<f64> {
+    let step = |x: u64| {
+        x.wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407)
+    };
+    let mut x = step(seed);
+    let (lo, width) = (lo as f64, hi as f64 - lo as f64);
+    (0..n)
+        .map(|_| {
+            x = step(x);
+            lo + width * ((x >> 40) as f64 / 16_777_216.0)
+        })
+        .collect()
 }
 
 /// The kernels' pseudo-random array contents for `rand(seed,lo,hi)` (see [`RunArg::Rand`]).
@@ -404,6 +601,74 @@ mod tests {
         let v = rand_fill(11, -1000, 1000, 3);
         assert_eq!(v, rand_fill(11, -1000, 1000, 4)[..3]);
         assert!(v.iter().all(|x| (-1000..=1000).contains(x)));
+    }
+
+    #[test]
+    fn float_run_arguments() {
+        use crate::types::FloatKind::{F32, F64};
+        let args = parse_run_line("1.5 [1 -0.5 nan] frand(3,-2,2) 7 inf").unwrap();
+        assert_eq!(args[0], RunArg::Real("1.5".into()));
+        assert_eq!(
+            args[1],
+            RunArg::RealList(vec!["1".into(), "-0.5".into(), "nan".into()])
+        );
+        assert_eq!(args[4], RunArg::Real("inf".into()));
+        assert_eq!(
+            args[0].float_scalar(F32).unwrap().unwrap(),
+            u64::from(1.5f32.to_bits())
+        );
+        assert_eq!(args[3].float_scalar(F64).unwrap().unwrap(), 7f64.to_bits());
+        // One rounding, straight into the format: 0.1 in f32 is not (0.1 as f64) as f32's
+        // double rounding in general, and is what C's 0.1f is.
+        assert_eq!(
+            RunArg::Real("0.1".into())
+                .float_scalar(F32)
+                .unwrap()
+                .unwrap(),
+            u64::from(0.1f32.to_bits())
+        );
+        let v = args[1].float_array(4, F32).unwrap().unwrap();
+        assert_eq!(
+            v,
+            [
+                u64::from(1f32.to_bits()),
+                u64::from((-0.5f32).to_bits()),
+                0x7fc0_0000,
+                0
+            ]
+        );
+        let r = args[2].float_array(5, F64).unwrap().unwrap();
+        assert_eq!(r.len(), 5);
+        assert!(r.iter().all(|b| (-2.0..2.0).contains(&f64::from_bits(*b))));
+        assert_eq!(
+            r,
+            args[2].float_array(5, F64).unwrap().unwrap(),
+            "deterministic"
+        );
+        // Floats never reach an integer parameter.
+        assert!(matches!(
+            args[1].array(4),
+            Some(Err(HeaderError::NotInteger(_)))
+        ));
+        let mut f = Function::new("k");
+        f.add_arg("x", ArgType::Channel(Type::Float(F32)));
+        f.add_arg(
+            "a",
+            ArgType::MemRef(MemRefType {
+                elem: Type::Float(F64),
+                dims: vec![4],
+            }),
+        );
+        f.add_arg("n", ArgType::Channel(Type::Int(32)));
+        f.add_arg("start", ArgType::Channel(Type::None));
+        let s = run_stimulus(&f, "0.1 [2 0.25] 3").unwrap();
+        assert_eq!(s.inputs, ["x=0.1", "n=3"]);
+        assert_eq!(s.mems, ["a=2,0.25"]);
+        assert!(matches!(
+            run_stimulus(&f, "0.1 [2] 1.5"),
+            Err(HeaderError::NotInteger(_))
+        ));
+        assert!(run_stimulus(&f, "[1] [2] 3").is_err());
     }
 
     #[test]

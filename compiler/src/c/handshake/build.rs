@@ -28,7 +28,7 @@ use handscope_sim::{ArgType, ArithOp, BufferKind, CmpPredicate, MemRefType, Op, 
 use super::hgraph::{HGraph, Port};
 use crate::c::ir::{
     BinaryOp, BlockId, CastOp, CmpPred, InstKind, IrFunction, IrParam, MemoryKind, Terminator,
-    ValueId,
+    UnaryOp, ValueId,
 };
 use crate::c::span::Span;
 
@@ -73,8 +73,14 @@ pub(crate) struct BuildError {
 fn int_ty(t: crate::c::ir::Type) -> Type {
     match t {
         crate::c::ir::Type::Int(b) => Type::Int(b as u8),
+        crate::c::ir::Type::Float(k) => Type::Float(k),
         crate::c::ir::Type::Token => Type::None,
     }
+}
+
+/// The channel type of a memory's elements.
+fn elem_ty(t: crate::c::types::Scalar) -> Type {
+    int_ty(crate::c::ir::Type::of(t))
 }
 
 fn bin_op(op: BinaryOp) -> ArithOp {
@@ -92,11 +98,27 @@ fn bin_op(op: BinaryOp) -> ArithOp {
         BinaryOp::ShLI => ArithOp::Shli,
         BinaryOp::ShRSI => ArithOp::Shrsi,
         BinaryOp::ShRUI => ArithOp::Shrui,
+        BinaryOp::AddF => ArithOp::Addf,
+        BinaryOp::SubF => ArithOp::Subf,
+        BinaryOp::MulF => ArithOp::Mulf,
+        BinaryOp::DivF => ArithOp::Divf,
+        BinaryOp::MaxNumF => ArithOp::Maxnumf,
+        BinaryOp::MinNumF => ArithOp::Minnumf,
+        BinaryOp::CopySign => ArithOp::Copysign,
     }
 }
 
-fn cmp_pred(p: CmpPred) -> CmpPredicate {
-    match p {
+fn unary_op(op: UnaryOp) -> ArithOp {
+    match op {
+        UnaryOp::NegF => ArithOp::Negf,
+        UnaryOp::AbsF => ArithOp::Absf,
+        UnaryOp::Sqrt => ArithOp::Sqrt,
+    }
+}
+
+fn cmp_op(p: CmpPred) -> ArithOp {
+    ArithOp::Cmpi(match p {
+        CmpPred::Float(f) => return ArithOp::Cmpf(f),
         CmpPred::Eq => CmpPredicate::Eq,
         CmpPred::Ne => CmpPredicate::Ne,
         CmpPred::Slt => CmpPredicate::Slt,
@@ -107,7 +129,7 @@ fn cmp_pred(p: CmpPred) -> CmpPredicate {
         CmpPred::Ule => CmpPredicate::Ule,
         CmpPred::Ugt => CmpPredicate::Ugt,
         CmpPred::Uge => CmpPredicate::Uge,
-    }
+    })
 }
 
 /// Per-memory port bookkeeping.
@@ -162,7 +184,7 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                 let m = &f.memories[mem.0 as usize];
                 let memref = MemRefType {
                     dims: vec![m.len],
-                    elem: Type::Int(m.elem.bits() as u8),
+                    elem: elem_ty(m.elem),
                 };
                 mem_arg.insert(mem.0, g.args.len());
                 g.add_arg(name, ArgType::MemRef(memref));
@@ -195,7 +217,7 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
     let names = memory_names(f);
     for (mi, m) in f.memories.iter().enumerate() {
         let mp = &mut mems[mi];
-        let elem = Type::Int(m.elem.bits() as u8);
+        let elem = elem_ty(m.elem);
         let memref = MemRefType {
             dims: vec![m.len],
             elem: elem.clone(),
@@ -229,7 +251,10 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
             let mask = elem.mask();
             let text: Vec<String> = vals
                 .iter()
-                .map(|v| ((*v as u64) & mask).to_string())
+                .map(|v| match &elem {
+                    Type::Float(k) => handscope_sim::float::format_float((*v as u64) & mask, *k),
+                    _ => ((*v as u64) & mask).to_string(),
+                })
                 .collect();
             g.nodes[n]
                 .attrs
@@ -377,7 +402,7 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                 }
                 InstKind::Cmp { pred, lhs, rhs } => {
                     let ins = vec![get(&vals, lhs, inst.span)?, get(&vals, rhs, inst.span)?];
-                    let op = Op::Arith(ArithOp::Cmpi(cmp_pred(*pred)));
+                    let op = Op::Arith(cmp_op(*pred));
                     let n = g.add(op, ins, vec![Type::Int(1)], lb, sp);
                     vals.insert(inst.results[0], Port::new(n, 0));
                 }
@@ -391,11 +416,28 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                     let n = g.add(Op::Arith(ArithOp::Select), ins, vec![ty], lb, sp);
                     vals.insert(inst.results[0], Port::new(n, 0));
                 }
+                InstKind::Unary { op, value } => {
+                    let t = int_ty(f.ty(inst.results[0]));
+                    let n = g.add(
+                        Op::Arith(unary_op(*op)),
+                        vec![get(&vals, value, inst.span)?],
+                        vec![t],
+                        lb,
+                        sp,
+                    );
+                    vals.insert(inst.results[0], Port::new(n, 0));
+                }
                 InstKind::Cast { op, value } => {
                     let a = match op {
                         CastOp::ExtSI => ArithOp::Extsi,
                         CastOp::ExtUI => ArithOp::Extui,
                         CastOp::TruncI => ArithOp::Trunci,
+                        CastOp::SIToFP => ArithOp::Sitofp,
+                        CastOp::UIToFP => ArithOp::Uitofp,
+                        CastOp::FPToSI => ArithOp::Fptosi,
+                        CastOp::FPToUI => ArithOp::Fptoui,
+                        CastOp::ExtF => ArithOp::Extf,
+                        CastOp::TruncF => ArithOp::Truncf,
                     };
                     let t = int_ty(f.ty(inst.results[0]));
                     let n = g.add(

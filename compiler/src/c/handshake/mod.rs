@@ -15,8 +15,8 @@
 //!
 //! Every node gets a readable stable ID `<block>.<op><k>` (per block and op kind), its block
 //! label and its C source location. Local arrays become `memory` nodes named `mem.<array>`
-//! whose initial contents (if any) are in a `handshake.init = [..]` attribute (raw bit
-//! patterns, read by `handscope_sim::stimulus::graph_memory_inits`); array parameters become `extmemory` nodes on memref
+//! whose initial contents (if any) are in a `handshake.init = [..]` attribute (integers,
+//! or floats in shortest round-trip form for `float`/`double` arrays, read by `handscope_sim::stimulus::graph_memory_inits`); array parameters become `extmemory` nodes on memref
 //! arguments named after the parameter. Arguments are the C parameters plus `start`
 //! (`none`); results are `ret` (for non-void functions) and `done` (`none`).
 
@@ -112,12 +112,12 @@ pub fn lower_function(
 /// arrays by their node ID.
 fn mark_unsigned(f: &mut Function, ir: &IrFunction) {
     let mut names: Vec<String> = Vec::new();
-    if ir.ret.is_some_and(|t| !t.signed) {
+    if ir.ret.is_some_and(|t| t.int().is_some_and(|i| !i.signed)) {
         names.extend(f.results.first().map(|r| r.name.clone()));
     }
     for p in &ir.params {
         if let IrParam::Scalar { name, ty, .. } = p
-            && !ty.signed
+            && ty.int().is_some_and(|i| !i.signed)
         {
             names.push(name.clone());
         }
@@ -128,7 +128,11 @@ fn mark_unsigned(f: &mut Function, ir: &IrFunction) {
             Op::Memory { id, .. } => (*id, None),
             _ => continue,
         };
-        if ir.memories.get(mi as usize).is_some_and(|m| !m.elem.signed) {
+        if ir
+            .memories
+            .get(mi as usize)
+            .is_some_and(|m| m.elem.int().is_some_and(|i| !i.signed))
+        {
             match arg {
                 Some(a) => names.extend(f.args.get(a).map(|x| x.name.clone())),
                 None => names.push(f.nodes[id].id.clone()),
