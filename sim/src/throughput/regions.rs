@@ -1,0 +1,180 @@
+//! The parts of a circuit whose throughput is reported: loops (strongly connected parts of
+//! the valid-direction graph), basic blocks (`handshake.bb`) and reconvergent regions (a
+//! fork's outputs meeting again at one node).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use cranelift_entity::EntityRef;
+use petgraph::graph::DiGraph;
+use serde::Serialize;
+
+use crate::graph::{ChannelId, Function, NodeId};
+use crate::spec::DisplayClass;
+
+/// What kind of part a [`Region`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegionKind {
+    /// A loop: a strongly connected part of the graph (valid direction).
+    Loop,
+    /// The nodes of one basic block.
+    Block,
+    /// A fork, the node where two or more of its outputs meet again, and the nodes between.
+    Reconvergent,
+}
+
+/// A part of the circuit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// Kind.
+    pub kind: RegionKind,
+    /// Name: `loop@<header>`, the block label, or `<fork>→<join>`.
+    pub name: String,
+    /// Its nodes, in node order.
+    pub nodes: BTreeSet<NodeId>,
+    /// Channels whose transfers count as its tokens (loops: back edges; reconvergent: the
+    /// fork's input; blocks: every channel a node of the block produces); the busiest one
+    /// sets the measured rate.
+    pub pulse: Vec<ChannelId>,
+}
+
+/// Longest path (in nodes) followed from a fork when looking for the node where its outputs
+/// meet again.
+const RECONVERGENCE_DEPTH: usize = 48;
+
+/// Loops, blocks and reconvergent regions of a flat function, in that order (each sorted by
+/// its first node).
+pub fn regions(f: &Function, back_edges: &BTreeSet<ChannelId>) -> Vec<Region> {
+    let mut out = loops(f, back_edges);
+    out.extend(blocks(f));
+    out.extend(reconvergent(f));
+    out
+}
+
+fn loops(f: &Function, back_edges: &BTreeSet<ChannelId>) -> Vec<Region> {
+    let mut g = DiGraph::<NodeId, ()>::new();
+    let ix: Vec<_> = f.nodes.keys().map(|n| g.add_node(n)).collect();
+    for c in f.channels.values() {
+        for k in &c.consumers {
+            g.add_edge(ix[c.producer.node.index()], ix[k.node.index()], ());
+        }
+    }
+    let mut out = Vec::new();
+    for comp in crate::scc::tarjan_scc(&g) {
+        let self_loop = comp.len() == 1 && g.find_edge(comp[0], comp[0]).is_some();
+        if comp.len() < 2 && !self_loop {
+            continue;
+        }
+        let nodes: BTreeSet<NodeId> = comp.iter().map(|&v| g[v]).collect();
+        let inside = |ch: ChannelId| {
+            let c = &f.channels[ch];
+            nodes.contains(&c.producer.node) && c.consumers.iter().all(|k| nodes.contains(&k.node))
+        };
+        let mut pulse: Vec<ChannelId> = back_edges.iter().copied().filter(|&c| inside(c)).collect();
+        if pulse.is_empty() {
+            pulse = f.channels.keys().filter(|&c| inside(c)).collect();
+        }
+        // Name after the consumer of the first back edge (the loop header), else the first node.
+        let header = pulse
+            .first()
+            .and_then(|&c| f.channels[c].consumers.first().map(|k| k.node))
+            .unwrap_or(*nodes.first().expect("a component has a node"));
+        out.push(Region {
+            kind: RegionKind::Loop,
+            name: format!("loop@{}", f.nodes[header].id),
+            nodes,
+            pulse,
+        });
+    }
+    out.sort_by_key(|r| r.nodes.first().copied());
+    out
+}
+
+fn blocks(f: &Function) -> Vec<Region> {
+    let mut by: BTreeMap<&str, BTreeSet<NodeId>> = BTreeMap::new();
+    for (id, n) in &f.nodes {
+        if let Some(b) = &n.block {
+            by.entry(b.as_str()).or_default().insert(id);
+        }
+    }
+    let mut out: Vec<Region> = by
+        .into_iter()
+        .map(|(name, nodes)| {
+            let pulse = nodes
+                .iter()
+                .flat_map(|&n| f.nodes[n].outputs.iter().copied())
+                .collect();
+            Region {
+                kind: RegionKind::Block,
+                name: name.to_string(),
+                nodes,
+                pulse,
+            }
+        })
+        .collect();
+    // bb2 before bb10.
+    out.sort_by_key(|r| {
+        let digits: String = r.name.chars().filter(char::is_ascii_digit).collect();
+        (digits.parse::<u64>().unwrap_or(u64::MAX), r.name.clone())
+    });
+    out
+}
+
+fn reconvergent(f: &Function) -> Vec<Region> {
+    let mut out = Vec::new();
+    let mut seen: BTreeSet<Vec<NodeId>> = BTreeSet::new();
+    for (fork, node) in &f.nodes {
+        if node.op.spec().display != DisplayClass::Fork || node.outputs.len() < 2 {
+            continue;
+        }
+        // Breadth-first from each output; `reach[n]`: outputs that reach n, and depth.
+        let mut reach: BTreeMap<NodeId, (u64, usize)> = BTreeMap::new();
+        let mut queue = VecDeque::new();
+        for (oi, &ch) in node.outputs.iter().enumerate().take(64) {
+            for k in &f.channels[ch].consumers {
+                queue.push_back((k.node, oi, 1usize));
+            }
+        }
+        let mut visited: BTreeSet<(NodeId, usize)> = BTreeSet::new();
+        while let Some((n, oi, d)) = queue.pop_front() {
+            if n == fork || d > RECONVERGENCE_DEPTH || !visited.insert((n, oi)) {
+                continue;
+            }
+            let e = reach.entry(n).or_insert((0, d));
+            e.0 |= 1 << oi;
+            e.1 = e.1.max(d);
+            for &ch in &f.nodes[n].outputs {
+                for k in &f.channels[ch].consumers {
+                    queue.push_back((k.node, oi, d + 1));
+                }
+            }
+        }
+        let join = reach
+            .iter()
+            .filter(|(_, (mask, _))| mask.count_ones() >= 2)
+            .min_by_key(|(n, (_, d))| (*d, **n))
+            .map(|(n, _)| *n);
+        let Some(join) = join else { continue };
+        // Nodes between: reached from the fork and reaching the join.
+        let mut nodes = BTreeSet::from([fork, join]);
+        let mut back = vec![join];
+        while let Some(n) = back.pop() {
+            for &ch in &f.nodes[n].inputs {
+                let p = f.channels[ch].producer.node;
+                if reach.contains_key(&p) && nodes.insert(p) {
+                    back.push(p);
+                }
+            }
+        }
+        if !seen.insert(nodes.iter().copied().collect()) {
+            continue;
+        }
+        out.push(Region {
+            kind: RegionKind::Reconvergent,
+            name: format!("{}→{}", node.id, f.nodes[join].id),
+            nodes,
+            pulse: node.inputs.clone(),
+        });
+    }
+    out
+}
