@@ -35,6 +35,9 @@ pub struct RunInput {
     /// Cycles without any transfer after which the run is declared deadlocked.
     #[arg(long, default_value_t = 16)]
     pub deadlock_window: u64,
+    /// Compile a C kernel with task pipelining (several invocations in flight).
+    #[arg(long)]
+    pub task_pipelining: bool,
 }
 
 /// Arguments of `handscope throughput`.
@@ -84,7 +87,11 @@ fn open(a: &RunInput) -> anyhow::Result<Opened> {
         .func
         .clone()
         .or_else(|| is_c.then(|| header.top().map(String::from)).flatten());
-    let loaded = crate::load::load_text_for(&a.file, &text, func.as_deref())?;
+    let opts = handscope_compiler::c::HsOptions {
+        task_pipelining: a.task_pipelining,
+        ..Default::default()
+    };
+    let loaded = crate::load::load_text_with(&a.file, &text, func.as_deref(), &opts)?;
     let given = StimulusArgs {
         inputs: a.inputs.clone(),
         mems: a.mems.clone(),

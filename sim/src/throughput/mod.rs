@@ -174,7 +174,7 @@ pub fn analyze(f: &Function, trace: &Trace) -> ThroughputReport {
 
 /// The report from an [`Analysis`] of a run of `cycles` cycles.
 pub fn report(f: &Function, cycles: u64, a: &Analysis) -> ThroughputReport {
-    let regions = regions::regions(f, &a.model.back_edges)
+    let regions = regions::regions(f)
         .into_iter()
         .map(|r| {
             let busiest = r

@@ -2,20 +2,30 @@
 //! (maximum cycle ratio of latency over tokens).
 //!
 //! Every buffer slot is a vertex of its own (CIRCT 1.62's RTL builds an `N`-slot buffer as a
-//! chain of `N` slots, each holding up to two tokens, `docs/semantics.md` "Buffers"); every
-//! other node is one vertex. Each channel, and each link between two slots of one buffer,
+//! chain of `N` slots, each holding up to two tokens, `docs/semantics.md` "Buffers"), so is
+//! every port of a memory (a port's outputs depend only on its own inputs); every other node
+//! is one vertex. Each channel, and each link between two slots of one buffer,
 //! gives two edges:
 //!
 //! * **forward** (producer → consumer, the valid direction): latency 1 when the producer is a
 //!   slot (its output is registered), else 0; tokens: 1 when the producing slot is preloaded
-//!   (`initValues`), plus 1 on a loop's back edge into a `mux`/`merge`/`control_merge` (one
-//!   iteration in flight; see [`ModelOptions`]).
+//!   (`initValues`), plus 1 on a loop's back edge into a data input of a `mux`/`merge`/
+//!   `control_merge` (one iteration in flight; see [`loops`] and [`ModelOptions`]).
 //! * **backward** (consumer → producer, the ready direction: free space): from a slot,
 //!   latency 1 and `2 − preloaded` tokens (the slot's `ready` is registered and it holds two
 //!   tokens); from a node with output registers (eager `fork`, `sync`, `unpack`,
 //!   `control_merge`, memory load ports: one `emitted` flag per output), latency 1 and 1
 //!   token (the node keeps a token it has offered but not yet handed over); from a purely
-//!   combinational producer, latency 0 and no token.
+//!   combinational producer, latency 0 and no token. A memory's store port registers its
+//!   done token (forward latency 1) and takes the next store in the cycle that token leaves
+//!   (backward latency 0, 1 place).
+//!
+//! **Choices.** A marked graph has no choice: every node takes a token on every input each
+//! time. A `cond_br` sends each token to one output and a `mux`/`merge`/`control_merge` takes
+//! it from one data input, so a cycle that goes out of one branch and back in through the
+//! free space of the other describes no run. The model therefore gives the channels out of a
+//! `cond_br` and into a merge-like node's data inputs no backward edge: cycles through choices
+//! are loops (forward), and reconvergence is measured between forks and joins.
 //!
 //! The throughput of a cycle is at most its tokens over its latency; the circuit's at most the
 //! smallest of those and 1 ([`CycleRatio::throughput`]). The cycle with the largest ratio
@@ -39,7 +49,7 @@ use serde::Serialize;
 
 use crate::graph::{ChannelId, Function, NodeId};
 use crate::ops::Op;
-use crate::spec::{StateLayout, WaitRule};
+use crate::spec::{Comb, DisplayClass, StateLayout, WaitRule};
 
 /// Which way an edge of the model runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -51,13 +61,14 @@ pub enum Direction {
     Backward,
 }
 
-/// A vertex of the model: a node, or one slot of a buffer.
+/// A vertex of the model: a node, one slot of a buffer, or one port of a memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Vertex {
     /// The node.
     pub node: NodeId,
-    /// For a buffer, the slot (0 at the input); 0 otherwise.
-    pub slot: u32,
+    /// For a buffer, the slot (0 at the input); for a memory, the port (loads, then stores);
+    /// 0 otherwise.
+    pub part: u32,
 }
 
 /// One edge of the model.
@@ -73,6 +84,8 @@ pub struct Edge {
     pub latency: u64,
     /// Tokens (forward) or free places (backward) it holds initially.
     pub tokens: u64,
+    /// A forward edge into a data input of a merge-like node (where a loop is entered).
+    pub enters_merge: bool,
 }
 
 /// Choices of the model.
@@ -98,35 +111,78 @@ pub struct Model {
     pub back_edges: BTreeSet<ChannelId>,
 }
 
-/// How a node's outputs hold tokens, from its register layout.
+/// How a node's output holds tokens, from its register layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum OutputKind {
     /// Purely combinational.
     Comb,
-    /// Output registers that keep an offered token (`emitted` flags).
+    /// Output registers that keep an offered token (`emitted` flags, a load port's eager
+    /// fork).
     Held,
+    /// A registered valid that holds one token (a store port's done token).
+    Registered,
     /// Buffer slots.
     Slots,
 }
 
-fn output_kind(op: &Op) -> OutputKind {
+fn output_kind(op: &Op, port: usize) -> OutputKind {
     match op.spec().state {
         StateLayout::None => OutputKind::Comb,
-        StateLayout::EmittedPerOutput
-        | StateLayout::ControlMerge
-        | StateLayout::MemoryPorts { .. } => OutputKind::Held,
+        StateLayout::EmittedPerOutput | StateLayout::ControlMerge => OutputKind::Held,
+        StateLayout::MemoryPorts { ld, st } => {
+            let (ld, st) = (ld as usize, st as usize);
+            if port >= ld && port < ld + st {
+                OutputKind::Registered
+            } else {
+                OutputKind::Held
+            }
+        }
         StateLayout::BufferSlots { .. } => OutputKind::Slots,
     }
 }
 
-fn merge_like(op: &Op) -> bool {
-    match op.spec().waits_for {
-        WaitRule::SelectedInput | WaitRule::AnyInput => true,
-        WaitRule::Nothing | WaitRule::AllInputs | WaitRule::InputWhenEmpty => false,
+/// Independent parts of a node, from the shape of its combinational paths: a memory's ports
+/// (loads `0..ld`, then stores; a port's outputs depend only on its own inputs) and a load's
+/// two halves (address `{addrIn0, ctrl} → addrOut0` is part 0, data `dataFromMem → dataOut`
+/// part 1) are vertices of their own; every other node is one part.
+pub(crate) fn port_groups(op: &Op) -> usize {
+    match op.spec().comb {
+        Comb::Memory { ld, st } => (ld + st).max(1) as usize,
+        Comb::Load => 2,
+        Comb::None | Comb::Join | Comb::LazyFork => 1,
     }
 }
 
-/// Slot count and preloaded flags of a buffer (empty for other ops).
+/// The part of a node input `port` belongs to ([`port_groups`]).
+pub(crate) fn input_group(op: &Op, port: usize) -> usize {
+    match op.spec().comb {
+        Comb::Memory { ld, st } => {
+            let (ld, st) = (ld as usize, st as usize);
+            if port < 2 * st {
+                ld + port / 2
+            } else {
+                port - 2 * st
+            }
+        }
+        Comb::Load => usize::from(port == 1),
+        Comb::None | Comb::Join | Comb::LazyFork => 0,
+    }
+}
+
+/// The part of a node output `port` belongs to ([`port_groups`]).
+pub(crate) fn output_group(op: &Op, port: usize) -> usize {
+    match op.spec().comb {
+        Comb::Memory { ld, st } => {
+            let (ld, st) = (ld as usize, st as usize);
+            // Load data and store done: their own port; load done: its load's.
+            if port < ld + st { port } else { port - ld - st }
+        }
+        Comb::Load => usize::from(port == 0),
+        Comb::None | Comb::Join | Comb::LazyFork => 0,
+    }
+}
+
+/// Preloaded flag of every slot of a buffer, input end first (empty for other ops).
 fn slots(op: &Op) -> Vec<bool> {
     match op {
         Op::Buffer { slots, init, .. } => (0..*slots as usize)
@@ -136,83 +192,150 @@ fn slots(op: &Op) -> Vec<bool> {
     }
 }
 
-/// Channels that close a loop: depth-first search over the forward graph from the arguments
-/// (then from every node not reached, in node order); an edge to a node still on the search
-/// path whose consumer is merge-like.
-pub fn loop_back_edges(f: &Function) -> BTreeSet<ChannelId> {
-    // Successors of every node: (channel, consumer), in output and consumer order.
-    let succ: Vec<Vec<(ChannelId, NodeId)>> = f
-        .nodes
-        .values()
-        .map(|n| {
-            n.outputs
-                .iter()
-                .flat_map(|&ch| f.channels[ch].consumers.iter().map(move |k| (ch, k.node)))
-                .collect()
-        })
-        .collect();
-    let mut state = vec![0u8; f.nodes.len()]; // 0 new, 1 on the path, 2 done
-    let mut out = BTreeSet::new();
-    let roots = f.args.iter().filter_map(|a| a.node).chain(f.nodes.keys());
-    for root in roots {
-        if state[root.index()] != 0 {
-            continue;
+/// A loop: a strongly connected part of the valid-direction graph at one nesting level.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loop {
+    /// Its nodes.
+    pub nodes: BTreeSet<NodeId>,
+    /// Its back edges: channels from inside the loop into a data input of a merge-like node
+    /// (its header) that also has a data input from outside. The model puts a token on each.
+    pub back_edges: BTreeSet<ChannelId>,
+    /// Outputs of preloaded buffers that stay inside the loop: a ring that starts with its
+    /// tokens (the function lock, a token ring) rather than being entered.
+    pub preloaded: BTreeSet<ChannelId>,
+}
+
+/// The data inputs of a merge-like node (a `mux`'s inputs after the select; every input of a
+/// `merge` or `control_merge`); `None` for other nodes.
+fn data_inputs(op: &Op) -> Option<usize> {
+    match op.spec().waits_for {
+        WaitRule::SelectedInput => Some(1),
+        WaitRule::AnyInput => Some(0),
+        WaitRule::Nothing | WaitRule::AllInputs | WaitRule::InputWhenEmpty => None,
+    }
+}
+
+/// The loops of a flat function, outermost first: the strongly connected parts of the
+/// valid-direction graph (without the edges from a memory back to its load ports) whose headers (merge-like nodes entered from outside) have back
+/// edges; then, with those back edges removed, the loops inside each of them, and so on.
+pub fn loops(f: &Function) -> Vec<Loop> {
+    let mut out = Vec::new();
+    let mut removed: BTreeSet<ChannelId> = BTreeSet::new();
+    let mut work: Vec<BTreeSet<NodeId>> = vec![f.nodes.keys().collect()];
+    while let Some(set) = work.pop() {
+        // One vertex per node, per port for memories (as in the model).
+        let mut g = DiGraph::<NodeId, ()>::new();
+        let mut ix: Vec<Vec<NodeIndex>> = vec![Vec::new(); f.nodes.len()];
+        for &n in &set {
+            ix[n.index()] = (0..port_groups(&f.nodes[n].op))
+                .map(|_| g.add_node(n))
+                .collect();
         }
-        state[root.index()] = 1;
-        let mut stack: Vec<(NodeId, usize)> = vec![(root, 0)];
-        while let Some((node, next)) = stack.last_mut() {
-            let Some(&(ch, to)) = succ[node.index()].get(*next) else {
-                state[node.index()] = 2;
-                stack.pop();
+        for (ch, c) in &f.channels {
+            let p = &f.nodes[c.producer.node];
+            let pv = &ix[c.producer.node.index()];
+            if removed.contains(&ch) || pv.is_empty() {
                 continue;
-            };
-            *next += 1;
-            match state[to.index()] {
-                0 => {
-                    state[to.index()] = 1;
-                    stack.push((to, 0));
+            }
+            let a = pv[output_group(&p.op, c.producer.port as usize).min(pv.len() - 1)];
+            for k in &c.consumers {
+                let cn = &f.nodes[k.node];
+                // A memory answers a load in the cycle it asks: load → memory port → load is
+                // no loop.
+                if p.op.spec().display == DisplayClass::Memory
+                    && cn.op.spec().display == DisplayClass::MemoryAccess
+                {
+                    continue;
                 }
-                1 if merge_like(&f.nodes[to].op) => {
-                    out.insert(ch);
+                let cv = &ix[k.node.index()];
+                if cv.is_empty() {
+                    continue;
                 }
-                _ => {}
+                let b = cv[input_group(&cn.op, k.port as usize).min(cv.len() - 1)];
+                g.add_edge(a, b, ());
             }
         }
+        let mut found = Vec::new();
+        for comp in crate::scc::tarjan_scc(&g) {
+            if comp.len() < 2 && g.find_edge(comp[0], comp[0]).is_none() {
+                continue;
+            }
+            let nodes: BTreeSet<NodeId> = comp.iter().map(|&v| g[v]).collect();
+            let mut back = BTreeSet::new();
+            let mut preloaded = BTreeSet::new();
+            for &m in &nodes {
+                let node = &f.nodes[m];
+                if let Op::Buffer { init: Some(_), .. } = node.op {
+                    preloaded.extend(node.outputs.iter().copied().filter(|ch| {
+                        f.channels[*ch]
+                            .consumers
+                            .iter()
+                            .any(|k| nodes.contains(&k.node))
+                    }));
+                }
+                let Some(first) = data_inputs(&node.op) else {
+                    continue;
+                };
+                let data = node.inputs.iter().skip(first);
+                let from_inside = |ch: &&ChannelId| nodes.contains(&f.channels[**ch].producer.node);
+                let entered = data.clone().any(|ch| !from_inside(&ch));
+                if entered {
+                    back.extend(data.filter(from_inside).filter(|ch| !removed.contains(ch)));
+                }
+            }
+            if !back.is_empty() || !preloaded.is_empty() {
+                found.push(Loop {
+                    nodes,
+                    back_edges: back,
+                    preloaded,
+                });
+            }
+        }
+        found.sort_by_key(|l| l.nodes.first().copied());
+        for l in found.into_iter().rev() {
+            removed.extend(l.back_edges.iter().copied());
+            removed.extend(l.preloaded.iter().copied());
+            work.push(l.nodes.clone());
+            out.push(l);
+        }
     }
+    out.sort_by_key(|l| (std::cmp::Reverse(l.nodes.len()), l.nodes.first().copied()));
     out
+}
+
+/// Every loop back edge ([`loops`]).
+pub fn loop_back_edges(f: &Function) -> BTreeSet<ChannelId> {
+    loops(f).into_iter().flat_map(|l| l.back_edges).collect()
 }
 
 impl Model {
     /// Builds the model of a flat function.
     pub fn build(f: &Function, opts: ModelOptions) -> Model {
         let mut g = DiGraph::new();
-        // First vertex of every node (buffers: slot 0), and their slot flags.
-        let mut first = Vec::with_capacity(f.nodes.len());
-        let mut last = Vec::with_capacity(f.nodes.len());
+        // Per node: its vertices (buffers: one per slot, memories: one per port, others one).
+        let mut verts: Vec<Vec<NodeIndex>> = Vec::with_capacity(f.nodes.len());
         for (id, node) in &f.nodes {
             let s = slots(&node.op);
-            let a = g.add_node(Vertex { node: id, slot: 0 });
-            let mut prev = a;
+            let n = s.len().max(port_groups(&node.op));
+            let vs: Vec<NodeIndex> = (0..n)
+                .map(|i: usize| {
+                    g.add_node(Vertex {
+                        node: id,
+                        part: i as u32,
+                    })
+                })
+                .collect();
             for i in 1..s.len() {
-                let v = g.add_node(Vertex {
-                    node: id,
-                    slot: i as u32,
-                });
-                let prev_pre = s[i - 1];
                 link(
                     &mut g,
-                    prev,
-                    v,
-                    None,
-                    Some(id),
+                    (vs[i - 1], vs[i]),
+                    (None, Some(id)),
                     OutputKind::Slots,
-                    prev_pre,
+                    s[i - 1],
                     0,
                 );
-                prev = v;
             }
-            first.push(a);
-            last.push(prev);
+            verts.push(vs);
         }
         let back_edges = if opts.loop_tokens {
             loop_back_edges(f)
@@ -222,25 +345,71 @@ impl Model {
         for (ch, c) in &f.channels {
             let p = c.producer.node;
             let pnode = &f.nodes[p];
-            let kind = output_kind(&pnode.op);
+            let port = c.producer.port as usize;
+            let kind = output_kind(&pnode.op, port);
             let preloaded = slots(&pnode.op).last().copied().unwrap_or(false);
             let loop_tok = u64::from(back_edges.contains(&ch));
+            let pv = &verts[p.index()];
+            let from = match kind {
+                OutputKind::Slots => pv[pv.len() - 1],
+                OutputKind::Comb | OutputKind::Held | OutputKind::Registered => {
+                    pv[output_group(&pnode.op, port).min(pv.len() - 1)]
+                }
+            };
+            let branch = pnode.op.spec().display == DisplayClass::Branch;
             for cons in &c.consumers {
+                let cnode = &f.nodes[cons.node];
+                let cv = &verts[cons.node.index()];
+                let to = cv[input_group(&cnode.op, cons.port as usize).min(cv.len() - 1)];
+                let choice = branch
+                    || data_inputs(&cnode.op).is_some_and(|first| cons.port as usize >= first);
                 link(
                     &mut g,
-                    last[p.index()],
-                    first[cons.node.index()],
-                    Some(ch),
-                    None,
+                    (from, to),
+                    (Some(ch), None),
                     kind,
                     preloaded,
                     loop_tok,
                 );
+                let merge_data =
+                    data_inputs(&cnode.op).is_some_and(|first| cons.port as usize >= first);
+                if merge_data && let Some(e) = g.edges_connecting(from, to).last().map(|e| e.id()) {
+                    g[e].enters_merge = true;
+                }
+                if choice {
+                    // Only the forward edge: see the module documentation (choices).
+                    let back = g.edges_connecting(to, from).last().map(|e| e.id());
+                    if let Some(e) = back {
+                        g.remove_edge(e);
+                    }
+                }
             }
         }
-        Model {
+        let mut model = Model {
             graph: g,
             back_edges,
+        };
+        if opts.loop_tokens {
+            model.repair_loops();
+        }
+        model
+    }
+
+    /// A forward cycle without tokens through a merge-like node is a loop whose back edge
+    /// [`loops`] did not find (its nesting is irregular): put the loop token on the last edge
+    /// of the cycle that enters a merge, and look again.
+    fn repair_loops(&mut self) {
+        while let Some(c) = critical_cycle(self, |_| true) {
+            if c.tokens > 0 {
+                break;
+            }
+            let Some(&e) = c.edges.iter().rev().find(|&&e| self.graph[e].enters_merge) else {
+                break;
+            };
+            self.graph[e].tokens += 1;
+            if let Some(ch) = self.graph[e].channel {
+                self.back_edges.insert(ch);
+            }
         }
     }
 
@@ -253,8 +422,8 @@ impl Model {
             (None, Some(b)) => {
                 let (s, _) = self.graph.edge_endpoints(e).unwrap_or_default();
                 let (a, t) = match w.dir {
-                    Direction::Forward => (self.graph[s].slot, self.graph[s].slot + 1),
-                    Direction::Backward => (self.graph[s].slot - 1, self.graph[s].slot),
+                    Direction::Forward => (self.graph[s].part, self.graph[s].part + 1),
+                    Direction::Backward => (self.graph[s].part - 1, self.graph[s].part),
                 };
                 format!("{}[slot{a}→slot{t}]", f.nodes[b].id)
             }
@@ -263,13 +432,12 @@ impl Model {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Adds the forward and backward edge of one link (`ends`: producer and consumer vertex;
+/// `owner`: the channel, or the buffer of an internal slot link).
 fn link(
     g: &mut DiGraph<Vertex, Edge>,
-    from: NodeIndex,
-    to: NodeIndex,
-    channel: Option<ChannelId>,
-    buffer: Option<NodeId>,
+    (from, to): (NodeIndex, NodeIndex),
+    (channel, buffer): (Option<ChannelId>, Option<NodeId>),
     kind: OutputKind,
     preloaded: bool,
     loop_tok: u64,
@@ -278,6 +446,7 @@ fn link(
     let (fwd_lat, back_lat, back_tok) = match kind {
         OutputKind::Comb => (0, 0, 0),
         OutputKind::Held => (0, 1, 1),
+        OutputKind::Registered => (1, 0, 1),
         OutputKind::Slots => (1, 1, 2 - pre),
     };
     g.add_edge(
@@ -289,6 +458,7 @@ fn link(
             dir: Direction::Forward,
             latency: fwd_lat,
             tokens: pre + loop_tok,
+            enters_merge: false,
         },
     );
     g.add_edge(
@@ -300,6 +470,7 @@ fn link(
             dir: Direction::Backward,
             latency: back_lat,
             tokens: back_tok,
+            enters_merge: false,
         },
     );
 }

@@ -4,8 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use cranelift_entity::EntityRef;
-use petgraph::graph::DiGraph;
 use serde::Serialize;
 
 use crate::graph::{ChannelId, Function, NodeId};
@@ -42,52 +40,34 @@ pub struct Region {
 /// meet again.
 const RECONVERGENCE_DEPTH: usize = 48;
 
-/// Loops, blocks and reconvergent regions of a flat function, in that order (each sorted by
-/// its first node).
-pub fn regions(f: &Function, back_edges: &BTreeSet<ChannelId>) -> Vec<Region> {
-    let mut out = loops(f, back_edges);
+/// Loops (outermost first), blocks and reconvergent regions of a flat function, in that
+/// order.
+pub fn regions(f: &Function) -> Vec<Region> {
+    let mut out = loops(f);
     out.extend(blocks(f));
     out.extend(reconvergent(f));
     out
 }
 
-fn loops(f: &Function, back_edges: &BTreeSet<ChannelId>) -> Vec<Region> {
-    let mut g = DiGraph::<NodeId, ()>::new();
-    let ix: Vec<_> = f.nodes.keys().map(|n| g.add_node(n)).collect();
-    for c in f.channels.values() {
-        for k in &c.consumers {
-            g.add_edge(ix[c.producer.node.index()], ix[k.node.index()], ());
-        }
-    }
-    let mut out = Vec::new();
-    for comp in crate::scc::tarjan_scc(&g) {
-        let self_loop = comp.len() == 1 && g.find_edge(comp[0], comp[0]).is_some();
-        if comp.len() < 2 && !self_loop {
-            continue;
-        }
-        let nodes: BTreeSet<NodeId> = comp.iter().map(|&v| g[v]).collect();
-        let inside = |ch: ChannelId| {
-            let c = &f.channels[ch];
-            nodes.contains(&c.producer.node) && c.consumers.iter().all(|k| nodes.contains(&k.node))
-        };
-        let mut pulse: Vec<ChannelId> = back_edges.iter().copied().filter(|&c| inside(c)).collect();
-        if pulse.is_empty() {
-            pulse = f.channels.keys().filter(|&c| inside(c)).collect();
-        }
-        // Name after the consumer of the first back edge (the loop header), else the first node.
-        let header = pulse
-            .first()
-            .and_then(|&c| f.channels[c].consumers.first().map(|k| k.node))
-            .unwrap_or(*nodes.first().expect("a component has a node"));
-        out.push(Region {
-            kind: RegionKind::Loop,
-            name: format!("loop@{}", f.nodes[header].id),
-            nodes,
-            pulse,
-        });
-    }
-    out.sort_by_key(|r| r.nodes.first().copied());
-    out
+fn loops(f: &Function) -> Vec<Region> {
+    crate::throughput::model::loops(f)
+        .into_iter()
+        .map(|l| {
+            let header = l
+                .back_edges
+                .first()
+                .or(l.preloaded.first())
+                .and_then(|&c| f.channels[c].consumers.first().map(|k| k.node))
+                .or_else(|| l.nodes.first().copied())
+                .expect("a loop has a node");
+            Region {
+                kind: RegionKind::Loop,
+                name: format!("loop@{}", f.nodes[header].id),
+                nodes: l.nodes,
+                pulse: l.back_edges.into_iter().chain(l.preloaded).collect(),
+            }
+        })
+        .collect()
 }
 
 fn blocks(f: &Function) -> Vec<Region> {
