@@ -58,7 +58,7 @@ pub struct TuneArgs {
     #[command(flatten)]
     pub input: RunInput,
     /// Most buffer slots to add in all.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 16)]
     pub max_slots: u32,
     /// Channels tried per round of the search.
     #[arg(long, default_value_t = 16)]

@@ -28,9 +28,9 @@ pub use regions::RegionKind;
 /// One step of a critical cycle.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CycleStep {
-    /// The channel (or `buffer[slotI→slotJ]` for the link inside a buffer).
+    /// The channel (`buffer[slotI→slotJ]` for a link inside a buffer; the node for a turn).
     pub channel: String,
-    /// `forward` (a token moving) or `backward` (free space moving back).
+    /// `forward` (a token moving), `backward` (free space moving back) or `turn` (at a node).
     pub direction: Direction,
     /// Cycles the step takes.
     pub latency: u64,
@@ -241,8 +241,8 @@ fn num(x: Option<f64>) -> String {
     }
 }
 
-/// The cycle as one line: `a.out0 → b.out0 ⇠ c.out1` (`→` a token moving forward, `⇠` free
-/// space moving back), consecutive duplicates merged.
+/// The cycle as one line: `→a.out0 →b.out0 ⇠c.out1 ↺fork0` (`→` a token moving forward, `⇠`
+/// free space moving back, `↺` the path turning at a node that holds a token).
 pub fn cycle_text(p: &Prediction) -> String {
     let mut s = String::new();
     for (i, step) in p.cycle.iter().enumerate() {
@@ -252,6 +252,7 @@ pub fn cycle_text(p: &Prediction) -> String {
         let arrow = match step.direction {
             Direction::Forward => "→",
             Direction::Backward => "⇠",
+            Direction::Turn => "↺",
         };
         let _ = write!(s, "{arrow}{}", step.channel);
     }

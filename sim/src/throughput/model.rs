@@ -59,6 +59,8 @@ pub enum Direction {
     Forward,
     /// Free space moves consumer → producer (ready).
     Backward,
+    /// The path turns around at a node (see the module documentation).
+    Turn,
 }
 
 /// A vertex of the model: a node, one slot of a buffer, or one port of a memory.
@@ -67,8 +69,10 @@ pub struct Vertex {
     /// The node.
     pub node: NodeId,
     /// For a buffer, the slot (0 at the input); for a memory, the port (loads, then stores);
-    /// 0 otherwise.
+    /// for a load, 0 (address) or 1 (data); 0 otherwise.
     pub part: u32,
+    /// The backward side of a node without slots (slots have one vertex).
+    pub back: bool,
 }
 
 /// One edge of the model.
@@ -116,9 +120,6 @@ pub struct Model {
 enum OutputKind {
     /// Purely combinational.
     Comb,
-    /// Output registers that keep an offered token (`emitted` flags, a load port's eager
-    /// fork).
-    Held,
     /// A registered valid that holds one token (a store port's done token).
     Registered,
     /// Buffer slots.
@@ -128,13 +129,13 @@ enum OutputKind {
 fn output_kind(op: &Op, port: usize) -> OutputKind {
     match op.spec().state {
         StateLayout::None => OutputKind::Comb,
-        StateLayout::EmittedPerOutput | StateLayout::ControlMerge => OutputKind::Held,
+        StateLayout::EmittedPerOutput | StateLayout::ControlMerge => OutputKind::Comb,
         StateLayout::MemoryPorts { ld, st } => {
             let (ld, st) = (ld as usize, st as usize);
             if port >= ld && port < ld + st {
                 OutputKind::Registered
             } else {
-                OutputKind::Held
+                OutputKind::Comb
             }
         }
         StateLayout::BufferSlots { .. } => OutputKind::Slots,
@@ -312,19 +313,37 @@ impl Model {
     /// Builds the model of a flat function.
     pub fn build(f: &Function, opts: ModelOptions) -> Model {
         let mut g = DiGraph::new();
-        // Per node: its vertices (buffers: one per slot, memories: one per port, others one).
-        let mut verts: Vec<Vec<NodeIndex>> = Vec::with_capacity(f.nodes.len());
+        // Per node and part: (forward side, backward side); a slot is one vertex (turning
+        // there is free: its backward edge already counts its free places).
+        let mut verts: Vec<Vec<(NodeIndex, NodeIndex)>> = Vec::with_capacity(f.nodes.len());
         for (id, node) in &f.nodes {
             let s = slots(&node.op);
-            let n = s.len().max(port_groups(&node.op));
-            let vs: Vec<NodeIndex> = (0..n)
-                .map(|i: usize| {
-                    g.add_node(Vertex {
-                        node: id,
-                        part: i as u32,
+            let vs: Vec<(NodeIndex, NodeIndex)> = if s.is_empty() {
+                (0..port_groups(&node.op))
+                    .map(|i: usize| {
+                        let v = |back| Vertex {
+                            node: id,
+                            part: i as u32,
+                            back,
+                        };
+                        let fw = g.add_node(v(false));
+                        let bw = g.add_node(v(true));
+                        turn(&mut g, id, fw, bw);
+                        (fw, bw)
                     })
-                })
-                .collect();
+                    .collect()
+            } else {
+                (0..s.len())
+                    .map(|i: usize| {
+                        let v = g.add_node(Vertex {
+                            node: id,
+                            part: i as u32,
+                            back: false,
+                        });
+                        (v, v)
+                    })
+                    .collect()
+            };
             for i in 1..s.len() {
                 link(
                     &mut g,
@@ -352,7 +371,7 @@ impl Model {
             let pv = &verts[p.index()];
             let from = match kind {
                 OutputKind::Slots => pv[pv.len() - 1],
-                OutputKind::Comb | OutputKind::Held | OutputKind::Registered => {
+                OutputKind::Comb | OutputKind::Registered => {
                     pv[output_group(&pnode.op, port).min(pv.len() - 1)]
                 }
             };
@@ -361,9 +380,9 @@ impl Model {
                 let cnode = &f.nodes[cons.node];
                 let cv = &verts[cons.node.index()];
                 let to = cv[input_group(&cnode.op, cons.port as usize).min(cv.len() - 1)];
-                let choice = branch
-                    || data_inputs(&cnode.op).is_some_and(|first| cons.port as usize >= first);
-                link(
+                let merge_data =
+                    data_inputs(&cnode.op).is_some_and(|first| cons.port as usize >= first);
+                let (fwd, back) = link(
                     &mut g,
                     (from, to),
                     (Some(ch), None),
@@ -371,17 +390,10 @@ impl Model {
                     preloaded,
                     loop_tok,
                 );
-                let merge_data =
-                    data_inputs(&cnode.op).is_some_and(|first| cons.port as usize >= first);
-                if merge_data && let Some(e) = g.edges_connecting(from, to).last().map(|e| e.id()) {
-                    g[e].enters_merge = true;
-                }
-                if choice {
+                g[fwd].enters_merge = merge_data;
+                if branch || merge_data {
                     // Only the forward edge: see the module documentation (choices).
-                    let back = g.edges_connecting(to, from).last().map(|e| e.id());
-                    if let Some(e) = back {
-                        g.remove_edge(e);
-                    }
+                    g.remove_edge(back);
                 }
             }
         }
@@ -417,41 +429,44 @@ impl Model {
     /// `buffer3[0→1]` for the link between two slots of a buffer).
     pub fn edge_name(&self, f: &Function, e: EdgeIndex) -> String {
         let w = &self.graph[e];
-        match (w.channel, w.buffer) {
-            (Some(ch), _) => f.channels[ch].name.clone(),
-            (None, Some(b)) => {
-                let (s, _) = self.graph.edge_endpoints(e).unwrap_or_default();
-                let (a, t) = match w.dir {
-                    Direction::Forward => (self.graph[s].part, self.graph[s].part + 1),
-                    Direction::Backward => (self.graph[s].part - 1, self.graph[s].part),
+        match (w.channel, w.buffer, w.dir) {
+            (Some(ch), _, _) => f.channels[ch].name.clone(),
+            (None, Some(n), Direction::Turn) => f.nodes[n].id.clone(),
+            (None, Some(b), Direction::Forward | Direction::Backward) => {
+                let (s, t) = self.graph.edge_endpoints(e).unwrap_or_default();
+                let (a, z) = match w.dir {
+                    Direction::Backward => (self.graph[t].part, self.graph[s].part),
+                    Direction::Forward | Direction::Turn => {
+                        (self.graph[s].part, self.graph[t].part)
+                    }
                 };
-                format!("{}[slot{a}→slot{t}]", f.nodes[b].id)
+                format!("{}[slot{a}→slot{z}]", f.nodes[b].id)
             }
-            (None, None) => String::new(),
+            (None, None, _) => String::new(),
         }
     }
 }
 
-/// Adds the forward and backward edge of one link (`ends`: producer and consumer vertex;
-/// `owner`: the channel, or the buffer of an internal slot link).
+/// Adds the forward and backward edge of one link (`ends`: producer and consumer, each as
+/// its forward and backward vertex; `owner`: the channel, or the buffer of an internal slot
+/// link); returns both edges.
 fn link(
     g: &mut DiGraph<Vertex, Edge>,
-    (from, to): (NodeIndex, NodeIndex),
+    (from, to): ((NodeIndex, NodeIndex), (NodeIndex, NodeIndex)),
     (channel, buffer): (Option<ChannelId>, Option<NodeId>),
     kind: OutputKind,
     preloaded: bool,
     loop_tok: u64,
-) {
+) -> (EdgeIndex, EdgeIndex) {
     let pre = u64::from(preloaded);
     let (fwd_lat, back_lat, back_tok) = match kind {
         OutputKind::Comb => (0, 0, 0),
-        OutputKind::Held => (0, 1, 1),
         OutputKind::Registered => (1, 0, 1),
         OutputKind::Slots => (1, 1, 2 - pre),
     };
-    g.add_edge(
-        from,
-        to,
+    let fwd = g.add_edge(
+        from.0,
+        to.0,
         Edge {
             channel,
             buffer,
@@ -461,9 +476,9 @@ fn link(
             enters_merge: false,
         },
     );
-    g.add_edge(
-        to,
-        from,
+    let back = g.add_edge(
+        to.1,
+        from.1,
         Edge {
             channel,
             buffer,
@@ -473,6 +488,24 @@ fn link(
             enters_merge: false,
         },
     );
+    (fwd, back)
+}
+
+/// The two turns at a node without slots: from forward to backward (a join waiting for
+/// its other inputs) costs nothing; from backward to forward (the node handing on a token
+/// it was offered, once the path back has made room) takes one cycle and the one token the
+/// node's input holds.
+fn turn(g: &mut DiGraph<Vertex, Edge>, node: NodeId, fw: NodeIndex, bw: NodeIndex) {
+    let e = |latency, tokens| Edge {
+        channel: None,
+        buffer: Some(node),
+        dir: Direction::Turn,
+        latency,
+        tokens,
+        enters_merge: false,
+    };
+    g.add_edge(fw, bw, e(0, 0));
+    g.add_edge(bw, fw, e(1, 1));
 }
 
 /// A cycle of the model and its ratio.

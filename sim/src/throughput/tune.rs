@@ -12,9 +12,12 @@
 //!    same values in the same order and every memory ends with the same contents; it is
 //!    *better* when the run takes fewer cycles. Keep the best (fewest cycles, then fewest
 //!    slots, then candidate order); repeat from 1 until no candidate helps or the budget
-//!    ([`TuneOptions::max_slots`]) is spent.
+//!    ([`TuneOptions::max_slots`]) is spent. When no single channel helps, try one slot on
+//!    each of the first 2, 3, … candidates at once (bottlenecks of equal weight only give way
+//!    together).
 //! 3. Prune: take single slots away again while the cycles stay at the tuned figure, so the
-//!    answer uses no slot it does not need.
+//!    answer uses no slot it does not need; when that gave slots back, search again (at most
+//!    [`PASSES`] times).
 //!
 //! Why a search and not an (M)ILP: the objective is the cycle count of one exact run, which
 //! no linear model captures (merges, memories, the environment); a search whose every step
@@ -33,6 +36,12 @@ use crate::ops::{BufferKind, Op};
 use crate::report::{RunReport, Status};
 use crate::session::Session;
 
+/// Rounds of search and pruning.
+const PASSES: usize = 4;
+
+/// Most candidates changed together in one step of the search.
+const GROUP_MAX: usize = 6;
+
 /// Limits of the search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TuneOptions {
@@ -47,7 +56,7 @@ pub struct TuneOptions {
 impl Default for TuneOptions {
     fn default() -> Self {
         TuneOptions {
-            max_slots: 8,
+            max_slots: 16,
             candidates: 16,
             max_cycles: 1_000_000,
         }
@@ -291,31 +300,73 @@ pub fn tune(session: &Session, opts: TuneOptions) -> Result<Tuned, TuneError> {
     let mut current = orig.clone();
     let mut analysis = analysis;
     let mut added = 0u32;
-    'rounds: while added < opts.max_slots {
-        let cands = candidates(&current, orig, &analysis, opts.candidates);
-        let limit = 2 * best_cycles + 1000;
-        let mut k = 1;
-        while added + k <= opts.max_slots {
-            let mut best: Option<(u64, Vec<SlotChange>, Function)> = None;
-            for c in &cands {
-                let next = merge(
-                    &changes,
-                    &SlotChange {
-                        channel: c.clone(),
-                        slots: k,
-                    },
-                );
+    // Search, prune, and search again with the slots pruning gave back (a few times at most).
+    for _pass in 0..PASSES {
+        let cycles_before_pass = best_cycles;
+        'rounds: while added < opts.max_slots {
+            let cands = candidates(&current, orig, &analysis, opts.candidates);
+            let limit = 2 * best_cycles + 1000;
+            let mut k = 1;
+            while added + k <= opts.max_slots {
+                let mut best: Option<(u64, Vec<SlotChange>, Function)> = None;
+                for c in &cands {
+                    let next = merge(
+                        &changes,
+                        &SlotChange {
+                            channel: c.clone(),
+                            slots: k,
+                        },
+                    );
+                    if let Some((f, r)) = search.verified(&next, limit)
+                        && r.cycles < best_cycles
+                        && best.as_ref().is_none_or(|(b, _, _)| r.cycles < *b)
+                    {
+                        best = Some((r.cycles, next, f));
+                    }
+                }
+                if let Some((cycles, next, f)) = best {
+                    best_cycles = cycles;
+                    changes = next;
+                    added += k;
+                    current = f;
+                    let s = session.with_function(current.clone());
+                    search.simulations += 1;
+                    let run = s.run(limit, true)?;
+                    let t = run.trace.expect("a trace was asked for");
+                    analysis = super::Analysis::new(&current, &t);
+                    continue 'rounds;
+                }
+                k *= 2;
+            }
+            // No single channel helps: several bottlenecks of the same weight (two equally
+            // unbalanced diamonds) only give way together. Try the first `n` candidates at once.
+            let mut best: Option<(u64, Vec<SlotChange>, Function, u32)> = None;
+            for n in 2..=cands.len().min(GROUP_MAX) {
+                let cost = n as u32;
+                if added + cost > opts.max_slots {
+                    break;
+                }
+                let mut next = changes.clone();
+                for c in &cands[..n] {
+                    next = merge(
+                        &next,
+                        &SlotChange {
+                            channel: c.clone(),
+                            slots: 1,
+                        },
+                    );
+                }
                 if let Some((f, r)) = search.verified(&next, limit)
                     && r.cycles < best_cycles
-                    && best.as_ref().is_none_or(|(b, _, _)| r.cycles < *b)
+                    && best.as_ref().is_none_or(|(b, ..)| r.cycles < *b)
                 {
-                    best = Some((r.cycles, next, f));
+                    best = Some((r.cycles, next, f, cost));
                 }
             }
-            if let Some((cycles, next, f)) = best {
+            if let Some((cycles, next, f, cost)) = best {
                 best_cycles = cycles;
                 changes = next;
-                added += k;
+                added += cost;
                 current = f;
                 let s = session.with_function(current.clone());
                 search.simulations += 1;
@@ -324,28 +375,38 @@ pub fn tune(session: &Session, opts: TuneOptions) -> Result<Tuned, TuneError> {
                 analysis = super::Analysis::new(&current, &t);
                 continue 'rounds;
             }
-            k *= 2;
+            break;
         }
-        break;
-    }
-    // Prune: single slots that the figure does not need.
-    let limit = 2 * best_cycles + 1000;
-    let mut i = 0;
-    while i < changes.len() {
-        let mut fewer = changes.clone();
-        fewer[i].slots -= 1;
-        match search.verified(&fewer, limit) {
-            Some((f, r)) if r.cycles <= best_cycles => {
-                best_cycles = r.cycles;
-                current = f;
-                if fewer[i].slots == 0 {
-                    fewer.remove(i);
+        // Prune: single slots that the figure does not need.
+        let limit = 2 * best_cycles + 1000;
+        let mut i = 0;
+        while i < changes.len() {
+            let mut fewer = changes.clone();
+            fewer[i].slots -= 1;
+            match search.verified(&fewer, limit) {
+                Some((f, r)) if r.cycles <= best_cycles => {
+                    best_cycles = r.cycles;
+                    current = f;
+                    if fewer[i].slots == 0 {
+                        fewer.remove(i);
+                    }
+                    changes = fewer;
                 }
-                changes = fewer;
+                _ => i += 1,
             }
-            _ => i += 1,
         }
+        let pruned: u32 = changes.iter().map(|c| c.slots).sum();
+        if pruned == added || best_cycles == cycles_before_pass {
+            break;
+        }
+        added = pruned;
+        let s = session.with_function(current.clone());
+        search.simulations += 1;
+        let run = s.run(limit, true)?;
+        let t = run.trace.expect("a trace was asked for");
+        analysis = super::Analysis::new(&current, &t);
     }
+    let limit = 2 * best_cycles + 1000;
     let s = session.with_function(current.clone());
     let run = s.run(limit, true)?;
     search.simulations += 1;
