@@ -360,3 +360,6 @@ pub fn render_text(r: &ThroughputReport) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests;
