@@ -121,6 +121,10 @@ pub struct Model {
     pub activity: Vec<u32>,
     /// The deadlock view is open.
     pub deadlock_view: bool,
+    /// The throughput view (stall heat map, critical cycle) is on.
+    pub throughput_view: bool,
+    /// Its marks, for the trace length they were computed at.
+    throughput_x: Option<(u64, scene::ThroughputMarks)>,
     /// A node the graph view should center on next frame (deadlock steps, search, source
     /// lines).
     pub focus: Option<NodeId>,
@@ -175,6 +179,8 @@ impl Model {
             history: HistoryCache::default(),
             activity: Vec::new(),
             deadlock_view: false,
+            throughput_view: false,
+            throughput_x: None,
             focus: None,
             deadlock_opened: false,
             deadlock_x: None,
@@ -270,6 +276,8 @@ impl Model {
         self.deadlock_opened = false;
         self.deadlock_x = None;
         self.deadlock_view = false;
+        self.throughput_x = None;
+        self.throughput_view = false;
         self.generation += 1;
         if keep {
             self.selection = old_sel.and_then(|n| Self::resolve(&c, &n));
@@ -726,6 +734,62 @@ impl Model {
         describe::describe(&x, &mut self.history, sel)
     }
 
+    /// Turns the throughput view on or off; on, analyses the trace recorded so far (again when
+    /// it has grown) and says the critical cycle and the most stalled channel in the status
+    /// line.
+    pub fn toggle_throughput(&mut self) {
+        self.throughput_view = !self.throughput_view;
+        if !self.throughput_view {
+            return;
+        }
+        let (Some(c), Some(t)) = (&self.circuit, self.trace()) else {
+            self.status = "throughput: no run yet".into();
+            return;
+        };
+        let cycles = t.cycles();
+        if self
+            .throughput_x
+            .as_ref()
+            .is_some_and(|(n, _)| *n == cycles)
+        {
+            return;
+        }
+        let f = &c.func;
+        let a = handscope_sim::throughput::Analysis::new(f, t);
+        let r = handscope_sim::throughput::report(f, cycles, &a);
+        let max = a
+            .activity
+            .iter()
+            .map(|x| x.stalls)
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let heat = a
+            .activity
+            .iter()
+            .map(|x| x.stalls as f32 / max as f32)
+            .collect();
+        let mut critical: Vec<ChannelId> = a
+            .critical
+            .iter()
+            .flat_map(|cy| cy.edges.iter())
+            .filter_map(|&e| a.model.graph[e].channel)
+            .collect();
+        critical.sort();
+        critical.dedup();
+        let ii = r.critical.ii.map_or("-".into(), |v| format!("{v:.2}"));
+        let worst = r
+            .stalls
+            .first()
+            .map(|s| format!("; most stalled: {} ({} cycles)", s.channel, s.stall_cycles))
+            .unwrap_or_default();
+        self.status = format!(
+            "throughput: critical cycle latency {} over {} token(s), II {ii}{worst}",
+            r.critical.latency, r.critical.tokens
+        );
+        self.throughput_x = Some((cycles, scene::ThroughputMarks { heat, critical }));
+    }
+
     /// Drawing options at the cursor.
     pub fn options(&self) -> Options {
         let deadlock = match (self.deadlock(), &self.deadlock_x) {
@@ -740,6 +804,10 @@ impl Model {
             deadlock,
             source_nodes: self.line_nodes(),
             matches: self.matches(),
+            throughput: match &self.throughput_x {
+                Some((_, marks)) if self.throughput_view => marks.clone(),
+                _ => scene::ThroughputMarks::default(),
+            },
         }
     }
 

@@ -768,3 +768,33 @@ fn frame_bench_draws_the_2000_node_chain() {
     assert!(table.contains("fit, new cycle every frame"), "{table}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `h` turns the throughput view on: the status line names the critical cycle, the scene gets
+/// the stall heat and the critical cycle's channels; `h` again turns it off.
+#[test]
+fn throughput_view_marks_stalls_and_the_critical_cycle() {
+    let mut h = harness(Start::Example(example("fork_join_diamond.mlir")));
+    run_until(&mut h, "the run to end", |a| a.model.complete());
+    type_keys(&mut h, "h");
+    let m = &h.state().model;
+    assert!(m.throughput_view);
+    assert!(
+        m.status
+            .starts_with("throughput: critical cycle latency 2 over 1 token(s), II 2.00"),
+        "{}",
+        m.status
+    );
+    let o = m.options();
+    let c = m.circuit.as_ref().unwrap();
+    assert_eq!(o.throughput.heat.len(), c.func.channels.len());
+    assert!(o.throughput.heat.contains(&1.0));
+    let names: Vec<&str> = o
+        .throughput
+        .critical
+        .iter()
+        .map(|&ch| c.func.channels[ch].name.as_str())
+        .collect();
+    assert!(names.contains(&"fork1.out2"), "{names:?}");
+    type_keys(&mut h, "h");
+    assert_eq!(h.state().model.options().throughput, Default::default());
+}
