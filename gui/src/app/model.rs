@@ -790,6 +790,77 @@ impl Model {
         self.throughput_x = Some((cycles, scene::ThroughputMarks { heat, critical }));
     }
 
+    /// "What if": adds (`delta` > 0) or removes (`delta` < 0) one buffer slot on the selected
+    /// channel, runs the changed circuit at once to compare cycles and II with the current
+    /// run (status line), and shows the changed circuit. A slot is added as `handscope tune`
+    /// adds it (grow a buffer without initial values, else insert `tune<i>`); one is removed
+    /// only from such a buffer with at least two slots. Without a channel selected, or for a
+    /// run that does not finish, it says so.
+    pub fn what_if(&mut self, delta: i32) {
+        use handscope_sim::throughput::{measure, tune};
+        let (Some(c), Some(Selection::Channel(ch))) = (&self.circuit, self.selection) else {
+            self.status = "what if: select a channel first".into();
+            return;
+        };
+        let name = c.func.channels[ch].name.clone();
+        let figures = |s: &handscope_sim::session::Session| {
+            let run = s.run(1_000_000, true).ok()?;
+            let f = s.function();
+            let acts = measure::activity(f, run.trace.as_ref()?);
+            Some((run.report, tune::run_ii(f, &acts).0))
+        };
+        let g = if delta > 0 {
+            tune::apply(
+                &c.func,
+                &[tune::SlotChange {
+                    channel: name.clone(),
+                    slots: 1,
+                }],
+            )
+            .ok()
+        } else {
+            let mut g = (*c.func).clone();
+            let p = g.channels[ch].producer.node;
+            match &mut g.nodes[p].op {
+                handscope_sim::Op::Buffer {
+                    slots, init: None, ..
+                } if *slots >= 2 => {
+                    *slots -= 1;
+                    Some(g)
+                }
+                _ => None,
+            }
+        };
+        let Some(g) = g else {
+            self.status = format!(
+                "what if: {name} has no buffer slot to remove (only a buffer without initial values and with at least two slots gives one up)"
+            );
+            return;
+        };
+        let session = c.session.with_function(g.clone());
+        let (Some((r0, ii0)), Some((r1, ii1))) = (figures(&c.session), figures(&session)) else {
+            self.status = "what if: the run failed".into();
+            return;
+        };
+        let ii = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.2}"));
+        let same = tune::same_answer(&r0, &r1);
+        self.status = format!(
+            "what if {}1 slot on {name}: {} -> {} cycles, II {} -> {}{}",
+            if delta > 0 { "+" } else { "-" },
+            r0.cycles,
+            r1.cycles,
+            ii(ii0),
+            ii(ii1),
+            if same { "" } else { " (the results differ!)" }
+        );
+        let status = self.status.clone();
+        let mut next = c.clone();
+        next.func = Arc::new(g);
+        next.session = session;
+        self.install(next, true);
+        self.status = status;
+    }
+
     /// Drawing options at the cursor.
     pub fn options(&self) -> Options {
         let deadlock = match (self.deadlock(), &self.deadlock_x) {

@@ -798,3 +798,48 @@ fn throughput_view_marks_stalls_and_the_critical_cycle() {
     type_keys(&mut h, "h");
     assert_eq!(h.state().model.options().throughput, Default::default());
 }
+
+/// `]` / `[` on a selected channel: one slot more or less, the changed circuit runs at once
+/// and the status line compares cycles and II; the view then shows the changed circuit.
+#[test]
+fn what_if_slots_on_the_selected_channel() {
+    let mut h = harness(Start::Example(example("fork_join_diamond.mlir")));
+    run_until(&mut h, "the run to end", |a| a.model.complete());
+    type_keys(&mut h, "]");
+    assert_eq!(h.state().model.status, "what if: select a channel first");
+    let ch = {
+        let f = &h.state().model.circuit.as_ref().unwrap().func;
+        f.channel_by_name("fork0.out0").unwrap()
+    };
+    h.state_mut().model.select(Some(Selection::Channel(ch)));
+    type_keys(&mut h, "]");
+    let status = h.state().model.status.clone();
+    assert!(
+        status.starts_with("what if +1 slot on fork0.out0: 6 -> "),
+        "{status}"
+    );
+    assert!(!status.contains("differ"), "{status}");
+    // Again on the same channel: the inserted buffer grows.
+    type_keys(&mut h, "]");
+    let f = h.state().model.circuit.as_ref().unwrap().func.clone();
+    let t = f.node_by_id("tune0").expect("a buffer was inserted");
+    assert!(matches!(
+        f.nodes[t].op,
+        handscope_sim::Op::Buffer { slots: 2, .. }
+    ));
+    // And gives one slot back.
+    let out = f.channel_by_name("tune0.out0").unwrap();
+    h.state_mut().model.select(Some(Selection::Channel(out)));
+    type_keys(&mut h, "[");
+    let status = h.state().model.status.clone();
+    assert!(
+        status.starts_with("what if -1 slot on tune0.out0: "),
+        "{status}"
+    );
+    let f = h.state().model.circuit.as_ref().unwrap().func.clone();
+    let t = f.node_by_id("tune0").unwrap();
+    assert!(matches!(
+        f.nodes[t].op,
+        handscope_sim::Op::Buffer { slots: 1, .. }
+    ));
+}

@@ -22,6 +22,10 @@ pub const SHEET: &[(&str, &str)] = &[
     ("m", "waveform marker at the cursor"),
     ("d", "deadlock view on / off"),
     ("h", "throughput view: stall heat map and critical cycle"),
+    (
+        "] / [",
+        "what if: one buffer slot more / less on the selected channel",
+    ),
     ("t", "light / dark theme"),
     ("p", "presentation mode (large fonts)"),
     ("c", "colour-blind-safe palette"),
@@ -101,6 +105,8 @@ pub fn handle(ctx: &egui::Context, m: &mut Model) -> Actions {
                 "v" => m.look.values = !m.look.values,
                 "d" => m.deadlock_view = !m.deadlock_view,
                 "h" => m.toggle_throughput(),
+                "]" => m.what_if(1),
+                "[" => m.what_if(-1),
                 "m" => m.markers.push(m.cycle),
                 "x" => {
                     let all = crate::app::style::Radix::ALL;
