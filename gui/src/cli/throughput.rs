@@ -168,11 +168,12 @@ pub fn run_tune(a: &TuneArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&t)?);
     } else {
         println!("before: {} cycles, {}", t.before.cycles, ii_text(&t.before));
-        if t.changes.is_empty() {
+        if t.changes.is_empty() && t.simulations <= 2 {
             println!(
-                "no slot change makes this run faster (tried {} runs)",
-                t.simulations
+                "no candidate: no channel stalls and the critical cycle has no free-space step"
             );
+        } else if t.changes.is_empty() {
+            println!("no slot change makes this run faster");
         } else {
             for c in &t.changes {
                 println!(

@@ -183,14 +183,22 @@ pub(crate) fn output_group(op: &Op, port: usize) -> usize {
     }
 }
 
-/// Preloaded flag of every slot of a buffer, input end first (empty for other ops).
+/// Preloaded flag of every slot of a buffer, input end first (empty for other ops): the slot
+/// count from the register layout, the flags from `initValues`.
 fn slots(op: &Op) -> Vec<bool> {
-    match op {
-        Op::Buffer { slots, init, .. } => (0..*slots as usize)
-            .map(|i| init.as_ref().is_some_and(|v| i < v.len()))
-            .collect(),
-        _ => Vec::new(),
-    }
+    let n = match op.spec().state {
+        StateLayout::BufferSlots { slots } => slots as usize,
+        StateLayout::None
+        | StateLayout::EmittedPerOutput
+        | StateLayout::ControlMerge
+        | StateLayout::MemoryPorts { .. } => 0,
+    };
+    let init = if let Op::Buffer { init: Some(v), .. } = op {
+        v.len()
+    } else {
+        0
+    };
+    (0..n).map(|i| i < init).collect()
 }
 
 /// A loop: a strongly connected part of the valid-direction graph at one nesting level.

@@ -97,6 +97,10 @@ pub enum TuneError {
     /// A change names a channel the circuit does not have.
     #[error("no channel `{0}`")]
     NoChannel(String),
+    /// The tuned circuit's final run did not reproduce the verified answer and cycles (a
+    /// nondeterministic circuit or an engine fault; nothing is proposed).
+    #[error("the tuned circuit's final run differs from the verified one; nothing is proposed")]
+    Unverified,
 }
 
 /// What [`tune`] found.
@@ -228,14 +232,14 @@ pub fn apply(f: &Function, changes: &[SlotChange]) -> Result<Function, TuneError
 
 /// Adds `k` slots to `n` when it is a buffer without initial values.
 fn grow(n: &mut Node, k: u32) -> bool {
-    match &mut n.op {
-        Op::Buffer {
-            slots, init: None, ..
-        } => {
-            *slots += k;
-            true
-        }
-        _ => false,
+    if let Op::Buffer {
+        slots, init: None, ..
+    } = &mut n.op
+    {
+        *slots += k;
+        true
+    } else {
+        false
     }
 }
 
@@ -410,6 +414,10 @@ pub fn tune(session: &Session, opts: TuneOptions) -> Result<Tuned, TuneError> {
     let s = session.with_function(current.clone());
     let run = s.run(limit, true)?;
     search.simulations += 1;
+    // The final run is checked like every candidate.
+    if !same_answer(&search.base, &run.report) || run.report.cycles > before.cycles {
+        return Err(TuneError::Unverified);
+    }
     let t = run.trace.expect("a trace was asked for");
     let acts = super::measure::activity(&current, &t);
     let after = figures(&current, &run.report, Some(&acts));
