@@ -56,6 +56,8 @@ pub struct Prediction {
 
 impl Prediction {
     fn of(model: &Model, f: &Function, c: Option<CycleRatio>) -> Prediction {
+        // A cycle that allows a token every cycle limits nothing (a channel's own handshake).
+        let c = c.filter(|c| c.latency > c.tokens);
         match c {
             None => Prediction {
                 latency: 0,
@@ -110,7 +112,8 @@ pub struct RegionReport {
     pub measured_ii: Option<f64>,
     /// Measured tokens per cycle (`1 / measured_ii`).
     pub measured_tokens_per_cycle: Option<f64>,
-    /// What the model predicts for the region on its own.
+    /// What the model predicts for the region on its own (no cycle when nothing limits it
+    /// below one token per cycle).
     pub predicted: Prediction,
 }
 
