@@ -40,18 +40,30 @@ pub fn load_for(path: &Path, top: Option<&str>) -> anyhow::Result<Loaded> {
 
 /// Parses `text` as the contents of `path`; `top` as in [`load_for`].
 pub fn load_text_for(path: &Path, text: &str, top: Option<&str>) -> anyhow::Result<Loaded> {
+    load_text_with(
+        path,
+        text,
+        top,
+        &handscope_compiler::c::HsOptions::default(),
+    )
+}
+
+/// Like [`load_text_for`], compiling a C kernel with `opts`.
+pub fn load_text_with(
+    path: &Path,
+    text: &str,
+    top: Option<&str>,
+    opts: &handscope_compiler::c::HsOptions,
+) -> anyhow::Result<Loaded> {
     let name = path.display().to_string();
     match path.extension().and_then(|e| e.to_str()) {
-        Some("c") => {
-            let opts = handscope_compiler::c::HsOptions::default();
-            match handscope_compiler::c::compile_to_handshake(text, &name, top, &opts) {
-                Ok(module) => Ok(Loaded {
-                    module,
-                    reader_warnings: 0,
-                }),
-                Err(e) => Err(Rendered(render_diagnostic(&e)).into()),
-            }
-        }
+        Some("c") => match handscope_compiler::c::compile_to_handshake(text, &name, top, opts) {
+            Ok(module) => Ok(Loaded {
+                module,
+                reader_warnings: 0,
+            }),
+            Err(e) => Err(Rendered(render_diagnostic(&e)).into()),
+        },
         Some("mlir") | None => match handscope_compiler::mlir::parse_mlir(text, &name) {
             Ok((module, warnings)) => {
                 for w in &warnings {

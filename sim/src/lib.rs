@@ -22,6 +22,7 @@ pub mod scc;
 pub mod session;
 pub mod spec;
 pub mod stimulus;
+pub mod throughput;
 pub mod trace;
 pub mod transform;
 pub mod types;

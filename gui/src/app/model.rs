@@ -124,6 +124,10 @@ pub struct Model {
     pub activity: Vec<u32>,
     /// The deadlock view is open.
     pub deadlock_view: bool,
+    /// The throughput view (stall heat map, critical cycle) is on.
+    pub throughput_view: bool,
+    /// Its marks, for the trace length they were computed at.
+    throughput_x: Option<(u64, scene::ThroughputMarks)>,
     /// A node the graph view should center on next frame (deadlock steps, search, source
     /// lines).
     pub focus: Option<NodeId>,
@@ -179,6 +183,8 @@ impl Model {
             history: HistoryCache::default(),
             activity: Vec::new(),
             deadlock_view: false,
+            throughput_view: false,
+            throughput_x: None,
             focus: None,
             deadlock_opened: false,
             deadlock_x: None,
@@ -276,6 +282,8 @@ impl Model {
         self.deadlock_opened = false;
         self.deadlock_x = None;
         self.deadlock_view = false;
+        self.throughput_x = None;
+        self.throughput_view = false;
         self.generation += 1;
         if keep {
             self.selection = old_sel.and_then(|n| Self::resolve(&c, &n));
@@ -732,6 +740,133 @@ impl Model {
         describe::describe(&x, &mut self.history, sel)
     }
 
+    /// Turns the throughput view on or off; on, analyses the trace recorded so far (again when
+    /// it has grown) and says the critical cycle and the most stalled channel in the status
+    /// line.
+    pub fn toggle_throughput(&mut self) {
+        self.throughput_view = !self.throughput_view;
+        if !self.throughput_view {
+            return;
+        }
+        let (Some(c), Some(t)) = (&self.circuit, self.trace()) else {
+            self.status = "throughput: no run yet".into();
+            return;
+        };
+        let cycles = t.cycles();
+        if self
+            .throughput_x
+            .as_ref()
+            .is_some_and(|(n, _)| *n == cycles)
+        {
+            return;
+        }
+        let f = &c.func;
+        let a = handscope_sim::throughput::Analysis::new(f, t);
+        let r = handscope_sim::throughput::report(f, cycles, &a);
+        let max = a
+            .activity
+            .iter()
+            .map(|x| x.stalls)
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let heat = a
+            .activity
+            .iter()
+            .map(|x| x.stalls as f32 / max as f32)
+            .collect();
+        let mut critical: Vec<ChannelId> = a
+            .critical
+            .iter()
+            .flat_map(|cy| cy.edges.iter())
+            .filter_map(|&e| a.model.graph[e].channel)
+            .collect();
+        critical.sort();
+        critical.dedup();
+        let ii = r.critical.ii.map_or("-".into(), |v| format!("{v:.2}"));
+        let worst = r
+            .stalls
+            .first()
+            .map(|s| format!("; most stalled: {} ({} cycles)", s.channel, s.stall_cycles))
+            .unwrap_or_default();
+        self.status = format!(
+            "throughput: critical cycle latency {} over {} token(s), II {ii}{worst}",
+            r.critical.latency, r.critical.tokens
+        );
+        self.throughput_x = Some((cycles, scene::ThroughputMarks { heat, critical }));
+    }
+
+    /// "What if": adds (`delta` > 0) or removes (`delta` < 0) one buffer slot on the selected
+    /// channel, runs the changed circuit at once to compare cycles and II with the current
+    /// run (status line), and shows the changed circuit. A slot is added as `handscope tune`
+    /// adds it (grow a buffer without initial values, else insert `tune<i>`); one is removed
+    /// only from such a buffer with at least two slots. Without a channel selected, or for a
+    /// run that does not finish, it says so.
+    pub fn what_if(&mut self, delta: i32) {
+        use handscope_sim::throughput::{measure, tune};
+        let (Some(c), Some(Selection::Channel(ch))) = (&self.circuit, self.selection) else {
+            self.status = "what if: select a channel first".into();
+            return;
+        };
+        let name = c.func.channels[ch].name.clone();
+        let figures = |s: &handscope_sim::session::Session| {
+            let run = s.run(1_000_000, true).ok()?;
+            let f = s.function();
+            let acts = measure::activity(f, run.trace.as_ref()?);
+            Some((run.report, tune::run_ii(f, &acts).0))
+        };
+        let g = if delta > 0 {
+            tune::apply(
+                &c.func,
+                &[tune::SlotChange {
+                    channel: name.clone(),
+                    slots: 1,
+                }],
+            )
+            .ok()
+        } else {
+            let mut g = (*c.func).clone();
+            let p = g.channels[ch].producer.node;
+            match &mut g.nodes[p].op {
+                handscope_sim::Op::Buffer {
+                    slots, init: None, ..
+                } if *slots >= 2 => {
+                    *slots -= 1;
+                    Some(g)
+                }
+                _ => None,
+            }
+        };
+        let Some(g) = g else {
+            self.status = format!(
+                "what if: {name} has no buffer slot to remove (only a buffer without initial values and with at least two slots gives one up)"
+            );
+            return;
+        };
+        let session = c.session.with_function(g.clone());
+        let (Some((r0, ii0)), Some((r1, ii1))) = (figures(&c.session), figures(&session)) else {
+            self.status = "what if: the run failed".into();
+            return;
+        };
+        let ii = |x: Option<f64>| x.map_or("-".into(), |v| format!("{v:.2}"));
+        let same = tune::same_answer(&r0, &r1);
+        self.status = format!(
+            "what if {}1 slot on {name}: {} -> {} cycles, II {} -> {}{}",
+            if delta > 0 { "+" } else { "-" },
+            r0.cycles,
+            r1.cycles,
+            ii(ii0),
+            ii(ii1),
+            if same { "" } else { " (the results differ!)" }
+        );
+        let status = self.status.clone();
+        let mut next = c.clone();
+        next.func = Arc::new(g);
+        next.session = session;
+        self.install(next, true);
+        self.status = status;
+    }
+
     /// Drawing options at the cursor.
     pub fn options(&self) -> Options {
         let deadlock = match (self.deadlock(), &self.deadlock_x) {
@@ -746,6 +881,10 @@ impl Model {
             deadlock,
             source_nodes: self.line_nodes(),
             matches: self.matches(),
+            throughput: match &self.throughput_x {
+                Some((_, marks)) if self.throughput_view => marks.clone(),
+                _ => scene::ThroughputMarks::default(),
+            },
         }
     }
 

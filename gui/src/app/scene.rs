@@ -141,6 +141,19 @@ pub struct Options {
     pub source_nodes: Vec<NodeId>,
     /// Search matches.
     pub matches: Vec<NodeId>,
+    /// The throughput view: stall heat per channel and the critical cycle (`h`).
+    pub throughput: ThroughputMarks,
+}
+
+/// What the throughput view marks: how much each channel stalls, and the channels of the
+/// critical cycle (`handscope throughput`'s model).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThroughputMarks {
+    /// Per channel index, its stall cycles relative to the most stalled channel (0..=1);
+    /// empty when the view is off.
+    pub heat: Vec<f32>,
+    /// Channels on the critical cycle.
+    pub critical: Vec<ChannelId>,
 }
 
 /// Draws `layout` of `f` at the cycle `cs`.
@@ -191,6 +204,29 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
         &mut o.source_nodes.iter().chain(&o.matches).map(|n| n.index()),
     );
     let flag = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
+    let critical = flags(nc, &mut o.throughput.critical.iter().map(|c| c.index()));
+    for e in &layout.edges {
+        // Throughput view, under everything else: the stall heat as a halo whose width and
+        // opacity grow with the stalls, the critical cycle as a dashed band.
+        if let Some(&heat) = o.throughput.heat.get(e.channel)
+            && heat > 0.0
+        {
+            items.push(Item::Curve {
+                points: e.points.clone(),
+                color: p.chan[1].with_alpha((60.0 + 160.0 * heat) as u8),
+                width: 3.0 + 9.0 * heat,
+                dashed: false,
+            });
+        }
+        if flag(&critical, e.channel) {
+            items.push(Item::Curve {
+                points: e.points.clone(),
+                color: p.selected.with_alpha(150),
+                width: 6.0,
+                dashed: true,
+            });
+        }
+    }
     for e in &layout.edges {
         let ch = &f.channels[ChannelId::new(e.channel)];
         let st = cs.chan(e.channel);

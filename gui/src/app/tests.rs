@@ -776,3 +776,78 @@ fn frame_bench_draws_the_2000_node_chain() {
     assert!(table.contains("fit, new cycle every frame"), "{table}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `h` turns the throughput view on: the status line names the critical cycle, the scene gets
+/// the stall heat and the critical cycle's channels; `h` again turns it off.
+#[test]
+fn throughput_view_marks_stalls_and_the_critical_cycle() {
+    let mut h = harness(Start::Example(example("fork_join_diamond.mlir")));
+    run_until(&mut h, "the run to end", |a| a.model.complete());
+    type_keys(&mut h, "h");
+    let m = &h.state().model;
+    assert!(m.throughput_view);
+    assert!(
+        m.status
+            .starts_with("throughput: critical cycle latency 2 over 1 token(s), II 2.00"),
+        "{}",
+        m.status
+    );
+    let o = m.options();
+    let c = m.circuit.as_ref().unwrap();
+    assert_eq!(o.throughput.heat.len(), c.func.channels.len());
+    assert!(o.throughput.heat.contains(&1.0));
+    let names: Vec<&str> = o
+        .throughput
+        .critical
+        .iter()
+        .map(|&ch| c.func.channels[ch].name.as_str())
+        .collect();
+    assert!(names.contains(&"fork1.out2"), "{names:?}");
+    type_keys(&mut h, "h");
+    assert_eq!(h.state().model.options().throughput, Default::default());
+}
+
+/// `]` / `[` on a selected channel: one slot more or less, the changed circuit runs at once
+/// and the status line compares cycles and II; the view then shows the changed circuit.
+#[test]
+fn what_if_slots_on_the_selected_channel() {
+    let mut h = harness(Start::Example(example("fork_join_diamond.mlir")));
+    run_until(&mut h, "the run to end", |a| a.model.complete());
+    type_keys(&mut h, "]");
+    assert_eq!(h.state().model.status, "what if: select a channel first");
+    let ch = {
+        let f = &h.state().model.circuit.as_ref().unwrap().func;
+        f.channel_by_name("fork0.out0").unwrap()
+    };
+    h.state_mut().model.select(Some(Selection::Channel(ch)));
+    type_keys(&mut h, "]");
+    let status = h.state().model.status.clone();
+    assert!(
+        status.starts_with("what if +1 slot on fork0.out0: 6 -> "),
+        "{status}"
+    );
+    assert!(!status.contains("differ"), "{status}");
+    // Again on the same channel: the inserted buffer grows.
+    type_keys(&mut h, "]");
+    let f = h.state().model.circuit.as_ref().unwrap().func.clone();
+    let t = f.node_by_id("tune0").expect("a buffer was inserted");
+    assert!(matches!(
+        f.nodes[t].op,
+        handscope_sim::Op::Buffer { slots: 2, .. }
+    ));
+    // And gives one slot back.
+    let out = f.channel_by_name("tune0.out0").unwrap();
+    h.state_mut().model.select(Some(Selection::Channel(out)));
+    type_keys(&mut h, "[");
+    let status = h.state().model.status.clone();
+    assert!(
+        status.starts_with("what if -1 slot on tune0.out0: "),
+        "{status}"
+    );
+    let f = h.state().model.circuit.as_ref().unwrap().func.clone();
+    let t = f.node_by_id("tune0").unwrap();
+    assert!(matches!(
+        f.nodes[t].op,
+        handscope_sim::Op::Buffer { slots: 1, .. }
+    ));
+}

@@ -11,6 +11,7 @@ mod progress;
 mod render;
 mod replay;
 mod sim;
+mod throughput;
 mod verilog;
 
 use std::path::PathBuf;
@@ -70,6 +71,12 @@ pub enum Command {
     Mlir(mlir::MlirArgs),
     /// Simulate a function cycle by cycle: outputs, memories, statistics, deadlocks.
     Sim(sim::SimArgs),
+    /// Measured and predicted throughput per loop, block and reconvergent region; critical
+    /// cycles; the channels that stall most.
+    Throughput(throughput::ThroughputArgs),
+    /// Propose buffer slots that make a run faster, verified by re-simulation; write the tuned
+    /// circuit.
+    Tune(throughput::TuneArgs),
     /// Open the visual debugger on a C kernel or handshake MLIR file (and optionally a VCD).
     Gui(gui::GuiArgs),
     /// Draw the debugger's view at a cycle without a window, as SVG or PNG.
@@ -102,6 +109,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Dot(a)) => dot::run(&a),
         Some(Command::Mlir(a)) => mlir::run(&a),
         Some(Command::Sim(a)) => sim::run(&a),
+        Some(Command::Throughput(a)) => throughput::run_throughput(&a),
+        Some(Command::Tune(a)) => throughput::run_tune(&a),
         Some(Command::Verilog(a)) => verilog::run_verilog(&a),
         Some(Command::Verilate(a)) => verilog::run_verilate(&a),
         Some(Command::Replay(a)) => replay::run(&a),

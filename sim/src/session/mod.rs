@@ -206,6 +206,17 @@ impl Session {
         &self.notes
     }
 
+    /// The same stimulus bound to another flat function with the same arguments, results and
+    /// memories (a variant of this one, e.g. with other buffers: `throughput::tune`).
+    pub fn with_function(&self, func: impl Into<Arc<Function>>) -> Session {
+        Session {
+            func: func.into(),
+            env: self.env.clone(),
+            inserted: Vec::new(),
+            notes: self.notes.clone(),
+        }
+    }
+
     /// The flat function.
     pub fn function(&self) -> &Function {
         &self.func

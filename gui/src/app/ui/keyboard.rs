@@ -21,6 +21,11 @@ pub const SHEET: &[(&str, &str)] = &[
     ("w", "add the selected channel to the waveforms"),
     ("m", "waveform marker at the cursor"),
     ("d", "deadlock view on / off"),
+    ("h", "throughput view: stall heat map and critical cycle"),
+    (
+        "] / [",
+        "what if: one buffer slot more / less on the selected channel",
+    ),
     ("t", "light / dark theme"),
     ("p", "presentation mode (large fonts)"),
     ("c", "colour-blind-safe palette"),
@@ -117,6 +122,9 @@ pub fn handle(ctx: &egui::Context, m: &mut Model) -> Actions {
                 "c" => m.look.colour_blind = !m.look.colour_blind,
                 "v" => m.look.values = !m.look.values,
                 "d" => m.deadlock_view = !m.deadlock_view,
+                "h" => m.toggle_throughput(),
+                "]" => m.what_if(1),
+                "[" => m.what_if(-1),
                 "m" => m.markers.push(m.cycle),
                 "x" => {
                     let all = crate::app::style::Radix::ALL;

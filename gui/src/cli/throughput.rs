@@ -1,0 +1,253 @@
+//! `handscope throughput` (measured and predicted throughput, critical cycles, stalls) and
+//! `handscope tune` (buffer slots that make the run faster, verified by re-simulation).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use handscope_compiler::mlir::write_mlir;
+use handscope_sim::Module;
+use handscope_sim::session::header::{Header, run_stimulus};
+use handscope_sim::session::{Session, StimulusArgs};
+use handscope_sim::throughput::{self, tune};
+
+/// Input file, function and stimulus, shared by `throughput` and `tune`.
+#[derive(clap::Args, Debug)]
+pub struct RunInput {
+    /// Handshake MLIR file or C kernel.
+    pub file: PathBuf,
+    /// Function to run (default: a C kernel's `// TOP:`, else the last function with a body).
+    #[arg(long)]
+    pub func: Option<String>,
+    /// Tokens for an argument, as `handscope sim --in`. Without any `--in`/`--mem`/`--ready`
+    /// the file's header stimulus is used (`// sim:` lines, or a C kernel's first `// RUN:`).
+    #[arg(long = "in", value_name = "NAME=TOKENS")]
+    pub inputs: Vec<String>,
+    /// Initial memory contents, as `handscope sim --mem`.
+    #[arg(long = "mem", value_name = "NAME=VALUES")]
+    pub mems: Vec<String>,
+    /// Ready policy of a result, as `handscope sim --ready`.
+    #[arg(long = "ready", value_name = "NAME=POLICY")]
+    pub ready: Vec<String>,
+    /// Stop after this many cycles.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_cycles: u64,
+    /// Cycles without any transfer after which the run is declared deadlocked.
+    #[arg(long, default_value_t = 16)]
+    pub deadlock_window: u64,
+    /// Compile a C kernel with task pipelining (several invocations in flight).
+    #[arg(long)]
+    pub task_pipelining: bool,
+}
+
+/// Arguments of `handscope throughput`.
+#[derive(clap::Args, Debug)]
+pub struct ThroughputArgs {
+    /// The circuit and its stimulus.
+    #[command(flatten)]
+    pub input: RunInput,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `handscope tune`.
+#[derive(clap::Args, Debug)]
+pub struct TuneArgs {
+    /// The circuit and its stimulus.
+    #[command(flatten)]
+    pub input: RunInput,
+    /// Most buffer slots to add in all.
+    #[arg(long, default_value_t = 16)]
+    pub max_slots: u32,
+    /// Channels tried per round of the search.
+    #[arg(long, default_value_t = 16)]
+    pub candidates: usize,
+    /// Write the tuned circuit (handshake MLIR) here.
+    #[arg(short, long, value_name = "OUT.mlir")]
+    pub output: Option<PathBuf>,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The loaded module, the session with its stimulus bound, and that stimulus.
+struct Opened {
+    module: Module,
+    session: Session,
+    stimulus: StimulusArgs,
+}
+
+fn open(a: &RunInput) -> anyhow::Result<Opened> {
+    let text = std::fs::read_to_string(&a.file)
+        .with_context(|| format!("cannot read {}", a.file.display()))?;
+    let header = Header::parse(&text);
+    let is_c = a.file.extension().is_some_and(|e| e == "c");
+    let func = a
+        .func
+        .clone()
+        .or_else(|| is_c.then(|| header.top().map(String::from)).flatten());
+    let opts = handscope_compiler::c::HsOptions {
+        task_pipelining: a.task_pipelining,
+        ..Default::default()
+    };
+    let loaded = crate::load::load_text_with(&a.file, &text, func.as_deref(), &opts)?;
+    let given = StimulusArgs {
+        inputs: a.inputs.clone(),
+        mems: a.mems.clone(),
+        ready: a.ready.clone(),
+    };
+    let stimulus = if given != StimulusArgs::default() {
+        given
+    } else if is_c {
+        match header.runs().first() {
+            Some(line) => {
+                let f = handscope_sim::session::select_function(&loaded.module, func.as_deref())?;
+                let s = run_stimulus(f, line).with_context(|| {
+                    format!("{}: the `// RUN:` line `{line}`", a.file.display())
+                })?;
+                eprintln!("note: stimulus from the file's first `// RUN:` line: {line}");
+                s
+            }
+            None => given,
+        }
+    } else {
+        let s = header.sim_args();
+        if s != StimulusArgs::default() {
+            eprintln!("note: stimulus from the file's `// sim:` lines");
+        }
+        s
+    };
+    let session = super::session(
+        &loaded.module,
+        func.as_deref(),
+        &stimulus,
+        a.deadlock_window,
+    )?;
+    Ok(Opened {
+        module: loaded.module,
+        session,
+        stimulus,
+    })
+}
+
+/// Runs the circuit with a trace and prints its throughput report.
+pub fn run_throughput(a: &ThroughputArgs) -> anyhow::Result<ExitCode> {
+    let o = open(&a.input)?;
+    let run = o.session.run(a.input.max_cycles, true)?;
+    let trace = run.trace.context("the engine recorded no trace")?;
+    let report = throughput::analyze(o.session.function(), &trace);
+    if a.json {
+        let mut v = serde_json::to_value(&report)?;
+        v["status"] = serde_json::to_value(run.report.status)?;
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!("status: {}", run.report.status.as_str());
+        print!("{}", throughput::render_text(&report));
+    }
+    Ok(super::exit_code(run.report.status))
+}
+
+fn ii_text(f: &tune::RunFigures) -> String {
+    match (f.ii, &f.ii_channel) {
+        (Some(ii), Some(ch)) => format!("II {ii:.2} on {ch}"),
+        _ => "II -".to_string(),
+    }
+}
+
+/// Tunes the buffers, prints before/after and writes the tuned circuit.
+pub fn run_tune(a: &TuneArgs) -> anyhow::Result<ExitCode> {
+    let o = open(&a.input)?;
+    let opts = tune::TuneOptions {
+        max_slots: a.max_slots,
+        candidates: a.candidates,
+        max_cycles: a.input.max_cycles,
+    };
+    let t = tune::tune(&o.session, opts)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&t)?);
+    } else {
+        println!("before: {} cycles, {}", t.before.cycles, ii_text(&t.before));
+        if t.changes.is_empty() && t.simulations <= 2 {
+            println!(
+                "no candidate: no channel stalls and the critical cycle has no free-space step"
+            );
+        } else if t.changes.is_empty() {
+            println!("no slot change makes this run faster");
+        } else {
+            for c in &t.changes {
+                println!(
+                    "  +{} slot{} on {}",
+                    c.slots,
+                    if c.slots == 1 { "" } else { "s" },
+                    c.channel
+                );
+            }
+        }
+        println!(
+            "after:  {} cycles, {} ({} slot{} added, {} verified runs: same outputs and memories)",
+            t.after.cycles,
+            ii_text(&t.after),
+            t.added_slots,
+            if t.added_slots == 1 { "" } else { "s" },
+            t.simulations
+        );
+    }
+    if let Some(out) = &a.output {
+        let text = tuned_mlir(&a.input.file, &o, &t);
+        std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+        if !a.json {
+            println!("wrote {}", out.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The tuned circuit as MLIR: the other functions of the module as they were (unless the
+/// tuned one was flattened, which makes them unnecessary), with a header naming the changes
+/// and the stimulus as `// sim:` lines.
+fn tuned_mlir(file: &Path, o: &Opened, t: &tune::Tuned) -> String {
+    let name = &t.function.name;
+    let flattened = o.module.function(name).is_some_and(|f| {
+        f.nodes
+            .values()
+            .any(|n| n.op.kind() == handscope_sim::OpKind::Instance)
+    });
+    let module = if flattened || file.extension().is_some_and(|e| e == "c") {
+        Module {
+            functions: vec![t.function.clone()],
+        }
+    } else {
+        let mut m = o.module.clone();
+        for f in &mut m.functions {
+            if &f.name == name {
+                *f = t.function.clone();
+            }
+        }
+        m
+    };
+    let mut s = format!(
+        "// Tuned by `handscope tune` from {}: {} -> {} cycles.\n",
+        file.display(),
+        t.before.cycles,
+        t.after.cycles
+    );
+    for c in &t.changes {
+        s.push_str(&format!("// +{} slots on {}\n", c.slots, c.channel));
+    }
+    let mut flags = Vec::new();
+    for i in &o.stimulus.inputs {
+        flags.push(format!("--in {i}"));
+    }
+    for m in &o.stimulus.mems {
+        flags.push(format!("--mem {m}"));
+    }
+    for r in &o.stimulus.ready {
+        flags.push(format!("--ready {r}"));
+    }
+    if !flags.is_empty() {
+        s.push_str(&format!("// sim: {}\n", flags.join(" ")));
+    }
+    s.push_str(&write_mlir(&module));
+    s
+}

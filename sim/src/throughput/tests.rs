@@ -1,0 +1,159 @@
+//! The model and the measures on graphs built by hand: a diamond (fork, `long` one-slot
+//! buffers on one arm, `short` on the other, an adder), the critical cycle's ratio against
+//! the measured interval, the trace's counts against the run report's, and `apply`.
+
+use super::model::{Direction, Model, ModelOptions, critical_cycle};
+use super::tune::{SlotChange, TuneOptions, apply, tune};
+use super::{analyze, measure};
+use crate::graph::{ArgType, FuncResult, Function};
+use crate::ops::{BufferKind, Op};
+use crate::session::Session;
+use crate::stimulus::TokenSource;
+use crate::types::Type;
+
+fn buffer() -> Op {
+    Op::Buffer {
+        slots: 1,
+        kind: BufferKind::Seq,
+        init: None,
+    }
+}
+
+fn diamond(long: usize, short: usize) -> Function {
+    let mut f = Function::new("d");
+    let a = f.add_arg("a", ArgType::Channel(Type::Int(32))).unwrap();
+    let fork = f.add_node(Op::Fork, vec![Type::Int(32), Type::Int(32)]);
+    f.set_inputs(fork, vec![a]);
+    let outs = f.nodes[fork].outputs.clone();
+    let mut arm = |from, n| {
+        let mut prev = from;
+        for _ in 0..n {
+            let b = f.add_node(buffer(), vec![Type::Int(32)]);
+            f.set_inputs(b, vec![prev]);
+            prev = f.nodes[b].outputs[0];
+        }
+        prev
+    };
+    let l = arm(outs[0], long);
+    let s = arm(outs[1], short);
+    let add = f.add_node(Op::Arith(crate::ops::ArithOp::Addi), vec![Type::Int(32)]);
+    f.set_inputs(add, vec![l, s]);
+    let sum = f.nodes[add].outputs[0];
+    f.results.push(FuncResult {
+        name: "out".into(),
+        ty: Type::Int(32),
+    });
+    let r = f.add_node(Op::Return, vec![]);
+    f.set_inputs(r, vec![sum]);
+    f.assign_ids().unwrap();
+    f
+}
+
+fn session(f: Function, tokens: u64) -> Session {
+    let mut s = Session::new(f).unwrap();
+    s.bind_tokens("a", TokenSource::Values((0..tokens).collect()))
+        .unwrap();
+    s
+}
+
+#[test]
+fn diamond_cycle_ratio_is_the_measured_interval() {
+    for (short, latency, tokens) in [(0, 5, 1), (1, 6, 3), (2, 7, 5), (5, 10, 9)] {
+        let f = diamond(4, short);
+        let m = Model::build(&f, ModelOptions::default());
+        let c = critical_cycle(&m, |_| true).expect("a cycle");
+        assert_eq!(
+            (c.latency, c.tokens),
+            (latency, tokens),
+            "short arm {short}"
+        );
+        // The cycle goes forward through one arm, back through the other, turns twice.
+        let turns = c
+            .edges
+            .iter()
+            .filter(|&&e| m.graph[e].dir == Direction::Turn)
+            .count();
+        assert_eq!(turns, 2, "short arm {short}");
+        let run = session(f.clone(), 300).run(100_000, true).unwrap();
+        let r = analyze(&f, run.trace.as_ref().unwrap());
+        let ii = r.regions[0].measured_ii.unwrap();
+        let want = (latency as f64 / tokens as f64).max(1.0);
+        assert!(
+            (ii - want).abs() < 0.02,
+            "short arm {short}: {ii} vs {want}"
+        );
+    }
+}
+
+#[test]
+fn a_balanced_diamond_has_no_limit() {
+    let m = Model::build(&diamond(0, 0), ModelOptions::default());
+    let c = critical_cycle(&m, |_| true).expect("each channel closes a cycle");
+    assert!(c.tokens >= c.latency, "{c:?}");
+}
+
+#[test]
+fn trace_counts_equal_the_report() {
+    let f = diamond(4, 1);
+    let run = session(f.clone(), 50).run(100_000, true).unwrap();
+    let acts = measure::activity(&f, run.trace.as_ref().unwrap());
+    for (c, ch) in &f.channels {
+        let a = measure::of(&acts, c);
+        let st = run.report.stats[&ch.name];
+        assert_eq!(
+            (a.fires, a.stalls),
+            (st.fires, st.stall_cycles),
+            "{}",
+            ch.name
+        );
+    }
+}
+
+#[test]
+fn apply_grows_buffers_or_inserts_one() {
+    let f = diamond(2, 0);
+    let g = apply(
+        &f,
+        &[
+            SlotChange {
+                channel: "fork0.out1".into(),
+                slots: 3,
+            },
+            SlotChange {
+                channel: "buffer0.out0".into(),
+                slots: 2,
+            },
+        ],
+    )
+    .unwrap();
+    let tune0 = g.node_by_id("tune0").expect("inserted");
+    assert!(matches!(g.nodes[tune0].op, Op::Buffer { slots: 3, .. }));
+    let b0 = g.node_by_id("buffer0").unwrap();
+    assert!(matches!(g.nodes[b0].op, Op::Buffer { slots: 3, .. }));
+    assert!(crate::verify::verify(&g).is_ok());
+    assert!(
+        apply(
+            &f,
+            &[SlotChange {
+                channel: "nope".into(),
+                slots: 1
+            }]
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn tune_balances_the_diamond() {
+    let s = session(diamond(4, 0), 40);
+    let t = tune(&s, TuneOptions::default()).unwrap();
+    assert_eq!(t.before.ii, Some(5.0));
+    assert_eq!(t.after.ii, Some(1.0));
+    assert_eq!(
+        t.changes,
+        [SlotChange {
+            channel: "fork0.out1".into(),
+            slots: 4
+        }]
+    );
+}
