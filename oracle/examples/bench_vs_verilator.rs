@@ -98,8 +98,8 @@ fn main_cpp(top: &str, waves: bool) -> String {
         (
             "#include \"verilated_vcd_c.h\"\n",
             "  Verilated::traceEverOn(true); VerilatedVcdC* tf = new VerilatedVcdC; t->trace(tf, 99); tf->open(argc > 2 ? argv[2] : \"model.vcd\");\n",
-            "    tf->dump(10 * c);\n",
-            "    tf->dump(10 * c + 5);\n",
+            "    tf->dump((uint64_t)(10 * c));\n",
+            "    tf->dump((uint64_t)(10 * c + 5));\n",
             "  tf->close();\n",
         )
     } else {

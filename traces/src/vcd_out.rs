@@ -302,6 +302,23 @@ fn scalar(b: &mut Vec<u8>, bit: u64, id: &[u8]) {
     b.push(b'\n');
 }
 
+/// The eight binary digits of every byte value, most significant first.
+static BYTE_BITS: [[u8; 8]; 256] = {
+    let mut t = [[b'0'; 8]; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut k = 0;
+        while k < 8 {
+            if v >> (7 - k) & 1 == 1 {
+                t[v][k] = b'1';
+            }
+            k += 1;
+        }
+        v += 1;
+    }
+    t
+};
+
 /// `b<bits> <id>`: a vector without leading zeros (width 1: a scalar).
 #[inline]
 fn value(b: &mut Vec<u8>, v: u64, width: u32, id: &[u8]) {
@@ -318,12 +335,42 @@ fn value(b: &mut Vec<u8>, v: u64, width: u32, id: &[u8]) {
     if v == 0 {
         b.push(b'0');
     } else {
-        let top = 63 - v.leading_zeros();
-        for k in (0..=top).rev() {
-            b.push(b'0' + (v >> k & 1) as u8);
+        let nbits = 64 - v.leading_zeros();
+        // The leading partial byte, then whole bytes from the table.
+        let lead = nbits % 8;
+        let mut bytes = nbits / 8;
+        if lead > 0 {
+            let top = (v >> (8 * bytes)) as usize;
+            b.extend_from_slice(&BYTE_BITS[top][(8 - lead) as usize..]);
+        }
+        while bytes > 0 {
+            bytes -= 1;
+            b.extend_from_slice(&BYTE_BITS[(v >> (8 * bytes) & 0xff) as usize]);
         }
     }
     b.push(b' ');
     b.extend_from_slice(id);
     b.push(b'\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value;
+
+    #[test]
+    fn vectors_are_written_without_leading_zeros() {
+        for (v, w, want) in [
+            (0u64, 8, "b0 !\n"),
+            (5, 8, "b101 !\n"),
+            (0x80, 8, "b10000000 !\n"),
+            (0x1ff, 8, "b11111111 !\n"),
+            (u64::MAX, 64, &format!("b{} !\n", "1".repeat(64))),
+            (0x1_0000_0001, 64, "b100000000000000000000000000000001 !\n"),
+            (1, 1, "1!\n"),
+        ] {
+            let mut b = Vec::new();
+            value(&mut b, v, w, b"!");
+            assert_eq!(String::from_utf8(b).unwrap(), want, "{v:#x} width {w}");
+        }
+    }
 }
