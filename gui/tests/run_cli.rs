@@ -181,3 +181,21 @@ fn check_counts_reader_warnings() {
         "{stdout}"
     );
 }
+
+/// An instance of an external function (declared without a body) cannot be simulated: the
+/// error names the callee and says why, instead of asking to "flatten" it.
+#[test]
+fn instances_of_external_functions_are_explained() {
+    let f = file(
+        "external.mlir",
+        "handshake.func @ext(%a: i32, %c: none, ...) -> (i32, none)\nhandshake.func @top(%a: i32, %c: none, ...) -> (i32, none) {\n  %r:2 = instance @ext(%a, %c) : (i32, none) -> (i32, none)\n  return %r#0, %r#1 : i32, none\n}\n",
+    );
+    let out = bin()
+        .args(["sim", &f, "--in", "a=1"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("calls @ext, which has no body here"), "{err}");
+    assert!(!err.contains("flatten"), "{err}");
+}

@@ -50,8 +50,11 @@ use program::Program;
 /// Errors that prevent a simulation from starting.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SimError {
-    /// The function still contains an `instance` (flatten it first).
-    #[error("node `{node}` is an instance of `{callee}`; flatten the function before simulating")]
+    /// The function still contains an `instance`: of an external function (no body to
+    /// simulate), or the function was not flattened.
+    #[error(
+        "node `{node}` calls @{callee}, which has no body here (an external function, declared without `{{ ... }}`): the engine can only simulate inside functions the file defines; give @{callee} a body, or simulate another function"
+    )]
     Instance {
         /// Stable ID of the instance node.
         node: String,
