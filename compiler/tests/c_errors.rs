@@ -598,3 +598,58 @@ fn token_pasting() {
         "does not give one token",
     );
 }
+
+#[test]
+fn bit_precise_integers() {
+    // C23 `_BitInt(N)`: exact widths, no promotion, ranks by width (the native compiler here
+    // predates `_BitInt`, so the values are worked out by hand).
+    let src = "unsigned _BitInt(7) f(_BitInt(12) a, unsigned _BitInt(7) b) {\n  _BitInt(12) s = a + b;\n  return s * 3;\n}\n";
+    let ir = compile_to_ir(src, "k.c", None).expect("compiles");
+    let run = |a: i64, b: i64| {
+        handscope_compiler::c::run(
+            &ir,
+            &[
+                handscope_compiler::c::ArgValue::Scalar(a),
+                handscope_compiler::c::ArgValue::Scalar(b),
+            ],
+            1000,
+        )
+        .expect("runs")
+        .ret
+    };
+    // 2047 + 100 wraps in 12 bits to -1949; * 3 (int) = -5847; to 7 unsigned bits: 41.
+    assert_eq!(run(2047, 100), Some(41));
+    // -5 + 3 = -2 in 12 bits; * 3 = -6; mod 128 = 122.
+    assert_eq!(run(-5, 3), Some(122));
+    // No promotion: two unsigned _BitInt(4) add in 4 bits (15 + 1 is 0, not int's 16).
+    let narrow = "int g(unsigned _BitInt(4) x) { unsigned _BitInt(4) one = 1; return x + one; }\n";
+    let ir = compile_to_ir(narrow, "k.c", None).expect("compiles");
+    let r = handscope_compiler::c::run(&ir, &[handscope_compiler::c::ArgValue::Scalar(15)], 100)
+        .expect("runs");
+    assert_eq!(r.ret, Some(0));
+    check(
+        "int f(_BitInt(65) a) { return 0; }\n",
+        1,
+        7,
+        "wider than the 64 bits",
+    );
+    check(
+        "int f(_BitInt(1) a) { return 0; }\n",
+        1,
+        7,
+        "at least 2 bits",
+    );
+    check(
+        "int f(long _BitInt(8) a) { return 0; }\n",
+        1,
+        7,
+        "invalid combination",
+    );
+    check(
+        "int f(_BitInt(n) a) { return 0; }\n",
+        1,
+        15,
+        "width of _BitInt",
+    );
+    assert!(compile_to_ir("int f(unsigned _BitInt(1) a) { return a; }\n", "k.c", None).is_ok());
+}

@@ -108,6 +108,7 @@ const TYPE_WORDS: &[&str] = &[
     "_Complex",
     "__inline",
     "__restrict",
+    "_BitInt",
 ];
 
 impl<'a> Parser<'a> {
@@ -317,10 +318,32 @@ impl<'a> Parser<'a> {
         let start = self.span();
         let mut counts: BTreeMap<&'static str, u32> = BTreeMap::new();
         let mut typedef_ty = None;
+        let mut bit_int: Option<(u64, Span)> = None;
         let (mut is_const, mut is_static, mut is_typedef) = (false, false, false);
         while let Some(t) = self.peek() {
             let Some(w) = t.ident() else { break };
             match w {
+                "_BitInt" => {
+                    let at = t.span;
+                    self.pos += 1;
+                    self.expect("(")?;
+                    let n = match self.peek().map(|t| &t.kind) {
+                        Some(TokKind::Int { value, .. }) => *value,
+                        _ => {
+                            return Err(RawError::new(
+                                self.span(),
+                                "expected the width of _BitInt (an integer constant)",
+                            ));
+                        }
+                    };
+                    self.pos += 1;
+                    let end = self.expect(")")?;
+                    if bit_int.is_some() {
+                        return Err(RawError::new(at, "duplicate _BitInt"));
+                    }
+                    bit_int = Some((n, at.to(end)));
+                    continue;
+                }
                 "_Complex" => {
                     return Err(RawError::new(t.span, "complex types are not supported")
                         .with_help("the C subset has integer types, float and double"));
@@ -361,7 +384,32 @@ impl<'a> Parser<'a> {
         }
         let span = start.to(self.prev_span());
         let c = |k: &str| counts.get(k).copied().unwrap_or(0);
-        let ty = if let Some(t) = typedef_ty {
+        let ty = if let Some((n, at)) = bit_int {
+            let (signed, unsigned) = (c("signed"), c("unsigned"));
+            if counts.values().sum::<u32>() != signed + unsigned || signed + unsigned > 1 {
+                return Err(RawError::new(
+                    span,
+                    "invalid combination of type specifiers",
+                ));
+            }
+            let min = if unsigned == 1 { 1 } else { 2 };
+            if n < min {
+                return Err(RawError::new(
+                    at,
+                    format!(
+                        "_BitInt({n}) is too narrow: a signed _BitInt needs at least 2 bits, an unsigned one 1"
+                    ),
+                ));
+            }
+            if n > 64 {
+                return Err(RawError::new(
+                    at,
+                    format!("_BitInt({n}) is wider than the 64 bits Handscope's data paths carry"),
+                )
+                .with_help("use _BitInt(N) with N <= 64"));
+            }
+            CType::int(IntTy::new(IntKind::BitInt(n as u8), unsigned == 0))
+        } else if let Some(t) = typedef_ty {
             if !counts.is_empty() {
                 return Err(RawError::new(
                     span,

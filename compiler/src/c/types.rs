@@ -19,6 +19,8 @@ pub enum IntKind {
     Long,
     /// `long long`.
     LongLong,
+    /// `_BitInt(N)` (C23), `1 <= N <= 64`: exactly `N` bits, never promoted.
+    BitInt(u8),
 }
 
 /// A C integer type: kind plus signedness.
@@ -83,17 +85,30 @@ impl IntTy {
             IntKind::Short => 16,
             IntKind::Int => 32,
             IntKind::Long | IntKind::LongLong => 64,
+            IntKind::BitInt(n) => u32::from(n),
         }
     }
 
-    /// Integer conversion rank.
+    /// Integer conversion rank (C23 6.3.1.1): by width; a standard type ranks above a
+    /// bit-precise one of the same width, `long long` above `long`, `_Bool` lowest.
     fn rank(self) -> u32 {
-        self.kind as u32
+        match self.kind {
+            IntKind::Bool => 0,
+            IntKind::BitInt(n) => 4 * u32::from(n),
+            IntKind::Char => 4 * 8 + 1,
+            IntKind::Short => 4 * 16 + 1,
+            IntKind::Int => 4 * 32 + 1,
+            IntKind::Long => 4 * 64 + 1,
+            IntKind::LongLong => 4 * 64 + 2,
+        }
     }
 
-    /// Integer promotion (C11 6.3.1.1p2).
+    /// Integer promotion (C11 6.3.1.1p2); bit-precise types are not promoted (C23).
     pub fn promote(self) -> IntTy {
-        if self.rank() < IntKind::Int as u32 {
+        if matches!(self.kind, IntKind::BitInt(_)) {
+            return self;
+        }
+        if self.rank() < IntTy::INT.rank() {
             IntTy::INT
         } else {
             self
@@ -143,8 +158,15 @@ impl IntTy {
     }
 
     /// C spelling of the type.
-    pub fn c_name(self) -> &'static str {
-        match (self.kind, self.signed) {
+    pub fn c_name(self) -> std::borrow::Cow<'static, str> {
+        if let IntKind::BitInt(n) = self.kind {
+            return if self.signed {
+                format!("_BitInt({n})").into()
+            } else {
+                format!("unsigned _BitInt({n})").into()
+            };
+        }
+        let name: &'static str = match (self.kind, self.signed) {
             (IntKind::Bool, _) => "_Bool",
             (IntKind::Char, true) => "char",
             (IntKind::Char, false) => "unsigned char",
@@ -156,13 +178,15 @@ impl IntTy {
             (IntKind::Long, false) => "unsigned long",
             (IntKind::LongLong, true) => "long long",
             (IntKind::LongLong, false) => "unsigned long long",
-        }
+            (IntKind::BitInt(_), _) => unreachable!("returned above"),
+        };
+        name.into()
     }
 }
 
 impl fmt::Display for IntTy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.c_name())
+        f.write_str(&self.c_name())
     }
 }
 
@@ -263,17 +287,17 @@ impl Scalar {
     }
 
     /// C spelling of the type.
-    pub fn c_name(self) -> &'static str {
+    pub fn c_name(self) -> std::borrow::Cow<'static, str> {
         match self {
             Scalar::Int(t) => t.c_name(),
-            Scalar::Float(t) => t.c_name(),
+            Scalar::Float(t) => t.c_name().into(),
         }
     }
 }
 
 impl fmt::Display for Scalar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.c_name())
+        f.write_str(&self.c_name())
     }
 }
 
