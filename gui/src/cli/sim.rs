@@ -71,6 +71,26 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     Ok(super::exit_code(report.status))
 }
 
+/// Runs `sim` to its end, handing every cycle's signal words to `write`; after the first
+/// error nothing more is written and the error comes back with the report.
+fn run_streaming<E>(
+    sim: &mut handscope_sim::engine::Simulation,
+    max_cycles: u64,
+    stop: &std::sync::atomic::AtomicBool,
+    mut write: impl FnMut(u64, &[u64]) -> Result<(), E>,
+) -> (handscope_sim::report::RunReport, Option<E>) {
+    let mut tap = sim.signal_tap();
+    let mut failed = None;
+    let report = sim.run_tapped(max_cycles, stop, &mut tap, &mut |cycle, words| {
+        if failed.is_none()
+            && let Err(e) = write(cycle, words)
+        {
+            failed = Some(e);
+        }
+    });
+    (report, failed)
+}
+
 /// Runs `session` and writes its waveform to `path` while it runs (constant memory: nothing
 /// is recorded).
 fn run_writing_vcd(
@@ -80,20 +100,13 @@ fn run_writing_vcd(
     path: &std::path::Path,
 ) -> anyhow::Result<handscope_sim::report::RunReport> {
     let mut sim = session.simulation()?;
-    let mut tap = sim.signal_tap();
+    let tap = sim.signal_tap();
     let mut report = None;
     // Written to a temporary file renamed when complete: a failed run leaves no partial VCD.
     crate::output::write_file(path, |out| {
         let mut w =
             handscope_traces::vcd_out::VcdWriter::new(tap.channels(), tap.state_meta(), out)?;
-        let mut failed: Option<std::io::Error> = None;
-        let r = sim.run_tapped(max_cycles, stop, &mut tap, &mut |cycle, words| {
-            if failed.is_none()
-                && let Err(e) = w.cycle(cycle, words)
-            {
-                failed = Some(e);
-            }
-        });
+        let (r, failed) = run_streaming(&mut sim, max_cycles, stop, |c, words| w.cycle(c, words));
         report = Some(r);
         if let Some(e) = failed {
             return Err(e);
@@ -113,7 +126,7 @@ fn run_writing_fst(
 ) -> anyhow::Result<handscope_sim::report::RunReport> {
     use handscope_traces::fst_out::FstWriter;
     let mut sim = session.simulation()?;
-    let mut tap = sim.signal_tap();
+    let tap = sim.signal_tap();
     // A temporary file next to `path`, renamed when complete (FST needs a seekable file).
     let dir = path
         .parent()
@@ -131,14 +144,7 @@ fn run_writing_fst(
     let out = std::io::BufWriter::with_capacity(1 << 20, file);
     let mut w = FstWriter::new(out, tap.channels(), tap.state_meta())
         .with_context(|| format!("cannot write {}", path.display()))?;
-    let mut failed = None;
-    let report = sim.run_tapped(max_cycles, stop, &mut tap, &mut |cycle, words| {
-        if failed.is_none()
-            && let Err(e) = w.cycle(cycle, words)
-        {
-            failed = Some(e);
-        }
-    });
+    let (report, failed) = run_streaming(&mut sim, max_cycles, stop, |c, words| w.cycle(c, words));
     if let Some(e) = failed {
         return Err(e).with_context(|| format!("cannot write {}", path.display()));
     }
