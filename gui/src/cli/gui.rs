@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::app::model::Start;
-use handscope_sim::session::StimulusArgs;
 
 /// Arguments of `handscope gui`.
 #[derive(clap::Args, Debug)]
@@ -13,15 +12,9 @@ pub struct GuiArgs {
     pub file: Option<PathBuf>,
     /// A VCD of a run of that circuit to replay instead of simulating.
     pub trace: Option<PathBuf>,
-    /// Tokens for an argument, as in `handscope sim` (replaces the file's `// sim:` header entry).
-    #[arg(long = "in", value_name = "NAME=TOKENS")]
-    pub inputs: Vec<String>,
-    /// Initial memory contents, as in `handscope sim`.
-    #[arg(long = "mem", value_name = "NAME=VALUES")]
-    pub mems: Vec<String>,
-    /// Ready policy of a result, as in `handscope sim`.
-    #[arg(long = "ready", value_name = "NAME=POLICY")]
-    pub ready: Vec<String>,
+    /// The stimulus: `--in`, `--mem`, `--ready`.
+    #[command(flatten)]
+    pub stimulus: super::stimulus_flags::StimulusFlags,
     /// Function to show (default: the only or the last function with a body).
     #[arg(long)]
     pub func: Option<String>,
@@ -36,11 +29,7 @@ pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
             _ => Start::File(
                 f.clone(),
                 a.trace.clone(),
-                StimulusArgs {
-                    inputs: a.inputs.clone(),
-                    mems: a.mems.clone(),
-                    ready: a.ready.clone(),
-                },
+                a.stimulus.args(),
                 a.func.clone(),
             ),
         },

@@ -11,6 +11,7 @@ mod progress;
 mod render;
 mod replay;
 mod sim;
+mod stimulus_flags;
 mod throughput;
 mod verilog;
 

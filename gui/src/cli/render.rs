@@ -7,22 +7,15 @@ use anyhow::{Context, bail};
 
 use crate::app::model::{Look, Start};
 use crate::app::style::{Radix, Theme};
-use handscope_sim::session::StimulusArgs;
 
 /// Arguments of `handscope render`.
 #[derive(clap::Args, Debug)]
 pub struct RenderArgs {
     /// C kernel or handshake MLIR file, or the name of a gallery example (`deadlock_join`).
     pub file: PathBuf,
-    /// Tokens for an argument, as in `handscope sim` (replaces the file's `// sim:` entry).
-    #[arg(long = "in", value_name = "NAME=TOKENS")]
-    pub inputs: Vec<String>,
-    /// Initial memory contents, as in `handscope sim`.
-    #[arg(long = "mem", value_name = "NAME=VALUES")]
-    pub mems: Vec<String>,
-    /// Ready policy of a result, as in `handscope sim`.
-    #[arg(long = "ready", value_name = "NAME=POLICY")]
-    pub ready: Vec<String>,
+    /// The stimulus: `--in`, `--mem`, `--ready`.
+    #[command(flatten)]
+    pub stimulus: super::stimulus_flags::StimulusFlags,
     /// Function to draw (default: the only or the last function with a body).
     #[arg(long)]
     pub func: Option<String>,
@@ -75,11 +68,7 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
         radix,
         ..Look::default()
     };
-    let over = StimulusArgs {
-        inputs: a.inputs.clone(),
-        mems: a.mems.clone(),
-        ready: a.ready.clone(),
-    };
+    let over = a.stimulus.args();
     // A gallery example with other stimulus is written to a temporary directory, removed
     // when `_scratch` goes out of scope (on success and on every error).
     let mut _scratch = None;

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use handscope_sim::report::render_human;
-use handscope_sim::session::StimulusArgs;
 use handscope_traces::vcd_in::{ReplayOptions, replay_file};
 
 /// Arguments of `handscope replay`.
@@ -27,16 +26,9 @@ pub struct ReplayArgs {
     /// Function scope in the VCD (dotted path or its tail), when several match.
     #[arg(long)]
     pub scope: Option<String>,
-    /// The stimulus of the run, as for `sim` (optional: makes pending inputs and the stop
-    /// cycle exact). Repeatable.
-    #[arg(long = "in", value_name = "NAME=TOKENS")]
-    pub inputs: Vec<String>,
-    /// Initial memory contents, as for `sim`. Repeatable.
-    #[arg(long = "mem", value_name = "NAME=VALUES")]
-    pub mems: Vec<String>,
-    /// Ready policies, as for `sim`. Repeatable.
-    #[arg(long = "ready", value_name = "NAME=POLICY")]
-    pub ready: Vec<String>,
+    /// The stimulus: `--in`, `--mem`, `--ready`.
+    #[command(flatten)]
+    pub stimulus: super::stimulus_flags::StimulusFlags,
     /// Cycles without any transfer after which the run counts as deadlocked.
     #[arg(long, default_value_t = 16)]
     pub deadlock_window: u64,
@@ -55,11 +47,7 @@ pub struct ReplayArgs {
 /// Runs `handscope replay`.
 pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load(&a.graph)?;
-    let stimulus = StimulusArgs {
-        inputs: a.inputs.clone(),
-        mems: a.mems.clone(),
-        ready: a.ready.clone(),
-    };
+    let stimulus = a.stimulus.args();
     let session = super::session(
         &loaded.module,
         a.func.as_deref(),

@@ -5,28 +5,18 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use handscope_sim::report::render_human;
-use handscope_sim::session::StimulusArgs;
 
 /// Arguments of `handscope sim`.
 #[derive(clap::Args, Debug)]
 pub struct SimArgs {
-    /// Handshake MLIR file to simulate.
+    /// Handshake MLIR file or C kernel to simulate.
     pub file: PathBuf,
     /// Function to run (default: the only or the last function with a body).
     #[arg(long)]
     pub func: Option<String>,
-    /// Tokens for an argument: `NAME=1,2,-3`, `NAME=0..1000` (0 to 999), `NAME=@file`; for a
-    /// `none` argument a count (`start=3`). Repeatable. The last `none` argument defaults to 1
-    /// token, other arguments to none.
-    #[arg(long = "in", value_name = "NAME=TOKENS")]
-    pub inputs: Vec<String>,
-    /// Initial contents of an `extmemory` argument or internal `memory` (by node ID):
-    /// `NAME=v0,v1,...` or `NAME=@file`. Repeatable.
-    #[arg(long = "mem", value_name = "NAME=VALUES")]
-    pub mems: Vec<String>,
-    /// Ready policy of a result: `NAME=always|random:SEED:PROB|pattern:BITS` (default always).
-    #[arg(long = "ready", value_name = "NAME=POLICY")]
-    pub ready: Vec<String>,
+    /// The stimulus: `--in`, `--mem`, `--ready`.
+    #[command(flatten)]
+    pub stimulus: super::stimulus_flags::StimulusFlags,
     /// Stop after this many cycles (default: no limit; a run that stops making progress
     /// ends as a deadlock after --deadlock-window cycles, and Ctrl-C stops a run and prints
     /// the report of the cycles simulated so far).
@@ -53,7 +43,7 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     let session = super::session(
         &loaded.module,
         a.func.as_deref(),
-        &a.stimulus(),
+        &a.stimulus.args(),
         a.deadlock_window,
     )?;
     let stop = super::interrupt::stop_flag();
@@ -153,15 +143,4 @@ fn run_writing_fst(
     tmp.persist(path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(report)
-}
-
-impl SimArgs {
-    /// The stimulus options.
-    pub fn stimulus(&self) -> StimulusArgs {
-        StimulusArgs {
-            inputs: self.inputs.clone(),
-            mems: self.mems.clone(),
-            ready: self.ready.clone(),
-        }
-    }
 }

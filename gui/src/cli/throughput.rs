@@ -19,16 +19,9 @@ pub struct RunInput {
     /// Function to run (default: a C kernel's `// TOP:`, else the last function with a body).
     #[arg(long)]
     pub func: Option<String>,
-    /// Tokens for an argument, as `handscope sim --in`. Without any `--in`/`--mem`/`--ready`
-    /// the file's header stimulus is used (`// sim:` lines, or a C kernel's first `// RUN:`).
-    #[arg(long = "in", value_name = "NAME=TOKENS")]
-    pub inputs: Vec<String>,
-    /// Initial memory contents, as `handscope sim --mem`.
-    #[arg(long = "mem", value_name = "NAME=VALUES")]
-    pub mems: Vec<String>,
-    /// Ready policy of a result, as `handscope sim --ready`.
-    #[arg(long = "ready", value_name = "NAME=POLICY")]
-    pub ready: Vec<String>,
+    /// The stimulus: `--in`, `--mem`, `--ready`.
+    #[command(flatten)]
+    pub stimulus: super::stimulus_flags::StimulusFlags,
     /// Stop after this many cycles.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_cycles: u64,
@@ -92,11 +85,7 @@ fn open(a: &RunInput) -> anyhow::Result<Opened> {
         ..Default::default()
     };
     let loaded = crate::load::load_text_with(&a.file, &text, func.as_deref(), &opts)?;
-    let given = StimulusArgs {
-        inputs: a.inputs.clone(),
-        mems: a.mems.clone(),
-        ready: a.ready.clone(),
-    };
+    let given = a.stimulus.args();
     let stimulus = if given != StimulusArgs::default() {
         given
     } else if is_c {

@@ -11,7 +11,7 @@ use handscope_compiler::verilog::testbench::{
 };
 use handscope_compiler::verilog::{VerilogBuilder, write_verilog};
 use handscope_sim::report::render_human;
-use handscope_sim::session::{StimulusArgs, flat_function};
+use handscope_sim::session::flat_function;
 use handscope_traces::verilator::{BuildConfig, WaveFormat};
 
 /// Arguments of `handscope verilog`.
@@ -35,15 +35,9 @@ pub struct VerilateArgs {
     /// Function to run (default: the only or the last function with a body).
     #[arg(long)]
     pub func: Option<String>,
-    /// Tokens for an argument, as for `sim`. Repeatable.
-    #[arg(long = "in", value_name = "NAME=TOKENS")]
-    pub inputs: Vec<String>,
-    /// Initial memory contents, as for `sim`. Repeatable.
-    #[arg(long = "mem", value_name = "NAME=VALUES")]
-    pub mems: Vec<String>,
-    /// Ready policy of a result, as for `sim`. Repeatable.
-    #[arg(long = "ready", value_name = "NAME=POLICY")]
-    pub ready: Vec<String>,
+    /// The stimulus: `--in`, `--mem`, `--ready`.
+    #[command(flatten)]
+    pub stimulus: super::stimulus_flags::StimulusFlags,
     /// Stop after this many cycles.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_cycles: u64,
@@ -79,11 +73,7 @@ pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
 /// Runs `handscope verilate`.
 pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load(&a.file)?;
-    let stimulus = StimulusArgs {
-        inputs: a.inputs.clone(),
-        mems: a.mems.clone(),
-        ready: a.ready.clone(),
-    };
+    let stimulus = a.stimulus.args();
     let session = super::session(
         &loaded.module,
         a.func.as_deref(),
