@@ -9,7 +9,7 @@ use handscope_sim::{
 };
 
 use super::ast::{Attr, AttrValue, FileAst, FuncAst, LocExpr, PType, SType};
-use super::diag::{ErrExt, Span, line_col};
+use super::diag::{ErrExt, Span};
 use super::parser::{PResult, Parser, take_attr};
 
 /// What an SSA name stands for.
@@ -123,7 +123,7 @@ pub(crate) fn build_module(p: &mut Parser<'_>, ast: &FileAst) -> PResult<Module>
     let mut names: HashMap<&str, Span> = HashMap::new();
     for fa in &ast.funcs {
         if let Some(first) = names.insert(&fa.name, fa.name_span) {
-            let (l, c) = line_col(p.src(), first.start);
+            let (l, c) = p.line_col(first.start);
             return Err(p
                 .err(
                     fa.name_span,
@@ -320,7 +320,7 @@ fn build_function(
         let mut off = 0usize;
         for g in &spec.result_groups {
             if let Some(prev) = env.get(&g.name) {
-                let (l, c) = line_col(p.src(), prev.span.start);
+                let (l, c) = p.line_col(prev.span.start);
                 return Err(p
                     .err(g.span, format!("redefinition of value `%{}`", g.name))
                     .with_help(format!("first defined at line {l}, column {c}")));
@@ -337,7 +337,7 @@ fn build_function(
         let loc = match &spec.loc {
             Some(_) => locs.opt(p, &spec.loc)?,
             None => {
-                let (l, c) = line_col(p.src(), spec.span.start);
+                let (l, c) = p.line_col(spec.span.start);
                 Some(SourceLoc::new(p.file(), l as u32, c as u32))
             }
         };
@@ -401,7 +401,7 @@ fn build_function(
                 ));
             };
             let here = {
-                let (l, c) = line_col(p.src(), def.span.start);
+                let (l, c) = p.line_col(def.span.start);
                 format!("`%{}` is defined at line {l}, column {c}", u.name)
             };
             match (val, &mut f.nodes[node].op) {
@@ -533,7 +533,7 @@ fn build_function(
             .map_or(fa.name_span, |i| body[i].name_span);
         let mut err = p.err(sp, format!("duplicate stable ID `{}`", e.id));
         if let Some(i) = made.iter().position(|n| *n == e.first) {
-            let (l, c) = line_col(p.src(), body[i].name_span.start);
+            let (l, c) = p.line_col(body[i].name_span.start);
             err = err.with_help(format!(
                 "also used by the operation at line {l}, column {c}; rename with `handshake.name`"
             ));

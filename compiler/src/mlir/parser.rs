@@ -17,6 +17,7 @@ pub(crate) struct Parser<'a> {
     /// Type aliases (`!name = type` at the top of the file), by name without the `!`.
     pub(crate) type_aliases: std::collections::BTreeMap<String, PType>,
     depth: u32,
+    lines: std::cell::OnceCell<super::diag::LineIndex>,
 }
 
 /// Result type of parsing functions.
@@ -31,6 +32,7 @@ impl<'a> Parser<'a> {
             warnings: Vec::new(),
             type_aliases: std::collections::BTreeMap::new(),
             depth: 0,
+            lines: std::cell::OnceCell::new(),
         }
     }
 
@@ -42,6 +44,14 @@ impl<'a> Parser<'a> {
     /// The source text.
     pub(crate) fn src(&self) -> &'a str {
         self.lex.src()
+    }
+
+    /// 1-based line and column of byte `offset` of the source (through a line index built
+    /// on first use, so locating every op stays linear).
+    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
+        self.lines
+            .get_or_init(|| super::diag::LineIndex::new(self.src()))
+            .line_col(self.src(), offset)
     }
 
     /// An error at `span`.

@@ -72,8 +72,17 @@ fn render_growth(max_stages: usize) -> anyhow::Result<ExitCode> {
         let nodes = f.nodes.len();
         let start = frame_bench::chain_start(stages, &dir)?;
         let t = Instant::now();
-        let engine = crate::app::layout::Engine::Auto;
-        std::hint::black_box(crate::app::layout::compute(&f, engine));
+        // On a thread with the layout's stack, as the debugger runs it (the pure-Rust layout
+        // recurses once per node along a path).
+        let f2 = f.clone();
+        std::thread::Builder::new()
+            .stack_size(crate::app::layout::layout_stack_size(nodes))
+            .spawn(move || {
+                let engine = crate::app::layout::Engine::Auto;
+                std::hint::black_box(crate::app::layout::compute(&f2, engine));
+            })?
+            .join()
+            .map_err(|_| anyhow::anyhow!("the layout thread panicked"))?;
         let layout = t.elapsed().as_secs_f64();
         // The layout is cached now: what follows is the rest of `render`.
         let t = Instant::now();
