@@ -92,7 +92,11 @@ fn instances_are_rejected() {
     let o = out(&f, i, 0);
     ret(&mut f, vec![o]);
     let e = Simulation::new(&f, Environment::default()).err().unwrap();
-    assert!(e.to_string().contains("flatten"), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("`g0` calls @g") && msg.contains("no body"),
+        "{msg}"
+    );
 }
 
 #[test]
