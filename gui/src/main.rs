@@ -9,6 +9,7 @@ mod cli;
 mod examples;
 mod load;
 mod output;
+mod wcp;
 
 use std::process::ExitCode;
 

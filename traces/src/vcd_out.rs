@@ -55,6 +55,27 @@ pub(crate) fn sanitize(s: &str) -> String {
         .collect()
 }
 
+/// The full hierarchical names of channel `name`'s signals in a VCD or FST Handscope writes,
+/// as waveform viewers (Surfer's `add_variables`) spell them: `valid`, `ready`, then data
+/// unless `has_data` is false (a `none` channel): `handscope.fork3.out1_valid`, ...
+pub fn channel_signal_names(name: &str, has_data: bool) -> Vec<String> {
+    let (path, port) = channel_place(name);
+    let mut prefix = String::from("handscope.");
+    for p in path {
+        prefix.push_str(&sanitize(p));
+        prefix.push('.');
+    }
+    let port = sanitize(port);
+    let mut v = vec![
+        format!("{prefix}{port}_valid"),
+        format!("{prefix}{port}_ready"),
+    ];
+    if has_data {
+        v.push(format!("{prefix}{port}"));
+    }
+    v
+}
+
 /// Splits a channel name `a/b/node.port` into its scope path and port; argument channels
 /// (no `.`) belong to the top scope.
 pub(crate) fn channel_place(name: &str) -> (Vec<&str>, &str) {

@@ -314,3 +314,30 @@ pub fn build_and_run_with(
     let exe = build_with(sv, tb, cfg)?;
     run_format(&exe, workdir, cfg.format)
 }
+
+/// Builds (cached) the model of `sv` + `tb` and starts it in `workdir` without waiting: the
+/// caller follows the waveform while it is written (`handscope verilate --run --live`) and
+/// waits for the process. Returns the process and the waveform's path (removed first, so a
+/// file from an earlier run is never mistaken for this one's).
+pub fn build_and_spawn_with(
+    workdir: &Path,
+    sv: &str,
+    tb: &str,
+    cfg: &BuildConfig<'_>,
+) -> Result<(std::process::Child, PathBuf), VerilatorError> {
+    let exe = build_with(sv, tb, cfg)?;
+    let wave = workdir.join(cfg.format.file_name());
+    match std::fs::remove_file(&wave) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io("removing", &wave)(e)),
+    }
+    let exe = std::path::absolute(&exe).map_err(io("locating", &exe))?;
+    let child = Command::new(&exe)
+        .arg(cfg.format.file_name())
+        .current_dir(workdir)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .map_err(io("running", &exe))?;
+    Ok((child, wave))
+}

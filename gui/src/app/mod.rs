@@ -40,12 +40,53 @@ const NO_DISPLAY: &str = "handscope: no display available (neither DISPLAY nor W
 
 const RENDER_HINT: &str = "Draw the view at a cycle without a window instead:\n    handscope render FILE [--in NAME=TOKENS ...] --cycle N -o view.svg   (or view.png)";
 
-/// Opens the debugger window on `start`. Without a display, says so and points to `render`.
-pub fn run(start: Start) -> ExitCode {
+/// A VCD for the window to follow while it is written.
+pub struct Follow {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// How to map it onto the circuit (scope of the design in a testbench's VCD).
+    pub opts: handscope_traces::vcd_in::ReplayOptions,
+    /// Set once the writer ended.
+    pub writer_done: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Opens the debugger window on `start` (serving WCP with `wcp`). Without a display, says so
+/// and points to `render`.
+/// With `follow`, the view follows that VCD while it is written (the flag says when it is
+/// complete).
+pub fn run(
+    start: Start,
+    wcp: Option<crate::wcp::server::ServerOptions>,
+    follow: Option<Follow>,
+) -> ExitCode {
     if !have_display() {
         eprintln!("{NO_DISPLAY}\n{RENDER_HINT}");
         return ExitCode::from(crate::cli::exit::NO_DISPLAY);
     }
+    // The WCP server starts before the window so that a port in use is a plain error; it
+    // wakes the window once the window exists.
+    let ctx_slot: Arc<std::sync::OnceLock<egui::Context>> = Arc::default();
+    let server = match wcp {
+        None => None,
+        Some(opts) => {
+            let slot = ctx_slot.clone();
+            let wake: model::Wake = Arc::new(move || {
+                if let Some(ctx) = slot.get() {
+                    ctx.request_repaint();
+                }
+            });
+            match crate::wcp::server::Server::start(&opts, wake) {
+                Ok(s) => {
+                    println!("WCP: listening on {}", s.local_addr);
+                    Some(s)
+                }
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    return ExitCode::from(crate::cli::exit::ERROR);
+                }
+            }
+        }
+    };
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_inner_size([1400.0, 900.0])
@@ -57,8 +98,16 @@ pub fn run(start: Start) -> ExitCode {
         options,
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
+            let _ = ctx_slot.set(ctx.clone());
             let wake: model::Wake = Arc::new(move || ctx.request_repaint());
-            Ok(Box::new(Window(ui::DebuggerApp::new(start, wake))))
+            let mut app = ui::DebuggerApp::new(start, wake);
+            if let Some(f) = follow {
+                app.model.follow_vcd(&f.path, f.opts, f.writer_done);
+            }
+            if let Some(server) = server {
+                app.attach_wcp(server);
+            }
+            Ok(Box::new(Window(app)))
         }),
     );
     match result {

@@ -118,6 +118,11 @@ pub struct Model {
     pub waves: Vec<ChannelId>,
     /// Waveform markers.
     pub markers: Vec<u64>,
+    /// Nodes a remote client added to the displayed items (`handscope gui --wcp`).
+    pub wave_nodes: Vec<NodeId>,
+    /// A waveform range a remote client asked for, for the panel to apply once:
+    /// `Some(Some((first, last)))` shows those cycles, `Some(None)` fits the run.
+    pub wave_range: Option<Option<(u64, u64)>>,
     /// Channel histories.
     pub history: HistoryCache,
     /// Transfers per cycle (activity sparkline).
@@ -142,7 +147,25 @@ pub struct Model {
     scene: Option<(u64, Options, Arc<Scene>)>,
     /// Bumped on every reload (the view refits on a new graph).
     pub generation: u64,
+    /// A VCD being written that the view follows (`--live`).
+    pub follow: Option<Following>,
 }
+
+/// A followed VCD: the follower, whether the cursor stays at the newest cycle, and the flag
+/// its writer sets when it ends.
+pub struct Following {
+    /// Reads what the simulator appended.
+    pub follower: handscope_traces::vcd_in::follow::Follower,
+    /// Keep the cursor at the newest cycle.
+    pub newest: bool,
+    /// Set (by whoever runs the writer) once the file is complete.
+    pub writer_done: Arc<std::sync::atomic::AtomicBool>,
+    opts: handscope_traces::vcd_in::ReplayOptions,
+    last_poll: Option<std::time::Instant>,
+}
+
+/// How often a followed VCD is looked at (the prefix is replayed whole on growth).
+const FOLLOW_EVERY: Duration = Duration::from_millis(250);
 
 /// How long a breakpoint search may take per frame.
 const SEARCH_BUDGET: Duration = Duration::from_millis(12);
@@ -180,6 +203,8 @@ impl Model {
             status: String::new(),
             waves: Vec::new(),
             markers: Vec::new(),
+            wave_nodes: Vec::new(),
+            wave_range: None,
             history: HistoryCache::default(),
             activity: Vec::new(),
             deadlock_view: false,
@@ -193,6 +218,7 @@ impl Model {
             wake,
             scene: None,
             generation: 0,
+            follow: None,
         };
         match start {
             Start::Example(i) => m.open_example(i),
@@ -266,6 +292,12 @@ impl Model {
                 .map(|w| oc.func.channels[*w].name.clone())
                 .collect()
         });
+        let old_nodes: Vec<String> = self.circuit.as_ref().map_or(Vec::new(), |oc| {
+            self.wave_nodes
+                .iter()
+                .map(|n| oc.func.nodes[*n].id.clone())
+                .collect()
+        });
         self.layout_job = Some(LayoutJob::start(
             c.func.clone(),
             self.engine,
@@ -291,6 +323,10 @@ impl Model {
                 .iter()
                 .filter_map(|n| c.func.channel_by_name(n))
                 .collect();
+            self.wave_nodes = old_nodes
+                .iter()
+                .filter_map(|n| c.func.node_by_id(n))
+                .collect();
             self.breakpoints.retain(|b| match b {
                 Breakpoint::ChannelFires(ch) | Breakpoint::Value(ch, ..) => {
                     ch.index() < c.func.channels.len()
@@ -302,6 +338,7 @@ impl Model {
         } else {
             self.selection = None;
             self.waves.clear();
+            self.wave_nodes.clear();
             self.breakpoints.clear();
             self.markers.clear();
             self.cycle = 0;
@@ -350,9 +387,90 @@ impl Model {
         self.source.as_ref()?.report()?.deadlock.as_ref()
     }
 
+    /// Follows the VCD at `path` while it is written (`writer_done` says when it is
+    /// complete): the view shows its complete cycles, extended as they arrive, instead of a
+    /// simulation. The cursor stays at the newest cycle until the user moves it elsewhere
+    /// ([`Following::newest`]).
+    pub fn follow_vcd(
+        &mut self,
+        path: &std::path::Path,
+        opts: handscope_traces::vcd_in::ReplayOptions,
+        writer_done: Arc<std::sync::atomic::AtomicBool>,
+    ) {
+        self.vcd = None;
+        self.source = None;
+        self.binding = None;
+        self.cs = None;
+        self.follow = Some(Following {
+            follower: handscope_traces::vcd_in::follow::Follower::new(path),
+            newest: true,
+            writer_done,
+            opts,
+            last_poll: None,
+        });
+        self.poll_follow();
+    }
+
+    /// Reads what the followed VCD gained and installs its complete cycles.
+    fn poll_follow(&mut self) {
+        let (Some(fl), Some(c)) = (&mut self.follow, &self.circuit) else {
+            return;
+        };
+        if fl.follower.finished() || fl.last_poll.is_some_and(|t| t.elapsed() < FOLLOW_EVERY) {
+            return;
+        }
+        fl.last_poll = Some(std::time::Instant::now());
+        let done = fl.writer_done.load(std::sync::atomic::Ordering::SeqCst);
+        let grew = if done {
+            fl.follower.finish().map(|()| true)
+        } else {
+            fl.follower.poll()
+        };
+        match grew {
+            Ok(false) => return,
+            Ok(true) => {}
+            Err(e) => {
+                self.error = Some(format!("cannot read {}: {e}", fl.follower.path().display()));
+                return;
+            }
+        }
+        match fl
+            .follower
+            .replay(&c.func, Some(c.session.environment()), &fl.opts)
+        {
+            Ok(None) => {}
+            Ok(Some(r)) => {
+                let n = r.trace.cycles();
+                self.source = Some(if fl.follower.finished() {
+                    TraceSource::replay(r.trace, Some(r.report))
+                } else {
+                    TraceSource::growing(r.trace)
+                });
+                self.binding = None;
+                self.cs = None;
+                self.scene = None;
+                self.history.clear();
+                self.activity.clear();
+                if fl.newest && n > 0 {
+                    self.cycle = n - 1;
+                }
+                self.status = if fl.follower.finished() {
+                    format!("{}: complete, {n} cycles", fl.follower.path().display())
+                } else {
+                    format!(
+                        "following {}: {n} cycles so far",
+                        fl.follower.path().display()
+                    )
+                };
+            }
+            Err(e) => self.error = Some(format!("{e}")),
+        }
+    }
+
     /// Takes in engine and layout results, follows playback, searches and the deadlock view.
     /// Call once per frame with the frame's duration.
     pub fn update(&mut self, dt: f32) {
+        self.poll_follow();
         if let Some(job) = &self.layout_job
             && let Some(l) = job.poll()
         {

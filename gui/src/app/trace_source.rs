@@ -34,6 +34,9 @@ pub enum TraceSource {
         trace: Box<Trace>,
         /// The run's report (outputs, deadlock analysis), when known.
         report: Option<Box<RunReport>>,
+        /// The trace is a prefix of a run still being written (a followed VCD): more cycles
+        /// will come, and the report is not final.
+        growing: bool,
     },
 }
 
@@ -72,6 +75,16 @@ impl TraceSource {
         TraceSource::Replay {
             trace: Box::new(trace),
             report: report.map(Box::new),
+            growing: false,
+        }
+    }
+
+    /// The prefix of a run still being written (a followed VCD): not complete, no report.
+    pub fn growing(trace: Trace) -> TraceSource {
+        TraceSource::Replay {
+            trace: Box::new(trace),
+            report: None,
+            growing: true,
         }
     }
 
@@ -92,7 +105,7 @@ impl TraceSource {
     pub fn complete(&self) -> bool {
         match self {
             TraceSource::Live(l) => l.report.is_some() || l.error.is_some(),
-            TraceSource::Replay { .. } => true,
+            TraceSource::Replay { growing, .. } => !growing,
         }
     }
 

@@ -18,6 +18,20 @@ pub struct GuiArgs {
     /// Function to show (default: the only or the last function with a body).
     #[arg(long)]
     pub func: Option<String>,
+    /// Serve the Waveform Control Protocol (`docs/wcp.md`) while the window is open, on ADDR
+    /// (default 127.0.0.1:54321): scripts and editors drive the same cursor, selection and
+    /// breakpoints as the window.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1,
+          default_missing_value = crate::wcp::server::DEFAULT_ADDR)]
+    pub wcp: Option<String>,
+    /// Follow TRACE while a simulator is still writing it: the view grows as cycles arrive
+    /// and stays at the newest one (the last timestamp shows once the file stops growing
+    /// and the view is told it is complete, as `verilate --run --live` does).
+    #[arg(long, requires = "trace")]
+    pub live: bool,
+    /// WCP listening options.
+    #[command(flatten)]
+    pub wcp_flags: super::serve::WcpFlags,
 }
 
 /// Opens the window.
@@ -34,7 +48,17 @@ pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
             ),
         },
     };
-    Ok(crate::app::run(start))
+    let wcp = a.wcp.as_deref().map(|addr| a.wcp_flags.options(addr));
+    let mut start = start;
+    let follow = match (&mut start, a.live) {
+        (Start::File(_, trace, ..), true) => trace.take().map(|path| crate::app::Follow {
+            path,
+            opts: Default::default(),
+            writer_done: Default::default(),
+        }),
+        _ => None,
+    };
+    Ok(crate::app::run(start, wcp, follow))
 }
 
 /// Index of the gallery example named like `f` (`deadlock_join` or `deadlock_join.mlir`).

@@ -10,8 +10,10 @@ mod mlir;
 mod progress;
 mod render;
 mod replay;
+mod serve;
 mod sim;
 mod stimulus_flags;
+mod surfer;
 mod throughput;
 mod verilog;
 
@@ -88,6 +90,11 @@ pub enum Command {
     Verilate(verilog::VerilateArgs),
     /// Compute the `sim` report from a VCD of a hardware run.
     Replay(replay::ReplayArgs),
+    /// The debugger without a window, driven by scripts and editors over the Waveform
+    /// Control Protocol (WCP, `docs/wcp.md`).
+    Serve(serve::ServeArgs),
+    /// Run a circuit, write its VCD and show chosen channels in a running Surfer over WCP.
+    Surfer(surfer::SurferArgs),
     /// Benchmarks that need the binary (`bench frame`: the window's frame time on a large graph).
     Bench(bench::BenchArgs),
 }
@@ -115,10 +122,16 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Verilog(a)) => verilog::run_verilog(&a),
         Some(Command::Verilate(a)) => verilog::run_verilate(&a),
         Some(Command::Replay(a)) => replay::run(&a),
+        Some(Command::Serve(a)) => serve::run(&a),
+        Some(Command::Surfer(a)) => surfer::run(&a),
         Some(Command::Gui(a)) => gui::run(&a),
         Some(Command::Render(a)) => render::run(&a),
         Some(Command::Bench(a)) => bench::run(&a),
-        None => Ok(crate::app::run(crate::app::model::Start::Example(0))),
+        None => Ok(crate::app::run(
+            crate::app::model::Start::Example(0),
+            None,
+            None,
+        )),
     }
 }
 

@@ -83,7 +83,7 @@ fn run_streaming<E>(
 
 /// Runs `session` and writes its waveform to `path` while it runs (constant memory: nothing
 /// is recorded).
-fn run_writing_vcd(
+pub(crate) fn run_writing_vcd(
     session: &handscope_sim::session::Session,
     max_cycles: u64,
     stop: &std::sync::atomic::AtomicBool,

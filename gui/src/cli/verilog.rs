@@ -56,6 +56,10 @@ pub struct VerilateArgs {
     /// Dump an FST (`trace.fst`, Verilator `--trace-fst`) instead of a VCD.
     #[arg(long)]
     pub fst: bool,
+    /// With --run: open the debugger on the model while it runs, following its VCD as it is
+    /// written (the view grows as cycles arrive and can stay at the newest one).
+    #[arg(long, requires = "run")]
+    pub live: bool,
 }
 
 /// Runs `handscope verilog`.
@@ -133,6 +137,9 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
+    if a.live {
+        return run_live(a, &sv, &write_testbench(&designs), &cfg, &top);
+    }
     // `build_and_run_with` converts the VCD testbench itself.
     let vcd = handscope_traces::verilator::build_and_run_with(
         dir,
@@ -158,4 +165,56 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
         print!("{}", render_human(report));
     }
     Ok(super::exit_code(report.status))
+}
+
+/// `verilate --run --live`: starts the model and opens the debugger on its VCD while the
+/// model writes it; the view grows as cycles arrive and shows the last one once the model
+/// has exited. Closing the window stops a model still running.
+fn run_live(
+    a: &VerilateArgs,
+    sv: &str,
+    tb: &str,
+    cfg: &BuildConfig<'_>,
+    top: &str,
+) -> anyhow::Result<ExitCode> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    if a.fst {
+        anyhow::bail!("--live follows a VCD; it cannot be combined with --fst");
+    }
+    let (child, vcd) = handscope_traces::verilator::build_and_spawn_with(&a.output, sv, tb, cfg)?;
+    let child = Arc::new(std::sync::Mutex::new(child));
+    let done = Arc::new(AtomicBool::new(false));
+    let (c2, d2) = (child.clone(), done.clone());
+    std::thread::spawn(move || {
+        loop {
+            let ended = c2
+                .lock()
+                .map(|mut c| !matches!(c.try_wait(), Ok(None)))
+                .unwrap_or(true);
+            if ended {
+                d2.store(true, Ordering::SeqCst);
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+    let follow = crate::app::Follow {
+        path: vcd,
+        opts: handscope_traces::vcd_in::ReplayOptions {
+            scope: Some(format!("hs_tb.{top}")),
+            ..Default::default()
+        },
+        writer_done: done,
+    };
+    let start =
+        crate::app::model::Start::File(a.file.clone(), None, a.stimulus.args(), a.func.clone());
+    let code = crate::app::run(start, None, Some(follow));
+    if let Ok(mut c) = child.lock()
+        && matches!(c.try_wait(), Ok(None))
+    {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    Ok(code)
 }

@@ -14,6 +14,7 @@
 //! same mapping and sampler. [`ReplayOptions::progress`] receives how much of a VCD's value
 //! changes has been read (a tool draws the progress bar; this library prints nothing).
 
+pub mod follow;
 pub mod fst;
 mod mapping;
 mod parse;

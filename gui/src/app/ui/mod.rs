@@ -30,6 +30,8 @@ pub struct DebuggerApp {
     last_sel: Option<crate::app::describe::Selection>,
     applied_look: Option<(Theme, bool)>,
     log_cursor: Option<Option<u64>>,
+    /// The WCP server and its hub (`handscope gui --wcp`).
+    wcp: Option<(crate::wcp::server::Server, crate::wcp::hub::Hub)>,
 }
 
 impl DebuggerApp {
@@ -49,7 +51,16 @@ impl DebuggerApp {
             last_sel: None,
             applied_look: None,
             log_cursor: std::env::var_os("HANDSCOPE_LOG_CURSOR").map(|_| None),
+            wcp: None,
         }
+    }
+
+    /// Answers the clients of `server` from this window's frame loop (`handscope gui
+    /// --wcp`), which never waits on a client.
+    pub fn attach_wcp(&mut self, server: crate::wcp::server::Server) {
+        self.model.status = format!("WCP: listening on {}", server.local_addr);
+        let hub = crate::wcp::hub::Hub::new(server.rx.clone());
+        self.wcp = Some((server, hub));
     }
 
     fn apply_look(&mut self, ctx: &egui::Context) {
@@ -98,6 +109,16 @@ impl DebuggerApp {
             self.help_open = false;
         }
         self.model.update(dt);
+        if let Some((server, hub)) = &mut self.wcp {
+            if hub.poll(&mut self.model) {
+                ctx.request_repaint();
+            }
+            if hub.shutdown_requested {
+                server.stop();
+                self.model.status = "WCP: a client shut the server down".into();
+                self.wcp = None;
+            }
+        }
         if let Some(last) = &mut self.log_cursor
             && self.model.cycle_state().is_some()
             && self.model.layout.is_some()
@@ -254,6 +275,10 @@ fn toolbar(
             });
         if let Some(i) = pick {
             m.open_example(i);
+        }
+        if let Some(fl) = &mut m.follow {
+            ui.checkbox(&mut fl.newest, "follow newest cycle")
+                .on_hover_text("keep the cursor at the newest cycle of the file being written");
         }
         let r = ui.add(
             egui::TextEdit::singleline(open_text)

@@ -41,6 +41,16 @@ const ROW_H: f32 = 22.0;
 
 /// Draws the panel.
 pub fn show(ui: &mut egui::Ui, m: &mut Model, wv: &mut WaveView) {
+    // A range a remote client asked for (WCP `set_viewport_range`, `zoom_to_fit`).
+    match m.wave_range.take() {
+        Some(Some((first, last))) => {
+            wv.start = first as f64;
+            wv.end = last as f64 + 1.0;
+            wv.touched = true;
+        }
+        Some(None) => wv.touched = false,
+        None => {}
+    }
     let pal = m.look.palette();
     ui.horizontal(|ui| {
         ui.label(egui::RichText::new("Waveforms").strong());

@@ -1,0 +1,653 @@
+//! What each WCP command does to the debugger's [`Model`]: the same model the window draws
+//! (`handscope gui --wcp`) or a windowless one (`handscope serve`), so a client and a user at
+//! the window see one cursor, one selection, one set of breakpoints and one trace.
+//!
+//! A command either answers at once or waits ([`Pending`]) for the engine to simulate the
+//! cycles it needs, for a breakpoint search, or for the end of the run; the hub polls it.
+
+use std::path::Path;
+
+use cranelift_entity::EntityRef;
+use handscope_sim::report::render_value_as;
+use handscope_sim::{ChannelId, Function, NodeId};
+use serde_json::{Value, json};
+
+use super::proto::{BreakpointSpec, Command, Direction, ServerMessage};
+use crate::app::binding::Binding;
+use crate::app::breakpoints::{Breakpoint, Cmp, Dir};
+use crate::app::describe::Selection;
+use crate::app::model::Model;
+use crate::app::style::ChanState;
+
+/// A command that waits for the model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pending {
+    /// The cursor is moving to a cycle not simulated yet (`set_cursor`, `handscope.step`).
+    Goto {
+        /// The command's name (the response's name).
+        command: &'static str,
+    },
+    /// A breakpoint search is running.
+    Search,
+    /// Values at a cycle not simulated yet.
+    Values {
+        /// Items.
+        ids: Vec<String>,
+        /// The cycle.
+        cycle: u64,
+    },
+    /// Needs the run's end.
+    Complete {
+        /// `true`: the deadlock report; `false`: the run report.
+        deadlock: bool,
+    },
+}
+
+/// The result of starting or polling a command.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The reply.
+    Reply(ServerMessage),
+    /// Not yet.
+    Wait(Pending),
+}
+
+/// The part of the protocol's state that the model does not hold: marker names.
+#[derive(Debug, Default)]
+pub struct Controller {
+    /// Marker names by cycle.
+    marker_names: std::collections::BTreeMap<u64, String>,
+}
+
+/// A `Selection` or item resolved from a stable name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Item {
+    Channel(ChannelId),
+    Node(NodeId),
+    Marker(usize),
+}
+
+fn resolve(f: &Function, m: &Model, id: &str) -> Option<Item> {
+    if let Some(c) = f.channel_by_name(id) {
+        return Some(Item::Channel(c));
+    }
+    if let Some(n) = f.node_by_id(id) {
+        return Some(Item::Node(n));
+    }
+    let k: usize = id.strip_prefix("marker:")?.parse().ok()?;
+    (k < m.markers.len()).then_some(Item::Marker(k))
+}
+
+fn unknown(command: &str, ids: Vec<String>) -> ServerMessage {
+    let message = format!(
+        "`{command}`: no channel, node or marker named {}",
+        ids.iter()
+            .map(|i| format!("`{i}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut args = vec![command.to_string()];
+    args.extend(ids);
+    ServerMessage::error("unknown_item", args, message)
+}
+
+fn no_circuit(command: &str, m: &Model) -> ServerMessage {
+    ServerMessage::error(
+        "no_circuit",
+        vec![command.into()],
+        match &m.error {
+            Some(e) => format!("`{command}`: no circuit is open: {e}"),
+            None => format!("`{command}`: no circuit is open (send `load` first)"),
+        },
+    )
+}
+
+/// The cycle a client's timestamp names: clamped to the run when it has ended.
+fn response_cursor(command: &str, m: &Model) -> ServerMessage {
+    ServerMessage::response(
+        command,
+        json!({ "cycle": m.cycle, "cycles": m.cycles(), "complete": m.complete() }),
+    )
+}
+
+impl Controller {
+    /// Starts `cmd` on `m`.
+    pub fn start(&mut self, m: &mut Model, cmd: &Command) -> Outcome {
+        let name = cmd.name();
+        if let Command::Load { source } = cmd {
+            return Outcome::Reply(self.load(m, source));
+        }
+        if matches!(cmd, Command::Shutdown) {
+            return Outcome::Reply(ServerMessage::ack());
+        }
+        let Some(func) = m.circuit.as_ref().map(|c| c.func.clone()) else {
+            return Outcome::Reply(no_circuit(name, m));
+        };
+        let f = &*func;
+        let reply = match cmd {
+            Command::Load { .. } | Command::Shutdown => ServerMessage::ack(),
+            Command::AddVariables { variables } => self.add(m, f, name, variables, false),
+            Command::AddItems { items, recursive } => self.add(m, f, name, items, *recursive),
+            Command::AddMarkers { markers } => {
+                let mut ids = Vec::new();
+                for mk in markers {
+                    if !m.markers.contains(&mk.time) {
+                        m.markers.push(mk.time);
+                    }
+                    if let Some(n) = &mk.name {
+                        self.marker_names.insert(mk.time, n.clone());
+                    }
+                    let k = m.markers.iter().position(|&c| c == mk.time).unwrap_or(0);
+                    ids.push(format!("marker:{k}"));
+                    if mk.move_focus {
+                        m.goto(mk.time);
+                    }
+                }
+                ServerMessage::response(name, json!({ "ids": ids }))
+            }
+            Command::SetCursor { timestamp } => {
+                m.goto(*timestamp);
+                return self.poll(m, &Pending::Goto { command: name });
+            }
+            Command::Step { cycles } => {
+                m.step(*cycles);
+                return self.poll(m, &Pending::Goto { command: name });
+            }
+            Command::SetViewportTo { timestamp } => {
+                let (s, e) = m.wave_range.flatten().unwrap_or((0, 63));
+                let half = (e.saturating_sub(s)) / 2;
+                let start = timestamp.saturating_sub(half);
+                m.wave_range = Some(Some((start, start + 2 * half)));
+                ServerMessage::ack()
+            }
+            Command::SetViewportRange { start, end } => {
+                if end < start {
+                    ServerMessage::error(
+                        "invalid_arguments",
+                        vec![name.into()],
+                        format!("`{name}`: end {end} is before start {start}"),
+                    )
+                } else {
+                    m.wave_range = Some(Some((*start, *end)));
+                    ServerMessage::ack()
+                }
+            }
+            Command::ZoomToFit { .. } => {
+                m.wave_range = Some(None);
+                ServerMessage::ack()
+            }
+            Command::FocusItem { id } => match resolve(f, m, id) {
+                Some(Item::Node(n)) => {
+                    m.focus_node(n);
+                    ServerMessage::ack()
+                }
+                Some(Item::Channel(c)) => {
+                    m.select(Some(Selection::Channel(c)));
+                    ServerMessage::ack()
+                }
+                Some(Item::Marker(k)) => {
+                    let c = m.markers[k];
+                    m.goto(c);
+                    ServerMessage::ack()
+                }
+                None => unknown(name, vec![id.clone()]),
+            },
+            Command::GetItemList => {
+                ServerMessage::response(name, json!({ "ids": item_list(m, f) }))
+            }
+            Command::GetItemInfo { ids } => {
+                let bad: Vec<String> = ids
+                    .iter()
+                    .filter(|i| resolve(f, m, i).is_none())
+                    .cloned()
+                    .collect();
+                if !bad.is_empty() {
+                    unknown(name, bad)
+                } else {
+                    let results: Vec<Value> = ids
+                        .iter()
+                        .filter_map(|i| Some((i, resolve(f, m, i)?)))
+                        .map(|(i, it)| self.info(m, f, i, it))
+                        .collect();
+                    ServerMessage::response(name, json!({ "results": results }))
+                }
+            }
+            Command::RemoveItems { ids } => {
+                for id in ids {
+                    match resolve(f, m, id) {
+                        Some(Item::Channel(c)) => m.waves.retain(|&w| w != c),
+                        Some(Item::Node(n)) => m.wave_nodes.retain(|&w| w != n),
+                        Some(Item::Marker(k)) => {
+                            let c = m.markers.remove(k);
+                            self.marker_names.remove(&c);
+                        }
+                        None => {}
+                    }
+                }
+                ServerMessage::ack()
+            }
+            Command::Reload => {
+                m.reload();
+                match &m.error {
+                    Some(e) => ServerMessage::error("load_failed", vec![name.into()], e.clone()),
+                    None => ServerMessage::ack(),
+                }
+            }
+            Command::Clear => {
+                m.waves.clear();
+                m.wave_nodes.clear();
+                m.markers.clear();
+                self.marker_names.clear();
+                ServerMessage::ack()
+            }
+            Command::RunTo { direction } => {
+                if m.breakpoints.is_empty() {
+                    ServerMessage::error(
+                        "no_breakpoints",
+                        vec![name.into()],
+                        "`handscope.run_to`: no breakpoints are set",
+                    )
+                } else {
+                    m.run_to_breakpoint(match direction {
+                        Direction::Forward => Dir::Forward,
+                        Direction::Backward => Dir::Backward,
+                    });
+                    return self.poll(m, &Pending::Search);
+                }
+            }
+            Command::SetBreakpoint { breakpoint } => match to_breakpoint(f, breakpoint) {
+                Ok(bp) => {
+                    if !m.breakpoints.contains(&bp) {
+                        m.breakpoints.push(bp.clone());
+                    }
+                    ServerMessage::response(name, json!({ "id": bp.describe(f) }))
+                }
+                Err(e) => e.with_command(name),
+            },
+            Command::ClearBreakpoints { ids } => match ids {
+                None => {
+                    m.breakpoints.clear();
+                    ServerMessage::ack()
+                }
+                Some(ids) => {
+                    let known: Vec<String> = m.breakpoints.iter().map(|b| b.describe(f)).collect();
+                    let bad: Vec<String> =
+                        ids.iter().filter(|i| !known.contains(i)).cloned().collect();
+                    if bad.is_empty() {
+                        m.breakpoints.retain(|b| !ids.contains(&b.describe(f)));
+                        ServerMessage::ack()
+                    } else {
+                        let mut args = vec![name.to_string()];
+                        args.extend(bad.iter().cloned());
+                        ServerMessage::error(
+                            "unknown_breakpoint",
+                            args,
+                            format!("`{name}`: no breakpoint {}", bad.join(", ")),
+                        )
+                    }
+                }
+            },
+            Command::ListBreakpoints => {
+                let ids: Vec<String> = m.breakpoints.iter().map(|b| b.describe(f)).collect();
+                ServerMessage::response(name, json!({ "ids": ids }))
+            }
+            Command::GetValues { ids, cycle } => {
+                let bad: Vec<String> = ids
+                    .iter()
+                    .filter(|i| !matches!(resolve(f, m, i), Some(Item::Channel(_) | Item::Node(_))))
+                    .cloned()
+                    .collect();
+                if !bad.is_empty() {
+                    unknown(name, bad)
+                } else {
+                    let cycle = cycle.unwrap_or(m.cycle);
+                    return self.poll(
+                        m,
+                        &Pending::Values {
+                            ids: ids.clone(),
+                            cycle,
+                        },
+                    );
+                }
+            }
+            Command::GetCursor => response_cursor(name, m),
+            Command::ListItems => {
+                let channels: Vec<Value> = f
+                    .channels
+                    .values()
+                    .map(|c| json!({ "id": c.name, "data_type": c.ty.to_string() }))
+                    .collect();
+                let nodes: Vec<Value> = f
+                    .nodes
+                    .values()
+                    .map(|n| {
+                        json!({
+                            "id": n.id,
+                            "op": n.op.mnemonic(),
+                            "inputs": n.inputs.iter().map(|&c| &f.channels[c].name).collect::<Vec<_>>(),
+                            "outputs": n.outputs.iter().map(|&c| &f.channels[c].name).collect::<Vec<_>>(),
+                        })
+                    })
+                    .collect();
+                ServerMessage::response(name, json!({ "channels": channels, "nodes": nodes }))
+            }
+            Command::DeadlockReport => return self.poll(m, &Pending::Complete { deadlock: true }),
+            Command::RunReport => return self.poll(m, &Pending::Complete { deadlock: false }),
+        };
+        Outcome::Reply(reply)
+    }
+
+    /// Checks whether `p` can answer now; asks the engine for what it still needs.
+    pub fn poll(&mut self, m: &mut Model, p: &Pending) -> Outcome {
+        match p {
+            Pending::Goto { command } => {
+                if m.want.is_some() && !m.complete() {
+                    return Outcome::Wait(p.clone());
+                }
+                if m.want.is_some() {
+                    m.update(0.0);
+                }
+                Outcome::Reply(response_cursor(command, m))
+            }
+            Pending::Search => {
+                if m.searching() {
+                    return Outcome::Wait(p.clone());
+                }
+                let hit = m.status.starts_with("breakpoint at cycle");
+                Outcome::Reply(ServerMessage::response(
+                    "handscope.run_to",
+                    json!({ "cycle": m.cycle, "hit": hit, "status": m.status }),
+                ))
+            }
+            Pending::Values { ids, cycle } => {
+                if *cycle >= m.cycles() {
+                    if m.complete() {
+                        return Outcome::Reply(ServerMessage::error(
+                            "out_of_range",
+                            vec!["handscope.get_values".into(), cycle.to_string()],
+                            format!(
+                                "`handscope.get_values`: cycle {cycle} is past the end of the run ({} cycles)",
+                                m.cycles()
+                            ),
+                        ));
+                    }
+                    if let Some(s) = &mut m.source {
+                        s.ensure(*cycle);
+                    }
+                    return Outcome::Wait(p.clone());
+                }
+                Outcome::Reply(values(m, ids, *cycle))
+            }
+            Pending::Complete { deadlock } => {
+                if !m.complete() {
+                    let n = m.cycles();
+                    if let Some(s) = &mut m.source {
+                        s.ensure(n.saturating_add(1 << 16));
+                    }
+                    return Outcome::Wait(p.clone());
+                }
+                let report = m.source.as_ref().and_then(|s| s.report());
+                Outcome::Reply(match (report, deadlock) {
+                    (None, _) => ServerMessage::error(
+                        "no_report",
+                        vec![],
+                        m.source
+                            .as_ref()
+                            .and_then(|s| s.error())
+                            .unwrap_or("the run has no report")
+                            .to_string(),
+                    ),
+                    (Some(r), true) => ServerMessage::response(
+                        "handscope.deadlock_report",
+                        json!({
+                            "deadlocked": r.deadlock.is_some(),
+                            "report": r.deadlock,
+                        }),
+                    ),
+                    (Some(r), false) => {
+                        ServerMessage::response("handscope.run_report", json!({ "report": r }))
+                    }
+                })
+            }
+        }
+    }
+
+    fn load(&mut self, m: &mut Model, source: &str) -> ServerMessage {
+        let p = Path::new(source);
+        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !p.is_file() {
+            return ServerMessage::error(
+                "load_failed",
+                vec!["load".into(), source.into()],
+                format!("`load`: cannot read {source}: no such file"),
+            );
+        }
+        if matches!(ext, "vcd" | "fst") {
+            if m.circuit.is_none() {
+                return no_circuit("load", m);
+            }
+            m.vcd = Some(p.to_path_buf());
+            m.reload();
+        } else {
+            m.vcd = None;
+            self.marker_names.clear();
+            m.open_file(p);
+        }
+        match &m.error {
+            Some(e) if m.circuit.is_none() || m.vcd.is_some() => {
+                ServerMessage::error("load_failed", vec!["load".into(), source.into()], e.clone())
+            }
+            _ => ServerMessage::ack(),
+        }
+    }
+
+    fn add(
+        &mut self,
+        m: &mut Model,
+        f: &Function,
+        name: &str,
+        items: &[String],
+        recursive: bool,
+    ) -> ServerMessage {
+        let mut resolved = Vec::new();
+        let mut bad = Vec::new();
+        for i in items {
+            match resolve(f, m, i) {
+                Some(Item::Marker(_)) | None => bad.push(i.clone()),
+                Some(it) => resolved.push(it),
+            }
+        }
+        if !bad.is_empty() {
+            return unknown(name, bad);
+        }
+        let mut ids = Vec::new();
+        for it in resolved {
+            match it {
+                Item::Channel(c) => {
+                    if !m.waves.contains(&c) {
+                        m.waves.push(c);
+                    }
+                    ids.push(f.channels[c].name.clone());
+                }
+                Item::Node(n) => {
+                    if recursive {
+                        let node = &f.nodes[n];
+                        for &c in node.inputs.iter().chain(&node.outputs) {
+                            if !m.waves.contains(&c) {
+                                m.waves.push(c);
+                            }
+                            ids.push(f.channels[c].name.clone());
+                        }
+                    } else {
+                        if !m.wave_nodes.contains(&n) {
+                            m.wave_nodes.push(n);
+                        }
+                        ids.push(f.nodes[n].id.clone());
+                    }
+                }
+                Item::Marker(_) => {}
+            }
+        }
+        ServerMessage::response(name, json!({ "ids": ids }))
+    }
+
+    fn info(&self, m: &Model, f: &Function, id: &str, it: Item) -> Value {
+        match it {
+            Item::Channel(c) => {
+                let ch = &f.channels[c];
+                json!({ "id": id, "name": ch.name, "type": "Channel", "data_type": ch.ty.to_string() })
+            }
+            Item::Node(n) => {
+                let node = &f.nodes[n];
+                json!({ "id": id, "name": node.id, "type": "Node", "op": node.op.mnemonic() })
+            }
+            Item::Marker(k) => {
+                let c = m.markers[k];
+                let name = self
+                    .marker_names
+                    .get(&c)
+                    .cloned()
+                    .unwrap_or_else(|| format!("marker {}", k + 1));
+                json!({ "id": id, "name": name, "type": "Marker", "cycle": c })
+            }
+        }
+    }
+}
+
+/// The displayed items: the waveform channels, then nodes, then markers.
+fn item_list(m: &Model, f: &Function) -> Vec<String> {
+    let mut v: Vec<String> = m
+        .waves
+        .iter()
+        .map(|&c| f.channels[c].name.clone())
+        .collect();
+    v.extend(m.wave_nodes.iter().map(|&n| f.nodes[n].id.clone()));
+    v.extend((0..m.markers.len()).map(|k| format!("marker:{k}")));
+    v
+}
+
+/// A breakpoint that cannot be built.
+struct BadBreakpoint {
+    kind: &'static str,
+    args: Vec<String>,
+    message: String,
+}
+
+impl BadBreakpoint {
+    fn with_command(self, name: &str) -> ServerMessage {
+        let mut args = vec![name.to_string()];
+        args.extend(self.args);
+        ServerMessage::error(self.kind, args, format!("`{name}`: {}", self.message))
+    }
+}
+
+fn to_breakpoint(f: &Function, b: &BreakpointSpec) -> Result<Breakpoint, BadBreakpoint> {
+    let chan = |name: &str| {
+        f.channel_by_name(name).ok_or_else(|| BadBreakpoint {
+            kind: "unknown_item",
+            args: vec![name.into()],
+            message: format!("no channel named `{name}`"),
+        })
+    };
+    Ok(match b {
+        BreakpointSpec::ChannelFires { channel } => Breakpoint::ChannelFires(chan(channel)?),
+        BreakpointSpec::Value { channel, op, value } => {
+            let cmp = Cmp::ALL
+                .into_iter()
+                .find(|c| c.symbol() == op)
+                .ok_or_else(|| BadBreakpoint {
+                    kind: "invalid_arguments",
+                    args: vec![op.clone()],
+                    message: format!("unknown comparison `{op}` (use ==, !=, < or >)"),
+                })?;
+            Breakpoint::Value(chan(channel)?, cmp, *value)
+        }
+        BreakpointSpec::NodeFires { node } => {
+            Breakpoint::NodeFires(f.node_by_id(node).ok_or_else(|| BadBreakpoint {
+                kind: "unknown_item",
+                args: vec![node.clone()],
+                message: format!("no node named `{node}`"),
+            })?)
+        }
+        BreakpointSpec::Deadlock => Breakpoint::Deadlock,
+        BreakpointSpec::Cycle { cycle } => Breakpoint::Cycle(*cycle),
+    })
+}
+
+/// Channel handshakes and data and node registers at `cycle` (which exists in the trace).
+fn values(m: &Model, ids: &[String], cycle: u64) -> ServerMessage {
+    let (Some(c), Some(t)) = (&m.circuit, m.trace()) else {
+        return no_circuit("handscope.get_values", m);
+    };
+    let f = &*c.func;
+    let unsigned = f.unsigned_names();
+    let b = Binding::new(f, t);
+    let Some(v) = t.cycle(cycle) else {
+        return ServerMessage::error(
+            "out_of_range",
+            vec!["handscope.get_values".into(), cycle.to_string()],
+            format!("`handscope.get_values`: cycle {cycle} is not in the trace"),
+        );
+    };
+    let mut out = Vec::new();
+    for id in ids {
+        match resolve(f, m, id) {
+            Some(Item::Channel(ch)) => {
+                let Some(i) = b.chan[ch.index()] else {
+                    out.push(json!({ "id": id, "kind": "channel", "recorded": false }));
+                    continue;
+                };
+                let channel = &f.channels[ch];
+                let (valid, ready, bits) = (v.valid(i), v.ready(i), v.data(i));
+                let shown = unsigned.contains(&channel.name);
+                out.push(json!({
+                    "id": id,
+                    "kind": "channel",
+                    "valid": valid,
+                    "ready": ready,
+                    "state": ChanState::of(valid, ready).name(),
+                    "data": render_value_as(bits, &channel.ty, shown),
+                    "bits": bits,
+                }));
+            }
+            Some(Item::Node(n)) => {
+                let node = &f.nodes[n];
+                let fires = node
+                    .inputs
+                    .iter()
+                    .chain(&node.outputs)
+                    .any(|&ch| b.chan[ch.index()].is_some_and(|i| v.valid(i) && v.ready(i)));
+                let mut regs = serde_json::Map::new();
+                if let (Some(words), Some(meta)) = (
+                    v.state(&node.id),
+                    t.state_meta().iter().find(|s| s.node == node.id),
+                ) {
+                    for (name, w) in meta.fields.iter().zip(words) {
+                        regs.insert(name.clone(), json!(w));
+                    }
+                }
+                out.push(json!({
+                    "id": id,
+                    "kind": "node",
+                    "op": node.op.mnemonic(),
+                    "fires": fires,
+                    "registers": regs,
+                }));
+            }
+            Some(Item::Marker(_)) | None => {}
+        }
+    }
+    ServerMessage::response(
+        "handscope.get_values",
+        json!({ "cycle": cycle, "values": out }),
+    )
+}
+
+/// The current selection as an item ID.
+pub fn selection_id(m: &Model) -> Option<String> {
+    let c = m.circuit.as_ref()?;
+    Some(match m.selection? {
+        Selection::Node(n) => c.func.nodes[n].id.clone(),
+        Selection::Channel(ch) => c.func.channels[ch].name.clone(),
+    })
+}
