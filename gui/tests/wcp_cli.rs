@@ -337,6 +337,19 @@ async fn a_client_drives_a_debugging_session() {
         .cmd("load", json!({"source": example("deadlock_join.mlir")}))
         .await;
     assert_response(&r, "ack");
+    // The report waits for the end of the run (the view then opens at the first stuck
+    // cycle, as the window does); from cycle 0 the deadlock breakpoint stops there.
+    let r = c.cmd("handscope.deadlock_report", Value::Null).await;
+    assert_eq!(r["deadlocked"], true, "{r}");
+    let since = r["report"]["since_cycle"].as_u64().expect("since_cycle");
+    let chains = r["report"]["chains"].to_string() + &r["report"]["cycles"].to_string();
+    assert!(chains.contains("join0"), "{r}");
+    let r = c.cmd("handscope.get_cursor", Value::Null).await;
+    assert_eq!(r["cycle"], since, "{r}");
+    assert_response(
+        &c.cmd("set_cursor", json!({"timestamp": 0})).await,
+        "set_cursor",
+    );
     let r = c
         .cmd(
             "handscope.set_breakpoint",
@@ -346,11 +359,7 @@ async fn a_client_drives_a_debugging_session() {
     assert_eq!(r["id"], "deadlock");
     let r = c.cmd("handscope.run_to", Value::Null).await;
     assert_eq!(r["hit"], true, "{r}");
-    let r = c.cmd("handscope.deadlock_report", Value::Null).await;
-    assert_eq!(r["deadlocked"], true, "{r}");
-    assert_eq!(r["report"]["since_cycle"], r["report"]["since_cycle"]);
-    let chains = r["report"]["chains"].to_string() + &r["report"]["cycles"].to_string();
-    assert!(chains.contains("join0"), "{r}");
+    assert_eq!(r["cycle"], since, "{r}");
     assert_error(
         &c.cmd("load", json!({"source": "/nonexistent/x.mlir"}))
             .await,

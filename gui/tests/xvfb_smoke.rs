@@ -164,3 +164,135 @@ fn distinct_colours(xwd: &[u8]) -> Option<usize> {
     }
     Some(seen.len())
 }
+
+/// `handscope gui FILE --wcp`: a WCP client moves the real window's cursor, and a key press
+/// in the window reaches the client as a `cursor_moved` event.
+#[test]
+fn window_is_driven_over_wcp_under_xvfb() {
+    use std::io::{Read, Write};
+    let ci = std::env::var("CI").as_deref() == Ok("true");
+    let missing: Vec<&str> = ["Xvfb", "xdotool"]
+        .into_iter()
+        .filter(|t| !have(t))
+        .collect();
+    if !missing.is_empty() {
+        assert!(!ci, "CI=true but these tools are missing: {missing:?}");
+        eprintln!("skipping: missing {missing:?}");
+        return;
+    }
+    let display = format!(":{}", 241 + std::process::id() % 200);
+    let _xvfb = Kill(
+        Command::new("Xvfb")
+            .args([
+                display.as_str(),
+                "-screen",
+                "0",
+                "1400x900x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start Xvfb"),
+    );
+    let t0 = Instant::now();
+    while xdo(&display, &["getdisplaygeometry"]).is_none() {
+        assert!(t0.elapsed() < Duration::from_secs(20), "Xvfb did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .args([
+            "gui",
+            "examples/circuits/counter_loop.mlir",
+            "--wcp",
+            "127.0.0.1:0",
+        ])
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("HANDSCOPE_LOG_CURSOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start handscope");
+    let stdout = child.stdout.take().unwrap();
+    let app = Kill(child);
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    let wait_line = |pred: &dyn Fn(&str) -> bool, secs: u64| -> Option<String> {
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(secs) {
+            if let Ok(l) = rx.recv_timeout(Duration::from_millis(200))
+                && pred(l.trim())
+            {
+                return Some(l.trim().to_string());
+            }
+        }
+        None
+    };
+    let addr = wait_line(&|l| l.starts_with("WCP: listening on "), 60)
+        .expect("the window's WCP server starts")
+        .trim_start_matches("WCP: listening on ")
+        .to_string();
+    assert!(
+        wait_line(&|l| l == "cursor 0", 120).is_some(),
+        "the window came up"
+    );
+    let mut s = std::net::TcpStream::connect(&addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut buf = Vec::new();
+    let mut next = |s: &mut std::net::TcpStream| -> serde_json::Value {
+        loop {
+            if let Some(i) = buf.iter().position(|&b| b == 0) {
+                let f: Vec<u8> = buf.drain(..=i).collect();
+                return serde_json::from_slice(&f[..i]).expect("json");
+            }
+            let mut chunk = [0u8; 4096];
+            let n = s.read(&mut chunk).expect("read");
+            assert!(n > 0, "closed");
+            buf.extend_from_slice(&chunk[..n]);
+        }
+    };
+    let send = |s: &mut std::net::TcpStream, v: serde_json::Value| {
+        let mut b = v.to_string().into_bytes();
+        b.push(0);
+        s.write_all(&b).expect("write");
+    };
+    send(
+        &mut s,
+        serde_json::json!({"type": "greeting", "version": "0", "commands": ["cursor_moved"]}),
+    );
+    assert_eq!(next(&mut s)["type"], "greeting");
+    send(
+        &mut s,
+        serde_json::json!({"type": "command", "command": "set_cursor", "timestamp": 5}),
+    );
+    assert_eq!(next(&mut s)["cycle"], 5);
+    assert!(
+        wait_line(&|l| l == "cursor 5", 30).is_some(),
+        "the window's cursor moved to 5"
+    );
+    // A key press in the window: the client hears of it.
+    let win = xdo(&display, &["search", "--name", "Handscope"])
+        .and_then(|s| s.lines().last().map(str::to_string))
+        .expect("the window exists");
+    let _ = xdo(&display, &["windowactivate", "--sync", &win]);
+    let _ = xdo(&display, &["windowfocus", "--sync", &win]);
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = xdo(&display, &["key", "--window", &win, "Right"]);
+    let mut moved = false;
+    for _ in 0..10 {
+        let m = next(&mut s);
+        if m["event"] == "cursor_moved" && m["cycle"] == 6 {
+            moved = true;
+            break;
+        }
+    }
+    assert!(moved, "no cursor_moved event for the key press");
+    drop(app);
+}

@@ -149,6 +149,8 @@ pub struct Model {
     pub generation: u64,
     /// A VCD being written that the view follows (`--live`).
     pub follow: Option<Following>,
+    /// The outcome of "Open in Surfer", from its thread.
+    surfer: Option<crossbeam_channel::Receiver<String>>,
 }
 
 /// A followed VCD: the follower, whether the cursor stays at the newest cycle, and the flag
@@ -219,6 +221,7 @@ impl Model {
             scene: None,
             generation: 0,
             follow: None,
+            surfer: None,
         };
         match start {
             Start::Example(i) => m.open_example(i),
@@ -411,6 +414,74 @@ impl Model {
         self.poll_follow();
     }
 
+    /// Shows the selection's channels (a node: its input and output channels) in a Surfer
+    /// serving WCP at `addr`: writes the cycles simulated so far as a VCD and sends `load`
+    /// and `add_variables`, in a thread; the outcome appears in the status line.
+    pub fn send_selection_to_surfer(&mut self, addr: &str) {
+        let (Some(c), Some(t), Some(sel)) = (&self.circuit, self.trace(), self.selection) else {
+            self.status = "select a channel or node to open in Surfer".into();
+            return;
+        };
+        let f = &c.func;
+        let chans: Vec<ChannelId> = match sel {
+            describe::Selection::Channel(ch) => vec![ch],
+            describe::Selection::Node(n) => f.nodes[n]
+                .inputs
+                .iter()
+                .chain(&f.nodes[n].outputs)
+                .copied()
+                .collect(),
+        };
+        let vars: Vec<String> = chans
+            .iter()
+            .flat_map(|&ch| {
+                handscope_traces::vcd_out::channel_signal_names(
+                    &f.channels[ch].name,
+                    f.channels[ch].ty.bit_width() > 0,
+                )
+            })
+            .collect();
+        let mut vcd = Vec::new();
+        if let Err(e) = handscope_traces::vcd_out::write_vcd(t, &mut vcd) {
+            self.status = format!("cannot write the VCD: {e}");
+            return;
+        }
+        let path = std::env::temp_dir().join(format!(
+            "handscope-{}-{}.vcd",
+            f.name.replace('/', "_"),
+            std::process::id()
+        ));
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let shown = addr.to_string();
+        let (addr, wake) = (addr.to_string(), self.wake.clone());
+        let cycles = t.cycles();
+        std::thread::spawn(move || {
+            let link = crate::wcp::surfer::Link::Connect(addr.clone());
+            let r = std::fs::write(&path, &vcd)
+                .map_err(anyhow::Error::from)
+                .and_then(|()| {
+                    crate::wcp::surfer::show_in_surfer(
+                        &link,
+                        &path,
+                        &vars,
+                        Duration::from_secs(10),
+                        &mut |_| {},
+                    )
+                });
+            let _ = tx.send(match r {
+                Ok(_) => format!(
+                    "Surfer at {addr} shows {} signals of {} ({cycles} cycles)",
+                    vars.len(),
+                    path.display()
+                ),
+                Err(e) => format!("Surfer: {e:#}"),
+            });
+            wake();
+        });
+        self.surfer = Some(rx);
+        self.status = format!("sending to Surfer at {shown}...");
+    }
+
     /// Reads what the followed VCD gained and installs its complete cycles.
     fn poll_follow(&mut self) {
         let (Some(fl), Some(c)) = (&mut self.follow, &self.circuit) else {
@@ -471,6 +542,12 @@ impl Model {
     /// Call once per frame with the frame's duration.
     pub fn update(&mut self, dt: f32) {
         self.poll_follow();
+        if let Some(rx) = &self.surfer
+            && let Ok(msg) = rx.try_recv()
+        {
+            self.status = msg;
+            self.surfer = None;
+        }
         if let Some(job) = &self.layout_job
             && let Some(l) = job.poll()
         {

@@ -851,3 +851,130 @@ fn what_if_slots_on_the_selected_channel() {
         handscope_sim::Op::Buffer { slots: 1, .. }
     ));
 }
+
+/// `--live`: the model follows a VCD while it is written: it shows the complete cycles so
+/// far, keeps the cursor at the newest one, is not complete until the writer is done, and
+/// then shows the whole run with its report.
+#[test]
+fn follows_a_vcd_while_it_is_written() {
+    use std::io::Write as _;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mut m = Model::new(Start::Example(example("counter_loop.mlir")), noop());
+    let c = m.circuit.clone().expect("circuit");
+    let run = c.session.run(2000, true).expect("run");
+    let trace = run.trace.expect("trace");
+    let mut vcd = Vec::new();
+    handscope_traces::vcd_out::write_vcd(&trace, &mut vcd).expect("vcd");
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("live.vcd");
+    std::fs::write(&path, b"").expect("create");
+    let done = Arc::new(AtomicBool::new(false));
+    m.follow_vcd(&path, Default::default(), done.clone());
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .expect("open");
+    let wait = || std::thread::sleep(std::time::Duration::from_millis(300));
+    let (mut at, mut last) = (0, 0);
+    // Boundaries inside lines.
+    for end in [vcd.len() / 3 + 7, 2 * vcd.len() / 3 + 3, vcd.len()] {
+        f.write_all(&vcd[at..end]).expect("append");
+        f.flush().expect("flush");
+        at = end;
+        wait();
+        m.update(0.0);
+        assert!(!m.complete(), "complete before the writer is done");
+        let n = m.cycles();
+        assert!(n >= last, "the trace shrank: {n} < {last}");
+        assert!(n <= trace.cycles());
+        last = n;
+        if n > 0 {
+            assert_eq!(m.cycle, n - 1, "the cursor follows the newest cycle");
+        }
+    }
+    assert!(last > 0, "nothing shown while the file grew");
+    done.store(true, Ordering::SeqCst);
+    wait();
+    m.update(0.0);
+    assert!(m.complete());
+    assert_eq!(m.cycles(), trace.cycles());
+    assert_eq!(
+        m.source.as_ref().and_then(|s| s.report()).map(|r| r.status),
+        Some(run.report.status)
+    );
+}
+
+/// "Open in Surfer": the selected channel's signals go to a (fake) Surfer over WCP.
+#[test]
+fn sends_the_selection_to_surfer() {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = l.local_addr().expect("addr").to_string();
+    let fake = std::thread::spawn(move || {
+        let (mut s, _) = l.accept().expect("accept");
+        let (mut buf, mut got) = (Vec::new(), Vec::<serde_json::Value>::new());
+        let send = |s: &mut std::net::TcpStream, v: serde_json::Value| {
+            let mut b = v.to_string().into_bytes();
+            b.push(0);
+            s.write_all(&b).expect("write");
+        };
+        loop {
+            while let Some(i) = buf.iter().position(|&b| b == 0) {
+                let f: Vec<u8> = buf.drain(..=i).collect();
+                let m: serde_json::Value = serde_json::from_slice(&f[..i]).expect("json");
+                match m["command"].as_str() {
+                    None => send(
+                        &mut s,
+                        serde_json::json!({"type": "greeting", "version": "0", "commands": ["load", "add_variables"]}),
+                    ),
+                    Some("load") => {
+                        send(
+                            &mut s,
+                            serde_json::json!({"type": "response", "command": "ack"}),
+                        );
+                        send(
+                            &mut s,
+                            serde_json::json!({"type": "event", "event": "waveforms_loaded", "source": m["source"]}),
+                        );
+                    }
+                    Some(_) => send(
+                        &mut s,
+                        serde_json::json!({"type": "response", "command": "add_variables", "ids": [0, 1, 2]}),
+                    ),
+                }
+                got.push(m);
+            }
+            let mut chunk = [0u8; 4096];
+            match s.read(&mut chunk) {
+                Ok(0) | Err(_) => return got,
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+    });
+    let mut m = Model::new(Start::Example(example("counter_loop.mlir")), noop());
+    m.settle();
+    let ch = m
+        .circuit
+        .as_ref()
+        .and_then(|c| c.func.channel_by_name("addi0.out0"))
+        .expect("channel");
+    m.select(Some(Selection::Channel(ch)));
+    m.send_selection_to_surfer(&addr);
+    for _ in 0..500 {
+        m.update(0.0);
+        if m.status.starts_with("Surfer") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(m.status.starts_with("Surfer at"), "{}", m.status);
+    let got = fake.join().expect("fake surfer");
+    assert_eq!(
+        got[2]["variables"],
+        serde_json::json!([
+            "handscope.addi0.out0_valid",
+            "handscope.addi0.out0_ready",
+            "handscope.addi0.out0"
+        ])
+    );
+}

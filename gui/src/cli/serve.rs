@@ -108,8 +108,6 @@ pub fn run(a: &ServeArgs) -> anyhow::Result<ExitCode> {
         let wait = if busy { 1 } else { 200 };
         let _ = tick_rx.recv_timeout(Duration::from_millis(wait));
     }
-    // Let the writer threads flush the last replies (the `shutdown` ack) before closing.
-    std::thread::sleep(Duration::from_millis(50));
     server.stop();
     if let (Some(path), Some(log)) = (&a.transcript, &hub.transcript) {
         let mut text = String::new();

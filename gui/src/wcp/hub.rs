@@ -126,19 +126,20 @@ impl Hub {
             ToHub::Disconnected { client } => {
                 self.clients.remove(&client);
             }
-            ToHub::Message { client, msg, done } => {
+            ToHub::Message {
+                client,
+                msg,
+                text,
+                done,
+            } => {
                 if let Some(log) = &mut self.transcript {
+                    // The frame as sent when it is JSON, else as a JSON string.
+                    let json = serde_json::from_str::<serde_json::Value>(&text)
+                        .map_or_else(|_| json!(text).to_string(), |v| v.to_string());
                     log.push(LogLine {
                         client,
                         incoming: true,
-                        json: match &msg {
-                            Ok(ClientMessage::Command(c)) => super::proto::command_json(c),
-                            Ok(ClientMessage::Greeting { version, commands }) => json!({
-                                "type": "greeting", "version": version, "commands": commands
-                            })
-                            .to_string(),
-                            Err(_) => json!("(a frame that is not a WCP message)").to_string(),
-                        },
+                        json,
                     });
                 }
                 let reply = match msg {

@@ -502,7 +502,8 @@ pub fn parse_client(frame: &[u8]) -> Result<ClientMessage, ParseError> {
     }
 }
 
-/// A client's message as JSON text (for clients written in Rust: tests, the Surfer link).
+/// A command as a client sends it (JSON text; for tests).
+#[cfg(test)]
 pub fn command_json(c: &Command) -> String {
     let mut v = serde_json::to_value(c).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut v {

@@ -67,6 +67,8 @@ pub enum ToHub {
         client: u64,
         /// The message, or the error reply for a bad frame.
         msg: Result<ClientMessage, ServerMessage>,
+        /// The frame as text (lossy, at most 2,000 characters), for transcripts.
+        text: String,
         /// Sent once the reply is queued (`true`: close the connection after it).
         done: oneshot::Sender<bool>,
     },
@@ -170,7 +172,15 @@ async fn accept_loop(
     loop {
         let accepted = tokio::select! {
             a = listener.accept() => a,
-            _ = stop.changed() => return,
+            _ = stop.changed() => {
+                // Let connections that are closing (the one that sent `shutdown`) flush
+                // their last replies; the others are cut when the runtime stops.
+                let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(300);
+                while live.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
+                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                }
+                return;
+            }
         };
         let Ok((stream, peer)) = accepted else {
             continue;
@@ -238,6 +248,12 @@ async fn connection(
             Ok(n) => n,
         };
         for frame in dec.push(&buf[..n]) {
+            let text = match &frame {
+                Frame::Message(bytes) => {
+                    String::from_utf8_lossy(bytes).chars().take(2000).collect()
+                }
+                Frame::TooLarge { len } => format!("({len} bytes, too large)"),
+            };
             let msg = match frame {
                 Frame::Message(bytes) => parse_client(&bytes).map_err(|e| e.reply()),
                 Frame::TooLarge { len } => Err(ServerMessage::error(
@@ -250,7 +266,15 @@ async fn connection(
             };
             let shutdown = matches!(msg, Ok(ClientMessage::Command(Command::Shutdown)));
             let (done, done_rx) = oneshot::channel();
-            if tx.send(ToHub::Message { client, msg, done }).is_err() {
+            if tx
+                .send(ToHub::Message {
+                    client,
+                    msg,
+                    text,
+                    done,
+                })
+                .is_err()
+            {
                 break 'read;
             }
             wake();

@@ -109,14 +109,16 @@ impl DebuggerApp {
             self.help_open = false;
         }
         self.model.update(dt);
-        if let Some((server, hub)) = &mut self.wcp {
+        if let Some((_, hub)) = &mut self.wcp {
             if hub.poll(&mut self.model) {
                 ctx.request_repaint();
             }
-            if hub.shutdown_requested {
-                server.stop();
+            if hub.shutdown_requested
+                && let Some((server, _)) = self.wcp.take()
+            {
+                // Stopping waits for the connections to close: not on the frame loop.
+                std::thread::spawn(move || drop(server));
                 self.model.status = "WCP: a client shut the server down".into();
-                self.wcp = None;
             }
         }
         if let Some(last) = &mut self.log_cursor

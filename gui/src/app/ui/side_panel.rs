@@ -63,6 +63,16 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, ed: &mut BpEditor) {
                 ui.add(egui::Label::new(egui::RichText::new(l).monospace()).wrap());
             }
             if let Some(sel) = m.selection {
+                if ui
+                    .small_button("Open in Surfer")
+                    .on_hover_text(format!(
+                        "show this selection's valid/ready/data in a Surfer serving WCP at {}",
+                        crate::wcp::server::DEFAULT_ADDR
+                    ))
+                    .clicked()
+                {
+                    m.send_selection_to_surfer(crate::wcp::server::DEFAULT_ADDR);
+                }
                 selection_actions(ui, m, sel, ed);
                 if let Selection::Node(n) = sel {
                     memory_view(ui, m, n);
