@@ -199,3 +199,50 @@ fn instances_of_external_functions_are_explained() {
     assert!(err.contains("calls @ext, which has no body here"), "{err}");
     assert!(!err.contains("flatten"), "{err}");
 }
+
+/// Long token lists: text reports summarize them (count, checksum, first and last tokens)
+/// unless `--outputs all`; JSON keeps every token unless `--outputs summary`.
+#[test]
+fn long_output_lists_are_summarized_unless_asked_for() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "sim",
+            "examples/circuits/reconvergent_chain.mlir",
+            "--in",
+            "a=0..100",
+        ];
+        args.extend_from_slice(extra);
+        let out = bin().args(&args).output().expect("run handscope");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let text = run(&[]);
+    let line = text.lines().find(|l| l.starts_with("  out:")).unwrap();
+    assert!(line.starts_with("  out: 100 tokens, checksum 0x"), "{line}");
+    assert_eq!(line.matches('@').count(), 16, "{line}");
+    assert!(line.contains("..., "), "{line}");
+    let all = run(&["--outputs", "all"]);
+    let line = all.lines().find(|l| l.starts_with("  out:")).unwrap();
+    assert_eq!(line.matches('@').count(), 100, "{line}");
+    let tokens = |j: &serde_json::Value| j["outputs"]["out"].as_array().unwrap().len();
+    let json: serde_json::Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    assert_eq!(tokens(&json), 100);
+    assert_eq!(json["output_summaries"]["out"]["count"], 100);
+    assert!(json.get("omitted_outputs").is_none());
+    let short: serde_json::Value =
+        serde_json::from_str(&run(&["--json", "--outputs", "summary"])).unwrap();
+    assert_eq!(tokens(&short), 16);
+    assert_eq!(short["omitted_outputs"]["out"], 84);
+    // The checksum is the same whichever way the tokens are printed.
+    assert_eq!(
+        short["output_summaries"]["out"]["checksum"],
+        json["output_summaries"]["out"]["checksum"]
+    );
+    assert!(
+        text.contains(
+            json["output_summaries"]["out"]["checksum"]
+                .as_str()
+                .unwrap()
+        )
+    );
+}

@@ -7,6 +7,7 @@ mod dot;
 mod gui;
 mod interrupt;
 mod mlir;
+mod outputs_flag;
 mod progress;
 mod render;
 mod replay;

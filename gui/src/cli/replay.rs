@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use handscope_sim::report::render_human;
 use handscope_traces::vcd_in::{ReplayOptions, replay_file};
 
 /// Arguments of `handscope replay`.
@@ -42,18 +41,22 @@ pub struct ReplayArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// `--outputs summary|all`.
+    #[command(flatten)]
+    pub outputs: super::outputs_flag::OutputsFlag,
 }
 
 /// Runs `handscope replay`.
 pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load(&a.graph)?;
     let stimulus = a.stimulus.args();
-    let session = super::session(
+    let mut session = super::session(
         &loaded.module,
         a.func.as_deref(),
         &stimulus,
         a.deadlock_window,
     )?;
+    session.set_keep_all_outputs(a.outputs.keep_all(a.json));
     let given = !stimulus.is_empty();
     let progress = super::progress::ReadProgress::new(&a.trace.display().to_string());
     let opts = ReplayOptions {
@@ -100,10 +103,6 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
             eprintln!("  unused signal {s}");
         }
     }
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&r.report)?);
-    } else {
-        print!("{}", render_human(&r.report));
-    }
+    a.outputs.print(&r.report, a.json)?;
     Ok(super::exit_code(r.report.status))
 }

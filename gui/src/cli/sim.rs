@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use handscope_sim::report::render_human;
 
 /// Arguments of `handscope sim`.
 #[derive(clap::Args, Debug)]
@@ -34,18 +33,22 @@ pub struct SimArgs {
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// `--outputs summary|all`.
+    #[command(flatten)]
+    pub outputs: super::outputs_flag::OutputsFlag,
 }
 
 /// Runs the simulation and prints the report; the exit code says how it ended
 /// ([`super::exit_code`]).
 pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load_for(&a.file, a.func.as_deref())?;
-    let session = super::session(
+    let mut session = super::session(
         &loaded.module,
         a.func.as_deref(),
         &a.stimulus.args(),
         a.deadlock_window,
     )?;
+    session.set_keep_all_outputs(a.outputs.keep_all(a.json));
     let stop = super::interrupt::stop_flag();
     let max_cycles = a.max_cycles.unwrap_or(u64::MAX);
     let report = match (&a.vcd, &a.fst) {
@@ -53,11 +56,7 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
         (None, Some(path)) => run_writing_fst(&session, max_cycles, stop, path)?,
         (None, None) => session.run_until(max_cycles, false, stop)?.report,
     };
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", render_human(&report));
-    }
+    a.outputs.print(&report, a.json)?;
     Ok(super::exit_code(report.status))
 }
 

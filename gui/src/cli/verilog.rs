@@ -10,7 +10,6 @@ use handscope_compiler::verilog::testbench::{
     TbDesign, memory_init_files, wrapper, write_testbench,
 };
 use handscope_compiler::verilog::{VerilogBuilder, write_verilog};
-use handscope_sim::report::render_human;
 use handscope_sim::session::flat_function;
 use handscope_traces::verilator::{BuildConfig, WaveFormat};
 
@@ -53,6 +52,9 @@ pub struct VerilateArgs {
     /// With --run: print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// With --run: `--outputs summary|all`.
+    #[command(flatten)]
+    pub outputs: super::outputs_flag::OutputsFlag,
     /// Dump an FST (`trace.fst`, Verilator `--trace-fst`) instead of a VCD.
     #[arg(long)]
     pub fst: bool,
@@ -74,12 +76,13 @@ pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
 pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
     let loaded = crate::load::load(&a.file)?;
     let stimulus = a.stimulus.args();
-    let session = super::session(
+    let mut session = super::session(
         &loaded.module,
         a.func.as_deref(),
         &stimulus,
         a.deadlock_window,
     )?;
+    session.set_keep_all_outputs(a.outputs.keep_all(a.json));
     let (flat, env) = (session.function(), session.environment());
     let mut b = VerilogBuilder::new();
     let top = b.add(flat, None)?;
@@ -152,10 +155,6 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     let report = &replay.report;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(report)?);
-    } else {
-        print!("{}", render_human(report));
-    }
+    a.outputs.print(report, a.json)?;
     Ok(super::exit_code(report.status))
 }

@@ -19,7 +19,8 @@ use cranelift_entity::EntityRef;
 use crate::deadlock::{self, DeadlockReport};
 use crate::graph::{ArgType, Function, NodeId};
 use crate::report::{
-    ChannelStats, EventKind, OutputToken, RunReport, RuntimeEvent, Status, render_value_as,
+    ChannelStats, EventKind, OutputSummary, OutputToken, RunReport, RuntimeEvent, Status,
+    render_value_as,
 };
 use crate::stimulus::{Environment, ReadyPolicy, TokenSource};
 use crate::types::Type;
@@ -56,19 +57,33 @@ struct ArgObs {
 /// long the run); the ones between are counted ([`RunReport::omitted_outputs`]).
 pub const KEPT_OUTPUTS: usize = 1 << 16;
 
-/// The tokens a result gave: how many, the first and the last [`KEPT_OUTPUTS`].
-#[derive(Clone, Debug, Default)]
+/// The tokens a result gave: how many, a checksum of all of them, and the first and the last
+/// [`KEPT_OUTPUTS`] (or every one when `keep_all`).
+#[derive(Clone, Debug)]
 struct OutputLog {
     count: u64,
+    checksum: crate::report::TokenChecksum,
+    keep_all: bool,
     head: Vec<(u64, u64)>,
     tail: std::collections::VecDeque<(u64, u64)>,
 }
 
 impl OutputLog {
+    fn new(keep_all: bool) -> OutputLog {
+        OutputLog {
+            count: 0,
+            checksum: crate::report::TokenChecksum::default(),
+            keep_all,
+            head: Vec::new(),
+            tail: std::collections::VecDeque::new(),
+        }
+    }
+
     #[inline]
     fn push(&mut self, t: (u64, u64)) {
         self.count += 1;
-        if self.head.len() < KEPT_OUTPUTS {
+        self.checksum.add(t.1);
+        if self.keep_all || self.head.len() < KEPT_OUTPUTS {
             self.head.push(t);
         } else {
             if self.tail.len() == KEPT_OUTPUTS {
@@ -203,7 +218,7 @@ impl Monitor {
                 may_ready: env
                     .and_then(|e| e.ready.get(&r.name))
                     .is_none_or(ReadyPolicy::can_be_ready),
-                outputs: OutputLog::default(),
+                outputs: OutputLog::new(env.is_some_and(|e| e.keep_all_outputs)),
             })
             .collect();
         let watched = f
@@ -516,7 +531,15 @@ impl Monitor {
         let unsigned = f.unsigned_names();
         let mut outputs = BTreeMap::new();
         let mut omitted_outputs = BTreeMap::new();
+        let mut output_summaries = BTreeMap::new();
         for (r, obs) in f.results.iter().zip(&self.results) {
+            output_summaries.insert(
+                r.name.clone(),
+                OutputSummary {
+                    count: obs.outputs.count,
+                    checksum: obs.outputs.checksum,
+                },
+            );
             if obs.outputs.omitted() > 0 {
                 omitted_outputs.insert(r.name.clone(), obs.outputs.omitted());
             }
@@ -560,6 +583,7 @@ impl Monitor {
             cycles: self.cycle,
             outputs,
             omitted_outputs,
+            output_summaries,
             memories: mems,
             deadlock: self.deadlock.clone(),
             drained: self.drained.clone(),

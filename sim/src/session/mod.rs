@@ -253,6 +253,14 @@ impl Session {
         self
     }
 
+    /// Keeps every output token in the run's report instead of the first and last
+    /// [`KEPT_OUTPUTS`](crate::engine::KEPT_OUTPUTS) per result (memory then grows with the
+    /// run).
+    pub fn set_keep_all_outputs(&mut self, keep: bool) -> &mut Self {
+        self.env.keep_all_outputs = keep;
+        self
+    }
+
     /// Binds stimulus given as text (`handscope sim`'s `--in`, `--mem`, `--ready` values, in
     /// that order). Tokens add to the ones bound before; memory contents and policies
     /// replace them.
