@@ -246,3 +246,87 @@ fn long_output_lists_are_summarized_unless_asked_for() {
         )
     );
 }
+
+/// `sim --batch` runs one line per run (C `RUN:` arguments or stimulus options, the command
+/// line's options underneath), `--seeds` sweeps random ready policies; every run reports in
+/// batch order whatever the thread count, and a bad line fails before anything runs.
+#[test]
+fn batches_of_runs_report_one_line_each_in_order() {
+    let runs = file(
+        "gcd_runs.txt",
+        "# gcd pairs\n48 18\n\n1071 462\n--in a=9 --in b=6\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec!["sim", "examples/kernels/gcd.c", "--batch", &runs];
+        args.extend_from_slice(extra);
+        bin().args(&args).output().expect("run handscope")
+    };
+    let out = run(&[]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(
+        lines[0].starts_with(&format!("{runs}:2: done after ")),
+        "{text}"
+    );
+    assert!(lines[0].ends_with("ret=[6]"), "{text}");
+    assert!(lines[1].starts_with(&format!("{runs}:4: done")), "{text}");
+    assert!(lines[1].ends_with("ret=[21]"), "{text}");
+    assert!(lines[2].ends_with("ret=[3]"), "{text}");
+    assert!(lines[3].starts_with("3 runs (3 done) in "), "{text}");
+    assert!(lines[3].contains(" runs/s"), "{text}");
+
+    // A seed sweep: every line once per seed; one thread or several give the same lines.
+    let per_run = |out: std::process::Output| {
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut l: Vec<String> = text.lines().map(str::to_string).collect();
+        l.pop(); // the timing line
+        l
+    };
+    let one = per_run(run(&["--seeds", "0..4", "--jobs", "1"]));
+    let two = per_run(run(&["--seeds", "0..4", "--jobs", "2"]));
+    assert_eq!(one.len(), 12);
+    assert_eq!(one, two);
+    assert!(
+        one[0].starts_with(&format!("{runs}:2 seed 0: done")),
+        "{one:?}"
+    );
+    // Random back-pressure changes the cycles, never the result.
+    let cycles: std::collections::BTreeSet<&str> = one[..4]
+        .iter()
+        .map(|l| l.split(" after ").nth(1).unwrap())
+        .collect();
+    assert!(cycles.len() > 1, "{one:?}");
+    assert!(one[..4].iter().all(|l| l.ends_with("ret=[6]")), "{one:?}");
+
+    // JSON: every run's report, with the batch's figures.
+    let out = run(&["--json", "--seeds", "5..7"]);
+    assert!(out.status.success(), "{out:?}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["runs"].as_array().unwrap().len(), 6);
+    assert_eq!(j["runs"][1]["label"], format!("{runs}:2 seed 6"));
+    assert_eq!(j["runs"][1]["report"]["outputs"]["ret"][0]["value"], 6);
+    assert_eq!(j["statuses"]["done"], 6);
+    assert!(j["runs_per_second"].as_f64().unwrap() > 0.0);
+
+    // A line that does not fit fails the batch, naming the file and line.
+    let bad = file("gcd_bad.txt", "48 18\n1 2 3\n");
+    let out = bin()
+        .args(["sim", "examples/kernels/gcd.c", "--batch", &bad])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&format!("{bad}:2: ")), "{err}");
+    assert!(out.stdout.is_empty());
+    let out = bin()
+        .args(["sim", "examples/kernels/gcd.c", "--seeds", "4..4"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is empty"),
+        "{out:?}"
+    );
+}

@@ -1,5 +1,6 @@
 //! Command-line interface: argument definitions and dispatch.
 
+mod batch;
 mod bench;
 mod check;
 mod compile;

@@ -36,11 +36,28 @@ pub struct SimArgs {
     /// `--outputs summary|all`.
     #[command(flatten)]
     pub outputs: super::outputs_flag::OutputsFlag,
+    /// Run every line of this file (one run per line: `--in/--mem/--ready` options, or a C
+    /// kernel's `RUN:` arguments; `#` comments) on every core, one report line per run.
+    #[arg(long, value_name = "RUNS")]
+    pub batch: Option<PathBuf>,
+    /// Run once per seed of `A..B` (end excluded), every result without an explicit
+    /// `--ready` taking `random:SEED:PROB` (with --batch: every line once per seed).
+    #[arg(long, value_name = "A..B", conflicts_with_all = ["vcd", "fst"])]
+    pub seeds: Option<String>,
+    /// The ready probability of --seeds.
+    #[arg(long, default_value_t = 0.5, requires = "seeds")]
+    pub ready_prob: f64,
+    /// Worker threads of --batch/--seeds (default: every core).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// Runs the simulation and prints the report; the exit code says how it ended
 /// ([`super::exit_code`]).
 pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
+    if a.batch.is_some() || a.seeds.is_some() {
+        return run_batch(a);
+    }
     let loaded = crate::load::load_for(&a.file, a.func.as_deref())?;
     let mut session = super::session(
         &loaded.module,
@@ -58,6 +75,57 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     };
     a.outputs.print(&report, a.json)?;
     Ok(super::exit_code(report.status))
+}
+
+/// `sim --batch` / `--seeds`: plans every run (a bad line fails before anything runs), runs
+/// them on every core and prints one line per run and the runs per second.
+fn run_batch(a: &SimArgs) -> anyhow::Result<ExitCode> {
+    use super::batch;
+    if a.vcd.is_some() || a.fst.is_some() {
+        anyhow::bail!("--batch writes no waveform (--vcd/--fst): run one line of it alone");
+    }
+    let loaded = crate::load::load_for(&a.file, a.func.as_deref())?;
+    let mut session = handscope_sim::session::Session::open(&loaded.module, a.func.as_deref())?;
+    super::warn_before_running(&session);
+    session.set_deadlock_window(a.deadlock_window);
+    for n in session.notes() {
+        eprintln!("warning: {n}");
+    }
+    let seeds = a.seeds.as_deref().map(batch::parse_seeds).transpose()?;
+    if !(0.0..=1.0).contains(&a.ready_prob) {
+        anyhow::bail!(
+            "--ready-prob {} is not a probability in 0..=1",
+            a.ready_prob
+        );
+    }
+    let runs = batch::plan(
+        &session,
+        &a.stimulus.args(),
+        a.batch.as_deref(),
+        seeds,
+        a.ready_prob,
+    )?;
+    let threads = a.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    if threads == 0 {
+        anyhow::bail!("--jobs 0: give at least one worker thread");
+    }
+    let stop = super::interrupt::stop_flag();
+    let max_cycles = a.max_cycles.unwrap_or(u64::MAX);
+    let keep_all = a.json && a.outputs.keep_all(true);
+    let mut report = batch::execute(&session, &runs, max_cycles, threads, keep_all, stop)?;
+    if a.json {
+        if !keep_all {
+            for e in &mut report.runs {
+                e.report.cut_outputs(handscope_sim::report::SUMMARY_ENDS);
+            }
+        }
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", batch::render_text(&report));
+    }
+    Ok(batch::exit_code(&report, runs.len()))
 }
 
 /// Runs `sim` to its end, handing every cycle's signal words to `write`; after the first
