@@ -15,6 +15,7 @@
 //! changes has been read (a tool draws the progress bar; this library prints nothing).
 
 pub mod fst;
+mod fst_guard;
 mod mapping;
 mod parse;
 
