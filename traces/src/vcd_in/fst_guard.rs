@@ -76,7 +76,7 @@ pub fn check<F: Read + Seek>(file: &mut F) -> Result<Checked, String> {
         match kind {
             GEOMETRY => {
                 let (uncompressed, handles) = (
-                    read_u64_checked(file, body + 0, end)?,
+                    read_u64_checked(file, body, end)?,
                     read_u64_checked(file, body + 8, end)?,
                 );
                 bounded(uncompressed, size, ZLIB_RATIO).map_err(&bad)?;
@@ -92,7 +92,7 @@ pub fn check<F: Read + Seek>(file: &mut F) -> Result<Checked, String> {
                     HIERARCHY_LZ4 => LZ4_RATIO,
                     _ => LZ4_RATIO * LZ4_RATIO,
                 };
-                bounded(read_u64_checked(file, body + 0, end)?, size, ratio).map_err(&bad)?;
+                bounded(read_u64_checked(file, body, end)?, size, ratio).map_err(&bad)?;
             }
             BLACKOUT => {
                 let (count, _) = read_varint(file, body, end)?;
