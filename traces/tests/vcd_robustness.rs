@@ -250,7 +250,8 @@ fn files_replay_like_bytes_and_survive_being_rewritten_while_read() {
     }
     // Devices and FIFOs are refused at once (`/dev/zero` never ended).
     if std::path::Path::new("/dev/zero").exists() {
-        let e = replay_file(std::path::Path::new("/dev/zero"), &ex.func, None, &opts).unwrap_err();
+        let Err(e) =
+            replay_file(std::path::Path::new("/dev/zero"), &ex.func, None, &opts).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
     }
 }
@@ -402,9 +403,9 @@ fn fst_block_lengths_that_point_backwards_are_errors() {
         bytes.extend_from_slice(&[7u8; 40]);
         let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("backwards.fst");
         std::fs::write(&path, &bytes).unwrap();
-        let e = replay_file(&path, &ex.func, Some(&ex.env), &ReplayOptions::default())
-            .err()
-            .expect("a damaged FST is an error");
+        let e = replay_file(&path, &ex.func, Some(&ex.env), &ReplayOptions::default()) else {
+            panic!("a damaged FST is an error");
+        };
         let msg = e.to_string();
         assert!(msg.contains("the block at byte 17 (type 255) has"), "{msg}");
         assert!(msg.contains(what), "{msg}");
@@ -452,9 +453,9 @@ fn fst_counts_are_checked_and_cut_files_read_their_complete_blocks() {
     damaged[g + 17..g + 25].copy_from_slice(&(1u64 << 50).to_be_bytes());
     let path = dir.join("huge_geometry.fst");
     std::fs::write(&path, &damaged).unwrap();
-    let e = replay_file(&path, &ex.func, Some(&ex.env), &ReplayOptions::default())
-        .err()
-        .expect("an impossible signal count is an error");
+    let Err(e) = replay_file(&path, &ex.func, Some(&ex.env), &ReplayOptions::default()) else {
+        panic!("an impossible signal count is an error");
+    };
     assert!(
         e.to_string().contains(&format!(
             "the block at byte {g} (type 3) declares 1125899906842624 signals"
