@@ -250,8 +250,7 @@ fn files_replay_like_bytes_and_survive_being_rewritten_while_read() {
     }
     // Devices and FIFOs are refused at once (`/dev/zero` never ended).
     if std::path::Path::new("/dev/zero").exists() {
-        let Err(e) =
-            replay_file(std::path::Path::new("/dev/zero"), &ex.func, None, &opts).unwrap_err();
+        let e = replay_file(std::path::Path::new("/dev/zero"), &ex.func, None, &opts).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
     }
 }
@@ -403,7 +402,7 @@ fn fst_block_lengths_that_point_backwards_are_errors() {
         bytes.extend_from_slice(&[7u8; 40]);
         let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("backwards.fst");
         std::fs::write(&path, &bytes).unwrap();
-        let e = replay_file(&path, &ex.func, Some(&ex.env), &ReplayOptions::default()) else {
+        let Err(e) = replay_file(&path, &ex.func, Some(&ex.env), &ReplayOptions::default()) else {
             panic!("a damaged FST is an error");
         };
         let msg = e.to_string();
