@@ -298,7 +298,9 @@ impl LiveView<'_> {
                 ),
                 _ => format!("{id} has no input token"),
             },
-            Op::Buffer { .. } => format!("{id} is empty and receives nothing"),
+            Op::Buffer { .. } | Op::Pipeline { .. } => {
+                format!("{id} is empty and receives nothing")
+            }
             Op::Return
             | Op::LazyFork
             | Op::Merge
