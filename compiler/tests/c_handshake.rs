@@ -103,6 +103,7 @@ fn without_buffers_loops_are_combinational_cycles() {
     let hs = kernel("gcd.c").handshake(&HsOptions {
         buffers: BufferPolicy::None,
         task_pipelining: false,
+        ..Default::default()
     });
     let rep = verify(&hs);
     assert!(
@@ -126,6 +127,7 @@ fn compiling_twice_is_byte_identical() {
             HsOptions {
                 buffers: BufferPolicy::All,
                 task_pipelining: true,
+                ..Default::default()
             },
         ] {
             let a = compile_to_handshake(&k.src, &k.file, Some(&k.top), &opts).expect("a");
@@ -357,6 +359,7 @@ fn several_invocations_match_native() {
             let hs = k.handshake(&HsOptions {
                 buffers: BufferPolicy::Cycles,
                 task_pipelining: pipelined,
+                ..Default::default()
             });
             assert!(verify(&hs).is_ok(), "{what}: {:#?}", verify(&hs).errors);
             let sim = simulate(&ir, &hs, &invs, 1_000_000, &what);
@@ -387,6 +390,7 @@ fn pipelining_keeps_invocation_order() {
             &HsOptions {
                 buffers: BufferPolicy::Cycles,
                 task_pipelining: pipelined,
+                ..Default::default()
             },
         )
         .expect("compiles");
@@ -462,6 +466,7 @@ fn circt_accepts_compiled_kernels() {
             HsOptions {
                 buffers: BufferPolicy::All,
                 task_pipelining: true,
+                ..Default::default()
             },
         ]
         .iter()
@@ -711,6 +716,7 @@ fn three_loops_initiation_interval() {
         let hs = k.handshake(&HsOptions {
             buffers: BufferPolicy::Cycles,
             task_pipelining: pipelined,
+            ..Default::default()
         });
         let inv: Vec<Vec<ArgValue>> = inputs
             .iter()

@@ -55,6 +55,7 @@ fn check_kernel(file: &str) {
         let hs = k.handshake(&HsOptions {
             buffers,
             task_pipelining,
+            ..Default::default()
         });
         let rep = verify(&hs);
         assert!(rep.is_ok(), "{what}: {:#?}", rep.errors);

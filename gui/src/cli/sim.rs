@@ -17,6 +17,9 @@ pub struct SimArgs {
     /// The stimulus: `--in`, `--mem`, `--ready`.
     #[command(flatten)]
     pub stimulus: super::stimulus_flags::StimulusFlags,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
     /// Stop after this many cycles (default: no limit; a run that stops making progress
     /// ends as a deadlock after --deadlock-window cycles, and Ctrl-C stops a run and prints
     /// the report of the cycles simulated so far).
@@ -39,10 +42,12 @@ pub struct SimArgs {
 /// Runs the simulation and prints the report; the exit code says how it ended
 /// ([`super::exit_code`]).
 pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::load::load_for(&a.file, a.func.as_deref())?;
+    let timing = a.timing.profile()?;
+    let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
     let session = super::session(
         &loaded.module,
         a.func.as_deref(),
+        &timing,
         &a.stimulus.args(),
         a.deadlock_window,
     )?;
