@@ -546,10 +546,7 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
             g.line(format!("wire free{n} = out0_ready;"));
             for k in (0..n).rev() {
-                g.line(format!(
-                    "wire free{k} = !stage{k}_valid | free{};",
-                    k + 1
-                ));
+                g.line(format!("wire free{k} = !stage{k}_valid | free{};", k + 1));
             }
             if ii > 1 {
                 g.line("assign in0_ready = free0 & (cooldown == '0);");
@@ -565,9 +562,7 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             g.line("always_ff @(posedge clock) begin");
             g.line("  if (reset) begin");
             for k in 0..n {
-                g.line(format!(
-                    "    stage{k}_valid <= 1'b0; stage{k}_data <= '0;"
-                ));
+                g.line(format!("    stage{k}_valid <= 1'b0; stage{k}_data <= '0;"));
             }
             if ii > 1 {
                 g.line("    cooldown <= '0;");
@@ -577,7 +572,10 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 let (pv, pd) = if k == 0 {
                     ("take".to_string(), ind.to_string())
                 } else {
-                    (format!("stage{}_valid", k - 1), format!("stage{}_data", k - 1))
+                    (
+                        format!("stage{}_valid", k - 1),
+                        format!("stage{}_data", k - 1),
+                    )
                 };
                 g.line(format!(
                     "    if (free{k}) begin stage{k}_valid <= {pv}; if ({pv}) stage{k}_data <= {pd}; end"

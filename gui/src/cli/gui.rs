@@ -18,10 +18,14 @@ pub struct GuiArgs {
     /// Function to show (default: the only or the last function with a body).
     #[arg(long)]
     pub func: Option<String>,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
 }
 
 /// Opens the window.
 pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
+    let timing = a.timing.profile()?;
     let start = match &a.file {
         None => Start::Example(0),
         Some(f) => match gallery_index(f) {
@@ -31,6 +35,7 @@ pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
                 a.trace.clone(),
                 a.stimulus.args(),
                 a.func.clone(),
+                timing,
             ),
         },
     };

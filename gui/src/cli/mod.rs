@@ -12,8 +12,8 @@ mod render;
 mod replay;
 mod sim;
 mod stimulus_flags;
-pub mod timing_flags;
 mod throughput;
+pub mod timing_flags;
 mod verilog;
 
 use std::path::PathBuf;

@@ -19,6 +19,9 @@ pub struct RenderArgs {
     /// Function to draw (default: the only or the last function with a body).
     #[arg(long)]
     pub func: Option<String>,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
     /// A VCD of a run to show instead of simulating.
     #[arg(long)]
     pub trace: Option<PathBuf>,
@@ -83,9 +86,21 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
             let p = dir.path().join(ex.name);
             std::fs::write(&p, ex.text).with_context(|| format!("cannot write {}", p.display()))?;
             _scratch = Some(dir);
-            Start::File(p, a.trace.clone(), over, a.func.clone())
+            Start::File(
+                p,
+                a.trace.clone(),
+                over,
+                a.func.clone(),
+                a.timing.profile()?,
+            )
         }
-        _ => Start::File(a.file.clone(), a.trace.clone(), over, a.func.clone()),
+        _ => Start::File(
+            a.file.clone(),
+            a.trace.clone(),
+            over,
+            a.func.clone(),
+            a.timing.profile()?,
+        ),
     };
     let svg = crate::app::render::render_svg_noting(start, a.cycle, look, &mut |note| {
         eprintln!("warning: {note}");

@@ -14,7 +14,9 @@
 //! [`BalanceOptions::max_slots`] slots.
 //!
 //! Slots are counted on the untimed circuit's channels: a channel out of a `pipeline` stands
-//! for the channel into it (the unit's result). Channels into a memory get none.
+//! for the channel into it (the unit's result). Channels into a memory get none, nor do the
+//! function's results (`return` joins them once per invocation: slots there only delay the
+//! results of one invocation, and the function lock keeps the next one out anyway).
 
 use crate::graph::{ChannelId, Function};
 use crate::ops::Op;
@@ -65,7 +67,7 @@ fn critical(f: &Function, profile: &TimingProfile) -> Option<((u64, u64), Vec<Ch
         let into_memory = f.channels[orig].consumers.iter().any(|k| {
             matches!(
                 f.nodes[k.node].op,
-                Op::Memory { .. } | Op::ExtMemory { .. }
+                Op::Memory { .. } | Op::ExtMemory { .. } | Op::Return
             )
         });
         if !into_memory && !chans.contains(&orig) {
