@@ -694,7 +694,6 @@ fn compile_node(
                 vec![out],
                 vec![inp],
             );
-            b.p.pipes.push((reg, latency));
             b.p.clk.push(Clk::Pipe {
                 inp,
                 out,

@@ -40,22 +40,6 @@ pub(crate) struct Signals<'a> {
     pub regs: &'a [u64],
 }
 
-/// True when some pipeline moves a token between its stages at this cycle's clock edge: a
-/// full stage with an empty one after it (`docs/semantics.md`, "Pipelined units").
-fn pipelines_advance(prog: &Program, s: Signals<'_>) -> bool {
-    use crate::spec::stage_regs;
-    prog.pipes.iter().any(|&(reg, latency)| {
-        let v = |k: u32| s.regs[(reg + k * stage_regs::WORDS + stage_regs::VALID) as usize] != 0;
-        let mut seen_full = false;
-        (0..latency).any(|k| {
-            let full = v(k);
-            let moves = seen_full && !full;
-            seen_full |= full;
-            moves
-        })
-    })
-}
-
 /// One channel argument.
 #[derive(Clone, Debug)]
 struct ArgObs {
@@ -342,11 +326,11 @@ impl Monitor {
             let inv = self.invocations;
             inv.is_some_and(|inv| self.results.iter().all(|r| r.outputs.len() as u64 >= inv))
         };
-        let progress =
-            any || self.results.iter().any(|r| {
+        let progress = any
+            || self.results.iter().any(|r| {
                 let c = r.chan as usize;
                 r.may_ready && s.valid[c] && !s.ready[c]
-            }) || pipelines_advance(prog, s);
+            });
         if progress {
             self.idle = 0;
         } else {

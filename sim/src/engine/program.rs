@@ -385,9 +385,6 @@ pub struct Program {
     /// Buffers `(in, out, first register, slots)`, whose register-only outputs are driven
     /// at the start of every settle.
     pub buffers: Vec<(u32, u32, u32, u32)>,
-    /// Pipelines: `(first register, latency)`, for the monitor (a token moving between
-    /// stages is progress although no channel fires).
-    pub pipes: Vec<(u32, u32)>,
     /// Forward instructions with constant results, run once at reset.
     pub static_fwd: Vec<Fwd>,
     /// Backward instructions with constant results, run once at reset.
