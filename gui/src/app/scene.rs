@@ -461,11 +461,10 @@ fn node_state(
             // long pipeline), filled while it holds a token, and the count in flight.
             let n = st.stages.len().max(1);
             let marks = n.min(16);
-            let per = n.div_ceil(marks);
             let w = 7.0;
             let x0 = c[0] - (marks as f32 * w) / 2.0;
             for m in 0..marks {
-                let full = st.stages[m * per..((m + 1) * per).min(n)]
+                let full = st.stages[m * n / marks..(m + 1) * n / marks]
                     .iter()
                     .any(Option::is_some);
                 let min = [x0 + m as f32 * w + 0.5, y - 4.5];
