@@ -115,12 +115,10 @@ pub fn check(f: &Function) -> Vec<Excess> {
                     biggest_buffer = Some((s, id));
                 }
             }
-            Op::Pipeline { latency, ii } => {
-                if *latency > MAX_LATENCY || *ii > MAX_LATENCY {
-                    over(format!(
-                        "a pipeline of latency {latency} and interval {ii}; the limit is {MAX_LATENCY}"
-                    ));
-                }
+            Op::Pipeline { latency, ii } if *latency > MAX_LATENCY || *ii > MAX_LATENCY => {
+                over(format!(
+                    "a pipeline of latency {latency} and interval {ii}; the limit is {MAX_LATENCY}"
+                ));
             }
             Op::Memory { memref, .. } | Op::ExtMemory { memref, .. } => {
                 let len = memref
