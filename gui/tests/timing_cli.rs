@@ -61,7 +61,10 @@ fn profiles_change_cycles_not_answers() {
     let (custom, c_custom) = sim(&mine);
     assert_eq!(ideal, fpga);
     assert_eq!(ideal, custom);
-    assert!(c_ideal < c_custom && c_custom < c_fpga, "{c_ideal} {c_custom} {c_fpga}");
+    assert!(
+        c_ideal < c_custom && c_custom < c_fpga,
+        "{c_ideal} {c_custom} {c_fpga}"
+    );
 }
 
 #[test]
@@ -75,7 +78,12 @@ fn bad_profiles_are_located_errors() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.toml:3:1: `frobf`"), "{err}");
     let out = bin()
-        .args(["sim", "examples/circuits/float_ops.mlir", "--timing", "asic"])
+        .args([
+            "sim",
+            "examples/circuits/float_ops.mlir",
+            "--timing",
+            "asic",
+        ])
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(1), "{out:?}");
@@ -100,7 +108,14 @@ fn compile_sizes_buffers_and_verilog_writes_pipelines() {
         assert!(out.status.success(), "{out:?}");
         String::from_utf8_lossy(&out.stdout)
             .lines()
-            .filter_map(|l| l.split_once("= buffer [")?.1.split(']').next()?.parse::<u64>().ok())
+            .filter_map(|l| {
+                l.split_once("= buffer [")?
+                    .1
+                    .split(']')
+                    .next()?
+                    .parse::<u64>()
+                    .ok()
+            })
             .sum()
     };
     assert!(slots("fpga") > slots("ideal"));
@@ -110,7 +125,10 @@ fn compile_sizes_buffers_and_verilog_writes_pipelines() {
         .expect("run");
     assert!(out.status.success(), "{out:?}");
     let sv = String::from_utf8_lossy(&out.stdout);
-    assert!(sv.contains("module hs_pipeline_l9_ii1_"), "the addf's 9 stages");
+    assert!(
+        sv.contains("module hs_pipeline_l9_ii1_"),
+        "the addf's 9 stages"
+    );
     assert!(sv.contains("stage8_valid"));
     let out = bin()
         .args(["verilog", "examples/kernels/dot_f32.c"])

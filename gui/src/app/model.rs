@@ -29,6 +29,8 @@ use super::trace_source::TraceSource;
 pub enum Start {
     /// A gallery example.
     Example(usize),
+    /// A gallery example under a timing profile (`--timing`).
+    TimedExample(usize, handscope_sim::spec::timing::TimingProfile),
     /// A file, optional VCD, stimulus overrides, the function to run (default: the only or
     /// last one with a body), the timing profile.
     File(
@@ -205,6 +207,10 @@ impl Model {
         };
         match start {
             Start::Example(i) => m.open_example(i),
+            Start::TimedExample(i, timing) => {
+                m.timing = timing;
+                m.open_example(i);
+            }
             Start::File(p, vcd, over, function, timing) => {
                 m.timing = timing;
                 m.overrides = over;

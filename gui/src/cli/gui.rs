@@ -27,9 +27,9 @@ pub struct GuiArgs {
 pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
     let timing = a.timing.profile()?;
     let start = match &a.file {
-        None => Start::Example(0),
+        None => Start::TimedExample(0, timing),
         Some(f) => match gallery_index(f) {
-            Some(i) if !f.exists() => Start::Example(i),
+            Some(i) if !f.exists() => Start::TimedExample(i, timing),
             _ => Start::File(
                 f.clone(),
                 a.trace.clone(),

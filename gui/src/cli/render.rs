@@ -76,7 +76,9 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
     // when `_scratch` goes out of scope (on success and on every error).
     let mut _scratch = None;
     let start = match super::gui::gallery_index(&a.file) {
-        Some(i) if !a.file.exists() && over.is_empty() && a.trace.is_none() => Start::Example(i),
+        Some(i) if !a.file.exists() && over.is_empty() && a.trace.is_none() => {
+            Start::TimedExample(i, a.timing.profile()?)
+        }
         Some(i) if !a.file.exists() => {
             let ex = &crate::examples::CIRCUITS[i];
             let dir = tempfile::Builder::new()
