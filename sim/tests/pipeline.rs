@@ -229,3 +229,53 @@ fn float_chain(xs: &[f32], profile: &TimingProfile, seed: u64, prob: f64) -> (Ve
     let outs = run.report.outputs["r0"].iter().map(|t| t.bits).collect();
     (outs, run.report.cycles)
 }
+
+/// `x → fork → mulf(x, x) → addf(·, x)`: under `fpga` the short arm of the fork (one place)
+/// throttles the stream to one token per multiplier latency; `throughput::balance` finds the
+/// slots that restore one token per cycle, and a run confirms it.
+#[test]
+fn balance_sizes_the_short_arm_of_a_pipelined_join() {
+    use handscope_sim::throughput::{balance, tune};
+    let f32t = Type::Float(FloatKind::F32);
+    let mut f = Function::new("t");
+    let x = arg(&mut f, "x", f32t.clone());
+    let fk = node(&mut f, Op::Fork, vec![x], vec![f32t.clone(); 3]);
+    let (x0, x1, x2) = (out(&f, fk, 0), out(&f, fk, 1), out(&f, fk, 2));
+    let m = node(
+        &mut f,
+        Op::Arith(ArithOp::Mulf),
+        vec![x0, x1],
+        vec![f32t.clone()],
+    );
+    let m = out(&f, m, 0);
+    let a = node(
+        &mut f,
+        Op::Arith(ArithOp::Addf),
+        vec![m, x2],
+        vec![f32t.clone()],
+    );
+    let a = out(&f, a, 0);
+    ret(&mut f, vec![a]);
+    let fpga = TimingProfile::fpga();
+    let n = 64u64;
+    let cycles = |g: &Function| {
+        let mut s = handscope_sim::session::Session::new(g.clone()).unwrap();
+        s.apply_timing(&fpga).unwrap();
+        let xs = (0..n).map(|i| u64::from((i as f32).to_bits())).collect();
+        s.bind_tokens("x", TokenSource::Values(xs)).unwrap();
+        let r = s.run(100_000, false).unwrap().report;
+        assert_eq!(r.status, Status::Done);
+        assert_eq!(r.outputs["r0"].len() as u64, n);
+        r.cycles
+    };
+    let before = cycles(&f);
+    let changes = balance::balance(&f, &fpga, balance::BalanceOptions::default());
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].channel, "fork0.out2", "the short arm");
+    let g = tune::apply(&f, &changes).unwrap();
+    let after = cycles(&g);
+    println!("{n} tokens under fpga: {before} cycles unbalanced, {after} with {changes:?}");
+    // One token per cycle, plus the pipeline's fill.
+    assert!(after <= n + 20, "balanced: {after} cycles");
+    assert!(before >= 3 * n, "unbalanced: {before} cycles");
+}
