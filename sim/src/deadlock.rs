@@ -298,7 +298,9 @@ impl LiveView<'_> {
                 ),
                 _ => format!("{id} has no input token"),
             },
-            Op::Buffer { .. } => format!("{id} is empty and receives nothing"),
+            Op::Buffer { .. } | Op::Pipeline { .. } => {
+                format!("{id} is empty and receives nothing")
+            }
             Op::Return
             | Op::LazyFork
             | Op::Merge
@@ -645,7 +647,8 @@ pub fn render(d: &DeadlockReport) -> String {
 
 /// The number of cycles without any transfer after which a run counts as deadlocked: the
 /// requested window, but never less than a buffer chain needs to drain without a channel
-/// firing (`2 × the largest buffer's slot count + 4`). The engine, trace analysis and the
+/// firing (`2 × the largest buffer's slot count + 4`) or a pipeline needs to move a token to
+/// its output (`latency + ii + 4`). The engine, trace analysis and the
 /// generated Verilator testbench all use this.
 pub fn effective_window(requested: u64, f: &crate::Function) -> u64 {
     let max_slots = f
@@ -657,5 +660,19 @@ pub fn effective_window(requested: u64, f: &crate::Function) -> u64 {
         })
         .max()
         .unwrap_or(0);
-    requested.max(1).max(2 * u64::from(max_slots) + 4)
+    // A pipeline moves a token between its stages without any transfer for up to its latency
+    // (and its initiation interval) cycles: that is no deadlock either.
+    let max_pipe = f
+        .nodes
+        .values()
+        .filter_map(|n| match n.op {
+            crate::Op::Pipeline { latency, ii } => Some(u64::from(latency) + u64::from(ii)),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    requested
+        .max(1)
+        .max(2 * u64::from(max_slots) + 4)
+        .max(max_pipe + 4)
 }

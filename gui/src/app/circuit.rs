@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use handscope_sim::session::header::{Header, run_stimulus};
 use handscope_sim::session::{Session, StimulusArgs};
+use handscope_sim::spec::timing::TimingProfile;
 use handscope_sim::{Function, NodeId};
 
 /// Where a circuit came from.
@@ -42,8 +43,9 @@ pub struct Circuit {
 pub const DEADLOCK_WINDOW: u64 = 16;
 
 impl Circuit {
-    /// Loads gallery example `index` with the stimulus of its `// sim:` header.
-    pub fn from_example(index: usize) -> anyhow::Result<Circuit> {
+    /// Loads gallery example `index` with the stimulus of its `// sim:` header, timed by
+    /// `timing`.
+    pub fn from_example(index: usize, timing: &TimingProfile) -> anyhow::Result<Circuit> {
         let ex = crate::examples::CIRCUITS
             .get(index)
             .context("no such example")?;
@@ -53,6 +55,7 @@ impl Circuit {
             ex.text.to_string(),
             &StimulusArgs::default(),
             None,
+            timing,
         )
     }
 
@@ -62,6 +65,7 @@ impl Circuit {
         path: &Path,
         over: &StimulusArgs,
         function: Option<&str>,
+        timing: &TimingProfile,
     ) -> anyhow::Result<Circuit> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
@@ -71,21 +75,29 @@ impl Circuit {
             text,
             over,
             function,
+            timing,
         )
     }
 
     /// Parses `text` named `name`. The stimulus is the file's header: its `// sim:` lines,
     /// else (C kernels) its first `// RUN:` line when that fits the parameters; `over`
-    /// replaces entries of the same name.
+    /// replaces entries of the same name. `timing` sizes a C kernel's buffers and puts its
+    /// pipelines into the circuit.
     pub fn from_text(
         origin: Origin,
         name: &str,
         text: String,
         over: &StimulusArgs,
         function: Option<&str>,
+        timing: &TimingProfile,
     ) -> anyhow::Result<Circuit> {
-        let loaded = crate::load::load_text_for(Path::new(name), &text, function)?;
+        let opts = handscope_compiler::c::HsOptions {
+            timing: timing.clone(),
+            ..Default::default()
+        };
+        let loaded = crate::load::load_text_with(Path::new(name), &text, function, &opts)?;
         let mut session = Session::open(&loaded.module, function)?;
+        session.apply_timing(timing)?;
         let header = Header::parse(&text);
         let mut from_header = header.sim_args();
         if from_header.is_empty() && name.ends_with(".c") {
@@ -145,7 +157,8 @@ mod tests {
                 continue;
             }
             n += 1;
-            let c = Circuit::from_example(i).unwrap_or_else(|e| panic!("{}: {e:#}", ex.name));
+            let c = Circuit::from_example(i, &TimingProfile::ideal())
+                .unwrap_or_else(|e| panic!("{}: {e:#}", ex.name));
             assert!(!c.stimulus.is_empty(), "{}: no stimulus from RUN", ex.name);
             let mut sim = c
                 .session
@@ -184,7 +197,7 @@ mod tests {
 
     #[test]
     fn loads_every_simulable_example() {
-        let first = Circuit::from_example(0).expect("first example loads");
+        let first = Circuit::from_example(0, &TimingProfile::ideal()).expect("first example loads");
         assert!(first.stimulus.inputs.iter().any(|s| s.starts_with("n=")));
         assert!(!first.line_nodes.is_empty());
     }

@@ -226,6 +226,36 @@ fn describe_node(x: &Ctx<'_>, hc: &mut HistoryCache, n: NodeId) -> Vec<String> {
             }
         ));
     }
+    if let Some((words, _)) = x.cs.node_words(x.b, n.index())
+        && let handscope_sim::spec::NodeState::Pipeline(p) = node.op.spec().state.decode(words)
+    {
+        let ty = node
+            .outputs
+            .first()
+            .map_or(handscope_sim::Type::None, |&o| x.f.channels[o].ty.clone());
+        out.push(format!(
+            "in flight: {} of {} stages{}",
+            p.occupancy(),
+            p.latency(),
+            if p.cooldown > 0 {
+                format!(", next token in {} cycles", p.cooldown)
+            } else {
+                String::new()
+            }
+        ));
+        for t in p.in_flight() {
+            out.push(format!(
+                "  stage {:<3} {:<12} {}",
+                t.stage,
+                format_value(t.value, &ty, x.radix),
+                match t.remaining {
+                    0 => "offered now".to_string(),
+                    1 => "out in 1 cycle".to_string(),
+                    r => format!("out in {r} cycles"),
+                }
+            ));
+        }
+    }
     if let Some((words, names)) = x.cs.node_words(x.b, n.index()) {
         let st: Vec<String> = names
             .iter()

@@ -402,7 +402,11 @@ mod tests {
 
     #[test]
     fn both_engines_place_every_node() {
-        let c = crate::app::circuit::Circuit::from_example(0).unwrap();
+        let c = crate::app::circuit::Circuit::from_example(
+            0,
+            &handscope_sim::spec::timing::TimingProfile::ideal(),
+        )
+        .unwrap();
         for engine in [Engine::Auto, Engine::Sugiyama] {
             let l = compute(&c.func, engine);
             let have_dot = std::process::Command::new("dot")

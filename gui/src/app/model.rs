@@ -29,9 +29,17 @@ use super::trace_source::TraceSource;
 pub enum Start {
     /// A gallery example.
     Example(usize),
+    /// A gallery example under a timing profile (`--timing`).
+    TimedExample(usize, handscope_sim::spec::timing::TimingProfile),
     /// A file, optional VCD, stimulus overrides, the function to run (default: the only or
-    /// last one with a body).
-    File(PathBuf, Option<PathBuf>, StimulusArgs, Option<String>),
+    /// last one with a body), the timing profile.
+    File(
+        PathBuf,
+        Option<PathBuf>,
+        StimulusArgs,
+        Option<String>,
+        handscope_sim::spec::timing::TimingProfile,
+    ),
 }
 
 /// A callback that asks the UI to repaint.
@@ -81,6 +89,8 @@ pub struct Model {
     pub overrides: StimulusArgs,
     /// The function to run (`--func`), else the default one.
     pub function: Option<String>,
+    /// The timing profile circuits open with (`--timing`, the toolbar's selector).
+    pub timing: handscope_sim::spec::timing::TimingProfile,
     /// VCD to replay instead of simulating.
     pub vcd: Option<PathBuf>,
     /// The trace source.
@@ -154,6 +164,7 @@ impl Model {
             circuit: None,
             error: None,
             overrides: StimulusArgs::default(),
+            timing: handscope_sim::spec::timing::TimingProfile::ideal(),
             function: None,
             vcd: None,
             source: None,
@@ -196,7 +207,12 @@ impl Model {
         };
         match start {
             Start::Example(i) => m.open_example(i),
-            Start::File(p, vcd, over, function) => {
+            Start::TimedExample(i, timing) => {
+                m.timing = timing;
+                m.open_example(i);
+            }
+            Start::File(p, vcd, over, function, timing) => {
+                m.timing = timing;
                 m.overrides = over;
                 m.function = function;
                 m.vcd = vcd;
@@ -206,10 +222,27 @@ impl Model {
         m
     }
 
+    /// Switches the timing profile and reopens the circuit on screen with it (a file keeps
+    /// its cursor and selection, as on a reload).
+    pub fn set_timing(&mut self, timing: handscope_sim::spec::timing::TimingProfile) {
+        if timing == self.timing {
+            return;
+        }
+        self.timing = timing;
+        match self.circuit.as_ref().map(|c| c.origin.clone()) {
+            Some(crate::app::circuit::Origin::Example(i)) => self.open_example(i),
+            Some(crate::app::circuit::Origin::File(_)) => {
+                self.reload();
+                self.status = format!("timing: {}", self.timing.name());
+            }
+            None => {}
+        }
+    }
+
     /// Opens gallery example `i`.
     pub fn open_example(&mut self, i: usize) {
         self.watcher = None;
-        match Circuit::from_example(i) {
+        match Circuit::from_example(i, &self.timing) {
             Ok(c) => self.install(c, false),
             Err(e) => self.error = Some(format!("{e:#}")),
         }
@@ -217,7 +250,7 @@ impl Model {
 
     /// Opens a file (and watches it).
     pub fn open_file(&mut self, p: &std::path::Path) {
-        match Circuit::from_file(p, &self.overrides, self.function.as_deref()) {
+        match Circuit::from_file(p, &self.overrides, self.function.as_deref(), &self.timing) {
             Ok(c) => self.install(c, false),
             Err(e) => self.error = Some(format!("{e:#}")),
         }
@@ -236,7 +269,7 @@ impl Model {
         else {
             return;
         };
-        match Circuit::from_file(&p, &self.overrides, self.function.as_deref()) {
+        match Circuit::from_file(&p, &self.overrides, self.function.as_deref(), &self.timing) {
             Ok(c) => {
                 self.install(c, true);
                 self.status = format!("reloaded {}", p.display());

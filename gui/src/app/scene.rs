@@ -456,6 +456,34 @@ fn node_state(
                 }
             }
         }
+        NodeState::Pipeline(st) => {
+            // One mark per stage (input on the left; a mark stands for several stages of a
+            // long pipeline), filled while it holds a token, and the count in flight.
+            let n = st.stages.len().max(1);
+            let marks = n.min(16);
+            let w = 7.0;
+            let x0 = c[0] - (marks as f32 * w) / 2.0;
+            for m in 0..marks {
+                let full = st.stages[m * n / marks..(m + 1) * n / marks]
+                    .iter()
+                    .any(Option::is_some);
+                let min = [x0 + m as f32 * w + 0.5, y - 4.5];
+                items.push(Item::Rect {
+                    min,
+                    max: [min[0] + w - 1.0, y + 1.5],
+                    fill: if full {
+                        p.chan[0].with_alpha(170)
+                    } else {
+                        p.background
+                    },
+                    stroke: p.weak_text,
+                    width: 0.6,
+                    radius: 0.5,
+                });
+            }
+            let text = format!("{}/{} in flight", st.occupancy(), n);
+            items.push(state_text(c, y + 8.0, fit_text(&text, width, 8.0), p));
+        }
         NodeState::Emitted(sent) => {
             let k = sent.len().min(12);
             for (i, &w) in sent.iter().take(k).enumerate() {

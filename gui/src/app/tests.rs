@@ -423,7 +423,13 @@ fn replayed_vcd_shows_like_the_engine_run_including_the_deadlock() {
     let file = std::fs::File::create(&vcd).unwrap();
     handscope_traces::vcd_out::write_vcd(eng.trace().unwrap(), std::io::BufWriter::new(file))
         .unwrap();
-    let mut h = harness(Start::File(mlir, Some(vcd), Default::default(), None));
+    let mut h = harness(Start::File(
+        mlir,
+        Some(vcd),
+        Default::default(),
+        None,
+        Default::default(),
+    ));
     run_until(&mut h, "the replayed deadlock", |a| {
         a.model.deadlock().is_some() && a.model.cycle_state().is_some()
     });
@@ -571,7 +577,13 @@ fn live_reload_keeps_cursor_and_selection_and_survives_errors() {
     let text = crate::examples::CIRCUITS[0].text;
     std::fs::write(&p, text).unwrap();
     let mut m = Model::new(
-        Start::File(p.clone(), None, Default::default(), None),
+        Start::File(
+            p.clone(),
+            None,
+            Default::default(),
+            None,
+            Default::default(),
+        ),
         noop(),
     );
     m.settle();
@@ -673,6 +685,54 @@ fn float_values_show_on_edges() {
         },
     );
     assert!(hex.contains(">0x3f400000<"), "0.75 as bits");
+}
+
+/// Under the `fpga` timing profile (chosen like the toolbar's selector does) every float op
+/// gets a pipeline; the view draws its stages and `k/L in flight`, the inspector lists each
+/// token in flight with the cycles until it is offered, and the answers stay the same.
+#[test]
+fn pipelines_show_tokens_in_flight() {
+    use handscope_sim::spec::timing::TimingProfile;
+    let mut m = Model::new(Start::Example(example("float_ops.mlir")), noop());
+    m.settle();
+    let is_pipe = |n: &handscope_sim::Node| matches!(n.op, handscope_sim::Op::Pipeline { .. });
+    let func = |m: &Model| m.circuit.as_ref().unwrap().func.clone();
+    assert!(!func(&m).nodes.values().any(is_pipe));
+    m.set_timing(TimingProfile::fpga());
+    m.settle();
+    assert_eq!(m.timing.name(), "fpga");
+    let f = func(&m);
+    let sqrt_pipe = f
+        .node_by_id("sqrt0_pipe")
+        .expect("a pipeline behind math.sqrt");
+    assert!(matches!(
+        f.nodes[sqrt_pipe].op,
+        handscope_sim::Op::Pipeline { latency: 28, ii: 1 }
+    ));
+    // Cycle 20: tokens travel through the 28-stage square root.
+    m.goto(20);
+    m.settle();
+    m.select(Some(Selection::Node(sqrt_pipe)));
+    let lines = m.describe_selection();
+    let flight = lines
+        .iter()
+        .find(|l| l.starts_with("in flight: "))
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(flight.ends_with("of 28 stages"), "{flight}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.trim_start().starts_with("stage") && l.contains("cycles")),
+        "{lines:#?}"
+    );
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/circuits/float_ops.mlir");
+    let start = Start::File(path, None, Default::default(), None, TimingProfile::fpga());
+    let svg = super::render::render_svg(start, 20, Look::default()).unwrap();
+    assert!(svg.contains(" in flight<"), "the count in flight is drawn");
+    assert!(svg.contains(">sqrt0_pipe<"));
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    check_snapshot(&dir.join("float_ops_fpga_c20.svg"), &svg);
 }
 
 /// Snapshot of the rendered SVG views (text snapshots: they run everywhere, no GPU needed).

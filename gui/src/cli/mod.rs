@@ -15,6 +15,7 @@ mod replay;
 mod sim;
 mod stimulus_flags;
 mod throughput;
+pub mod timing_flags;
 mod verilog;
 
 use std::path::PathBuf;
@@ -132,15 +133,17 @@ pub fn select_function<'m>(
     Ok(handscope_sim::session::select_function(module, name)?)
 }
 
-/// The run of a subcommand: function `name` of `module`, flattened, with `stimulus` bound and
-/// the given deadlock window.
+/// The run of a subcommand: function `name` of `module`, flattened, timed by `timing`, with
+/// `stimulus` bound and the given deadlock window.
 pub fn session(
     module: &handscope_sim::Module,
     name: Option<&str>,
+    timing: &handscope_sim::spec::timing::TimingProfile,
     stimulus: &handscope_sim::session::StimulusArgs,
     deadlock_window: u64,
 ) -> anyhow::Result<handscope_sim::session::Session> {
     let mut s = handscope_sim::session::Session::open(module, name)?;
+    s.apply_timing(timing)?;
     warn_before_running(&s);
     s.set_deadlock_window(deadlock_window).bind(stimulus)?;
     for n in s.notes() {

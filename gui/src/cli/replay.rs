@@ -28,6 +28,9 @@ pub struct ReplayArgs {
     /// The stimulus: `--in`, `--mem`, `--ready`.
     #[command(flatten)]
     pub stimulus: super::stimulus_flags::StimulusFlags,
+    /// The timing profile the run used (`--timing`): its pipelines are part of the circuit.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
     /// Cycles without any transfer after which the run counts as deadlocked.
     #[arg(long, default_value_t = 16)]
     pub deadlock_window: u64,
@@ -48,11 +51,13 @@ pub struct ReplayArgs {
 
 /// Runs `handscope replay`.
 pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::load::load(&a.graph)?;
+    let timing = a.timing.profile()?;
+    let loaded = crate::load::load_timed(&a.graph, a.func.as_deref(), &timing)?;
     let stimulus = a.stimulus.args();
     let mut session = super::session(
         &loaded.module,
         a.func.as_deref(),
+        &timing,
         &stimulus,
         a.deadlock_window,
     )?;

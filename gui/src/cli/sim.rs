@@ -16,6 +16,9 @@ pub struct SimArgs {
     /// The stimulus: `--in`, `--mem`, `--ready`.
     #[command(flatten)]
     pub stimulus: super::stimulus_flags::StimulusFlags,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
     /// Stop after this many cycles (default: no limit; a run that stops making progress
     /// ends as a deadlock after --deadlock-window cycles, and Ctrl-C stops a run and prints
     /// the report of the cycles simulated so far).
@@ -58,10 +61,12 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     if a.batch.is_some() || a.seeds.is_some() {
         return run_batch(a);
     }
-    let loaded = crate::load::load_for(&a.file, a.func.as_deref())?;
+    let timing = a.timing.profile()?;
+    let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
     let mut session = super::session(
         &loaded.module,
         a.func.as_deref(),
+        &timing,
         &a.stimulus.args(),
         a.deadlock_window,
     )?;
@@ -84,8 +89,10 @@ fn run_batch(a: &SimArgs) -> anyhow::Result<ExitCode> {
     if a.vcd.is_some() || a.fst.is_some() {
         anyhow::bail!("--batch writes no waveform (--vcd/--fst): run one line of it alone");
     }
-    let loaded = crate::load::load_for(&a.file, a.func.as_deref())?;
+    let timing = a.timing.profile()?;
+    let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
     let mut session = handscope_sim::session::Session::open(&loaded.module, a.func.as_deref())?;
+    session.apply_timing(&timing)?;
     super::warn_before_running(&session);
     session.set_deadlock_window(a.deadlock_window);
     for n in session.notes() {

@@ -24,6 +24,9 @@ pub struct VerilogArgs {
     /// Output file (default: standard output).
     #[arg(short, long, value_name = "OUT.sv")]
     pub output: Option<PathBuf>,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
 }
 
 /// Arguments of `handscope verilate`.
@@ -37,6 +40,9 @@ pub struct VerilateArgs {
     /// The stimulus: `--in`, `--mem`, `--ready`.
     #[command(flatten)]
     pub stimulus: super::stimulus_flags::StimulusFlags,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
     /// Stop after this many cycles.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_cycles: u64,
@@ -62,8 +68,15 @@ pub struct VerilateArgs {
 
 /// Runs `handscope verilog`.
 pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::load::load(&a.file)?;
-    let flat = flat_function(&loaded.module, a.func.as_deref())?;
+    let timing = a.timing.profile()?;
+    let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
+    let mut flat = flat_function(&loaded.module, a.func.as_deref())?;
+    if !timing.is_ideal() {
+        // As a run sees it: forks and sinks where missing, then the pipelines.
+        let mut s = handscope_sim::session::Session::new(flat)?;
+        s.apply_timing(&timing)?;
+        flat = s.function().clone();
+    }
     let sv = write_verilog(&flat)?;
     match &a.output {
         Some(p) => crate::output::write_bytes(p, sv)?,
@@ -74,11 +87,13 @@ pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs `handscope verilate`.
 pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::load::load(&a.file)?;
+    let timing = a.timing.profile()?;
+    let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
     let stimulus = a.stimulus.args();
     let mut session = super::session(
         &loaded.module,
         a.func.as_deref(),
+        &timing,
         &stimulus,
         a.deadlock_window,
     )?;

@@ -53,8 +53,8 @@ pub enum SessionError {
     /// The graph cannot be simulated as it is (e.g. a malformed `handshake.init`).
     #[error(transparent)]
     Sim(#[from] SimError),
-    /// Inserting forks and sinks gave two nodes one ID.
-    #[error("inserting forks and sinks: {0}")]
+    /// Inserting forks and sinks (or pipelines) gave two nodes one ID.
+    #[error("inserting forks, sinks or pipelines: {0}")]
     Materialize(crate::graph::DuplicateId),
 }
 
@@ -197,6 +197,20 @@ impl Session {
             inserted,
             notes: Vec::new(),
         })
+    }
+
+    /// Applies a timing profile: a `pipeline` behind every unit the profile gives a latency
+    /// ([`crate::transform::apply_timing`]); nothing for `ideal`. Call it once, right after
+    /// opening the session (stimulus binds by argument and memory names, which it keeps).
+    pub fn apply_timing(
+        &mut self,
+        profile: &crate::spec::timing::TimingProfile,
+    ) -> Result<&mut Self, SessionError> {
+        if !profile.is_ideal() {
+            let f = Arc::make_mut(&mut self.func);
+            crate::transform::apply_timing(f, profile).map_err(SessionError::Materialize)?;
+        }
+        Ok(self)
     }
 
     /// What binding text stimulus assumed that the user may not have meant, in words (a

@@ -7,6 +7,7 @@ pub mod source_panel;
 pub mod timeline;
 pub mod waveform;
 
+use handscope_sim::spec::timing::{Base, TimingProfile};
 use std::time::Instant;
 
 use crate::app::model::{Model, Start, Wake};
@@ -254,6 +255,27 @@ fn toolbar(
             });
         if let Some(i) = pick {
             m.open_example(i);
+        }
+        let mut timing = None;
+        egui::ComboBox::from_label("timing")
+            .selected_text(m.timing.name().to_string())
+            .width(70.0)
+            .show_ui(ui, |ui| {
+                for b in [Base::Ideal, Base::Fpga] {
+                    if ui
+                        .selectable_label(m.timing.name() == b.name(), b.name())
+                        .on_hover_text(match b {
+                            Base::Ideal => "combinational units, memories answer at once (CIRCT's RTL)",
+                            Base::Fpga => "pipelined arithmetic and a 1-cycle memory read (docs/timing.md)",
+                        })
+                        .clicked()
+                    {
+                        timing = Some(TimingProfile::builtin(b));
+                    }
+                }
+            });
+        if let Some(t) = timing {
+            m.set_timing(t);
         }
         let r = ui.add(
             egui::TextEdit::singleline(open_text)
