@@ -330,3 +330,24 @@ fn batches_of_runs_report_one_line_each_in_order() {
         "{out:?}"
     );
 }
+
+/// A report names the timing profile it ran under, unless `ideal`.
+#[test]
+fn reports_name_their_timing_profile() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["sim", "examples/kernels/dot_f32.c"];
+        args.extend_from_slice(extra);
+        let out = bin().args(&args).output().expect("run handscope");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let fpga = run(&["--timing", "fpga"]);
+    assert_eq!(fpga.lines().nth(1), Some("  timing: fpga"), "{fpga}");
+    let ideal = run(&[]);
+    assert!(!ideal.contains("timing:"), "{ideal}");
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["--timing", "fpga", "--json"])).unwrap();
+    assert_eq!(json["timing"], "fpga");
+    let json: serde_json::Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    assert!(json.get("timing").is_none());
+}

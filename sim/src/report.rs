@@ -246,6 +246,10 @@ pub struct RunReport {
     /// circuit or a `cond_br` routing some tokens away from the results does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drained: Option<String>,
+    /// The timing profile the circuit ran under, when not `ideal` (set by the caller that
+    /// applied it, e.g. `handscope sim --timing fpga`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<String>,
 }
 
 impl RunReport {
@@ -272,6 +276,9 @@ pub fn render_human(r: &RunReport) -> String {
 pub fn render_human_with(r: &RunReport, detail: OutputDetail) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "status: {} after {} cycles", r.status.as_str(), r.cycles);
+    if let Some(t) = &r.timing {
+        let _ = writeln!(s, "  timing: {t}");
+    }
     if let Some(d) = &r.drained {
         let _ = writeln!(s, "  drained: {d}");
     }

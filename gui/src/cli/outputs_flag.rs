@@ -37,8 +37,16 @@ impl OutputsFlag {
         self.mode(json) == OutputsMode::All
     }
 
-    /// Prints `report` as JSON or text in the mode in effect.
-    pub fn print(&self, report: &RunReport, json: bool) -> anyhow::Result<()> {
+    /// Prints `report` as JSON or text in the mode in effect, naming the timing profile it
+    /// ran under unless that is `ideal`.
+    pub fn print(
+        &self,
+        report: &mut RunReport,
+        json: bool,
+        timing: &handscope_sim::spec::timing::TimingProfile,
+    ) -> anyhow::Result<()> {
+        report.timing = (!timing.is_ideal()).then(|| timing.name().to_string());
+        let report = &*report;
         let mode = self.mode(json);
         if json {
             if mode == OutputsMode::Summary {

@@ -71,7 +71,7 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
         progress: Some(progress.callback()),
         force: a.force,
     };
-    let r = replay_file(
+    let mut r = replay_file(
         &a.trace,
         session.function(),
         given.then_some(session.environment()),
@@ -108,6 +108,6 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
             eprintln!("  unused signal {s}");
         }
     }
-    a.outputs.print(&r.report, a.json)?;
+    a.outputs.print(&mut r.report, a.json, &timing)?;
     Ok(super::exit_code(r.report.status))
 }

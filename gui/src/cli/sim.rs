@@ -73,12 +73,12 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     session.set_keep_all_outputs(a.outputs.keep_all(a.json));
     let stop = super::interrupt::stop_flag();
     let max_cycles = a.max_cycles.unwrap_or(u64::MAX);
-    let report = match (&a.vcd, &a.fst) {
+    let mut report = match (&a.vcd, &a.fst) {
         (Some(path), _) => run_writing_vcd(&session, max_cycles, stop, path)?,
         (None, Some(path)) => run_writing_fst(&session, max_cycles, stop, path)?,
         (None, None) => session.run_until(max_cycles, false, stop)?.report,
     };
-    a.outputs.print(&report, a.json)?;
+    a.outputs.print(&mut report, a.json, &timing)?;
     Ok(super::exit_code(report.status))
 }
 
@@ -122,6 +122,9 @@ fn run_batch(a: &SimArgs) -> anyhow::Result<ExitCode> {
     let max_cycles = a.max_cycles.unwrap_or(u64::MAX);
     let keep_all = a.json && a.outputs.keep_all(true);
     let mut report = batch::execute(&session, &runs, max_cycles, threads, keep_all, stop)?;
+    for e in &mut report.runs {
+        e.report.timing = (!timing.is_ideal()).then(|| timing.name().to_string());
+    }
     if a.json {
         if !keep_all {
             for e in &mut report.runs {

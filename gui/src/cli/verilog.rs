@@ -164,12 +164,11 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
         progress: Some(progress.callback()),
         ..Default::default()
     };
-    let replay = handscope_traces::vcd_in::replay_file(&vcd, flat, Some(env), &opts)?;
+    let mut replay = handscope_traces::vcd_in::replay_file(&vcd, flat, Some(env), &opts)?;
     progress.finish(replay.edges);
     for w in &replay.warnings {
         eprintln!("warning: {w}");
     }
-    let report = &replay.report;
-    a.outputs.print(report, a.json)?;
-    Ok(super::exit_code(report.status))
+    a.outputs.print(&mut replay.report, a.json, &timing)?;
+    Ok(super::exit_code(replay.report.status))
 }

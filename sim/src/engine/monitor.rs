@@ -587,6 +587,7 @@ impl Monitor {
             memories: mems,
             deadlock: self.deadlock.clone(),
             drained: self.drained.clone(),
+            timing: None,
             events: self.events.clone(),
             stats,
         }
