@@ -36,6 +36,40 @@ pub struct Circuit {
     pub session: Session,
     /// Nodes located on each 1-based source line.
     pub line_nodes: BTreeMap<u32, Vec<NodeId>>,
+    /// What `handscope check` says about the function (errors first, then warnings).
+    pub problems: Vec<CheckNote>,
+    /// Why the circuit cannot be simulated (a stimulus that does not bind); the graph is
+    /// still drawn.
+    pub sim_error: Option<String>,
+}
+
+/// One finding of `check`, with the nodes it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckNote {
+    /// An error (else a warning).
+    pub error: bool,
+    /// The message, with the rule (`combinational-cycle: ...`).
+    pub text: String,
+    /// The nodes involved, most relevant first.
+    pub nodes: Vec<NodeId>,
+    /// The 1-based source line of the first located node.
+    pub line: Option<u32>,
+}
+
+/// The findings of `check` on `f`, errors first.
+pub fn check_notes(f: &Function) -> Vec<CheckNote> {
+    let r = handscope_sim::verify::verify(f);
+    let note = |p: &handscope_sim::verify::Problem, error: bool| CheckNote {
+        error,
+        text: format!("{}: {}", p.rule.code(), p.message),
+        nodes: p.nodes.iter().filter_map(|n| f.node_by_id(&n.id)).collect(),
+        line: p.nodes.iter().find_map(|n| n.loc.as_ref().map(|l| l.line)),
+    };
+    r.errors
+        .iter()
+        .map(|p| note(p, true))
+        .chain(r.warnings.iter().map(|p| note(p, false)))
+        .collect()
 }
 
 /// Cycles without transfers after which a run counts as deadlocked.
@@ -84,7 +118,20 @@ impl Circuit {
         over: &StimulusArgs,
         function: Option<&str>,
     ) -> anyhow::Result<Circuit> {
-        let loaded = crate::load::load_text_for(Path::new(name), &text, function)?;
+        Self::from_text_with(origin, name, text, over, function, &Default::default())
+    }
+
+    /// Like [`Circuit::from_text`], compiling a C kernel with `opts` (buffer policy, task
+    /// pipelining).
+    pub fn from_text_with(
+        origin: Origin,
+        name: &str,
+        text: String,
+        over: &StimulusArgs,
+        function: Option<&str>,
+        opts: &handscope_compiler::c::HsOptions,
+    ) -> anyhow::Result<Circuit> {
+        let loaded = crate::load::load_text_with(Path::new(name), &text, function, opts)?;
         let mut session = Session::open(&loaded.module, function)?;
         let header = Header::parse(&text);
         let mut from_header = header.sim_args();
@@ -96,10 +143,14 @@ impl Circuit {
                 .unwrap_or_default();
         }
         let stimulus = from_header.overridden_by(over);
-        session
+        // A stimulus that does not bind stops the simulation, not the drawing.
+        let sim_error = session
             .set_deadlock_window(DEADLOCK_WINDOW)
-            .bind(&stimulus)?;
+            .bind(&stimulus)
+            .err()
+            .map(|e| format!("cannot simulate: {e}"));
         let flat = session.shared_function();
+        let problems = check_notes(&flat);
         let mut line_nodes: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
         for (id, n) in flat.nodes.iter() {
             if let Some(l) = &n.loc {
@@ -116,6 +167,8 @@ impl Circuit {
             stimulus,
             session,
             line_nodes,
+            problems,
+            sim_error,
         })
     }
 

@@ -159,7 +159,10 @@ fn type_name(t: &handscope_sim::Type) -> String {
 fn describe_node(x: &Ctx<'_>, hc: &mut HistoryCache, n: NodeId) -> Vec<String> {
     let node = &x.f.nodes[n];
     let (_, op) = super::layout::node_label(x.f, n);
-    let mut out = vec![format!("node {} : {op}", node.id)];
+    let mut out = vec![
+        format!("node {} : {op}", node.id),
+        super::inspect::sentence(x.f, x.b, x.cs, n, x.radix),
+    ];
     let mut place = Vec::new();
     if let Some(b) = &node.block {
         place.push(format!("block {b}"));

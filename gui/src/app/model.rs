@@ -24,14 +24,19 @@ use super::scene::{self, Options, Scene};
 use super::style::{Palette, Radix, Theme};
 use super::trace_source::TraceSource;
 
+mod lesson;
+pub use lesson::LessonView;
+
 /// What to open at start.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Start {
     /// A gallery example.
     Example(usize),
     /// A file, optional VCD, stimulus overrides, the function to run (default: the only or
     /// last one with a body).
     File(PathBuf, Option<PathBuf>, StimulusArgs, Option<String>),
+    /// A lesson, at a step (0-based).
+    Lesson(Box<crate::lessons::Named>, usize),
 }
 
 /// A callback that asks the UI to repaint.
@@ -89,6 +94,8 @@ pub struct Model {
     layout_job: Option<LayoutJob>,
     /// The layout, once computed.
     pub layout: Option<Arc<Layout>>,
+    /// Why there is no layout (the layout thread failed).
+    pub layout_error: Option<String>,
     /// Layout engine.
     pub engine: Engine,
     /// The cursor.
@@ -142,6 +149,8 @@ pub struct Model {
     scene: Option<(u64, Options, Arc<Scene>)>,
     /// Bumped on every reload (the view refits on a new graph).
     pub generation: u64,
+    /// The lesson being followed, if any.
+    pub lesson: Option<LessonView>,
 }
 
 /// How long a breakpoint search may take per frame.
@@ -160,6 +169,7 @@ impl Model {
             binding: None,
             layout_job: None,
             layout: None,
+            layout_error: None,
             engine: if std::env::var("HANDSCOPE_LAYOUT").as_deref() == Ok("sugiyama") {
                 Engine::Sugiyama
             } else {
@@ -193,6 +203,7 @@ impl Model {
             wake,
             scene: None,
             generation: 0,
+            lesson: None,
         };
         match start {
             Start::Example(i) => m.open_example(i),
@@ -202,6 +213,7 @@ impl Model {
                 m.vcd = vcd;
                 m.open_file(&p);
             }
+            Start::Lesson(l, step) => m.open_lesson(*l, step),
         }
         m
     }
@@ -251,13 +263,17 @@ impl Model {
         let mut vcd_error = None;
         let source = match &self.vcd {
             Some(v) => match load_vcd(v, &c) {
-                Ok((t, r)) => TraceSource::replay(t, Some(r)),
+                Ok((t, r)) => Some(TraceSource::replay(t, Some(r))),
                 Err(e) => {
                     vcd_error = Some(format!("{e:#}{TRACE_FALLBACK}"));
-                    TraceSource::live(c.session.clone(), Box::new(move || wake()))
+                    Some(TraceSource::live(c.session.clone(), Box::new(move || wake())))
                 }
             },
-            None => TraceSource::live(c.session.clone(), Box::new(move || wake())),
+            None if c.sim_error.is_some() => None,
+            None => Some(TraceSource::live(
+                c.session.clone(),
+                Box::new(move || wake()),
+            )),
         };
         let old_sel = self.selection.and_then(|s| self.selection_name(s));
         let old_waves: Vec<String> = self.circuit.as_ref().map_or(Vec::new(), |oc| {
@@ -272,7 +288,8 @@ impl Model {
             Box::new(move || wake2()),
         ));
         self.layout = None;
-        self.source = Some(source);
+        self.layout_error = None;
+        self.source = source;
         self.binding = None;
         self.cs = None;
         self.scene = None;
@@ -356,7 +373,10 @@ impl Model {
         if let Some(job) = &self.layout_job
             && let Some(l) = job.poll()
         {
-            self.layout = Some(l);
+            match l {
+                Ok(l) => self.layout = Some(l),
+                Err(e) => self.layout_error = Some(e),
+            }
             self.layout_job = None;
             self.scene = None;
         }
@@ -399,7 +419,12 @@ impl Model {
                     }
                 }
             }
-            if self.want.is_none() && !self.playing && self.pending.is_none() {
+            // A lesson keeps its step's cycle.
+            if self.want.is_none()
+                && !self.playing
+                && self.pending.is_none()
+                && self.lesson.is_none()
+            {
                 self.cycle = since.min(self.cycles().saturating_sub(1));
                 self.status = format!("deadlock: no transfer since cycle {since}");
             }
@@ -881,6 +906,18 @@ impl Model {
             deadlock,
             source_nodes: self.line_nodes(),
             matches: self.matches(),
+            lesson_nodes: self.lesson.as_ref().map_or(Vec::new(), |l| l.nodes.clone()),
+            lesson_channels: self
+                .lesson
+                .as_ref()
+                .map_or(Vec::new(), |l| l.channels.clone()),
+            problem_nodes: self.circuit.as_ref().map_or(Vec::new(), |c| {
+                c.problems
+                    .iter()
+                    .filter(|p| p.error)
+                    .flat_map(|p| p.nodes.iter().copied())
+                    .collect()
+            }),
             throughput: match &self.throughput_x {
                 Some((_, marks)) if self.throughput_view => marks.clone(),
                 _ => scene::ThroughputMarks::default(),
@@ -897,25 +934,52 @@ impl Model {
         {
             return Some(s.clone());
         }
-        let (Some(c), Some(l), Some(b), Some(cs)) = (
-            &self.circuit,
-            &self.layout,
-            &self.binding,
-            self.cycle_state(),
-        ) else {
+        let (Some(c), Some(l)) = (&self.circuit, &self.layout) else {
             return None;
         };
-        let s = Arc::new(scene::build(&c.func, l, b, cs, &o));
+        let s = match (&self.binding, self.cycle_state()) {
+            (Some(b), Some(cs)) => scene::build(&c.func, l, b, cs, &o),
+            // Nothing to simulate (a stimulus that does not bind, an engine that failed):
+            // the graph alone, every channel idle.
+            _ if self.why_no_run().is_some() => {
+                let cs = CycleState {
+                    valid: vec![false; c.func.channels.len()],
+                    ready: vec![false; c.func.channels.len()],
+                    data: vec![0; c.func.channels.len()],
+                    moved: vec![false; c.func.channels.len()],
+                    fires: vec![false; c.func.nodes.len()],
+                    ..CycleState::default()
+                };
+                scene::build(&c.func, l, &Binding::default(), &cs, &o)
+            }
+            _ => return None,
+        };
+        let s = Arc::new(s);
         self.scene = Some((self.cycle, o, s.clone()));
         Some(s)
     }
 
+    /// Why no run can be shown, if none can: the circuit's stimulus does not bind, or the
+    /// engine failed before giving a single cycle.
+    pub fn why_no_run(&self) -> Option<String> {
+        let c = self.circuit.as_ref()?;
+        if let Some(e) = &c.sim_error {
+            return Some(e.clone());
+        }
+        let src = self.source.as_ref()?;
+        match (src.error(), src.cycles()) {
+            (Some(e), 0) => Some(format!("cannot simulate: {e}")),
+            _ => None,
+        }
+    }
+
     /// Blocks until the layout and the cursor's cycle exist (headless use and tests).
     pub fn settle(&mut self) {
-        if let Some(job) = &self.layout_job
-            && let Some(l) = job.wait()
-        {
-            self.layout = Some(l);
+        if let Some(job) = &self.layout_job {
+            match job.wait() {
+                Ok(l) => self.layout = Some(l),
+                Err(e) => self.layout_error = Some(e),
+            }
             self.layout_job = None;
         }
         let want = self.want.unwrap_or(self.cycle);

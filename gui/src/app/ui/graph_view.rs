@@ -75,12 +75,25 @@ impl GraphView {
         let pal = m.look.palette();
         painter.rect_filled(rect, 0.0, pal.background.egui());
         let Some(layout) = m.layout.clone() else {
+            // Say why there is no graph; "laying out" only while a layout is being computed.
+            let (text, colour) = match (&m.circuit, &m.error, &m.layout_error) {
+                (None, Some(e), _) => (
+                    format!(
+                        "cannot open: {}\n(the full message is in the side panel)",
+                        e.lines().next().unwrap_or("")
+                    ),
+                    pal.deadlock,
+                ),
+                (None, None, _) => ("no circuit open".to_string(), pal.text),
+                (Some(_), _, Some(e)) => (e.clone(), pal.deadlock),
+                (Some(_), _, None) => ("laying out the graph...".to_string(), pal.text),
+            };
             painter.text(
                 rect.center(),
                 egui::Align2::CENTER_CENTER,
-                "laying out the graph...",
+                text,
                 egui::FontId::proportional(16.0),
-                pal.text.egui(),
+                colour.egui(),
             );
             return;
         };
@@ -120,7 +133,10 @@ impl GraphView {
             painter.text(
                 rect.center(),
                 egui::Align2::CENTER_CENTER,
-                "simulating...",
+                match m.source.as_ref().and_then(|s| s.error()) {
+                    Some(e) => format!("simulation failed: {e}"),
+                    None => "simulating...".to_string(),
+                },
                 egui::FontId::proportional(16.0),
                 pal.text.egui(),
             );
@@ -218,6 +234,39 @@ impl GraphView {
             }
         }
         self.legend(ui, rect, m);
+        self.banner(ui, rect, m);
+    }
+
+    /// A line over the top of the graph when the circuit is drawn but cannot be simulated,
+    /// or when `check` finds errors in it.
+    fn banner(&self, ui: &egui::Ui, rect: Rect, m: &Model) {
+        let pal = m.look.palette();
+        let errors = m
+            .circuit
+            .as_ref()
+            .map_or(0, |c| c.problems.iter().filter(|p| p.error).count());
+        let text = match m.why_no_run() {
+            Some(w) => format!("{w} (the graph is drawn without a run)"),
+            None if errors > 0 => format!(
+                "`check` finds {errors} error{} (marked in red; listed in the side panel): the run may be unreliable",
+                if errors == 1 { "" } else { "s" }
+            ),
+            None => return,
+        };
+        let painter = ui.painter_at(rect);
+        let g = painter.layout(
+            text,
+            egui::FontId::proportional(14.0),
+            pal.deadlock.egui(),
+            rect.width() - 20.0,
+        );
+        let at = Pos2::new(rect.left() + 10.0, rect.top() + 8.0);
+        painter.rect_filled(
+            Rect::from_min_size(at, g.size()).expand(4.0),
+            3.0,
+            pal.background.egui(),
+        );
+        painter.galley(at, g, pal.deadlock.egui());
     }
 
     fn legend(&self, ui: &egui::Ui, rect: Rect, m: &Model) {

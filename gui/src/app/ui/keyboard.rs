@@ -31,6 +31,7 @@ pub const SHEET: &[(&str, &str)] = &[
     ("c", "colour-blind-safe palette"),
     ("v", "values on edges on / off"),
     ("x", "cycle value format: signed, unsigned, hex, binary"),
+    ("n / N", "lesson: next / previous step"),
     ("Esc", "clear selection, close dialogs"),
     ("?", "this sheet"),
 ];
@@ -125,6 +126,8 @@ pub fn handle(ctx: &egui::Context, m: &mut Model) -> Actions {
                 "h" => m.toggle_throughput(),
                 "]" => m.what_if(1),
                 "[" => m.what_if(-1),
+                "n" => m.lesson_move(1),
+                "N" => m.lesson_move(-1),
                 "m" => m.markers.push(m.cycle),
                 "x" => {
                     let all = crate::app::style::Radix::ALL;

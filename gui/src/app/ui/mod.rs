@@ -2,6 +2,7 @@
 
 pub mod graph_view;
 pub mod keyboard;
+pub mod lesson_panel;
 pub mod side_panel;
 pub mod source_panel;
 pub mod timeline;
@@ -253,7 +254,29 @@ fn toolbar(
                 }
             });
         if let Some(i) = pick {
+            m.lesson = None;
             m.open_example(i);
+        }
+        let mut pick_lesson = None;
+        egui::ComboBox::from_label("lesson")
+            .selected_text(
+                m.lesson
+                    .as_ref()
+                    .map_or("-".to_string(), |l| l.named.lesson.title.clone()),
+            )
+            .width(160.0)
+            .show_ui(ui, |ui| {
+                for b in crate::lessons::BUILTIN {
+                    if ui.selectable_label(false, b.name).clicked() {
+                        pick_lesson = Some(b.name);
+                    }
+                }
+            });
+        if let Some(name) = pick_lesson {
+            match crate::lessons::find(name) {
+                Ok(l) => m.open_lesson(l, 0),
+                Err(e) => m.error = Some(format!("{e:#}")),
+            }
         }
         let r = ui.add(
             egui::TextEdit::singleline(open_text)

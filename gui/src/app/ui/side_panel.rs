@@ -32,6 +32,7 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, ed: &mut BpEditor) {
                 ui.add(egui::Label::new(egui::RichText::new(e).monospace()).wrap());
                 ui.separator();
             }
+            super::lesson_panel::show(ui, m);
             if let Some(e) = m.source.as_ref().and_then(|s| s.error()) {
                 ui.colored_label(m.look.palette().deadlock.egui(), format!("engine: {e}"));
             }
@@ -54,6 +55,7 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, ed: &mut BpEditor) {
                     }
                 ));
             }
+            check_panel(ui, m);
             ui.heading("Selection");
             let lines = m.describe_selection();
             if lines.is_empty() {
@@ -320,4 +322,51 @@ fn breakpoints(ui: &mut egui::Ui, m: &mut Model, ed: &mut BpEditor) {
             m.run_to_breakpoint(Dir::Forward);
         }
     });
+}
+
+/// What `check` says about the circuit: each error and warning, clickable to its first node.
+fn check_panel(ui: &mut egui::Ui, m: &mut Model) {
+    let Some(c) = &m.circuit else { return };
+    if let Some(e) = &c.sim_error {
+        ui.colored_label(m.look.palette().deadlock.egui(), e);
+    }
+    if c.problems.is_empty() {
+        return;
+    }
+    let errors = c.problems.iter().filter(|p| p.error).count();
+    let warnings = c.problems.len() - errors;
+    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    ui.heading(format!(
+        "Check: {}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    ));
+    let mut go = None;
+    for p in &c.problems {
+        let colour = if p.error {
+            m.look.palette().deadlock.egui()
+        } else {
+            m.look.palette().chan[1].egui()
+        };
+        let at = p.line.map_or(String::new(), |l| format!("line {l}: "));
+        let text = format!(
+            "{} {at}{}",
+            if p.error { "error" } else { "warning" },
+            p.text
+        );
+        let r = ui.add(
+            egui::Label::new(egui::RichText::new(text).color(colour))
+                .wrap()
+                .sense(egui::Sense::click()),
+        );
+        if r.clicked()
+            && let Some(&n) = p.nodes.first()
+        {
+            go = Some(n);
+        }
+    }
+    if let Some(n) = go {
+        m.focus_node(n);
+    }
+    ui.separator();
 }
