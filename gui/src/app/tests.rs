@@ -851,3 +851,133 @@ fn what_if_slots_on_the_selected_channel() {
         handscope_sim::Op::Buffer { slots: 1, .. }
     ));
 }
+
+fn lesson_start(name: &str, step: usize) -> Start {
+    Start::Lesson(Box::new(crate::lessons::find(name).unwrap()), step)
+}
+
+fn node(h: &Harness<'static, DebuggerApp>, id: &str) -> handscope_sim::NodeId {
+    h.state()
+        .model
+        .circuit
+        .as_ref()
+        .unwrap()
+        .func
+        .node_by_id(id)
+        .unwrap_or_else(|| panic!("no node {id}"))
+}
+
+#[test]
+fn lesson_panel_steps_through_cycles_circuits_and_answers() {
+    let mut h = harness(lesson_start("loop", 0));
+    // Step 1: the panel, the cursor at the step's cycle, the first highlighted node selected.
+    h.get_by_label("Lesson: A loop: control_merge, mux and cond_br");
+    h.get_by_label("step 1 of 4");
+    h.get_by_label_contains("The loop header is control_merge0");
+    h.get_by_label_contains("Question: Which input does control_merge0 report");
+    assert_eq!(h.state().model.cycle, 0);
+    let cm = node(&h, "control_merge0");
+    assert_eq!(h.state().model.selection, Some(Selection::Node(cm)));
+    let o = h.state().model.options();
+    assert!(o.lesson_nodes.contains(&cm), "the step's node is highlighted");
+    assert_eq!(o.lesson_channels.len(), 1, "and its channel");
+    // The inspector says what the selected control_merge does and does now.
+    h.get_by_label_contains("control_merge: passes on a token from whichever input has one");
+    // The answer appears on request.
+    h.get_by_label("Show the answer").click();
+    h.run_steps(2);
+    h.get_by_label_contains("Answer: control_merge0.index carries 0 at cycle 0.");
+    // `n` twice: step 3 at cycle 2 (same circuit, so the same graph generation).
+    let generation = h.state().model.generation;
+    type_keys(&mut h, "n");
+    type_keys(&mut h, "n");
+    run_until(&mut h, "step 3's cycle", |a| {
+        a.model.cycle == 2 && a.model.cycle_state().is_some()
+    });
+    h.get_by_label("step 3 of 4");
+    assert_eq!(h.state().model.generation, generation, "no reload");
+    // The previous-step button goes back.
+    h.get_by_label("< Previous step").click();
+    h.run_steps(2);
+    assert_eq!(h.state().model.lesson.as_ref().unwrap().step, 1);
+}
+
+#[test]
+fn lesson_steps_load_their_circuits_and_keep_their_cycle_on_a_deadlock() {
+    let mut h = harness(lesson_start("deadlock", 0));
+    run_until(&mut h, "the deadlock report", |a| {
+        a.model.deadlock().is_some()
+    });
+    h.run_steps(3);
+    // A lesson keeps its step's cycle instead of jumping to the first stuck cycle.
+    assert_eq!(h.state().model.cycle, 0);
+    let g = h.state().model.generation;
+    // Step 3 names another circuit: it is loaded, with the step's node highlighted.
+    h.state_mut().model.lesson_step(2);
+    h.run_steps(2);
+    assert!(h.state().model.generation > g);
+    assert_eq!(
+        h.state().model.circuit.as_ref().unwrap().name,
+        "deadlock_join_fixed.mlir"
+    );
+    let merge = node(&h, "merge0");
+    assert!(h.state().model.options().lesson_nodes.contains(&merge));
+    // From the gallery box: every lesson opens at its first step.
+    for b in crate::lessons::BUILTIN {
+        let mut m = Model::new(lesson_start(b.name, 0), noop());
+        m.settle();
+        assert!(m.error.is_none(), "{}: {:?}", b.name, m.error);
+        let l = m.lesson.as_ref().unwrap();
+        assert_eq!(m.cycle, l.current().cycle, "{}", b.name);
+    }
+}
+
+#[test]
+fn check_errors_appear_in_the_window_with_their_nodes_marked() {
+    let mut h = harness(Start::Example(example("comb_cycle.mlir")));
+    h.get_by_label_contains("Check: 1 error");
+    h.get_by_label_contains("error line 7: combinational-cycle:");
+    let o = h.state().model.options();
+    let merge = node(&h, "merge0");
+    assert!(o.problem_nodes.contains(&merge), "the cycle's nodes are marked");
+    // Clicking the problem selects its first node.
+    h.get_by_label_contains("error line 7: combinational-cycle:").click();
+    h.run_steps(2);
+    assert_eq!(h.state().model.selection, Some(Selection::Node(merge)));
+}
+
+#[test]
+fn a_stimulus_that_does_not_bind_still_draws_the_graph_and_says_why() {
+    let over = handscope_sim::session::StimulusArgs {
+        inputs: vec!["nosuch=1".into()],
+        ..Default::default()
+    };
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/circuits/fork_join_diamond.mlir");
+    let mut h = harness(Start::File(p, None, over, None));
+    h.run_steps(3);
+    let m = &h.state().model;
+    let why = m.why_no_run().expect("no run");
+    assert!(why.contains("cannot simulate") && why.contains("nosuch"), "{why}");
+    assert!(m.layout.is_some(), "the graph is laid out");
+    assert!(
+        h.state_mut().model.scene().is_some(),
+        "and drawn without a run"
+    );
+    h.get_by_label_contains("cannot simulate");
+}
+
+#[test]
+fn a_c_syntax_error_shows_the_source_line_marked_at_its_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.c");
+    std::fs::write(&p, "int f(int a) {\n    return a +* 2;\n}\n").unwrap();
+    let mut h = harness(Start::File(p, None, Default::default(), None));
+    h.run_steps(2);
+    let e = h.state().model.error.clone().expect("an error");
+    assert!(e.contains("return a +* 2;"), "the line is quoted: {e}");
+    assert!(e.contains("·               ─┬─"), "marked under the column: {e}");
+    // The graph view says it cannot open the file instead of "laying out".
+    assert!(h.state().model.layout.is_none());
+    h.get_by_label_contains("return a +* 2;");
+}
