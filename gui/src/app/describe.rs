@@ -198,7 +198,8 @@ fn describe_node(x: &Ctx<'_>, hc: &mut HistoryCache, n: NodeId) -> Vec<String> {
                     .and_then(|ti| history::run_start(hc.get(x.t, ti), x.cs.cycle))
                     .map_or(1, |(_, s)| x.cs.cycle - s + 1);
                 out.push(format!(
-                    "waiting {since} cycles for input {} from {}",
+                    "waiting {since} cycle{} for input {} from {}",
+                    if since == 1 { "" } else { "s" },
                     node.op.input_port_name(k),
                     producer_name(x.f, p)
                 ));

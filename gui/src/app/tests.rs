@@ -340,7 +340,9 @@ fn deadlock_example_opens_on_first_stuck_cycle() {
         "join0 at {on_screen:?}, view center {:?}",
         v.rect.center()
     );
-    h.get_by_label_contains("waiting");
+    // The inspector says join0 is waiting (its sentence and the input lines).
+    h.get_by_label_contains("join: waits for a token on each of its 2 inputs");
+    h.get_by_label_contains("cycles for input in1 from cond_br0.outTrue");
 }
 
 #[test]
