@@ -150,5 +150,8 @@ fn syntax_errors_and_unknown_keys_name_the_line() {
     let out = handscope(&["lesson", "no-such-lesson"]);
     let e = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
-    assert!(e.contains("no lesson `no-such-lesson`") && e.contains("01-handshake"), "{e}");
+    assert!(
+        e.contains("no lesson `no-such-lesson`") && e.contains("01-handshake"),
+        "{e}"
+    );
 }

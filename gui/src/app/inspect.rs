@@ -95,17 +95,13 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// The inspector's sentence for node `n` at the cycle `cs`: what the component does, then
 /// what it is doing now.
-pub fn sentence(
-    f: &Function,
-    b: &Binding,
-    cs: &CycleState,
-    n: NodeId,
-    radix: Radix,
-) -> String {
+pub fn sentence(f: &Function, b: &Binding, cs: &CycleState, n: NodeId, radix: Radix) -> String {
     let node = &f.nodes[n];
     let state = cs
         .node_words(b, n.index())
-        .map_or(NodeState::Stateless, |(w, _)| node.op.spec().state.decode(w));
+        .map_or(NodeState::Stateless, |(w, _)| {
+            node.op.spec().state.decode(w)
+        });
     let x = At {
         f,
         n,
@@ -455,5 +451,84 @@ fn what(x: &At<'_>) -> (String, String) {
             };
             (does, now)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::app::model::{Model, Start};
+
+    fn example(name: &str) -> usize {
+        crate::examples::CIRCUITS
+            .iter()
+            .position(|e| e.name == name)
+            .expect("example exists")
+    }
+
+    /// The inspector sentence of `id` in gallery example `ex` at `cycle`.
+    fn said(ex: &str, cycle: u64, id: &str) -> String {
+        let mut m = Model::new(Start::Example(example(ex)), std::sync::Arc::new(|| {}));
+        // The whole run first: a deadlock report arriving later would move the cursor.
+        m.settle_complete(10_000);
+        m.goto(cycle);
+        m.settle();
+        assert_eq!(m.cycle, cycle);
+        let c = m.circuit.as_ref().unwrap();
+        let n = c.func.node_by_id(id).unwrap();
+        let cs = m.cycle_state().expect("cycle state");
+        let b = crate::app::binding::Binding::new(&c.func, m.trace().unwrap());
+        super::sentence(&c.func, &b, cs, n, crate::app::style::Radix::Signed)
+    }
+
+    #[test]
+    fn fork_says_which_outputs_have_their_copy() {
+        assert_eq!(
+            said("fork_join_diamond.mlir", 0, "fork0"),
+            "fork: copies each input token to its 2 outputs, each as soon as that output is ready; now: sent out1, waiting for out0 to accept."
+        );
+        // One cycle later the remembered copy goes out: every output has it.
+        assert!(
+            said("fork_join_diamond.mlir", 1, "fork0")
+                .ends_with("now: every output has its copy of 1.")
+        );
+    }
+
+    #[test]
+    fn joins_buffers_and_arith_say_what_they_wait_for() {
+        assert_eq!(
+            said("fork_join_diamond.mlir", 0, "addi1"),
+            "addi: computes a result from its two operands once both are there; now: waiting for in1."
+        );
+        assert!(
+            said("fork_join_diamond.mlir", 1, "addi1")
+                .ends_with("now: (2, 3) gives 5, taken this cycle."),
+            "{}",
+            said("fork_join_diamond.mlir", 1, "addi1")
+        );
+        assert_eq!(
+            said("fork_join_diamond.mlir", 1, "buffer0"),
+            "buffer: 1 slot (up to 2 tokens), each adding one cycle of latency; now: holds 1 token, hands out 3."
+        );
+        assert!(said("fork_join_diamond.mlir", 0, "buffer0").ends_with("now: empty."));
+        assert!(said("buffer_ring.mlir", 0, "buffer0").contains("preloaded; now: holds 3 tokens"));
+    }
+
+    #[test]
+    fn branches_merges_and_joins_in_a_deadlock() {
+        assert_eq!(
+            said("deadlock_join.mlir", 0, "cond_br0"),
+            "cond_br: sends its data to outTrue when the condition is 1, to outFalse when it is 0; now: cond = 0: sends 7 to outFalse."
+        );
+        assert_eq!(
+            said("deadlock_join.mlir", 5, "join0"),
+            "join: waits for a token on each of its 2 inputs, then sends one control token; now: waiting for in1."
+        );
+        assert!(
+            said("counter_loop.mlir", 0, "control_merge0").ends_with("now: in0 wins this cycle.")
+        );
+        assert!(said("counter_loop.mlir", 2, "mux0").contains("now: select = 1: passes on in1"));
+        let s = said("deadlock_join.mlir", 0, "sink0");
+        assert!(s.ends_with("now: discards 7."), "{s}");
+        assert!(said("deadlock_join.mlir", 5, "x").ends_with("now: has no token to offer."));
     }
 }

@@ -266,7 +266,10 @@ impl Model {
                 Ok((t, r)) => Some(TraceSource::replay(t, Some(r))),
                 Err(e) => {
                     vcd_error = Some(format!("{e:#}{TRACE_FALLBACK}"));
-                    Some(TraceSource::live(c.session.clone(), Box::new(move || wake())))
+                    Some(TraceSource::live(
+                        c.session.clone(),
+                        Box::new(move || wake()),
+                    ))
                 }
             },
             None if c.sim_error.is_some() => None,

@@ -881,7 +881,10 @@ fn lesson_panel_steps_through_cycles_circuits_and_answers() {
     let cm = node(&h, "control_merge0");
     assert_eq!(h.state().model.selection, Some(Selection::Node(cm)));
     let o = h.state().model.options();
-    assert!(o.lesson_nodes.contains(&cm), "the step's node is highlighted");
+    assert!(
+        o.lesson_nodes.contains(&cm),
+        "the step's node is highlighted"
+    );
     assert_eq!(o.lesson_channels.len(), 1, "and its channel");
     // The inspector says what the selected control_merge does and does now.
     h.get_by_label_contains("control_merge: passes on a token from whichever input has one");
@@ -941,9 +944,13 @@ fn check_errors_appear_in_the_window_with_their_nodes_marked() {
     h.get_by_label_contains("error line 7: combinational-cycle:");
     let o = h.state().model.options();
     let merge = node(&h, "merge0");
-    assert!(o.problem_nodes.contains(&merge), "the cycle's nodes are marked");
+    assert!(
+        o.problem_nodes.contains(&merge),
+        "the cycle's nodes are marked"
+    );
     // Clicking the problem selects its first node.
-    h.get_by_label_contains("error line 7: combinational-cycle:").click();
+    h.get_by_label_contains("error line 7: combinational-cycle:")
+        .click();
     h.run_steps(2);
     assert_eq!(h.state().model.selection, Some(Selection::Node(merge)));
 }
@@ -960,7 +967,10 @@ fn a_stimulus_that_does_not_bind_still_draws_the_graph_and_says_why() {
     h.run_steps(3);
     let m = &h.state().model;
     let why = m.why_no_run().expect("no run");
-    assert!(why.contains("cannot simulate") && why.contains("nosuch"), "{why}");
+    assert!(
+        why.contains("cannot simulate") && why.contains("nosuch"),
+        "{why}"
+    );
     assert!(m.layout.is_some(), "the graph is laid out");
     assert!(
         h.state_mut().model.scene().is_some(),
@@ -978,7 +988,10 @@ fn a_c_syntax_error_shows_the_source_line_marked_at_its_column() {
     h.run_steps(2);
     let e = h.state().model.error.clone().expect("an error");
     assert!(e.contains("return a +* 2;"), "the line is quoted: {e}");
-    assert!(e.contains("·               ─┬─"), "marked under the column: {e}");
+    assert!(
+        e.contains("·               ─┬─"),
+        "marked under the column: {e}"
+    );
     // The graph view says it cannot open the file instead of "laying out".
     assert!(h.state().model.layout.is_none());
     h.get_by_label_contains("return a +* 2;");

@@ -69,7 +69,11 @@ pub fn run(a: &LessonArgs) -> anyhow::Result<ExitCode> {
     let l = lessons::find(name)?;
     let n = l.lesson.steps.len();
     if a.step == 0 || a.step > n {
-        anyhow::bail!("{}: --step {} is not one of its steps 1 to {n}", l.origin, a.step);
+        anyhow::bail!(
+            "{}: --step {} is not one of its steps 1 to {n}",
+            l.origin,
+            a.step
+        );
     }
     Ok(crate::app::run(Start::Lesson(Box::new(l), a.step - 1)))
 }

@@ -147,11 +147,10 @@ pub fn holds(a: &Answer, cycle: u64, r: &StepRun) -> Result<(), String> {
             }
         }
         Answer::Output { result, values } => {
-            let toks = r
-                .report
-                .outputs
-                .get(result)
-                .ok_or_else(|| format!("the answer names result `{result}`, which is not one"))?;
+            let toks =
+                r.report.outputs.get(result).ok_or_else(|| {
+                    format!("the answer names result `{result}`, which is not one")
+                })?;
             let ty = f
                 .results
                 .iter()
@@ -162,8 +161,8 @@ pub fn holds(a: &Answer, cycle: u64, r: &StepRun) -> Result<(), String> {
                 .iter()
                 .map(|t| format_value(t.bits, &ty, Radix::Signed))
                 .collect();
-            let same = got.len() == values.len()
-                && values.iter().zip(&got).all(|(v, g)| same_value(v, g));
+            let same =
+                got.len() == values.len() && values.iter().zip(&got).all(|(v, g)| same_value(v, g));
             if !same {
                 return Err(format!(
                     "expected {result} to give {}, the run gives {}",
@@ -193,12 +192,7 @@ pub fn check_lesson(l: &Named) -> Vec<String> {
     let mut out = Vec::new();
     for (i, s) in l.lesson.steps.iter().enumerate() {
         for p in check_step(s) {
-            out.push(format!(
-                "{}: step {} ({}): {p}",
-                l.origin,
-                i + 1,
-                s.title
-            ));
+            out.push(format!("{}: step {} ({}): {p}", l.origin, i + 1, s.title));
         }
     }
     out

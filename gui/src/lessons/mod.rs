@@ -220,7 +220,10 @@ pub struct Named {
 pub fn find(name: &str) -> anyhow::Result<Named> {
     let stem = name.trim_end_matches(".toml");
     let hit = BUILTIN.iter().find(|b| {
-        b.name == stem || b.name.split_once('-').is_some_and(|(n, rest)| rest == stem || n == stem)
+        b.name == stem
+            || b.name
+                .split_once('-')
+                .is_some_and(|(n, rest)| rest == stem || n == stem)
     });
     if let Some(b) = hit {
         let origin = format!("assets/lessons/{}.toml", b.name);
@@ -231,8 +234,8 @@ pub fn find(name: &str) -> anyhow::Result<Named> {
     }
     let p = Path::new(name);
     if p.is_file() {
-        let text = std::fs::read_to_string(p)
-            .with_context(|| format!("cannot read {}", p.display()))?;
+        let text =
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
         let origin = p.display().to_string();
         return Ok(Named {
             lesson: parse(&text, &origin)?,
@@ -241,7 +244,11 @@ pub fn find(name: &str) -> anyhow::Result<Named> {
     }
     bail!(
         "no lesson `{name}`; the lessons are: {}",
-        BUILTIN.iter().map(|b| b.name).collect::<Vec<_>>().join(", ")
+        BUILTIN
+            .iter()
+            .map(|b| b.name)
+            .collect::<Vec<_>>()
+            .join(", ")
     )
 }
 
@@ -299,10 +306,12 @@ pub fn step_circuit(s: &Step) -> anyhow::Result<Circuit> {
         let changes: Vec<_> = s
             .slots
             .iter()
-            .map(|(channel, &slots)| handscope_sim::throughput::tune::SlotChange {
-                channel: channel.clone(),
-                slots,
-            })
+            .map(
+                |(channel, &slots)| handscope_sim::throughput::tune::SlotChange {
+                    channel: channel.clone(),
+                    slots,
+                },
+            )
             .collect();
         let g = handscope_sim::throughput::tune::apply(&c.func, &changes)?;
         c.session = c.session.with_function(g);

@@ -87,11 +87,7 @@ impl Model {
                     l.key = Some(key);
                 }
                 Err(e) => {
-                    self.error = Some(format!(
-                        "{}: step {}: {e:#}",
-                        l.named.origin,
-                        l.step + 1
-                    ));
+                    self.error = Some(format!("{}: step {}: {e:#}", l.named.origin, l.step + 1));
                     l.key = None;
                 }
             }

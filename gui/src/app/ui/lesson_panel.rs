@@ -31,7 +31,10 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model) {
             go = Some(0);
         }
     });
-    ui.strong(format!("{} (cycle {}, {})", step.title, step.cycle, step.file));
+    ui.strong(format!(
+        "{} (cycle {}, {})",
+        step.title, step.cycle, step.file
+    ));
     for para in step.text.trim().split("\n\n") {
         let para = para.split_whitespace().collect::<Vec<_>>().join(" ");
         ui.add(egui::Label::new(para).wrap());
