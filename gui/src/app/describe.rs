@@ -321,11 +321,8 @@ pub fn deadlock_explanation(f: &Function, d: &DeadlockReport) -> DeadlockExplana
     if d.stuck.is_empty() {
         headline.push_str(" No token is left inside the circuit.");
     }
-    let mut root_cause = d
-        .paths
-        .iter()
-        .flat_map(|p| &p.steps)
-        .find_map(|s| s.because.clone());
+    // The analysis ranks the causes (an argument that ran out of tokens first).
+    let mut root_cause = d.causes.first().cloned();
     if root_cause.is_none() {
         root_cause = d.paths.iter().find_map(|p| p.terminal.clone());
     }
@@ -369,10 +366,7 @@ pub fn deadlock_explanation(f: &Function, d: &DeadlockReport) -> DeadlockExplana
         let title = if p.cyclic {
             format!("Wait-for cycle: {}", ids.join(" -> "))
         } else if p.terminal.is_none() {
-            format!(
-                "Wait chain: {} (ends on the wait-for cycle)",
-                ids.join(" -> ")
-            )
+            format!("Wait chain: {} (then as explained above)", ids.join(" -> "))
         } else {
             format!("Wait chain: {}", ids.join(" -> "))
         };

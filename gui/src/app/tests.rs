@@ -288,21 +288,26 @@ fn deadlock_example_opens_on_first_stuck_cycle() {
     h.get_by_label_contains("Deadlock: no transfer since cycle");
     // The root cause is named first, in words.
     h.get_by_label_contains("Root cause: cond_br0 sent its token to outFalse");
-    // The wait-for cycle is a titled list of numbered steps.
-    h.get_by_label_contains("Wait-for cycle: ");
+    h.get_by_label_contains(
+        "Root cause: cond_br0 sent its token to outFalse (cond = (7 < 0) = false;",
+    );
+    // The wait chain is a titled list of numbered steps; fork0 already gave constant0 its
+    // copy, so there is no wait-for cycle.
+    h.get_by_label_contains("Wait chain: return0 -> fork2 -> constant1 -> join0 -> cond_br0");
     h.get_by_label_contains("waits for join0.in1 (cond_br0.outTrue)");
     let o = h.state().model.options();
     let f = h.state().model.circuit.as_ref().unwrap().func.clone();
     let id = |s: &str| f.node_by_id(s).unwrap();
+    assert!(o.deadlock.cycle_nodes.is_empty(), "no wait-for cycle");
     for n in ["fork0", "join0", "cond_br0"] {
         assert!(
-            o.deadlock.cycle_nodes.contains(&id(n)),
-            "{n} is marked as on the wait-for cycle"
+            o.deadlock.chain_nodes.contains(&id(n)),
+            "{n} is marked as on a wait chain"
         );
     }
     assert!(
-        !o.deadlock.cycle_nodes.contains(&id("sink0")),
-        "the sink is not on the cycle"
+        !o.deadlock.chain_nodes.contains(&id("sink0")),
+        "the sink is not on a chain"
     );
     assert!(
         o.deadlock.badges.iter().any(|(n, _)| *n == id("join0")),
