@@ -108,6 +108,26 @@ impl Circuit {
         )
     }
 
+    /// Loads a file whose run is replayed from a trace: the stimulus is only `given` (the
+    /// command line's), never the file's header, which describes some other run.
+    pub fn for_replay(
+        path: &Path,
+        given: &StimulusArgs,
+        function: Option<&str>,
+    ) -> anyhow::Result<Circuit> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        Self::build(
+            Origin::File(path.to_path_buf()),
+            &path.display().to_string(),
+            text,
+            given,
+            function,
+            &Default::default(),
+            false,
+        )
+    }
+
     /// Parses `text` named `name`. The stimulus is the file's header: its `// sim:` lines,
     /// else (C kernels) its first `// RUN:` line when that fits the parameters; `over`
     /// replaces entries of the same name.
@@ -131,11 +151,27 @@ impl Circuit {
         function: Option<&str>,
         opts: &handscope_compiler::c::HsOptions,
     ) -> anyhow::Result<Circuit> {
+        Self::build(origin, name, text, over, function, opts, true)
+    }
+
+    fn build(
+        origin: Origin,
+        name: &str,
+        text: String,
+        over: &StimulusArgs,
+        function: Option<&str>,
+        opts: &handscope_compiler::c::HsOptions,
+        use_header: bool,
+    ) -> anyhow::Result<Circuit> {
         let loaded = crate::load::load_text_with(Path::new(name), &text, function, opts)?;
         let mut session = Session::open(&loaded.module, function)?;
         let header = Header::parse(&text);
-        let mut from_header = header.sim_args();
-        if from_header.is_empty() && name.ends_with(".c") {
+        let mut from_header = if use_header {
+            header.sim_args()
+        } else {
+            StimulusArgs::default()
+        };
+        if use_header && from_header.is_empty() && name.ends_with(".c") {
             from_header = header
                 .runs()
                 .first()

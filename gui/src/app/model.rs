@@ -25,7 +25,9 @@ use super::style::{Palette, Radix, Theme};
 use super::trace_source::TraceSource;
 
 mod lesson;
+mod memory;
 pub use lesson::LessonView;
+pub use memory::MemoryContents;
 
 /// What to open at start.
 #[derive(Clone, Debug, PartialEq)]
@@ -151,6 +153,8 @@ pub struct Model {
     pub generation: u64,
     /// The lesson being followed, if any.
     pub lesson: Option<LessonView>,
+    /// The memory contents shown last (node, contents at a cycle).
+    mem_cache: Option<(NodeId, MemoryContents)>,
 }
 
 /// How long a breakpoint search may take per frame.
@@ -204,6 +208,7 @@ impl Model {
             scene: None,
             generation: 0,
             lesson: None,
+            mem_cache: None,
         };
         match start {
             Start::Example(i) => m.open_example(i),
@@ -227,9 +232,44 @@ impl Model {
         }
     }
 
+    /// The circuit of file `p`: with a VCD to replay, the stimulus is only the command
+    /// line's (the file's header describes another run).
+    fn load_file(&self, p: &std::path::Path) -> anyhow::Result<Circuit> {
+        if self.vcd.is_some() {
+            Circuit::for_replay(p, &self.overrides, self.function.as_deref())
+        } else {
+            Circuit::from_file(p, &self.overrides, self.function.as_deref())
+        }
+    }
+
+    /// The window title: the file, and for a replay the trace it shows.
+    pub fn title(&self) -> String {
+        let Some(c) = &self.circuit else {
+            return "Handscope".into();
+        };
+        let what = match (&self.vcd, &self.source) {
+            (Some(v), Some(TraceSource::Replay { .. })) => format!(
+                " — replay of {}",
+                v.file_name().map_or(v.display().to_string(), |n| n
+                    .to_string_lossy()
+                    .into_owned())
+            ),
+            _ => String::new(),
+        };
+        let lesson = self.lesson.as_ref().map_or(String::new(), |l| {
+            format!(" — lesson: {}", l.named.lesson.title)
+        });
+        format!("Handscope — {}{what}{lesson}", c.name)
+    }
+
+    /// True when the view shows a trace replayed from a file (not a simulation).
+    pub fn replaying(&self) -> bool {
+        matches!(self.source, Some(TraceSource::Replay { .. }))
+    }
+
     /// Opens a file (and watches it).
     pub fn open_file(&mut self, p: &std::path::Path) {
-        match Circuit::from_file(p, &self.overrides, self.function.as_deref()) {
+        match self.load_file(p) {
             Ok(c) => self.install(c, false),
             Err(e) => self.error = Some(format!("{e:#}")),
         }
@@ -248,7 +288,7 @@ impl Model {
         else {
             return;
         };
-        match Circuit::from_file(&p, &self.overrides, self.function.as_deref()) {
+        match self.load_file(&p) {
             Ok(c) => {
                 self.install(c, true);
                 self.status = format!("reloaded {}", p.display());
@@ -261,15 +301,20 @@ impl Model {
         let wake = self.wake.clone();
         let wake2 = self.wake.clone();
         let mut vcd_error = None;
+        let given = !self.overrides.is_empty();
         let source = match &self.vcd {
-            Some(v) => match load_vcd(v, &c) {
+            Some(v) => match load_vcd(v, &c, given) {
                 Ok((t, r)) => Some(TraceSource::replay(t, Some(r))),
                 Err(e) => {
                     vcd_error = Some(format!("{e:#}{TRACE_FALLBACK}"));
-                    Some(TraceSource::live(
-                        c.session.clone(),
-                        Box::new(move || wake()),
-                    ))
+                    // The simulation shown instead runs the file's own stimulus.
+                    let session = c
+                        .path()
+                        .and_then(|p| {
+                            Circuit::from_file(p, &self.overrides, self.function.as_deref()).ok()
+                        })
+                        .map_or(c.session.clone(), |h| h.session);
+                    Some(TraceSource::live(session, Box::new(move || wake())))
                 }
             },
             None if c.sim_error.is_some() => None,
@@ -297,6 +342,7 @@ impl Model {
         self.cs = None;
         self.scene = None;
         self.history.clear();
+        self.mem_cache = None;
         self.activity.clear();
         self.pending = None;
         self.deadlock_opened = false;
@@ -1008,12 +1054,15 @@ impl Model {
 pub const TRACE_FALLBACK: &str = "; showing a simulation instead";
 
 /// Replays a VCD of a run of `c` (see `handscope_traces::vcd_in`).
+/// The stimulus is the run's only when `given` on the command line (as `handscope replay`
+/// takes it); never the file's header.
 fn load_vcd(
     path: &std::path::Path,
     c: &Circuit,
+    given: bool,
 ) -> anyhow::Result<(Trace, handscope_sim::report::RunReport)> {
     let opts = handscope_traces::vcd_in::ReplayOptions::default();
-    let r =
-        handscope_traces::vcd_in::replay_file(path, &c.func, Some(c.session.environment()), &opts)?;
+    let env = given.then(|| c.session.environment());
+    let r = handscope_traces::vcd_in::replay_file(path, &c.func, env, &opts)?;
     Ok((r.trace, r.report))
 }

@@ -1001,3 +1001,64 @@ fn a_c_syntax_error_shows_the_source_line_marked_at_its_column() {
     assert!(h.state().model.layout.is_none());
     h.get_by_label_contains("return a +* 2;");
 }
+
+#[test]
+fn a_replay_names_its_trace_and_takes_stimulus_and_memory_from_it() {
+    // A run with other stimulus than the file's `// sim:` header, written as a VCD.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/circuits/extmem_add.mlir");
+    let over = handscope_sim::session::StimulusArgs {
+        inputs: vec!["i=2".into(), "j=1".into(), "k=0".into()],
+        mems: vec!["mem=1,2,3,4".into()],
+        ready: Vec::new(),
+    };
+    let mut eng = Model::new(Start::File(path.clone(), None, over, None), noop());
+    eng.watcher = None;
+    eng.settle_complete(10_000);
+    let sum: Vec<u64> = eng.source.as_ref().unwrap().report().unwrap().outputs["sum"]
+        .iter()
+        .map(|t| t.bits)
+        .collect();
+    assert_eq!(sum, [5], "mem[2] + mem[1] = 3 + 2");
+    let dir = tempfile::tempdir().unwrap();
+    let vcd = dir.path().join("other_run.vcd");
+    let file = std::fs::File::create(&vcd).unwrap();
+    handscope_traces::vcd_out::write_vcd(eng.trace().unwrap(), std::io::BufWriter::new(file))
+        .unwrap();
+    let mut h = harness(Start::File(path, Some(vcd), Default::default(), None));
+    h.run_steps(3);
+    let m = &h.state().model;
+    assert!(m.error.is_none(), "{:?}", m.error);
+    assert!(m.replaying());
+    // The title names the trace; the file's header stimulus is not used.
+    assert_eq!(
+        h.state().title.as_deref(),
+        Some("Handscope — extmem_add.mlir — replay of other_run.vcd")
+    );
+    assert!(m.circuit.as_ref().unwrap().stimulus.is_empty());
+    h.get_by_label_contains("replay of ");
+    let r = m.source.as_ref().unwrap().report().unwrap();
+    let got: Vec<u64> = r.outputs["sum"].iter().map(|t| t.bits).collect();
+    assert_eq!(got, sum, "the replayed report is the trace's run");
+    // The memory panel agrees with the run: what it read and wrote, unknown elsewhere (not
+    // the header's 5,6,7,8).
+    let last = m.cycles() - 1;
+    h.state_mut().model.goto(last);
+    h.state_mut().model.settle();
+    let n = node(&h, "extmemory0");
+    let mc = h.state_mut().model.memory_contents(n).unwrap();
+    assert!(!mc.initial_known);
+    assert_eq!(mc.values, [Some(5), Some(2), Some(3), None]);
+    h.state_mut().model.select(Some(Selection::Node(n)));
+    h.run_steps(2);
+    h.get_by_label_contains("initial contents not in the trace");
+    h.get_by_label_contains("[0]=5  [1]=2  [2]=3  [3]=?");
+    // The simulation of the same file shows the run's own memory at every cycle.
+    let mc = eng.memory_contents(n).unwrap();
+    assert!(mc.initial_known);
+    assert_eq!(
+        mc.values[..],
+        [Some(1), Some(2), Some(3), Some(4)],
+        "cycle 0"
+    );
+}

@@ -31,6 +31,8 @@ pub struct DebuggerApp {
     last_sel: Option<crate::app::describe::Selection>,
     applied_look: Option<(Theme, bool)>,
     log_cursor: Option<Option<u64>>,
+    /// The window title last sent (it names the file and, for a replay, the trace).
+    pub title: Option<String>,
 }
 
 impl DebuggerApp {
@@ -50,6 +52,7 @@ impl DebuggerApp {
             last_sel: None,
             applied_look: None,
             log_cursor: std::env::var_os("HANDSCOPE_LOG_CURSOR").map(|_| None),
+            title: None,
         }
     }
 
@@ -99,6 +102,11 @@ impl DebuggerApp {
             self.help_open = false;
         }
         self.model.update(dt);
+        let title = self.model.title();
+        if self.title.as_deref() != Some(title.as_str()) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = Some(title);
+        }
         if let Some(last) = &mut self.log_cursor
             && self.model.cycle_state().is_some()
             && self.model.layout.is_some()
