@@ -632,7 +632,7 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
     // Cycles.
     let mut cycles = Vec::new();
     let mut finished_loops = Vec::new();
-    let mut loop_exit: BTreeMap<NodeIndex, ()> = BTreeMap::new();
+    let mut loop_exit: BTreeSet<NodeIndex> = BTreeSet::new();
     let mut in_cycle: BTreeSet<NodeIndex> = BTreeSet::new();
     for scc in crate::scc::tarjan_scc(&g) {
         let cyclic = scc.len() > 1 || g.contains_edge(scc[0], scc[0]);
@@ -661,7 +661,7 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             ids.sort();
             finished_loops.push(ids);
             for x in exits {
-                loop_exit.insert(x, ());
+                loop_exit.insert(x);
             }
             continue;
         }
@@ -722,8 +722,8 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         let d = dist[&i];
         for e in g.edges_directed(i, petgraph::Direction::Incoming) {
             let src = petgraph::visit::EdgeRef::source(&e);
-            if !dist.contains_key(&src) {
-                dist.insert(src, d + 1);
+            if let std::collections::btree_map::Entry::Vacant(e) = dist.entry(src) {
+                e.insert(d + 1);
                 bfs.push_back(src);
             }
         }
@@ -747,7 +747,7 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             explained.insert(cur);
             if v.routed_elsewhere(g[cur], asked) {
                 let why = v.terminal_reason(g[cur], asked);
-                break Some(if loop_exit.contains_key(&cur) {
+                break Some(if loop_exit.contains(&cur) {
                     format!("its loop finished: {why}")
                 } else {
                     why

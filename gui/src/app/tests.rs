@@ -1036,7 +1036,8 @@ fn a_replay_names_its_trace_and_takes_stimulus_and_memory_from_it() {
         Some("Handscope — extmem_add.mlir — replay of other_run.vcd")
     );
     assert!(m.circuit.as_ref().unwrap().stimulus.is_empty());
-    h.get_by_label_contains("replay of ");
+    h.get_by_label("replay of other_run.vcd");
+    h.get_by_label_contains("stimulus and memory contents as the trace shows them");
     let r = m.source.as_ref().unwrap().report().unwrap();
     let got: Vec<u64> = r.outputs["sum"].iter().map(|t| t.bits).collect();
     assert_eq!(got, sum, "the replayed report is the trace's run");
@@ -1061,4 +1062,125 @@ fn a_replay_names_its_trace_and_takes_stimulus_and_memory_from_it() {
         [Some(1), Some(2), Some(3), Some(4)],
         "cycle 0"
     );
+}
+
+fn harness_sized(start: Start, w: f32, h: f32) -> Harness<'static, DebuggerApp> {
+    let mut app = DebuggerApp::new(start, noop());
+    app.model.settle();
+    let mut h = Harness::builder()
+        .with_size(egui::Vec2::new(w, h))
+        .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app);
+    h.run_steps(3);
+    h
+}
+
+/// The toolbar's first row at the window's width: every widget of it on one line, none cut
+/// off at the right edge.
+fn toolbar_fits(h: &Harness<'static, DebuggerApp>, width_px: f32) {
+    let zoom = h.ctx.zoom_factor();
+    let row = h.get_by_label("Handscope").rect();
+    for label in ["Fit", "View", "Present", "?"] {
+        let r = h.get_by_label(label).rect();
+        assert!(
+            (r.center().y - row.center().y).abs() < row.height(),
+            "`{label}` is on the toolbar's row (no wrap): {r:?} vs {row:?}"
+        );
+        assert!(
+            r.right() * zoom <= width_px,
+            "`{label}` ends at {} px of {width_px}",
+            r.right() * zoom
+        );
+    }
+    // The transport row too.
+    let r = h.get_by_label_contains("cycle ").rect();
+    assert!(
+        r.right() * zoom <= width_px,
+        "the cycle counter is cut off: {r:?}"
+    );
+}
+
+#[test]
+fn presentation_mode_folds_panels_refits_with_large_labels_and_the_toolbar_fits_1280() {
+    let mut h = harness_sized(Start::Example(example("three_loops.c")), 1280.0, 720.0);
+    toolbar_fits(&h, 1280.0);
+    type_keys(&mut h, "p");
+    h.run_steps(3);
+    let a = h.state();
+    assert!(a.model.look.presentation);
+    assert!(h.ctx.zoom_factor() > 1.2);
+    assert!(!a.panels.source && !a.panels.waves && a.panels.side);
+    // Labels at least the presentation size (17.5 screen pixels at this zoom factor).
+    let pts = a.view.label_points(true);
+    assert!(
+        pts >= super::ui::PRESENTATION_MIN_LABEL - 0.01,
+        "node labels {pts} points"
+    );
+    toolbar_fits(&h, 1280.0);
+    // `2` folds the side panel too; the view fits again, at least as large.
+    let before = h.state().view.zoom;
+    type_keys(&mut h, "2");
+    h.run_steps(2);
+    assert!(!h.state().panels.side);
+    assert!(h.state().view.zoom >= before);
+    // `p` again: everything back.
+    type_keys(&mut h, "2");
+    type_keys(&mut h, "p");
+    h.run_steps(2);
+    assert_eq!(h.state().panels, super::ui::Panels::default());
+}
+
+/// Pixel snapshots (wgpu; skipped without an adapter unless CI=true) of a lesson, of
+/// presentation mode and of a C kernel fitted to the window.
+#[test]
+fn window_snapshots_lesson_presentation_and_c_kernel() {
+    let shots: [(&str, Start, bool); 3] = [
+        ("lesson_loop_step3", lesson_start("loop", 2), false),
+        (
+            "presentation_fork_join",
+            Start::Example(example("fork_join_diamond.mlir")),
+            true,
+        ),
+        ("c_kernel_fir_fit", Start::Example(example("fir.c")), false),
+    ];
+    let mut results = egui_kittest::SnapshotResults::new();
+    for (name, start, present) in shots {
+        let mut app = DebuggerApp::new(start, noop());
+        app.model.settle_complete(100_000);
+        app.model.settle();
+        app.model.look.presentation = present;
+        let mut h = Harness::builder()
+            .with_size(egui::Vec2::new(1280.0, 720.0))
+            .wgpu()
+            .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app);
+        h.run_steps(6);
+        if present {
+            assert!(
+                !h.state().panels.source,
+                "{name}: presentation folds the source"
+            );
+        }
+        match h.render() {
+            Ok(img) => {
+                let px = img
+                    .pixels()
+                    .map(|p| p.0)
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len();
+                assert!(px > 8, "{name}: the window is not blank ({px} colours)");
+                let opts = egui_kittest::SnapshotOptions::new()
+                    .threshold(1.0)
+                    .max_failed_pixels(400);
+                results.add(h.try_snapshot_options(name, &opts));
+            }
+            Err(e) => {
+                assert!(
+                    std::env::var("CI").as_deref() != Ok("true"),
+                    "wgpu rendering failed under CI: {e}"
+                );
+                eprintln!("skipping the wgpu snapshot {name}: {e}");
+            }
+        }
+        results.extend_harness(&mut h);
+    }
+    results.unwrap();
 }

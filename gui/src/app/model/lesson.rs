@@ -110,12 +110,7 @@ impl Model {
             .or(l.channels.first().map(|&c| Selection::Channel(c)));
         self.playing = false;
         self.goto(step.cycle);
-        self.status = format!(
-            "lesson {}: step {} of {}",
-            l.named.lesson.title,
-            l.step + 1,
-            l.len()
-        );
+        self.status = format!("lesson step {} of {}", l.step + 1, l.len());
         for &c in &l.channels {
             if !self.waves.contains(&c) {
                 self.waves.push(c);

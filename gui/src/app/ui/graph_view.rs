@@ -23,6 +23,10 @@ pub struct GraphView {
     pub painted: usize,
     /// Screen rectangle of the view in the last frame.
     pub rect: Rect,
+    /// The smallest node label fitting may give, in points (0: none; presentation mode):
+    /// a graph too big for that is fitted to its width or height at this scale instead, from
+    /// its top-left corner.
+    pub min_label: f32,
 }
 
 impl Default for GraphView {
@@ -34,9 +38,16 @@ impl Default for GraphView {
             fit_request: false,
             painted: 0,
             rect: Rect::NOTHING,
+            min_label: 0.0,
         }
     }
 }
+
+/// The size of a node's label in layout units (the scene's).
+const NODE_LABEL: f32 = 11.0;
+
+/// How much larger graph text is drawn in presentation mode.
+pub const PRESENTATION_FONT: f32 = 1.3;
 
 fn to_screen(origin: Pos2, offset: Vec2, zoom: f32, p: P2) -> Pos2 {
     origin + offset + Vec2::new(p[0], p[1]) * zoom
@@ -48,11 +59,19 @@ impl GraphView {
         let margin = 20.0;
         let z = ((rect.width() - 2.0 * margin) / size[0].max(1.0))
             .min((rect.height() - 2.0 * margin) / size[1].max(1.0));
-        self.zoom = z.clamp(0.02, 2.5);
+        // Node labels are 11 layout units, drawn 1.3 times larger in presentation mode.
+        let floor = self.min_label / (NODE_LABEL * PRESENTATION_FONT);
+        self.zoom = z.max(floor).clamp(0.02, 2.5);
         self.offset = Vec2::new(
-            (rect.width() - size[0] * self.zoom) / 2.0,
-            (rect.height() - size[1] * self.zoom) / 2.0,
+            ((rect.width() - size[0] * self.zoom) / 2.0).max(margin),
+            ((rect.height() - size[1] * self.zoom) / 2.0).max(margin),
         );
+    }
+
+    /// The size on screen (points) of a node label at the current zoom.
+    #[cfg(test)]
+    pub fn label_points(&self, presentation: bool) -> f32 {
+        NODE_LABEL * self.zoom * if presentation { PRESENTATION_FONT } else { 1.0 }
     }
 
     /// Centers layout point `p` in `rect`, zooming in to a readable scale if needed.
