@@ -24,8 +24,13 @@ use super::scene::{self, Options, Scene};
 use super::style::{Palette, Radix, Theme};
 use super::trace_source::TraceSource;
 
+mod lesson;
+mod memory;
+pub use lesson::LessonView;
+pub use memory::MemoryContents;
+
 /// What to open at start.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Start {
     /// A gallery example.
     Example(usize),
@@ -40,6 +45,8 @@ pub enum Start {
         Option<String>,
         handscope_sim::spec::timing::TimingProfile,
     ),
+    /// A lesson, at a step (0-based).
+    Lesson(Box<crate::lessons::Named>, usize),
 }
 
 /// A callback that asks the UI to repaint.
@@ -99,6 +106,8 @@ pub struct Model {
     layout_job: Option<LayoutJob>,
     /// The layout, once computed.
     pub layout: Option<Arc<Layout>>,
+    /// Why there is no layout (the layout thread failed).
+    pub layout_error: Option<String>,
     /// Layout engine.
     pub engine: Engine,
     /// The cursor.
@@ -152,6 +161,10 @@ pub struct Model {
     scene: Option<(u64, Options, Arc<Scene>)>,
     /// Bumped on every reload (the view refits on a new graph).
     pub generation: u64,
+    /// The lesson being followed, if any.
+    pub lesson: Option<LessonView>,
+    /// The memory contents shown last (node, contents at a cycle).
+    mem_cache: Option<(NodeId, MemoryContents)>,
 }
 
 /// How long a breakpoint search may take per frame.
@@ -171,6 +184,7 @@ impl Model {
             binding: None,
             layout_job: None,
             layout: None,
+            layout_error: None,
             engine: if std::env::var("HANDSCOPE_LAYOUT").as_deref() == Ok("sugiyama") {
                 Engine::Sugiyama
             } else {
@@ -204,6 +218,8 @@ impl Model {
             wake,
             scene: None,
             generation: 0,
+            lesson: None,
+            mem_cache: None,
         };
         match start {
             Start::Example(i) => m.open_example(i),
@@ -218,6 +234,7 @@ impl Model {
                 m.vcd = vcd;
                 m.open_file(&p);
             }
+            Start::Lesson(l, step) => m.open_lesson(*l, step),
         }
         m
     }
@@ -248,9 +265,44 @@ impl Model {
         }
     }
 
+    /// The circuit of file `p`: with a VCD to replay, the stimulus is only the command
+    /// line's (the file's header describes another run).
+    fn load_file(&self, p: &std::path::Path) -> anyhow::Result<Circuit> {
+        if self.vcd.is_some() {
+            Circuit::for_replay(p, &self.overrides, self.function.as_deref(), &self.timing)
+        } else {
+            Circuit::from_file(p, &self.overrides, self.function.as_deref(), &self.timing)
+        }
+    }
+
+    /// The window title: the file, and for a replay the trace it shows.
+    pub fn title(&self) -> String {
+        let Some(c) = &self.circuit else {
+            return "Handscope".into();
+        };
+        let what = match (&self.vcd, &self.source) {
+            (Some(v), Some(TraceSource::Replay { .. })) => format!(
+                " — replay of {}",
+                v.file_name().map_or(v.display().to_string(), |n| n
+                    .to_string_lossy()
+                    .into_owned())
+            ),
+            _ => String::new(),
+        };
+        let lesson = self.lesson.as_ref().map_or(String::new(), |l| {
+            format!(" — lesson: {}", l.named.lesson.title)
+        });
+        format!("Handscope — {}{what}{lesson}", c.name)
+    }
+
+    /// True when the view shows a trace replayed from a file (not a simulation).
+    pub fn replaying(&self) -> bool {
+        matches!(self.source, Some(TraceSource::Replay { .. }))
+    }
+
     /// Opens a file (and watches it).
     pub fn open_file(&mut self, p: &std::path::Path) {
-        match Circuit::from_file(p, &self.overrides, self.function.as_deref(), &self.timing) {
+        match self.load_file(p) {
             Ok(c) => self.install(c, false),
             Err(e) => self.error = Some(format!("{e:#}")),
         }
@@ -269,7 +321,7 @@ impl Model {
         else {
             return;
         };
-        match Circuit::from_file(&p, &self.overrides, self.function.as_deref(), &self.timing) {
+        match self.load_file(&p) {
             Ok(c) => {
                 self.install(c, true);
                 self.status = format!("reloaded {}", p.display());
@@ -282,15 +334,33 @@ impl Model {
         let wake = self.wake.clone();
         let wake2 = self.wake.clone();
         let mut vcd_error = None;
+        let given = !self.overrides.is_empty();
         let source = match &self.vcd {
-            Some(v) => match load_vcd(v, &c) {
-                Ok((t, r)) => TraceSource::replay(t, Some(r)),
+            Some(v) => match load_vcd(v, &c, given) {
+                Ok((t, r)) => Some(TraceSource::replay(t, Some(r))),
                 Err(e) => {
                     vcd_error = Some(format!("{e:#}{TRACE_FALLBACK}"));
-                    TraceSource::live(c.session.clone(), Box::new(move || wake()))
+                    // The simulation shown instead runs the file's own stimulus.
+                    let session = c
+                        .path()
+                        .and_then(|p| {
+                            Circuit::from_file(
+                                p,
+                                &self.overrides,
+                                self.function.as_deref(),
+                                &self.timing,
+                            )
+                            .ok()
+                        })
+                        .map_or(c.session.clone(), |h| h.session);
+                    Some(TraceSource::live(session, Box::new(move || wake())))
                 }
             },
-            None => TraceSource::live(c.session.clone(), Box::new(move || wake())),
+            None if c.sim_error.is_some() => None,
+            None => Some(TraceSource::live(
+                c.session.clone(),
+                Box::new(move || wake()),
+            )),
         };
         let old_sel = self.selection.and_then(|s| self.selection_name(s));
         let old_waves: Vec<String> = self.circuit.as_ref().map_or(Vec::new(), |oc| {
@@ -305,11 +375,13 @@ impl Model {
             Box::new(move || wake2()),
         ));
         self.layout = None;
-        self.source = Some(source);
+        self.layout_error = None;
+        self.source = source;
         self.binding = None;
         self.cs = None;
         self.scene = None;
         self.history.clear();
+        self.mem_cache = None;
         self.activity.clear();
         self.pending = None;
         self.deadlock_opened = false;
@@ -389,7 +461,10 @@ impl Model {
         if let Some(job) = &self.layout_job
             && let Some(l) = job.poll()
         {
-            self.layout = Some(l);
+            match l {
+                Ok(l) => self.layout = Some(l),
+                Err(e) => self.layout_error = Some(e),
+            }
             self.layout_job = None;
             self.scene = None;
         }
@@ -432,7 +507,12 @@ impl Model {
                     }
                 }
             }
-            if self.want.is_none() && !self.playing && self.pending.is_none() {
+            // A lesson keeps its step's cycle.
+            if self.want.is_none()
+                && !self.playing
+                && self.pending.is_none()
+                && self.lesson.is_none()
+            {
                 self.cycle = since.min(self.cycles().saturating_sub(1));
                 self.status = format!("deadlock: no transfer since cycle {since}");
             }
@@ -914,6 +994,18 @@ impl Model {
             deadlock,
             source_nodes: self.line_nodes(),
             matches: self.matches(),
+            lesson_nodes: self.lesson.as_ref().map_or(Vec::new(), |l| l.nodes.clone()),
+            lesson_channels: self
+                .lesson
+                .as_ref()
+                .map_or(Vec::new(), |l| l.channels.clone()),
+            problem_nodes: self.circuit.as_ref().map_or(Vec::new(), |c| {
+                c.problems
+                    .iter()
+                    .filter(|p| p.error)
+                    .flat_map(|p| p.nodes.iter().copied())
+                    .collect()
+            }),
             throughput: match &self.throughput_x {
                 Some((_, marks)) if self.throughput_view => marks.clone(),
                 _ => scene::ThroughputMarks::default(),
@@ -930,25 +1022,52 @@ impl Model {
         {
             return Some(s.clone());
         }
-        let (Some(c), Some(l), Some(b), Some(cs)) = (
-            &self.circuit,
-            &self.layout,
-            &self.binding,
-            self.cycle_state(),
-        ) else {
+        let (Some(c), Some(l)) = (&self.circuit, &self.layout) else {
             return None;
         };
-        let s = Arc::new(scene::build(&c.func, l, b, cs, &o));
+        let s = match (&self.binding, self.cycle_state()) {
+            (Some(b), Some(cs)) => scene::build(&c.func, l, b, cs, &o),
+            // Nothing to simulate (a stimulus that does not bind, an engine that failed):
+            // the graph alone, every channel idle.
+            _ if self.why_no_run().is_some() => {
+                let cs = CycleState {
+                    valid: vec![false; c.func.channels.len()],
+                    ready: vec![false; c.func.channels.len()],
+                    data: vec![0; c.func.channels.len()],
+                    moved: vec![false; c.func.channels.len()],
+                    fires: vec![false; c.func.nodes.len()],
+                    ..CycleState::default()
+                };
+                scene::build(&c.func, l, &Binding::default(), &cs, &o)
+            }
+            _ => return None,
+        };
+        let s = Arc::new(s);
         self.scene = Some((self.cycle, o, s.clone()));
         Some(s)
     }
 
+    /// Why no run can be shown, if none can: the circuit's stimulus does not bind, or the
+    /// engine failed before giving a single cycle.
+    pub fn why_no_run(&self) -> Option<String> {
+        let c = self.circuit.as_ref()?;
+        if let Some(e) = &c.sim_error {
+            return Some(e.clone());
+        }
+        let src = self.source.as_ref()?;
+        match (src.error(), src.cycles()) {
+            (Some(e), 0) => Some(format!("cannot simulate: {e}")),
+            _ => None,
+        }
+    }
+
     /// Blocks until the layout and the cursor's cycle exist (headless use and tests).
     pub fn settle(&mut self) {
-        if let Some(job) = &self.layout_job
-            && let Some(l) = job.wait()
-        {
-            self.layout = Some(l);
+        if let Some(job) = &self.layout_job {
+            match job.wait() {
+                Ok(l) => self.layout = Some(l),
+                Err(e) => self.layout_error = Some(e),
+            }
             self.layout_job = None;
         }
         let want = self.want.unwrap_or(self.cycle);
@@ -974,12 +1093,15 @@ impl Model {
 pub const TRACE_FALLBACK: &str = "; showing a simulation instead";
 
 /// Replays a VCD of a run of `c` (see `handscope_traces::vcd_in`).
+/// The stimulus is the run's only when `given` on the command line (as `handscope replay`
+/// takes it); never the file's header.
 fn load_vcd(
     path: &std::path::Path,
     c: &Circuit,
+    given: bool,
 ) -> anyhow::Result<(Trace, handscope_sim::report::RunReport)> {
     let opts = handscope_traces::vcd_in::ReplayOptions::default();
-    let r =
-        handscope_traces::vcd_in::replay_file(path, &c.func, Some(c.session.environment()), &opts)?;
+    let env = given.then(|| c.session.environment());
+    let r = handscope_traces::vcd_in::replay_file(path, &c.func, env, &opts)?;
     Ok((r.trace, r.report))
 }

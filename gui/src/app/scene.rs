@@ -141,6 +141,12 @@ pub struct Options {
     pub source_nodes: Vec<NodeId>,
     /// Search matches.
     pub matches: Vec<NodeId>,
+    /// Nodes a lesson step points at.
+    pub lesson_nodes: Vec<NodeId>,
+    /// Channels a lesson step points at.
+    pub lesson_channels: Vec<ChannelId>,
+    /// Nodes named by `check` errors (outlined in the deadlock colour, dashed halo).
+    pub problem_nodes: Vec<NodeId>,
     /// The throughput view: stall heat per channel and the critical cycle (`h`).
     pub throughput: ThroughputMarks,
 }
@@ -205,6 +211,9 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
     );
     let flag = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
     let critical = flags(nc, &mut o.throughput.critical.iter().map(|c| c.index()));
+    let lesson_chan = flags(nc, &mut o.lesson_channels.iter().map(|c| c.index()));
+    let lesson_node = flags(nn, &mut o.lesson_nodes.iter().map(|n| n.index()));
+    let problem_node = flags(nn, &mut o.problem_nodes.iter().map(|n| n.index()));
     for e in &layout.edges {
         // Throughput view, under everything else: the stall heat as a halo whose width and
         // opacity grow with the stalls, the critical cycle as a dashed band.
@@ -215,6 +224,15 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
                 points: e.points.clone(),
                 color: p.chan[1].with_alpha((60.0 + 160.0 * heat) as u8),
                 width: 3.0 + 9.0 * heat,
+                dashed: false,
+            });
+        }
+        if flag(&lesson_chan, e.channel) {
+            // A lesson points at this channel: a wide halo in the selection colour.
+            items.push(Item::Curve {
+                points: e.points.clone(),
+                color: p.selected.with_alpha(120),
+                width: 10.0,
                 dashed: false,
             });
         }
@@ -284,6 +302,12 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
         let (mut stroke, mut width) = (p.node_stroke, 1.0);
         if flag(&lit_node, n.index()) {
             (stroke, width) = (p.chan[2], 2.5);
+        }
+        if flag(&lesson_node, n.index()) {
+            (stroke, width) = (p.selected.with_alpha(200), 4.0);
+        }
+        if flag(&problem_node, n.index()) {
+            (stroke, width) = (p.deadlock, 3.0);
         }
         if flag(&cycle_node, n.index()) {
             (stroke, width) = (p.deadlock, 3.5);

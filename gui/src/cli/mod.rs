@@ -7,6 +7,7 @@ mod compile;
 mod dot;
 mod gui;
 mod interrupt;
+mod lesson;
 mod mlir;
 mod outputs_flag;
 mod progress;
@@ -83,6 +84,9 @@ pub enum Command {
     Tune(throughput::TuneArgs),
     /// Open the visual debugger on a C kernel or handshake MLIR file (and optionally a VCD).
     Gui(gui::GuiArgs),
+    /// Open the debugger on a guided lesson (`--list` lists them, `--check` checks them by
+    /// simulation).
+    Lesson(lesson::LessonArgs),
     /// Draw the debugger's view at a cycle without a window, as SVG or PNG.
     Render(render::RenderArgs),
     /// Write SystemVerilog for a circuit (Handscope's component library).
@@ -119,6 +123,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Verilate(a)) => verilog::run_verilate(&a),
         Some(Command::Replay(a)) => replay::run(&a),
         Some(Command::Gui(a)) => gui::run(&a),
+        Some(Command::Lesson(a)) => lesson::run(&a),
         Some(Command::Render(a)) => render::run(&a),
         Some(Command::Bench(a)) => bench::run(&a),
         None => Ok(crate::app::run(crate::app::model::Start::Example(0))),

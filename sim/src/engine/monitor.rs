@@ -172,6 +172,10 @@ pub(crate) struct Monitor {
     last_fire: Vec<i64>,
     /// Channels whose last fire is tracked.
     watched: Vec<u32>,
+    /// Data at the last fire of the operands of comparisons deciding `cond_br`s.
+    last_data: Vec<u64>,
+    /// The channels of `last_data` that are tracked.
+    watched_data: Vec<u32>,
     args: Vec<ArgObs>,
     results: Vec<ResultObs>,
     invocations: Option<u64>,
@@ -228,10 +232,16 @@ impl Monitor {
             .flat_map(|n| n.outputs.iter().map(|c| c.as_u32()))
             .collect();
         let n = prog.n_channels;
+        let watched_data = deadlock::watched_operands(f)
+            .iter()
+            .map(|c| c.as_u32())
+            .collect();
         Monitor {
             counters: Counters::new(n),
             last_fire: vec![-1; n],
             watched,
+            last_data: vec![0; n],
+            watched_data,
             args,
             results,
             invocations,
@@ -426,6 +436,11 @@ impl Monitor {
                 self.last_fire[w as usize] = cycle as i64;
             }
         }
+        for &w in &self.watched_data {
+            if fire(w) {
+                self.last_data[w as usize] = s.data[w as usize];
+            }
+        }
         for a in &mut self.args {
             a.consumed += u64::from(fire(a.chan));
         }
@@ -488,6 +503,9 @@ impl Monitor {
             ready: s.ready,
             data: s.data,
             last_fire: &self.last_fire,
+            last_data: &self.last_data,
+            given_args: self.args.iter().map(|a| (a.arg, a.total)).collect(),
+            invocations: inv,
             last_break: self.counters.flushed_last_break(),
             fires: self.counters.flushed_fires(),
             pending_args: self

@@ -2,6 +2,7 @@
 
 pub mod graph_view;
 pub mod keyboard;
+pub mod lesson_panel;
 pub mod side_panel;
 pub mod source_panel;
 pub mod timeline;
@@ -31,7 +32,40 @@ pub struct DebuggerApp {
     last_sel: Option<crate::app::describe::Selection>,
     applied_look: Option<(Theme, bool)>,
     log_cursor: Option<Option<u64>>,
+    /// The window title last sent (it names the file and, for a replay, the trace).
+    pub title: Option<String>,
+    /// Which panels are open (`1` source, `2` side panel, `3` waveforms).
+    pub panels: Panels,
 }
+
+/// The panels around the graph that can be collapsed (presentation mode collapses the source
+/// and the waveforms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Panels {
+    /// The source panel (left).
+    pub source: bool,
+    /// The side panel (right): lesson, check, selection, deadlock, breakpoints.
+    pub side: bool,
+    /// The waveforms (bottom; the activity strip stays).
+    pub waves: bool,
+}
+
+impl Default for Panels {
+    fn default() -> Self {
+        Panels {
+            source: true,
+            side: true,
+            waves: true,
+        }
+    }
+}
+
+/// The zoom factor of the whole window in presentation mode.
+pub const PRESENTATION_ZOOM: f32 = 1.25;
+
+/// The smallest node label in presentation mode, in points (at [`PRESENTATION_ZOOM`], 17.5
+/// screen pixels): fitting never zooms the graph out further than that.
+pub const PRESENTATION_MIN_LABEL: f32 = 14.0;
 
 impl DebuggerApp {
     /// A window showing `start`.
@@ -50,6 +84,8 @@ impl DebuggerApp {
             last_sel: None,
             applied_look: None,
             log_cursor: std::env::var_os("HANDSCOPE_LOG_CURSOR").map(|_| None),
+            title: None,
+            panels: Panels::default(),
         }
     }
 
@@ -58,12 +94,22 @@ impl DebuggerApp {
         if self.applied_look == Some(look) {
             return;
         }
+        let presentation_changed = self.applied_look.is_some_and(|(_, p)| p != look.1)
+            || (self.applied_look.is_none() && look.1);
         self.applied_look = Some(look);
         ctx.set_theme(match look.0 {
             Theme::Light => egui::Theme::Light,
             Theme::Dark => egui::Theme::Dark,
         });
-        ctx.set_zoom_factor(if look.1 { 1.6 } else { 1.0 });
+        ctx.set_zoom_factor(if look.1 { PRESENTATION_ZOOM } else { 1.0 });
+        if presentation_changed {
+            // The graph gets the room: source and waveforms collapse (keys 1 and 3 bring
+            // them back), and the view fits again.
+            self.panels.source = !look.1;
+            self.panels.waves = !look.1;
+            self.view.fit_request = true;
+        }
+        self.view.min_label = if look.1 { PRESENTATION_MIN_LABEL } else { 0.0 };
     }
 
     /// Draws one frame into `ui` (the whole window).
@@ -94,11 +140,24 @@ impl DebuggerApp {
         if acts.search {
             self.focus_search = true;
         }
+        if let Some(k) = acts.toggle_panel {
+            match k {
+                1 => self.panels.source = !self.panels.source,
+                2 => self.panels.side = !self.panels.side,
+                _ => self.panels.waves = !self.panels.waves,
+            }
+            self.view.fit_request = true;
+        }
         if acts.escape {
             self.goto_open = false;
             self.help_open = false;
         }
         self.model.update(dt);
+        let title = self.model.title();
+        if self.title.as_deref() != Some(title.as_str()) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = Some(title);
+        }
         if let Some(last) = &mut self.log_cursor
             && self.model.cycle_state().is_some()
             && self.model.layout.is_some()
@@ -111,6 +170,7 @@ impl DebuggerApp {
             let _ = std::io::stdout().flush();
         }
         let m = &mut self.model;
+        let before = self.panels;
         egui::Panel::top("toolbar").show(ui, |ui| {
             toolbar(
                 ui,
@@ -119,31 +179,51 @@ impl DebuggerApp {
                 &mut self.focus_search,
                 &mut self.view,
                 &mut self.help_open,
+                &mut self.panels,
             );
             timeline::transport(ui, m, &mut self.goto_text);
         });
-        egui::Panel::bottom("time")
-            .resizable(true)
-            .default_size(230.0)
-            .show(ui, |ui| {
-                timeline::timeline(ui, m);
-                waveform::show(ui, m, &mut self.waves);
-            });
+        if self.panels != before {
+            self.view.fit_request = true;
+        }
+        if self.panels.waves {
+            egui::Panel::bottom("time")
+                .resizable(true)
+                .default_size(230.0)
+                .show(ui, |ui| {
+                    timeline::timeline(ui, m);
+                    waveform::show(ui, m, &mut self.waves);
+                });
+        } else {
+            egui::Panel::bottom("time_strip")
+                .resizable(false)
+                .show(ui, |ui| {
+                    timeline::timeline(ui, m);
+                });
+        }
         let sel_changed = self.last_sel != m.selection;
         self.last_sel = m.selection;
-        egui::Panel::left("source")
-            .resizable(true)
-            .default_size(360.0)
-            .show(ui, |ui| {
-                source_panel::show(ui, m, sel_changed);
-            });
-        egui::Panel::right("side")
-            .resizable(true)
-            .default_size(340.0)
-            .show(ui, |ui| {
-                side_panel::show(ui, m, &mut self.bp);
-            });
-        let font_scale = if m.look.presentation { 1.3 } else { 1.0 };
+        if self.panels.source {
+            egui::Panel::left("source")
+                .resizable(true)
+                .default_size(360.0)
+                .show(ui, |ui| {
+                    source_panel::show(ui, m, sel_changed);
+                });
+        }
+        if self.panels.side {
+            egui::Panel::right("side")
+                .resizable(true)
+                .default_size(340.0)
+                .show(ui, |ui| {
+                    side_panel::show(ui, m, &mut self.bp);
+                });
+        }
+        let font_scale = if m.look.presentation {
+            graph_view::PRESENTATION_FONT
+        } else {
+            1.0
+        };
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
@@ -232,20 +312,26 @@ fn toolbar(
     focus_search: &mut bool,
     view: &mut graph_view::GraphView,
     help: &mut bool,
+    panels: &mut Panels,
 ) {
-    ui.horizontal_wrapped(|ui| {
+    // One row that fits 1280 pixels even in presentation mode: the display options live in
+    // the View menu.
+    let compact = m.look.presentation;
+    ui.horizontal(|ui| {
         ui.strong("Handscope");
         let current = match m.circuit.as_ref().map(|c| &c.origin) {
             Some(crate::app::circuit::Origin::Example(i)) => {
                 crate::examples::CIRCUITS[*i].name.to_string()
             }
-            Some(crate::app::circuit::Origin::File(p)) => p.display().to_string(),
+            Some(crate::app::circuit::Origin::File(p)) => p
+                .file_name()
+                .map_or(p.display().to_string(), |n| n.to_string_lossy().into_owned()),
             None => "-".into(),
         };
         let mut pick = None;
         egui::ComboBox::from_label("example")
             .selected_text(current)
-            .width(200.0)
+            .width(if compact { 150.0 } else { 190.0 })
             .show_ui(ui, |ui| {
                 for (i, ex) in crate::examples::CIRCUITS.iter().enumerate() {
                     if ui.selectable_label(false, ex.name).clicked() {
@@ -254,6 +340,8 @@ fn toolbar(
                 }
             });
         if let Some(i) = pick {
+            m.lesson = None;
+            m.vcd = None;
             m.open_example(i);
         }
         let mut timing = None;
@@ -277,9 +365,30 @@ fn toolbar(
         if let Some(t) = timing {
             m.set_timing(t);
         }
+        let mut pick_lesson = None;
+        egui::ComboBox::from_label("lesson")
+            .selected_text(
+                m.lesson
+                    .as_ref()
+                    .map_or("-".to_string(), |l| l.named.lesson.title.clone()),
+            )
+            .width(if compact { 120.0 } else { 160.0 })
+            .show_ui(ui, |ui| {
+                for b in crate::lessons::BUILTIN {
+                    if ui.selectable_label(false, b.name).clicked() {
+                        pick_lesson = Some(b.name);
+                    }
+                }
+            });
+        if let Some(name) = pick_lesson {
+            match crate::lessons::find(name) {
+                Ok(l) => m.open_lesson(l, 0),
+                Err(e) => m.error = Some(format!("{e:#}")),
+            }
+        }
         let r = ui.add(
             egui::TextEdit::singleline(open_text)
-                .desired_width(140.0)
+                .desired_width(if compact { 90.0 } else { 140.0 })
                 .hint_text("open file..."),
         );
         if r.lost_focus()
@@ -288,12 +397,12 @@ fn toolbar(
         {
             let p = std::path::PathBuf::from(open_text.trim());
             m.vcd = None;
+            m.lesson = None;
             m.open_file(&p);
         }
-        ui.separator();
         let s = ui.add(
             egui::TextEdit::singleline(&mut m.search)
-                .desired_width(120.0)
+                .desired_width(if compact { 80.0 } else { 120.0 })
                 .hint_text("/ search"),
         );
         if *focus_search {
@@ -313,38 +422,56 @@ fn toolbar(
         {
             view.fit_request = true;
         }
-        ui.separator();
-        egui::ComboBox::from_label("values as")
-            .selected_text(m.look.radix.name())
-            .width(80.0)
-            .show_ui(ui, |ui| {
-                for r in Radix::ALL {
-                    ui.selectable_value(&mut m.look.radix, r, r.name());
+        ui.menu_button("View", |ui| {
+            egui::ComboBox::from_label("values as")
+                .selected_text(m.look.radix.name())
+                .width(80.0)
+                .show_ui(ui, |ui| {
+                    for r in Radix::ALL {
+                        ui.selectable_value(&mut m.look.radix, r, r.name());
+                    }
+                });
+            ui.checkbox(&mut m.look.values, "values on edges (v)");
+            ui.checkbox(&mut m.look.colour_blind, "colour-blind palette (c)");
+            ui.checkbox(&mut m.look.presentation, "presentation mode (p)");
+            let mut dark = m.look.theme == Theme::Dark;
+            if ui.checkbox(&mut dark, "dark theme (t)").changed() {
+                m.look.theme = if dark { Theme::Dark } else { Theme::Light };
+            }
+            ui.separator();
+            ui.checkbox(&mut panels.source, "source panel (1)");
+            ui.checkbox(&mut panels.side, "side panel (2)");
+            ui.checkbox(&mut panels.waves, "waveforms (3)");
+            ui.separator();
+            for (label, ext) in [("Export SVG", "svg"), ("Export PNG", "png")] {
+                if ui
+                    .button(label)
+                    .on_hover_text(format!(
+                        "Write the graph view at this cycle to handscope-cycleN.{ext} in the working directory"
+                    ))
+                    .clicked()
+                {
+                    m.status = export_view(m, ext, std::path::Path::new("."));
+                    ui.close();
                 }
-            });
-        ui.checkbox(&mut m.look.values, "values");
-        ui.checkbox(&mut m.look.colour_blind, "colour-blind");
-        ui.checkbox(&mut m.look.presentation, "presentation");
-        let dark = m.look.theme == Theme::Dark;
+            }
+        });
         if ui
-            .selectable_label(dark, if dark { "theme: dark" } else { "theme: light" })
+            .selectable_label(m.look.presentation, "Present")
+            .on_hover_text("Presentation mode (p): larger graph labels, source and waveforms folded")
             .clicked()
         {
-            m.look.theme = if dark { Theme::Light } else { Theme::Dark };
+            m.look.presentation = !m.look.presentation;
         }
-        for (label, ext) in [("Export SVG", "svg"), ("PNG", "png")] {
-            if ui
-                .button(label)
-                .on_hover_text(format!(
-                    "Write the graph view at this cycle to handscope-cycleN.{ext} in the working directory"
-                ))
-                .clicked()
-            {
-                m.status = export_view(m, ext, std::path::Path::new("."));
-            }
-        }
-        if ui.button("?").on_hover_text("Keyboard shortcuts").clicked() {
+        if ui.button("?").on_hover_text("Keys and mouse actions").clicked() {
             *help = !*help;
+        }
+        if let Some(v) = m.vcd.as_ref().filter(|_| m.replaying()) {
+            ui.label(format!(
+                "replay of {}",
+                v.file_name()
+                    .map_or(v.display().to_string(), |n| n.to_string_lossy().into_owned())
+            ));
         }
     });
     if let Some(e) = &m.error {
