@@ -271,7 +271,7 @@ impl Model {
     pub fn open_file(&mut self, p: &std::path::Path) {
         match self.load_file(p) {
             Ok(c) => self.install(c, false),
-            Err(e) => self.error = Some(format!("{e:#}")),
+            Err(e) => self.error = Some(load_error(p, &e)),
         }
         let mut paths = vec![p.to_path_buf()];
         paths.extend(self.vcd.clone());
@@ -293,7 +293,7 @@ impl Model {
                 self.install(c, true);
                 self.status = format!("reloaded {}", p.display());
             }
-            Err(e) => self.error = Some(format!("{e:#}")),
+            Err(e) => self.error = Some(load_error(&p, &e)),
         }
     }
 
@@ -1046,6 +1046,40 @@ impl Model {
             s.wait_complete(limit);
         }
         self.update(0.0);
+    }
+}
+
+/// The message of a file that does not load: for an error located in the file
+/// (`FILE:LINE:COL: ...`), its first line and the source line with a caret under the column;
+/// else the whole message.
+pub fn load_error(path: &std::path::Path, e: &anyhow::Error) -> String {
+    let full = format!("{e:#}");
+    let name = path.display().to_string();
+    let located = full.lines().next().and_then(|first| {
+        let rest = &first[first.find(&format!("{name}:"))? + name.len() + 1..];
+        let mut it = rest.splitn(3, ':');
+        let line: usize = it.next()?.trim().parse().ok()?;
+        let col: usize = it.next()?.trim().parse().ok()?;
+        let text = std::fs::read_to_string(path).ok()?;
+        let src = text.lines().nth(line.checked_sub(1)?)?;
+        Some((
+            first.trim_start_matches(['×', ' ']).to_string(),
+            line,
+            col,
+            src.to_string(),
+        ))
+    });
+    match located {
+        Some((first, line, col, src)) => {
+            let n = line.to_string();
+            let caret: String = src
+                .chars()
+                .take(col.saturating_sub(1))
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            format!("{first}\n {n} | {src}\n {} | {caret}^", " ".repeat(n.len()))
+        }
+        None => full,
     }
 }
 

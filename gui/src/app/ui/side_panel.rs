@@ -169,7 +169,10 @@ fn deadlock_panel(ui: &mut egui::Ui, m: &mut Model, x: &describe::DeadlockExplan
         }
         // Said once: the last step already names a cond_br that routed the token away.
         if let Some(t) = &sec.terminal
-            && !sec.steps.last().is_some_and(|s| s.text.contains(t.as_str()))
+            && !sec
+                .steps
+                .last()
+                .is_some_and(|s| s.text.contains(t.as_str()))
         {
             ui.add(egui::Label::new(format!("End of the chain: {t}.")).wrap());
         }
