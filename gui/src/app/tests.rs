@@ -982,6 +982,17 @@ fn a_stimulus_that_does_not_bind_still_draws_the_graph_and_says_why() {
         "and drawn without a run"
     );
     h.get_by_label_contains("cannot simulate");
+    // `handscope render` fails with the same reason instead of drawing a run that is not.
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/circuits/fork_join_diamond.mlir");
+    let over = handscope_sim::session::StimulusArgs {
+        inputs: vec!["nosuch=1".into()],
+        ..Default::default()
+    };
+    let e = super::render::render_svg(Start::File(p, None, over, None), 0, Look::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("has no argument `nosuch`"), "{e}");
 }
 
 #[test]
