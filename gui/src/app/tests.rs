@@ -958,6 +958,11 @@ fn check_errors_appear_in_the_window_with_their_nodes_marked() {
         .click();
     h.run_steps(2);
     assert_eq!(h.state().model.selection, Some(Selection::Node(merge)));
+    // Warnings are listed too (and do not mark nodes as errors).
+    let h = harness(Start::Example(example("select_from_i1.mlir")));
+    h.get_by_label_contains("Check: 0 errors, 1 warning");
+    h.get_by_label_contains("select-range:");
+    assert!(h.state().model.options().problem_nodes.is_empty());
 }
 
 #[test]
