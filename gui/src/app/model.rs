@@ -24,8 +24,10 @@ use super::scene::{self, Options, Scene};
 use super::style::{Palette, Radix, Theme};
 use super::trace_source::TraceSource;
 
+mod compare;
 mod lesson;
 mod memory;
+pub use compare::{Compare, Setting};
 pub use lesson::LessonView;
 pub use memory::MemoryContents;
 
@@ -155,6 +157,9 @@ pub struct Model {
     pub lesson: Option<LessonView>,
     /// The memory contents shown last (node, contents at a cycle).
     mem_cache: Option<(NodeId, MemoryContents)>,
+    /// The compare view: the same kernel under another setting, cursor and selection
+    /// synchronized.
+    pub compare: Option<Compare>,
 }
 
 /// How long a breakpoint search may take per frame.
@@ -163,7 +168,23 @@ const SEARCH_BUDGET: Duration = Duration::from_millis(12);
 impl Model {
     /// A model showing `start`; `wake` requests a repaint from other threads.
     pub fn new(start: Start, wake: Wake) -> Model {
-        let mut m = Model {
+        let mut m = Model::empty(wake);
+        match start {
+            Start::Example(i) => m.open_example(i),
+            Start::File(p, vcd, over, function) => {
+                m.overrides = over;
+                m.function = function;
+                m.vcd = vcd;
+                m.open_file(&p);
+            }
+            Start::Lesson(l, step) => m.open_lesson(*l, step),
+        }
+        m
+    }
+
+    /// A model showing nothing yet.
+    fn empty(wake: Wake) -> Model {
+        Model {
             circuit: None,
             error: None,
             overrides: StimulusArgs::default(),
@@ -209,18 +230,8 @@ impl Model {
             generation: 0,
             lesson: None,
             mem_cache: None,
-        };
-        match start {
-            Start::Example(i) => m.open_example(i),
-            Start::File(p, vcd, over, function) => {
-                m.overrides = over;
-                m.function = function;
-                m.vcd = vcd;
-                m.open_file(&p);
-            }
-            Start::Lesson(l, step) => m.open_lesson(*l, step),
+            compare: None,
         }
-        m
     }
 
     /// Opens gallery example `i`.
@@ -375,6 +386,9 @@ impl Model {
             self.playing = false;
         }
         self.error = vcd_error;
+        if !keep {
+            self.compare = None;
+        }
         self.circuit = Some(c);
     }
 
@@ -515,6 +529,7 @@ impl Model {
             s.ensure(cycle);
         }
         self.refresh_cycle();
+        self.sync_compare(dt);
     }
 
     fn update_activity(&mut self) {

@@ -1146,22 +1146,48 @@ fn presentation_mode_folds_panels_refits_with_large_labels_and_the_toolbar_fits_
 }
 
 /// Pixel snapshots (wgpu; skipped without an adapter unless CI=true) of a lesson, of
-/// presentation mode and of a C kernel fitted to the window.
+/// presentation mode, of a C kernel fitted to the window and of the compare view.
 #[test]
 fn window_snapshots_lesson_presentation_and_c_kernel() {
-    let shots: [(&str, Start, bool); 3] = [
-        ("lesson_loop_step3", lesson_start("loop", 2), false),
+    use super::model::Setting;
+    let shots: [(&str, Start, bool, Option<Setting>); 4] = [
+        ("lesson_loop_step3", lesson_start("loop", 2), false, None),
         (
             "presentation_fork_join",
             Start::Example(example("fork_join_diamond.mlir")),
             true,
+            None,
         ),
-        ("c_kernel_fir_fit", Start::Example(example("fir.c")), false),
+        (
+            "c_kernel_fir_fit",
+            Start::Example(example("fir.c")),
+            false,
+            None,
+        ),
+        (
+            "compare_three_loops_task_pipelining",
+            Start::File(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../examples/kernels/three_loops.c"),
+                None,
+                handscope_sim::session::StimulusArgs {
+                    inputs: vec!["v=1,2,3,4".into(), "start=4".into()],
+                    ..Default::default()
+                },
+                None,
+            ),
+            false,
+            Some(Setting::TaskPipelining),
+        ),
     ];
     let mut results = egui_kittest::SnapshotResults::new();
-    for (name, start, present) in shots {
+    for (name, start, present, compare) in shots {
         let mut app = DebuggerApp::new(start, noop());
         app.model.settle_complete(100_000);
+        if compare.is_some() {
+            app.model.open_compare(compare);
+            app.model.settle_compare(100_000);
+        }
         app.model.settle();
         app.model.look.presentation = present;
         let mut h = Harness::builder()
@@ -1199,4 +1225,102 @@ fn window_snapshots_lesson_presentation_and_c_kernel() {
         results.extend_harness(&mut h);
     }
     results.unwrap();
+}
+
+#[test]
+fn compare_view_runs_the_kernel_under_another_setting_in_step() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/three_loops.c");
+    let over = handscope_sim::session::StimulusArgs {
+        inputs: vec!["v=1,2,3,4".into(), "start=4".into()],
+        ..Default::default()
+    };
+    let mut m = Model::new(Start::File(path, None, over, None), noop());
+    m.watcher = None;
+    m.open_compare(Some(super::model::Setting::TaskPipelining));
+    m.settle_compare(100_000);
+    let cmp = m.compare.as_ref().expect("the compare view is open");
+    assert_eq!(cmp.base_label, "buffers cycles, task pipelining off");
+    assert_eq!(cmp.other_label, "buffers cycles, task pipelining on");
+    let (a, b) = cmp.figures.as_ref().expect("figures once both ran");
+    assert_eq!(
+        (a.cycles, b.cycles),
+        (28, 16),
+        "{} | {}",
+        a.line(),
+        b.line()
+    );
+    // The function lock is a loop of its own (one invocation every 7 cycles); with task
+    // pipelining it is gone and the three loops are the limit.
+    assert!(
+        a.loops.contains(&("loop@lock.join".to_string(), Some(7.0))),
+        "{}",
+        a.line()
+    );
+    assert!(
+        b.loops.iter().all(|(n, _)| !n.contains("lock")),
+        "{}",
+        b.line()
+    );
+    // The cursor and the selection follow the main view (by ID, else by source line).
+    m.goto(9);
+    let id = "bb3.cmpi0";
+    let n = m.circuit.as_ref().unwrap().func.node_by_id(id).unwrap();
+    m.select(Some(Selection::Node(n)));
+    m.update(0.0);
+    m.settle();
+    let o = &m.compare.as_ref().unwrap().other;
+    assert_eq!(o.cycle, 9);
+    let on = o.circuit.as_ref().unwrap().func.node_by_id(id).unwrap();
+    assert_eq!(o.selection, Some(Selection::Node(on)));
+    let lock = m
+        .circuit
+        .as_ref()
+        .unwrap()
+        .func
+        .node_by_id("lock.join")
+        .unwrap();
+    m.select(Some(Selection::Node(lock)));
+    m.update(0.0);
+    let o = &m.compare.as_ref().unwrap().other;
+    let of = &o.circuit.as_ref().unwrap().func;
+    let Some(Selection::Node(x)) = o.selection else {
+        panic!("a node on the same source line is selected");
+    };
+    assert_eq!(of.nodes[x].loc.as_ref().unwrap().line, 14);
+    // `k` steps through the settings; a circuit without compile options says so.
+    m.cycle_compare();
+    assert_eq!(
+        m.compare.as_ref().unwrap().setting,
+        super::model::Setting::BuffersAll
+    );
+    let mut mm = Model::new(Start::Example(example("counter_loop.mlir")), noop());
+    mm.cycle_compare();
+    assert!(mm.compare.is_none());
+    assert!(mm.status.contains("only C kernels"), "{}", mm.status);
+}
+
+#[test]
+fn compare_view_draws_both_sides_with_their_figures() {
+    let mut app = DebuggerApp::new(Start::Example(example("three_loops.c")), noop());
+    app.model
+        .open_compare(Some(super::model::Setting::BuffersAll));
+    app.model.settle_compare(100_000);
+    let mut h = Harness::builder()
+        .with_size(egui::Vec2::new(1400.0, 900.0))
+        .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app);
+    h.run_steps(4);
+    h.get_by_label("buffers cycles, task pipelining off");
+    h.get_by_label("buffers all, task pipelining off");
+    let figures: Vec<_> = h
+        .query_all(egui_kittest::kittest::By::new().label_contains("cycles (done); slowest loop:"))
+        .collect();
+    assert_eq!(figures.len(), 2, "each side shows its figures");
+    assert!(
+        h.state().view2.rect.width() > 100.0,
+        "the other graph is drawn"
+    );
+    h.get_by_label("close compare (k)").click();
+    h.run_steps(2);
+    assert!(h.state().model.compare.is_none());
 }
