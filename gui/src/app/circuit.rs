@@ -42,6 +42,8 @@ pub struct Circuit {
     /// Why the circuit cannot be simulated (a stimulus that does not bind); the graph is
     /// still drawn.
     pub sim_error: Option<String>,
+    /// The options a C kernel was compiled with (buffer policy, task pipelining).
+    pub options: handscope_compiler::c::HsOptions,
 }
 
 /// One finding of `check`, with the nodes it names.
@@ -222,6 +224,7 @@ impl Circuit {
             line_nodes,
             problems,
             sim_error,
+            options: opts.clone(),
         })
     }
 

@@ -24,8 +24,10 @@ use super::scene::{self, Options, Scene};
 use super::style::{Palette, Radix, Theme};
 use super::trace_source::TraceSource;
 
+mod compare;
 mod lesson;
 mod memory;
+pub use compare::{Compare, Setting};
 pub use lesson::LessonView;
 pub use memory::MemoryContents;
 
@@ -165,6 +167,9 @@ pub struct Model {
     pub lesson: Option<LessonView>,
     /// The memory contents shown last (node, contents at a cycle).
     mem_cache: Option<(NodeId, MemoryContents)>,
+    /// The compare view: the same kernel under another setting, cursor and selection
+    /// synchronized.
+    pub compare: Option<Compare>,
 }
 
 /// How long a breakpoint search may take per frame.
@@ -173,7 +178,28 @@ const SEARCH_BUDGET: Duration = Duration::from_millis(12);
 impl Model {
     /// A model showing `start`; `wake` requests a repaint from other threads.
     pub fn new(start: Start, wake: Wake) -> Model {
-        let mut m = Model {
+        let mut m = Model::empty(wake);
+        match start {
+            Start::Example(i) => m.open_example(i),
+            Start::TimedExample(i, timing) => {
+                m.timing = timing;
+                m.open_example(i);
+            }
+            Start::File(p, vcd, over, function, timing) => {
+                m.timing = timing;
+                m.overrides = over;
+                m.function = function;
+                m.vcd = vcd;
+                m.open_file(&p);
+            }
+            Start::Lesson(l, step) => m.open_lesson(*l, step),
+        }
+        m
+    }
+
+    /// A model showing nothing yet.
+    fn empty(wake: Wake) -> Model {
+        Model {
             circuit: None,
             error: None,
             overrides: StimulusArgs::default(),
@@ -220,23 +246,8 @@ impl Model {
             generation: 0,
             lesson: None,
             mem_cache: None,
-        };
-        match start {
-            Start::Example(i) => m.open_example(i),
-            Start::TimedExample(i, timing) => {
-                m.timing = timing;
-                m.open_example(i);
-            }
-            Start::File(p, vcd, over, function, timing) => {
-                m.timing = timing;
-                m.overrides = over;
-                m.function = function;
-                m.vcd = vcd;
-                m.open_file(&p);
-            }
-            Start::Lesson(l, step) => m.open_lesson(*l, step),
+            compare: None,
         }
-        m
     }
 
     /// Switches the timing profile and reopens the circuit on screen with it (a file keeps
@@ -304,7 +315,7 @@ impl Model {
     pub fn open_file(&mut self, p: &std::path::Path) {
         match self.load_file(p) {
             Ok(c) => self.install(c, false),
-            Err(e) => self.error = Some(format!("{e:#}")),
+            Err(e) => self.error = Some(load_error(p, &e)),
         }
         let mut paths = vec![p.to_path_buf()];
         paths.extend(self.vcd.clone());
@@ -326,7 +337,7 @@ impl Model {
                 self.install(c, true);
                 self.status = format!("reloaded {}", p.display());
             }
-            Err(e) => self.error = Some(format!("{e:#}")),
+            Err(e) => self.error = Some(load_error(&p, &e)),
         }
     }
 
@@ -414,6 +425,9 @@ impl Model {
             self.playing = false;
         }
         self.error = vcd_error;
+        if !keep {
+            self.compare = None;
+        }
         self.circuit = Some(c);
     }
 
@@ -554,6 +568,7 @@ impl Model {
             s.ensure(cycle);
         }
         self.refresh_cycle();
+        self.sync_compare(dt);
     }
 
     fn update_activity(&mut self) {
@@ -1085,6 +1100,40 @@ impl Model {
             s.wait_complete(limit);
         }
         self.update(0.0);
+    }
+}
+
+/// The message of a file that does not load: for an error located in the file
+/// (`FILE:LINE:COL: ...`), its first line and the source line with a caret under the column;
+/// else the whole message.
+pub fn load_error(path: &std::path::Path, e: &anyhow::Error) -> String {
+    let full = format!("{e:#}");
+    let name = path.display().to_string();
+    let located = full.lines().next().and_then(|first| {
+        let rest = &first[first.find(&format!("{name}:"))? + name.len() + 1..];
+        let mut it = rest.splitn(3, ':');
+        let line: usize = it.next()?.trim().parse().ok()?;
+        let col: usize = it.next()?.trim().parse().ok()?;
+        let text = std::fs::read_to_string(path).ok()?;
+        let src = text.lines().nth(line.checked_sub(1)?)?;
+        Some((
+            first.trim_start_matches(['×', ' ']).to_string(),
+            line,
+            col,
+            src.to_string(),
+        ))
+    });
+    match located {
+        Some((first, line, col, src)) => {
+            let n = line.to_string();
+            let caret: String = src
+                .chars()
+                .take(col.saturating_sub(1))
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            format!("{first}\n {n} | {src}\n {} | {caret}^", " ".repeat(n.len()))
+        }
+        None => full,
     }
 }
 

@@ -38,6 +38,10 @@ pub const SHEET: &[(&str, &str)] = &[
     ("c", "colour-blind-safe palette"),
     ("v", "values on edges on / off"),
     ("x", "cycle value format: signed, unsigned, hex, binary"),
+    (
+        "k",
+        "compare view: the C kernel with task pipelining toggled, then buffers all / cycles / none, then off",
+    ),
     ("n / N", "lesson: next / previous step"),
     ("Esc", "clear selection, close dialogs"),
     ("?", "this sheet"),
@@ -138,6 +142,7 @@ pub fn handle(ctx: &egui::Context, m: &mut Model) -> Actions {
                 "1" => a.toggle_panel = Some(1),
                 "2" => a.toggle_panel = Some(2),
                 "3" => a.toggle_panel = Some(3),
+                "k" => m.cycle_compare(),
                 "n" => m.lesson_move(1),
                 "N" => m.lesson_move(-1),
                 "m" => m.markers.push(m.cycle),

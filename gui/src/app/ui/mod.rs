@@ -20,6 +20,8 @@ pub struct DebuggerApp {
     pub model: Model,
     /// Graph pan/zoom.
     pub view: graph_view::GraphView,
+    /// Pan/zoom of the compare view's other graph.
+    pub view2: graph_view::GraphView,
     /// Waveform range.
     pub waves: waveform::WaveView,
     bp: side_panel::BpEditor,
@@ -73,6 +75,7 @@ impl DebuggerApp {
         DebuggerApp {
             model: Model::new(start, wake),
             view: graph_view::GraphView::default(),
+            view2: graph_view::GraphView::default(),
             waves: waveform::WaveView::default(),
             bp: side_panel::BpEditor::default(),
             goto_text: String::new(),
@@ -224,10 +227,48 @@ impl DebuggerApp {
         } else {
             1.0
         };
+        self.view2.min_label = self.view.min_label;
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
-            .show(ui, |ui| {
-                self.view.show(ui, m, font_scale);
+            .show(ui, |ui| match m.compare.take() {
+                None => self.view.show(ui, m, font_scale),
+                Some(mut cmp) => {
+                    // Side by side: this setting and the other, one cursor.
+                    let mut close = false;
+                    let (f0, f1) = match &cmp.figures {
+                        Some((a, b)) => ((a.summary(), a.line()), (b.summary(), b.line())),
+                        None => {
+                            let r = ("running...".to_string(), String::new());
+                            (r.clone(), r)
+                        }
+                    };
+                    let figures = |ui: &mut egui::Ui, (short, all): (String, String)| {
+                        let r = ui.add(egui::Label::new(short).truncate());
+                        if !all.is_empty() {
+                            r.on_hover_text(all);
+                        }
+                    };
+                    ui.columns(2, |cols| {
+                        cols[0].horizontal(|ui| {
+                            ui.strong(&cmp.base_label);
+                            if ui.small_button("close compare (k)").clicked() {
+                                close = true;
+                            }
+                        });
+                        figures(&mut cols[0], f0);
+                        cols[0].push_id("compare-main", |ui| {
+                            self.view.show(ui, m, font_scale);
+                        });
+                        cols[1].strong(&cmp.other_label);
+                        figures(&mut cols[1], f1);
+                        cols[1].push_id("compare-other", |ui| {
+                            self.view2.show(ui, &mut cmp.other, font_scale);
+                        });
+                    });
+                    if !close && m.compare.is_none() {
+                        m.compare = Some(cmp);
+                    }
+                }
             });
         if self.goto_open {
             let mut open = true;
@@ -437,6 +478,28 @@ fn toolbar(
             let mut dark = m.look.theme == Theme::Dark;
             if ui.checkbox(&mut dark, "dark theme (t)").changed() {
                 m.look.theme = if dark { Theme::Dark } else { Theme::Light };
+            }
+            ui.separator();
+            ui.label("compare with (k):");
+            let current = m.compare.as_ref().map(|c| c.setting);
+            let mut pick = None;
+            for (set, label) in [
+                (None, "off"),
+                (
+                    Some(crate::app::model::Setting::TaskPipelining),
+                    "task pipelining toggled",
+                ),
+                (Some(crate::app::model::Setting::BuffersAll), "buffers: all"),
+                (Some(crate::app::model::Setting::BuffersCycles), "buffers: cycles"),
+                (Some(crate::app::model::Setting::BuffersNone), "buffers: none"),
+                (Some(crate::app::model::Setting::Timing), "timing: the other profile"),
+            ] {
+                if ui.radio(current == set, label).clicked() {
+                    pick = Some(set);
+                }
+            }
+            if let Some(set) = pick {
+                m.open_compare(set);
             }
             ui.separator();
             ui.checkbox(&mut panels.source, "source panel (1)");
