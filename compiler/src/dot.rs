@@ -207,6 +207,11 @@ fn style(op: &Op) -> (&'static str, &'static str, &'static str) {
         DisplayClass::Memory => ("cylinder", "#ffe0b3", ""),
         DisplayClass::Instance => ("component", "#e8e8ff", ""),
         DisplayClass::Compute => ("box", "#ffffff", ""),
+        DisplayClass::Pipeline => (
+            "box",
+            "#d8ecff",
+            ", peripheries=2, style=\"rounded,filled\"",
+        ),
     }
 }
 

@@ -15,8 +15,10 @@ mod common;
 
 use common::kernels::{
     Kernel, all_kernel_files, interpreted, kernel, native, node_count, parse_args, simulate,
+    simulate_timed,
 };
 use handscope_compiler::c::{BufferPolicy, HsOptions};
+use handscope_sim::spec::timing::TimingProfile;
 use handscope_sim::verify::verify;
 
 /// The handshake configurations every kernel is simulated in.
@@ -55,6 +57,7 @@ fn check_kernel(file: &str) {
         let hs = k.handshake(&HsOptions {
             buffers,
             task_pipelining,
+            ..Default::default()
         });
         let rep = verify(&hs);
         assert!(rep.is_ok(), "{what}: {:#?}", rep.errors);
@@ -70,6 +73,31 @@ fn check_kernel(file: &str) {
             cycles.push(sim.report.cycles);
         }
         println!("{what}: {} nodes, cycles {cycles:?}", node_count(&hs));
+    }
+    // The `fpga` timing profile: buffers sized for its latencies, pipelines in the run. Same
+    // answers, later.
+    let fpga = TimingProfile::fpga();
+    let hs = k.handshake(&HsOptions {
+        timing: fpga.clone(),
+        ..Default::default()
+    });
+    let rep = verify(&hs);
+    assert!(rep.is_ok(), "{file} [fpga]: {:#?}", rep.errors);
+    for ((line, args), want) in k.runs.iter().zip(&inputs).zip(&expected) {
+        let run_what = format!("{file} [fpga] RUN `{line}`");
+        let sim = simulate_timed(
+            &ir,
+            &hs,
+            std::slice::from_ref(args),
+            4_000_000,
+            &run_what,
+            &fpga,
+        );
+        let got = sim.outcome();
+        assert_eq!(
+            got, *want,
+            "{run_what}: engine\n got:\n{got}\n native:\n{want}"
+        );
     }
 }
 

@@ -23,6 +23,12 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "%0:2 = \"handshake.lazy_fork\"(%a) : (i32) -> (i32, i32)\n\"handshake.return\"(%0#0, %0#1, %c) : (i32, i32, none) -> ()",
     ),
     (
+        "pipeline",
+        "%a: f32, %c: none",
+        "%0 = pipeline [3] %a : f32\n%1 = pipeline [4] %0 {ii = 2 : i32} : f32\nreturn %1, %c : f32, none",
+        "%0 = \"handshake.pipeline\"(%a) {latency = 3 : i32} : (f32) -> f32\n%1 = \"handshake.pipeline\"(%0) {ii = 2 : i32, latency = 4 : i32} : (f32) -> f32\n\"handshake.return\"(%1, %c) : (f32, none) -> ()",
+    ),
+    (
         "merge",
         "%a: i32, %b: i32, %c: none",
         "%0 = merge %a, %b : i32\nreturn %0, %c : i32, none",

@@ -51,6 +51,30 @@ pub const CIRCUITS: &[Example] = &[
         text: include_str!("../../examples/circuits/deadlock_join.mlir"),
     },
     Example {
+        name: "deadlock_join_fixed.mlir",
+        text: include_str!("../../examples/circuits/deadlock_join_fixed.mlir"),
+    },
+    Example {
+        name: "reconvergent_unbalanced.mlir",
+        text: include_str!("../../examples/circuits/reconvergent_unbalanced.mlir"),
+    },
+    Example {
+        name: "reconvergent_chain.mlir",
+        text: include_str!("../../examples/circuits/reconvergent_chain.mlir"),
+    },
+    Example {
+        name: "loop_task_slack.mlir",
+        text: include_str!("../../examples/circuits/loop_task_slack.mlir"),
+    },
+    Example {
+        name: "select_from_i1.mlir",
+        text: include_str!("../../examples/circuits/select_from_i1.mlir"),
+    },
+    Example {
+        name: "clamp_min_max.mlir",
+        text: include_str!("../../examples/circuits/clamp_min_max.mlir"),
+    },
+    Example {
         name: "comb_cycle.mlir",
         text: include_str!("../../examples/circuits/comb_cycle.mlir"),
     },

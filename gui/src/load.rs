@@ -38,6 +38,22 @@ pub fn load_for(path: &Path, top: Option<&str>) -> anyhow::Result<Loaded> {
     load_text_for(path, &text, top)
 }
 
+/// Like [`load_for`], compiling a C kernel for timing profile `timing` (its buffers sized for
+/// the profile's latencies).
+pub fn load_timed(
+    path: &Path,
+    top: Option<&str>,
+    timing: &handscope_sim::spec::timing::TimingProfile,
+) -> anyhow::Result<Loaded> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let opts = handscope_compiler::c::HsOptions {
+        timing: timing.clone(),
+        ..Default::default()
+    };
+    load_text_with(path, &text, top, &opts)
+}
+
 /// Parses `text` as the contents of `path`; `top` as in [`load_for`].
 pub fn load_text_for(path: &Path, text: &str, top: Option<&str>) -> anyhow::Result<Loaded> {
     load_text_with(

@@ -7,6 +7,7 @@
 mod app;
 mod cli;
 mod examples;
+mod lessons;
 mod load;
 mod output;
 mod wcp;

@@ -199,3 +199,155 @@ fn instances_of_external_functions_are_explained() {
     assert!(err.contains("calls @ext, which has no body here"), "{err}");
     assert!(!err.contains("flatten"), "{err}");
 }
+
+/// Long token lists: text reports summarize them (count, checksum, first and last tokens)
+/// unless `--outputs all`; JSON keeps every token unless `--outputs summary`.
+#[test]
+fn long_output_lists_are_summarized_unless_asked_for() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "sim",
+            "examples/circuits/reconvergent_chain.mlir",
+            "--in",
+            "a=0..100",
+        ];
+        args.extend_from_slice(extra);
+        let out = bin().args(&args).output().expect("run handscope");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let text = run(&[]);
+    let line = text.lines().find(|l| l.starts_with("  out:")).unwrap();
+    assert!(line.starts_with("  out: 100 tokens, checksum 0x"), "{line}");
+    assert_eq!(line.matches('@').count(), 16, "{line}");
+    assert!(line.contains("..., "), "{line}");
+    let all = run(&["--outputs", "all"]);
+    let line = all.lines().find(|l| l.starts_with("  out:")).unwrap();
+    assert_eq!(line.matches('@').count(), 100, "{line}");
+    let tokens = |j: &serde_json::Value| j["outputs"]["out"].as_array().unwrap().len();
+    let json: serde_json::Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    assert_eq!(tokens(&json), 100);
+    assert_eq!(json["output_summaries"]["out"]["count"], 100);
+    assert!(json.get("omitted_outputs").is_none());
+    let short: serde_json::Value =
+        serde_json::from_str(&run(&["--json", "--outputs", "summary"])).unwrap();
+    assert_eq!(tokens(&short), 16);
+    assert_eq!(short["omitted_outputs"]["out"], 84);
+    // The checksum is the same whichever way the tokens are printed.
+    assert_eq!(
+        short["output_summaries"]["out"]["checksum"],
+        json["output_summaries"]["out"]["checksum"]
+    );
+    assert!(
+        text.contains(
+            json["output_summaries"]["out"]["checksum"]
+                .as_str()
+                .unwrap()
+        )
+    );
+}
+
+/// `sim --batch` runs one line per run (C `RUN:` arguments or stimulus options, the command
+/// line's options underneath), `--seeds` sweeps random ready policies; every run reports in
+/// batch order whatever the thread count, and a bad line fails before anything runs.
+#[test]
+fn batches_of_runs_report_one_line_each_in_order() {
+    let runs = file(
+        "gcd_runs.txt",
+        "# gcd pairs\n48 18\n\n1071 462\n--in a=9 --in b=6\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut args = vec!["sim", "examples/kernels/gcd.c", "--batch", &runs];
+        args.extend_from_slice(extra);
+        bin().args(&args).output().expect("run handscope")
+    };
+    let out = run(&[]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(
+        lines[0].starts_with(&format!("{runs}:2: done after ")),
+        "{text}"
+    );
+    assert!(lines[0].ends_with("ret=[6]"), "{text}");
+    assert!(lines[1].starts_with(&format!("{runs}:4: done")), "{text}");
+    assert!(lines[1].ends_with("ret=[21]"), "{text}");
+    assert!(lines[2].ends_with("ret=[3]"), "{text}");
+    assert!(lines[3].starts_with("3 runs (3 done) in "), "{text}");
+    assert!(lines[3].contains(" runs/s"), "{text}");
+
+    // A seed sweep: every line once per seed; one thread or several give the same lines.
+    let per_run = |out: std::process::Output| {
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut l: Vec<String> = text.lines().map(str::to_string).collect();
+        l.pop(); // the timing line
+        l
+    };
+    let one = per_run(run(&["--seeds", "0..4", "--jobs", "1"]));
+    let two = per_run(run(&["--seeds", "0..4", "--jobs", "2"]));
+    assert_eq!(one.len(), 12);
+    assert_eq!(one, two);
+    assert!(
+        one[0].starts_with(&format!("{runs}:2 seed 0: done")),
+        "{one:?}"
+    );
+    // Random back-pressure changes the cycles, never the result.
+    let cycles: std::collections::BTreeSet<&str> = one[..4]
+        .iter()
+        .map(|l| l.split(" after ").nth(1).unwrap())
+        .collect();
+    assert!(cycles.len() > 1, "{one:?}");
+    assert!(one[..4].iter().all(|l| l.ends_with("ret=[6]")), "{one:?}");
+
+    // JSON: every run's report, with the batch's figures.
+    let out = run(&["--json", "--seeds", "5..7"]);
+    assert!(out.status.success(), "{out:?}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["runs"].as_array().unwrap().len(), 6);
+    assert_eq!(j["runs"][1]["label"], format!("{runs}:2 seed 6"));
+    assert_eq!(j["runs"][1]["report"]["outputs"]["ret"][0]["value"], 6);
+    assert_eq!(j["statuses"]["done"], 6);
+    assert!(j["runs_per_second"].as_f64().unwrap() > 0.0);
+
+    // A line that does not fit fails the batch, naming the file and line.
+    let bad = file("gcd_bad.txt", "48 18\n1 2 3\n");
+    let out = bin()
+        .args(["sim", "examples/kernels/gcd.c", "--batch", &bad])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(&format!("{bad}:2: ")), "{err}");
+    assert!(out.stdout.is_empty());
+    let out = bin()
+        .args(["sim", "examples/kernels/gcd.c", "--seeds", "4..4"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is empty"),
+        "{out:?}"
+    );
+}
+
+/// A report names the timing profile it ran under, unless `ideal`.
+#[test]
+fn reports_name_their_timing_profile() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["sim", "examples/kernels/dot_f32.c"];
+        args.extend_from_slice(extra);
+        let out = bin().args(&args).output().expect("run handscope");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let fpga = run(&["--timing", "fpga"]);
+    assert_eq!(fpga.lines().nth(1), Some("  timing: fpga"), "{fpga}");
+    let ideal = run(&[]);
+    assert!(!ideal.contains("timing:"), "{ideal}");
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["--timing", "fpga", "--json"])).unwrap();
+    assert_eq!(json["timing"], "fpga");
+    let json: serde_json::Value = serde_json::from_str(&run(&["--json"])).unwrap();
+    assert!(json.get("timing").is_none());
+}

@@ -80,8 +80,12 @@ pub struct WaitPath {
     pub cyclic: bool,
     /// The steps.
     pub steps: Vec<WaitStep>,
-    /// For a chain: why its last node cannot produce (`None` when it ends on a cycle).
+    /// For a chain: why its last node cannot produce (`None` when it ends on a cycle or
+    /// joins an earlier chain).
     pub terminal: Option<String>,
+    /// For a chain: the node where it joins a cycle or a chain explained before it (its
+    /// steps are not repeated).
+    pub joins: Option<String>,
 }
 
 /// The result of the analysis.
@@ -99,6 +103,13 @@ pub struct DeadlockReport {
     pub chains: Vec<Vec<String>>,
     /// The cycles, then the chains, as explained steps (same order as `cycles` and `chains`).
     pub paths: Vec<WaitPath>,
+    /// The causes, most likely first, each once: arguments that ran out of tokens before
+    /// the other arguments (a C kernel's start token, say), then `cond_br`s that routed the
+    /// awaited token elsewhere, then wait-for cycles, then anything else that cannot produce.
+    pub causes: Vec<String>,
+    /// Loops that simply finished (an empty loop whose `cond_br` sent its last token out):
+    /// not wait-for cycles, as node IDs.
+    pub finished_loops: Vec<Vec<String>>,
     /// Missing tokens per result.
     pub missing_results: BTreeMap<String, u64>,
     /// Tokens not yet consumed per argument.
@@ -119,6 +130,13 @@ pub struct LiveView<'a> {
     pub data: &'a [u64],
     /// Last cycle each `cond_br` output fired (-1 = never or not tracked).
     pub last_fire: &'a [i64],
+    /// Data at the last fire of the operands of the comparisons that decide `cond_br`s
+    /// ([`deciding_compare`]; other channels: 0).
+    pub last_data: &'a [u64],
+    /// Tokens given per argument index (`None`: unknown).
+    pub given_args: Vec<(usize, Option<u64>)>,
+    /// Invocations of the run (the most tokens any argument was given).
+    pub invocations: u64,
     /// Last cycle each channel was not holding a waiting token (`!valid | ready`), -1 = never.
     pub last_break: &'a [i64],
     /// Transfers per channel.
@@ -131,6 +149,41 @@ pub struct LiveView<'a> {
     pub registers: &'a dyn Fn(NodeId) -> (&'a [u64], &'a [String]),
     /// First cycle of the idle period.
     pub idle_since: u64,
+}
+
+/// The `cmpi` whose result decides `cond_br` node `n` (through forks, buffers and `br`s on
+/// its condition input), if there is one.
+pub fn deciding_compare(f: &Function, n: NodeId) -> Option<(NodeId, crate::ops::CmpPredicate)> {
+    let node = &f.nodes[n];
+    if node.op != Op::CondBr {
+        return None;
+    }
+    let mut c = *node.inputs.first()?;
+    for _ in 0..16 {
+        let p = f.channels[c].producer.node;
+        match &f.nodes[p].op {
+            Op::Arith(crate::ops::ArithOp::Cmpi(pred)) => return Some((p, *pred)),
+            Op::Fork | Op::LazyFork | Op::Buffer { .. } | Op::Br => {
+                c = *f.nodes[p].inputs.first()?
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The channels whose data at their last fire [`LiveView::last_data`] must hold: the
+/// operands of every [`deciding_compare`].
+pub fn watched_operands(f: &Function) -> Vec<ChannelId> {
+    let mut v: Vec<ChannelId> = f
+        .nodes
+        .keys()
+        .filter_map(|n| deciding_compare(f, n))
+        .flat_map(|(c, _)| f.nodes[c].inputs.clone())
+        .collect();
+    v.sort();
+    v.dedup();
+    v
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -240,6 +293,78 @@ impl LiveView<'_> {
         }
     }
 
+    /// The condition that sent `cond_br` `n`'s last token to outTrue (`went_true`) or
+    /// outFalse, as `cond = (7 < 0) = false; ` when a comparison with recorded operands
+    /// decides it, else `cond = false; `.
+    fn deciding_value(&self, n: NodeId, went_true: bool) -> String {
+        use crate::ops::CmpPredicate as P;
+        let plain = format!("cond = {went_true}; ");
+        let Some((cmp, pred)) = deciding_compare(self.func, n) else {
+            return plain;
+        };
+        let ins = &self.func.nodes[cmp].inputs;
+        if ins.len() != 2 || ins.iter().any(|c| self.fires[c.index()] == 0) {
+            return plain;
+        }
+        let (sym, signed) = match pred {
+            P::Eq => ("==", true),
+            P::Ne => ("!=", true),
+            P::Slt => ("<", true),
+            P::Sle => ("<=", true),
+            P::Sgt => (">", true),
+            P::Sge => (">=", true),
+            P::Ult => ("<", false),
+            P::Ule => ("<=", false),
+            P::Ugt => (">", false),
+            P::Uge => (">=", false),
+        };
+        let val = |c: ChannelId| {
+            let ty = &self.func.channels[c].ty;
+            let bits = self.last_data.get(c.index()).copied().unwrap_or(0) & ty.mask();
+            let w = ty.bit_width();
+            if signed && (1..64).contains(&w) && bits >> (w - 1) & 1 == 1 {
+                ((bits | !crate::types::width_mask(w)) as i64).to_string()
+            } else {
+                bits.to_string()
+            }
+        };
+        format!(
+            "cond = ({} {sym}{} {}) = {went_true}; ",
+            val(ins[0]),
+            if signed { "" } else { "u" },
+            val(ins[1])
+        )
+    }
+
+    /// True when argument node `n` gave all its tokens while the run has more invocations:
+    /// the others go on waiting for its next token.
+    fn ran_out_early(&self, n: NodeId) -> Option<u64> {
+        let Op::Argument { index } = self.func.nodes[n].op else {
+            return None;
+        };
+        let pending = self
+            .pending_args
+            .iter()
+            .find(|(a, _)| *a == index)
+            .map_or(0, |(_, p)| *p);
+        let given = self
+            .given_args
+            .iter()
+            .find(|(a, _)| *a == index)
+            .and_then(|(_, g)| *g)?;
+        (pending == 0 && given < self.invocations).then_some(given)
+    }
+
+    /// True when channel `c` comes from an eager fork (or `sync`, `unpack`) that holds its
+    /// input token and already delivered this output's copy of it.
+    fn delivered_by_fork(&self, c: ChannelId) -> bool {
+        let p = self.func.channels[c].producer.node;
+        let node = &self.func.nodes[p];
+        matches!(node.op, Op::Fork | Op::Sync | Op::Unpack)
+            && !self.v(c)
+            && node.inputs.iter().all(|&i| self.v(i))
+    }
+
     /// Why a node that is waited for produces nothing and waits for nobody.
     fn terminal_reason(&self, n: NodeId, asked: Option<ChannelId>) -> String {
         let node = &self.func.nodes[n];
@@ -251,7 +376,12 @@ impl LiveView<'_> {
                     .iter()
                     .find(|(a, _)| a == index)
                     .map_or(0, |(_, p)| *p);
-                if pending == 0 {
+                if let Some(given) = self.ran_out_early(n) {
+                    format!(
+                        "argument `{id}` ran out of tokens: it was given {given}, the other arguments {} (one per invocation)",
+                        self.invocations
+                    )
+                } else if pending == 0 {
                     format!("argument `{id}` has no more tokens")
                 } else {
                     format!("argument `{id}` still has {pending} tokens but they are not accepted")
@@ -278,8 +408,9 @@ impl LiveView<'_> {
                 let lf = self.last_fire[other.index()];
                 if lf >= 0 {
                     format!(
-                        "{id} sent its token to {} (last at cycle {lf}, {} token{} in total)",
+                        "{id} sent its token to {} ({}last at cycle {lf}, {} token{} in total)",
                         self.port_of_producer(other),
+                        self.deciding_value(n, other == t),
                         self.fires[other.index()],
                         if self.fires[other.index()] == 1 {
                             ""
@@ -298,7 +429,9 @@ impl LiveView<'_> {
                 ),
                 _ => format!("{id} has no input token"),
             },
-            Op::Buffer { .. } => format!("{id} is empty and receives nothing"),
+            Op::Buffer { .. } | Op::Pipeline { .. } => {
+                format!("{id} is empty and receives nothing")
+            }
             Op::Return
             | Op::LazyFork
             | Op::Merge
@@ -398,6 +531,12 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             v.needed_inputs(n)
         };
         for c in needs {
+            // A fork that already delivered this output's copy and holds its token for the
+            // other outputs: the waiting node had its token; no wait-for edge (it would make
+            // a cycle out of a chain).
+            if v.delivered_by_fork(c) {
+                continue;
+            }
             edges.push((f.channels[c].producer.node, c, Kind::Needs));
         }
         for (to, c, k) in edges {
@@ -421,11 +560,13 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
     let routed_reason = |c: ChannelId| -> Option<String> {
         let p = f.channels[c].producer.node;
         match f.nodes[p].op {
+            // Only when the other output fired after the awaited one last did: a cond_br
+            // that sent its last token the awaited way simply got no more input.
             Op::CondBr
                 if f.nodes[p]
                     .outputs
                     .iter()
-                    .any(|&o| o != c && v.last_fire[o.index()] >= 0) =>
+                    .any(|&o| o != c && v.last_fire[o.index()] > v.last_fire[c.index()]) =>
             {
                 Some(v.terminal_reason(p, Some(c)))
             }
@@ -492,6 +633,8 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
 
     // Cycles.
     let mut cycles = Vec::new();
+    let mut finished_loops = Vec::new();
+    let mut loop_exit: BTreeSet<NodeIndex> = BTreeSet::new();
     let mut in_cycle: BTreeSet<NodeIndex> = BTreeSet::new();
     for scc in crate::scc::tarjan_scc(&g) {
         let cyclic = scc.len() > 1 || g.contains_edge(scc[0], scc[0]);
@@ -499,6 +642,31 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             continue;
         }
         let members: BTreeSet<NodeIndex> = scc.iter().copied().collect();
+        // An empty loop (every edge inside it a `needs`: no member holds a token) through a
+        // cond_br that sent its last token out is a loop that finished, not a wait-for cycle.
+        let inner: Vec<_> = members
+            .iter()
+            .flat_map(|&m| g.edges(m))
+            .filter(|e| members.contains(&petgraph::visit::EdgeRef::target(e)))
+            .collect();
+        let empty = inner.iter().all(|e| e.weight().1 == Kind::Needs as u8);
+        let exits: Vec<NodeIndex> = inner
+            .iter()
+            .filter(|e| {
+                let t = petgraph::visit::EdgeRef::target(*e);
+                v.routed_elsewhere(g[t], Some(e.weight().0))
+            })
+            .map(petgraph::visit::EdgeRef::target)
+            .collect();
+        if empty && !exits.is_empty() {
+            let mut ids: Vec<String> = members.iter().map(|&i| v.id(g[i]).to_string()).collect();
+            ids.sort();
+            finished_loops.push(ids);
+            for x in exits {
+                loop_exit.insert(x);
+            }
+            continue;
+        }
         in_cycle.extend(members.iter().copied());
         // Walk the cycle from its smallest node along edges inside the SCC.
         let start = *members.iter().min_by_key(|i| g[**i]).expect("non-empty");
@@ -538,12 +706,34 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             cyclic: true,
             steps,
             terminal: None,
+            joins: None,
         });
+    }
+
+    // How far each vertex is from an argument that ran out of tokens early (reverse BFS):
+    // a chain with a choice goes that way.
+    let mut dist: BTreeMap<NodeIndex, usize> = BTreeMap::new();
+    let mut bfs: VecDeque<NodeIndex> = g
+        .node_indices()
+        .filter(|&i| v.ran_out_early(g[i]).is_some())
+        .collect();
+    for &i in &bfs {
+        dist.insert(i, 0);
+    }
+    while let Some(i) = bfs.pop_front() {
+        let d = dist[&i];
+        for e in g.edges_directed(i, petgraph::Direction::Incoming) {
+            let src = petgraph::visit::EdgeRef::source(&e);
+            if let std::collections::btree_map::Entry::Vacant(e) = dist.entry(src) {
+                e.insert(d + 1);
+                bfs.push_back(src);
+            }
+        }
     }
 
     // Chains from the seeds to nodes that cannot produce.
     let mut chains = Vec::new();
-    let mut explained: BTreeSet<NodeIndex> = BTreeSet::new();
+    let mut explained: BTreeSet<NodeIndex> = in_cycle.clone();
     for &s in &seeds {
         let si = index[&s];
         if explained.contains(&si) {
@@ -554,25 +744,40 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         let mut cur = si;
         let mut asked = None;
         let mut seen = BTreeSet::from([si]);
+        let mut joins = None;
         let terminal = loop {
             explained.insert(cur);
             if v.routed_elsewhere(g[cur], asked) {
-                break Some(v.terminal_reason(g[cur], asked));
+                let why = v.terminal_reason(g[cur], asked);
+                break Some(if loop_exit.contains(&cur) {
+                    format!("its loop finished: {why}")
+                } else {
+                    why
+                });
             }
             let next = g
                 .edges(cur)
                 .map(|e| (petgraph::visit::EdgeRef::target(&e), *e.weight()))
-                .min_by_key(|(t, _)| (seen.contains(t), in_cycle.contains(t), g[*t]));
+                .min_by_key(|(t, _)| {
+                    (
+                        seen.contains(t),
+                        dist.get(t).copied().unwrap_or(usize::MAX),
+                        explained.contains(t),
+                        g[*t],
+                    )
+                });
             match next {
                 None => break Some(v.terminal_reason(g[cur], asked)),
                 Some((t, (c, k))) => {
                     steps.push(step(g[cur], g[t], c, k));
-                    if seen.contains(&t) || in_cycle.contains(&t) {
-                        path.push(t);
+                    path.push(t);
+                    if seen.contains(&t) || explained.contains(&t) {
+                        // Explained already (a cycle, an earlier chain, or this chain's own
+                        // loop): say where it joins instead of repeating it.
+                        joins = Some(v.id(g[t]).to_string());
                         break None;
                     }
                     seen.insert(t);
-                    path.push(t);
                     asked = Some(c);
                     cur = t;
                 }
@@ -584,12 +789,19 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         let ids: Vec<String> = path.iter().map(|&i| v.id(g[i]).to_string()).collect();
         let mut sentence = sentence_of(&steps);
         match &terminal {
+            // The last step already says why (a cond_br that routed the token elsewhere).
+            Some(t) if steps.last().is_some_and(|s| s.because.as_ref() == Some(t)) => {}
             Some(t) if !steps.is_empty() => {
                 let _ = write!(sentence, ", because {t}");
             }
             Some(t) => sentence.clone_from(t),
             None => {
-                let _ = write!(sentence, " (which is part of a wait-for cycle)");
+                let at = joins.as_deref().unwrap_or("");
+                if path.iter().any(|i| in_cycle.contains(i)) {
+                    let _ = write!(sentence, " ({at} is on a wait-for cycle above)");
+                } else {
+                    let _ = write!(sentence, " (from {at} on, as explained above)");
+                }
             }
         }
         explanation.push(format!("{sentence}."));
@@ -597,9 +809,73 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
             cyclic: false,
             steps,
             terminal,
+            joins,
         });
         chains.push(ids);
     }
+    // The causes, ranked and each once.
+    let mut ranked: Vec<(u8, String)> = Vec::new();
+    for i in g.node_indices() {
+        if v.ran_out_early(g[i]).is_some() {
+            ranked.push((0, v.terminal_reason(g[i], None)));
+        }
+    }
+    for p in &paths {
+        for st in &p.steps {
+            if let Some(b) = &st.because {
+                ranked.push((1, b.clone()));
+            }
+        }
+        if let Some(t) = &p.terminal {
+            let rank = if t.starts_with("its loop finished") {
+                4
+            } else if t.starts_with("argument `") && t.contains("ran out of tokens") {
+                0
+            } else if t.contains(" sent its token to ") {
+                1
+            } else {
+                3
+            };
+            ranked.push((rank, t.clone()));
+        }
+    }
+    for c in &cycles {
+        ranked.push((
+            2,
+            format!(
+                "the wait-for cycle {} -> {}: every node on it waits for the next, so no token can move (a loop without its initial token, or a buffer too small for the tokens in flight)",
+                c.join(" -> "),
+                c[0]
+            ),
+        ));
+    }
+    ranked.sort_by_key(|(r, _)| *r);
+    let mut causes: Vec<String> = Vec::new();
+    for (_, c) in ranked {
+        if !causes.contains(&c) {
+            causes.push(c);
+        }
+    }
+    if let Some(first) = causes.first() {
+        let at = usize::from(!missing_results.is_empty());
+        explanation.insert(at, format!("Most likely cause: {first}."));
+        if causes.len() > 1 {
+            explanation.insert(at + 1, format!("Also: {}.", causes[1..].join("; ")));
+        }
+    }
+    for l in &finished_loops {
+        let shown: Vec<&str> = l.iter().take(6).map(String::as_str).collect();
+        let more = if l.len() > 6 {
+            format!(" and {} more", l.len() - 6)
+        } else {
+            String::new()
+        };
+        explanation.push(format!(
+            "A loop that finished (its cond_br sent its last token out; not a wait-for cycle): {}{more}.",
+            shown.join(", ")
+        ));
+    }
+
     if !pending_inputs.is_empty() {
         let p: Vec<String> = pending_inputs
             .iter()
@@ -618,6 +894,8 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
         cycles,
         chains,
         paths,
+        causes,
+        finished_loops,
         missing_results,
         pending_inputs,
         explanation,
@@ -645,7 +923,8 @@ pub fn render(d: &DeadlockReport) -> String {
 
 /// The number of cycles without any transfer after which a run counts as deadlocked: the
 /// requested window, but never less than a buffer chain needs to drain without a channel
-/// firing (`2 × the largest buffer's slot count + 4`). The engine, trace analysis and the
+/// firing (`2 × the largest buffer's slot count + 4`) or a pipeline needs to move a token to
+/// its output (`latency + ii + 4`). The engine, trace analysis and the
 /// generated Verilator testbench all use this.
 pub fn effective_window(requested: u64, f: &crate::Function) -> u64 {
     let max_slots = f
@@ -657,5 +936,19 @@ pub fn effective_window(requested: u64, f: &crate::Function) -> u64 {
         })
         .max()
         .unwrap_or(0);
-    requested.max(1).max(2 * u64::from(max_slots) + 4)
+    // A pipeline moves a token between its stages without any transfer for up to its latency
+    // (and its initiation interval) cycles: that is no deadlock either.
+    let max_pipe = f
+        .nodes
+        .values()
+        .filter_map(|n| match n.op {
+            crate::Op::Pipeline { latency, ii } => Some(u64::from(latency) + u64::from(ii)),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    requested
+        .max(1)
+        .max(2 * u64::from(max_slots) + 4)
+        .max(max_pipe + 4)
 }

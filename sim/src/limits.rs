@@ -29,6 +29,8 @@ pub const MAX_PORTS: usize = 1 << 20;
 pub const MAX_BUFFER_SLOTS: u64 = 1 << 16;
 /// Most buffer slots of one function in total.
 pub const MAX_TOTAL_BUFFER_SLOTS: u64 = 1 << 20;
+/// Largest latency and initiation interval of a `pipeline` (and of a timing profile's unit).
+pub const MAX_LATENCY: u32 = 1 << 12;
 /// Most elements of all memories (`memory` and `extmemory`) of one function together.
 pub const MAX_MEMORY_ELEMENTS: u64 = 1 << 24;
 /// Most nodes of one function (after inlining its instances).
@@ -112,6 +114,11 @@ pub fn check(f: &Function) -> Vec<Excess> {
                 if biggest_buffer.is_none_or(|(b, _)| s > b) {
                     biggest_buffer = Some((s, id));
                 }
+            }
+            Op::Pipeline { latency, ii } if *latency > MAX_LATENCY || *ii > MAX_LATENCY => {
+                over(format!(
+                    "a pipeline of latency {latency} and interval {ii}; the limit is {MAX_LATENCY}"
+                ));
             }
             Op::Memory { memref, .. } | Op::ExtMemory { memref, .. } => {
                 let len = memref

@@ -608,6 +608,16 @@ pub enum Op {
     },
     /// An `arith` operation.
     Arith(ArithOp),
+    /// `pipeline`: a Handscope extension (not a CIRCT op) that a timing profile puts behind a
+    /// timed unit (`arith` op, memory read port): `latency` register stages, accepting a token
+    /// every `ii` cycles, tokens moving up into empty stages (`docs/semantics.md` "Pipelined
+    /// units").
+    Pipeline {
+        /// Cycles from taking a token to offering it (at least 1).
+        latency: u32,
+        /// Initiation interval: cycles between two accepted tokens (at least 1).
+        ii: u32,
+    },
 }
 
 /// Defines [`OpKind`] from one line per kind: variant and MLIR mnemonic.
@@ -683,6 +693,8 @@ op_kinds! {
     Instance = "instance";
     /// [`Op::Arith`]
     Arith = "arith";
+    /// [`Op::Pipeline`]
+    Pipeline = "pipeline";
 }
 
 impl OpKind {
@@ -729,6 +741,7 @@ impl Op {
             Op::ExtMemory { .. } => OpKind::ExtMemory,
             Op::Instance { .. } => OpKind::Instance,
             Op::Arith(_) => OpKind::Arith,
+            Op::Pipeline { .. } => OpKind::Pipeline,
         }
     }
 

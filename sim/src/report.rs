@@ -102,6 +102,75 @@ pub struct OutputToken {
     pub bits: u64,
 }
 
+/// A running checksum of a token sequence: 64-bit FNV-1a over each token's raw bit pattern
+/// as 8 little-endian bytes, in order (the same values in the same order give the same
+/// checksum whatever the cycles, so two runs of a kernel under different timing or ready
+/// policies can be compared by it). Serialized as `0x` and 16 hex digits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenChecksum(pub u64);
+
+impl Default for TokenChecksum {
+    fn default() -> Self {
+        TokenChecksum(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl TokenChecksum {
+    /// Adds one token's bits.
+    #[inline]
+    pub fn add(&mut self, bits: u64) {
+        for b in bits.to_le_bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    /// The checksum of `bits`, in order.
+    pub fn of(bits: impl IntoIterator<Item = u64>) -> TokenChecksum {
+        let mut c = TokenChecksum::default();
+        for b in bits {
+            c.add(b);
+        }
+        c
+    }
+}
+
+impl std::fmt::Display for TokenChecksum {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "0x{:016x}", self.0)
+    }
+}
+
+impl Serialize for TokenChecksum {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Every token a result gave, summarized: kept even when the token list is cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct OutputSummary {
+    /// How many tokens.
+    pub count: u64,
+    /// Checksum of all of them ([`TokenChecksum`]).
+    pub checksum: TokenChecksum,
+}
+
+/// How much of the output token lists a text report prints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputDetail {
+    /// Lists longer than [`SUMMARY_ABOVE`] tokens print as their count, checksum, and first
+    /// and last [`SUMMARY_ENDS`] tokens.
+    #[default]
+    Summary,
+    /// Every token the report holds.
+    All,
+}
+
+/// Token lists up to this length print in full in a [`OutputDetail::Summary`] report.
+pub const SUMMARY_ABOVE: usize = 32;
+/// Tokens a summarized list prints at each end.
+pub const SUMMARY_ENDS: usize = 8;
+
 /// Transfer statistics of one channel.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ChannelStats {
@@ -162,6 +231,8 @@ pub struct RunReport {
     /// kept ones are left out (absent when none is).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub omitted_outputs: BTreeMap<String, u64>,
+    /// Per result: how many tokens it gave in all and their checksum.
+    pub output_summaries: BTreeMap<String, OutputSummary>,
     /// Final contents per memory (node ID) and external memory (argument name).
     pub memories: BTreeMap<String, Vec<Value>>,
     /// Deadlock analysis when `status` is `deadlock`.
@@ -175,26 +246,69 @@ pub struct RunReport {
     /// circuit or a `cond_br` routing some tokens away from the results does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drained: Option<String>,
+    /// The timing profile the circuit ran under, when not `ideal` (set by the caller that
+    /// applied it, e.g. `handscope sim --timing fpga`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<String>,
 }
 
-/// A compact human-readable rendering of a report.
+impl RunReport {
+    /// Cuts every result's token list to its first and last `ends` tokens, counting the
+    /// ones left out in [`RunReport::omitted_outputs`] (a short JSON report of a long run).
+    pub fn cut_outputs(&mut self, ends: usize) {
+        for (name, toks) in &mut self.outputs {
+            if toks.len() > 2 * ends {
+                let cut = toks.len() - 2 * ends;
+                toks.drain(ends..toks.len() - ends);
+                *self.omitted_outputs.entry(name.clone()).or_insert(0) += cut as u64;
+            }
+        }
+    }
+}
+
+/// A compact human-readable rendering of a report; long token lists are summarized
+/// ([`OutputDetail::Summary`]).
 pub fn render_human(r: &RunReport) -> String {
+    render_human_with(r, OutputDetail::Summary)
+}
+
+/// A human-readable rendering of a report, printing output tokens as `detail` says.
+pub fn render_human_with(r: &RunReport, detail: OutputDetail) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "status: {} after {} cycles", r.status.as_str(), r.cycles);
+    if let Some(t) = &r.timing {
+        let _ = writeln!(s, "  timing: {t}");
+    }
     if let Some(d) = &r.drained {
         let _ = writeln!(s, "  drained: {d}");
     }
     for (name, toks) in &r.outputs {
-        let mut vals: Vec<String> = toks
-            .iter()
-            .map(|t| match t.value {
-                Some(v) => format!("{v}@{}", t.cycle),
-                None => format!("token@{}", t.cycle),
-            })
-            .collect();
-        if let Some(&n) = r.omitted_outputs.get(name) {
+        let token = |t: &OutputToken| match t.value {
+            Some(v) => format!("{v}@{}", t.cycle),
+            None => format!("token@{}", t.cycle),
+        };
+        let omitted = r.omitted_outputs.get(name).copied().unwrap_or(0);
+        let summary = r.output_summaries.get(name);
+        let total = summary.map_or(toks.len() as u64 + omitted, |m| m.count);
+        if detail == OutputDetail::Summary && total > SUMMARY_ABOVE as u64 {
+            let first: Vec<String> = toks.iter().take(SUMMARY_ENDS).map(token).collect();
+            let last: Vec<String> = toks[toks.len().saturating_sub(SUMMARY_ENDS)..]
+                .iter()
+                .map(token)
+                .collect();
+            let checksum = summary.map_or(String::new(), |m| format!(", checksum {}", m.checksum));
+            let _ = writeln!(
+                s,
+                "  {name}: {total} tokens{checksum}: [{}, ..., {}] (--outputs all prints every token)",
+                first.join(", "),
+                last.join(", ")
+            );
+            continue;
+        }
+        let mut vals: Vec<String> = toks.iter().map(token).collect();
+        if omitted > 0 {
             let at = vals.len() / 2;
-            vals.insert(at, format!("... ({n} more tokens) ..."));
+            vals.insert(at, format!("... ({omitted} more tokens) ..."));
         }
         let _ = writeln!(s, "  {name}: [{}]", vals.join(", "));
     }

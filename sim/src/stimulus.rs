@@ -449,6 +449,11 @@ pub struct Environment {
     pub memories: BTreeMap<String, Vec<u64>>,
     /// Cycles without any transfer after which the run stops as deadlocked.
     pub deadlock_window: u64,
+    /// Keep every output token in the report (memory grows with the run) instead of the
+    /// first and last [`KEPT_OUTPUTS`](crate::engine::KEPT_OUTPUTS) per result; counts and
+    /// checksums ([`RunReport::output_summaries`](crate::report::RunReport::output_summaries))
+    /// always cover every token.
+    pub keep_all_outputs: bool,
 }
 
 impl Default for Environment {
@@ -459,6 +464,7 @@ impl Default for Environment {
             ext_memories: BTreeMap::new(),
             memories: BTreeMap::new(),
             deadlock_window: 16,
+            keep_all_outputs: false,
         }
     }
 }

@@ -1,10 +1,13 @@
-//! Graph-to-graph transformations: fork/sink materialization and hierarchy flattening.
+//! Graph-to-graph transformations: fork/sink materialization, hierarchy flattening and timing
+//! (pipelines behind timed units).
 
 pub mod flatten;
 pub mod materialize;
+pub mod timing;
 
 pub use flatten::{FlattenError, flatten, hierarchy_of};
 pub use materialize::{Materialized, Placement, materialize, materialize_with};
+pub use timing::{TimedUnit, apply_timing};
 
 use cranelift_entity::packed_option::ReservedValue;
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};

@@ -45,7 +45,7 @@ fn join_input_routed_elsewhere_by_cond_br() {
         "{text}"
     );
     assert!(
-        text.contains("cond_br0 sent its token to outFalse (last at cycle 0"),
+        text.contains("cond_br0 sent its token to outFalse (cond = false; last at cycle 0"),
         "{text}"
     );
     assert!(d.cycles.is_empty());

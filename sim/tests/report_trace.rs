@@ -40,11 +40,21 @@ fn json_report_shape() {
     assert_eq!(j["stats"]["subi0.out0"]["stall_cycles"], 0);
     assert!(j["events"].as_array().unwrap().is_empty());
     assert!(j["memories"].as_object().unwrap().is_empty());
+    assert_eq!(j["output_summaries"]["r0"]["count"], 2);
+    let sum = j["output_summaries"]["r0"]["checksum"].as_str().unwrap();
+    assert!(sum.starts_with("0x") && sum.len() == 18, "{sum}");
     let keys: Vec<&String> = j.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
         [
-            "cycles", "deadlock", "events", "memories", "outputs", "stats", "status"
+            "cycles",
+            "deadlock",
+            "events",
+            "memories",
+            "output_summaries",
+            "outputs",
+            "stats",
+            "status"
         ]
     );
     // max-cycles

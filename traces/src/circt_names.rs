@@ -118,7 +118,12 @@ pub fn state_register_names(field: RegField) -> Vec<String> {
             vec![format!("{field}_reg")]
         }
         RegField::StoreWriteValid { .. } => vec!["writeValidBuffer".into()],
-        RegField::Emitted(_) | RegField::LoadEmitted { .. } => Vec::new(),
+        // CIRCT has no pipeline component (a Handscope timing extension).
+        RegField::Emitted(_)
+        | RegField::LoadEmitted { .. }
+        | RegField::StageValid(_)
+        | RegField::StageData(_)
+        | RegField::Cooldown => Vec::new(),
     }
 }
 

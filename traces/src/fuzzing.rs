@@ -6,7 +6,7 @@
 use handscope_sim::Function;
 use handscope_sim::stimulus::Environment;
 
-use crate::vcd_in::{ReplayOptions, replay_bytes, replay_reader};
+use crate::vcd_in::{ReplayOptions, replay_bytes, replay_file, replay_reader};
 
 /// The VCD reader on arbitrary bytes, replayed onto `f` in `env`: it never panics, an error
 /// names the file, a replay ends within the file's timestamps, and reading the bytes in
@@ -48,6 +48,44 @@ pub fn replay_vcd(data: &[u8], f: &Function, env: &Environment) {
         }
         (a, b) => panic!(
             "whole and chunked reads disagree (chunk {chunk}): {:?} vs {:?}",
+            a.map(|r| r.report.status),
+            b.map(|r| r.report.status)
+        ),
+    }
+}
+
+/// The FST reader on arbitrary bytes written to `scratch` (a file the caller owns, on a RAM
+/// disk when fuzzing), replayed onto `f` in `env`: it never panics (a panic inside the
+/// `wellen` reader is caught and becomes an error or a warning), an error names the file,
+/// and a replay is reproducible (the same bytes give the same report twice). Bytes that do
+/// not start like an FST (first byte 0) are made to, so every input exercises the FST path.
+pub fn replay_fst(data: &[u8], f: &Function, env: &Environment, scratch: &std::path::Path) {
+    let mut bytes = Vec::with_capacity(data.len() + 1);
+    if data.first() != Some(&0) {
+        bytes.push(0);
+    }
+    bytes.extend_from_slice(data);
+    std::fs::write(scratch, &bytes).expect("the scratch file is writable");
+    let opts = ReplayOptions {
+        force: data.len() % 2 == 1,
+        ..ReplayOptions::default()
+    };
+    let first = replay_file(scratch, f, Some(env), &opts);
+    let again = replay_file(scratch, f, Some(env), &opts);
+    let name = scratch.display().to_string();
+    match (first, again) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a.report, b.report, "FST replay is not reproducible");
+            assert_eq!(a.trace.cycles(), b.trace.cycles());
+            assert_eq!(a.warnings, b.warnings);
+        }
+        (Err(a), Err(b)) => {
+            let (a, b) = (a.to_string(), b.to_string());
+            assert!(a.starts_with(&name), "{a}");
+            assert_eq!(a, b);
+        }
+        (a, b) => panic!(
+            "two reads of the same FST disagree: {:?} vs {:?}",
             a.map(|r| r.report.status),
             b.map(|r| r.report.status)
         ),

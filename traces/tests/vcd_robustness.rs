@@ -384,3 +384,94 @@ fn streamed_fst_replays_to_the_engine_trace() {
         assert_eq!(report, r.report, "{}", ex.name);
     }
 }
+
+/// An FST whose block chain points backwards (a block length below 8, or above `i64::MAX`,
+/// which the FST reader seeks by as a negative number) made the reader under `wellen` loop
+/// forever checking the format (found by the `replay_fst` fuzz target); it is an error naming
+/// the block, as fast as any other damaged file.
+#[test]
+fn fst_block_lengths_that_point_backwards_are_errors() {
+    let ex = &examples()[0];
+    for (bad_len, what) in [(u64::MAX, "18446744073709551615"), (3, "length 3 ")] {
+        // A header block of 16 bytes (its length counts itself), then a skip block.
+        let mut bytes = vec![0u8];
+        bytes.extend_from_slice(&16u64.to_be_bytes());
+        bytes.extend_from_slice(&[0u8; 8]);
+        bytes.push(255);
+        bytes.extend_from_slice(&bad_len.to_be_bytes());
+        bytes.extend_from_slice(&[7u8; 40]);
+        let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("backwards.fst");
+        std::fs::write(&path, &bytes).unwrap();
+        let Err(e) = replay_file(&path, &ex.func, Some(&ex.env), &ReplayOptions::default()) else {
+            panic!("a damaged FST is an error");
+        };
+        let msg = e.to_string();
+        assert!(msg.contains("the block at byte 17 (type 255) has"), "{msg}");
+        assert!(msg.contains(what), "{msg}");
+        assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+    }
+}
+
+/// Counts in an FST that size the reader's allocations are checked against the file first
+/// (a damaged geometry block asked for 1 PB and aborted the process, found by the
+/// `replay_fst` fuzz target); a file cut inside its last block is read up to the blocks
+/// before it, with a warning.
+#[test]
+fn fst_counts_are_checked_and_cut_files_read_their_complete_blocks() {
+    use handscope_sim::engine::Simulation;
+    use handscope_traces::fst_out::FstWriter;
+    use std::sync::atomic::AtomicBool;
+    let ex = &examples()[0];
+    let mut sim = Simulation::new(&ex.func, ex.env.clone()).unwrap();
+    let mut tap = sim.signal_tap();
+    let mut w = FstWriter::new(
+        std::io::Cursor::new(Vec::new()),
+        tap.channels(),
+        tap.state_meta(),
+    )
+    .unwrap();
+    sim.run_tapped(200, &AtomicBool::new(false), &mut tap, &mut |c, words| {
+        w.cycle(c, words).unwrap();
+    });
+    let fst = w.finish().unwrap().into_inner();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    // Walk the blocks; make the geometry block (type 3) claim 2^50 signals.
+    let mut at = 0usize;
+    let mut geometry = None;
+    let mut blocks = Vec::new();
+    while at + 9 <= fst.len() {
+        let len = u64::from_be_bytes(fst[at + 1..at + 9].try_into().unwrap()) as usize;
+        blocks.push(at);
+        if fst[at] == 3 {
+            geometry = Some(at);
+        }
+        at += 1 + len;
+    }
+    let g = geometry.expect("a geometry block");
+    let mut damaged = fst.clone();
+    damaged[g + 17..g + 25].copy_from_slice(&(1u64 << 50).to_be_bytes());
+    let path = dir.join("huge_geometry.fst");
+    std::fs::write(&path, &damaged).unwrap();
+    let Err(e) = replay_file(&path, &ex.func, Some(&ex.env), &ReplayOptions::default()) else {
+        panic!("an impossible signal count is an error");
+    };
+    assert!(
+        e.to_string().contains(&format!(
+            "the block at byte {g} (type 3) declares 1125899906842624 signals"
+        )),
+        "{e}"
+    );
+    // Cut inside the last block: the blocks before it are read, with a warning.
+    let last = *blocks.last().unwrap();
+    let path = dir.join("cut_last_block.fst");
+    std::fs::write(&path, &fst[..last + 12]).unwrap();
+    let r = replay_file(&path, &ex.func, Some(&ex.env), &ReplayOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("incomplete block") && w.contains(&format!("up to byte {last}"))),
+        "{:?}",
+        r.warnings
+    );
+}

@@ -45,6 +45,32 @@ fn kernels_round_trip_through_verilator() {
     );
 }
 
+/// Every float kernel of `examples/kernels` (a float channel anywhere) under the `fpga` timing
+/// profile (buffers sized for its latencies, pipelines behind every timed unit and memory
+/// read): our SystemVerilog pipelines and float units in Verilator equal the engine channel by
+/// channel, cycle by cycle (the `ideal` profile of every kernel is
+/// [`kernels_round_trip_through_verilator`]). Integer kernels are left out to keep the suite's
+/// Verilator build short; their pipelines are the same component.
+#[test]
+fn kernels_round_trip_through_verilator_fpga() {
+    if !have_verilator("kernels_round_trip_through_verilator_fpga") {
+        return;
+    }
+    let fpga = handscope_sim::spec::timing::TimingProfile::fpga();
+    let ks: Vec<Example> = kernels::timed_kernels(&fpga)
+        .into_iter()
+        .filter(|k| k.func.channels.values().any(|c| c.ty.is_float()))
+        .collect();
+    assert!(ks.len() >= 15, "float kernels: {}", ks.len());
+    let pipes = ks
+        .iter()
+        .flat_map(|k| k.func.nodes.values())
+        .filter(|n| matches!(n.op, handscope_sim::Op::Pipeline { .. }))
+        .count();
+    assert!(pipes > 100, "pipelines in the kernels: {pipes}");
+    round_trip("kf", &ks);
+}
+
 /// Builds one model of all `exs` (top modules `<prefix>_<name>`), runs it, and checks every
 /// design's replayed trace, memory writes and report against the engine's.
 fn round_trip(prefix: &str, exs: &[Example]) {

@@ -9,7 +9,7 @@ use super::types::{CType, FloatTy, IntKind, IntTy, Scalar, literal_type};
 use std::collections::BTreeMap;
 
 /// Maximum nesting of expressions/statements (keeps recursion bounded).
-const MAX_NESTING: usize = 100;
+pub(super) const MAX_NESTING: usize = 100;
 
 /// Parses a preprocessed token stream into a translation unit.
 pub fn parse(toks: &[Token], stdint: bool, eof: Span) -> CResult<TranslationUnit> {

@@ -37,6 +37,8 @@ struct Eval<'a> {
     end: Span,
     /// Depth of operands not evaluated (`0 && x`): no errors for division by zero there.
     skipping: u32,
+    /// Nesting of unary operands now being parsed.
+    depth: usize,
 }
 
 /// Evaluates a preprocessed `#if` expression; `at` is the directive's location.
@@ -50,6 +52,7 @@ pub(super) fn evaluate(toks: &[Token], at: Span) -> CResult<bool> {
         pos: 0,
         end,
         skipping: 0,
+        depth: 0,
     };
     let v = e.conditional()?;
     if let Some(t) = e.toks.get(e.pos) {
@@ -212,7 +215,23 @@ impl Eval<'_> {
         }
     }
 
+    /// A unary operand, its nesting (parentheses, `!`, `~`, `-`, `+`) bounded like the
+    /// parser's so that no `#if` line can exhaust the stack.
     fn unary(&mut self) -> CResult<Val> {
+        self.depth += 1;
+        let v = if self.depth > super::parser::MAX_NESTING {
+            Err(RawError::new(
+                self.span(),
+                "nesting too deep in #if expression",
+            ))
+        } else {
+            self.unary_operand()
+        };
+        self.depth -= 1;
+        v
+    }
+
+    fn unary_operand(&mut self) -> CResult<Val> {
         let at = self.span();
         let Some(t) = self.toks.get(self.pos) else {
             return Err(RawError::new(self.end, "#if expression ends too early"));
@@ -305,6 +324,30 @@ mod tests {
             ("1.5 > 1", "floating-point"),
             ("1 2", "unexpected token"),
         ] {
+            let src = format!("#if {cond}\nint x;\n#endif\n");
+            let e = preprocess(&src).expect_err(cond);
+            let text = format!("{e:?}");
+            assert!(text.contains(msg), "{cond}: {text}");
+        }
+        // Deep nesting is an error, not a stack overflow (30,000 parentheses overflowed the
+        // stack of `handscope compile`).
+        let deep = [
+            format!("{}1{}", "(".repeat(30_000), ")".repeat(30_000)),
+            format!("{}1", "!".repeat(30_000)),
+            format!("{}1", "~ ".repeat(30_000)),
+        ];
+        for cond in &deep {
+            let src = format!("#if {cond}\nint x;\n#endif\n");
+            let e = preprocess(&src).expect_err("too deep");
+            let text = format!("{e:?}");
+            assert!(
+                text.contains("nesting too deep in #if expression"),
+                "{text}"
+            );
+        }
+        // Nesting up to the parser's limit is fine.
+        assert!(takes("", &format!("{}1{}", "(".repeat(90), ")".repeat(90))));
+        for (cond, msg) in [("!", "ends too early"), ("((1)", "expected `)`")] {
             let src = format!("#if {cond}\nint x;\n#endif\n");
             let e = preprocess(&src).expect_err(cond);
             let text = format!("{e:?}");

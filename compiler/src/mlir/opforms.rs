@@ -277,6 +277,17 @@ impl<'a> Parser<'a> {
                     spec(Op::Unpack, all_typed(uses, &tst), members, attrs, sp)
                 }
             }
+            "pipeline" => {
+                let (latency, lsp) = self.bracket_u32("the latency")?;
+                let uses = self.parse_operand_list()?;
+                let mut attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, tst) = self.parse_chan_type()?;
+                self.want_operands(&uses, 1, short, sp)?;
+                let ii = self.u32_attr(&mut attrs, "ii")?.unwrap_or(1);
+                let op = self.pipeline_op(latency, ii, lsp)?;
+                spec(op, all_typed(uses, &tst), vec![t], attrs, sp)
+            }
             "buffer" => {
                 let (slots, ssp) = self.bracket_u32("the number of slots")?;
                 let kind = match self.peek()? {
@@ -564,6 +575,21 @@ impl<'a> Parser<'a> {
                 format!("attribute `{}` must be an integer", a.name),
             )),
         }
+    }
+
+    /// A `pipeline` (Handscope's latency stages, `docs/semantics.md`): latency and interval
+    /// between 1 and [`handscope_sim::limits::MAX_LATENCY`].
+    fn pipeline_op(&self, latency: u32, ii: u32, at: Span) -> PResult<Op> {
+        let max = handscope_sim::limits::MAX_LATENCY;
+        if latency == 0 || ii == 0 || latency > max || ii > max {
+            return Err(self.err(
+                at,
+                format!(
+                    "a pipeline needs a latency and an interval between 1 and {max} (found {latency} and {ii})"
+                ),
+            ));
+        }
+        Ok(Op::Pipeline { latency, ii })
     }
 
     fn u32_attr(&self, attrs: &mut Vec<Attr>, name: &str) -> PResult<Option<u32>> {
@@ -1115,6 +1141,15 @@ impl<'a> Parser<'a> {
                     None => return Err(self.err(sp, "`handshake.buffer` needs an operand")),
                 };
                 self.buffer_op(slots, sa.value_span, kind, &ty, attrs)?
+            }
+            OpKind::Pipeline => {
+                let Some(la) = take_attr(attrs, "latency") else {
+                    return Err(self.err(sp, "`handshake.pipeline` needs a `latency` attribute"));
+                };
+                let latency = u32::try_from(self.int_attr(&la)?)
+                    .map_err(|_| self.err(la.value_span, "`latency` is out of range"))?;
+                let ii = self.u32_attr(attrs, "ii")?.unwrap_or(1);
+                self.pipeline_op(latency, ii, la.value_span)?
             }
             OpKind::Memory | OpKind::ExtMemory => {
                 let ld = self

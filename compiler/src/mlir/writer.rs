@@ -419,6 +419,12 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
                 dict(&attrs)
             )
         }
+        Op::Pipeline { latency, ii } => {
+            if *ii != 1 {
+                attrs.insert("ii".into(), format!("{ii} : i32"));
+            }
+            format!("pipeline [{latency}] {ops}{} : {first_out}", dict(&attrs))
+        }
         Op::Constant { value } => {
             let v = match &first_out {
                 Type::Int(1) => if value & 1 == 1 { "true" } else { "false" }.to_string(),

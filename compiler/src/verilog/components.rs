@@ -525,6 +525,71 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             let all: Vec<String> = (0..no).map(|k| format!("out{k}_ready")).collect();
             g.line(format!("assign in0_ready = {};", all.join(" & ")));
         }
+        Op::Pipeline { latency, ii } => {
+            // `docs/semantics.md` "Pipelined units": stage k is free when it is empty or the
+            // stage after it is free (the one after the last is `out0_ready`); a free stage
+            // takes the previous stage's token, stage 0 the input's transfer.
+            let (n, ii) = (*latency as usize, *ii);
+            if n == 0 || ii == 0 {
+                return Err("pipeline with latency or interval 0".into());
+            }
+            let w = s.outs[0];
+            let dw = w.max(1);
+            name = format!("hs_pipeline_l{n}_ii{ii}_i{}_o{}", sig(&s.ins), sig(&s.outs));
+            let cw = 32 - ii.leading_zeros();
+            for k in 0..n {
+                g.line(format!("logic stage{k}_valid;"));
+                g.line(format!("logic [{}:0] stage{k}_data;", dw - 1));
+            }
+            if ii > 1 {
+                g.line(format!("logic [{}:0] cooldown;", cw - 1));
+            }
+            g.line(format!("wire free{n} = out0_ready;"));
+            for k in (0..n).rev() {
+                g.line(format!("wire free{k} = !stage{k}_valid | free{};", k + 1));
+            }
+            if ii > 1 {
+                g.line("assign in0_ready = free0 & (cooldown == '0);");
+            } else {
+                g.line("assign in0_ready = free0;");
+            }
+            g.line("wire take = in0_valid & in0_ready;");
+            g.line(format!("assign out0_valid = stage{}_valid;", n - 1));
+            if w > 0 {
+                g.line(format!("assign out0 = stage{}_data;", n - 1));
+            }
+            let ind = if w > 0 { "in0" } else { "1'b0" };
+            g.line("always_ff @(posedge clock) begin");
+            g.line("  if (reset) begin");
+            for k in 0..n {
+                g.line(format!("    stage{k}_valid <= 1'b0; stage{k}_data <= '0;"));
+            }
+            if ii > 1 {
+                g.line("    cooldown <= '0;");
+            }
+            g.line("  end else begin");
+            for k in 0..n {
+                let (pv, pd) = if k == 0 {
+                    ("take".to_string(), ind.to_string())
+                } else {
+                    (
+                        format!("stage{}_valid", k - 1),
+                        format!("stage{}_data", k - 1),
+                    )
+                };
+                g.line(format!(
+                    "    if (free{k}) begin stage{k}_valid <= {pv}; if ({pv}) stage{k}_data <= {pd}; end"
+                ));
+            }
+            if ii > 1 {
+                g.line(format!(
+                    "    cooldown <= take ? {cw}'d{} : (cooldown != '0 ? cooldown - {cw}'d1 : '0);",
+                    ii - 1
+                ));
+            }
+            g.line("  end");
+            g.line("end");
+        }
         Op::Buffer { slots, init, .. } => {
             let n = *slots as usize;
             if n == 0 {
@@ -867,6 +932,7 @@ mod tests {
             (Op::Unpack, vec![12], vec![4, 8]),
             (Op::ControlMerge, vec![0, 0, 0], vec![0, 2]),
             (buffer, vec![8], vec![8]),
+            (Op::Pipeline { latency: 3, ii: 2 }, vec![8], vec![8]),
             (mem, vec![8, 3, 3, 3], vec![8, 8, 0, 0, 0]),
         ];
         for (op, ins, outs) in shapes {

@@ -423,8 +423,15 @@ pub fn native(
 /// The run of one or more back-to-back invocations: one token per invocation on every
 /// scalar argument and on `start`; array parameters hold the first invocation's contents;
 /// internal memories their initializers.
-fn session(ir: &IrFunction, hs: &Function, invocations: &[Vec<ArgValue>]) -> Session {
+fn session(
+    ir: &IrFunction,
+    hs: &Function,
+    invocations: &[Vec<ArgValue>],
+    timing: &handscope_sim::spec::timing::TimingProfile,
+) -> Session {
     let mut s = Session::new(hs.clone()).unwrap_or_else(|e| panic!("@{}: {e}", hs.name));
+    s.apply_timing(timing)
+        .unwrap_or_else(|e| panic!("@{}: {e}", hs.name));
     s.set_deadlock_window(64);
     for (i, p) in ir.params.iter().enumerate() {
         let bound = match p {
@@ -480,7 +487,26 @@ pub fn simulate(
     max_cycles: u64,
     what: &str,
 ) -> Simulated {
-    let run = session(ir, hs, invocations)
+    simulate_timed(
+        ir,
+        hs,
+        invocations,
+        max_cycles,
+        what,
+        &handscope_sim::spec::timing::TimingProfile::ideal(),
+    )
+}
+
+/// [`simulate`] under a timing profile (its pipelines applied to `hs`).
+pub fn simulate_timed(
+    ir: &IrFunction,
+    hs: &Function,
+    invocations: &[Vec<ArgValue>],
+    max_cycles: u64,
+    what: &str,
+    timing: &handscope_sim::spec::timing::TimingProfile,
+) -> Simulated {
+    let run = session(ir, hs, invocations, timing)
         .run(max_cycles, false)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     let report = run.report;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use handscope_sim::session::header::{Header, run_stimulus};
 use handscope_sim::session::{Session, StimulusArgs};
+use handscope_sim::spec::timing::TimingProfile;
 use handscope_sim::{Function, NodeId};
 
 /// Where a circuit came from.
@@ -36,14 +37,59 @@ pub struct Circuit {
     pub session: Session,
     /// Nodes located on each 1-based source line.
     pub line_nodes: BTreeMap<u32, Vec<NodeId>>,
+    /// What `handscope check` says about the function (errors first, then warnings).
+    pub problems: Vec<CheckNote>,
+    /// Why the circuit cannot be simulated (a stimulus that does not bind); the graph is
+    /// still drawn.
+    pub sim_error: Option<String>,
+    /// The options a C kernel was compiled with (buffer policy, task pipelining).
+    pub options: handscope_compiler::c::HsOptions,
+}
+
+/// One finding of `check`, with the nodes it names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckNote {
+    /// An error (else a warning).
+    pub error: bool,
+    /// The message, with the rule (`combinational-cycle: ...`).
+    pub text: String,
+    /// The nodes involved, most relevant first.
+    pub nodes: Vec<NodeId>,
+    /// The 1-based source line of the first located node.
+    pub line: Option<u32>,
+}
+
+/// The findings of `check` on `f`, errors first.
+pub fn check_notes(f: &Function) -> Vec<CheckNote> {
+    let r = handscope_sim::verify::verify(f);
+    let note = |p: &handscope_sim::verify::Problem, error: bool| CheckNote {
+        error,
+        text: format!("{}: {}", p.rule.code(), p.message),
+        nodes: p.nodes.iter().filter_map(|n| f.node_by_id(&n.id)).collect(),
+        line: p.nodes.iter().find_map(|n| n.loc.as_ref().map(|l| l.line)),
+    };
+    r.errors
+        .iter()
+        .map(|p| note(p, true))
+        .chain(r.warnings.iter().map(|p| note(p, false)))
+        .collect()
 }
 
 /// Cycles without transfers after which a run counts as deadlocked.
 pub const DEADLOCK_WINDOW: u64 = 16;
 
+/// The compile options of a C kernel under `timing` (default buffer policy).
+fn timed(timing: &TimingProfile) -> handscope_compiler::c::HsOptions {
+    handscope_compiler::c::HsOptions {
+        timing: timing.clone(),
+        ..Default::default()
+    }
+}
+
 impl Circuit {
-    /// Loads gallery example `index` with the stimulus of its `// sim:` header.
-    pub fn from_example(index: usize) -> anyhow::Result<Circuit> {
+    /// Loads gallery example `index` with the stimulus of its `// sim:` header, timed by
+    /// `timing`.
+    pub fn from_example(index: usize, timing: &TimingProfile) -> anyhow::Result<Circuit> {
         let ex = crate::examples::CIRCUITS
             .get(index)
             .context("no such example")?;
@@ -53,6 +99,7 @@ impl Circuit {
             ex.text.to_string(),
             &StimulusArgs::default(),
             None,
+            timing,
         )
     }
 
@@ -62,6 +109,7 @@ impl Circuit {
         path: &Path,
         over: &StimulusArgs,
         function: Option<&str>,
+        timing: &TimingProfile,
     ) -> anyhow::Result<Circuit> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
@@ -71,24 +119,78 @@ impl Circuit {
             text,
             over,
             function,
+            timing,
+        )
+    }
+
+    /// Loads a file whose run is replayed from a trace: the stimulus is only `given` (the
+    /// command line's), never the file's header, which describes some other run.
+    pub fn for_replay(
+        path: &Path,
+        given: &StimulusArgs,
+        function: Option<&str>,
+        timing: &TimingProfile,
+    ) -> anyhow::Result<Circuit> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        Self::build(
+            Origin::File(path.to_path_buf()),
+            &path.display().to_string(),
+            text,
+            given,
+            function,
+            &timed(timing),
+            false,
         )
     }
 
     /// Parses `text` named `name`. The stimulus is the file's header: its `// sim:` lines,
     /// else (C kernels) its first `// RUN:` line when that fits the parameters; `over`
-    /// replaces entries of the same name.
+    /// replaces entries of the same name. `timing` sizes a C kernel's buffers and puts its
+    /// pipelines into the circuit.
     pub fn from_text(
         origin: Origin,
         name: &str,
         text: String,
         over: &StimulusArgs,
         function: Option<&str>,
+        timing: &TimingProfile,
     ) -> anyhow::Result<Circuit> {
-        let loaded = crate::load::load_text_for(Path::new(name), &text, function)?;
+        Self::from_text_with(origin, name, text, over, function, &timed(timing))
+    }
+
+    /// Like [`Circuit::from_text`], compiling a C kernel with `opts` (buffer policy, task
+    /// pipelining, timing profile, whose pipelines are put into the circuit).
+    pub fn from_text_with(
+        origin: Origin,
+        name: &str,
+        text: String,
+        over: &StimulusArgs,
+        function: Option<&str>,
+        opts: &handscope_compiler::c::HsOptions,
+    ) -> anyhow::Result<Circuit> {
+        Self::build(origin, name, text, over, function, opts, true)
+    }
+
+    fn build(
+        origin: Origin,
+        name: &str,
+        text: String,
+        over: &StimulusArgs,
+        function: Option<&str>,
+        opts: &handscope_compiler::c::HsOptions,
+        use_header: bool,
+    ) -> anyhow::Result<Circuit> {
+        let loaded = crate::load::load_text_with(Path::new(name), &text, function, opts)?;
         let mut session = Session::open(&loaded.module, function)?;
+        session.apply_timing(&opts.timing)?;
         let header = Header::parse(&text);
-        let mut from_header = header.sim_args();
-        if from_header.is_empty() && name.ends_with(".c") {
+        let mut from_header = if use_header {
+            header.sim_args()
+        } else {
+            StimulusArgs::default()
+        };
+        if use_header && from_header.is_empty() && name.ends_with(".c") {
             from_header = header
                 .runs()
                 .first()
@@ -96,10 +198,14 @@ impl Circuit {
                 .unwrap_or_default();
         }
         let stimulus = from_header.overridden_by(over);
-        session
+        // A stimulus that does not bind stops the simulation, not the drawing.
+        let sim_error = session
             .set_deadlock_window(DEADLOCK_WINDOW)
-            .bind(&stimulus)?;
+            .bind(&stimulus)
+            .err()
+            .map(|e| format!("cannot simulate: {e}"));
         let flat = session.shared_function();
+        let problems = check_notes(&flat);
         let mut line_nodes: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
         for (id, n) in flat.nodes.iter() {
             if let Some(l) = &n.loc {
@@ -116,6 +222,9 @@ impl Circuit {
             stimulus,
             session,
             line_nodes,
+            problems,
+            sim_error,
+            options: opts.clone(),
         })
     }
 
@@ -145,7 +254,8 @@ mod tests {
                 continue;
             }
             n += 1;
-            let c = Circuit::from_example(i).unwrap_or_else(|e| panic!("{}: {e:#}", ex.name));
+            let c = Circuit::from_example(i, &TimingProfile::ideal())
+                .unwrap_or_else(|e| panic!("{}: {e:#}", ex.name));
             assert!(!c.stimulus.is_empty(), "{}: no stimulus from RUN", ex.name);
             let mut sim = c
                 .session
@@ -184,7 +294,7 @@ mod tests {
 
     #[test]
     fn loads_every_simulable_example() {
-        let first = Circuit::from_example(0).expect("first example loads");
+        let first = Circuit::from_example(0, &TimingProfile::ideal()).expect("first example loads");
         assert!(first.stimulus.inputs.iter().any(|s| s.starts_with("n=")));
         assert!(!first.line_nodes.is_empty());
     }

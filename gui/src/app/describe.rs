@@ -159,7 +159,10 @@ fn type_name(t: &handscope_sim::Type) -> String {
 fn describe_node(x: &Ctx<'_>, hc: &mut HistoryCache, n: NodeId) -> Vec<String> {
     let node = &x.f.nodes[n];
     let (_, op) = super::layout::node_label(x.f, n);
-    let mut out = vec![format!("node {} : {op}", node.id)];
+    let mut out = vec![
+        format!("node {} : {op}", node.id),
+        super::inspect::sentence(x.f, x.b, x.cs, n, x.radix),
+    ];
     let mut place = Vec::new();
     if let Some(b) = &node.block {
         place.push(format!("block {b}"));
@@ -195,7 +198,8 @@ fn describe_node(x: &Ctx<'_>, hc: &mut HistoryCache, n: NodeId) -> Vec<String> {
                     .and_then(|ti| history::run_start(hc.get(x.t, ti), x.cs.cycle))
                     .map_or(1, |(_, s)| x.cs.cycle - s + 1);
                 out.push(format!(
-                    "waiting {since} cycles for input {} from {}",
+                    "waiting {since} cycle{} for input {} from {}",
+                    if since == 1 { "" } else { "s" },
                     node.op.input_port_name(k),
                     producer_name(x.f, p)
                 ));
@@ -225,6 +229,36 @@ fn describe_node(x: &Ctx<'_>, hc: &mut HistoryCache, n: NodeId) -> Vec<String> {
                 String::new()
             }
         ));
+    }
+    if let Some((words, _)) = x.cs.node_words(x.b, n.index())
+        && let handscope_sim::spec::NodeState::Pipeline(p) = node.op.spec().state.decode(words)
+    {
+        let ty = node
+            .outputs
+            .first()
+            .map_or(handscope_sim::Type::None, |&o| x.f.channels[o].ty.clone());
+        out.push(format!(
+            "in flight: {} of {} stages{}",
+            p.occupancy(),
+            p.latency(),
+            if p.cooldown > 0 {
+                format!(", next token in {} cycles", p.cooldown)
+            } else {
+                String::new()
+            }
+        ));
+        for t in p.in_flight() {
+            out.push(format!(
+                "  stage {:<3} {:<12} {}",
+                t.stage,
+                format_value(t.value, &ty, x.radix),
+                match t.remaining {
+                    0 => "offered now".to_string(),
+                    1 => "out in 1 cycle".to_string(),
+                    r => format!("out in {r} cycles"),
+                }
+            ));
+        }
     }
     if let Some((words, names)) = x.cs.node_words(x.b, n.index()) {
         let st: Vec<String> = names
@@ -317,11 +351,8 @@ pub fn deadlock_explanation(f: &Function, d: &DeadlockReport) -> DeadlockExplana
     if d.stuck.is_empty() {
         headline.push_str(" No token is left inside the circuit.");
     }
-    let mut root_cause = d
-        .paths
-        .iter()
-        .flat_map(|p| &p.steps)
-        .find_map(|s| s.because.clone());
+    // The analysis ranks the causes (an argument that ran out of tokens first).
+    let mut root_cause = d.causes.first().cloned();
     if root_cause.is_none() {
         root_cause = d.paths.iter().find_map(|p| p.terminal.clone());
     }
@@ -365,10 +396,7 @@ pub fn deadlock_explanation(f: &Function, d: &DeadlockReport) -> DeadlockExplana
         let title = if p.cyclic {
             format!("Wait-for cycle: {}", ids.join(" -> "))
         } else if p.terminal.is_none() {
-            format!(
-                "Wait chain: {} (ends on the wait-for cycle)",
-                ids.join(" -> ")
-            )
+            format!("Wait chain: {} (then as explained above)", ids.join(" -> "))
         } else {
             format!("Wait chain: {}", ids.join(" -> "))
         };

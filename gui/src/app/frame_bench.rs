@@ -75,7 +75,7 @@ pub fn chain_start(stages: usize, dir: &std::path::Path) -> std::io::Result<Star
         inputs: vec!["in0=0..1000".into()],
         ..Default::default()
     };
-    Ok(Start::File(p, None, over, None))
+    Ok(Start::File(p, None, over, None, Default::default()))
 }
 
 /// Window size of the measurement, in points.

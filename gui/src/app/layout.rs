@@ -239,6 +239,10 @@ pub fn compute(f: &Function, engine: Engine) -> Arc<Layout> {
     layout
 }
 
+/// What the view says when the layout thread ended without a layout (it panicked).
+pub const LAYOUT_FAILED: &str =
+    "the graph could not be laid out (the layout thread failed); the circuit still simulates";
+
 /// A layout being computed in a background thread.
 pub struct LayoutJob {
     rx: crossbeam_channel::Receiver<Arc<Layout>>,
@@ -258,14 +262,19 @@ impl LayoutJob {
         LayoutJob { rx }
     }
 
-    /// The layout, once ready.
-    pub fn poll(&self) -> Option<Arc<Layout>> {
-        self.rx.try_recv().ok()
+    /// The layout once ready (`Some(Ok)`), `Some(Err)` when the layout thread died without
+    /// one, `None` while it works.
+    pub fn poll(&self) -> Option<Result<Arc<Layout>, String>> {
+        match self.rx.try_recv() {
+            Ok(l) => Some(Ok(l)),
+            Err(crossbeam_channel::TryRecvError::Empty) => None,
+            Err(crossbeam_channel::TryRecvError::Disconnected) => Some(Err(LAYOUT_FAILED.into())),
+        }
     }
 
-    /// Waits for the layout.
-    pub fn wait(&self) -> Option<Arc<Layout>> {
-        self.rx.recv().ok()
+    /// Waits for the layout (`Err` when the layout thread died without one).
+    pub fn wait(&self) -> Result<Arc<Layout>, String> {
+        self.rx.recv().map_err(|_| LAYOUT_FAILED.to_string())
     }
 }
 
@@ -402,7 +411,11 @@ mod tests {
 
     #[test]
     fn both_engines_place_every_node() {
-        let c = crate::app::circuit::Circuit::from_example(0).unwrap();
+        let c = crate::app::circuit::Circuit::from_example(
+            0,
+            &handscope_sim::spec::timing::TimingProfile::ideal(),
+        )
+        .unwrap();
         for engine in [Engine::Auto, Engine::Sugiyama] {
             let l = compute(&c.func, engine);
             let have_dot = std::process::Command::new("dot")

@@ -9,6 +9,7 @@ pub mod cycle;
 pub mod describe;
 pub mod frame_bench;
 pub mod history;
+pub mod inspect;
 pub mod layout;
 pub mod model;
 pub mod reload;

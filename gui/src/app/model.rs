@@ -24,14 +24,31 @@ use super::scene::{self, Options, Scene};
 use super::style::{Palette, Radix, Theme};
 use super::trace_source::TraceSource;
 
+mod compare;
+mod lesson;
+mod memory;
+pub use compare::{Compare, Setting};
+pub use lesson::LessonView;
+pub use memory::MemoryContents;
+
 /// What to open at start.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Start {
     /// A gallery example.
     Example(usize),
+    /// A gallery example under a timing profile (`--timing`).
+    TimedExample(usize, handscope_sim::spec::timing::TimingProfile),
     /// A file, optional VCD, stimulus overrides, the function to run (default: the only or
-    /// last one with a body).
-    File(PathBuf, Option<PathBuf>, StimulusArgs, Option<String>),
+    /// last one with a body), the timing profile.
+    File(
+        PathBuf,
+        Option<PathBuf>,
+        StimulusArgs,
+        Option<String>,
+        handscope_sim::spec::timing::TimingProfile,
+    ),
+    /// A lesson, at a step (0-based).
+    Lesson(Box<crate::lessons::Named>, usize),
 }
 
 /// A callback that asks the UI to repaint.
@@ -81,6 +98,8 @@ pub struct Model {
     pub overrides: StimulusArgs,
     /// The function to run (`--func`), else the default one.
     pub function: Option<String>,
+    /// The timing profile circuits open with (`--timing`, the toolbar's selector).
+    pub timing: handscope_sim::spec::timing::TimingProfile,
     /// VCD to replay instead of simulating.
     pub vcd: Option<PathBuf>,
     /// The trace source.
@@ -89,6 +108,8 @@ pub struct Model {
     layout_job: Option<LayoutJob>,
     /// The layout, once computed.
     pub layout: Option<Arc<Layout>>,
+    /// Why there is no layout (the layout thread failed).
+    pub layout_error: Option<String>,
     /// Layout engine.
     pub engine: Engine,
     /// The cursor.
@@ -151,6 +172,13 @@ pub struct Model {
     pub follow: Option<Following>,
     /// The outcome of "Open in Surfer", from its thread.
     surfer: Option<crossbeam_channel::Receiver<String>>,
+    /// The lesson being followed, if any.
+    pub lesson: Option<LessonView>,
+    /// The memory contents shown last (node, contents at a cycle).
+    mem_cache: Option<(NodeId, MemoryContents)>,
+    /// The compare view: the same kernel under another setting, cursor and selection
+    /// synchronized.
+    pub compare: Option<Compare>,
 }
 
 /// A followed VCD: the follower, whether the cursor stays at the newest cycle, and the flag
@@ -175,16 +203,39 @@ const SEARCH_BUDGET: Duration = Duration::from_millis(12);
 impl Model {
     /// A model showing `start`; `wake` requests a repaint from other threads.
     pub fn new(start: Start, wake: Wake) -> Model {
-        let mut m = Model {
+        let mut m = Model::empty(wake);
+        match start {
+            Start::Example(i) => m.open_example(i),
+            Start::TimedExample(i, timing) => {
+                m.timing = timing;
+                m.open_example(i);
+            }
+            Start::File(p, vcd, over, function, timing) => {
+                m.timing = timing;
+                m.overrides = over;
+                m.function = function;
+                m.vcd = vcd;
+                m.open_file(&p);
+            }
+            Start::Lesson(l, step) => m.open_lesson(*l, step),
+        }
+        m
+    }
+
+    /// A model showing nothing yet.
+    fn empty(wake: Wake) -> Model {
+        Model {
             circuit: None,
             error: None,
             overrides: StimulusArgs::default(),
+            timing: handscope_sim::spec::timing::TimingProfile::ideal(),
             function: None,
             vcd: None,
             source: None,
             binding: None,
             layout_job: None,
             layout: None,
+            layout_error: None,
             engine: if std::env::var("HANDSCOPE_LAYOUT").as_deref() == Ok("sugiyama") {
                 Engine::Sugiyama
             } else {
@@ -222,33 +273,78 @@ impl Model {
             generation: 0,
             follow: None,
             surfer: None,
-        };
-        match start {
-            Start::Example(i) => m.open_example(i),
-            Start::File(p, vcd, over, function) => {
-                m.overrides = over;
-                m.function = function;
-                m.vcd = vcd;
-                m.open_file(&p);
-            }
+            lesson: None,
+            mem_cache: None,
+            compare: None,
         }
-        m
+    }
+
+    /// Switches the timing profile and reopens the circuit on screen with it (a file keeps
+    /// its cursor and selection, as on a reload).
+    pub fn set_timing(&mut self, timing: handscope_sim::spec::timing::TimingProfile) {
+        if timing == self.timing {
+            return;
+        }
+        self.timing = timing;
+        match self.circuit.as_ref().map(|c| c.origin.clone()) {
+            Some(crate::app::circuit::Origin::Example(i)) => self.open_example(i),
+            Some(crate::app::circuit::Origin::File(_)) => {
+                self.reload();
+                self.status = format!("timing: {}", self.timing.name());
+            }
+            None => {}
+        }
     }
 
     /// Opens gallery example `i`.
     pub fn open_example(&mut self, i: usize) {
         self.watcher = None;
-        match Circuit::from_example(i) {
+        match Circuit::from_example(i, &self.timing) {
             Ok(c) => self.install(c, false),
             Err(e) => self.error = Some(format!("{e:#}")),
         }
     }
 
+    /// The circuit of file `p`: with a VCD to replay, the stimulus is only the command
+    /// line's (the file's header describes another run).
+    fn load_file(&self, p: &std::path::Path) -> anyhow::Result<Circuit> {
+        if self.vcd.is_some() {
+            Circuit::for_replay(p, &self.overrides, self.function.as_deref(), &self.timing)
+        } else {
+            Circuit::from_file(p, &self.overrides, self.function.as_deref(), &self.timing)
+        }
+    }
+
+    /// The window title: the file, and for a replay the trace it shows.
+    pub fn title(&self) -> String {
+        let Some(c) = &self.circuit else {
+            return "Handscope".into();
+        };
+        let what = match (&self.vcd, &self.source) {
+            (Some(v), Some(TraceSource::Replay { .. })) => format!(
+                " — replay of {}",
+                v.file_name().map_or(v.display().to_string(), |n| n
+                    .to_string_lossy()
+                    .into_owned())
+            ),
+            _ => String::new(),
+        };
+        let lesson = self.lesson.as_ref().map_or(String::new(), |l| {
+            format!(" — lesson: {}", l.named.lesson.title)
+        });
+        format!("Handscope — {}{what}{lesson}", c.name)
+    }
+
+    /// True when the view shows a trace replayed from a file (not a simulation).
+    pub fn replaying(&self) -> bool {
+        matches!(self.source, Some(TraceSource::Replay { .. }))
+    }
+
     /// Opens a file (and watches it).
     pub fn open_file(&mut self, p: &std::path::Path) {
-        match Circuit::from_file(p, &self.overrides, self.function.as_deref()) {
+        match self.load_file(p) {
             Ok(c) => self.install(c, false),
-            Err(e) => self.error = Some(format!("{e:#}")),
+            Err(e) => self.error = Some(load_error(p, &e)),
         }
         let mut paths = vec![p.to_path_buf()];
         paths.extend(self.vcd.clone());
@@ -265,12 +361,12 @@ impl Model {
         else {
             return;
         };
-        match Circuit::from_file(&p, &self.overrides, self.function.as_deref()) {
+        match self.load_file(&p) {
             Ok(c) => {
                 self.install(c, true);
                 self.status = format!("reloaded {}", p.display());
             }
-            Err(e) => self.error = Some(format!("{e:#}")),
+            Err(e) => self.error = Some(load_error(&p, &e)),
         }
     }
 
@@ -278,15 +374,33 @@ impl Model {
         let wake = self.wake.clone();
         let wake2 = self.wake.clone();
         let mut vcd_error = None;
+        let given = !self.overrides.is_empty();
         let source = match &self.vcd {
-            Some(v) => match load_vcd(v, &c) {
-                Ok((t, r)) => TraceSource::replay(t, Some(r)),
+            Some(v) => match load_vcd(v, &c, given) {
+                Ok((t, r)) => Some(TraceSource::replay(t, Some(r))),
                 Err(e) => {
                     vcd_error = Some(format!("{e:#}{TRACE_FALLBACK}"));
-                    TraceSource::live(c.session.clone(), Box::new(move || wake()))
+                    // The simulation shown instead runs the file's own stimulus.
+                    let session = c
+                        .path()
+                        .and_then(|p| {
+                            Circuit::from_file(
+                                p,
+                                &self.overrides,
+                                self.function.as_deref(),
+                                &self.timing,
+                            )
+                            .ok()
+                        })
+                        .map_or(c.session.clone(), |h| h.session);
+                    Some(TraceSource::live(session, Box::new(move || wake())))
                 }
             },
-            None => TraceSource::live(c.session.clone(), Box::new(move || wake())),
+            None if c.sim_error.is_some() => None,
+            None => Some(TraceSource::live(
+                c.session.clone(),
+                Box::new(move || wake()),
+            )),
         };
         let old_sel = self.selection.and_then(|s| self.selection_name(s));
         let old_waves: Vec<String> = self.circuit.as_ref().map_or(Vec::new(), |oc| {
@@ -307,11 +421,13 @@ impl Model {
             Box::new(move || wake2()),
         ));
         self.layout = None;
-        self.source = Some(source);
+        self.layout_error = None;
+        self.source = source;
         self.binding = None;
         self.cs = None;
         self.scene = None;
         self.history.clear();
+        self.mem_cache = None;
         self.activity.clear();
         self.pending = None;
         self.deadlock_opened = false;
@@ -349,6 +465,9 @@ impl Model {
             self.playing = false;
         }
         self.error = vcd_error;
+        if !keep {
+            self.compare = None;
+        }
         self.circuit = Some(c);
     }
 
@@ -551,7 +670,10 @@ impl Model {
         if let Some(job) = &self.layout_job
             && let Some(l) = job.poll()
         {
-            self.layout = Some(l);
+            match l {
+                Ok(l) => self.layout = Some(l),
+                Err(e) => self.layout_error = Some(e),
+            }
             self.layout_job = None;
             self.scene = None;
         }
@@ -594,7 +716,12 @@ impl Model {
                     }
                 }
             }
-            if self.want.is_none() && !self.playing && self.pending.is_none() {
+            // A lesson keeps its step's cycle.
+            if self.want.is_none()
+                && !self.playing
+                && self.pending.is_none()
+                && self.lesson.is_none()
+            {
                 self.cycle = since.min(self.cycles().saturating_sub(1));
                 self.status = format!("deadlock: no transfer since cycle {since}");
             }
@@ -636,6 +763,7 @@ impl Model {
             s.ensure(cycle);
         }
         self.refresh_cycle();
+        self.sync_compare(dt);
     }
 
     fn update_activity(&mut self) {
@@ -1076,6 +1204,18 @@ impl Model {
             deadlock,
             source_nodes: self.line_nodes(),
             matches: self.matches(),
+            lesson_nodes: self.lesson.as_ref().map_or(Vec::new(), |l| l.nodes.clone()),
+            lesson_channels: self
+                .lesson
+                .as_ref()
+                .map_or(Vec::new(), |l| l.channels.clone()),
+            problem_nodes: self.circuit.as_ref().map_or(Vec::new(), |c| {
+                c.problems
+                    .iter()
+                    .filter(|p| p.error)
+                    .flat_map(|p| p.nodes.iter().copied())
+                    .collect()
+            }),
             throughput: match &self.throughput_x {
                 Some((_, marks)) if self.throughput_view => marks.clone(),
                 _ => scene::ThroughputMarks::default(),
@@ -1092,25 +1232,52 @@ impl Model {
         {
             return Some(s.clone());
         }
-        let (Some(c), Some(l), Some(b), Some(cs)) = (
-            &self.circuit,
-            &self.layout,
-            &self.binding,
-            self.cycle_state(),
-        ) else {
+        let (Some(c), Some(l)) = (&self.circuit, &self.layout) else {
             return None;
         };
-        let s = Arc::new(scene::build(&c.func, l, b, cs, &o));
+        let s = match (&self.binding, self.cycle_state()) {
+            (Some(b), Some(cs)) => scene::build(&c.func, l, b, cs, &o),
+            // Nothing to simulate (a stimulus that does not bind, an engine that failed):
+            // the graph alone, every channel idle.
+            _ if self.why_no_run().is_some() => {
+                let cs = CycleState {
+                    valid: vec![false; c.func.channels.len()],
+                    ready: vec![false; c.func.channels.len()],
+                    data: vec![0; c.func.channels.len()],
+                    moved: vec![false; c.func.channels.len()],
+                    fires: vec![false; c.func.nodes.len()],
+                    ..CycleState::default()
+                };
+                scene::build(&c.func, l, &Binding::default(), &cs, &o)
+            }
+            _ => return None,
+        };
+        let s = Arc::new(s);
         self.scene = Some((self.cycle, o, s.clone()));
         Some(s)
     }
 
+    /// Why no run can be shown, if none can: the circuit's stimulus does not bind, or the
+    /// engine failed before giving a single cycle.
+    pub fn why_no_run(&self) -> Option<String> {
+        let c = self.circuit.as_ref()?;
+        if let Some(e) = &c.sim_error {
+            return Some(e.clone());
+        }
+        let src = self.source.as_ref()?;
+        match (src.error(), src.cycles()) {
+            (Some(e), 0) => Some(format!("cannot simulate: {e}")),
+            _ => None,
+        }
+    }
+
     /// Blocks until the layout and the cursor's cycle exist (headless use and tests).
     pub fn settle(&mut self) {
-        if let Some(job) = &self.layout_job
-            && let Some(l) = job.wait()
-        {
-            self.layout = Some(l);
+        if let Some(job) = &self.layout_job {
+            match job.wait() {
+                Ok(l) => self.layout = Some(l),
+                Err(e) => self.layout_error = Some(e),
+            }
             self.layout_job = None;
         }
         let want = self.want.unwrap_or(self.cycle);
@@ -1131,17 +1298,54 @@ impl Model {
     }
 }
 
+/// The message of a file that does not load: for an error located in the file
+/// (`FILE:LINE:COL: ...`), its first line and the source line with a caret under the column;
+/// else the whole message.
+pub fn load_error(path: &std::path::Path, e: &anyhow::Error) -> String {
+    let full = format!("{e:#}");
+    let name = path.display().to_string();
+    let located = full.lines().next().and_then(|first| {
+        let rest = &first[first.find(&format!("{name}:"))? + name.len() + 1..];
+        let mut it = rest.splitn(3, ':');
+        let line: usize = it.next()?.trim().parse().ok()?;
+        let col: usize = it.next()?.trim().parse().ok()?;
+        let text = std::fs::read_to_string(path).ok()?;
+        let src = text.lines().nth(line.checked_sub(1)?)?;
+        Some((
+            first.trim_start_matches(['×', ' ']).to_string(),
+            line,
+            col,
+            src.to_string(),
+        ))
+    });
+    match located {
+        Some((first, line, col, src)) => {
+            let n = line.to_string();
+            let caret: String = src
+                .chars()
+                .take(col.saturating_sub(1))
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            format!("{first}\n {n} | {src}\n {} | {caret}^", " ".repeat(n.len()))
+        }
+        None => full,
+    }
+}
+
 /// What the debugger adds to a trace's error when it shows a simulation instead
 /// (`handscope render` fails instead and leaves it out).
 pub const TRACE_FALLBACK: &str = "; showing a simulation instead";
 
 /// Replays a VCD of a run of `c` (see `handscope_traces::vcd_in`).
+/// The stimulus is the run's only when `given` on the command line (as `handscope replay`
+/// takes it); never the file's header.
 fn load_vcd(
     path: &std::path::Path,
     c: &Circuit,
+    given: bool,
 ) -> anyhow::Result<(Trace, handscope_sim::report::RunReport)> {
     let opts = handscope_traces::vcd_in::ReplayOptions::default();
-    let r =
-        handscope_traces::vcd_in::replay_file(path, &c.func, Some(c.session.environment()), &opts)?;
+    let env = given.then(|| c.session.environment());
+    let r = handscope_traces::vcd_in::replay_file(path, &c.func, env, &opts)?;
     Ok((r.trace, r.report))
 }

@@ -61,6 +61,10 @@ pub fn render_svg_noting(
     if let Some(e) = &m.error {
         anyhow::bail!("{}", e.trim_end_matches(super::model::TRACE_FALLBACK));
     }
+    // A stimulus that does not bind: the window draws the bare graph, a render fails.
+    if let Some(e) = m.circuit.as_ref().and_then(|c| c.sim_error.clone()) {
+        anyhow::bail!("{e}");
+    }
     m.look = look;
     m.settle();
     m.goto(cycle);

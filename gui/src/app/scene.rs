@@ -141,6 +141,12 @@ pub struct Options {
     pub source_nodes: Vec<NodeId>,
     /// Search matches.
     pub matches: Vec<NodeId>,
+    /// Nodes a lesson step points at.
+    pub lesson_nodes: Vec<NodeId>,
+    /// Channels a lesson step points at.
+    pub lesson_channels: Vec<ChannelId>,
+    /// Nodes named by `check` errors (outlined in the deadlock colour, dashed halo).
+    pub problem_nodes: Vec<NodeId>,
     /// The throughput view: stall heat per channel and the critical cycle (`h`).
     pub throughput: ThroughputMarks,
 }
@@ -205,6 +211,9 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
     );
     let flag = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
     let critical = flags(nc, &mut o.throughput.critical.iter().map(|c| c.index()));
+    let lesson_chan = flags(nc, &mut o.lesson_channels.iter().map(|c| c.index()));
+    let lesson_node = flags(nn, &mut o.lesson_nodes.iter().map(|n| n.index()));
+    let problem_node = flags(nn, &mut o.problem_nodes.iter().map(|n| n.index()));
     for e in &layout.edges {
         // Throughput view, under everything else: the stall heat as a halo whose width and
         // opacity grow with the stalls, the critical cycle as a dashed band.
@@ -215,6 +224,15 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
                 points: e.points.clone(),
                 color: p.chan[1].with_alpha((60.0 + 160.0 * heat) as u8),
                 width: 3.0 + 9.0 * heat,
+                dashed: false,
+            });
+        }
+        if flag(&lesson_chan, e.channel) {
+            // A lesson points at this channel: a wide halo in the selection colour.
+            items.push(Item::Curve {
+                points: e.points.clone(),
+                color: p.selected.with_alpha(120),
+                width: 10.0,
                 dashed: false,
             });
         }
@@ -284,6 +302,12 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
         let (mut stroke, mut width) = (p.node_stroke, 1.0);
         if flag(&lit_node, n.index()) {
             (stroke, width) = (p.chan[2], 2.5);
+        }
+        if flag(&lesson_node, n.index()) {
+            (stroke, width) = (p.selected.with_alpha(200), 4.0);
+        }
+        if flag(&problem_node, n.index()) {
+            (stroke, width) = (p.deadlock, 3.0);
         }
         if flag(&cycle_node, n.index()) {
             (stroke, width) = (p.deadlock, 3.5);
@@ -455,6 +479,34 @@ fn node_state(
                     });
                 }
             }
+        }
+        NodeState::Pipeline(st) => {
+            // One mark per stage (input on the left; a mark stands for several stages of a
+            // long pipeline), filled while it holds a token, and the count in flight.
+            let n = st.stages.len().max(1);
+            let marks = n.min(16);
+            let w = 7.0;
+            let x0 = c[0] - (marks as f32 * w) / 2.0;
+            for m in 0..marks {
+                let full = st.stages[m * n / marks..(m + 1) * n / marks]
+                    .iter()
+                    .any(Option::is_some);
+                let min = [x0 + m as f32 * w + 0.5, y - 4.5];
+                items.push(Item::Rect {
+                    min,
+                    max: [min[0] + w - 1.0, y + 1.5],
+                    fill: if full {
+                        p.chan[0].with_alpha(170)
+                    } else {
+                        p.background
+                    },
+                    stroke: p.weak_text,
+                    width: 0.6,
+                    radius: 0.5,
+                });
+            }
+            let text = format!("{}/{} in flight", st.occupancy(), n);
+            items.push(state_text(c, y + 8.0, fit_text(&text, width, 8.0), p));
         }
         NodeState::Emitted(sent) => {
             let k = sent.len().min(12);

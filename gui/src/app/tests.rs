@@ -288,21 +288,26 @@ fn deadlock_example_opens_on_first_stuck_cycle() {
     h.get_by_label_contains("Deadlock: no transfer since cycle");
     // The root cause is named first, in words.
     h.get_by_label_contains("Root cause: cond_br0 sent its token to outFalse");
-    // The wait-for cycle is a titled list of numbered steps.
-    h.get_by_label_contains("Wait-for cycle: ");
+    h.get_by_label_contains(
+        "Root cause: cond_br0 sent its token to outFalse (cond = (7 < 0) = false;",
+    );
+    // The wait chain is a titled list of numbered steps; fork0 already gave constant0 its
+    // copy, so there is no wait-for cycle.
+    h.get_by_label_contains("Wait chain: return0 -> fork2 -> constant1 -> join0 -> cond_br0");
     h.get_by_label_contains("waits for join0.in1 (cond_br0.outTrue)");
     let o = h.state().model.options();
     let f = h.state().model.circuit.as_ref().unwrap().func.clone();
     let id = |s: &str| f.node_by_id(s).unwrap();
+    assert!(o.deadlock.cycle_nodes.is_empty(), "no wait-for cycle");
     for n in ["fork0", "join0", "cond_br0"] {
         assert!(
-            o.deadlock.cycle_nodes.contains(&id(n)),
-            "{n} is marked as on the wait-for cycle"
+            o.deadlock.chain_nodes.contains(&id(n)),
+            "{n} is marked as on a wait chain"
         );
     }
     assert!(
-        !o.deadlock.cycle_nodes.contains(&id("sink0")),
-        "the sink is not on the cycle"
+        !o.deadlock.chain_nodes.contains(&id("sink0")),
+        "the sink is not on a chain"
     );
     assert!(
         o.deadlock.badges.iter().any(|(n, _)| *n == id("join0")),
@@ -340,7 +345,9 @@ fn deadlock_example_opens_on_first_stuck_cycle() {
         "join0 at {on_screen:?}, view center {:?}",
         v.rect.center()
     );
-    h.get_by_label_contains("waiting");
+    // The inspector says join0 is waiting (its sentence and the input lines).
+    h.get_by_label_contains("join: waits for a token on each of its 2 inputs");
+    h.get_by_label_contains("cycles for input in1 from cond_br0.outTrue");
 }
 
 #[test]
@@ -423,7 +430,13 @@ fn replayed_vcd_shows_like_the_engine_run_including_the_deadlock() {
     let file = std::fs::File::create(&vcd).unwrap();
     handscope_traces::vcd_out::write_vcd(eng.trace().unwrap(), std::io::BufWriter::new(file))
         .unwrap();
-    let mut h = harness(Start::File(mlir, Some(vcd), Default::default(), None));
+    let mut h = harness(Start::File(
+        mlir,
+        Some(vcd),
+        Default::default(),
+        None,
+        Default::default(),
+    ));
     run_until(&mut h, "the replayed deadlock", |a| {
         a.model.deadlock().is_some() && a.model.cycle_state().is_some()
     });
@@ -571,7 +584,13 @@ fn live_reload_keeps_cursor_and_selection_and_survives_errors() {
     let text = crate::examples::CIRCUITS[0].text;
     std::fs::write(&p, text).unwrap();
     let mut m = Model::new(
-        Start::File(p.clone(), None, Default::default(), None),
+        Start::File(
+            p.clone(),
+            None,
+            Default::default(),
+            None,
+            Default::default(),
+        ),
         noop(),
     );
     m.settle();
@@ -673,6 +692,54 @@ fn float_values_show_on_edges() {
         },
     );
     assert!(hex.contains(">0x3f400000<"), "0.75 as bits");
+}
+
+/// Under the `fpga` timing profile (chosen like the toolbar's selector does) every float op
+/// gets a pipeline; the view draws its stages and `k/L in flight`, the inspector lists each
+/// token in flight with the cycles until it is offered, and the answers stay the same.
+#[test]
+fn pipelines_show_tokens_in_flight() {
+    use handscope_sim::spec::timing::TimingProfile;
+    let mut m = Model::new(Start::Example(example("float_ops.mlir")), noop());
+    m.settle();
+    let is_pipe = |n: &handscope_sim::Node| matches!(n.op, handscope_sim::Op::Pipeline { .. });
+    let func = |m: &Model| m.circuit.as_ref().unwrap().func.clone();
+    assert!(!func(&m).nodes.values().any(is_pipe));
+    m.set_timing(TimingProfile::fpga());
+    m.settle();
+    assert_eq!(m.timing.name(), "fpga");
+    let f = func(&m);
+    let sqrt_pipe = f
+        .node_by_id("sqrt0_pipe")
+        .expect("a pipeline behind math.sqrt");
+    assert!(matches!(
+        f.nodes[sqrt_pipe].op,
+        handscope_sim::Op::Pipeline { latency: 28, ii: 1 }
+    ));
+    // Cycle 20: tokens travel through the 28-stage square root.
+    m.goto(20);
+    m.settle();
+    m.select(Some(Selection::Node(sqrt_pipe)));
+    let lines = m.describe_selection();
+    let flight = lines
+        .iter()
+        .find(|l| l.starts_with("in flight: "))
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert!(flight.ends_with("of 28 stages"), "{flight}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.trim_start().starts_with("stage") && l.contains("cycles")),
+        "{lines:#?}"
+    );
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/circuits/float_ops.mlir");
+    let start = Start::File(path, None, Default::default(), None, TimingProfile::fpga());
+    let svg = super::render::render_svg(start, 20, Look::default()).unwrap();
+    assert!(svg.contains(" in flight<"), "the count in flight is drawn");
+    assert!(svg.contains(">sqrt0_pipe<"));
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    check_snapshot(&dir.join("float_ops_fpga_c20.svg"), &svg);
 }
 
 /// Snapshot of the rendered SVG views (text snapshots: they run everywhere, no GPU needed).
@@ -976,5 +1043,522 @@ fn sends_the_selection_to_surfer() {
             "handscope.addi0.out0_ready",
             "handscope.addi0.out0"
         ])
+    );
+}
+
+fn lesson_start(name: &str, step: usize) -> Start {
+    Start::Lesson(Box::new(crate::lessons::find(name).unwrap()), step)
+}
+
+fn node(h: &Harness<'static, DebuggerApp>, id: &str) -> handscope_sim::NodeId {
+    h.state()
+        .model
+        .circuit
+        .as_ref()
+        .unwrap()
+        .func
+        .node_by_id(id)
+        .unwrap_or_else(|| panic!("no node {id}"))
+}
+
+#[test]
+fn lesson_panel_steps_through_cycles_circuits_and_answers() {
+    let mut h = harness(lesson_start("loop", 0));
+    // Step 1: the panel, the cursor at the step's cycle, the first highlighted node selected.
+    h.get_by_label("Lesson: A loop: control_merge, mux and cond_br");
+    h.get_by_label("step 1 of 4");
+    h.get_by_label_contains("The loop header is control_merge0");
+    h.get_by_label_contains("Question: Which input does control_merge0 report");
+    assert_eq!(h.state().model.cycle, 0);
+    let cm = node(&h, "control_merge0");
+    assert_eq!(h.state().model.selection, Some(Selection::Node(cm)));
+    let o = h.state().model.options();
+    assert!(
+        o.lesson_nodes.contains(&cm),
+        "the step's node is highlighted"
+    );
+    assert_eq!(o.lesson_channels.len(), 1, "and its channel");
+    // The inspector says what the selected control_merge does and does now.
+    h.get_by_label_contains("control_merge: passes on a token from whichever input has one");
+    // The answer appears on request.
+    h.get_by_label("Show the answer").click();
+    h.run_steps(2);
+    h.get_by_label_contains("Answer: control_merge0.index carries 0 at cycle 0.");
+    // `n` twice: step 3 at cycle 2 (same circuit, so the same graph generation).
+    let generation = h.state().model.generation;
+    type_keys(&mut h, "n");
+    type_keys(&mut h, "n");
+    run_until(&mut h, "step 3's cycle", |a| {
+        a.model.cycle == 2 && a.model.cycle_state().is_some()
+    });
+    h.get_by_label("step 3 of 4");
+    assert_eq!(h.state().model.generation, generation, "no reload");
+    // The previous-step button goes back.
+    h.get_by_label("< Previous step").click();
+    h.run_steps(2);
+    assert_eq!(h.state().model.lesson.as_ref().unwrap().step, 1);
+}
+
+#[test]
+fn lesson_steps_load_their_circuits_and_keep_their_cycle_on_a_deadlock() {
+    let mut h = harness(lesson_start("deadlock", 0));
+    run_until(&mut h, "the deadlock report", |a| {
+        a.model.deadlock().is_some()
+    });
+    h.run_steps(3);
+    // A lesson keeps its step's cycle instead of jumping to the first stuck cycle.
+    assert_eq!(h.state().model.cycle, 0);
+    let g = h.state().model.generation;
+    // Step 3 names another circuit: it is loaded, with the step's node highlighted.
+    h.state_mut().model.lesson_step(2);
+    h.run_steps(2);
+    assert!(h.state().model.generation > g);
+    assert_eq!(
+        h.state().model.circuit.as_ref().unwrap().name,
+        "deadlock_join_fixed.mlir"
+    );
+    let merge = node(&h, "merge0");
+    assert!(h.state().model.options().lesson_nodes.contains(&merge));
+    // From the gallery box: every lesson opens at its first step.
+    for b in crate::lessons::BUILTIN {
+        let mut m = Model::new(lesson_start(b.name, 0), noop());
+        m.settle();
+        assert!(m.error.is_none(), "{}: {:?}", b.name, m.error);
+        let l = m.lesson.as_ref().unwrap();
+        assert_eq!(m.cycle, l.current().cycle, "{}", b.name);
+    }
+}
+
+#[test]
+fn check_errors_appear_in_the_window_with_their_nodes_marked() {
+    let mut h = harness(Start::Example(example("comb_cycle.mlir")));
+    h.get_by_label_contains("Check: 1 error");
+    h.get_by_label_contains("error line 7: combinational-cycle:");
+    let o = h.state().model.options();
+    let merge = node(&h, "merge0");
+    assert!(
+        o.problem_nodes.contains(&merge),
+        "the cycle's nodes are marked"
+    );
+    // Clicking the problem selects its first node.
+    h.get_by_label_contains("error line 7: combinational-cycle:")
+        .click();
+    h.run_steps(2);
+    assert_eq!(h.state().model.selection, Some(Selection::Node(merge)));
+    // Warnings are listed too (and do not mark nodes as errors).
+    let h = harness(Start::Example(example("select_from_i1.mlir")));
+    h.get_by_label_contains("Check: 0 errors, 1 warning");
+    h.get_by_label_contains("select-range:");
+    assert!(h.state().model.options().problem_nodes.is_empty());
+}
+
+#[test]
+fn a_stimulus_that_does_not_bind_still_draws_the_graph_and_says_why() {
+    let over = handscope_sim::session::StimulusArgs {
+        inputs: vec!["nosuch=1".into()],
+        ..Default::default()
+    };
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/circuits/fork_join_diamond.mlir");
+    let mut h = harness(Start::File(p, None, over, None, Default::default()));
+    h.run_steps(3);
+    let m = &h.state().model;
+    let why = m.why_no_run().expect("no run");
+    assert!(
+        why.contains("cannot simulate") && why.contains("nosuch"),
+        "{why}"
+    );
+    assert!(m.layout.is_some(), "the graph is laid out");
+    assert!(
+        h.state_mut().model.scene().is_some(),
+        "and drawn without a run"
+    );
+    h.get_by_label_contains("cannot simulate");
+    // `handscope render` fails with the same reason instead of drawing a run that is not.
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/circuits/fork_join_diamond.mlir");
+    let over = handscope_sim::session::StimulusArgs {
+        inputs: vec!["nosuch=1".into()],
+        ..Default::default()
+    };
+    let e = super::render::render_svg(
+        Start::File(p, None, over, None, Default::default()),
+        0,
+        Look::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("has no argument `nosuch`"), "{e}");
+}
+
+#[test]
+fn a_c_syntax_error_shows_the_source_line_with_a_caret() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.c");
+    std::fs::write(&p, "int f(int a) {\n    return a +* 2;\n}\n").unwrap();
+    let mut h = harness(Start::File(
+        p,
+        None,
+        Default::default(),
+        None,
+        Default::default(),
+    ));
+    h.run_steps(2);
+    let e = h.state().model.error.clone().expect("an error");
+    assert!(e.contains("return a +* 2;"), "the line is quoted: {e}");
+    assert!(
+        e.ends_with(" 2 |     return a +* 2;\n   |               ^"),
+        "a caret under column 15: {e}"
+    );
+    // The graph view says it cannot open the file instead of "laying out".
+    assert!(h.state().model.layout.is_none());
+    h.get_by_label_contains("return a +* 2;");
+}
+
+#[test]
+fn a_replay_names_its_trace_and_takes_stimulus_and_memory_from_it() {
+    // A run with other stimulus than the file's `// sim:` header, written as a VCD.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/circuits/extmem_add.mlir");
+    let over = handscope_sim::session::StimulusArgs {
+        inputs: vec!["i=2".into(), "j=1".into(), "k=0".into()],
+        mems: vec!["mem=1,2,3,4".into()],
+        ready: Vec::new(),
+    };
+    let mut eng = Model::new(
+        Start::File(path.clone(), None, over, None, Default::default()),
+        noop(),
+    );
+    eng.watcher = None;
+    eng.settle_complete(10_000);
+    let sum: Vec<u64> = eng.source.as_ref().unwrap().report().unwrap().outputs["sum"]
+        .iter()
+        .map(|t| t.bits)
+        .collect();
+    assert_eq!(sum, [5], "mem[2] + mem[1] = 3 + 2");
+    let dir = tempfile::tempdir().unwrap();
+    let vcd = dir.path().join("other_run.vcd");
+    let file = std::fs::File::create(&vcd).unwrap();
+    handscope_traces::vcd_out::write_vcd(eng.trace().unwrap(), std::io::BufWriter::new(file))
+        .unwrap();
+    let mut h = harness(Start::File(
+        path,
+        Some(vcd),
+        Default::default(),
+        None,
+        Default::default(),
+    ));
+    h.run_steps(3);
+    let m = &h.state().model;
+    assert!(m.error.is_none(), "{:?}", m.error);
+    assert!(m.replaying());
+    // The title names the trace; the file's header stimulus is not used.
+    assert_eq!(
+        h.state().title.as_deref(),
+        Some("Handscope — extmem_add.mlir — replay of other_run.vcd")
+    );
+    assert!(m.circuit.as_ref().unwrap().stimulus.is_empty());
+    h.get_by_label("replay of other_run.vcd");
+    h.get_by_label_contains("stimulus and memory contents as the trace shows them");
+    let r = m.source.as_ref().unwrap().report().unwrap();
+    let got: Vec<u64> = r.outputs["sum"].iter().map(|t| t.bits).collect();
+    assert_eq!(got, sum, "the replayed report is the trace's run");
+    // The memory panel agrees with the run: what it read and wrote, unknown elsewhere (not
+    // the header's 5,6,7,8).
+    let last = m.cycles() - 1;
+    h.state_mut().model.goto(last);
+    h.state_mut().model.settle();
+    let n = node(&h, "extmemory0");
+    let mc = h.state_mut().model.memory_contents(n).unwrap();
+    assert!(!mc.initial_known);
+    assert_eq!(mc.values, [Some(5), Some(2), Some(3), None]);
+    h.state_mut().model.select(Some(Selection::Node(n)));
+    h.run_steps(2);
+    h.get_by_label_contains("initial contents not in the trace");
+    h.get_by_label_contains("[0]=5  [1]=2  [2]=3  [3]=?");
+    // The simulation of the same file shows the run's own memory at every cycle.
+    let mc = eng.memory_contents(n).unwrap();
+    assert!(mc.initial_known);
+    assert_eq!(
+        mc.values[..],
+        [Some(1), Some(2), Some(3), Some(4)],
+        "cycle 0"
+    );
+}
+
+fn harness_sized(start: Start, w: f32, h: f32) -> Harness<'static, DebuggerApp> {
+    let mut app = DebuggerApp::new(start, noop());
+    app.model.settle();
+    let mut h = Harness::builder()
+        .with_size(egui::Vec2::new(w, h))
+        .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app);
+    h.run_steps(3);
+    h
+}
+
+/// The toolbar's first row at the window's width: every widget of it on one line, none cut
+/// off at the right edge.
+fn toolbar_fits(h: &Harness<'static, DebuggerApp>, width_px: f32) {
+    let zoom = h.ctx.zoom_factor();
+    let row = h.get_by_label("Handscope").rect();
+    for label in ["Fit", "View", "Present", "?"] {
+        let r = h.get_by_label(label).rect();
+        assert!(
+            (r.center().y - row.center().y).abs() < row.height(),
+            "`{label}` is on the toolbar's row (no wrap): {r:?} vs {row:?}"
+        );
+        assert!(
+            r.right() * zoom <= width_px,
+            "`{label}` ends at {} px of {width_px}",
+            r.right() * zoom
+        );
+    }
+    // The transport row too.
+    let r = h.get_by_label_contains("cycle ").rect();
+    assert!(
+        r.right() * zoom <= width_px,
+        "the cycle counter is cut off: {r:?}"
+    );
+}
+
+#[test]
+fn presentation_mode_folds_panels_refits_with_large_labels_and_the_toolbar_fits_1280() {
+    let mut h = harness_sized(Start::Example(example("three_loops.c")), 1280.0, 720.0);
+    toolbar_fits(&h, 1280.0);
+    type_keys(&mut h, "p");
+    h.run_steps(3);
+    let a = h.state();
+    assert!(a.model.look.presentation);
+    assert!(h.ctx.zoom_factor() > 1.2);
+    assert!(!a.panels.source && !a.panels.waves && a.panels.side);
+    // Labels at least the presentation size (17.5 screen pixels at this zoom factor).
+    let pts = a.view.label_points(true);
+    assert!(
+        pts >= super::ui::PRESENTATION_MIN_LABEL - 0.01,
+        "node labels {pts} points"
+    );
+    toolbar_fits(&h, 1280.0);
+    // `2` folds the side panel too; the view fits again, at least as large.
+    let before = h.state().view.zoom;
+    type_keys(&mut h, "2");
+    h.run_steps(2);
+    assert!(!h.state().panels.side);
+    assert!(h.state().view.zoom >= before);
+    // `p` again: everything back.
+    type_keys(&mut h, "2");
+    type_keys(&mut h, "p");
+    h.run_steps(2);
+    assert_eq!(h.state().panels, super::ui::Panels::default());
+}
+
+/// Pixel snapshots (wgpu; skipped without an adapter unless CI=true) of a lesson, of
+/// presentation mode, of a C kernel fitted to the window and of the compare view.
+#[test]
+fn window_snapshots_lesson_presentation_and_c_kernel() {
+    use super::model::Setting;
+    let shots: [(&str, Start, bool, Option<Setting>); 4] = [
+        ("lesson_loop_step3", lesson_start("loop", 2), false, None),
+        (
+            "presentation_fork_join",
+            Start::Example(example("fork_join_diamond.mlir")),
+            true,
+            None,
+        ),
+        (
+            "c_kernel_fir_fit",
+            Start::Example(example("fir.c")),
+            false,
+            None,
+        ),
+        (
+            "compare_three_loops_task_pipelining",
+            Start::File(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../examples/kernels/three_loops.c"),
+                None,
+                handscope_sim::session::StimulusArgs {
+                    inputs: vec!["v=1,2,3,4".into(), "start=4".into()],
+                    ..Default::default()
+                },
+                None,
+                Default::default(),
+            ),
+            false,
+            Some(Setting::TaskPipelining),
+        ),
+    ];
+    let mut results = egui_kittest::SnapshotResults::new();
+    for (name, start, present, compare) in shots {
+        let mut app = DebuggerApp::new(start, noop());
+        app.model.settle_complete(100_000);
+        if compare.is_some() {
+            app.model.open_compare(compare);
+            app.model.settle_compare(100_000);
+        }
+        app.model.settle();
+        app.model.look.presentation = present;
+        let mut h = Harness::builder()
+            .with_size(egui::Vec2::new(1280.0, 720.0))
+            .wgpu()
+            .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app);
+        h.run_steps(6);
+        if present {
+            assert!(
+                !h.state().panels.source,
+                "{name}: presentation folds the source"
+            );
+        }
+        match h.render() {
+            Ok(img) => {
+                let px = img
+                    .pixels()
+                    .map(|p| p.0)
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len();
+                assert!(px > 8, "{name}: the window is not blank ({px} colours)");
+                let opts = egui_kittest::SnapshotOptions::new()
+                    .threshold(1.0)
+                    .max_failed_pixels(400);
+                results.add(h.try_snapshot_options(name, &opts));
+            }
+            Err(e) => {
+                assert!(
+                    std::env::var("CI").as_deref() != Ok("true"),
+                    "wgpu rendering failed under CI: {e}"
+                );
+                eprintln!("skipping the wgpu snapshot {name}: {e}");
+            }
+        }
+        results.extend_harness(&mut h);
+    }
+    results.unwrap();
+}
+
+#[test]
+fn compare_view_runs_the_kernel_under_another_setting_in_step() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/three_loops.c");
+    let over = handscope_sim::session::StimulusArgs {
+        inputs: vec!["v=1,2,3,4".into(), "start=4".into()],
+        ..Default::default()
+    };
+    let mut m = Model::new(
+        Start::File(path, None, over, None, Default::default()),
+        noop(),
+    );
+    m.watcher = None;
+    m.open_compare(Some(super::model::Setting::TaskPipelining));
+    m.settle_compare(100_000);
+    let cmp = m.compare.as_ref().expect("the compare view is open");
+    assert_eq!(cmp.base_label, "buffers cycles, task pipelining off");
+    assert_eq!(cmp.other_label, "buffers cycles, task pipelining on");
+    let (a, b) = cmp.figures.as_ref().expect("figures once both ran");
+    assert_eq!(
+        (a.cycles, b.cycles),
+        (28, 16),
+        "{} | {}",
+        a.line(),
+        b.line()
+    );
+    // The function lock is a loop of its own (one invocation every 7 cycles); with task
+    // pipelining it is gone and the three loops are the limit.
+    assert!(
+        a.loops.contains(&("loop@lock.join".to_string(), Some(7.0))),
+        "{}",
+        a.line()
+    );
+    assert!(
+        b.loops.iter().all(|(n, _)| !n.contains("lock")),
+        "{}",
+        b.line()
+    );
+    // The cursor and the selection follow the main view (by ID, else by source line).
+    m.goto(9);
+    let id = "bb3.cmpi0";
+    let n = m.circuit.as_ref().unwrap().func.node_by_id(id).unwrap();
+    m.select(Some(Selection::Node(n)));
+    m.update(0.0);
+    m.settle();
+    let o = &m.compare.as_ref().unwrap().other;
+    assert_eq!(o.cycle, 9);
+    let on = o.circuit.as_ref().unwrap().func.node_by_id(id).unwrap();
+    assert_eq!(o.selection, Some(Selection::Node(on)));
+    let lock = m
+        .circuit
+        .as_ref()
+        .unwrap()
+        .func
+        .node_by_id("lock.join")
+        .unwrap();
+    m.select(Some(Selection::Node(lock)));
+    m.update(0.0);
+    let o = &m.compare.as_ref().unwrap().other;
+    let of = &o.circuit.as_ref().unwrap().func;
+    let Some(Selection::Node(x)) = o.selection else {
+        panic!("a node on the same source line is selected");
+    };
+    assert_eq!(of.nodes[x].loc.as_ref().unwrap().line, 14);
+    // `k` steps through the settings; a circuit without compile options says so.
+    m.cycle_compare();
+    assert_eq!(
+        m.compare.as_ref().unwrap().setting,
+        super::model::Setting::BuffersAll
+    );
+    let mut mm = Model::new(Start::Example(example("counter_loop.mlir")), noop());
+    mm.cycle_compare();
+    assert!(mm.compare.is_none());
+    assert!(mm.status.contains("only C kernels"), "{}", mm.status);
+}
+
+#[test]
+fn compare_view_draws_both_sides_with_their_figures() {
+    let mut app = DebuggerApp::new(Start::Example(example("three_loops.c")), noop());
+    app.model
+        .open_compare(Some(super::model::Setting::BuffersAll));
+    app.model.settle_compare(100_000);
+    let mut h = Harness::builder()
+        .with_size(egui::Vec2::new(1400.0, 900.0))
+        .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app);
+    h.run_steps(4);
+    h.get_by_label("buffers cycles, task pipelining off");
+    h.get_by_label("buffers all, task pipelining off");
+    let figures: Vec<_> = h
+        .query_all(egui_kittest::kittest::By::new().label_contains("cycles (done); slowest loop:"))
+        .collect();
+    assert_eq!(figures.len(), 2, "each side shows its figures");
+    assert!(
+        h.state().view2.rect.width() > 100.0,
+        "the other graph is drawn"
+    );
+    h.get_by_label("close compare (k)").click();
+    h.run_steps(2);
+    assert!(h.state().model.compare.is_none());
+}
+
+#[test]
+fn compare_view_puts_the_other_timing_profile_beside_the_kernel() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/dot_f32.c");
+    let mut m = Model::new(
+        Start::File(path, None, Default::default(), None, Default::default()),
+        noop(),
+    );
+    m.watcher = None;
+    m.open_compare(Some(super::model::Setting::Timing));
+    m.settle_compare(100_000);
+    let cmp = m.compare.as_ref().expect("the compare view is open");
+    assert_eq!(cmp.base_label, "buffers cycles, task pipelining off");
+    assert_eq!(
+        cmp.other_label,
+        "buffers cycles, task pipelining off, timing fpga"
+    );
+    let (a, b) = cmp.figures.as_ref().expect("figures once both ran");
+    // The snapshot table's first RUN line: 16 cycles ideal, 171 fpga.
+    assert_eq!(
+        (a.cycles, b.cycles),
+        (16, 171),
+        "{} | {}",
+        a.line(),
+        b.line()
     );
 }

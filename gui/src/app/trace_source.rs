@@ -12,6 +12,9 @@ use super::worker::{Reply, Worker};
 /// How many cycles the live engine keeps simulated ahead of the cursor.
 pub const LOOKAHEAD: u64 = 512;
 
+/// What the view says when the engine thread ended without a report (it panicked).
+pub const WORKER_GONE: &str = "the simulation stopped unexpectedly (the engine thread failed)";
+
 /// Default cycle limit of a live run.
 pub const MAX_CYCLES: u64 = 1_000_000;
 
@@ -131,9 +134,22 @@ impl TraceSource {
             return false;
         };
         let mut any = false;
-        while let Ok(r) = l.worker.rx.try_recv() {
-            any = true;
-            l.absorb(r);
+        loop {
+            match l.worker.rx.try_recv() {
+                Ok(r) => {
+                    any = true;
+                    l.absorb(r);
+                }
+                Err(crossbeam_channel::TryRecvError::Empty) => break,
+                Err(crossbeam_channel::TryRecvError::Disconnected) => {
+                    // The worker ended without a report: say so instead of waiting forever.
+                    if l.report.is_none() && l.error.is_none() {
+                        l.error = Some(WORKER_GONE.into());
+                        any = true;
+                    }
+                    break;
+                }
+            }
         }
         any
     }
@@ -160,7 +176,10 @@ impl TraceSource {
         {
             match l.worker.rx.recv() {
                 Ok(r) => l.absorb(r),
-                Err(_) => return,
+                Err(_) => {
+                    l.error.get_or_insert_with(|| WORKER_GONE.into());
+                    return;
+                }
             }
         }
     }

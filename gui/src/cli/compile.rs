@@ -52,6 +52,11 @@ pub struct CompileArgs {
     /// Task-pipelining-safe loops: several invocations in flight at once.
     #[arg(long)]
     pub task_pipelining: bool,
+    /// The timing profile the circuit is built for (`--timing`): its buffers get the slots
+    /// that keep the profile's latencies from throttling it. The MLIR has no latencies of its
+    /// own; run it with the same `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
 }
 
 /// Compiles the kernel and writes the chosen form.
@@ -71,6 +76,7 @@ pub fn run(a: &CompileArgs) -> anyhow::Result<ExitCode> {
             Buffers::All => BufferPolicy::All,
         },
         task_pipelining: a.task_pipelining,
+        timing: a.timing.profile()?,
     };
     let name = a.file.display().to_string();
     let module = match compile_to_handshake(&text, &name, a.func.as_deref(), &opts) {

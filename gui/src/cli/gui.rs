@@ -32,19 +32,24 @@ pub struct GuiArgs {
     /// WCP listening options.
     #[command(flatten)]
     pub wcp_flags: super::serve::WcpFlags,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
 }
 
 /// Opens the window.
 pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
+    let timing = a.timing.profile()?;
     let start = match &a.file {
-        None => Start::Example(0),
+        None => Start::TimedExample(0, timing),
         Some(f) => match gallery_index(f) {
-            Some(i) if !f.exists() => Start::Example(i),
+            Some(i) if !f.exists() => Start::TimedExample(i, timing),
             _ => Start::File(
                 f.clone(),
                 a.trace.clone(),
                 a.stimulus.args(),
                 a.func.clone(),
+                timing,
             ),
         },
     };

@@ -1,12 +1,15 @@
 //! Command-line interface: argument definitions and dispatch.
 
+mod batch;
 mod bench;
 mod check;
 mod compile;
 mod dot;
 mod gui;
 mod interrupt;
+mod lesson;
 mod mlir;
+mod outputs_flag;
 mod progress;
 mod render;
 mod replay;
@@ -15,6 +18,7 @@ mod sim;
 mod stimulus_flags;
 mod surfer;
 mod throughput;
+pub mod timing_flags;
 mod verilog;
 
 use std::path::PathBuf;
@@ -82,6 +86,9 @@ pub enum Command {
     Tune(throughput::TuneArgs),
     /// Open the visual debugger on a C kernel or handshake MLIR file (and optionally a VCD).
     Gui(gui::GuiArgs),
+    /// Open the debugger on a guided lesson (`--list` lists them, `--check` checks them by
+    /// simulation).
+    Lesson(lesson::LessonArgs),
     /// Draw the debugger's view at a cycle without a window, as SVG or PNG.
     Render(render::RenderArgs),
     /// Write SystemVerilog for a circuit (Handscope's component library).
@@ -125,6 +132,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Serve(a)) => serve::run(&a),
         Some(Command::Surfer(a)) => surfer::run(&a),
         Some(Command::Gui(a)) => gui::run(&a),
+        Some(Command::Lesson(a)) => lesson::run(&a),
         Some(Command::Render(a)) => render::run(&a),
         Some(Command::Bench(a)) => bench::run(&a),
         None => Ok(crate::app::run(
@@ -143,15 +151,17 @@ pub fn select_function<'m>(
     Ok(handscope_sim::session::select_function(module, name)?)
 }
 
-/// The run of a subcommand: function `name` of `module`, flattened, with `stimulus` bound and
-/// the given deadlock window.
+/// The run of a subcommand: function `name` of `module`, flattened, timed by `timing`, with
+/// `stimulus` bound and the given deadlock window.
 pub fn session(
     module: &handscope_sim::Module,
     name: Option<&str>,
+    timing: &handscope_sim::spec::timing::TimingProfile,
     stimulus: &handscope_sim::session::StimulusArgs,
     deadlock_window: u64,
 ) -> anyhow::Result<handscope_sim::session::Session> {
     let mut s = handscope_sim::session::Session::open(module, name)?;
+    s.apply_timing(timing)?;
     warn_before_running(&s);
     s.set_deadlock_window(deadlock_window).bind(stimulus)?;
     for n in s.notes() {

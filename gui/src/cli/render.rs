@@ -19,6 +19,9 @@ pub struct RenderArgs {
     /// Function to draw (default: the only or the last function with a body).
     #[arg(long)]
     pub func: Option<String>,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
     /// A VCD of a run to show instead of simulating.
     #[arg(long)]
     pub trace: Option<PathBuf>,
@@ -73,7 +76,9 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
     // when `_scratch` goes out of scope (on success and on every error).
     let mut _scratch = None;
     let start = match super::gui::gallery_index(&a.file) {
-        Some(i) if !a.file.exists() && over.is_empty() && a.trace.is_none() => Start::Example(i),
+        Some(i) if !a.file.exists() && over.is_empty() && a.trace.is_none() => {
+            Start::TimedExample(i, a.timing.profile()?)
+        }
         Some(i) if !a.file.exists() => {
             let ex = &crate::examples::CIRCUITS[i];
             let dir = tempfile::Builder::new()
@@ -83,9 +88,21 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
             let p = dir.path().join(ex.name);
             std::fs::write(&p, ex.text).with_context(|| format!("cannot write {}", p.display()))?;
             _scratch = Some(dir);
-            Start::File(p, a.trace.clone(), over, a.func.clone())
+            Start::File(
+                p,
+                a.trace.clone(),
+                over,
+                a.func.clone(),
+                a.timing.profile()?,
+            )
         }
-        _ => Start::File(a.file.clone(), a.trace.clone(), over, a.func.clone()),
+        _ => Start::File(
+            a.file.clone(),
+            a.trace.clone(),
+            over,
+            a.func.clone(),
+            a.timing.profile()?,
+        ),
     };
     let svg = crate::app::render::render_svg_noting(start, a.cycle, look, &mut |note| {
         eprintln!("warning: {note}");

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use handscope_sim::report::render_human;
 use handscope_traces::vcd_in::{ReplayOptions, replay_file};
 
 /// Arguments of `handscope replay`.
@@ -29,6 +28,9 @@ pub struct ReplayArgs {
     /// The stimulus: `--in`, `--mem`, `--ready`.
     #[command(flatten)]
     pub stimulus: super::stimulus_flags::StimulusFlags,
+    /// The timing profile the run used (`--timing`): its pipelines are part of the circuit.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
     /// Cycles without any transfer after which the run counts as deadlocked.
     #[arg(long, default_value_t = 16)]
     pub deadlock_window: u64,
@@ -42,18 +44,24 @@ pub struct ReplayArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// `--outputs summary|all`.
+    #[command(flatten)]
+    pub outputs: super::outputs_flag::OutputsFlag,
 }
 
 /// Runs `handscope replay`.
 pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::load::load(&a.graph)?;
+    let timing = a.timing.profile()?;
+    let loaded = crate::load::load_timed(&a.graph, a.func.as_deref(), &timing)?;
     let stimulus = a.stimulus.args();
-    let session = super::session(
+    let mut session = super::session(
         &loaded.module,
         a.func.as_deref(),
+        &timing,
         &stimulus,
         a.deadlock_window,
     )?;
+    session.set_keep_all_outputs(a.outputs.keep_all(a.json));
     let given = !stimulus.is_empty();
     let progress = super::progress::ReadProgress::new(&a.trace.display().to_string());
     let opts = ReplayOptions {
@@ -63,7 +71,7 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
         progress: Some(progress.callback()),
         force: a.force,
     };
-    let r = replay_file(
+    let mut r = replay_file(
         &a.trace,
         session.function(),
         given.then_some(session.environment()),
@@ -100,10 +108,6 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
             eprintln!("  unused signal {s}");
         }
     }
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&r.report)?);
-    } else {
-        print!("{}", render_human(&r.report));
-    }
+    a.outputs.print(&mut r.report, a.json, &timing)?;
     Ok(super::exit_code(r.report.status))
 }

@@ -73,6 +73,7 @@ pub fn run(a: &ServeArgs) -> anyhow::Result<ExitCode> {
             a.trace.clone(),
             a.stimulus.args(),
             a.func.clone(),
+            Default::default(),
         ),
         wake.clone(),
     );

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use handscope_sim::report::render_human;
 
 /// Arguments of `handscope sim`.
 #[derive(clap::Args, Debug)]
@@ -17,6 +16,9 @@ pub struct SimArgs {
     /// The stimulus: `--in`, `--mem`, `--ready`.
     #[command(flatten)]
     pub stimulus: super::stimulus_flags::StimulusFlags,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
     /// Stop after this many cycles (default: no limit; a run that stops making progress
     /// ends as a deadlock after --deadlock-window cycles, and Ctrl-C stops a run and prints
     /// the report of the cycles simulated so far).
@@ -34,31 +36,106 @@ pub struct SimArgs {
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// `--outputs summary|all`.
+    #[command(flatten)]
+    pub outputs: super::outputs_flag::OutputsFlag,
+    /// Run every line of this file (one run per line: `--in/--mem/--ready` options, or a C
+    /// kernel's `RUN:` arguments; `#` comments) on every core, one report line per run.
+    #[arg(long, value_name = "RUNS")]
+    pub batch: Option<PathBuf>,
+    /// Run once per seed of `A..B` (end excluded), every result without an explicit
+    /// `--ready` taking `random:SEED:PROB` (with --batch: every line once per seed).
+    #[arg(long, value_name = "A..B", conflicts_with_all = ["vcd", "fst"])]
+    pub seeds: Option<String>,
+    /// The ready probability of --seeds.
+    #[arg(long, default_value_t = 0.5, requires = "seeds")]
+    pub ready_prob: f64,
+    /// Worker threads of --batch/--seeds (default: every core).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// Runs the simulation and prints the report; the exit code says how it ended
 /// ([`super::exit_code`]).
 pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::load::load_for(&a.file, a.func.as_deref())?;
-    let session = super::session(
+    if a.batch.is_some() || a.seeds.is_some() {
+        return run_batch(a);
+    }
+    let timing = a.timing.profile()?;
+    let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
+    let mut session = super::session(
         &loaded.module,
         a.func.as_deref(),
+        &timing,
         &a.stimulus.args(),
         a.deadlock_window,
     )?;
+    session.set_keep_all_outputs(a.outputs.keep_all(a.json));
     let stop = super::interrupt::stop_flag();
     let max_cycles = a.max_cycles.unwrap_or(u64::MAX);
-    let report = match (&a.vcd, &a.fst) {
+    let mut report = match (&a.vcd, &a.fst) {
         (Some(path), _) => run_writing_vcd(&session, max_cycles, stop, path)?,
         (None, Some(path)) => run_writing_fst(&session, max_cycles, stop, path)?,
         (None, None) => session.run_until(max_cycles, false, stop)?.report,
     };
+    a.outputs.print(&mut report, a.json, &timing)?;
+    Ok(super::exit_code(report.status))
+}
+
+/// `sim --batch` / `--seeds`: plans every run (a bad line fails before anything runs), runs
+/// them on every core and prints one line per run and the runs per second.
+fn run_batch(a: &SimArgs) -> anyhow::Result<ExitCode> {
+    use super::batch;
+    if a.vcd.is_some() || a.fst.is_some() {
+        anyhow::bail!("--batch writes no waveform (--vcd/--fst): run one line of it alone");
+    }
+    let timing = a.timing.profile()?;
+    let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
+    let mut session = handscope_sim::session::Session::open(&loaded.module, a.func.as_deref())?;
+    session.apply_timing(&timing)?;
+    super::warn_before_running(&session);
+    session.set_deadlock_window(a.deadlock_window);
+    for n in session.notes() {
+        eprintln!("warning: {n}");
+    }
+    let seeds = a.seeds.as_deref().map(batch::parse_seeds).transpose()?;
+    if !(0.0..=1.0).contains(&a.ready_prob) {
+        anyhow::bail!(
+            "--ready-prob {} is not a probability in 0..=1",
+            a.ready_prob
+        );
+    }
+    let runs = batch::plan(
+        &session,
+        &a.stimulus.args(),
+        a.batch.as_deref(),
+        seeds,
+        a.ready_prob,
+    )?;
+    let threads = a.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    if threads == 0 {
+        anyhow::bail!("--jobs 0: give at least one worker thread");
+    }
+    let stop = super::interrupt::stop_flag();
+    let max_cycles = a.max_cycles.unwrap_or(u64::MAX);
+    let keep_all = a.json && a.outputs.keep_all(true);
+    let mut report = batch::execute(&session, &runs, max_cycles, threads, keep_all, stop)?;
+    for e in &mut report.runs {
+        e.report.timing = (!timing.is_ideal()).then(|| timing.name().to_string());
+    }
     if a.json {
+        if !keep_all {
+            for e in &mut report.runs {
+                e.report.cut_outputs(handscope_sim::report::SUMMARY_ENDS);
+            }
+        }
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", render_human(&report));
+        print!("{}", batch::render_text(&report));
     }
-    Ok(super::exit_code(report.status))
+    Ok(batch::exit_code(&report, runs.len()))
 }
 
 /// Runs `sim` to its end, handing every cycle's signal words to `write`; after the first

@@ -49,8 +49,12 @@ pub fn run(a: &SurferArgs) -> anyhow::Result<ExitCode> {
     };
     // The stimulus of the file's header (`// sim:`, a kernel's first `// RUN:`), as the
     // debugger runs it, with --in/--mem/--ready replacing entries.
-    let circuit =
-        crate::app::circuit::Circuit::from_file(&a.file, &a.stimulus.args(), a.func.as_deref())?;
+    let circuit = crate::app::circuit::Circuit::from_file(
+        &a.file,
+        &a.stimulus.args(),
+        a.func.as_deref(),
+        &Default::default(),
+    )?;
     let session = circuit.session;
     super::warn_before_running(&session);
     let f = session.function();

@@ -22,6 +22,9 @@ pub struct RunInput {
     /// The stimulus: `--in`, `--mem`, `--ready`.
     #[command(flatten)]
     pub stimulus: super::stimulus_flags::StimulusFlags,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
     /// Stop after this many cycles.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_cycles: u64,
@@ -80,8 +83,10 @@ fn open(a: &RunInput) -> anyhow::Result<Opened> {
         .func
         .clone()
         .or_else(|| is_c.then(|| header.top().map(String::from)).flatten());
+    let timing = a.timing.profile()?;
     let opts = handscope_compiler::c::HsOptions {
         task_pipelining: a.task_pipelining,
+        timing: timing.clone(),
         ..Default::default()
     };
     let loaded = crate::load::load_text_with(&a.file, &text, func.as_deref(), &opts)?;
@@ -110,6 +115,7 @@ fn open(a: &RunInput) -> anyhow::Result<Opened> {
     let session = super::session(
         &loaded.module,
         func.as_deref(),
+        &timing,
         &stimulus,
         a.deadlock_window,
     )?;

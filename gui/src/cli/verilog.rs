@@ -10,7 +10,6 @@ use handscope_compiler::verilog::testbench::{
     TbDesign, memory_init_files, wrapper, write_testbench,
 };
 use handscope_compiler::verilog::{VerilogBuilder, write_verilog};
-use handscope_sim::report::render_human;
 use handscope_sim::session::flat_function;
 use handscope_traces::verilator::{BuildConfig, WaveFormat};
 
@@ -25,6 +24,9 @@ pub struct VerilogArgs {
     /// Output file (default: standard output).
     #[arg(short, long, value_name = "OUT.sv")]
     pub output: Option<PathBuf>,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
 }
 
 /// Arguments of `handscope verilate`.
@@ -38,6 +40,9 @@ pub struct VerilateArgs {
     /// The stimulus: `--in`, `--mem`, `--ready`.
     #[command(flatten)]
     pub stimulus: super::stimulus_flags::StimulusFlags,
+    /// The timing profile: `--timing`.
+    #[command(flatten)]
+    pub timing: super::timing_flags::TimingFlags,
     /// Stop after this many cycles.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_cycles: u64,
@@ -53,6 +58,9 @@ pub struct VerilateArgs {
     /// With --run: print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// With --run: `--outputs summary|all`.
+    #[command(flatten)]
+    pub outputs: super::outputs_flag::OutputsFlag,
     /// Dump an FST (`trace.fst`, Verilator `--trace-fst`) instead of a VCD.
     #[arg(long)]
     pub fst: bool,
@@ -64,8 +72,15 @@ pub struct VerilateArgs {
 
 /// Runs `handscope verilog`.
 pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::load::load(&a.file)?;
-    let flat = flat_function(&loaded.module, a.func.as_deref())?;
+    let timing = a.timing.profile()?;
+    let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
+    let mut flat = flat_function(&loaded.module, a.func.as_deref())?;
+    if !timing.is_ideal() {
+        // As a run sees it: forks and sinks where missing, then the pipelines.
+        let mut s = handscope_sim::session::Session::new(flat)?;
+        s.apply_timing(&timing)?;
+        flat = s.function().clone();
+    }
     let sv = write_verilog(&flat)?;
     match &a.output {
         Some(p) => crate::output::write_bytes(p, sv)?,
@@ -76,14 +91,17 @@ pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs `handscope verilate`.
 pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::load::load(&a.file)?;
+    let timing = a.timing.profile()?;
+    let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
     let stimulus = a.stimulus.args();
-    let session = super::session(
+    let mut session = super::session(
         &loaded.module,
         a.func.as_deref(),
+        &timing,
         &stimulus,
         a.deadlock_window,
     )?;
+    session.set_keep_all_outputs(a.outputs.keep_all(a.json));
     let (flat, env) = (session.function(), session.environment());
     let mut b = VerilogBuilder::new();
     let top = b.add(flat, None)?;
@@ -153,18 +171,13 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
         progress: Some(progress.callback()),
         ..Default::default()
     };
-    let replay = handscope_traces::vcd_in::replay_file(&vcd, flat, Some(env), &opts)?;
+    let mut replay = handscope_traces::vcd_in::replay_file(&vcd, flat, Some(env), &opts)?;
     progress.finish(replay.edges);
     for w in &replay.warnings {
         eprintln!("warning: {w}");
     }
-    let report = &replay.report;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(report)?);
-    } else {
-        print!("{}", render_human(report));
-    }
-    Ok(super::exit_code(report.status))
+    a.outputs.print(&mut replay.report, a.json, &timing)?;
+    Ok(super::exit_code(replay.report.status))
 }
 
 /// `verilate --run --live`: starts the model and opens the debugger on its VCD while the
@@ -207,8 +220,13 @@ fn run_live(
         },
         writer_done: done,
     };
-    let start =
-        crate::app::model::Start::File(a.file.clone(), None, a.stimulus.args(), a.func.clone());
+    let start = crate::app::model::Start::File(
+        a.file.clone(),
+        None,
+        a.stimulus.args(),
+        a.func.clone(),
+        a.timing.profile()?,
+    );
     let code = crate::app::run(start, None, Some(follow));
     if let Ok(mut c) = child.lock()
         && matches!(c.try_wait(), Ok(None))

@@ -10,7 +10,7 @@ use super::float_arith::{FBinOp, FConv, FUnOp};
 use super::program::{Bwd, Clk, Fwd, Kinded, MemInfo, Program, Seg, Span};
 use crate::graph::Function;
 use crate::ops::{ArithOp, Op};
-use crate::spec::{CountContext, RegField, SlotPart, StateLayout, slot_regs};
+use crate::spec::{CountContext, RegField, SlotPart, StateLayout, slot_regs, stage_regs};
 use crate::types::{MAX_INT_WIDTH, Type};
 
 /// An instruction plus the channels whose signal it reads and writes (for ordering).
@@ -673,6 +673,34 @@ fn compile_node(
                 slots: *slots,
             });
             b.p.buffers.push((ins[0], outs[0], reg, *slots));
+        }
+        Op::Pipeline { latency, ii } => {
+            let (latency, ii) = (*latency, *ii);
+            if latency == 0 || ii == 0 {
+                return Err(malformed(node, "pipeline with latency or interval 0"));
+            }
+            let last = reg + stage_regs::WORDS * (latency - 1);
+            let (inp, out) = (ins[0], outs[0]);
+            b.fwd(nid, Fwd::PipeOut { out, reg: last }, vec![], vec![out]);
+            b.bwd(
+                nid,
+                Bwd::PipeIn {
+                    inp,
+                    out,
+                    reg,
+                    latency,
+                    ii,
+                },
+                vec![out],
+                vec![inp],
+            );
+            b.p.clk.push(Clk::Pipe {
+                inp,
+                out,
+                reg,
+                latency,
+                ii,
+            });
         }
         Op::Constant { value } => {
             let value = value & crate::types::width_mask(wch(outs[0]));

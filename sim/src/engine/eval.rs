@@ -2,7 +2,7 @@
 
 use super::program::{Bwd, Clk, Fwd, Program, Seg, Span, TypedOp};
 use super::{arith, float_arith};
-use crate::spec::{cmerge_regs, mux_input, slot_regs};
+use crate::spec::{cmerge_regs, mux_input, slot_regs, stage_regs};
 use crate::types::width_mask;
 
 // Register word offsets, from the components' state layouts (`crate::spec`).
@@ -14,6 +14,9 @@ const DATA: usize = slot_regs::DATA as usize;
 const SKID_VALID: usize = slot_regs::SKID_VALID as usize;
 const SKID_DATA: usize = slot_regs::SKID_DATA as usize;
 const SLOT: usize = slot_regs::WORDS as usize;
+const STAGE: usize = stage_regs::WORDS as usize;
+const STAGE_VALID: usize = stage_regs::VALID as usize;
+const STAGE_DATA: usize = stage_regs::DATA as usize;
 // `slot_step` views a slot's words as `[valid, data, skid_valid, skid_data]`.
 const _: () = assert!(VALID == 0 && DATA == 1 && SKID_VALID == 2 && SKID_DATA == 3 && SLOT == 4);
 
@@ -345,6 +348,11 @@ fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
             *s.valid.at_mut(out as usize) = (sk | v) != 0;
             *s.data.at_mut(out as usize) = if sk != 0 { sd } else { d };
         }
+        Fwd::PipeOut { out, reg } => {
+            let r = reg as usize;
+            *s.valid.at_mut(out as usize) = s.regs.at(r + STAGE_VALID) != 0;
+            *s.data.at_mut(out as usize) = s.regs.at(r + STAGE_DATA);
+        }
         Fwd::Const { ctrl, out, value } => {
             *s.valid.at_mut(out as usize) = s.valid.at(ctrl as usize);
             *s.data.at_mut(out as usize) = value;
@@ -567,6 +575,15 @@ fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
             *s.ready.at_mut(inp as usize) =
                 s.regs.at(r + VALID) == 0 || s.regs.at(r + SKID_VALID) == 0;
         }
+        Bwd::PipeIn {
+            inp,
+            out,
+            reg,
+            latency,
+            ii,
+        } => {
+            *s.ready.at_mut(inp as usize) = pipe_accepts(s, out, reg, latency, ii);
+        }
         Bwd::Store {
             addr,
             data,
@@ -619,6 +636,58 @@ fn slot_step(regs: &mut [u64], r: usize, in_v: u64, in_d: u64, out_r: u64) -> (u
         w[3] = d;
     }
     old
+}
+
+/// A pipeline's `in.ready` (`docs/semantics.md`, "Pipelined units"): its cooldown is over,
+/// and some stage is empty or the last stage passes its token on (`out.ready`).
+#[inline(always)]
+fn pipe_accepts(s: &Sig<'_>, out: u32, reg: u32, latency: u32, ii: u32) -> bool {
+    let base = reg as usize;
+    let n = latency as usize;
+    let cool = ii > 1 && s.regs.at(base + STAGE * n) != 0;
+    !cool
+        && (s.ready.at(out as usize)
+            || (0..n).any(|k| s.regs.at(base + STAGE * k + STAGE_VALID) == 0))
+}
+
+/// A pipeline's clock edge: going from the output back, stage `k` takes stage `k-1`'s
+/// contents (stage 0 takes the input's transfer) when it is free (empty, or its token moves
+/// on); a stage that is not free holds. The cooldown restarts at `ii - 1` on a transfer in.
+#[inline(always)]
+fn pipe_step(s: &mut Sig<'_>, inp: u32, out: u32, reg: u32, latency: u32, ii: u32) {
+    let base = reg as usize;
+    let n = latency as usize;
+    let taken = s.valid.at(inp as usize) & s.ready.at(inp as usize);
+    let mut free_next = s.ready.at(out as usize);
+    for k in (0..n).rev() {
+        let r = base + STAGE * k;
+        let free = s.regs.at(r + STAGE_VALID) == 0 || free_next;
+        if free {
+            let (v, d) = if k == 0 {
+                (u64::from(taken), s.data.at(inp as usize))
+            } else {
+                (
+                    s.regs.at(r - STAGE + STAGE_VALID),
+                    s.regs.at(r - STAGE + STAGE_DATA),
+                )
+            };
+            *s.regs.at_mut(r + STAGE_VALID) = v;
+            // An empty stage keeps its old data word (as the SystemVerilog model does).
+            if v != 0 {
+                *s.regs.at_mut(r + STAGE_DATA) = d;
+            }
+        }
+        free_next = free;
+    }
+    if ii > 1 {
+        let c = base + STAGE * n;
+        let cool = s.regs.at(c);
+        *s.regs.at_mut(c) = if taken {
+            u64::from(ii - 1)
+        } else {
+            cool.saturating_sub(1)
+        };
+    }
 }
 
 /// `in.ready` of a buffer slot at `r` as 0 or 1.
@@ -702,6 +771,13 @@ fn clk_one(p: &Program, s: &mut Sig<'_>, i: &Clk) {
                 }
             }
         }
+        Clk::Pipe {
+            inp,
+            out,
+            reg,
+            latency,
+            ii,
+        } => pipe_step(s, inp, out, reg, latency, ii),
         Clk::MemSt {
             addr,
             data,

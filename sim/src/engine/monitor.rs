@@ -19,7 +19,8 @@ use cranelift_entity::EntityRef;
 use crate::deadlock::{self, DeadlockReport};
 use crate::graph::{ArgType, Function, NodeId};
 use crate::report::{
-    ChannelStats, EventKind, OutputToken, RunReport, RuntimeEvent, Status, render_value_as,
+    ChannelStats, EventKind, OutputSummary, OutputToken, RunReport, RuntimeEvent, Status,
+    render_value_as,
 };
 use crate::stimulus::{Environment, ReadyPolicy, TokenSource};
 use crate::types::Type;
@@ -56,19 +57,33 @@ struct ArgObs {
 /// long the run); the ones between are counted ([`RunReport::omitted_outputs`]).
 pub const KEPT_OUTPUTS: usize = 1 << 16;
 
-/// The tokens a result gave: how many, the first and the last [`KEPT_OUTPUTS`].
-#[derive(Clone, Debug, Default)]
+/// The tokens a result gave: how many, a checksum of all of them, and the first and the last
+/// [`KEPT_OUTPUTS`] (or every one when `keep_all`).
+#[derive(Clone, Debug)]
 struct OutputLog {
     count: u64,
+    checksum: crate::report::TokenChecksum,
+    keep_all: bool,
     head: Vec<(u64, u64)>,
     tail: std::collections::VecDeque<(u64, u64)>,
 }
 
 impl OutputLog {
+    fn new(keep_all: bool) -> OutputLog {
+        OutputLog {
+            count: 0,
+            checksum: crate::report::TokenChecksum::default(),
+            keep_all,
+            head: Vec::new(),
+            tail: std::collections::VecDeque::new(),
+        }
+    }
+
     #[inline]
     fn push(&mut self, t: (u64, u64)) {
         self.count += 1;
-        if self.head.len() < KEPT_OUTPUTS {
+        self.checksum.add(t.1);
+        if self.keep_all || self.head.len() < KEPT_OUTPUTS {
             self.head.push(t);
         } else {
             if self.tail.len() == KEPT_OUTPUTS {
@@ -157,6 +172,10 @@ pub(crate) struct Monitor {
     last_fire: Vec<i64>,
     /// Channels whose last fire is tracked.
     watched: Vec<u32>,
+    /// Data at the last fire of the operands of comparisons deciding `cond_br`s.
+    last_data: Vec<u64>,
+    /// The channels of `last_data` that are tracked.
+    watched_data: Vec<u32>,
     args: Vec<ArgObs>,
     results: Vec<ResultObs>,
     invocations: Option<u64>,
@@ -203,7 +222,7 @@ impl Monitor {
                 may_ready: env
                     .and_then(|e| e.ready.get(&r.name))
                     .is_none_or(ReadyPolicy::can_be_ready),
-                outputs: OutputLog::default(),
+                outputs: OutputLog::new(env.is_some_and(|e| e.keep_all_outputs)),
             })
             .collect();
         let watched = f
@@ -213,10 +232,16 @@ impl Monitor {
             .flat_map(|n| n.outputs.iter().map(|c| c.as_u32()))
             .collect();
         let n = prog.n_channels;
+        let watched_data = deadlock::watched_operands(f)
+            .iter()
+            .map(|c| c.as_u32())
+            .collect();
         Monitor {
             counters: Counters::new(n),
             last_fire: vec![-1; n],
             watched,
+            last_data: vec![0; n],
+            watched_data,
             args,
             results,
             invocations,
@@ -411,6 +436,11 @@ impl Monitor {
                 self.last_fire[w as usize] = cycle as i64;
             }
         }
+        for &w in &self.watched_data {
+            if fire(w) {
+                self.last_data[w as usize] = s.data[w as usize];
+            }
+        }
         for a in &mut self.args {
             a.consumed += u64::from(fire(a.chan));
         }
@@ -473,6 +503,9 @@ impl Monitor {
             ready: s.ready,
             data: s.data,
             last_fire: &self.last_fire,
+            last_data: &self.last_data,
+            given_args: self.args.iter().map(|a| (a.arg, a.total)).collect(),
+            invocations: inv,
             last_break: self.counters.flushed_last_break(),
             fires: self.counters.flushed_fires(),
             pending_args: self
@@ -516,7 +549,15 @@ impl Monitor {
         let unsigned = f.unsigned_names();
         let mut outputs = BTreeMap::new();
         let mut omitted_outputs = BTreeMap::new();
+        let mut output_summaries = BTreeMap::new();
         for (r, obs) in f.results.iter().zip(&self.results) {
+            output_summaries.insert(
+                r.name.clone(),
+                OutputSummary {
+                    count: obs.outputs.count,
+                    checksum: obs.outputs.checksum,
+                },
+            );
             if obs.outputs.omitted() > 0 {
                 omitted_outputs.insert(r.name.clone(), obs.outputs.omitted());
             }
@@ -560,9 +601,11 @@ impl Monitor {
             cycles: self.cycle,
             outputs,
             omitted_outputs,
+            output_summaries,
             memories: mems,
             deadlock: self.deadlock.clone(),
             drained: self.drained.clone(),
+            timing: None,
             events: self.events.clone(),
             stats,
         }

@@ -122,6 +122,8 @@ pub enum Fwd {
     LazyFork { inp: u32, outs: Span },
     /// Buffer output from the last slot's registers at `reg`.
     BufOut { out: u32, reg: u32 },
+    /// Pipeline output from the last stage's registers at `reg`.
+    PipeOut { out: u32, reg: u32 },
     /// `constant`.
     Const { ctrl: u32, out: u32, value: u64 },
     /// `source` (valid) / `never` (not valid).
@@ -196,6 +198,15 @@ pub enum Bwd {
     LazyFork { inp: u32, outs: Span },
     /// Buffer input from the first slot's registers.
     BufIn { inp: u32, reg: u32 },
+    /// Pipeline input: ready when the cooldown is over and a stage is free or the last one
+    /// passes its token on.
+    PipeIn {
+        inp: u32,
+        out: u32,
+        reg: u32,
+        latency: u32,
+        ii: u32,
+    },
     /// `store`.
     Store {
         addr: u32,
@@ -263,6 +274,14 @@ pub enum Clk {
         out: u32,
         reg: u32,
         slots: u32,
+    },
+    /// Pipeline stages and cooldown.
+    Pipe {
+        inp: u32,
+        out: u32,
+        reg: u32,
+        latency: u32,
+        ii: u32,
     },
     /// Memory store port: write and write-valid buffer.
     MemSt {
@@ -427,6 +446,7 @@ impl Kinded for Fwd {
             Fwd::Unpack { .. } => 29,
             Fwd::LazyFork { .. } => 30,
             Fwd::BufOut { .. } => 31,
+            Fwd::PipeOut { .. } => 39,
             Fwd::Const { .. } => 32,
             Fwd::Fixed { .. } => 33,
             Fwd::Store { .. } => 34,
@@ -452,6 +472,7 @@ impl Kinded for Bwd {
             Bwd::Sync { outs, .. } => 300 + outs.len.min(100) as u16,
             Bwd::LazyFork { .. } => 7,
             Bwd::BufIn { .. } => 8,
+            Bwd::PipeIn { .. } => 16,
             Bwd::Store { .. } => 9,
             Bwd::MemSt { .. } => 10,
             Bwd::Join2 { .. } => 11,
@@ -470,6 +491,7 @@ impl Kinded for Clk {
             Clk::Cmerge { .. } => 1,
             Clk::Buffer { slots, .. } => 100 + (*slots).min(99) as u16,
             Clk::MemSt { .. } => 2,
+            Clk::Pipe { .. } => 3,
         }
     }
 }

@@ -185,12 +185,46 @@ fn long_runs_keep_the_first_and_last_output_tokens_and_count_the_rest() {
     assert_eq!(toks[KEPT_OUTPUTS].bits, KEPT_OUTPUTS as u64 + 1000);
     assert_eq!(toks.last().unwrap().bits, (n - 1) & 0xffff_ffff);
     assert!(toks.windows(2).all(|w| w[0].cycle < w[1].cycle));
-    let text = crate::report::render_human(&r);
+    let text = crate::report::render_human_with(&r, crate::report::OutputDetail::All);
     assert!(
         text.contains("... (1000 more tokens) ..."),
         "{}",
         &text[..200]
     );
+    // Count and checksum cover every token, the dropped ones included.
+    let sum = r.output_summaries["out0"];
+    assert_eq!(sum.count, n);
+    assert_eq!(
+        sum.checksum,
+        crate::report::TokenChecksum::of((0..n).map(|i| i & 0xffff_ffff))
+    );
+    // The summary prints the count, the checksum and a few tokens from each end.
+    let text = crate::report::render_human(&r);
+    let line = text.lines().find(|l| l.contains("out0")).unwrap();
+    assert!(
+        line.starts_with(&format!(
+            "  out0: {n} tokens, checksum {}: [0@",
+            sum.checksum
+        )),
+        "{line}"
+    );
+    assert!(line.contains(&format!("{}@", n - 1)), "{line}");
+    assert!(line.len() < 400, "{line}");
+    // Keeping every token keeps them all, in order, with the same summary.
+    let mut env = chain_env(n);
+    env.keep_all_outputs = true;
+    let all = Simulation::new(&f, env).unwrap().run(10 * n);
+    let toks = &all.outputs["out0"];
+    assert_eq!(toks.len() as u64, n);
+    assert!(toks.iter().enumerate().all(|(i, t)| t.bits == i as u64));
+    assert!(all.omitted_outputs.is_empty());
+    assert_eq!(all.output_summaries["out0"], sum);
+    // Cutting a report's lists keeps the ends and counts the rest.
+    let mut cut = all.clone();
+    cut.cut_outputs(8);
+    assert_eq!(cut.outputs["out0"].len(), 16);
+    assert_eq!(cut.omitted_outputs["out0"], n - 16);
+    assert_eq!(cut.outputs["out0"][8].bits, n - 8);
     // A short run omits nothing and says nothing about it.
     let r = Simulation::new(&f, chain_env(10)).unwrap().run(1000);
     assert!(r.omitted_outputs.is_empty());

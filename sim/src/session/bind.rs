@@ -43,6 +43,36 @@ impl StimulusArgs {
         }
     }
 
+    /// Parses `--in`, `--mem` and `--ready` options written as text (each `--flag VALUE` or
+    /// `--flag=VALUE`, separated by whitespace), as a `// sim:` line or a batch file holds
+    /// them. Another word, or a flag without its value, is an error naming it.
+    pub fn parse_flags(text: &str) -> Result<StimulusArgs, String> {
+        let mut out = StimulusArgs::default();
+        let mut words = text.split_whitespace();
+        while let Some(w) = words.next() {
+            let (flag, value) = match w.split_once('=') {
+                Some((f, v)) if f.starts_with("--") => (f, v.to_string()),
+                _ => {
+                    let v = words
+                        .next()
+                        .ok_or_else(|| format!("`{w}` needs a value (`{w} NAME=VALUE`)"))?;
+                    (w, v.to_string())
+                }
+            };
+            match flag {
+                "--in" => out.inputs.push(value),
+                "--mem" => out.mems.push(value),
+                "--ready" => out.ready.push(value),
+                other => {
+                    return Err(format!(
+                        "`{other}` is not a stimulus option (expected --in, --mem or --ready)"
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// True when no value is given.
     pub fn is_empty(&self) -> bool {
         self.inputs.is_empty() && self.mems.is_empty() && self.ready.is_empty()

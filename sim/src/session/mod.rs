@@ -53,8 +53,8 @@ pub enum SessionError {
     /// The graph cannot be simulated as it is (e.g. a malformed `handshake.init`).
     #[error(transparent)]
     Sim(#[from] SimError),
-    /// Inserting forks and sinks gave two nodes one ID.
-    #[error("inserting forks and sinks: {0}")]
+    /// Inserting forks and sinks (or pipelines) gave two nodes one ID.
+    #[error("inserting forks, sinks or pipelines: {0}")]
     Materialize(crate::graph::DuplicateId),
 }
 
@@ -199,6 +199,20 @@ impl Session {
         })
     }
 
+    /// Applies a timing profile: a `pipeline` behind every unit the profile gives a latency
+    /// ([`crate::transform::apply_timing`]); nothing for `ideal`. Call it once, right after
+    /// opening the session (stimulus binds by argument and memory names, which it keeps).
+    pub fn apply_timing(
+        &mut self,
+        profile: &crate::spec::timing::TimingProfile,
+    ) -> Result<&mut Self, SessionError> {
+        if !profile.is_ideal() {
+            let f = Arc::make_mut(&mut self.func);
+            crate::transform::apply_timing(f, profile).map_err(SessionError::Materialize)?;
+        }
+        Ok(self)
+    }
+
     /// What binding text stimulus assumed that the user may not have meant, in words (a
     /// `--mem` list shorter than its memory: the rest starts at 0). Tools print them as
     /// warnings.
@@ -250,6 +264,14 @@ impl Session {
     /// deadlocked.
     pub fn set_deadlock_window(&mut self, cycles: u64) -> &mut Self {
         self.env.deadlock_window = cycles;
+        self
+    }
+
+    /// Keeps every output token in the run's report instead of the first and last
+    /// [`KEPT_OUTPUTS`](crate::engine::KEPT_OUTPUTS) per result (memory then grows with the
+    /// run).
+    pub fn set_keep_all_outputs(&mut self, keep: bool) -> &mut Self {
+        self.env.keep_all_outputs = keep;
         self
     }
 

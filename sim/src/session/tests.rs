@@ -177,3 +177,40 @@ fn unmaterialized_circuits_get_forks_and_sinks() {
     let d: Vec<u64> = run.report.outputs["d"].iter().map(|t| t.bits).collect();
     assert_eq!(d, [6, 8]);
 }
+
+#[test]
+fn stimulus_flags_parse_from_text() {
+    let a =
+        StimulusArgs::parse_flags("--in a=1,2  --mem=m=@f.txt\t--ready out=random:3:0.5").unwrap();
+    assert_eq!(a.inputs, ["a=1,2"]);
+    assert_eq!(a.mems, ["m=@f.txt"]);
+    assert_eq!(a.ready, ["out=random:3:0.5"]);
+    assert!(StimulusArgs::parse_flags("").unwrap().is_empty());
+    let e = StimulusArgs::parse_flags("--in a=1 --vcd x.vcd").unwrap_err();
+    assert!(e.contains("`--vcd` is not a stimulus option"), "{e}");
+    let e = StimulusArgs::parse_flags("--in").unwrap_err();
+    assert!(e.contains("`--in` needs a value"), "{e}");
+    assert!(StimulusArgs::parse_flags("48 18").is_err());
+}
+
+proptest::proptest! {
+    /// Any text parses or fails without panicking; written-out options read back the same.
+    #[test]
+    fn stimulus_flags_never_panic_and_round_trip(
+        text in "[ -~\t]{0,80}",
+        ins in proptest::collection::vec("[a-z][a-z0-9_]{0,6}=[0-9,.@a-z-]{1,10}", 0..4),
+        mems in proptest::collection::vec("[a-z][a-z0-9_]{0,6}=[0-9,@a-z-]{1,10}", 0..3),
+    ) {
+        let _ = StimulusArgs::parse_flags(&text);
+        let mut line = String::new();
+        for i in &ins {
+            line.push_str(&format!("--in {i} "));
+        }
+        for m in &mems {
+            line.push_str(&format!("--mem={m} "));
+        }
+        let back = StimulusArgs::parse_flags(&line).unwrap();
+        proptest::prop_assert_eq!(back.inputs, ins);
+        proptest::prop_assert_eq!(back.mems, mems);
+    }
+}

@@ -34,6 +34,10 @@ pub enum Comb {
     /// `lazy_fork`: in -> every out, every out's ready -> in's ready, and each output's valid
     /// depends on the *other* outputs' ready (the only forward signal that reads a ready).
     LazyFork,
+    /// `pipeline`: valid and data come from the last stage's register; only the input's ready
+    /// reads the output's ready (a full pipeline passes its last token on and takes a new one
+    /// in the same cycle).
+    Pipeline,
     /// `memory`/`extmemory`: each load port is an eager fork of `ldAddr<i>` onto `ldData<i>`
     /// and `ldDone<i>`; a store port writes on the clock edge and raises `stDone<j>` from a
     /// register, so only its ready depends on `stDone<j>`'s ready.
@@ -67,6 +71,11 @@ impl Comb {
         match self {
             Comb::None => {}
             Comb::Join => join(&all(n_in), &all(n_out)),
+            Comb::Pipeline => {
+                if n_in > 0 && n_out > 0 {
+                    deps.push((Ready(PortRef::Out(0)), Ready(PortRef::In(0))));
+                }
+            }
             Comb::Load => {
                 join(&only(&[0, 2], n_in), &only(&[1], n_out));
                 join(&only(&[1], n_in), &only(&[0], n_out));

@@ -38,6 +38,8 @@ pub enum DisplayClass {
     Instance,
     /// `arith` operations.
     Compute,
+    /// `pipeline`: the latency stages of a timed unit.
+    Pipeline,
 }
 
 /// How much a label says.
@@ -80,6 +82,10 @@ pub fn describe_op(
             _ => "arg".into(),
         },
         Op::Fork | Op::LazyFork => format!("{} [{n_out}]", op.mnemonic()),
+        Op::Pipeline { latency, ii } => match (ii, full) {
+            (1, _) | (_, false) => format!("pipeline [{latency}]"),
+            (ii, true) => format!("pipeline [{latency}] ii={ii}"),
+        },
         Op::Buffer { slots, kind, init } => {
             let mut s = format!("buffer [{slots}] {}", kind.keyword());
             if let (Some(init), true) = (init, full) {

@@ -19,12 +19,16 @@ mod comb;
 mod display;
 mod ports;
 mod state;
+pub mod timing;
 mod typing;
 
 pub use comb::{Comb, PortSignal};
 pub use display::{Detail, DisplayClass, describe_op, signed_value};
 pub use ports::{Count, CountContext, PortRef, Ports, Resolved};
-pub use state::{NodeState, RegField, SlotPart, SlotState, StateLayout, cmerge_regs, slot_regs};
+pub use state::{
+    NodeState, PipelineState, RegField, SlotPart, SlotState, StageToken, StateLayout, cmerge_regs,
+    slot_regs, stage_regs,
+};
 pub use typing::{Typing, Violation, ViolationKind};
 
 use crate::ops::Op;
@@ -313,6 +317,19 @@ pub fn spec(op: &Op) -> ComponentSpec {
             DisplayClass::Instance,
             WaitRule::AllInputs,
             Structural,
+        ),
+        Op::Pipeline { latency, ii } => s(
+            numbered("in", Exactly(1)),
+            numbered("out", Exactly(1)),
+            Typing::OutputsLikeInput,
+            Comb::Pipeline,
+            StateLayout::Pipeline {
+                latency: *latency,
+                ii: *ii,
+            },
+            DisplayClass::Pipeline,
+            WaitRule::InputWhenEmpty,
+            NotLowered,
         ),
         Op::Arith(a) => s(
             numbered("in", Exactly(a.arity())),

@@ -34,6 +34,17 @@ pub mod slot_regs {
     pub const WORDS: u32 = 4;
 }
 
+/// Word offsets inside a pipeline: stage `k` holds `valid` at `2k` and `data` at `2k + 1`;
+/// the cooldown counter (only with an initiation interval above 1) follows the stages.
+pub mod stage_regs {
+    /// The stage holds a token.
+    pub const VALID: u32 = 0;
+    /// The stage's token.
+    pub const DATA: u32 = 1;
+    /// Number of words per stage.
+    pub const WORDS: u32 = 2;
+}
+
 /// One of a buffer slot's four registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SlotPart {
@@ -97,6 +108,12 @@ pub enum RegField {
         /// Store port.
         port: u32,
     },
+    /// A pipeline stage's full flag.
+    StageValid(u32),
+    /// A pipeline stage's token.
+    StageData(u32),
+    /// A pipeline's initiation-interval counter: cycles until it may take the next token.
+    Cooldown,
     /// Memory load port `port`'s eager-fork register for `ldData` (`output` 0) or `ldDone` (1).
     LoadEmitted {
         /// Load port.
@@ -115,7 +132,7 @@ impl RegField {
             RegField::Slot {
                 part: SlotPart::Data | SlotPart::SkidData,
                 ..
-            }
+            } | RegField::StageData(_)
         )
     }
 
@@ -131,6 +148,7 @@ impl RegField {
             "won" => return Some(RegField::Won),
             "result_emitted" => return Some(RegField::ResultEmitted),
             "index_emitted" => return Some(RegField::IndexEmitted),
+            "cooldown" => return Some(RegField::Cooldown),
             _ => {}
         }
         if let Some(i) = name.strip_prefix("emitted_").and_then(num) {
@@ -145,6 +163,13 @@ impl RegField {
         if let Some((slot, part)) = name.strip_prefix("slot").and_then(split) {
             let part = SlotPart::ALL.into_iter().find(|p| p.name() == part)?;
             return Some(RegField::Slot { slot, part });
+        }
+        if let Some((stage, tail)) = name.strip_prefix("stage").and_then(split) {
+            return match tail.as_str() {
+                "valid" => Some(RegField::StageValid(stage)),
+                "data" => Some(RegField::StageData(stage)),
+                _ => None,
+            };
         }
         if let Some((port, tail)) = name.strip_prefix("st").and_then(split)
             && tail == "write_valid_buffer"
@@ -168,6 +193,9 @@ impl fmt::Display for RegField {
             RegField::IndexEmitted => write!(f, "index_emitted"),
             RegField::Slot { slot, part } => write!(f, "slot{slot}.{}", part.name()),
             RegField::StoreWriteValid { port } => write!(f, "st{port}.write_valid_buffer"),
+            RegField::StageValid(k) => write!(f, "stage{k}.valid"),
+            RegField::StageData(k) => write!(f, "stage{k}.data"),
+            RegField::Cooldown => write!(f, "cooldown"),
             RegField::LoadEmitted { port, output } => write!(f, "ld{port}.emitted_{output}"),
         }
     }
@@ -186,6 +214,14 @@ pub enum StateLayout {
     BufferSlots {
         /// Number of slots.
         slots: u32,
+    },
+    /// Two words per stage (valid, data), stage 0 at the input; then, when `ii > 1`, the
+    /// cooldown counter (`pipeline`).
+    Pipeline {
+        /// Number of stages.
+        latency: u32,
+        /// Initiation interval.
+        ii: u32,
     },
     /// One write-valid flag per store port, then two eager-fork flags per load port.
     MemoryPorts {
@@ -212,6 +248,10 @@ impl StateLayout {
             StateLayout::BufferSlots { slots } => (0..slots)
                 .flat_map(|slot| SlotPart::ALL.map(|part| RegField::Slot { slot, part }))
                 .collect(),
+            StateLayout::Pipeline { latency, ii } => (0..latency)
+                .flat_map(|k| [RegField::StageValid(k), RegField::StageData(k)])
+                .chain((ii > 1).then_some(RegField::Cooldown))
+                .collect(),
             StateLayout::MemoryPorts { ld, st } => {
                 (0..st)
                     .map(|port| RegField::StoreWriteValid { port })
@@ -230,6 +270,9 @@ impl StateLayout {
             StateLayout::EmittedPerOutput => n_out as u32,
             StateLayout::ControlMerge => cmerge_regs::WORDS,
             StateLayout::BufferSlots { slots } => slots * slot_regs::WORDS,
+            StateLayout::Pipeline { latency, ii } => {
+                latency * stage_regs::WORDS + u32::from(ii > 1)
+            }
             StateLayout::MemoryPorts { ld, st } => st + 2 * ld,
         }
     }
@@ -245,6 +288,15 @@ impl StateLayout {
             (StateLayout::ControlMerge, RegField::IndexEmitted) => Some(cmerge_regs::INDEX_EMITTED),
             (StateLayout::BufferSlots { slots }, RegField::Slot { slot, part }) if slot < slots => {
                 Some(slot * slot_regs::WORDS + part.offset())
+            }
+            (StateLayout::Pipeline { latency, .. }, RegField::StageValid(k)) if k < latency => {
+                Some(k * stage_regs::WORDS + stage_regs::VALID)
+            }
+            (StateLayout::Pipeline { latency, .. }, RegField::StageData(k)) if k < latency => {
+                Some(k * stage_regs::WORDS + stage_regs::DATA)
+            }
+            (StateLayout::Pipeline { latency, ii }, RegField::Cooldown) if ii > 1 => {
+                Some(latency * stage_regs::WORDS)
             }
             (StateLayout::MemoryPorts { st, .. }, RegField::StoreWriteValid { port })
                 if port < st =>
@@ -290,6 +342,19 @@ impl StateLayout {
                     })
                     .collect(),
             ),
+            StateLayout::Pipeline { latency, ii } => NodeState::Pipeline(PipelineState {
+                stages: (0..latency)
+                    .map(|k| {
+                        let base = k * stage_regs::WORDS;
+                        (w(base + stage_regs::VALID) != 0).then(|| w(base + stage_regs::DATA))
+                    })
+                    .collect(),
+                cooldown: if ii > 1 {
+                    w(latency * stage_regs::WORDS) as u32
+                } else {
+                    0
+                },
+            }),
             StateLayout::MemoryPorts { ld, st } => NodeState::Memory {
                 store_done_pending: (0..st).map(|j| w(j) != 0).collect(),
                 load_emitted: (0..ld)
@@ -321,6 +386,55 @@ impl SlotState {
     }
 }
 
+/// A pipeline's registers: what each stage holds, stage 0 at the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipelineState {
+    /// Per stage, its token if full.
+    pub stages: Vec<Option<u64>>,
+    /// Cycles before the pipeline may take its next token (0 = it may take one now).
+    pub cooldown: u32,
+}
+
+/// One token in flight in a pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StageToken {
+    /// The stage holding it (0 at the input).
+    pub stage: u32,
+    /// Its value (bit pattern).
+    pub value: u64,
+    /// Cycles until it is offered at the output if nothing stalls it (0: offered now).
+    pub remaining: u32,
+}
+
+impl PipelineState {
+    /// Number of stages (the latency).
+    pub fn latency(&self) -> u32 {
+        self.stages.len() as u32
+    }
+
+    /// Number of tokens in flight.
+    pub fn occupancy(&self) -> usize {
+        self.stages.iter().filter(|s| s.is_some()).count()
+    }
+
+    /// The tokens in flight, the one nearest the output first.
+    pub fn in_flight(&self) -> Vec<StageToken> {
+        let last = self.latency().saturating_sub(1);
+        self.stages
+            .iter()
+            .enumerate()
+            .rev()
+            .filter_map(|(k, v)| {
+                v.map(|value| StageToken {
+                    stage: k as u32,
+                    value,
+                    remaining: last - k as u32,
+                })
+            })
+            .collect()
+    }
+}
+
 /// A node's registers as typed values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NodeState {
@@ -339,6 +453,8 @@ pub enum NodeState {
     },
     /// A buffer's slots, slot 0 at the input.
     Buffer(Vec<SlotState>),
+    /// A pipeline's stages.
+    Pipeline(PipelineState),
     /// A memory's port registers.
     Memory {
         /// Per store port: a write happened and its `stDone` token is not taken yet.
@@ -349,8 +465,15 @@ pub enum NodeState {
 }
 
 impl NodeState {
-    /// True for a buffer that holds no token (false for anything else).
+    /// True for a buffer or a pipeline that holds no token (false for anything else).
     pub fn is_empty_buffer(&self) -> bool {
-        matches!(self, NodeState::Buffer(slots) if slots.iter().all(|s| s.tokens() == 0))
+        match self {
+            NodeState::Buffer(slots) => slots.iter().all(|s| s.tokens() == 0),
+            NodeState::Pipeline(p) => p.occupancy() == 0,
+            NodeState::Stateless
+            | NodeState::Emitted(_)
+            | NodeState::ControlMerge { .. }
+            | NodeState::Memory { .. } => false,
+        }
     }
 }

@@ -56,6 +56,7 @@ fn one_of_each() -> Vec<Op> {
                 },
             }),
             OpKind::Instance => ops.push(Op::Instance { callee: "f".into() }),
+            OpKind::Pipeline => ops.push(Op::Pipeline { latency: 3, ii: 2 }),
             OpKind::Arith => {
                 ops.extend(ArithOp::SIMPLE.iter().map(|&(a, _)| Op::Arith(a)));
                 ops.push(Op::Arith(ArithOp::Cmpi(CmpPredicate::Slt)));

@@ -389,6 +389,17 @@ fn check_attributes(c: &mut Checker<'_>, op: &Op, ins: &[Type], outs: &[Type]) {
                 }
             }
         }
+        Op::Pipeline { latency, ii } => {
+            if *latency == 0 {
+                c.push(ViolationKind::Attribute, "pipeline has latency 0".into());
+            }
+            if *ii == 0 {
+                c.push(
+                    ViolationKind::Attribute,
+                    "pipeline has initiation interval 0".into(),
+                );
+            }
+        }
         Op::Constant { value } => {
             let t = &outs[0];
             if (t.is_integer() || t.is_float()) && value & !t.mask() != 0 {

@@ -10,6 +10,7 @@
 //!
 //! `docs/throughput.md` explains the model, the measures and the search.
 
+pub mod balance;
 pub mod measure;
 pub mod model;
 pub mod regions;

@@ -124,6 +124,9 @@ enum OutputKind {
     Registered,
     /// Buffer slots.
     Slots,
+    /// Pipeline stages: registered valid, one token each, and a combinational ready (a full
+    /// stage takes a token in the cycle its own moves on).
+    Stages,
 }
 
 fn output_kind(op: &Op, port: usize) -> OutputKind {
@@ -139,6 +142,7 @@ fn output_kind(op: &Op, port: usize) -> OutputKind {
             }
         }
         StateLayout::BufferSlots { .. } => OutputKind::Slots,
+        StateLayout::Pipeline { .. } => OutputKind::Stages,
     }
 }
 
@@ -150,7 +154,7 @@ pub(crate) fn port_groups(op: &Op) -> usize {
     match op.spec().comb {
         Comb::Memory { ld, st } => (ld + st).max(1) as usize,
         Comb::Load => 2,
-        Comb::None | Comb::Join | Comb::LazyFork => 1,
+        Comb::None | Comb::Join | Comb::LazyFork | Comb::Pipeline => 1,
     }
 }
 
@@ -166,7 +170,7 @@ pub(crate) fn input_group(op: &Op, port: usize) -> usize {
             }
         }
         Comb::Load => usize::from(port == 1),
-        Comb::None | Comb::Join | Comb::LazyFork => 0,
+        Comb::None | Comb::Join | Comb::LazyFork | Comb::Pipeline => 0,
     }
 }
 
@@ -179,15 +183,16 @@ pub(crate) fn output_group(op: &Op, port: usize) -> usize {
             if port < ld + st { port } else { port - ld - st }
         }
         Comb::Load => usize::from(port == 0),
-        Comb::None | Comb::Join | Comb::LazyFork => 0,
+        Comb::None | Comb::Join | Comb::LazyFork | Comb::Pipeline => 0,
     }
 }
 
-/// Preloaded flag of every slot of a buffer, input end first (empty for other ops): the slot
-/// count from the register layout, the flags from `initValues`.
+/// Preloaded flag of every slot of a buffer (or stage of a pipeline), input end first (empty
+/// for other ops): the slot count from the register layout, the flags from `initValues`.
 fn slots(op: &Op) -> Vec<bool> {
     let n = match op.spec().state {
         StateLayout::BufferSlots { slots } => slots as usize,
+        StateLayout::Pipeline { latency, .. } => latency as usize,
         StateLayout::None
         | StateLayout::EmittedPerOutput
         | StateLayout::ControlMerge
@@ -352,14 +357,34 @@ impl Model {
                     })
                     .collect()
             };
+            let inner = output_kind(&node.op, 0);
             for i in 1..s.len() {
                 link(
                     &mut g,
                     (vs[i - 1], vs[i]),
                     (None, Some(id)),
-                    OutputKind::Slots,
+                    inner,
                     s[i - 1],
                     0,
+                );
+            }
+            // A pipeline that takes a token every `ii` cycles: a cycle of `ii` over one token
+            // at its first stage.
+            if let Op::Pipeline { ii, .. } = node.op
+                && ii > 1
+                && let Some(&(first, _)) = vs.first()
+            {
+                g.add_edge(
+                    first,
+                    first,
+                    Edge {
+                        channel: None,
+                        buffer: Some(id),
+                        dir: Direction::Turn,
+                        latency: u64::from(ii),
+                        tokens: 1,
+                        enters_merge: false,
+                    },
                 );
             }
             verts.push(vs);
@@ -378,7 +403,7 @@ impl Model {
             let loop_tok = u64::from(back_edges.contains(&ch));
             let pv = &verts[p.index()];
             let from = match kind {
-                OutputKind::Slots => pv[pv.len() - 1],
+                OutputKind::Slots | OutputKind::Stages => pv[pv.len() - 1],
                 OutputKind::Comb | OutputKind::Registered => {
                     pv[output_group(&pnode.op, port).min(pv.len() - 1)]
                 }
@@ -471,6 +496,7 @@ fn link(
         OutputKind::Comb => (0, 0, 0),
         OutputKind::Registered => (1, 0, 1),
         OutputKind::Slots => (1, 1, 2 - pre),
+        OutputKind::Stages => (1, 0, 1),
     };
     let fwd = g.add_edge(
         from.0,

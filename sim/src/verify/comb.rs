@@ -97,6 +97,13 @@ fn dep_groups(f: &Function, n: NodeId) -> (Vec<(Signal, Signal)>, Vec<DepGroup>,
     match node.op.spec().comb {
         Comb::None => {}
         Comb::Join => join(ins, outs),
+        Comb::Pipeline => {
+            for &i in ins {
+                for &o in outs {
+                    deps.push((Signal::Ready(o), Signal::Ready(i)));
+                }
+            }
+        }
         Comb::Load => {
             join(&pick(ins, &[0, 2]), &pick(outs, &[1]));
             join(&pick(ins, &[1]), &pick(outs, &[0]));

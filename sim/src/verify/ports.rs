@@ -105,6 +105,7 @@ fn check_node_ports(cx: &mut Cx<'_>, n: NodeId, module: Option<&Module>) {
         | Op::Pack
         | Op::Unpack
         | Op::Buffer { .. }
+        | Op::Pipeline { .. }
         | Op::Constant { .. }
         | Op::Source
         | Op::Sink

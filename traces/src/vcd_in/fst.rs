@@ -114,9 +114,24 @@ pub(super) fn replay_fst(
         multi_thread: false,
         remove_scopes_with_empty_name: false,
     };
+    // The reader trusts the file's lengths and counts (it can loop or abort on damaged
+    // ones): walk the block chain first, and show it only the complete blocks.
+    let mut file = std::fs::File::open(path).map_err(|e| bad(format!("cannot read: {e}")))?;
+    let checked = super::fst_guard::check(&mut file)
+        .map_err(|m| bad(format!("cannot read the FST file: {m}")))?;
+    let mut warnings = Vec::new();
+    if checked.complete < checked.len {
+        warnings.push(format!(
+            "{name}: the last {} bytes are an incomplete block (the file is truncated or still being written); read up to byte {}",
+            checked.len - checked.complete,
+            checked.complete
+        ));
+    }
+    let input = super::fst_guard::Prefix::new(file, checked.complete)
+        .map_err(|e| bad(format!("cannot read: {e}")))?;
     // A damaged file must give an error, never a panic, whatever the FST reader does.
     let mut wave = catch_unwind(AssertUnwindSafe(|| {
-        wellen::stream::read_from_file(path, &load)
+        wellen::stream::read(std::io::BufReader::new(input), &load)
     }))
     .map_err(|_| bad("cannot read the FST header: the file is damaged".into()))?
     .map_err(|e| bad(format!("cannot read the FST file: {e}")))?;
@@ -143,7 +158,6 @@ pub(super) fn replay_fst(
         Ok(Err(e)) => Some(format!("{e:?}")),
         Err(_) => Some("the file is damaged".to_string()),
     };
-    let mut warnings = Vec::new();
     if let Some(p) = problem {
         // Keep what was read, like a truncated VCD.
         warnings.push(format!(

@@ -16,6 +16,7 @@
 
 pub mod follow;
 pub mod fst;
+mod fst_guard;
 mod mapping;
 mod parse;
 

@@ -59,3 +59,30 @@ pub fn kernels() -> Vec<Example> {
         })
         .collect()
 }
+
+/// Every kernel of `examples/kernels` as [`kernels`] gives it, compiled for timing profile
+/// `timing` (its buffers sized for the latencies) and with the profile's pipelines in the graph.
+pub fn timed_kernels(timing: &handscope_sim::spec::timing::TimingProfile) -> Vec<Example> {
+    kernels()
+        .into_iter()
+        .map(|mut k| {
+            let header = Header::parse(&k.text);
+            let top = header.top().expect("TOP line");
+            let run = *header.runs().first().expect("RUN line");
+            let file = k.path.file_name().unwrap().to_string_lossy().into_owned();
+            let opts = HsOptions {
+                timing: timing.clone(),
+                ..Default::default()
+            };
+            let m = compile_to_handshake(&k.text, &file, Some(top), &opts)
+                .unwrap_or_else(|e| panic!("{file}: {e:?}"));
+            let func = m.functions.into_iter().next().expect("one function");
+            let mut s = Session::new(func).unwrap_or_else(|e| panic!("{file}: {e}"));
+            s.apply_timing(timing)
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            k.func = s.function().clone();
+            k.env = environment(&k.func, run);
+            k
+        })
+        .collect()
+}

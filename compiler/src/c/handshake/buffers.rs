@@ -82,3 +82,27 @@ pub(crate) fn buffer_all(f: &mut Function) {
         f.set_inputs(buf, vec![c]);
     }
 }
+
+/// Adds the slots that keep `profile`'s latencies from throttling `f`
+/// ([`handscope_sim::throughput::balance`]); new buffers (`buffer [k] fifo`) get the block and
+/// location of the channel's producer and a fresh `<block>.buffer<k>` ID from the caller.
+pub(crate) fn balance_latencies(
+    f: &mut Function,
+    profile: &handscope_sim::spec::timing::TimingProfile,
+) -> Result<(), String> {
+    use handscope_sim::throughput::{balance, tune};
+    let changes = balance::balance(f, profile, balance::BalanceOptions::default());
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let before: std::collections::HashSet<String> =
+        f.nodes.values().map(|n| n.id.clone()).collect();
+    let mut g = tune::apply(f, &changes).map_err(|e| e.to_string())?;
+    for (_, n) in g.nodes.iter_mut() {
+        if !before.contains(&n.id) {
+            n.name_hint = handscope_sim::NameHint::Counter;
+        }
+    }
+    *f = g;
+    Ok(())
+}

@@ -46,6 +46,10 @@ pub struct HsOptions {
     /// Let several invocations overlap: outermost loops are entered through a primed `mux`
     /// instead of a `control_merge`, and there is no function lock.
     pub task_pipelining: bool,
+    /// The timing profile the circuit will run under: with latencies, buffers get the slots
+    /// that keep the latencies from throttling it ([`handscope_sim::throughput::balance`]).
+    /// The graph itself carries no latency; the profile is applied when it runs.
+    pub timing: handscope_sim::spec::timing::TimingProfile,
 }
 
 /// Compiles C `source` (top function `top`, or the unique uncalled one) to a module with one
@@ -102,6 +106,11 @@ pub fn lower_function(
     }
     name_new_nodes(&mut f);
     f.assign_ids().map_err(|e| internal(e.to_string()))?;
+    if opts.buffers != BufferPolicy::None && !opts.timing.is_ideal() {
+        buffers::balance_latencies(&mut f, &opts.timing).map_err(internal)?;
+        name_new_nodes(&mut f);
+        f.assign_ids().map_err(|e| internal(e.to_string()))?;
+    }
     mark_unsigned(&mut f, &ir);
     Ok(f)
 }

@@ -23,6 +23,10 @@ pub struct GraphView {
     pub painted: usize,
     /// Screen rectangle of the view in the last frame.
     pub rect: Rect,
+    /// The smallest node label fitting may give, in points (0: none; presentation mode):
+    /// a graph too big for that is fitted to its width or height at this scale instead, from
+    /// its top-left corner.
+    pub min_label: f32,
 }
 
 impl Default for GraphView {
@@ -34,9 +38,16 @@ impl Default for GraphView {
             fit_request: false,
             painted: 0,
             rect: Rect::NOTHING,
+            min_label: 0.0,
         }
     }
 }
+
+/// The size of a node's label in layout units (the scene's).
+const NODE_LABEL: f32 = 11.0;
+
+/// How much larger graph text is drawn in presentation mode.
+pub const PRESENTATION_FONT: f32 = 1.3;
 
 fn to_screen(origin: Pos2, offset: Vec2, zoom: f32, p: P2) -> Pos2 {
     origin + offset + Vec2::new(p[0], p[1]) * zoom
@@ -48,11 +59,19 @@ impl GraphView {
         let margin = 20.0;
         let z = ((rect.width() - 2.0 * margin) / size[0].max(1.0))
             .min((rect.height() - 2.0 * margin) / size[1].max(1.0));
-        self.zoom = z.clamp(0.02, 2.5);
+        // Node labels are 11 layout units, drawn 1.3 times larger in presentation mode.
+        let floor = self.min_label / (NODE_LABEL * PRESENTATION_FONT);
+        self.zoom = z.max(floor).clamp(0.02, 2.5);
         self.offset = Vec2::new(
-            (rect.width() - size[0] * self.zoom) / 2.0,
-            (rect.height() - size[1] * self.zoom) / 2.0,
+            ((rect.width() - size[0] * self.zoom) / 2.0).max(margin),
+            ((rect.height() - size[1] * self.zoom) / 2.0).max(margin),
         );
+    }
+
+    /// The size on screen (points) of a node label at the current zoom.
+    #[cfg(test)]
+    pub fn label_points(&self, presentation: bool) -> f32 {
+        NODE_LABEL * self.zoom * if presentation { PRESENTATION_FONT } else { 1.0 }
     }
 
     /// Centers layout point `p` in `rect`, zooming in to a readable scale if needed.
@@ -75,12 +94,25 @@ impl GraphView {
         let pal = m.look.palette();
         painter.rect_filled(rect, 0.0, pal.background.egui());
         let Some(layout) = m.layout.clone() else {
+            // Say why there is no graph; "laying out" only while a layout is being computed.
+            let (text, colour) = match (&m.circuit, &m.error, &m.layout_error) {
+                (None, Some(e), _) => (
+                    format!(
+                        "cannot open: {}\n(the full message is in the side panel)",
+                        e.lines().next().unwrap_or("")
+                    ),
+                    pal.deadlock,
+                ),
+                (None, None, _) => ("no circuit open".to_string(), pal.text),
+                (Some(_), _, Some(e)) => (e.clone(), pal.deadlock),
+                (Some(_), _, None) => ("laying out the graph...".to_string(), pal.text),
+            };
             painter.text(
                 rect.center(),
                 egui::Align2::CENTER_CENTER,
-                "laying out the graph...",
+                text,
                 egui::FontId::proportional(16.0),
-                pal.text.egui(),
+                colour.egui(),
             );
             return;
         };
@@ -120,7 +152,10 @@ impl GraphView {
             painter.text(
                 rect.center(),
                 egui::Align2::CENTER_CENTER,
-                "simulating...",
+                match m.source.as_ref().and_then(|s| s.error()) {
+                    Some(e) => format!("simulation failed: {e}"),
+                    None => "simulating...".to_string(),
+                },
                 egui::FontId::proportional(16.0),
                 pal.text.egui(),
             );
@@ -218,6 +253,39 @@ impl GraphView {
             }
         }
         self.legend(ui, rect, m);
+        self.banner(ui, rect, m);
+    }
+
+    /// A line over the top of the graph when the circuit is drawn but cannot be simulated,
+    /// or when `check` finds errors in it.
+    fn banner(&self, ui: &egui::Ui, rect: Rect, m: &Model) {
+        let pal = m.look.palette();
+        let errors = m
+            .circuit
+            .as_ref()
+            .map_or(0, |c| c.problems.iter().filter(|p| p.error).count());
+        let text = match m.why_no_run() {
+            Some(w) => format!("{w} (the graph is drawn without a run)"),
+            None if errors > 0 => format!(
+                "`check` finds {errors} error{} (marked in red; listed in the side panel): the run may be unreliable",
+                if errors == 1 { "" } else { "s" }
+            ),
+            None => return,
+        };
+        let painter = ui.painter_at(rect);
+        let g = painter.layout(
+            text,
+            egui::FontId::proportional(14.0),
+            pal.deadlock.egui(),
+            rect.width() - 20.0,
+        );
+        let at = Pos2::new(rect.left() + 10.0, rect.top() + 8.0);
+        painter.rect_filled(
+            Rect::from_min_size(at, g.size()).expand(4.0),
+            3.0,
+            pal.background.egui(),
+        );
+        painter.galley(at, g, pal.deadlock.egui());
     }
 
     fn legend(&self, ui: &egui::Ui, rect: Rect, m: &Model) {

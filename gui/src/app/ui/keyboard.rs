@@ -27,10 +27,22 @@ pub const SHEET: &[(&str, &str)] = &[
         "what if: one buffer slot more / less on the selected channel",
     ),
     ("t", "light / dark theme"),
-    ("p", "presentation mode (large fonts)"),
+    (
+        "p",
+        "presentation mode: larger labels, source and waveforms folded, view re-fitted",
+    ),
+    (
+        "1 / 2 / 3",
+        "fold or open the source / side panel / waveforms",
+    ),
     ("c", "colour-blind-safe palette"),
     ("v", "values on edges on / off"),
     ("x", "cycle value format: signed, unsigned, hex, binary"),
+    (
+        "k",
+        "compare view: the C kernel with task pipelining toggled, then buffers all / cycles / none, then off",
+    ),
+    ("n / N", "lesson: next / previous step"),
     ("Esc", "clear selection, close dialogs"),
     ("?", "this sheet"),
 ];
@@ -66,6 +78,8 @@ pub struct Actions {
     pub help: bool,
     /// Escape pressed.
     pub escape: bool,
+    /// Collapse or open a panel: 1 source, 2 side panel, 3 waveforms.
+    pub toggle_panel: Option<u8>,
 }
 
 /// Applies the frame's key presses (unless a text field has the keyboard).
@@ -125,6 +139,12 @@ pub fn handle(ctx: &egui::Context, m: &mut Model) -> Actions {
                 "h" => m.toggle_throughput(),
                 "]" => m.what_if(1),
                 "[" => m.what_if(-1),
+                "1" => a.toggle_panel = Some(1),
+                "2" => a.toggle_panel = Some(2),
+                "3" => a.toggle_panel = Some(3),
+                "k" => m.cycle_compare(),
+                "n" => m.lesson_move(1),
+                "N" => m.lesson_move(-1),
                 "m" => m.markers.push(m.cycle),
                 "x" => {
                     let all = crate::app::style::Radix::ALL;

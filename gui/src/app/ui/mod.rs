@@ -2,11 +2,13 @@
 
 pub mod graph_view;
 pub mod keyboard;
+pub mod lesson_panel;
 pub mod side_panel;
 pub mod source_panel;
 pub mod timeline;
 pub mod waveform;
 
+use handscope_sim::spec::timing::{Base, TimingProfile};
 use std::time::Instant;
 
 use crate::app::model::{Model, Start, Wake};
@@ -18,6 +20,8 @@ pub struct DebuggerApp {
     pub model: Model,
     /// Graph pan/zoom.
     pub view: graph_view::GraphView,
+    /// Pan/zoom of the compare view's other graph.
+    pub view2: graph_view::GraphView,
     /// Waveform range.
     pub waves: waveform::WaveView,
     bp: side_panel::BpEditor,
@@ -32,7 +36,40 @@ pub struct DebuggerApp {
     log_cursor: Option<Option<u64>>,
     /// The WCP server and its hub (`handscope gui --wcp`).
     wcp: Option<(crate::wcp::server::Server, crate::wcp::hub::Hub)>,
+    /// The window title last sent (it names the file and, for a replay, the trace).
+    pub title: Option<String>,
+    /// Which panels are open (`1` source, `2` side panel, `3` waveforms).
+    pub panels: Panels,
 }
+
+/// The panels around the graph that can be collapsed (presentation mode collapses the source
+/// and the waveforms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Panels {
+    /// The source panel (left).
+    pub source: bool,
+    /// The side panel (right): lesson, check, selection, deadlock, breakpoints.
+    pub side: bool,
+    /// The waveforms (bottom; the activity strip stays).
+    pub waves: bool,
+}
+
+impl Default for Panels {
+    fn default() -> Self {
+        Panels {
+            source: true,
+            side: true,
+            waves: true,
+        }
+    }
+}
+
+/// The zoom factor of the whole window in presentation mode.
+pub const PRESENTATION_ZOOM: f32 = 1.25;
+
+/// The smallest node label in presentation mode, in points (at [`PRESENTATION_ZOOM`], 17.5
+/// screen pixels): fitting never zooms the graph out further than that.
+pub const PRESENTATION_MIN_LABEL: f32 = 14.0;
 
 impl DebuggerApp {
     /// A window showing `start`.
@@ -40,6 +77,7 @@ impl DebuggerApp {
         DebuggerApp {
             model: Model::new(start, wake),
             view: graph_view::GraphView::default(),
+            view2: graph_view::GraphView::default(),
             waves: waveform::WaveView::default(),
             bp: side_panel::BpEditor::default(),
             goto_text: String::new(),
@@ -52,6 +90,8 @@ impl DebuggerApp {
             applied_look: None,
             log_cursor: std::env::var_os("HANDSCOPE_LOG_CURSOR").map(|_| None),
             wcp: None,
+            title: None,
+            panels: Panels::default(),
         }
     }
 
@@ -68,12 +108,22 @@ impl DebuggerApp {
         if self.applied_look == Some(look) {
             return;
         }
+        let presentation_changed = self.applied_look.is_some_and(|(_, p)| p != look.1)
+            || (self.applied_look.is_none() && look.1);
         self.applied_look = Some(look);
         ctx.set_theme(match look.0 {
             Theme::Light => egui::Theme::Light,
             Theme::Dark => egui::Theme::Dark,
         });
-        ctx.set_zoom_factor(if look.1 { 1.6 } else { 1.0 });
+        ctx.set_zoom_factor(if look.1 { PRESENTATION_ZOOM } else { 1.0 });
+        if presentation_changed {
+            // The graph gets the room: source and waveforms collapse (keys 1 and 3 bring
+            // them back), and the view fits again.
+            self.panels.source = !look.1;
+            self.panels.waves = !look.1;
+            self.view.fit_request = true;
+        }
+        self.view.min_label = if look.1 { PRESENTATION_MIN_LABEL } else { 0.0 };
     }
 
     /// Draws one frame into `ui` (the whole window).
@@ -104,6 +154,14 @@ impl DebuggerApp {
         if acts.search {
             self.focus_search = true;
         }
+        if let Some(k) = acts.toggle_panel {
+            match k {
+                1 => self.panels.source = !self.panels.source,
+                2 => self.panels.side = !self.panels.side,
+                _ => self.panels.waves = !self.panels.waves,
+            }
+            self.view.fit_request = true;
+        }
         if acts.escape {
             self.goto_open = false;
             self.help_open = false;
@@ -121,6 +179,11 @@ impl DebuggerApp {
                 self.model.status = "WCP: a client shut the server down".into();
             }
         }
+        let title = self.model.title();
+        if self.title.as_deref() != Some(title.as_str()) {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(title.clone()));
+            self.title = Some(title);
+        }
         if let Some(last) = &mut self.log_cursor
             && self.model.cycle_state().is_some()
             && self.model.layout.is_some()
@@ -133,6 +196,7 @@ impl DebuggerApp {
             let _ = std::io::stdout().flush();
         }
         let m = &mut self.model;
+        let before = self.panels;
         egui::Panel::top("toolbar").show(ui, |ui| {
             toolbar(
                 ui,
@@ -141,35 +205,93 @@ impl DebuggerApp {
                 &mut self.focus_search,
                 &mut self.view,
                 &mut self.help_open,
+                &mut self.panels,
             );
             timeline::transport(ui, m, &mut self.goto_text);
         });
-        egui::Panel::bottom("time")
-            .resizable(true)
-            .default_size(230.0)
-            .show(ui, |ui| {
-                timeline::timeline(ui, m);
-                waveform::show(ui, m, &mut self.waves);
-            });
+        if self.panels != before {
+            self.view.fit_request = true;
+        }
+        if self.panels.waves {
+            egui::Panel::bottom("time")
+                .resizable(true)
+                .default_size(230.0)
+                .show(ui, |ui| {
+                    timeline::timeline(ui, m);
+                    waveform::show(ui, m, &mut self.waves);
+                });
+        } else {
+            egui::Panel::bottom("time_strip")
+                .resizable(false)
+                .show(ui, |ui| {
+                    timeline::timeline(ui, m);
+                });
+        }
         let sel_changed = self.last_sel != m.selection;
         self.last_sel = m.selection;
-        egui::Panel::left("source")
-            .resizable(true)
-            .default_size(360.0)
-            .show(ui, |ui| {
-                source_panel::show(ui, m, sel_changed);
-            });
-        egui::Panel::right("side")
-            .resizable(true)
-            .default_size(340.0)
-            .show(ui, |ui| {
-                side_panel::show(ui, m, &mut self.bp);
-            });
-        let font_scale = if m.look.presentation { 1.3 } else { 1.0 };
+        if self.panels.source {
+            egui::Panel::left("source")
+                .resizable(true)
+                .default_size(360.0)
+                .show(ui, |ui| {
+                    source_panel::show(ui, m, sel_changed);
+                });
+        }
+        if self.panels.side {
+            egui::Panel::right("side")
+                .resizable(true)
+                .default_size(340.0)
+                .show(ui, |ui| {
+                    side_panel::show(ui, m, &mut self.bp);
+                });
+        }
+        let font_scale = if m.look.presentation {
+            graph_view::PRESENTATION_FONT
+        } else {
+            1.0
+        };
+        self.view2.min_label = self.view.min_label;
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
-            .show(ui, |ui| {
-                self.view.show(ui, m, font_scale);
+            .show(ui, |ui| match m.compare.take() {
+                None => self.view.show(ui, m, font_scale),
+                Some(mut cmp) => {
+                    // Side by side: this setting and the other, one cursor.
+                    let mut close = false;
+                    let (f0, f1) = match &cmp.figures {
+                        Some((a, b)) => ((a.summary(), a.line()), (b.summary(), b.line())),
+                        None => {
+                            let r = ("running...".to_string(), String::new());
+                            (r.clone(), r)
+                        }
+                    };
+                    let figures = |ui: &mut egui::Ui, (short, all): (String, String)| {
+                        let r = ui.add(egui::Label::new(short).truncate());
+                        if !all.is_empty() {
+                            r.on_hover_text(all);
+                        }
+                    };
+                    ui.columns(2, |cols| {
+                        cols[0].horizontal(|ui| {
+                            ui.strong(&cmp.base_label);
+                            if ui.small_button("close compare (k)").clicked() {
+                                close = true;
+                            }
+                        });
+                        figures(&mut cols[0], f0);
+                        cols[0].push_id("compare-main", |ui| {
+                            self.view.show(ui, m, font_scale);
+                        });
+                        cols[1].strong(&cmp.other_label);
+                        figures(&mut cols[1], f1);
+                        cols[1].push_id("compare-other", |ui| {
+                            self.view2.show(ui, &mut cmp.other, font_scale);
+                        });
+                    });
+                    if !close && m.compare.is_none() {
+                        m.compare = Some(cmp);
+                    }
+                }
             });
         if self.goto_open {
             let mut open = true;
@@ -254,20 +376,26 @@ fn toolbar(
     focus_search: &mut bool,
     view: &mut graph_view::GraphView,
     help: &mut bool,
+    panels: &mut Panels,
 ) {
-    ui.horizontal_wrapped(|ui| {
+    // One row that fits 1280 pixels even in presentation mode: the display options live in
+    // the View menu.
+    let compact = m.look.presentation;
+    ui.horizontal(|ui| {
         ui.strong("Handscope");
         let current = match m.circuit.as_ref().map(|c| &c.origin) {
             Some(crate::app::circuit::Origin::Example(i)) => {
                 crate::examples::CIRCUITS[*i].name.to_string()
             }
-            Some(crate::app::circuit::Origin::File(p)) => p.display().to_string(),
+            Some(crate::app::circuit::Origin::File(p)) => p
+                .file_name()
+                .map_or(p.display().to_string(), |n| n.to_string_lossy().into_owned()),
             None => "-".into(),
         };
         let mut pick = None;
         egui::ComboBox::from_label("example")
             .selected_text(current)
-            .width(200.0)
+            .width(if compact { 150.0 } else { 190.0 })
             .show_ui(ui, |ui| {
                 for (i, ex) in crate::examples::CIRCUITS.iter().enumerate() {
                     if ui.selectable_label(false, ex.name).clicked() {
@@ -276,15 +404,59 @@ fn toolbar(
                 }
             });
         if let Some(i) = pick {
+            m.lesson = None;
+            m.vcd = None;
             m.open_example(i);
         }
         if let Some(fl) = &mut m.follow {
             ui.checkbox(&mut fl.newest, "follow newest cycle")
                 .on_hover_text("keep the cursor at the newest cycle of the file being written");
         }
+        let mut timing = None;
+        egui::ComboBox::from_label("timing")
+            .selected_text(m.timing.name().to_string())
+            .width(70.0)
+            .show_ui(ui, |ui| {
+                for b in [Base::Ideal, Base::Fpga] {
+                    if ui
+                        .selectable_label(m.timing.name() == b.name(), b.name())
+                        .on_hover_text(match b {
+                            Base::Ideal => "combinational units, memories answer at once (CIRCT's RTL)",
+                            Base::Fpga => "pipelined arithmetic and a 1-cycle memory read (docs/timing.md)",
+                        })
+                        .clicked()
+                    {
+                        timing = Some(TimingProfile::builtin(b));
+                    }
+                }
+            });
+        if let Some(t) = timing {
+            m.set_timing(t);
+        }
+        let mut pick_lesson = None;
+        egui::ComboBox::from_label("lesson")
+            .selected_text(
+                m.lesson
+                    .as_ref()
+                    .map_or("-".to_string(), |l| l.named.lesson.title.clone()),
+            )
+            .width(if compact { 120.0 } else { 160.0 })
+            .show_ui(ui, |ui| {
+                for b in crate::lessons::BUILTIN {
+                    if ui.selectable_label(false, b.name).clicked() {
+                        pick_lesson = Some(b.name);
+                    }
+                }
+            });
+        if let Some(name) = pick_lesson {
+            match crate::lessons::find(name) {
+                Ok(l) => m.open_lesson(l, 0),
+                Err(e) => m.error = Some(format!("{e:#}")),
+            }
+        }
         let r = ui.add(
             egui::TextEdit::singleline(open_text)
-                .desired_width(140.0)
+                .desired_width(if compact { 90.0 } else { 140.0 })
                 .hint_text("open file..."),
         );
         if r.lost_focus()
@@ -293,12 +465,12 @@ fn toolbar(
         {
             let p = std::path::PathBuf::from(open_text.trim());
             m.vcd = None;
+            m.lesson = None;
             m.open_file(&p);
         }
-        ui.separator();
         let s = ui.add(
             egui::TextEdit::singleline(&mut m.search)
-                .desired_width(120.0)
+                .desired_width(if compact { 80.0 } else { 120.0 })
                 .hint_text("/ search"),
         );
         if *focus_search {
@@ -318,38 +490,78 @@ fn toolbar(
         {
             view.fit_request = true;
         }
-        ui.separator();
-        egui::ComboBox::from_label("values as")
-            .selected_text(m.look.radix.name())
-            .width(80.0)
-            .show_ui(ui, |ui| {
-                for r in Radix::ALL {
-                    ui.selectable_value(&mut m.look.radix, r, r.name());
+        ui.menu_button("View", |ui| {
+            egui::ComboBox::from_label("values as")
+                .selected_text(m.look.radix.name())
+                .width(80.0)
+                .show_ui(ui, |ui| {
+                    for r in Radix::ALL {
+                        ui.selectable_value(&mut m.look.radix, r, r.name());
+                    }
+                });
+            ui.checkbox(&mut m.look.values, "values on edges (v)");
+            ui.checkbox(&mut m.look.colour_blind, "colour-blind palette (c)");
+            ui.checkbox(&mut m.look.presentation, "presentation mode (p)");
+            let mut dark = m.look.theme == Theme::Dark;
+            if ui.checkbox(&mut dark, "dark theme (t)").changed() {
+                m.look.theme = if dark { Theme::Dark } else { Theme::Light };
+            }
+            ui.separator();
+            ui.label("compare with (k):");
+            let current = m.compare.as_ref().map(|c| c.setting);
+            let mut pick = None;
+            for (set, label) in [
+                (None, "off"),
+                (
+                    Some(crate::app::model::Setting::TaskPipelining),
+                    "task pipelining toggled",
+                ),
+                (Some(crate::app::model::Setting::BuffersAll), "buffers: all"),
+                (Some(crate::app::model::Setting::BuffersCycles), "buffers: cycles"),
+                (Some(crate::app::model::Setting::BuffersNone), "buffers: none"),
+                (Some(crate::app::model::Setting::Timing), "timing: the other profile"),
+            ] {
+                if ui.radio(current == set, label).clicked() {
+                    pick = Some(set);
                 }
-            });
-        ui.checkbox(&mut m.look.values, "values");
-        ui.checkbox(&mut m.look.colour_blind, "colour-blind");
-        ui.checkbox(&mut m.look.presentation, "presentation");
-        let dark = m.look.theme == Theme::Dark;
+            }
+            if let Some(set) = pick {
+                m.open_compare(set);
+            }
+            ui.separator();
+            ui.checkbox(&mut panels.source, "source panel (1)");
+            ui.checkbox(&mut panels.side, "side panel (2)");
+            ui.checkbox(&mut panels.waves, "waveforms (3)");
+            ui.separator();
+            for (label, ext) in [("Export SVG", "svg"), ("Export PNG", "png")] {
+                if ui
+                    .button(label)
+                    .on_hover_text(format!(
+                        "Write the graph view at this cycle to handscope-cycleN.{ext} in the working directory"
+                    ))
+                    .clicked()
+                {
+                    m.status = export_view(m, ext, std::path::Path::new("."));
+                    ui.close();
+                }
+            }
+        });
         if ui
-            .selectable_label(dark, if dark { "theme: dark" } else { "theme: light" })
+            .selectable_label(m.look.presentation, "Present")
+            .on_hover_text("Presentation mode (p): larger graph labels, source and waveforms folded")
             .clicked()
         {
-            m.look.theme = if dark { Theme::Light } else { Theme::Dark };
+            m.look.presentation = !m.look.presentation;
         }
-        for (label, ext) in [("Export SVG", "svg"), ("PNG", "png")] {
-            if ui
-                .button(label)
-                .on_hover_text(format!(
-                    "Write the graph view at this cycle to handscope-cycleN.{ext} in the working directory"
-                ))
-                .clicked()
-            {
-                m.status = export_view(m, ext, std::path::Path::new("."));
-            }
-        }
-        if ui.button("?").on_hover_text("Keyboard shortcuts").clicked() {
+        if ui.button("?").on_hover_text("Keys and mouse actions").clicked() {
             *help = !*help;
+        }
+        if let Some(v) = m.vcd.as_ref().filter(|_| m.replaying()) {
+            ui.label(format!(
+                "replay of {}",
+                v.file_name()
+                    .map_or(v.display().to_string(), |n| n.to_string_lossy().into_owned())
+            ));
         }
     });
     if let Some(e) = &m.error {

@@ -32,6 +32,7 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, ed: &mut BpEditor) {
                 ui.add(egui::Label::new(egui::RichText::new(e).monospace()).wrap());
                 ui.separator();
             }
+            super::lesson_panel::show(ui, m);
             if let Some(e) = m.source.as_ref().and_then(|s| s.error()) {
                 ui.colored_label(m.look.palette().deadlock.egui(), format!("engine: {e}"));
             }
@@ -44,16 +45,26 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, ed: &mut BpEditor) {
                     .chain(s.mems.iter().map(|x| format!("--mem {x}")))
                     .chain(s.ready.iter().map(|x| format!("--ready {x}")))
                     .collect();
-                ui.label(format!(
-                    "@{}  stimulus: {}",
-                    c.func.name,
-                    if args.is_empty() {
-                        "(defaults)".into()
-                    } else {
+                let replay = m.replaying().then(|| {
+                    m.vcd
+                        .as_ref()
+                        .map_or(String::new(), |v| v.display().to_string())
+                });
+                ui.label(match (replay, args.is_empty()) {
+                    (Some(v), true) => format!(
+                        "@{}  replay of {v}: stimulus and memory contents as the trace shows them",
+                        c.func.name
+                    ),
+                    (Some(v), false) => format!(
+                        "@{}  replay of {v}, stimulus given: {}",
+                        c.func.name,
                         args.join(" ")
-                    }
-                ));
+                    ),
+                    (None, true) => format!("@{}  stimulus: (defaults)", c.func.name),
+                    (None, false) => format!("@{}  stimulus: {}", c.func.name, args.join(" ")),
+                });
             }
+            check_panel(ui, m);
             ui.heading("Selection");
             let lines = m.describe_selection();
             if lines.is_empty() {
@@ -166,7 +177,13 @@ fn deadlock_panel(ui: &mut egui::Ui, m: &mut Model, x: &describe::DeadlockExplan
                 }
             });
         }
-        if let Some(t) = &sec.terminal {
+        // Said once: the last step already names a cond_br that routed the token away.
+        if let Some(t) = &sec.terminal
+            && !sec
+                .steps
+                .last()
+                .is_some_and(|s| s.text.contains(t.as_str()))
+        {
             ui.add(egui::Label::new(format!("End of the chain: {t}.")).wrap());
         }
     }
@@ -231,60 +248,41 @@ fn selection_actions(ui: &mut egui::Ui, m: &mut Model, sel: Selection, ed: &mut 
     });
 }
 
-fn memory_view(ui: &mut egui::Ui, m: &Model, n: NodeId) {
+fn memory_view(ui: &mut egui::Ui, m: &mut Model, n: NodeId) {
+    let Some(mc) = m.memory_contents(n) else {
+        return;
+    };
     let Some(c) = &m.circuit else { return };
-    let node = &c.func.nodes[n];
-    let (name, memref) = match &node.op {
-        Op::Memory { memref, .. } => (node.id.clone(), memref),
-        Op::ExtMemory {
-            memref, memref_arg, ..
-        } => (
-            c.func
-                .args
-                .get(*memref_arg)
-                .map_or(node.id.clone(), |a| a.name.clone()),
-            memref,
-        ),
+    let elem = match &c.func.nodes[n].op {
+        Op::Memory { memref, .. } | Op::ExtMemory { memref, .. } => memref.elem.clone(),
         _ => return,
     };
-    let size = memref.len().min(4096) as usize;
-    let env = c.session.environment();
-    let init = env
-        .memories
-        .get(&name)
-        .or_else(|| env.ext_memories.get(&name));
-    let mut vals: Vec<u64> = (0..size)
-        .map(|i| init.and_then(|v| v.get(i)).copied().unwrap_or(0))
-        .collect();
-    if let Some(t) = m.trace()
-        && let Some(mi) = t.memories().iter().position(|x| *x == name)
-    {
-        for w in t
-            .mem_writes()
-            .iter()
-            .filter(|w| w.mem as usize == mi && w.cycle < m.cycle)
-        {
-            if let Some(v) = vals.get_mut(w.addr as usize) {
-                *v = w.value;
-            }
-        }
-    }
     ui.separator();
     ui.label(format!(
-        "memory {name} at the start of cycle {} ({} elements)",
-        m.cycle,
-        memref.len()
+        "memory {} at the start of cycle {} ({} elements)",
+        mc.name,
+        mc.cycle,
+        mc.values.len()
     ));
+    if !mc.initial_known {
+        ui.label(
+            "initial contents not in the trace (give them with --mem): ? until the run reads or writes an element",
+        );
+    }
     let radix = if m.look.radix == Radix::Bin {
         Radix::Hex
     } else {
         m.look.radix
     };
-    let text: Vec<String> = vals
+    let text: Vec<String> = mc
+        .values
         .iter()
         .take(256)
         .enumerate()
-        .map(|(i, v)| format!("[{i}]={}", format_value(*v, &memref.elem, radix)))
+        .map(|(i, v)| match v {
+            Some(v) => format!("[{i}]={}", format_value(*v, &elem, radix)),
+            None => format!("[{i}]=?"),
+        })
         .collect();
     ui.add(egui::Label::new(egui::RichText::new(text.join("  ")).monospace()).wrap());
 }
@@ -330,4 +328,51 @@ fn breakpoints(ui: &mut egui::Ui, m: &mut Model, ed: &mut BpEditor) {
             m.run_to_breakpoint(Dir::Forward);
         }
     });
+}
+
+/// What `check` says about the circuit: each error and warning, clickable to its first node.
+fn check_panel(ui: &mut egui::Ui, m: &mut Model) {
+    let Some(c) = &m.circuit else { return };
+    if let Some(e) = &c.sim_error {
+        ui.colored_label(m.look.palette().deadlock.egui(), e);
+    }
+    if c.problems.is_empty() {
+        return;
+    }
+    let errors = c.problems.iter().filter(|p| p.error).count();
+    let warnings = c.problems.len() - errors;
+    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    ui.heading(format!(
+        "Check: {}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    ));
+    let mut go = None;
+    for p in &c.problems {
+        let colour = if p.error {
+            m.look.palette().deadlock.egui()
+        } else {
+            m.look.palette().chan[1].egui()
+        };
+        let at = p.line.map_or(String::new(), |l| format!("line {l}: "));
+        let text = format!(
+            "{} {at}{}",
+            if p.error { "error" } else { "warning" },
+            p.text
+        );
+        let r = ui.add(
+            egui::Label::new(egui::RichText::new(text).color(colour))
+                .wrap()
+                .sense(egui::Sense::click()),
+        );
+        if r.clicked()
+            && let Some(&n) = p.nodes.first()
+        {
+            go = Some(n);
+        }
+    }
+    if let Some(n) = go {
+        m.focus_node(n);
+    }
+    ui.separator();
 }

@@ -89,7 +89,9 @@ pub fn transport(ui: &mut egui::Ui, m: &mut Model, goto_text: &mut String) {
         }
         if !m.status.is_empty() {
             ui.separator();
-            ui.label(&m.status);
+            // Elided to the row's end (the whole line on hover), never wrapped or cut.
+            ui.add(egui::Label::new(&m.status).truncate())
+                .on_hover_text(&m.status);
         }
     });
 }

@@ -1,0 +1,68 @@
+//! `--outputs`: how much of the output token lists a report prints, shared by `sim`,
+//! `replay` and `verilate --run`.
+
+use handscope_sim::report::{OutputDetail, RunReport, SUMMARY_ENDS, render_human_with};
+
+/// Which output tokens a report shows.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputsMode {
+    /// Per result the token count and checksum, and the first and last few tokens when there
+    /// are many (memory stays bounded however long the run).
+    Summary,
+    /// Every token (kept in memory for the whole run).
+    All,
+}
+
+/// The `--outputs` flag.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct OutputsFlag {
+    /// Output tokens in the report: `summary` (count, checksum, first and last tokens of long
+    /// lists) or `all`. Default: `summary` for text, `all` for --json.
+    #[arg(long, value_enum, value_name = "summary|all")]
+    pub outputs: Option<OutputsMode>,
+}
+
+impl OutputsFlag {
+    /// The mode in effect for a text (`json == false`) or JSON report.
+    pub fn mode(&self, json: bool) -> OutputsMode {
+        self.outputs.unwrap_or(if json {
+            OutputsMode::All
+        } else {
+            OutputsMode::Summary
+        })
+    }
+
+    /// Whether the run must keep every output token.
+    pub fn keep_all(&self, json: bool) -> bool {
+        self.mode(json) == OutputsMode::All
+    }
+
+    /// Prints `report` as JSON or text in the mode in effect, naming the timing profile it
+    /// ran under unless that is `ideal`.
+    pub fn print(
+        &self,
+        report: &mut RunReport,
+        json: bool,
+        timing: &handscope_sim::spec::timing::TimingProfile,
+    ) -> anyhow::Result<()> {
+        report.timing = (!timing.is_ideal()).then(|| timing.name().to_string());
+        let report = &*report;
+        let mode = self.mode(json);
+        if json {
+            if mode == OutputsMode::Summary {
+                let mut cut = report.clone();
+                cut.cut_outputs(SUMMARY_ENDS);
+                println!("{}", serde_json::to_string_pretty(&cut)?);
+            } else {
+                println!("{}", serde_json::to_string_pretty(report)?);
+            }
+        } else {
+            let detail = match mode {
+                OutputsMode::Summary => OutputDetail::Summary,
+                OutputsMode::All => OutputDetail::All,
+            };
+            print!("{}", render_human_with(report, detail));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,318 @@
+//! A structural check of an FST file before `wellen` reads it.
+//!
+//! The FST reader under `wellen` (fst-reader 0.17) trusts the lengths and counts a file
+//! states: a block length below 8 or above `i64::MAX` makes its format check loop forever
+//! (it seeks backwards), and a count such as a geometry block's handle count sizes an
+//! allocation before any data is read (a damaged count asks for petabytes and aborts the
+//! process, which no `catch_unwind` can stop). Both were found by the `replay_fst` fuzz
+//! target. We wrote our own walk over the block chain because no crate validates FST
+//! structure: it reads only the few fixed fields that size those allocations and refuses a
+//! file whose values no writer could have produced, and it finds the prefix of complete
+//! blocks so that a truncated file (a simulator still writing it, or killed) is read up to its
+//! last complete block.
+//!
+//! Block layout (GTKWave's `fstapi` block format): a type byte, then a big-endian `u64`
+//! length that counts itself and the block's body. Every count of items bounded here has at
+//! least one byte per item in the block's uncompressed data, and zlib expands at most about
+//! 1032 times, LZ4 at most 255 times; a block is refused when its stated sizes exceed those
+//! ratios or [`MAX_UNCOMPRESSED`].
+
+use std::io::{Read, Seek, SeekFrom};
+
+/// Largest uncompressed size of one block's data accepted (4 GiB).
+pub const MAX_UNCOMPRESSED: u64 = 1 << 32;
+const ZLIB_RATIO: u64 = 1032;
+const LZ4_RATIO: u64 = 255;
+
+const HEADER: u8 = 0;
+const VC_DATA: u8 = 1;
+const BLACKOUT: u8 = 2;
+const GEOMETRY: u8 = 3;
+const HIERARCHY: u8 = 4;
+const VC_DATA_ALIAS: u8 = 5;
+const HIERARCHY_LZ4: u8 = 6;
+const HIERARCHY_LZ4_DUO: u8 = 7;
+const VC_DATA_ALIAS2: u8 = 8;
+const GZIP_WRAPPER: u8 = 254;
+const SKIP: u8 = 255;
+
+/// What the walk found in a file that can be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// Bytes from the start that hold complete blocks (the whole file unless it is
+    /// truncated).
+    pub complete: u64,
+    /// The file's length.
+    pub len: u64,
+}
+
+/// Walks the block chain of the FST in `file`; an error says which block is impossible and
+/// why.
+pub fn check<F: Read + Seek>(file: &mut F) -> Result<Checked, String> {
+    let len = file.seek(SeekFrom::End(0)).map_err(|e| e.to_string())?;
+    // Any count of items, each of at least one byte of uncompressed data.
+    let max_items = len.saturating_mul(ZLIB_RATIO).min(MAX_UNCOMPRESSED);
+    let mut at = 0u64;
+    while at.checked_add(9).is_some_and(|end| end <= len) {
+        let kind = read_u8(file, at)?;
+        let size = read_u64(file, at + 1)?;
+        if kind == SKIP && size == 0 {
+            break;
+        }
+        let bad = |what: String| {
+            format!("the block at byte {at} (type {kind}) {what}: the file is damaged")
+        };
+        if size < 8 || i64::try_from(size).is_err() {
+            return Err(bad(format!(
+                "has length {size} (a block length counts its own 8 bytes and fits 63 bits)"
+            )));
+        }
+        let end = at + 1 + size;
+        if end > len {
+            // Truncated: the blocks before it are read.
+            return Ok(Checked { complete: at, len });
+        }
+        let body = at + 9;
+        match kind {
+            GEOMETRY => {
+                let (uncompressed, handles) = (
+                    read_u64_checked(file, body, end)?,
+                    read_u64_checked(file, body + 8, end)?,
+                );
+                bounded(uncompressed, size, ZLIB_RATIO).map_err(&bad)?;
+                if handles > uncompressed {
+                    return Err(bad(format!(
+                        "declares {handles} signals in {uncompressed} bytes"
+                    )));
+                }
+            }
+            HIERARCHY | HIERARCHY_LZ4 | HIERARCHY_LZ4_DUO | GZIP_WRAPPER => {
+                let ratio = match kind {
+                    HIERARCHY | GZIP_WRAPPER => ZLIB_RATIO,
+                    HIERARCHY_LZ4 => LZ4_RATIO,
+                    _ => LZ4_RATIO * LZ4_RATIO,
+                };
+                bounded(read_u64_checked(file, body, end)?, size, ratio).map_err(&bad)?;
+            }
+            BLACKOUT => {
+                let (count, _) = read_varint(file, body, end)?;
+                if count > size {
+                    return Err(bad(format!("declares {count} blackouts in {size} bytes")));
+                }
+            }
+            VC_DATA | VC_DATA_ALIAS | VC_DATA_ALIAS2 => {
+                // After the begin and end times and the memory hint: the frame's sizes and
+                // handle count, the frame, then the value changes' handle count.
+                let (frame_unc, n1) = read_varint(file, body + 24, end)?;
+                let (frame_comp, n2) = read_varint(file, body + 24 + n1, end)?;
+                let (frame_handles, n3) = read_varint(file, body + 24 + n1 + n2, end)?;
+                if frame_comp > size {
+                    return Err(bad(format!("has a frame of {frame_comp} bytes")));
+                }
+                bounded(frame_unc, frame_comp.max(1), ZLIB_RATIO).map_err(&bad)?;
+                let after_frame = body + 24 + n1 + n2 + n3 + frame_comp;
+                let (vc_handles, _) = read_varint(file, after_frame, end)?;
+                for handles in [frame_handles, vc_handles] {
+                    if handles > max_items {
+                        return Err(bad(format!("declares {handles} signals")));
+                    }
+                }
+                // The time table's sizes are the block's last 24 bytes.
+                if size < 8 + 24 {
+                    return Err(bad(format!(
+                        "has length {size}, too short for its time table"
+                    )));
+                }
+                let t = end - 24;
+                let (t_unc, t_comp, t_items) = (
+                    read_u64(file, t)?,
+                    read_u64(file, t + 8)?,
+                    read_u64(file, t + 16)?,
+                );
+                if t_comp > size {
+                    return Err(bad(format!("has a time table of {t_comp} bytes")));
+                }
+                bounded(t_unc, t_comp.max(1), ZLIB_RATIO).map_err(&bad)?;
+                if t_items > t_unc {
+                    return Err(bad(format!(
+                        "declares {t_items} time steps in {t_unc} bytes"
+                    )));
+                }
+            }
+            HEADER => {
+                // The handle count of the whole file (its 7th field).
+                let handles = read_u64_checked(file, body + 48, end)?;
+                if handles > max_items {
+                    return Err(bad(format!("declares {handles} signals")));
+                }
+            }
+            _ => {} // blocks the reader skips or rejects by type
+        }
+        at = end;
+    }
+    Ok(Checked { complete: len, len })
+}
+
+/// The first `limit` bytes of a file, as a file of that length (what the FST reader sees of a
+/// truncated file: its complete blocks).
+#[derive(Debug)]
+pub struct Prefix<F> {
+    inner: F,
+    limit: u64,
+    pos: u64,
+}
+
+impl<F: Read + Seek> Prefix<F> {
+    /// The first `limit` bytes of `inner`, read from the start.
+    pub fn new(mut inner: F, limit: u64) -> std::io::Result<Prefix<F>> {
+        inner.seek(SeekFrom::Start(0))?;
+        Ok(Prefix {
+            inner,
+            limit,
+            pos: 0,
+        })
+    }
+}
+
+impl<F: Read> Read for Prefix<F> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = usize::try_from(self.limit.saturating_sub(self.pos)).unwrap_or(usize::MAX);
+        let n = buf.len().min(left);
+        let got = self.inner.read(&mut buf[..n])?;
+        self.pos += got as u64;
+        Ok(got)
+    }
+}
+
+impl<F: Seek> Seek for Prefix<F> {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        let target = match to {
+            SeekFrom::Start(n) => Some(n),
+            SeekFrom::End(d) => self.limit.checked_add_signed(d),
+            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+        }
+        .ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "seek before the start")
+        })?;
+        self.pos = self.inner.seek(SeekFrom::Start(target))?;
+        Ok(self.pos)
+    }
+}
+
+/// An uncompressed size `n` stated for `compressed` bytes: at most `ratio` times as many,
+/// and at most [`MAX_UNCOMPRESSED`].
+fn bounded(n: u64, compressed: u64, ratio: u64) -> Result<(), String> {
+    if n > MAX_UNCOMPRESSED || n > compressed.saturating_mul(ratio).saturating_add(64) {
+        Err(format!(
+            "states {n} bytes of data from {compressed} compressed bytes"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn read_u8<F: Read + Seek>(file: &mut F, at: u64) -> Result<u8, String> {
+    let mut b = [0u8; 1];
+    file.seek(SeekFrom::Start(at)).map_err(|e| e.to_string())?;
+    file.read_exact(&mut b).map_err(|e| e.to_string())?;
+    Ok(b[0])
+}
+
+fn read_u64<F: Read + Seek>(file: &mut F, at: u64) -> Result<u64, String> {
+    let mut b = [0u8; 8];
+    file.seek(SeekFrom::Start(at)).map_err(|e| e.to_string())?;
+    file.read_exact(&mut b).map_err(|e| e.to_string())?;
+    Ok(u64::from_be_bytes(b))
+}
+
+/// A `u64` at `at` that must lie before `end`; 0 when the block is too short to hold it
+/// (the reader then fails on its own, without a large allocation).
+fn read_u64_checked<F: Read + Seek>(file: &mut F, at: u64, end: u64) -> Result<u64, String> {
+    if at + 8 > end {
+        return Ok(0);
+    }
+    read_u64(file, at)
+}
+
+/// A LEB128 varint at `at` (at most 10 bytes, before `end`) and its length in bytes; (0, 0)
+/// past `end`.
+fn read_varint<F: Read + Seek>(file: &mut F, at: u64, end: u64) -> Result<(u64, u64), String> {
+    let mut value = 0u64;
+    for i in 0..10u64 {
+        if at + i >= end {
+            return Ok((value, i));
+        }
+        let b = read_u8(file, at + i)?;
+        value |= u64::from(b & 0x7f).checked_shl(7 * i as u32).unwrap_or(0);
+        if b & 0x80 == 0 {
+            return Ok((value, i + 1));
+        }
+    }
+    Ok((value, 10))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(kind: u8, body: &[u8]) -> Vec<u8> {
+        let mut b = vec![kind];
+        b.extend_from_slice(&(body.len() as u64 + 8).to_be_bytes());
+        b.extend_from_slice(body);
+        b
+    }
+
+    #[test]
+    fn impossible_blocks_are_named() {
+        // A geometry block claiming 2^50 signals in 16 bytes.
+        let mut body = Vec::new();
+        body.extend_from_slice(&16u64.to_be_bytes());
+        body.extend_from_slice(&(1u64 << 50).to_be_bytes());
+        body.extend_from_slice(&[0u8; 16]);
+        let f = block(GEOMETRY, &body);
+        let e = check(&mut std::io::Cursor::new(f)).unwrap_err();
+        assert!(
+            e.contains("block at byte 0 (type 3) declares 1125899906842624 signals"),
+            "{e}"
+        );
+        // A hierarchy block stating 2^40 bytes of data from a few.
+        let mut body = (1u64 << 40).to_be_bytes().to_vec();
+        body.extend_from_slice(&[1, 2, 3]);
+        let e = check(&mut std::io::Cursor::new(block(HIERARCHY_LZ4, &body))).unwrap_err();
+        assert!(
+            e.contains("states 1099511627776 bytes of data from 19"),
+            "{e}"
+        );
+        // A blackout block with 2^31 entries in 5 bytes.
+        let body = [0xff, 0xff, 0xff, 0xff, 0x07];
+        let e = check(&mut std::io::Cursor::new(block(BLACKOUT, &body))).unwrap_err();
+        assert!(e.contains("2147483647 blackouts"), "{e}");
+    }
+
+    #[test]
+    fn a_truncated_last_block_leaves_the_complete_ones() {
+        let mut f = block(SKIP, &[0u8; 4]);
+        let first = f.len() as u64;
+        let mut tail = block(BLACKOUT, &[0u8; 20]);
+        tail.truncate(10);
+        f.extend_from_slice(&tail);
+        let c = check(&mut std::io::Cursor::new(f.clone())).unwrap();
+        assert_eq!(
+            c,
+            Checked {
+                complete: first,
+                len: f.len() as u64
+            }
+        );
+    }
+
+    proptest::proptest! {
+        /// Any bytes: an answer, never a panic or a loop.
+        #[test]
+        fn any_bytes_are_walked(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            if let Ok(c) = check(&mut std::io::Cursor::new(bytes.clone())) {
+                proptest::prop_assert!(c.complete <= c.len);
+            }
+        }
+    }
+}
