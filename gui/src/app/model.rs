@@ -382,6 +382,9 @@ impl Model {
 
     /// True when the trace will not grow any more.
     pub fn complete(&self) -> bool {
+        if self.follow.as_ref().is_some_and(|f| !f.follower.finished()) {
+            return false; // a followed VCD is still being written
+        }
         self.source.as_ref().is_none_or(TraceSource::complete)
     }
 
