@@ -366,6 +366,29 @@ async fn a_client_drives_a_debugging_session() {
         "load_failed",
     );
 
+    // A file that does not parse, a waveform of something else: errors, nothing changes.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wcp_session");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.mlir");
+    std::fs::write(
+        &bad,
+        "handshake.func @f(%a: i32) -> (i32) {\n  return %nope : i32\n}\n",
+    )
+    .unwrap();
+    let r = c.cmd("load", json!({"source": bad})).await;
+    assert_error(&r, "load_failed");
+    assert!(r["message"].as_str().unwrap().contains("bad.mlir"), "{r}");
+    let junk = dir.join("junk.vcd");
+    std::fs::write(&junk, "this is not a VCD\n").unwrap();
+    let r = c.cmd("load", json!({"source": junk})).await;
+    assert_error(&r, "load_failed");
+    let r = c.cmd("handscope.list_items", Value::Null).await;
+    let nodes = r["nodes"].to_string();
+    assert!(
+        nodes.contains("join0"),
+        "still the deadlock_join circuit: {r}"
+    );
+
     // Events: the cursor moved, the runs finished, the second circuit loaded.
     let kinds: Vec<&str> = c
         .events

@@ -296,3 +296,78 @@ fn window_is_driven_over_wcp_under_xvfb() {
     assert!(moved, "no cursor_moved event for the key press");
     drop(app);
 }
+
+/// `verilate --run --live`: the window opens on the Verilator model's VCD while it is
+/// written and ends at the run's last cycle (counter_loop: cycle 10 of 11).
+#[test]
+fn verilate_live_opens_the_window_on_the_running_model() {
+    let ci = std::env::var("CI").as_deref() == Ok("true");
+    let missing: Vec<&str> = ["Xvfb", "xdotool", "verilator"]
+        .into_iter()
+        .filter(|t| !have(t))
+        .collect();
+    if !missing.is_empty() {
+        assert!(!ci, "CI=true but these tools are missing: {missing:?}");
+        eprintln!("skipping: missing {missing:?}");
+        return;
+    }
+    let display = format!(":{}", 451 + std::process::id() % 200);
+    let _xvfb = Kill(
+        Command::new("Xvfb")
+            .args([
+                display.as_str(),
+                "-screen",
+                "0",
+                "1400x900x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start Xvfb"),
+    );
+    let t0 = Instant::now();
+    while xdo(&display, &["getdisplaygeometry"]).is_none() {
+        assert!(t0.elapsed() < Duration::from_secs(20), "Xvfb did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("verilate_live");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .args([
+            "verilate",
+            "examples/circuits/counter_loop.mlir",
+            "--run",
+            "--live",
+            "-o",
+        ])
+        .arg(&out)
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .env("HANDSCOPE_LOG_CURSOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start handscope");
+    let stdout = child.stdout.take().unwrap();
+    let app = Kill(child);
+    let (tx, rx) = mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    let t0 = Instant::now();
+    let mut seen = Vec::new();
+    while t0.elapsed() < Duration::from_secs(300) {
+        if let Ok(l) = rx.recv_timeout(Duration::from_millis(200)) {
+            seen.push(l.trim().to_string());
+            if l.trim() == "cursor 10" {
+                drop(app);
+                return;
+            }
+        }
+    }
+    panic!("the window never reached the last cycle; it printed {seen:?}");
+}

@@ -192,6 +192,8 @@ pub struct Following {
     pub writer_done: Arc<std::sync::atomic::AtomicBool>,
     opts: handscope_traces::vcd_in::ReplayOptions,
     last_poll: Option<std::time::Instant>,
+    /// How long the last replay took.
+    cost: Duration,
 }
 
 /// How often a followed VCD is looked at (the prefix is replayed whole on growth).
@@ -501,6 +503,9 @@ impl Model {
 
     /// True when the trace will not grow any more.
     pub fn complete(&self) -> bool {
+        if self.follow.as_ref().is_some_and(|f| !f.follower.finished()) {
+            return false; // a followed VCD is still being written
+        }
         self.source.as_ref().is_none_or(TraceSource::complete)
     }
 
@@ -529,6 +534,7 @@ impl Model {
             writer_done,
             opts,
             last_poll: None,
+            cost: Duration::ZERO,
         });
         self.poll_follow();
     }
@@ -606,10 +612,14 @@ impl Model {
         let (Some(fl), Some(c)) = (&mut self.follow, &self.circuit) else {
             return;
         };
-        if fl.follower.finished() || fl.last_poll.is_some_and(|t| t.elapsed() < FOLLOW_EVERY) {
+        // The prefix is replayed whole on growth: look no more often than every 4 replay
+        // times, so a long run costs at most about a fifth of a core.
+        let every = FOLLOW_EVERY.max(fl.cost * 4);
+        if fl.follower.finished() || fl.last_poll.is_some_and(|t| t.elapsed() < every) {
             return;
         }
-        fl.last_poll = Some(std::time::Instant::now());
+        let t0 = std::time::Instant::now();
+        fl.last_poll = Some(t0);
         let done = fl.writer_done.load(std::sync::atomic::Ordering::SeqCst);
         let grew = if done {
             fl.follower.finish().map(|()| true)
@@ -624,10 +634,11 @@ impl Model {
                 return;
             }
         }
-        match fl
+        let replayed = fl
             .follower
-            .replay(&c.func, Some(c.session.environment()), &fl.opts)
-        {
+            .replay(&c.func, Some(c.session.environment()), &fl.opts);
+        fl.cost = t0.elapsed();
+        match replayed {
             Ok(None) => {}
             Ok(Some(r)) => {
                 let n = r.trace.cycles();

@@ -53,6 +53,15 @@ pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
             ),
         },
     };
+    if a.live
+        && let Some(t) = &a.trace
+        && handscope_traces::vcd_in::fst::is_fst(t).unwrap_or(false)
+    {
+        anyhow::bail!(
+            "--live follows VCD files; {} is an FST (FST writers finish its blocks only at the end)",
+            t.display()
+        );
+    }
     let wcp = a.wcp.as_deref().map(|addr| a.wcp_flags.options(addr));
     let mut start = start;
     let follow = match (&mut start, a.live) {

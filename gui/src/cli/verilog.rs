@@ -65,7 +65,9 @@ pub struct VerilateArgs {
     #[arg(long)]
     pub fst: bool,
     /// With --run: open the debugger on the model while it runs, following its VCD as it is
-    /// written (the view grows as cycles arrive and can stay at the newest one).
+    /// written (the view grows as cycles arrive and can stay at the newest one). The model
+    /// runs the file's header stimulus (`// sim:`, a kernel's first `// RUN:`) with
+    /// --in/--mem/--ready replacing entries, as the debugger does.
     #[arg(long, requires = "run")]
     pub live: bool,
 }
@@ -94,13 +96,27 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
     let timing = a.timing.profile()?;
     let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
     let stimulus = a.stimulus.args();
-    let mut session = super::session(
-        &loaded.module,
-        a.func.as_deref(),
-        &timing,
-        &stimulus,
-        a.deadlock_window,
-    )?;
+    let mut session = if a.live {
+        // The window runs the file's header stimulus with the flags replacing entries
+        // (`app::circuit`); the model must run exactly that for the VCD to match.
+        let mut s = crate::app::circuit::Circuit::from_file(
+            &a.file,
+            &stimulus,
+            a.func.as_deref(),
+            &timing,
+        )?
+        .session;
+        s.set_deadlock_window(a.deadlock_window);
+        s
+    } else {
+        super::session(
+            &loaded.module,
+            a.func.as_deref(),
+            &timing,
+            &stimulus,
+            a.deadlock_window,
+        )?
+    };
     session.set_keep_all_outputs(a.outputs.keep_all(a.json));
     let (flat, env) = (session.function(), session.environment());
     let mut b = VerilogBuilder::new();

@@ -422,23 +422,43 @@ impl Controller {
                 format!("`load`: cannot read {source}: no such file"),
             );
         }
+        let failed = |e: &str| {
+            ServerMessage::error(
+                "load_failed",
+                vec!["load".into(), source.into()],
+                format!("`load`: {e}"),
+            )
+        };
         if matches!(ext, "vcd" | "fst") {
-            if m.circuit.is_none() {
+            let Some(c) = &m.circuit else {
                 return no_circuit("load", m);
+            };
+            if c.path().is_none() {
+                return failed(
+                    "the open circuit is a built-in example; load the circuit's file first, then its waveform",
+                );
             }
-            m.vcd = Some(p.to_path_buf());
+            // Replay it; on failure go back to what was shown (an error changes nothing).
+            let old = m.vcd.replace(p.to_path_buf());
+            m.error = None;
             m.reload();
-        } else {
-            m.vcd = None;
-            self.marker_names.clear();
-            m.open_file(p);
-        }
-        match &m.error {
-            Some(e) if m.circuit.is_none() || m.vcd.is_some() => {
-                ServerMessage::error("load_failed", vec!["load".into(), source.into()], e.clone())
+            if let Some(e) = m.error.take() {
+                m.vcd = old;
+                m.reload();
+                return failed(e.trim_end_matches(crate::app::model::TRACE_FALLBACK));
             }
-            _ => ServerMessage::ack(),
+        } else {
+            let old_vcd = m.vcd.take();
+            m.error = None;
+            m.open_file(p);
+            if let Some(e) = m.error.clone() {
+                // The last good circuit stays, as in the window (which shows the error).
+                m.vcd = old_vcd;
+                return failed(&e);
+            }
+            self.marker_names.clear();
         }
+        ServerMessage::ack()
     }
 
     fn add(

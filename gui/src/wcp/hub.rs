@@ -76,8 +76,13 @@ impl Hub {
         if self.seen.is_none() {
             self.seen = Some(self.snapshot(m));
         }
+        // Events of changes made so far (the window's user, the engine) go out first; then
+        // after each message the events it caused, so that a client that hears a reply and
+        // sends its next command (maybe on another connection) never overtakes them.
+        self.events(m);
         while let Ok(msg) = self.rx.try_recv() {
             self.take(m, msg);
+            self.events(m);
         }
         let ids: Vec<u64> = self
             .clients
@@ -95,6 +100,7 @@ impl Hub {
             {
                 self.send(id, r);
                 let _ = done.send(false);
+                self.events(m);
             }
         }
         self.events(m);
