@@ -111,16 +111,7 @@ impl Circuit {
         function: Option<&str>,
         timing: &TimingProfile,
     ) -> anyhow::Result<Circuit> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        Self::from_text(
-            Origin::File(path.to_path_buf()),
-            &path.display().to_string(),
-            text,
-            over,
-            function,
-            timing,
-        )
+        Self::from_path(path, over, function, timing, true)
     }
 
     /// Loads a file whose run is replayed from a trace: the stimulus is only `given` (the
@@ -131,16 +122,27 @@ impl Circuit {
         function: Option<&str>,
         timing: &TimingProfile,
     ) -> anyhow::Result<Circuit> {
+        Self::from_path(path, given, function, timing, false)
+    }
+
+    /// Reads `path` and builds its circuit, with the header's stimulus when `use_header`.
+    fn from_path(
+        path: &Path,
+        over: &StimulusArgs,
+        function: Option<&str>,
+        timing: &TimingProfile,
+        use_header: bool,
+    ) -> anyhow::Result<Circuit> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         Self::build(
             Origin::File(path.to_path_buf()),
             &path.display().to_string(),
             text,
-            given,
+            over,
             function,
             &timed(timing),
-            false,
+            use_header,
         )
     }
 
