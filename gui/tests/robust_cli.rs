@@ -495,3 +495,18 @@ fn render_growth_benchmark_runs_once_per_size() {
         "{out}"
     );
 }
+
+#[test]
+fn a_damaged_fst_index_is_refused_by_block_without_a_line_number() {
+    // Found by the `replay_fst` fuzz target: 2.5 KB whose value-change index claims a run of
+    // 272 million signals in a block of 48; the reader under `wellen` built a table entry for
+    // each (3.2 GB, 7 s) before the guard checked the index.
+    let fst = "fuzz/regressions/replay_fst/oom-399f0a92d0479e089a2b43f12e6ec5cfc3d35c4a";
+    let msg = fails(&["replay", "examples/circuits/extmem_add.mlir", fst]);
+    assert!(
+        msg.contains(&format!(
+            "{fst}: cannot read the FST file: the block at byte 939 (type 1) indexes 272547467 signals of 48: the file is damaged"
+        )),
+        "{msg}"
+    );
+}

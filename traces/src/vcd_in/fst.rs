@@ -104,10 +104,8 @@ pub(super) fn replay_fst(
     map_text: Option<&str>,
 ) -> Result<Replay, VcdError> {
     let name = path.display().to_string();
-    let bad = |message: String| VcdError::Syntax {
+    let bad = |message: String| VcdError::Fst {
         path: name.clone(),
-        line: 0,
-        offset: 0,
         message,
     };
     let load = wellen::LoadOptions {

@@ -138,6 +138,27 @@ pub fn check<F: Read + Seek>(file: &mut F) -> Result<Checked, String> {
                         "declares {t_items} time steps in {t_unc} bytes"
                     )));
                 }
+                // The chain (where each signal's changes start) lies in front of the time
+                // table, its length in the 8 bytes before the table; each entry stands for
+                // one signal or a run of signals without changes, and the reader makes a
+                // table entry for every signal the chain covers.
+                let chain_len_at = (end - 24)
+                    .checked_sub(t_comp)
+                    .and_then(|p| p.checked_sub(8))
+                    .filter(|&p| p >= body + 24)
+                    .ok_or_else(|| bad("has a time table larger than the block".into()))?;
+                let chain_len = read_u64(file, chain_len_at)?;
+                if chain_len > chain_len_at - (body + 24) {
+                    return Err(bad(format!("has an index of {chain_len} bytes")));
+                }
+                let mut chain = vec![0u8; chain_len as usize];
+                file.seek(SeekFrom::Start(chain_len_at - chain_len))
+                    .and_then(|_| file.read_exact(&mut chain))
+                    .map_err(|e| e.to_string())?;
+                let covered = chain_signals(&chain, kind == VC_DATA_ALIAS2);
+                if covered > vc_handles {
+                    return Err(bad(format!("indexes {covered} signals of {vc_handles}")));
+                }
             }
             HEADER => {
                 // The handle count of the whole file (its 7th field).
@@ -251,6 +272,49 @@ fn read_varint<F: Read + Seek>(file: &mut F, at: u64, end: u64) -> Result<(u64, 
     Ok((value, 10))
 }
 
+/// How many signals a value-change block's index chain covers, decoded as the reader
+/// decodes it (LEB128 entries; a run of signals without changes counts its length). The
+/// newer alias format (`alias2`) marks an offset or alias by the low bit of its first byte
+/// and a run otherwise; the older one has a 0 before each alias, odd values for offsets and
+/// even values for runs. Stops at a truncated entry (the reader fails there itself).
+fn chain_signals(mut chain: &[u8], alias2: bool) -> u64 {
+    let mut covered = 0u64;
+    while let Some(&first) = chain.first() {
+        let signed_entry = alias2 && first & 1 == 1;
+        let Some(value) = leb128_u32(&mut chain, if signed_entry { 10 } else { 5 }) else {
+            break;
+        };
+        let count = if signed_entry || value & 1 == 1 {
+            1
+        } else if !alias2 && value == 0 {
+            // An alias: its target follows.
+            if leb128_u32(&mut chain, 5).is_none() {
+                break;
+            }
+            1
+        } else {
+            u64::from(value >> 1)
+        };
+        covered = covered.saturating_add(count);
+    }
+    covered
+}
+
+/// A LEB128 value of at most `max_bytes` bytes taken from the front of `bytes`, its bits
+/// above 32 dropped (as the reader's 32-bit decoder drops them); `None` when it runs out.
+fn leb128_u32(bytes: &mut &[u8], max_bytes: usize) -> Option<u32> {
+    let mut value = 0u32;
+    for i in 0..max_bytes {
+        let (&b, rest) = bytes.split_first()?;
+        *bytes = rest;
+        value |= u32::from(b & 0x7f).checked_shl(7 * i as u32).unwrap_or(0);
+        if b & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,6 +351,54 @@ mod tests {
         let body = [0xff, 0xff, 0xff, 0xff, 0x07];
         let e = check(&mut std::io::Cursor::new(block(BLACKOUT, &body))).unwrap_err();
         assert!(e.contains("2147483647 blackouts"), "{e}");
+    }
+
+    /// A value-change block of `handles` signals whose index chain is `chain`, with an
+    /// empty frame and a one-byte time table.
+    fn value_changes(kind: u8, handles: u8, chain: &[u8]) -> Vec<u8> {
+        let mut body = vec![0u8; 24]; // begin and end times, memory hint
+        body.extend_from_slice(&[0, 0, 0]); // frame: 0 bytes, 0 compressed, 0 handles
+        body.extend_from_slice(&[handles, b'!']); // value changes: handle count, pack type
+        body.extend_from_slice(chain);
+        body.extend_from_slice(&(chain.len() as u64).to_be_bytes());
+        body.push(0); // the time table's one byte
+        for field in [1u64, 1, 1] {
+            body.extend_from_slice(&field.to_be_bytes());
+        }
+        block(kind, &body)
+    }
+
+    #[test]
+    fn an_index_covering_more_signals_than_the_block_has_is_refused() {
+        // Found by the `replay_fst` fuzz target: a run of 2^30 signals without changes in
+        // a block of 48 made the reader build a 16-byte table entry for each (3.2 GB).
+        let run = [0x80, 0x80, 0x80, 0x80, 0x08]; // 2^31, even: a run of 2^30
+        for kind in [VC_DATA, VC_DATA_ALIAS, VC_DATA_ALIAS2] {
+            let e = check(&mut std::io::Cursor::new(value_changes(kind, 48, &run))).unwrap_err();
+            assert!(e.contains("indexes 1073741824 signals of 48"), "{e}");
+        }
+        // Offsets, aliases and a run that together cover exactly the block's signals.
+        let old_style = [0x03, 0x00, 0x01, 0x04]; // an offset, an alias of signal 0, a run of 2
+        let new_style = [0x03, 0x7f, 0x04]; // an offset, an alias (signed -1), a run of 2
+        for (kind, chain) in [
+            (VC_DATA_ALIAS, &old_style[..]),
+            (VC_DATA_ALIAS2, &new_style[..]),
+        ] {
+            let f = value_changes(kind, 4, chain);
+            let len = f.len() as u64;
+            assert_eq!(
+                check(&mut std::io::Cursor::new(f)),
+                Ok(Checked { complete: len, len })
+            );
+            let e = check(&mut std::io::Cursor::new(value_changes(kind, 3, chain))).unwrap_err();
+            assert!(e.contains("indexes 4 signals of 3"), "{e}");
+        }
+        // An index longer than the block.
+        let mut f = value_changes(VC_DATA, 1, &[0x03]);
+        let at = f.len() - 24 - 1 - 8;
+        f[at..at + 8].copy_from_slice(&1000u64.to_be_bytes());
+        let e = check(&mut std::io::Cursor::new(f)).unwrap_err();
+        assert!(e.contains("has an index of 1000 bytes"), "{e}");
     }
 
     #[test]

@@ -85,6 +85,15 @@ pub enum VcdError {
         /// What is wrong.
         message: String,
     },
+    /// The file is not a readable FST (a binary format: the message says which block or
+    /// byte when the structure is at fault).
+    #[error("{path}: {message}")]
+    Fst {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Signals could not be mapped.
     #[error("{path}: {error}")]
     Map {
