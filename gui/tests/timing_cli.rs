@@ -125,11 +125,13 @@ fn compile_sizes_buffers_and_verilog_writes_pipelines() {
         .expect("run");
     assert!(out.status.success(), "{out:?}");
     let sv = String::from_utf8_lossy(&out.stdout);
+    // The kernel accumulates in double: its f64 adder has 12 stages, its f64 multiplier 6.
     assert!(
-        sv.contains("module hs_pipeline_l9_ii1_"),
-        "the addf's 9 stages"
+        sv.contains("module hs_pipeline_l12_ii1_i64"),
+        "the f64 addf's 12 stages"
     );
-    assert!(sv.contains("stage8_valid"));
+    assert!(sv.contains("module hs_pipeline_l6_ii1_i64"), "the f64 mulf");
+    assert!(sv.contains("stage11_valid"));
     let out = bin()
         .args(["verilog", "examples/kernels/dot_f32.c"])
         .output()

@@ -8,6 +8,11 @@
 //! SystemVerilog back end, the debugger and the throughput model all see the latency as a
 //! component of its own.
 //!
+//! A floating-point operation's unit depends on its format: [`Format`] says whether a node
+//! computes in `f32` or `f64` ([`Format::of_node`]), and a profile may give the two formats
+//! different units (the `fpga` profile does: an `f64` adder, multiplier or divider is deeper
+//! than an `f32` one).
+//!
 //! Two profiles are built in ([`TimingProfile::ideal`], [`TimingProfile::fpga`]); a TOML file
 //! ([`TimingProfile::from_toml`]) starts from one of them and overrides entries. The numbers of
 //! `fpga` and where they come from are in `docs/timing.md`.
@@ -17,7 +22,52 @@
 
 use std::collections::BTreeMap;
 
+use crate::graph::{Function, NodeId};
 use crate::ops::{ArithOp, Dialect, Op};
+use crate::types::{FloatKind, Type};
+
+/// The number format a timed unit computes in: what a floating-point unit's latency depends
+/// on. Integer units have one format for every width ([`Format::Integer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    /// Any integer unit.
+    Integer,
+    /// A floating-point unit of this format (for a conversion, the wider of its operand's and
+    /// result's formats, `f32` for an integer–`f32` conversion).
+    Float(FloatKind),
+}
+
+impl Format {
+    /// The format node `n` computes in: for a floating-point `arith`/`math` op, `f64` when any
+    /// of its channels carries `f64`, `f32` otherwise; [`Format::Integer`] for everything else.
+    pub fn of_node(f: &Function, n: NodeId) -> Format {
+        let node = &f.nodes[n];
+        match &node.op {
+            Op::Arith(a) if a.class().is_float() => {
+                let f64_channel = node
+                    .inputs
+                    .iter()
+                    .chain(&node.outputs)
+                    .any(|&c| f.channels[c].ty == Type::Float(FloatKind::F64));
+                Format::Float(if f64_channel {
+                    FloatKind::F64
+                } else {
+                    FloatKind::F32
+                })
+            }
+            _ => Format::Integer,
+        }
+    }
+
+    /// The formats `a` can compute in.
+    pub fn of_op(a: ArithOp) -> &'static [Format] {
+        if a.class().is_float() {
+            &[Format::Float(FloatKind::F32), Format::Float(FloatKind::F64)]
+        } else {
+            &[Format::Integer]
+        }
+    }
+}
 
 /// Latency and initiation interval of one unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -63,11 +113,11 @@ impl Base {
             .find(|b| b.name() == name)
     }
 
-    /// The unit of `a` in this profile.
-    pub fn arith(self, a: ArithOp) -> Unit {
+    /// The unit of `a` computing in `format` in this profile.
+    pub fn arith(self, a: ArithOp, format: Format) -> Unit {
         match self {
             Base::Ideal => Unit::COMB,
-            Base::Fpga => fpga_arith(a),
+            Base::Fpga => fpga_arith(a, format == Format::Float(FloatKind::F64)),
         }
     }
 
@@ -80,8 +130,12 @@ impl Base {
     }
 }
 
-/// The `fpga` profile's table (sources and reasoning in `docs/timing.md`).
-fn fpga_arith(a: ArithOp) -> Unit {
+/// The `fpga` profile's table (sources and reasoning in `docs/timing.md`); `double`: the unit
+/// computes in `f64`.
+fn fpga_arith(a: ArithOp, double: bool) -> Unit {
+    let by_format = |single: u32, double_latency: u32| {
+        Unit::pipelined(if double { double_latency } else { single })
+    };
     use ArithOp as A;
     match a {
         // Integer adders, logic, shifts, comparisons, selects and casts fit in one cycle at
@@ -110,13 +164,14 @@ fn fpga_arith(a: ArithOp) -> Unit {
         A::Divsi | A::Divui | A::Remsi | A::Remui => Unit::pipelined(36),
         // Sign-bit operations are wires.
         A::Negf | A::Absf | A::Copysign => Unit::COMB,
-        A::Addf | A::Subf => Unit::pipelined(9),
-        A::Mulf => Unit::pipelined(4),
-        A::Divf | A::Remf => Unit::pipelined(30),
-        A::Sqrt => Unit::pipelined(28),
+        A::Addf | A::Subf => by_format(9, 12),
+        A::Mulf => by_format(4, 6),
+        // Digit recurrence: one stage per significand bit, 24 in f32 and 53 in f64.
+        A::Divf | A::Remf => by_format(30, 59),
+        A::Sqrt => by_format(28, 57),
         A::Cmpf(_) => Unit::pipelined(1),
         A::Maximumf | A::Minimumf | A::Maxnumf | A::Minnumf => Unit::pipelined(1),
-        A::Sitofp | A::Uitofp | A::Fptosi | A::Fptoui => Unit::pipelined(4),
+        A::Sitofp | A::Uitofp | A::Fptosi | A::Fptoui => by_format(4, 5),
         A::Extf | A::Truncf => Unit::pipelined(3),
     }
 }
@@ -136,8 +191,9 @@ pub struct TimingProfile {
     name: String,
     base: Base,
     memory_read: u32,
-    /// Overrides by qualified op name (`arith.addf`, `math.sqrt`).
-    ops: BTreeMap<String, Unit>,
+    /// Overrides by qualified op name (`arith.addf`, `math.sqrt`) and format (`None`: every
+    /// format of the op).
+    ops: BTreeMap<(String, Option<Format>), Unit>,
 }
 
 impl Default for TimingProfile {
@@ -179,15 +235,23 @@ impl TimingProfile {
 
     /// True when no unit has a latency (nothing to insert: the circuit runs as CIRCT's RTL).
     pub fn is_ideal(&self) -> bool {
-        self.memory_read == 0 && arith_ops().all(|a| self.arith(a).latency == 0)
+        self.memory_read == 0
+            && arith_ops().all(|a| {
+                Format::of_op(a)
+                    .iter()
+                    .all(|&k| self.arith(a, k).latency == 0)
+            })
     }
 
-    /// The unit of arithmetic operation `a`.
-    pub fn arith(&self, a: ArithOp) -> Unit {
+    /// The unit of arithmetic operation `a` computing in `format`: an override for that
+    /// format, else one for every format, else the base profile's.
+    pub fn arith(&self, a: ArithOp, format: Format) -> Unit {
+        let name = a.qualified_name();
         self.ops
-            .get(&a.qualified_name())
+            .get(&(name.clone(), Some(format)))
+            .or_else(|| self.ops.get(&(name, None)))
             .copied()
-            .unwrap_or_else(|| self.base.arith(a))
+            .unwrap_or_else(|| self.base.arith(a, format))
     }
 
     /// Latency of a memory read port.
@@ -195,13 +259,20 @@ impl TimingProfile {
         self.memory_read
     }
 
-    /// The timed outputs of a node with op `op` (empty for untimed components): the result of
-    /// an `arith` op, the `ldData` outputs of a memory. Units with latency 0 are left out.
-    pub fn timed_outputs(&self, op: &Op) -> Vec<TimedOutput> {
+    /// The timed outputs of node `n` of `f` (empty for untimed components): the result of an
+    /// `arith` op (in the node's [`Format`]), the `ldData` outputs of a memory. Units with
+    /// latency 0 are left out.
+    pub fn timed_outputs_of(&self, f: &Function, n: NodeId) -> Vec<TimedOutput> {
+        self.timed_outputs(&f.nodes[n].op, Format::of_node(f, n))
+    }
+
+    /// The timed outputs of a node with op `op` computing in `format` (see
+    /// [`TimingProfile::timed_outputs_of`]).
+    pub fn timed_outputs(&self, op: &Op, format: Format) -> Vec<TimedOutput> {
         let units: Vec<TimedOutput> = match op {
             Op::Arith(a) => vec![TimedOutput {
                 port: 0,
-                unit: self.arith(*a),
+                unit: self.arith(*a, format),
             }],
             Op::Memory { ld, .. } | Op::ExtMemory { ld, .. } => (0..*ld)
                 .map(|port| TimedOutput {
@@ -243,11 +314,13 @@ impl TimingProfile {
         toml_file::parse(text, source)
     }
 
-    /// The profile as a table, one row per arithmetic operation (qualified name, unit), then
-    /// the memory read latency: what `docs/timing.md` lists and `--timing` help prints.
+    /// The profile as a table, one row per arithmetic operation and format (qualified name,
+    /// with `:f32`/`:f64` for floating-point operations, and unit), then the memory read
+    /// latency: what `docs/timing.md` lists and `--timing` help prints.
     pub fn table(&self) -> Vec<(String, Unit)> {
         let mut rows: Vec<(String, Unit)> = arith_ops()
-            .map(|a| (a.qualified_name(), self.arith(a)))
+            .flat_map(|a| Format::of_op(a).iter().map(move |&k| (a, k)))
+            .map(|(a, k)| (format_key(&a.qualified_name(), k), self.arith(a, k)))
             .collect();
         rows.dedup_by(|a, b| a.0 == b.0);
         rows.push(("memory read".into(), Unit::pipelined(self.memory_read)));
@@ -262,6 +335,14 @@ fn arith_ops() -> impl Iterator<Item = ArithOp> {
         ArithOp::Cmpi(crate::ops::CmpPredicate::Eq),
         ArithOp::Cmpf(crate::ops::FloatPredicate::Oeq),
     ])
+}
+
+/// An operation's name in a profile, with its format for a floating-point one (`arith.addf:f64`).
+fn format_key(name: &str, format: Format) -> String {
+    match format {
+        Format::Integer => name.to_string(),
+        Format::Float(k) => format!("{name}:{}", k.name()),
+    }
 }
 
 /// Looks an operation up by the name a profile file uses: `addf`, `arith.addf`, `sqrt`,
@@ -309,6 +390,7 @@ mod toml_file {
     //! [ops]
     //! divf = 16                 # latency, one token per cycle
     //! "math.sqrt" = { latency = 20, ii = 4 }
+    //! "addf:f64" = 14           # only the f64 adders
     //! ```
 
     use std::collections::BTreeMap;
@@ -316,7 +398,8 @@ mod toml_file {
     use serde::Deserialize;
     use toml::Spanned;
 
-    use super::{Base, TimingError, TimingProfile, Unit, op_by_name};
+    use super::{Base, Format, TimingError, TimingProfile, Unit, op_by_name};
+    use crate::types::FloatKind;
 
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -402,15 +485,39 @@ mod toml_file {
             p.memory_read = cycles(*m.get_ref(), m.span(), "`memory_read`", 0)?;
         }
         for (key, entry) in &file.ops {
-            let Some(op) = op_by_name(key.get_ref()) else {
+            let (name, format) = match key.get_ref().rsplit_once(':') {
+                Some((name, f)) => match FloatKind::ALL.into_iter().find(|k| k.name() == f) {
+                    Some(k) => (name, Some(Format::Float(k))),
+                    None => {
+                        return Err(err(
+                            Some(key.span()),
+                            format!(
+                                "`{}`: the format after `:` is `f32` or `f64`, found `{f}`",
+                                key.get_ref()
+                            ),
+                        ));
+                    }
+                },
+                None => (key.get_ref().as_str(), None),
+            };
+            let Some(op) = op_by_name(name) else {
                 return Err(err(
                     Some(key.span()),
                     format!(
-                        "`{}` is not an arith or math operation (e.g. `addf`, `math.sqrt`, `cmpi`)",
+                        "`{}` is not an arith or math operation (e.g. `addf`, `math.sqrt`, `cmpi`, `addf:f64`)",
                         key.get_ref()
                     ),
                 ));
             };
+            if format.is_some() && !op.class().is_float() {
+                return Err(err(
+                    Some(key.span()),
+                    format!(
+                        "`{}`: only floating-point operations have a latency per format",
+                        key.get_ref()
+                    ),
+                ));
+            }
             let (lat, ii) = match entry.get_ref() {
                 Entry::Latency(l) => (*l, 1),
                 Entry::Unit { latency, ii } => (*latency, *ii),
@@ -426,7 +533,8 @@ mod toml_file {
                     ),
                 ));
             }
-            p.ops.insert(op.qualified_name(), Unit { latency, ii });
+            p.ops
+                .insert((op.qualified_name(), format), Unit { latency, ii });
         }
         Ok(p)
     }
@@ -445,9 +553,34 @@ mod toml_file {
             .unwrap();
             assert_eq!(p.name(), "mine");
             assert_eq!(p.memory_read(), 2);
-            assert_eq!(p.arith(ArithOp::Divf), Unit::pipelined(16));
-            assert_eq!(p.arith(ArithOp::Sqrt), Unit { latency: 20, ii: 4 });
-            assert_eq!(p.arith(ArithOp::Mulf), Unit::pipelined(4));
+            for k in FloatKind::ALL {
+                let k = Format::Float(k);
+                assert_eq!(p.arith(ArithOp::Divf, k), Unit::pipelined(16));
+                assert_eq!(p.arith(ArithOp::Sqrt, k), Unit { latency: 20, ii: 4 });
+            }
+            assert_eq!(p.arith(ArithOp::Mulf, F32), Unit::pipelined(4));
+            assert_eq!(p.arith(ArithOp::Mulf, F64), Unit::pipelined(6));
+        }
+
+        const F32: Format = Format::Float(FloatKind::F32);
+        const F64: Format = Format::Float(FloatKind::F64);
+
+        #[test]
+        fn a_format_suffix_overrides_one_format_and_wins_over_the_plain_name() {
+            let p = parse(
+                "base = \"fpga\"\n[ops]\n\"arith.addf:f64\" = 14\naddf = 7\n\"mulf:f32\" = { latency = 2, ii = 2 }\n",
+                "p.toml",
+            )
+            .unwrap();
+            assert_eq!(p.arith(ArithOp::Addf, F64), Unit::pipelined(14));
+            assert_eq!(p.arith(ArithOp::Addf, F32), Unit::pipelined(7));
+            assert_eq!(p.arith(ArithOp::Mulf, F32), Unit { latency: 2, ii: 2 });
+            assert_eq!(p.arith(ArithOp::Mulf, F64), Unit::pipelined(6));
+            let e = parse("[ops]\n\"muli:f64\" = 3\n", "p.toml").unwrap_err();
+            assert_eq!((e.line, e.column), (Some(2), Some(1)), "{e}");
+            assert!(e.message.contains("only floating-point operations"), "{e}");
+            let e = parse("[ops]\n\"addf:f16\" = 3\n", "p.toml").unwrap_err();
+            assert!(e.message.contains("`f32` or `f64`, found `f16`"), "{e}");
         }
 
         #[test]
@@ -478,17 +611,27 @@ mod tests {
     fn ideal_times_nothing_and_fpga_pipelines_floats_and_reads() {
         let ideal = TimingProfile::ideal();
         assert!(ideal.is_ideal());
-        assert!(ideal.timed_outputs(&Op::Arith(ArithOp::Divf)).is_empty());
+        let (f32k, f64k) = (Format::Float(FloatKind::F32), Format::Float(FloatKind::F64));
+        assert!(
+            ideal
+                .timed_outputs(&Op::Arith(ArithOp::Divf), f64k)
+                .is_empty()
+        );
         let fpga = TimingProfile::fpga();
         assert!(!fpga.is_ideal());
-        assert_eq!(
-            fpga.timed_outputs(&Op::Arith(ArithOp::Addf)),
-            vec![TimedOutput {
-                port: 0,
-                unit: Unit::pipelined(9)
-            }]
+        for (format, latency) in [(f32k, 9), (f64k, 12)] {
+            assert_eq!(
+                fpga.timed_outputs(&Op::Arith(ArithOp::Addf), format),
+                vec![TimedOutput {
+                    port: 0,
+                    unit: Unit::pipelined(latency)
+                }]
+            );
+        }
+        assert!(
+            fpga.timed_outputs(&Op::Arith(ArithOp::Addi), Format::Integer)
+                .is_empty()
         );
-        assert!(fpga.timed_outputs(&Op::Arith(ArithOp::Addi)).is_empty());
         assert_eq!(fpga.memory_read(), 1);
         let mem = Op::ExtMemory {
             ld: 2,
@@ -500,7 +643,7 @@ mod tests {
                 elem: crate::types::Type::Int(32),
             },
         };
-        let t = fpga.timed_outputs(&mem);
+        let t = fpga.timed_outputs(&mem, Format::Integer);
         assert_eq!(t.iter().map(|t| t.port).collect::<Vec<_>>(), [0, 1]);
     }
 
@@ -515,5 +658,9 @@ mod tests {
         // One table row per mnemonic.
         let t = TimingProfile::fpga().table();
         assert_eq!(t.iter().filter(|r| r.0 == "arith.cmpi").count(), 1);
+        let row = |name: &str| t.iter().find(|r| r.0 == name).map(|r| r.1);
+        assert_eq!(row("arith.divf:f32"), Some(Unit::pipelined(30)));
+        assert_eq!(row("arith.divf:f64"), Some(Unit::pipelined(59)));
+        assert_eq!(row("arith.divf"), None);
     }
 }

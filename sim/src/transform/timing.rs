@@ -36,7 +36,7 @@ pub fn apply_timing(
     let mut taken: std::collections::HashSet<String> =
         f.nodes.values().map(|n| n.id.clone()).collect();
     for unit in nodes {
-        let timed = profile.timed_outputs(&f.nodes[unit].op);
+        let timed = profile.timed_outputs_of(f, unit);
         for t in timed {
             let Some(&chan) = f.nodes[unit].outputs.get(t.port as usize) else {
                 continue;
