@@ -7,6 +7,7 @@ pub mod breakpoints;
 pub mod circuit;
 pub mod cycle;
 pub mod describe;
+pub mod follow_job;
 pub mod frame_bench;
 pub mod history;
 pub mod inspect;

@@ -181,23 +181,16 @@ pub struct Model {
     pub compare: Option<Compare>,
 }
 
-/// A followed VCD: the follower, whether the cursor stays at the newest cycle, and the flag
-/// its writer sets when it ends.
+/// A followed VCD: the thread that reads it, whether the cursor stays at the newest cycle,
+/// and whether the writer has finished.
 pub struct Following {
-    /// Reads what the simulator appended.
-    pub follower: handscope_traces::vcd_in::follow::Follower,
+    /// Parses what the simulator appends, off the UI thread.
+    pub job: super::follow_job::FollowJob,
     /// Keep the cursor at the newest cycle.
     pub newest: bool,
-    /// Set (by whoever runs the writer) once the file is complete.
-    pub writer_done: Arc<std::sync::atomic::AtomicBool>,
-    opts: handscope_traces::vcd_in::ReplayOptions,
-    last_poll: Option<std::time::Instant>,
-    /// How long the last replay took.
-    cost: Duration,
+    /// The writer finished and the whole file is shown (or could not be read).
+    pub finished: bool,
 }
-
-/// How often a followed VCD is looked at (the prefix is replayed whole on growth).
-const FOLLOW_EVERY: Duration = Duration::from_millis(250);
 
 /// How long a breakpoint search may take per frame.
 const SEARCH_BUDGET: Duration = Duration::from_millis(12);
@@ -503,7 +496,7 @@ impl Model {
 
     /// True when the trace will not grow any more.
     pub fn complete(&self) -> bool {
-        if self.follow.as_ref().is_some_and(|f| !f.follower.finished()) {
+        if self.follow.as_ref().is_some_and(|f| !f.finished) {
             return false; // a followed VCD is still being written
         }
         self.source.as_ref().is_none_or(TraceSource::complete)
@@ -528,15 +521,22 @@ impl Model {
         self.source = None;
         self.binding = None;
         self.cs = None;
+        let Some(c) = &self.circuit else {
+            return;
+        };
         self.follow = Some(Following {
-            follower: handscope_traces::vcd_in::follow::Follower::new(path),
+            job: super::follow_job::FollowJob::spawn(
+                path,
+                c.func.clone(),
+                c.session.environment().clone(),
+                opts,
+                writer_done,
+                self.wake.clone(),
+            ),
             newest: true,
-            writer_done,
-            opts,
-            last_poll: None,
-            cost: Duration::ZERO,
+            finished: false,
         });
-        self.poll_follow();
+        self.status = format!("following {}: waiting for its header", path.display());
     }
 
     /// Shows the selection's channels (a node: its input and output channels) in a Surfer
@@ -607,65 +607,47 @@ impl Model {
         self.status = format!("sending to Surfer at {shown}...");
     }
 
-    /// Reads what the followed VCD gained and installs its complete cycles.
+    /// Installs what the follower thread reported since the last frame.
     fn poll_follow(&mut self) {
-        let (Some(fl), Some(c)) = (&mut self.follow, &self.circuit) else {
+        let Some(fl) = &mut self.follow else {
             return;
         };
-        // The prefix is replayed whole on growth: look no more often than every 4 replay
-        // times, so a long run costs at most about a fifth of a core.
-        let every = FOLLOW_EVERY.max(fl.cost * 4);
-        if fl.follower.finished() || fl.last_poll.is_some_and(|t| t.elapsed() < every) {
+        let Some(update) = fl.job.take() else {
             return;
-        }
-        let t0 = std::time::Instant::now();
-        fl.last_poll = Some(t0);
-        let done = fl.writer_done.load(std::sync::atomic::Ordering::SeqCst);
-        let grew = if done {
-            fl.follower.finish().map(|()| true)
-        } else {
-            fl.follower.poll()
         };
-        match grew {
-            Ok(false) => return,
-            Ok(true) => {}
-            Err(e) => {
-                self.error = Some(format!("cannot read {}: {e}", fl.follower.path().display()));
+        let shown = fl.job.path().display().to_string();
+        let (trace, report) = match update {
+            super::follow_job::FollowUpdate::Grew(t) => (*t, None),
+            super::follow_job::FollowUpdate::Done(r) => {
+                fl.finished = true;
+                (r.trace, Some(r.report))
+            }
+            super::follow_job::FollowUpdate::Failed(e) => {
+                fl.finished = true;
+                self.error = Some(e);
                 return;
             }
+        };
+        let n = trace.cycles();
+        let complete = report.is_some();
+        self.source = Some(if complete {
+            TraceSource::replay(trace, report)
+        } else {
+            TraceSource::growing(trace)
+        });
+        self.binding = None;
+        self.cs = None;
+        self.scene = None;
+        self.history.clear();
+        self.activity.clear();
+        if fl.newest && n > 0 {
+            self.cycle = n - 1;
         }
-        let replayed = fl
-            .follower
-            .replay(&c.func, Some(c.session.environment()), &fl.opts);
-        fl.cost = t0.elapsed();
-        match replayed {
-            Ok(None) => {}
-            Ok(Some(r)) => {
-                let n = r.trace.cycles();
-                self.source = Some(if fl.follower.finished() {
-                    TraceSource::replay(r.trace, Some(r.report))
-                } else {
-                    TraceSource::growing(r.trace)
-                });
-                self.binding = None;
-                self.cs = None;
-                self.scene = None;
-                self.history.clear();
-                self.activity.clear();
-                if fl.newest && n > 0 {
-                    self.cycle = n - 1;
-                }
-                self.status = if fl.follower.finished() {
-                    format!("{}: complete, {n} cycles", fl.follower.path().display())
-                } else {
-                    format!(
-                        "following {}: {n} cycles so far",
-                        fl.follower.path().display()
-                    )
-                };
-            }
-            Err(e) => self.error = Some(format!("{e}")),
-        }
+        self.status = if complete {
+            format!("{shown}: complete, {n} cycles")
+        } else {
+            format!("following {shown}: {n} cycles so far")
+        };
     }
 
     /// Takes in engine and layout results, follows playback, searches and the deadlock view.

@@ -1,46 +1,86 @@
-//! Following a VCD while a simulator is still writing it. The follower reads only the bytes
-//! appended since its last look and keeps the file's *complete prefix*: everything before
-//! the start of the last timestamp line (`#N`) seen. A timestamp's value changes are known
-//! to be complete only once the next timestamp has begun, so the last one (possibly
-//! half-written, its `#` line possibly cut in the middle) is never shown as data, until the
-//! writer is known to have finished ([`Follower::finish`]).
+//! Following a VCD while a simulator is still writing it, incrementally: each
+//! [`Follower::poll`] reads only the bytes appended since the last one and parses only them,
+//! into the same sampler a finished file goes through, so the trace grows in place and the
+//! cost of a long run is linear in its size. Memory holds the trace and the unparsed tail,
+//! never the file.
 //!
-//! Replaying the prefix goes through [`replay_bytes`](super::replay_bytes), the same
-//! sampler as a finished file, so a followed run shows exactly the cycles a replay of the
-//! same bytes would. (The prefix is replayed whole on each growth: the caller throttles how
-//! often it asks.)
+//! A timestamp's value changes are known to be complete only once the next timestamp has
+//! begun, so the follower parses up to the end of the last complete `#N` line and keeps
+//! what follows (the newest timestamp, possibly half-written, its line possibly cut in the
+//! middle) until more arrives; it is never shown as data until the writer is known to have
+//! finished ([`Follower::finish`]). A file that shrinks (a new run writing it again from the
+//! start) is followed again from its first byte.
+//!
+//! FST files cannot be followed: their writers put the hierarchy and the block index at the
+//! end of the file when it is closed, so a file still being written has no readable
+//! signal list.
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use handscope_sim::Function;
 use handscope_sim::stimulus::Environment;
+use handscope_sim::trace::Trace;
 
-use super::{Replay, ReplayOptions, VcdError};
+use super::parse::{self, BodyStream, Header};
+use super::{Replay, ReplayOptions, Sampler, VcdError};
 
-/// Follows one VCD file as it grows.
-#[derive(Debug)]
-pub struct Follower {
-    path: PathBuf,
-    bytes: Vec<u8>,
-    /// End of the complete prefix: the start of the last timestamp line seen.
-    cut: usize,
-    /// Bytes before this offset were scanned for line starts.
-    scanned: usize,
-    /// The writer finished: the whole file counts.
-    finished: bool,
+/// The header once it is complete, the body parser and the sampler.
+struct Parsed<'f> {
+    header: Header,
+    body: BodyStream,
+    sampler: Sampler<'f>,
 }
 
-impl Follower {
-    /// A follower of `path` (which may not exist yet).
-    pub fn new(path: &Path) -> Follower {
-        Follower {
+/// Follows one VCD file as it grows, replaying it onto a function.
+pub struct Follower<'f> {
+    path: PathBuf,
+    name: String,
+    f: &'f Function,
+    env: Option<Environment>,
+    opts: ReplayOptions,
+    map_text: Option<String>,
+    /// Bytes of the file read so far.
+    read: u64,
+    /// Bytes read and not parsed yet: the header until it is complete, then the tail after
+    /// the last complete timestamp line.
+    pending: Vec<u8>,
+    /// Bytes at the start of `pending` already searched for timestamp lines.
+    scanned: usize,
+    parsed: Option<Parsed<'f>>,
+}
+
+impl std::fmt::Debug for Follower<'_> {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        out.debug_struct("Follower")
+            .field("path", &self.path)
+            .field("read", &self.read)
+            .field("cycles", &self.cycles())
+            .finish()
+    }
+}
+
+impl<'f> Follower<'f> {
+    /// A follower of `path` (which may not exist yet) replaying onto `f` in `env`. Fails only
+    /// when the options name a mapping file that cannot be read.
+    pub fn new(
+        path: &Path,
+        f: &'f Function,
+        env: Option<&Environment>,
+        opts: &ReplayOptions,
+    ) -> Result<Follower<'f>, VcdError> {
+        Ok(Follower {
             path: path.to_path_buf(),
-            bytes: Vec::new(),
-            cut: 0,
+            name: path.display().to_string(),
+            f,
+            env: env.cloned(),
+            opts: opts.clone(),
+            map_text: super::read_map_file(opts)?,
+            read: 0,
+            pending: Vec::new(),
             scanned: 0,
-            finished: false,
-        }
+            parsed: None,
+        })
     }
 
     /// The followed file.
@@ -48,90 +88,190 @@ impl Follower {
         &self.path
     }
 
-    /// Reads what was appended since the last call. Returns true when the complete prefix
-    /// grew. A file that shrank (rewritten from the start) is read again from the start.
-    pub fn poll(&mut self) -> std::io::Result<bool> {
+    /// Cycles replayed so far.
+    pub fn cycles(&self) -> u64 {
+        self.parsed.as_ref().map_or(0, |p| p.sampler.tb.cycles())
+    }
+
+    /// Bytes of the file read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.read
+    }
+
+    /// The complete cycles so far, as a trace (`None` until the header is complete).
+    pub fn trace(&self) -> Option<Trace> {
+        self.parsed.as_ref().map(|p| p.sampler.tb.clone().finish())
+    }
+
+    /// Reads and parses what was appended since the last call. Returns true when the trace
+    /// may have changed (cycles added, or the file was rewritten from the start).
+    pub fn poll(&mut self) -> Result<bool, VcdError> {
+        let restarted = self.read_more()?;
+        let before = self.cycles();
+        self.parse_complete(false)?;
+        Ok(restarted || self.cycles() != before)
+    }
+
+    /// The writer is done: reads the rest, takes the last timestamp as complete and gives
+    /// the replay of the whole file, exactly what [`super::replay_file`] gives.
+    pub fn finish(mut self) -> Result<Replay, VcdError> {
+        self.read_more()?;
+        self.parse_complete(true)?;
+        let name = self.name.clone();
+        let Some(mut p) = self.parsed.take() else {
+            // Never a whole header: the full reader says what is wrong with it.
+            return super::replay_bytes(
+                &self.pending,
+                &name,
+                self.f,
+                self.env.as_ref(),
+                &self.opts,
+                self.map_text.as_deref(),
+            );
+        };
+        // Only complete lines are read; a last line without its newline is a truncation
+        // (unless the whole body is one line, which the full reader reads whole).
+        let mut warnings = Vec::new();
+        let body_has_newline =
+            p.body.offset() > p.header.body_start as u64 || self.pending.contains(&b'\n');
+        let tail = match self.pending.iter().rposition(|&c| c == b'\n') {
+            Some(q) => q + 1,
+            None if !body_has_newline => self.pending.len(),
+            None => 0,
+        };
+        let at = p.body.offset() + tail as u64;
+        feed(&name, &mut p, &self.pending[..tail])?;
+        if self.pending[tail..]
+            .iter()
+            .any(|c| !c.is_ascii_whitespace())
+        {
+            warnings.push(super::truncation_warning(&name, at));
+        }
+        p.body
+            .finish()
+            .map_err(|(e, line)| syntax(&name, e, line))?;
+        Ok(super::finish(p.sampler, warnings))
+    }
+
+    /// Appends the file's new bytes to `pending`; true when the file shrank and following
+    /// started again from its first byte.
+    fn read_more(&mut self) -> Result<bool, VcdError> {
+        let ioerr = |error| VcdError::Io {
+            path: self.name.clone(),
+            error,
+        };
         let mut file = match std::fs::File::open(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-            Err(e) => return Err(e),
+            Err(e) => return Err(ioerr(e)),
         };
-        let len = file.metadata()?.len();
-        if len < self.bytes.len() as u64 {
-            self.bytes.clear();
-            self.cut = 0;
+        let len = file.metadata().map_err(ioerr)?.len();
+        let restarted = len < self.read;
+        if restarted {
+            self.read = 0;
+            self.pending.clear();
             self.scanned = 0;
+            self.parsed = None;
         }
-        file.seek(SeekFrom::Start(self.bytes.len() as u64))?;
-        let mut more = Vec::new();
-        file.read_to_end(&mut more)?;
-        Ok(self.push(&more))
+        file.seek(SeekFrom::Start(self.read)).map_err(ioerr)?;
+        let n = file
+            .take(len - self.read)
+            .read_to_end(&mut self.pending)
+            .map_err(ioerr)?;
+        self.read += n as u64;
+        Ok(restarted)
     }
 
-    /// Takes appended bytes (what [`Follower::poll`] read). Returns true when the complete
-    /// prefix grew.
-    pub fn push(&mut self, more: &[u8]) -> bool {
-        self.bytes.extend_from_slice(more);
-        let before = self.cut;
-        // A line starts at 0 or after a '\n'; a timestamp line starts with '#'.
-        let mut i = self.scanned;
-        while i < self.bytes.len() {
-            let line_start = i == 0 || self.bytes[i - 1] == b'\n';
-            if line_start && self.bytes[i] == b'#' {
-                self.cut = i;
-            }
-            i += 1;
+    /// Parses the header once it is complete, then every line up to the end of the last
+    /// complete timestamp line (`all`: every complete line).
+    fn parse_complete(&mut self, all: bool) -> Result<(), VcdError> {
+        if self.parsed.is_none() {
+            let Some(end) = header_end(&self.pending) else {
+                return Ok(());
+            };
+            let header = match parse::parse_header(&self.pending[..end]) {
+                Ok(h) => h,
+                Err(e) => {
+                    return Err(syntax(
+                        &self.name,
+                        e.clone(),
+                        parse::line_of(&self.pending, e.offset),
+                    ));
+                }
+            };
+            let sampler = super::prepare(
+                &header,
+                &self.name,
+                self.f,
+                self.env.as_ref(),
+                &self.opts,
+                self.map_text.as_deref(),
+            )?;
+            let body = BodyStream::new(&header, &self.pending);
+            let start = header.body_start.min(self.pending.len());
+            self.pending.drain(..start);
+            self.scanned = 0;
+            self.parsed = Some(Parsed {
+                header,
+                body,
+                sampler,
+            });
         }
-        self.scanned = self.bytes.len();
-        self.cut > before
-    }
-
-    /// The writer is done: the last timestamp is complete too.
-    pub fn finish(&mut self) -> std::io::Result<()> {
-        self.poll()?;
-        self.finished = true;
+        if all {
+            return Ok(());
+        }
+        let Some(p) = &mut self.parsed else {
+            return Ok(());
+        };
+        let (cut, scanned) = last_timestamp_line_end(&self.pending, self.scanned);
+        self.scanned = scanned;
+        if cut > 0 {
+            feed(&self.name, p, &self.pending[..cut])?;
+            self.pending.drain(..cut);
+            self.scanned -= cut;
+        }
         Ok(())
-    }
-
-    /// True once [`Follower::finish`] was called.
-    pub fn finished(&self) -> bool {
-        self.finished
-    }
-
-    /// The bytes that hold only complete timestamps.
-    pub fn complete(&self) -> &[u8] {
-        if self.finished {
-            &self.bytes
-        } else {
-            &self.bytes[..self.cut]
-        }
-    }
-
-    /// Replays the complete prefix onto `f`. `Ok(None)` while not even the header and one
-    /// timestamp are complete.
-    pub fn replay(
-        &self,
-        f: &Function,
-        env: Option<&Environment>,
-        opts: &ReplayOptions,
-    ) -> Result<Option<Replay>, VcdError> {
-        let b = self.complete();
-        if b.is_empty() {
-            return Ok(None);
-        }
-        let name = self.path.display().to_string();
-        match super::replay_bytes(b, &name, f, env, opts, None) {
-            Ok(r) => Ok(Some(r)),
-            // The header is still being written.
-            Err(VcdError::Syntax { .. }) if !self.finished && !has_body(b) => Ok(None),
-            Err(e) => Err(e),
-        }
     }
 }
 
-/// True when `b` holds the end of a VCD header.
-fn has_body(b: &[u8]) -> bool {
-    b.windows(15).any(|w| w == b"$enddefinitions")
+fn syntax(name: &str, e: parse::SyntaxError, line: u64) -> VcdError {
+    VcdError::Syntax {
+        path: name.to_string(),
+        line,
+        offset: e.offset,
+        message: e.message,
+    }
+}
+
+fn feed(name: &str, p: &mut Parsed<'_>, region: &[u8]) -> Result<(), VcdError> {
+    p.body
+        .feed(&p.header, region, &mut p.sampler)
+        .map_err(|(e, line)| syntax(name, e, line))
+}
+
+/// Where the header ends, if it is complete: just after the `$end` of `$enddefinitions`.
+fn header_end(b: &[u8]) -> Option<usize> {
+    const KEY: &[u8] = b"$enddefinitions";
+    let at = b.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let end = b[at..].windows(4).position(|w| w == b"$end")? + at + 4;
+    Some(end)
+}
+
+/// The end (after its newline) of the last complete line starting with `#` in `b`, searching
+/// from `from` (0: none); and how far `b` was searched (the start of its incomplete last
+/// line, to resume from).
+fn last_timestamp_line_end(b: &[u8], from: usize) -> (usize, usize) {
+    let mut cut = 0;
+    let mut line_start = from;
+    for (i, &c) in b.iter().enumerate().skip(from) {
+        if c == b'\n' {
+            if b[line_start] == b'#' {
+                cut = i + 1;
+            }
+            line_start = i + 1;
+        }
+    }
+    (cut, line_start)
 }
 
 #[cfg(test)]
@@ -139,17 +279,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_prefix_ends_before_the_last_timestamp_even_inside_a_line() {
-        let mut f = Follower::new(Path::new("unused.vcd"));
-        assert!(f.push(b"$enddefinitions $end\n#0\n1!\n"));
-        assert_eq!(f.complete(), b"$enddefinitions $end\n");
-        // A second timestamp begins (its line cut after `#`): the first one is complete.
-        assert!(f.push(b"#"));
-        assert_eq!(f.complete(), b"$enddefinitions $end\n#0\n1!\n");
-        assert!(f.push(b"5\n0!\n#1"));
-        assert_eq!(f.complete(), b"$enddefinitions $end\n#0\n1!\n#5\n0!\n");
-        assert!(!f.push(b"0\n1!\n"));
-        f.finished = true;
-        assert!(f.complete().ends_with(b"#10\n1!\n"));
+    fn only_timestamps_whose_line_is_complete_end_a_region() {
+        let b = b"1!\n#5\n0!\n#1";
+        assert_eq!(last_timestamp_line_end(b, 0), (6, 9));
+        // Resuming where the search stopped finds the next one once its line is complete.
+        let b2 = b"1!\n#5\n0!\n#10\n1!\n";
+        assert_eq!(last_timestamp_line_end(b2, 9), (13, 16));
+        assert_eq!(last_timestamp_line_end(b"#", 0), (0, 0));
+        assert_eq!(header_end(b"$var wire 1 ! c $end $enddefinitions $e"), None);
+        assert_eq!(header_end(b"$enddefinitions $end\n#0"), Some(20));
     }
 }

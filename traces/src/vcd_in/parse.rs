@@ -402,6 +402,69 @@ pub fn parse_body_read(
     }
 }
 
+/// A body parser fed one region of complete lines at a time, as a followed file grows: what
+/// a region leaves open (a `$comment`, a value waiting for its code on the next line) carries
+/// over to the next. Errors carry their 1-based line.
+#[derive(Debug)]
+pub struct BodyStream {
+    open: Option<Open>,
+    /// File offset of the next region.
+    base: u64,
+    /// Lines before the next region.
+    lines_before: u64,
+}
+
+impl BodyStream {
+    /// A parser of the body of a file whose first `head` bytes hold header `h`.
+    pub fn new(h: &Header, head: &[u8]) -> BodyStream {
+        let body_start = h.body_start.min(head.len());
+        BodyStream {
+            open: None,
+            base: body_start as u64,
+            lines_before: 1 + head[..body_start].iter().filter(|&&c| c == b'\n').count() as u64,
+        }
+    }
+
+    /// File offset where the next region starts.
+    pub fn offset(&self) -> u64 {
+        self.base
+    }
+
+    /// Parses `region`, the complete lines that follow what was fed so far.
+    pub fn feed(
+        &mut self,
+        h: &Header,
+        region: &[u8],
+        sink: &mut impl BodySink,
+    ) -> Result<(), (SyntaxError, u64)> {
+        let mut p = BodyParser { h, open: self.open };
+        let (base, lines_before) = (self.base, self.lines_before);
+        p.lines(region, base, 0, 0, sink).map_err(|e| {
+            let local = (e.offset.saturating_sub(base) as usize).min(region.len());
+            let line =
+                lines_before + region[..local].iter().filter(|&&c| c == b'\n').count() as u64;
+            (e, line)
+        })?;
+        p.locate_open(region, base, lines_before);
+        self.open = p.open;
+        self.lines_before += region.iter().filter(|&&c| c == b'\n').count() as u64;
+        self.base += region.len() as u64;
+        Ok(())
+    }
+
+    /// The body ends here: something still open is an error.
+    pub fn finish(&self) -> Result<(), (SyntaxError, u64)> {
+        let p = BodyParser {
+            h: &EMPTY_HEADER,
+            open: self.open,
+        };
+        p.finish()
+            .map_err(|(e, line)| (e, line.unwrap_or(self.lines_before)))
+    }
+}
+
+static EMPTY_HEADER: std::sync::LazyLock<Header> = std::sync::LazyLock::new(Header::default);
+
 /// What a region of lines left unfinished, for the next region: VCD lets a `$comment` and
 /// a value and its identifier code span lines.
 #[derive(Clone, Copy, Debug)]
