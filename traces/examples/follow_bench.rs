@@ -82,10 +82,7 @@ fn main() {
     let t = Instant::now();
     for k in 1..=looks {
         let end = (k * piece).min(vcd.len());
-        let cut = vcd[..end]
-            .iter()
-            .rposition(|&b| b == b'#')
-            .unwrap_or(end);
+        let cut = vcd[..end].iter().rposition(|&b| b == b'#').unwrap_or(end);
         let _ = replay_bytes(&vcd[..cut], "prefix", &f, Some(&env), &opts, None);
     }
     let whole_prefixes = t.elapsed();

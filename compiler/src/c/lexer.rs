@@ -82,7 +82,12 @@ const PUNCTS: &[&str] = &[
 
 /// Lexes `src` into tokens.
 pub fn lex(src: &str) -> CResult<Vec<Token>> {
-    let idx = LineIndex::new(src);
+    lex_file(src, 0)
+}
+
+/// Tokenizes `src`, source file `file` of the compilation (spans name it).
+pub fn lex_file(src: &str, file: u16) -> CResult<Vec<Token>> {
+    let idx = LineIndex::for_file(src, file);
     let b = src.as_bytes();
     let mut toks = Vec::new();
     let mut i = 0;

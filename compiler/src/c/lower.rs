@@ -247,8 +247,8 @@ fn unsupported_math(name: &str) -> bool {
 }
 
 /// Lowers the function `top` (or the unique uncalled function) of `tu` to IR.
-pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &LineIndex) -> CResult<IrFunction> {
-    let file_start = lines.span(0, 0);
+pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &[LineIndex]) -> CResult<IrFunction> {
+    let file_start = lines[0].span(0, 0);
     let mut funcs: BTreeMap<&str, &Function> = BTreeMap::new();
     let mut protos: BTreeMap<&str, &Function> = BTreeMap::new();
     for f in &tu.functions {
@@ -919,7 +919,7 @@ impl<'a> Lowerer<'a> {
 
     // ---------- top level ----------
 
-    fn top(mut self, f: &'a Function, lines: &LineIndex) -> CResult<IrFunction> {
+    fn top(mut self, f: &'a Function, lines: &[LineIndex]) -> CResult<IrFunction> {
         let mut params = Vec::new();
         let entry = self.b.cur;
         for (i, p) in f.params.iter().enumerate() {
@@ -989,7 +989,8 @@ impl<'a> Lowerer<'a> {
         self.stmt(body)?;
         self.finish_labels()?;
         let end = body.span.end as usize;
-        let end_span = lines.span(end.saturating_sub(1), end);
+        let file_lines = &lines[usize::from(body.span.file).min(lines.len() - 1)];
+        let end_span = file_lines.span(end.saturating_sub(1), end);
         if !self.b.terminated() {
             self.b.br(exit, end_span);
         }

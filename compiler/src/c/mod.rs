@@ -23,6 +23,7 @@ mod parser;
 mod ppexpr;
 mod preproc;
 mod reducible;
+mod sources;
 mod span;
 mod ssa;
 mod types;
@@ -34,30 +35,34 @@ pub use ir::IrFunction;
 pub use span::Span;
 pub use types::{FloatTy, IntTy, Scalar};
 
-use span::LineIndex;
+use sources::Sources;
 
-fn eof_span(source: &str) -> Span {
-    let idx = LineIndex::new(source);
-    let n = source.len();
-    idx.span(n, n)
-}
-
-/// Parses `source` (after preprocessing) into an AST.
-fn parse_source(source: &str, file_name: &str) -> Result<ast::TranslationUnit, CError> {
-    let pre = preproc::preprocess(source).map_err(|e| e.into_cerror(source, file_name))?;
-    let mut tu = parser::parse(&pre.tokens, pre.stdint, eof_span(source))
-        .map_err(|e| e.into_cerror(source, file_name))?;
+/// Parses `source` (after preprocessing, which reads the files it includes into `sources`)
+/// into an AST.
+fn parse_source(sources: &mut Sources) -> Result<ast::TranslationUnit, CError> {
+    let pre = match preproc::preprocess_sources(sources) {
+        Ok(p) => p,
+        Err(e) => return Err(sources.error(e)),
+    };
+    let mut tu =
+        parser::parse(&pre.tokens, pre.stdint, sources.eof_span()).map_err(|e| sources.error(e))?;
     tu.math_h = pre.math;
     Ok(tu)
 }
 
 /// Compiles C `source` to IR: `top` names the top function (if `None`, the unique function
-/// not called by another one); all other functions are inlined into it.
+/// not called by another one); all other functions are inlined into it. `file_name` is the
+/// file's path: `#include "..."` reads files from its directory.
 pub fn compile_to_ir(
     source: &str,
     file_name: &str,
     top: Option<&str>,
 ) -> Result<IrFunction, CError> {
-    let tu = parse_source(source, file_name)?;
-    lower::lower(&tu, top, &LineIndex::new(source)).map_err(|e| e.into_cerror(source, file_name))
+    compile_sources_to_ir(&mut Sources::new(file_name, source), top)
+}
+
+/// [`compile_to_ir`] on a compilation's sources (the included files are added to them).
+fn compile_sources_to_ir(sources: &mut Sources, top: Option<&str>) -> Result<IrFunction, CError> {
+    let tu = parse_source(sources)?;
+    lower::lower(&tu, top, &sources.line_indexes()).map_err(|e| sources.error(e))
 }

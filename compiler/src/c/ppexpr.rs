@@ -133,12 +133,21 @@ impl Eval<'_> {
         r
     }
 
-    fn binary(&mut self, level: usize) -> CResult<Val> {
-        if level == LEVELS.len() {
-            return self.unary();
-        }
-        let mut lhs = self.binary(level + 1)?;
-        while let Some(op) = self.peek_punct().filter(|p| LEVELS[level].contains(p)) {
+    /// Operators of `level` and tighter, by precedence climbing: one frame per operator
+    /// taken, not one per precedence level, so that each parenthesis costs a few frames
+    /// (deeply nested `#if` lines stay well inside a thread's stack).
+    fn binary(&mut self, min_level: usize) -> CResult<Val> {
+        let mut lhs = self.unary()?;
+        while let Some((op, level)) = self
+            .peek_punct()
+            .and_then(|p| {
+                LEVELS
+                    .iter()
+                    .position(|ops| ops.contains(&p))
+                    .map(|l| (p, l))
+            })
+            .filter(|&(_, l)| l >= min_level)
+        {
             let at = self.span();
             self.pos += 1;
             lhs = match op {
@@ -312,6 +321,21 @@ mod tests {
             "'a' == 97 && ~0 == -1 && (7 & 3) == 3 && (5 ^ 1) == 4"
         ));
         assert!(takes(defs, "0x10 / 4 >= 4 && 10 - 3 * 2 == 4"));
+        // Left associativity and every level against its neighbours.
+        assert!(takes(
+            defs,
+            "10 - 2 - 3 == 5 && 64 / 4 / 2 == 8 && 1 << 2 << 1 == 8"
+        ));
+        assert!(
+            takes(defs, "1 | 2 ^ 3 & 4 == 4 - 1"),
+            "== binds tighter than &"
+        );
+        assert!(takes(defs, "1 || 0 && 0"), "&& binds tighter than ||");
+        assert!(takes(
+            defs,
+            "(1 + 2) * 3 == 9 && 1 + 2 * 3 == 7 && 2 * 3 % 4 == 2"
+        ));
+        assert!(!takes(defs, "1 < 2 == 0"), "(1 < 2) == 0");
     }
 
     #[test]

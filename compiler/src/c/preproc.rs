@@ -1,15 +1,21 @@
 //! A small token-level preprocessor: `#define` (object-like and function-like), `#undef`,
-//! conditional directives, `#include` of `<stdint.h>`, `<stdbool.h>`, `<math.h>`,
-//! `<limits.h>`, `<stdlib.h>` and `<stdio.h>`, `#pragma` (ignored).
+//! conditional directives, `#include "file"` (looked for next to the including file, each
+//! file's tokens keeping their own file in their spans; include guards and `#pragma once`
+//! work), `#include` of `<stdint.h>`, `<stdbool.h>`, `<math.h>`, `<limits.h>`, `<stdlib.h>`
+//! and `<stdio.h>` (built in), other `#pragma`s ignored.
 
 use super::error::{CResult, RawError};
-use super::lexer::{TokKind, Token, lex};
+use super::lexer::{TokKind, Token, lex, lex_file};
+use super::sources::Sources;
 use super::span::Span;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Limits that keep pathological inputs (macro bombs) from exhausting memory.
 const MAX_TOKENS: usize = 2_000_000;
 const MAX_DEPTH: usize = 100;
+/// Deepest nesting of `#include "..."` (a file that includes itself without a guard stops
+/// here).
+const MAX_INCLUDE_DEPTH: usize = 64;
 
 /// Result of preprocessing: the expanded token stream and the headers that were included.
 #[derive(Clone, Debug, Default)]
@@ -30,51 +36,112 @@ struct Macro {
     body: Vec<Token>,
 }
 
-struct Pre {
+struct Pre<'s> {
     macros: BTreeMap<String, Macro>,
     out: Preprocessed,
     produced: usize,
+    sources: &'s mut Sources,
+    /// The files being read, innermost last.
+    files: Vec<u16>,
+    /// Files that said `#pragma once`.
+    once: BTreeSet<u16>,
 }
 
-/// Preprocesses a whole source file.
+/// Preprocesses source text on its own (its `#include "..."`s are looked for in the current
+/// directory).
+#[cfg(test)]
 pub fn preprocess(src: &str) -> CResult<Preprocessed> {
-    let toks = lex(src)?;
+    preprocess_sources(&mut Sources::new("<input>", src))
+}
+
+/// Preprocesses the main file of `sources`, adding the files it includes.
+pub fn preprocess_sources(sources: &mut Sources) -> CResult<Preprocessed> {
+    let toks = lex(&sources.file(0).text)?;
     let mut pre = Pre {
         macros: BTreeMap::new(),
         out: Preprocessed::default(),
         produced: 0,
+        sources,
+        files: Vec::new(),
+        once: BTreeSet::new(),
     };
-    // Stack of conditional states: (currently active, some branch already taken, span).
-    let mut conds: Vec<(bool, bool, Span)> = Vec::new();
-    let mut text: Vec<Token> = Vec::new();
-    let mut i = 0;
-    while i < toks.len() {
-        let t = &toks[i];
-        let active = conds.iter().all(|c| c.0);
-        if t.is_punct("#") && t.line_start {
-            let mut j = i + 1;
-            while j < toks.len() && !toks[j].line_start {
-                j += 1;
-            }
-            let line = &toks[i + 1..j];
-            if active {
-                let run = std::mem::take(&mut text);
-                pre.expand_into_output(&run)?;
-            }
-            pre.directive(t.span, line, &mut conds, active)?;
-            i = j;
-            continue;
-        }
-        if active {
-            text.push(t.clone());
-        }
-        i += 1;
-    }
-    if let Some(c) = conds.last() {
-        return Err(RawError::new(c.2, "unterminated conditional directive"));
-    }
-    pre.expand_into_output(&text)?;
+    pre.run(&toks, 0)?;
     Ok(pre.out)
+}
+
+impl Pre<'_> {
+    /// Preprocesses the tokens of file `file`, appending to the output.
+    fn run(&mut self, toks: &[Token], file: u16) -> CResult<()> {
+        self.files.push(file);
+        // Stack of conditional states: (currently active, some branch already taken, span).
+        let mut conds: Vec<(bool, bool, Span)> = Vec::new();
+        let mut text: Vec<Token> = Vec::new();
+        let mut i = 0;
+        while i < toks.len() {
+            let t = &toks[i];
+            let active = conds.iter().all(|c| c.0);
+            if t.is_punct("#") && t.line_start {
+                let mut j = i + 1;
+                while j < toks.len() && !toks[j].line_start {
+                    j += 1;
+                }
+                let line = &toks[i + 1..j];
+                if active {
+                    let run = std::mem::take(&mut text);
+                    self.expand_into_output(&run)?;
+                }
+                self.directive(t.span, line, &mut conds, active)?;
+                i = j;
+                continue;
+            }
+            if active {
+                text.push(t.clone());
+            }
+            i += 1;
+        }
+        if let Some(c) = conds.last() {
+            return Err(RawError::new(c.2, "unterminated conditional directive"));
+        }
+        self.expand_into_output(&text)?;
+        self.files.pop();
+        Ok(())
+    }
+
+    /// Reads `#include "name"` from next to the including file: `Ok(false)` when there is
+    /// no such file.
+    fn include_local(&mut self, name: &str, whole: Span) -> CResult<bool> {
+        let current = self.files.last().copied().unwrap_or(0);
+        let path = self.sources.dir_of(current).join(name);
+        if !path.is_file() {
+            return Ok(false);
+        }
+        if self.files.len() >= MAX_INCLUDE_DEPTH {
+            return Err(RawError::new(
+                whole,
+                format!(
+                    "#include nested more than {MAX_INCLUDE_DEPTH} deep (does '{name}' include itself without a guard?)"
+                ),
+            ));
+        }
+        let k = match self.sources.find(&path) {
+            Some(k) if self.once.contains(&k) => return Ok(true),
+            Some(k) => k,
+            None => {
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    RawError::new(whole, format!("cannot read '{}': {e}", path.display()))
+                })?;
+                self.sources.add(&path, text).ok_or_else(|| {
+                    RawError::new(
+                        whole,
+                        format!("more than {} files included", super::sources::MAX_FILES - 1),
+                    )
+                })?
+            }
+        };
+        let toks = lex_file(&self.sources.file(k).text, k)?;
+        self.run(&toks, k)?;
+        Ok(true)
+    }
 }
 
 fn respan(toks: &[Token], span: Span) -> Vec<Token> {
@@ -185,7 +252,7 @@ fn paste(l: &Token, r: &Token, span: Span) -> CResult<Token> {
     }
 }
 
-impl Pre {
+impl Pre<'_> {
     fn expand_into_output(&mut self, run: &[Token]) -> CResult<()> {
         let mut out = Vec::new();
         let mut active = Vec::new();
@@ -266,7 +333,12 @@ impl Pre {
                 Ok(())
             }
             "include" => self.include(first.span, rest),
-            "pragma" => Ok(()),
+            "pragma" => {
+                if rest.first().and_then(Token::ident) == Some("once") {
+                    self.once.insert(self.files.last().copied().unwrap_or(0));
+                }
+                Ok(())
+            }
             "error" => Err(RawError::new(hash.to(first.span), "#error directive")),
             _ => Err(RawError::new(
                 first.span,
@@ -395,8 +467,8 @@ impl Pre {
     }
 
     fn include(&mut self, span: Span, rest: &[Token]) -> CResult<()> {
-        let header: String = match rest.first().map(|t| &t.kind) {
-            Some(TokKind::Str(s)) => s.clone(),
+        let (header, quoted): (String, bool) = match rest.first().map(|t| &t.kind) {
+            Some(TokKind::Str(s)) => (s.clone(), true),
             Some(TokKind::Punct("<")) => {
                 let mut s = String::new();
                 for t in &rest[1..] {
@@ -407,13 +479,16 @@ impl Pre {
                         _ => {}
                     }
                 }
-                s
+                (s, false)
             }
             _ => return Err(RawError::new(span, "expected a header name after #include")),
         };
         let whole = rest
             .iter()
             .fold(rest.first().map_or(span, |t| t.span), |s, t| s.to(t.span));
+        if quoted && self.include_local(&header, whole)? {
+            return Ok(());
+        }
         match header.as_str() {
             "stdint.h" => {
                 self.out.stdint = true;
@@ -473,9 +548,22 @@ impl Pre {
                 }
                 Ok(())
             }
+            _ if quoted => {
+                let current = self.files.last().copied().unwrap_or(0);
+                Err(RawError::new(
+                    whole,
+                    format!(
+                        "cannot find include file '{header}' (looked in {})",
+                        self.sources.dir_of(current).display()
+                    ),
+                )
+                .with_help(
+                    "\"file\" includes are read from the directory of the file that includes them; <stdint.h>, <stdbool.h>, <math.h>, <limits.h>, <stdlib.h> and <stdio.h> are built in",
+                ))
+            }
             _ => Err(
                 RawError::new(whole, format!("unsupported include '{header}'")).with_help(
-                    "<stdint.h>, <stdbool.h>, <math.h>, <limits.h>, <stdlib.h> and <stdio.h> can be included",
+                    "<stdint.h>, <stdbool.h>, <math.h>, <limits.h>, <stdlib.h> and <stdio.h> are built in; \"file\" includes are read from the directory of the including file",
                 ),
             ),
         }

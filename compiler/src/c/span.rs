@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-/// A region of the source text: byte range `[start, end)` and the line/column of `start`.
+/// A region of the source text: byte range `[start, end)` and the line/column of `start`, in
+/// file `file` (0: the file compiled; others: files it includes, see `Sources`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {
     /// Byte offset of the first character.
@@ -13,6 +14,8 @@ pub struct Span {
     pub line: u32,
     /// 1-based column (in bytes) of `start`.
     pub col: u32,
+    /// Which source file: 0 for the file compiled, `k` for the `k`-th file it includes.
+    pub file: u16,
 }
 
 impl Span {
@@ -23,11 +26,17 @@ impl Span {
         } else {
             (other, self)
         };
+        let end = if self.file == other.file {
+            self.end.max(other.end)
+        } else {
+            first.end
+        };
         Span {
             start: first.start,
-            end: self.end.max(other.end),
+            end,
             line: first.line,
             col: first.col,
+            file: first.file,
         }
     }
 
@@ -52,18 +61,24 @@ impl fmt::Display for Span {
 #[derive(Clone, Debug)]
 pub struct LineIndex {
     line_starts: Vec<u32>,
+    file: u16,
 }
 
 impl LineIndex {
-    /// Builds the index of line starts of `src`.
+    /// Builds the index of line starts of `src`, the file compiled.
     pub fn new(src: &str) -> Self {
+        Self::for_file(src, 0)
+    }
+
+    /// Builds the index of line starts of `src`, source file `file`.
+    pub fn for_file(src: &str, file: u16) -> Self {
         let mut line_starts = vec![0];
         for (i, b) in src.bytes().enumerate() {
             if b == b'\n' {
                 line_starts.push(i as u32 + 1);
             }
         }
-        LineIndex { line_starts }
+        LineIndex { line_starts, file }
     }
 
     /// Span for byte range `[start, end)`.
@@ -78,6 +93,7 @@ impl LineIndex {
             end: end as u32,
             line: line as u32 + 1,
             col: start - self.line_starts[line] + 1,
+            file: self.file,
         }
     }
 }

@@ -134,9 +134,9 @@ impl HGraph {
     /// Builds the [`Function`]: arguments, live nodes in order, results. Nodes without an
     /// explicit name get `<block>.<mnemonic><k>` (one counter per block and op kind, in node
     /// order); nodes without a block get `<mnemonic><k>` under the prefix `fn`.
-    pub fn emit(&self, name: &str, file: &Arc<str>, fn_span: Span) -> Function {
+    pub fn emit(&self, name: &str, files: &[Arc<str>], fn_span: Span) -> Function {
         let mut f = Function::new(name);
-        f.loc = Some(loc(file, fn_span));
+        f.loc = Some(loc(files, fn_span));
         let mut map: Vec<Option<handscope_sim::NodeId>> = vec![None; self.nodes.len()];
         for a in &self.args {
             f.add_arg(a.name.clone(), a.ty.clone());
@@ -165,7 +165,7 @@ impl HGraph {
             };
             node.name_hint = NameHint::Name(stable);
             node.block = n.block.clone();
-            node.loc = n.span.map(|s| loc(file, s));
+            node.loc = n.span.map(|s| loc(files, s));
             node.attrs = n.attrs.clone();
             map[i] = Some(id);
         }
@@ -194,7 +194,8 @@ impl HGraph {
     }
 }
 
-/// A [`SourceLoc`] for a span of `file`.
-pub(crate) fn loc(file: &Arc<str>, s: Span) -> SourceLoc {
+/// A [`SourceLoc`] for a span, in its file (`files` by index).
+pub(crate) fn loc(files: &[Arc<str>], s: Span) -> SourceLoc {
+    let file = &files[usize::from(s.file).min(files.len() - 1)];
     SourceLoc::new(file.clone(), s.line.max(1), s.col.max(1))
 }

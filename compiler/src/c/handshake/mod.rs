@@ -60,16 +60,18 @@ pub fn compile_to_handshake(
     top: Option<&str>,
     opts: &HsOptions,
 ) -> Result<Module, CError> {
-    let ir = super::compile_to_ir(source, file_name, top)?;
-    let f = lower_function(&ir, file_name, opts).map_err(|e| e.into_cerror(source, file_name))?;
+    let mut sources = super::sources::Sources::new(file_name, source);
+    let ir = super::compile_sources_to_ir(&mut sources, top)?;
+    let f = lower_function(&ir, &sources.names(), opts).map_err(|e| sources.error(e))?;
     Ok(Module { functions: vec![f] })
 }
 
-/// Lowers an IR function to a handshake function. Errors are internal inconsistencies,
-/// located in the C source.
-pub fn lower_function(
+/// Lowers an IR function to a handshake function, with the compilation's file names by
+/// index (a span's `file`), so that nodes from included files are located in them. Errors
+/// are internal inconsistencies, located in the C source.
+fn lower_function(
     ir: &IrFunction,
-    file_name: &str,
+    files: &[Arc<str>],
     opts: &HsOptions,
 ) -> Result<Function, RawError> {
     let mut ir = ir.clone();
@@ -96,8 +98,7 @@ pub fn lower_function(
     let mut keep = keep;
     keep.push(built.ret);
     canon::canonicalize(&mut built.g, &keep);
-    let file: Arc<str> = Arc::from(file_name);
-    let mut f = built.g.emit(&ir.name, &file, ir.span);
+    let mut f = built.g.emit(&ir.name, files, ir.span);
     let internal = |m: String| RawError::new(ir.span, format!("internal error: {m}"));
     handscope_sim::transform::materialize_with(&mut f, handscope_sim::transform::Placement::Append)
         .map_err(|e| internal(e.to_string()))?;
