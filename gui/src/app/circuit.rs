@@ -208,9 +208,12 @@ impl Circuit {
             .map(|e| format!("cannot simulate: {e}"));
         let flat = session.shared_function();
         let problems = check_notes(&flat);
+        // The source panel shows the file itself: a C kernel's nodes that come from a header
+        // it includes are located in the header, not on the kernel's lines.
+        let own_file = |l: &handscope_sim::SourceLoc| !name.ends_with(".c") || *l.file == *name;
         let mut line_nodes: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
         for (id, n) in flat.nodes.iter() {
-            if let Some(l) = &n.loc {
+            if let Some(l) = n.loc.as_ref().filter(|l| own_file(l)) {
                 line_nodes.entry(l.line).or_default().push(id);
             }
         }
@@ -238,9 +241,14 @@ impl Circuit {
         }
     }
 
-    /// Source lines (1-based) of node `n`.
+    /// Source line (1-based) of node `n` in the file on screen (`None` for a node located in
+    /// a file the kernel includes).
     pub fn lines_of(&self, n: NodeId) -> Option<u32> {
-        self.func.nodes[n].loc.as_ref().map(|l| l.line)
+        let line = self.func.nodes[n].loc.as_ref()?.line;
+        self.line_nodes
+            .get(&line)
+            .is_some_and(|ns| ns.contains(&n))
+            .then_some(line)
     }
 }
 

@@ -739,11 +739,18 @@ mod tests {
         let ids = || proptest::collection::vec(id(), 0..4);
         prop_oneof![
             proptest::sample::select(vec![
+                concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../examples/circuits/counter_loop.mlir"
+                ),
+                concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../examples/circuits/no_such_file.mlir"
+                ),
+                concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/circuits"),
+                concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/kernels/matmul.c"),
+                concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"),
                 "examples/circuits/counter_loop.mlir",
-                "examples/circuits/no_such_file.mlir",
-                "examples/circuits",
-                "examples/kernels/matmul.c",
-                "README.md",
                 "",
             ])
             .prop_map(|s| Command::Load {
@@ -815,11 +822,10 @@ mod tests {
 
         #[test]
         fn any_command_sequence_gets_replies(cmds in proptest::collection::vec(command(), 1..10)) {
-            let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-            std::env::set_current_dir(path).expect("the repository root");
+            // Absolute paths: the tests share one working directory (the crate's).
             let mut m = Model::new(
                 Start::File(
-                    "examples/circuits/counter_loop.mlir".into(),
+                    concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/circuits/counter_loop.mlir").into(),
                     None,
                     Default::default(),
                     None,
