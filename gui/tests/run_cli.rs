@@ -351,3 +351,36 @@ fn reports_name_their_timing_profile() {
     let json: serde_json::Value = serde_json::from_str(&run(&["--json"])).unwrap();
     assert!(json.get("timing").is_none());
 }
+
+/// `layout-stats` prints one row per file with the figures of the layout at fit (#15's
+/// measure): a C kernel and a circuit, and a missing file is an error that does not stop the
+/// others.
+#[test]
+fn layout_stats_measures_each_file_at_fit() {
+    let out = bin()
+        .args([
+            "layout-stats",
+            "examples/kernels/gcd.c",
+            "examples/circuits/counter_loop.mlir",
+            "examples/no_such.c",
+        ])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}{err}");
+    assert!(err.contains("no_such.c"), "{err}");
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(2)
+        .map(|l| l.split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for (row, (name, nodes)) in rows.iter().zip([("gcd.c", 36), ("counter_loop.mlir", 23)]) {
+        assert_eq!(row[1], name, "{text}");
+        assert_eq!(row[2].parse::<usize>().ok(), Some(nodes), "{text}");
+        let aspect: f32 = row[4].parse().expect("aspect");
+        let zoom: f32 = row[5].trim_end_matches('%').parse().expect("zoom");
+        assert!(aspect > 0.1 && aspect < 10.0 && zoom > 1.0, "{text}");
+    }
+}

@@ -7,6 +7,7 @@ mod compile;
 mod dot;
 mod gui;
 mod interrupt;
+mod layout_stats;
 mod lesson;
 mod mlir;
 mod outputs_flag;
@@ -91,6 +92,8 @@ pub enum Command {
     Lesson(lesson::LessonArgs),
     /// Draw the debugger's view at a cycle without a window, as SVG or PNG.
     Render(render::RenderArgs),
+    /// How readable each file's graph is at fit: aspect ratio, zoom, label size, crossings.
+    LayoutStats(layout_stats::LayoutStatsArgs),
     /// Write SystemVerilog for a circuit (Handscope's component library).
     Verilog(verilog::VerilogArgs),
     /// Write a Verilator testbench that drives the SystemVerilog like `sim` (--run: build, run, replay).
@@ -133,6 +136,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Surfer(a)) => surfer::run(&a),
         Some(Command::Gui(a)) => gui::run(&a),
         Some(Command::Lesson(a)) => lesson::run(&a),
+        Some(Command::LayoutStats(a)) => layout_stats::run(&a),
         Some(Command::Render(a)) => render::run(&a),
         Some(Command::Bench(a)) => bench::run(&a),
         None => Ok(crate::app::run(
