@@ -497,7 +497,7 @@ fn render_growth_benchmark_runs_once_per_size() {
 }
 
 #[test]
-fn a_damaged_fst_index_is_refused_by_block_without_a_line_number() {
+fn damaged_fst_indexes_and_hierarchies_are_refused_by_block() {
     // Found by the `replay_fst` fuzz target: 2.5 KB whose value-change index claims a run of
     // 272 million signals in a block of 48; the reader under `wellen` built a table entry for
     // each (3.2 GB, 7 s) before the guard checked the index.
@@ -506,6 +506,16 @@ fn a_damaged_fst_index_is_refused_by_block_without_a_line_number() {
     assert!(
         msg.contains(&format!(
             "{fst}: cannot read the FST file: the block at byte 939 (type 1) indexes 272547467 signals of 48: the file is damaged"
+        )),
+        "{msg}"
+    );
+    // Also found by it: 1,277 bytes whose hierarchy names signal 1,354,758,022 of 70 (the
+    // reader sized a table by it: 10.8 GB, 31 s).
+    let fst = "fuzz/regressions/replay_fst/oom-9a76cdd7f062af1db4cca6831de2096ca040901c";
+    let msg = fails(&["replay", "examples/circuits/extmem_add.mlir", fst]);
+    assert!(
+        msg.contains(&format!(
+            "{fst}: cannot read the FST file: the hierarchy block at byte 330 (type 6) names signal 1354758022 of 70: the file is damaged"
         )),
         "{msg}"
     );

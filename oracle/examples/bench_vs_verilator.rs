@@ -25,18 +25,10 @@ use std::time::Instant;
 use handscope_oracle::tools::find_tools;
 use handscope_sim::bench_support::chain;
 use handscope_sim::engine::Simulation;
-use handscope_sim::stimulus::{Environment, TokenSource};
+use handscope_sim::stimulus::Environment;
 
 fn env() -> Environment {
-    let mut env = Environment::default();
-    env.push_tokens(
-        "in0",
-        TokenSource::Range {
-            start: 0,
-            end: 1 << 40,
-        },
-    );
-    env
+    handscope_sim::bench_support::chain_environment()
 }
 
 /// Best-of-three engine rate (cycles/s) and trace bytes per million cycles.

@@ -6,20 +6,12 @@
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use handscope_sim::bench_support::chain;
 use handscope_sim::engine::Simulation;
-use handscope_sim::stimulus::{Environment, TokenSource};
+use handscope_sim::stimulus::Environment;
 
 const CYCLES: u64 = 20_000;
 
 fn env() -> Environment {
-    let mut env = Environment::default();
-    env.push_tokens(
-        "in0",
-        TokenSource::Range {
-            start: 0,
-            end: 1 << 40,
-        },
-    );
-    env
+    handscope_sim::bench_support::chain_environment()
 }
 
 fn bench(c: &mut Criterion) {

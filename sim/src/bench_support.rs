@@ -3,7 +3,22 @@
 
 use crate::graph::{ArgType, FuncResult, Function};
 use crate::ops::{BufferKind, Op};
+use crate::stimulus::{Environment, TokenSource};
 use crate::types::Type;
+
+/// The stimulus every chain benchmark runs: `in0` takes 0, 1, 2, ... for as long as the run
+/// lasts (2^40 tokens), results always ready.
+pub fn chain_environment() -> Environment {
+    let mut env = Environment::default();
+    env.push_tokens(
+        "in0",
+        TokenSource::Range {
+            start: 0,
+            end: 1 << 40,
+        },
+    );
+    env
+}
 
 /// A chain of `n` stages on `i32` data, argument `in0`, result `out0`. Each stage:
 /// `fork [2]` -> `buffer [2] seq` on out0 and `buffer [1] fifo` on out1 -> `sync` (2 in,

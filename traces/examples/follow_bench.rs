@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 
 use handscope_sim::bench_support::chain;
 use handscope_sim::engine::Simulation;
-use handscope_sim::stimulus::{Environment, TokenSource};
 use handscope_traces::vcd_in::follow::Follower;
 use handscope_traces::vcd_in::{ReplayOptions, replay_bytes, replay_file};
 
@@ -29,14 +28,7 @@ fn main() {
     let cycles = args.first().copied().unwrap_or(20_000);
     let looks = args.get(1).copied().unwrap_or(40).max(1) as usize;
     let f = chain(200);
-    let mut env = Environment::default();
-    env.push_tokens(
-        "in0",
-        TokenSource::Range {
-            start: 0,
-            end: 1 << 40,
-        },
-    );
+    let env = handscope_sim::bench_support::chain_environment();
     let mut sim = Simulation::new(&f, env.clone()).expect("chain compiles");
     sim.enable_trace();
     sim.run(cycles);

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use handscope_sim::bench_support::chain;
 use handscope_sim::engine::Simulation;
-use handscope_sim::stimulus::{Environment, SplitMix64, TokenSource};
+use handscope_sim::stimulus::SplitMix64;
 use handscope_traces::vcd_in::{ReplayOptions, replay_file};
 
 fn main() {
@@ -30,14 +30,7 @@ fn main() {
             .get(i + 1)
             .and_then(|s| s.parse().ok())
             .unwrap_or(30_000);
-        let mut env = Environment::default();
-        env.push_tokens(
-            "in0",
-            TokenSource::Range {
-                start: 0,
-                end: 1 << 40,
-            },
-        );
+        let env = handscope_sim::bench_support::chain_environment();
         let t = Instant::now();
         let mut sim = Simulation::new(&f, env).expect("chain compiles");
         sim.enable_trace();

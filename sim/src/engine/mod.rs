@@ -470,7 +470,6 @@ impl Simulation {
 #[cfg(test)]
 mod perf_probe {
     use super::*;
-    use crate::stimulus::TokenSource;
 
     fn min_time(reps: usize, mut f: impl FnMut()) -> std::time::Duration {
         (0..reps)
@@ -497,14 +496,7 @@ mod perf_probe {
         let n = get("PROBE_N", 50) as usize;
         let cycles = get("PROBE_CYCLES", 20_000);
         let f = crate::bench_support::chain(n);
-        let mut env = Environment::default();
-        env.push_tokens(
-            "in0",
-            TokenSource::Range {
-                start: 0,
-                end: 1 << 40,
-            },
-        );
+        let env = crate::bench_support::chain_environment();
         let mut sim = Simulation::new(&f, env).unwrap();
         if get("PROBE_TRACE", 0) == 1 {
             sim.enable_trace();
@@ -541,14 +533,7 @@ mod perf_probe {
     fn probe() {
         for n in [50, 200] {
             let f = crate::bench_support::chain(n);
-            let mut env = Environment::default();
-            env.push_tokens(
-                "in0",
-                TokenSource::Range {
-                    start: 0,
-                    end: 1 << 40,
-                },
-            );
+            let env = crate::bench_support::chain_environment();
             let mut sim = Simulation::new(&f, env.clone()).unwrap();
             let k = 5000u32;
             let settle = min_time(30, || {

@@ -53,6 +53,11 @@ pub fn check<F: Read + Seek>(file: &mut F) -> Result<Checked, String> {
     // Any count of items, each of at least one byte of uncompressed data.
     let max_items = len.saturating_mul(ZLIB_RATIO).min(MAX_UNCOMPRESSED);
     let mut at = 0u64;
+    // The header's handle count, and where the hierarchy block is, for the check after the
+    // walk (the header comes first, the hierarchy usually last).
+    let mut header_handles = None;
+    let mut hierarchy = None;
+    let mut complete = len;
     while at.checked_add(9).is_some_and(|end| end <= len) {
         let kind = read_u8(file, at)?;
         let size = read_u64(file, at + 1)?;
@@ -70,7 +75,8 @@ pub fn check<F: Read + Seek>(file: &mut F) -> Result<Checked, String> {
         let end = at + 1 + size;
         if end > len {
             // Truncated: the blocks before it are read.
-            return Ok(Checked { complete: at, len });
+            complete = at;
+            break;
         }
         let body = at + 9;
         match kind {
@@ -93,6 +99,7 @@ pub fn check<F: Read + Seek>(file: &mut F) -> Result<Checked, String> {
                     _ => LZ4_RATIO * LZ4_RATIO,
                 };
                 bounded(read_u64_checked(file, body, end)?, size, ratio).map_err(&bad)?;
+                hierarchy = Some((at, kind, end));
             }
             BLACKOUT => {
                 let (count, _) = read_varint(file, body, end)?;
@@ -166,12 +173,138 @@ pub fn check<F: Read + Seek>(file: &mut F) -> Result<Checked, String> {
                 if handles > max_items {
                     return Err(bad(format!("declares {handles} signals")));
                 }
+                header_handles = Some(handles);
             }
             _ => {} // blocks the reader skips or rejects by type
         }
         at = end;
     }
-    Ok(Checked { complete: len, len })
+    if let (Some(handles), Some((block_at, kind, end))) = (header_handles, hierarchy) {
+        check_hierarchy(file, block_at, kind, end, handles)?;
+    }
+    Ok(Checked { complete, len })
+}
+
+/// Decompresses the hierarchy block at `at` (of type `kind`, ending at `end`) and refuses a
+/// variable whose alias names a signal handle above the header's `handles`: the reader under
+/// `wellen` sizes a table by that handle (an alias near 2^32 in a 1.2 KB file asked for
+/// 10.8 GB; found by the `replay_fst` fuzz target). A hierarchy that does not decompress or
+/// parse is left to the reader, which fails on it without a large allocation.
+fn check_hierarchy<F: Read + Seek>(
+    file: &mut F,
+    at: u64,
+    kind: u8,
+    end: u64,
+    handles: u64,
+) -> Result<(), String> {
+    let body = at + 9;
+    let Some(compressed) = end.checked_sub(body + 8) else {
+        return Ok(()); // too short to hold data: the reader fails on it
+    };
+    // Bounded by the walk (the block's size times the compression ratio, at most 4 GiB).
+    let uncompressed = read_u64(file, body)? as usize;
+    let mut data = vec![0u8; compressed as usize];
+    file.seek(SeekFrom::Start(body + 8))
+        .and_then(|_| file.read_exact(&mut data))
+        .map_err(|e| e.to_string())?;
+    let bytes = match kind {
+        HIERARCHY_LZ4 => lz4_flex::block::decompress(&data, uncompressed).ok(),
+        HIERARCHY_LZ4_DUO => {
+            let mut rest = data.as_slice();
+            leb128_u64(&mut rest).and_then(|first| {
+                // The first stage's size is stated too: no more than LZ4 can expand the rest.
+                let first = usize::try_from(first)
+                    .ok()
+                    .filter(|&n| n as u64 <= (rest.len() as u64).saturating_mul(LZ4_RATIO))?;
+                let once = lz4_flex::block::decompress(rest, first).ok()?;
+                lz4_flex::block::decompress(&once, uncompressed).ok()
+            })
+        }
+        // A gzip member: a 10-byte header, then raw deflate.
+        _ => data.get(10..).and_then(|raw| {
+            miniz_oxide::inflate::decompress_to_vec_with_limit(raw, uncompressed).ok()
+        }),
+    };
+    let Some(bytes) = bytes else {
+        return Ok(());
+    };
+    let alias = highest_alias(&bytes);
+    if u64::from(alias) > handles {
+        return Err(format!(
+            "the hierarchy block at byte {at} (type {kind}) names signal {alias} of {handles}: the file is damaged"
+        ));
+    }
+    Ok(())
+}
+
+/// The highest alias handle of the variables in a decompressed hierarchy, following the
+/// reader's entry grammar (scopes, variables, attributes), up to anything it does not know
+/// (the reader fails there, after taking the variables before it).
+fn highest_alias(mut b: &[u8]) -> u32 {
+    fn byte(b: &mut &[u8]) -> Option<u8> {
+        let (&x, rest) = b.split_first()?;
+        *b = rest;
+        Some(x)
+    }
+    fn c_str(b: &mut &[u8]) -> Option<()> {
+        let n = b.iter().position(|&c| c == 0)?;
+        *b = &b[n + 1..];
+        Some(())
+    }
+    let mut highest = 0u32;
+    while let Some(tag) = byte(&mut b) {
+        let step = match tag {
+            // A scope: its type, name and component.
+            254 => byte(&mut b)
+                .and_then(|_| c_str(&mut b))
+                .and_then(|()| c_str(&mut b)),
+            255 | 253 => Some(()),
+            // A variable: direction, name, length, alias (0: a new handle).
+            0..=29 => (|| {
+                byte(&mut b)?;
+                c_str(&mut b)?;
+                leb128_u32(&mut b, 5)?;
+                let alias = leb128_u32(&mut b, 5)?;
+                highest = highest.max(alias);
+                Some(())
+            })(),
+            // An attribute: misc (source stems carry a number and a NUL instead of a
+            // name), array, enum or pack; then a number.
+            252 => (|| {
+                let attr = byte(&mut b)?;
+                let sub = byte(&mut b)?;
+                match (attr, sub) {
+                    (0, 4 | 5) => {
+                        leb128_u64(&mut b)?;
+                        byte(&mut b)?;
+                    }
+                    (0..=3, _) => c_str(&mut b)?,
+                    _ => return None,
+                }
+                leb128_u64(&mut b)?;
+                Some(())
+            })(),
+            _ => None,
+        };
+        if step.is_none() {
+            break;
+        }
+    }
+    highest
+}
+
+/// A LEB128 value of at most 10 bytes from the front of `bytes`; `None` when it runs out.
+fn leb128_u64(bytes: &mut &[u8]) -> Option<u64> {
+    let mut value = 0u64;
+    for i in 0..10 {
+        let (&b, rest) = bytes.split_first()?;
+        *bytes = rest;
+        value |= u64::from(b & 0x7f).checked_shl(7 * i).unwrap_or(0);
+        if b & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
 }
 
 /// The first `limit` bytes of a file, as a file of that length (what the FST reader sees of a
@@ -402,6 +535,42 @@ mod tests {
     }
 
     #[test]
+    fn a_variable_aliasing_a_handle_beyond_the_header_is_refused() {
+        // Found by the `replay_fst` fuzz target: a hierarchy whose variable names handle
+        // ~2^32 made the reader size a table for it (10.8 GB from 1,277 bytes).
+        let mut header = vec![0u8; 321];
+        header[48..56].copy_from_slice(&70u64.to_be_bytes());
+        let file = |alias: &[u8], kind: u8| {
+            // A scope, an attribute (a source stem: number and NUL), then a wire.
+            let mut entries = vec![254, 0, b't', b'o', b'p', 0, 0];
+            entries.extend_from_slice(&[252, 0, 4, 7, 0, 1]);
+            entries.extend_from_slice(&[0, 0, b'a', 0, 1]);
+            entries.extend_from_slice(alias);
+            entries.push(255);
+            let mut body = (entries.len() as u64).to_be_bytes().to_vec();
+            match kind {
+                HIERARCHY_LZ4 => body.extend(lz4_flex::block::compress(&entries)),
+                _ => {
+                    body.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
+                    body.extend(miniz_oxide::deflate::compress_to_vec(&entries, 6));
+                }
+            }
+            let mut f = block(HEADER, &header);
+            f.extend(block(kind, &body));
+            f
+        };
+        for kind in [HIERARCHY_LZ4, HIERARCHY] {
+            let e = check(&mut std::io::Cursor::new(file(&[0xe8, 0x07], kind))).unwrap_err();
+            assert!(
+                e.contains(&format!("(type {kind}) names signal 1000 of 70")),
+                "{e}"
+            );
+            assert!(check(&mut std::io::Cursor::new(file(&[5], kind))).is_ok());
+            assert!(check(&mut std::io::Cursor::new(file(&[0], kind))).is_ok());
+        }
+    }
+
+    #[test]
     fn a_truncated_last_block_leaves_the_complete_ones() {
         let mut f = block(SKIP, &[0u8; 4]);
         let first = f.len() as u64;
@@ -419,6 +588,29 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// A header and a hierarchy block of any contents, whatever its compression:
+        /// an answer, never a panic (the guard runs outside the reader's `catch_unwind`).
+        #[test]
+        fn any_hierarchy_is_checked_without_panicking(
+            kind in proptest::sample::select(vec![HIERARCHY, HIERARCHY_LZ4, HIERARCHY_LZ4_DUO]),
+            stated in 0u64..5000,
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+            compressed in proptest::prelude::any::<bool>(),
+        ) {
+            let mut header = vec![0u8; 321];
+            header[48..56].copy_from_slice(&70u64.to_be_bytes());
+            let payload = if compressed { lz4_flex::block::compress(&data) } else { data.clone() };
+            let mut body = stated.to_be_bytes().to_vec();
+            if kind == HIERARCHY_LZ4_DUO {
+                body.push((payload.len() % 128) as u8);
+            }
+            body.extend(payload);
+            let mut f = block(HEADER, &header);
+            f.extend(block(kind, &body));
+            let _ = check(&mut std::io::Cursor::new(f));
+            let _ = highest_alias(&data);
+        }
+
         /// Any bytes: an answer, never a panic or a loop.
         #[test]
         fn any_bytes_are_walked(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
