@@ -294,3 +294,47 @@ fn verilate_run_with_a_relative_output_directory() {
     assert!(text.starts_with("status: done"), "{text}");
     assert!(cwd.join("rel/out/trace.vcd").is_file(), "{err}");
 }
+
+#[test]
+fn bench_engine_runs_tiny_and_prints_sane_rows() {
+    // The figures are judged in benchmark runs (`handscope bench engine`), never here: this
+    // checks that the command builds the four models, runs both sides and prints its table.
+    if !have_verilator() {
+        return;
+    }
+    let dir = tmp("bench-engine");
+    let d = dir.display().to_string();
+    let (code, out, err) = handscope(&["bench", "engine", "--tiny", "--rounds", "1", "--dir", &d]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 12 && (w[1] == "no" || w[1] == "vcd"))
+        .collect();
+    let names: Vec<(&str, &str)> = rows.iter().map(|w| (w[0], w[1])).collect();
+    assert_eq!(
+        names,
+        [
+            ("chain(3)", "no"),
+            ("chain(3)", "vcd"),
+            ("chain(6)", "no"),
+            ("chain(6)", "vcd"),
+            ("sumsq", "no"),
+            ("matmul8_rep", "no"),
+        ],
+        "{out}"
+    );
+    for w in &rows {
+        let cycles: u64 = w[2].parse().expect("cycles");
+        let secs = |s: &str| s.parse::<f64>().expect("seconds");
+        let ratio = |s: &str| s.trim_end_matches('x').parse::<f64>().expect("ratio");
+        assert!(cycles > 10, "{out}");
+        // Wall seconds are positive; CPU seconds of a tiny run may round to zero.
+        assert!(secs(w[3]) > 0.0 && secs(w[4]) > 0.0, "{out}");
+        assert!(secs(w[6]) >= 0.0 && secs(w[7]) >= 0.0, "{out}");
+        assert!(ratio(w[5]).is_finite() && ratio(w[5]) > 0.0, "{out}");
+    }
+    // The chains run to the cycle limit on both sides; the kernels run to completion.
+    assert!(rows[0][2] == "2000" && rows[1][2] == "500", "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,6 +2,7 @@
 //! without a display against a small baseline in the same run (see `app::frame_bench`).
 //! `handscope bench render`: growth of `handscope render`'s time with the graph size
 //! (issue 19: time per node roughly constant), layout and drawing apart.
+//! `handscope bench engine`: `sim` against Verilator on four workloads (see `bench_engine`).
 
 use std::process::ExitCode;
 
@@ -38,6 +39,24 @@ pub enum BenchWhat {
         #[arg(long, default_value_t = 20_000)]
         max_stages: usize,
     },
+    /// `handscope sim` against a Verilator `-O3` model of the same circuit (Handscope's
+    /// SystemVerilog) on chain(50), chain(200), a sum of squares and a repeated 8x8 matrix
+    /// product, with and without a VCD (chains); medians and ratios (issue 16).
+    Engine {
+        /// Tiny sizes (seconds, for the tests); the default takes millions of cycles.
+        #[arg(long)]
+        tiny: bool,
+        /// Rounds per measurement (the median is printed).
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Skip the runs with waves.
+        #[arg(long)]
+        no_waves: bool,
+        /// Working directory: sources, waveforms and the cached Verilator models (default:
+        /// `handscope-bench-engine` in the system temporary directory).
+        #[arg(long)]
+        dir: Option<std::path::PathBuf>,
+    },
 }
 
 /// Runs the benchmark and prints the table.
@@ -53,6 +72,22 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         BenchWhat::Render { max_stages } => render_growth(max_stages),
+        BenchWhat::Engine {
+            tiny,
+            rounds,
+            no_waves,
+            ref dir,
+        } => {
+            let sizes = if tiny {
+                super::bench_engine::Sizes::TINY
+            } else {
+                super::bench_engine::Sizes::FULL
+            };
+            let dir = dir
+                .clone()
+                .unwrap_or_else(|| std::env::temp_dir().join("handscope-bench-engine"));
+            super::bench_engine::run(sizes, rounds, !no_waves, &dir)
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod batch;
 mod bench;
+mod bench_engine;
 mod check;
 mod compile;
 mod dot;
