@@ -13,6 +13,7 @@ pub mod engine;
 pub mod float;
 pub mod fuzzing;
 pub mod graph;
+pub mod invocation;
 pub mod limits;
 pub mod location;
 pub mod ops;

@@ -457,6 +457,23 @@ fn session(
     s
 }
 
+/// A traced run of `invocations` back to back in the engine (ideal timing), as it ended.
+pub fn traced_run(
+    ir: &IrFunction,
+    hs: &Function,
+    invocations: &[Vec<ArgValue>],
+    max_cycles: u64,
+) -> handscope_sim::session::Run {
+    session(
+        ir,
+        hs,
+        invocations,
+        &handscope_sim::spec::timing::TimingProfile::ideal(),
+    )
+    .run(max_cycles, true)
+    .unwrap_or_else(|e| panic!("@{}: {e}", hs.name))
+}
+
 /// What the engine produced for a run of back-to-back invocations.
 pub struct Simulated {
     /// Return values in the order they left (one per invocation; empty for void).

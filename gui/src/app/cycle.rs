@@ -24,6 +24,9 @@ pub struct CycleState {
     pub fires: Vec<bool>,
     /// Channels that transferred in the previous cycle (tokens now travelling), per channel.
     pub moved: Vec<bool>,
+    /// The invocation each travelling token belongs to (`handscope_sim::invocation`), per
+    /// channel; empty until computed ([`CycleState::tag_moved`]).
+    pub moved_tags: Vec<Option<handscope_sim::invocation::Tag>>,
 }
 
 impl CycleState {
@@ -70,6 +73,29 @@ impl CycleState {
             })
             .collect();
         s
+    }
+
+    /// Fills [`CycleState::moved_tags`] from `tagger` (the tags of the previous cycle), reading
+    /// at most `budget` trace cycles; false when that was not enough (the tags stay empty).
+    pub fn tag_moved(
+        &mut self,
+        f: &Function,
+        t: &Trace,
+        tagger: &mut handscope_sim::invocation::TraceTagger,
+        budget: u64,
+    ) -> bool {
+        if self.cycle == 0 {
+            return true;
+        }
+        let Some(tags) = tagger.at_within(f, t, self.cycle - 1, budget) else {
+            return false;
+        };
+        self.moved_tags = tags
+            .iter()
+            .zip(&self.moved)
+            .map(|(&tag, &m)| if m { tag } else { None })
+            .collect();
+        true
     }
 
     /// State of channel `i`.

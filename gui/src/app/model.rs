@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use cranelift_entity::EntityRef;
 use handscope_sim::deadlock::DeadlockReport;
+use handscope_sim::invocation::TraceTagger;
 use handscope_sim::session::StimulusArgs;
 use handscope_sim::trace::Trace;
 use handscope_sim::{ChannelId, NodeId};
@@ -23,6 +24,11 @@ use super::reload::Watcher;
 use super::scene::{self, Options, Scene};
 use super::style::{Palette, Radix, Theme};
 use super::trace_source::TraceSource;
+
+/// Trace cycles the invocation tags may read for one cursor move: a jump far into a long
+/// trace leaves its moving tokens in the transfer colour instead of stalling the frame, and
+/// the tags catch up over the next moves.
+const TAG_BUDGET_CYCLES: u64 = 200_000;
 
 mod compare;
 mod lesson;
@@ -105,6 +111,8 @@ pub struct Model {
     /// The trace source.
     pub source: Option<TraceSource>,
     binding: Option<Binding>,
+    /// Invocation tags of the trace's tokens (made with the binding), for the moving tokens.
+    tagger: Option<TraceTagger>,
     layout_job: Option<LayoutJob>,
     /// The layout, once computed.
     pub layout: Option<Arc<Layout>>,
@@ -228,6 +236,7 @@ impl Model {
             vcd: None,
             source: None,
             binding: None,
+            tagger: None,
             layout_job: None,
             layout: None,
             layout_error: None,
@@ -678,7 +687,9 @@ impl Model {
         if self.binding.is_none()
             && let (Some(c), Some(t)) = (&self.circuit, self.trace())
         {
-            self.binding = Some(Binding::new(&c.func, t));
+            let (b, tagger) = (Binding::new(&c.func, t), TraceTagger::new(&c.func, t));
+            self.binding = Some(b);
+            self.tagger = Some(tagger);
         }
         self.update_activity();
         if self.deadlock_x.is_none()
@@ -795,7 +806,11 @@ impl Model {
         if self.cycle >= t.cycles() {
             return;
         }
-        self.cs = Some(CycleState::read(&c.func, t, b, self.cycle));
+        let mut cs = CycleState::read(&c.func, t, b, self.cycle);
+        if let Some(tagger) = &mut self.tagger {
+            cs.tag_moved(&c.func, t, tagger, TAG_BUDGET_CYCLES);
+        }
+        self.cs = Some(cs);
         self.scene = None;
     }
 

@@ -414,16 +414,25 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
 }
 
 /// Tokens travelling along the channels that transferred in the previous cycle, at animation
-/// phase `t` in `0..=1`.
+/// phase `t` in `0..=1`: in the transfer colour, or, when tokens of several invocations move
+/// at once, in the colour of their invocation ([`Palette::invocation`]).
 pub fn tokens(layout: &Layout, cs: &CycleState, p: &Palette, t: f32) -> Vec<Item> {
+    let moving = |e: &&super::layout::EdgeRoute| cs.moved.get(e.channel).copied().unwrap_or(false);
+    let tag = |e: &super::layout::EdgeRoute| cs.moved_tags.get(e.channel).copied().flatten();
+    let mut seen = layout.edges.iter().filter(moving).filter_map(tag);
+    let first = seen.next();
+    let several = seen.any(|x| Some(x) != first);
     layout
         .edges
         .iter()
-        .filter(|e| cs.moved.get(e.channel).copied().unwrap_or(false))
+        .filter(moving)
         .map(|e| Item::Circle {
             center: e.at(t),
             r: 4.5,
-            fill: p.chan[0],
+            fill: match tag(e) {
+                Some(k) if several => p.invocation[k as usize % p.invocation.len()],
+                _ => p.chan[0],
+            },
             stroke: p.text,
         })
         .collect()

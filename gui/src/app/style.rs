@@ -110,6 +110,9 @@ pub struct Palette {
     pub deadlock: Rgba,
     /// Channel colours: transfer, stall, accept, idle.
     pub chan: [Rgba; 4],
+    /// Colours of moving tokens by invocation (invocation `k` takes colour `k mod 6`) when
+    /// tokens of several invocations move at once.
+    pub invocation: [Rgba; 6],
 }
 
 impl Palette {
@@ -131,6 +134,26 @@ impl Palette {
                 Rgba::hex(0xa0a0a0),
             ]
         };
+        let invocation = if colour_blind {
+            // The Okabe-Ito colours the channel states do not use, then black and grey-blue.
+            [
+                Rgba::hex(0xe69f00),
+                Rgba::hex(0x56b4e9),
+                Rgba::hex(0xcc79a7),
+                Rgba::hex(0xf0e442),
+                Rgba::hex(0x000000),
+                Rgba::hex(0x5d6d7e),
+            ]
+        } else {
+            [
+                Rgba::hex(0x9467bd),
+                Rgba::hex(0xe377c2),
+                Rgba::hex(0x17becf),
+                Rgba::hex(0xbcbd22),
+                Rgba::hex(0x8c564b),
+                Rgba::hex(0xd62728),
+            ]
+        };
         match theme {
             Theme::Light => Palette {
                 background: Rgba::hex(0xffffff),
@@ -143,6 +166,7 @@ impl Palette {
                 selected: Rgba::hex(0x8e44ad),
                 deadlock: Rgba::hex(0xcc0000),
                 chan,
+                invocation,
             },
             Theme::Dark => Palette {
                 background: Rgba::hex(0x1b1b1b),
@@ -159,6 +183,7 @@ impl Palette {
                 } else {
                     [chan[0], chan[1], Rgba::hex(0x4fa3e0), Rgba::hex(0x6a6a6a)]
                 },
+                invocation,
             },
         }
     }

@@ -1447,6 +1447,59 @@ fn window_snapshots_lesson_presentation_and_c_kernel() {
 }
 
 #[test]
+fn moving_tokens_take_the_colour_of_their_invocation_when_several_move() {
+    // Four invocations of `three_loops.c` with task pipelining: the next invocation enters
+    // the first loop while the previous one is in a later loop.
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/three_loops.c");
+    let over = handscope_sim::session::StimulusArgs {
+        inputs: vec!["v=1,2,3,4".into(), "start=4".into()],
+        ..Default::default()
+    };
+    let mut m = Model::new(
+        Start::File(path, None, over, None, Default::default()),
+        noop(),
+    );
+    m.watcher = None;
+    m.open_compare(Some(super::model::Setting::TaskPipelining));
+    m.settle_compare(100_000);
+    let pal = m.look.palette();
+    let other = &mut m.compare.as_mut().expect("the compare view is open").other;
+    let f = other.circuit.as_ref().unwrap().func.clone();
+    let layout = super::layout::compute(&f, super::layout::Engine::Sugiyama);
+    let (mut mixed, mut single) = (None, None);
+    for c in 1..other.cycles() {
+        other.goto(c);
+        other.update(0.0);
+        let cs = other.cycle_state().expect("the cycle's state");
+        let tags: std::collections::BTreeSet<u32> =
+            cs.moved_tags.iter().flatten().copied().collect();
+        let fills: std::collections::BTreeSet<String> =
+            super::scene::tokens(&layout, cs, &pal, 0.5)
+                .iter()
+                .filter_map(|it| match it {
+                    super::scene::Item::Circle { fill, .. } => Some(format!("{fill:?}")),
+                    _ => None,
+                })
+                .collect();
+        let moved = cs.moved.iter().filter(|x| **x).count();
+        // Every token that moved has an invocation.
+        assert_eq!(cs.moved_tags.iter().flatten().count(), moved, "cycle {c}");
+        if tags.len() > 1 && mixed.is_none() {
+            // One colour per invocation, none of them the plain transfer colour.
+            assert_eq!(fills.len(), tags.len(), "cycle {c}: {tags:?} {fills:?}");
+            assert!(!fills.contains(&format!("{:?}", pal.chan[0])), "cycle {c}");
+            mixed = Some(c);
+        }
+        if tags.len() == 1 && single.is_none() {
+            assert_eq!(fills, [format!("{:?}", pal.chan[0])].into(), "cycle {c}");
+            single = Some(c);
+        }
+    }
+    assert!(mixed.is_some() && single.is_some(), "{mixed:?} {single:?}");
+}
+
+#[test]
 fn compare_view_runs_the_kernel_under_another_setting_in_step() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/three_loops.c");

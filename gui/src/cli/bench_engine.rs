@@ -261,7 +261,7 @@ fn write_workloads(sizes: Sizes, waves: bool, dir: &Path) -> anyhow::Result<Vec<
         let f = handscope_sim::bench_support::chain(n);
         let file = dir.join(format!("chain{n}.mlir"));
         let module = handscope_sim::Module { functions: vec![f] };
-        crate::output::write_bytes(&file, &handscope_compiler::mlir::write_mlir(&module))?;
+        crate::output::write_bytes(&file, handscope_compiler::mlir::write_mlir(&module))?;
         let cycles = if i == 0 {
             sizes.chain_cycles
         } else {
