@@ -653,3 +653,21 @@ fn bit_precise_integers() {
     );
     assert!(compile_to_ir("int f(unsigned _BitInt(1) a) { return a; }\n", "k.c", None).is_ok());
 }
+
+/// C99 6.8.6.4: `return;` only in a `void` function (it used to return whatever the return
+/// variable held, 0).
+#[test]
+fn return_without_a_value_in_a_non_void_function() {
+    check(
+        "int f(int x) {\n  if (x)\n    return;\n  return 1;\n}\n",
+        3,
+        5,
+        "`return` without a value in a function returning `int`",
+    );
+    check(
+        "float g(float x) {\n  return;\n}\n",
+        2,
+        3,
+        "`return` without a value in a function returning `float`",
+    );
+}

@@ -145,3 +145,70 @@ fn include_errors_name_the_file_and_line() {
     let e = compile(&dir.join("k.c"), None).unwrap_err();
     assert!(e.contains("unsupported include 'mine.h'"), "{e}");
 }
+
+/// Compiles `src` (no includes of files) and runs its top function `f` on `args`.
+fn run_src(src: &str, args: &[ArgValue]) -> Result<Option<i64>, String> {
+    let f = compile_to_ir(src, "k.c", Some("f")).map_err(|e| e.to_string())?;
+    run(&f, args, 100_000)
+        .map(|r| r.ret)
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn variadic_macros_take_the_extra_arguments_as_va_args() {
+    // Dynamatic's testbench header shape: a variadic call macro that expands to nothing in the
+    // kernel, and one that forwards its arguments.
+    let src = "#define CALL_KERNEL(func, ...) \n\
+        #define ADD3(a, ...) add3(a, __VA_ARGS__)\n\
+        #define FIRST(...) first(__VA_ARGS__)\n\
+        #define OPT(a, ...) opt(a, ## __VA_ARGS__)\n\
+        #define GNU(kernel, args...) kernel(args)\n\
+        #define GNU_OPT(a, rest...) opt(a, ##rest)\n\
+        static int add3(int a, int b, int c) { return a + b + c; }\n\
+        static int first(int a, int b) { return a - b; }\n\
+        static int opt(int a) { return 10 * a; }\n\
+        int f(int x) {\n  CALL_KERNEL(f, x, (x, 2), 3);\n\
+          return ADD3(x, (x + 1), 2) + FIRST(x, 1) + OPT(x) + GNU(add3, x, 1, 1) + GNU_OPT(x);\n}\n";
+    let x = 5;
+    assert_eq!(
+        run_src(src, &[ArgValue::Scalar(x)]),
+        Ok(Some((x + x + 1 + 2) + (x - 1) + 10 * x + (x + 2) + 10 * x))
+    );
+}
+
+#[test]
+fn variadic_macro_errors_are_located() {
+    for (src, want) in [
+        (
+            "#define F(a, b, ...) a\nint f(int x) { return F(1); }\n",
+            "macro 'F' expects at least 2 argument(s), got 1",
+        ),
+        (
+            "#define F(a) __VA_ARGS__\nint f(int x) { return 0; }\n",
+            "`__VA_ARGS__` is only allowed in a macro declared with `...`",
+        ),
+        (
+            "#define F(..., a) a\nint f(int x) { return 0; }\n",
+            "expected ')' after '...'",
+        ),
+    ] {
+        let e = run_src(src, &[ArgValue::Scalar(1)]).expect_err(src);
+        assert!(e.contains(want), "{src}: {e}");
+        assert!(e.contains("k.c:1:") || e.contains("k.c:2:"), "{src}: {e}");
+    }
+}
+
+#[test]
+fn assert_h_is_built_in_and_drops_assertions() {
+    // As with NDEBUG: the argument is not evaluated (a division by zero in it is harmless).
+    for include in ["<assert.h>", "\"assert.h\""] {
+        let src = format!(
+            "#include {include}\nint f(int x) {{\n  assert(x > 0 && 1 / (x - x) == 0);\n  return x + 1;\n}}\n"
+        );
+        assert_eq!(
+            run_src(&src, &[ArgValue::Scalar(-4)]),
+            Ok(Some(-3)),
+            "{include}"
+        );
+    }
+}

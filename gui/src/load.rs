@@ -26,6 +26,45 @@ impl std::fmt::Display for Rendered {
 
 impl std::error::Error for Rendered {}
 
+/// The include directories of this process's command line (`-I`, then `CPATH`).
+static INCLUDE_DIRS: std::sync::OnceLock<Vec<std::path::PathBuf>> = std::sync::OnceLock::new();
+
+/// Sets the include directories C kernels are compiled with (once, from the command line).
+pub fn set_include_dirs(dirs: Vec<std::path::PathBuf>) {
+    let _ = INCLUDE_DIRS.set(dirs);
+}
+
+/// The include directories C kernels are compiled with (none unless set).
+pub fn include_dirs() -> Vec<std::path::PathBuf> {
+    INCLUDE_DIRS.get().cloned().unwrap_or_default()
+}
+
+/// The directories of a `CPATH` value: `:`-separated, an empty entry meaning the current
+/// directory (as GCC and Clang read it).
+pub fn cpath_dirs(cpath: Option<std::ffi::OsString>) -> Vec<std::path::PathBuf> {
+    cpath
+        .map(|v| {
+            std::env::split_paths(&v)
+                .map(|p| {
+                    if p.as_os_str().is_empty() {
+                        std::path::PathBuf::from(".")
+                    } else {
+                        p
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Default C compile options, with the command line's include directories.
+pub fn c_options() -> handscope_compiler::c::HsOptions {
+    handscope_compiler::c::HsOptions {
+        include_dirs: include_dirs(),
+        ..Default::default()
+    }
+}
+
 /// Reads and parses `path`, rendering syntax errors with their source excerpt.
 pub fn load(path: &Path) -> anyhow::Result<Loaded> {
     load_for(path, None)
@@ -49,19 +88,14 @@ pub fn load_timed(
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let opts = handscope_compiler::c::HsOptions {
         timing: timing.clone(),
-        ..Default::default()
+        ..c_options()
     };
     load_text_with(path, &text, top, &opts)
 }
 
 /// Parses `text` as the contents of `path`; `top` as in [`load_for`].
 pub fn load_text_for(path: &Path, text: &str, top: Option<&str>) -> anyhow::Result<Loaded> {
-    load_text_with(
-        path,
-        text,
-        top,
-        &handscope_compiler::c::HsOptions::default(),
-    )
+    load_text_with(path, text, top, &c_options())
 }
 
 /// Like [`load_text_for`], compiling a C kernel with `opts`.

@@ -408,3 +408,67 @@ fn c_float_division_by_zero_is_ieee_with_an_event() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A kernel that includes a tool's header from elsewhere, the way HLS benchmark suites do
+/// (`#include "tool/harness.h"` found through `-I`): the header defines its call macro with
+/// GCC's named variadic parameter and keeps C++ in a section the kernel never enables.
+#[test]
+fn include_dirs_from_the_command_line_and_cpath() {
+    let root = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("include_dirs");
+    let _ = std::fs::remove_dir_all(&root);
+    let inc = root.join("inc");
+    let kdir = root.join("kernel");
+    std::fs::create_dir_all(inc.join("tool")).unwrap();
+    std::fs::create_dir_all(&kdir).unwrap();
+    std::fs::write(
+        inc.join("tool/harness.h"),
+        "#ifndef TOOL_HARNESS_H\n#define TOOL_HARNESS_H\n#ifdef TOOL_PROFILE\n\
+         #include <iostream>\ntemplate <typename T> static void dump(const T &x) { std::cout << x; }\n\
+         #define RUN(kernel, args...) (dump(kernel(args)))\n#else\n\
+         #define RUN(kernel, args...) kernel(args)\n#endif\n#endif\n",
+    )
+    .unwrap();
+    let k = kdir.join("k.c");
+    std::fs::write(
+        &k,
+        "#include <assert.h>\n#include \"tool/harness.h\"\n\
+         int k(int a, int b) {\n  assert(a >= 0);\n  return a * b + 1;\n}\n\
+         int main(void) {\n  return RUN(k, 6, 7);\n}\n",
+    )
+    .unwrap();
+    let kp = k.display().to_string();
+    let ip = inc.display().to_string();
+    // Without the include directory: a located error saying where it looked.
+    let (ok, _, err) = handscope(&["sim", &kp, "--func", "k", "--in", "a=6", "--in", "b=7"]);
+    assert!(!ok);
+    assert!(err.contains("k.c:2:10"), "{err}");
+    assert!(
+        err.contains("cannot find include file 'tool/harness.h'"),
+        "{err}"
+    );
+    // `-I DIR` before or after the subcommand.
+    for args in [
+        vec![
+            "-I", &ip, "sim", &kp, "--func", "k", "--in", "a=6", "--in", "b=7",
+        ],
+        vec![
+            "sim", &kp, "--func", "k", "--in", "a=6", "--in", "b=7", "-I", &ip,
+        ],
+    ] {
+        let (ok, out, err) = handscope(&args);
+        assert!(ok, "{args:?}: {err}");
+        assert!(out.contains("ret: [43@"), "{out}");
+    }
+    // `CPATH`, as C compilers read it.
+    let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args(["compile", &kp, "--func", "k"])
+        .env("CPATH", format!("/nonexistent:{ip}"))
+        .output()
+        .expect("run handscope");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("handshake.func @k("));
+}

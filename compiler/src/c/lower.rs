@@ -1287,6 +1287,14 @@ impl<'a> Lowerer<'a> {
                         }
                         self.effect(e)?;
                     }
+                    // C99 6.8.6.4: a `return` without a value only in a `void` function (the
+                    // value would otherwise be whatever the return variable held).
+                    (None, CType::Scalar(t), _) => {
+                        return Err(RawError::new(
+                            s.span,
+                            format!("`return` without a value in a function returning `{t}`"),
+                        ));
+                    }
                     _ => {}
                 }
                 self.b.br(exit, s.span);

@@ -1,8 +1,9 @@
 //! A small token-level preprocessor: `#define` (object-like and function-like), `#undef`,
 //! conditional directives, `#include "file"` (looked for next to the including file, each
 //! file's tokens keeping their own file in their spans; include guards and `#pragma once`
-//! work), `#include` of `<stdint.h>`, `<stdbool.h>`, `<math.h>`, `<limits.h>`, `<stdlib.h>`
-//! and `<stdio.h>` (built in), other `#pragma`s ignored.
+//! work), `#include` of `<stdint.h>`, `<stdbool.h>`, `<math.h>`, `<limits.h>`, `<stdlib.h>`,
+//! `<stdio.h>` and `<assert.h>` (built in; `assert` as with `NDEBUG`), variadic macros (`...`
+//! and `__VA_ARGS__`, GCC's named `args...` and `, ## args`), other `#pragma`s ignored.
 
 use super::error::{CResult, RawError};
 use super::lexer::{TokKind, Token, lex, lex_file};
@@ -32,9 +33,15 @@ pub struct Preprocessed {
 
 #[derive(Clone, Debug)]
 struct Macro {
+    /// Parameter names; a variadic macro's last one is `__VA_ARGS__`.
     params: Option<Vec<String>>,
+    /// Declared with `...`: arguments past the named ones become `__VA_ARGS__`.
+    variadic: bool,
     body: Vec<Token>,
 }
+
+/// The parameter a variadic macro's extra arguments are bound to.
+const VA_ARGS: &str = "__VA_ARGS__";
 
 struct Pre<'s> {
     macros: BTreeMap<String, Macro>,
@@ -109,12 +116,18 @@ impl Pre<'_> {
 
     /// Reads `#include "name"` from next to the including file: `Ok(false)` when there is
     /// no such file.
-    fn include_local(&mut self, name: &str, whole: Span) -> CResult<bool> {
+    /// Reads `name` from the including file's directory (only for `"name"`) or the first
+    /// include directory that has it; false when none has it.
+    fn include_file(&mut self, name: &str, quoted: bool, whole: Span) -> CResult<bool> {
         let current = self.files.last().copied().unwrap_or(0);
-        let path = self.sources.dir_of(current).join(name);
-        if !path.is_file() {
+        let local = quoted.then(|| self.sources.dir_of(current).join(name));
+        let Some(path) = local
+            .into_iter()
+            .chain(self.sources.include_dirs().iter().map(|d| d.join(name)))
+            .find(|p| p.is_file())
+        else {
             return Ok(false);
-        }
+        };
         if self.files.len() >= MAX_INCLUDE_DEPTH {
             return Err(RawError::new(
                 whole,
@@ -158,6 +171,7 @@ fn respan(toks: &[Token], span: Span) -> Vec<Token> {
 /// as written next to `##`) and `##` pastes done, every token placed at `span`.
 fn substitute(
     body: &[Token],
+    va_param: Option<&str>,
     params: &[String],
     raw_args: &[Vec<Token>],
     expanded_args: &[Vec<Token>],
@@ -177,6 +191,16 @@ fn substitute(
                 Some(p) => respan(&raw_args[p], span),
                 None => respan(std::slice::from_ref(rt), span),
             };
+            // `, ## __VA_ARGS__` with no variadic arguments drops the comma (as GCC and Clang
+            // do), so `F(x)` of `#define F(a, ...) g(a, ## __VA_ARGS__)` is `g(x)`.
+            if va_param.is_some_and(|v| rt.ident() == Some(v))
+                && rhs.is_empty()
+                && out.last().is_some_and(|l| l.is_punct(","))
+            {
+                out.pop();
+                k += 2;
+                continue;
+            }
             let mut rhs = rhs.into_iter();
             match (out.pop(), rhs.next()) {
                 (Some(l), Some(r)) => out.push(paste(&l, &r, span)?),
@@ -263,8 +287,28 @@ impl Pre<'_> {
 
     fn define_builtin(&mut self, name: &str, text: &str) {
         if let Ok(body) = lex(text) {
-            self.macros
-                .insert(name.to_string(), Macro { params: None, body });
+            self.macros.insert(
+                name.to_string(),
+                Macro {
+                    params: None,
+                    variadic: false,
+                    body,
+                },
+            );
+        }
+    }
+
+    /// Defines the function-like macro `name(params) text` of a built-in header.
+    fn define_builtin_fn(&mut self, name: &str, params: &[&str], text: &str) {
+        if let Ok(body) = lex(text) {
+            self.macros.insert(
+                name.to_string(),
+                Macro {
+                    params: Some(params.iter().map(|p| p.to_string()).collect()),
+                    variadic: false,
+                    body,
+                },
+            );
         }
     }
 
@@ -405,6 +449,7 @@ impl Pre<'_> {
             ));
         };
         let mut k = 1;
+        let mut variadic = false;
         let params = if rest
             .get(1)
             .is_some_and(|t| t.is_punct("(") && t.span.start == name_tok.span.end)
@@ -419,12 +464,52 @@ impl Pre<'_> {
                     k += 1;
                     break;
                 }
+                if t.is_punct("...") {
+                    // `...` ends the list; its arguments are `__VA_ARGS__`.
+                    variadic = true;
+                    ps.push(VA_ARGS.to_string());
+                    k += 1;
+                    match rest.get(k) {
+                        Some(c) if c.is_punct(")") => {
+                            k += 1;
+                            break;
+                        }
+                        other => {
+                            return Err(RawError::new(
+                                other.map_or(t.span, |c| c.span),
+                                "expected ')' after '...' in a macro parameter list",
+                            ));
+                        }
+                    }
+                }
                 let p = t.ident().ok_or_else(|| {
-                    RawError::new(
-                        t.span,
-                        "expected macro parameter name (variadic macros are not supported)",
-                    )
+                    RawError::new(t.span, "expected a macro parameter name or '...'")
                 })?;
+                if rest.get(k + 1).is_some_and(|n| n.is_punct("...")) {
+                    // GCC's named variadic parameter `args...`: `args` stands for the extra
+                    // arguments (Dynamatic's `CALL_KERNEL(kernel, args...)` is written so).
+                    variadic = true;
+                    ps.push(p.to_string());
+                    k += 2;
+                    match rest.get(k) {
+                        Some(c) if c.is_punct(")") => {
+                            k += 1;
+                            break;
+                        }
+                        other => {
+                            return Err(RawError::new(
+                                other.map_or(t.span, |c| c.span),
+                                "expected ')' after '...' in a macro parameter list",
+                            ));
+                        }
+                    }
+                }
+                if p == VA_ARGS {
+                    return Err(RawError::new(
+                        t.span,
+                        "`__VA_ARGS__` cannot be a parameter name: declare `...` instead",
+                    ));
+                }
                 ps.push(p.to_string());
                 k += 1;
                 match rest.get(k) {
@@ -446,6 +531,12 @@ impl Pre<'_> {
             None
         };
         let body = rest[k..].to_vec();
+        if !variadic && let Some(t) = body.iter().find(|t| t.ident() == Some(VA_ARGS)) {
+            return Err(RawError::new(
+                t.span,
+                "`__VA_ARGS__` is only allowed in a macro declared with `...`",
+            ));
+        }
         if let Some(t) = body.iter().find(|t| t.is_punct("#")) {
             return Err(RawError::new(
                 t.span,
@@ -462,7 +553,14 @@ impl Pre<'_> {
                 "`##` cannot be at either end of a macro body",
             ));
         }
-        self.macros.insert(name.to_string(), Macro { params, body });
+        self.macros.insert(
+            name.to_string(),
+            Macro {
+                params,
+                variadic,
+                body,
+            },
+        );
         Ok(())
     }
 
@@ -486,7 +584,13 @@ impl Pre<'_> {
         let whole = rest
             .iter()
             .fold(rest.first().map_or(span, |t| t.span), |s, t| s.to(t.span));
-        if quoted && self.include_local(&header, whole)? {
+        // Built-in headers come first for `<name>`; a file next to the kernel or in an include
+        // directory first for `"name"` (as C compilers search).
+        let builtin = matches!(
+            header.as_str(),
+            "stdint.h" | "stdbool.h" | "math.h" | "stdlib.h" | "stdio.h" | "limits.h" | "assert.h"
+        );
+        if (quoted || !builtin) && self.include_file(&header, quoted, whole)? {
             return Ok(());
         }
         match header.as_str() {
@@ -523,6 +627,12 @@ impl Pre<'_> {
             }
             // `abs`/`labs`/`llabs` are built in; I/O calls get their own error where used.
             "stdlib.h" | "stdio.h" => Ok(()),
+            // As with `NDEBUG`: hardware has nowhere to abort to, so `assert(e)` is dropped
+            // and `e` is not evaluated (HLS tools ignore assertions in synthesis).
+            "assert.h" => {
+                self.define_builtin_fn("assert", &["e"], "((void)0)");
+                Ok(())
+            }
             "limits.h" => {
                 for (name, value) in [
                     ("CHAR_BIT", "8"),
@@ -548,22 +658,32 @@ impl Pre<'_> {
                 }
                 Ok(())
             }
-            _ if quoted => {
+            _ if quoted || !self.sources.include_dirs().is_empty() => {
                 let current = self.files.last().copied().unwrap_or(0);
+                let mut looked: Vec<String> = Vec::new();
+                if quoted {
+                    looked.push(self.sources.dir_of(current).display().to_string());
+                }
+                looked.extend(
+                    self.sources
+                        .include_dirs()
+                        .iter()
+                        .map(|d| d.display().to_string()),
+                );
                 Err(RawError::new(
                     whole,
                     format!(
                         "cannot find include file '{header}' (looked in {})",
-                        self.sources.dir_of(current).display()
+                        looked.join(", ")
                     ),
                 )
                 .with_help(
-                    "\"file\" includes are read from the directory of the file that includes them; <stdint.h>, <stdbool.h>, <math.h>, <limits.h>, <stdlib.h> and <stdio.h> are built in",
+                    "\"file\" includes are read from the directory of the file that includes them, then from the include directories (-I DIR, CPATH); <stdint.h>, <stdbool.h>, <math.h>, <limits.h>, <stdlib.h>, <stdio.h> and <assert.h> are built in",
                 ))
             }
             _ => Err(
                 RawError::new(whole, format!("unsupported include '{header}'")).with_help(
-                    "<stdint.h>, <stdbool.h>, <math.h>, <limits.h>, <stdlib.h> and <stdio.h> are built in; \"file\" includes are read from the directory of the including file",
+                    "<stdint.h>, <stdbool.h>, <math.h>, <limits.h>, <stdlib.h>, <stdio.h> and <assert.h> are built in; other headers are read from the include directories (-I DIR, CPATH), \"file\" includes first from the directory of the including file",
                 ),
             ),
         }
@@ -606,7 +726,7 @@ impl Pre<'_> {
             };
             match &m.params {
                 None => {
-                    let body = substitute(&m.body, &[], &[], &[], t.span)?;
+                    let body = substitute(&m.body, None, &[], &[], &[], t.span)?;
                     active.push(name.to_string());
                     self.expand(&body, out, active)?;
                     active.pop();
@@ -650,14 +770,43 @@ impl Pre<'_> {
                         args.clear();
                     }
                     let call_span = t.span.to(end_span);
+                    if m.variadic {
+                        let named = params.len() - 1;
+                        if args.len() > named {
+                            // The extra arguments, with the commas between them, are one.
+                            let extra = args.split_off(named);
+                            let mut va: Vec<Token> = Vec::new();
+                            for (x, a) in extra.into_iter().enumerate() {
+                                if x > 0 {
+                                    va.push(Token {
+                                        kind: TokKind::Punct(","),
+                                        span: call_span,
+                                        line_start: false,
+                                    });
+                                }
+                                va.extend(a);
+                            }
+                            args.push(va);
+                        } else if args.len() == named {
+                            args.push(Vec::new());
+                        }
+                    }
                     if args.len() != params.len() {
                         return Err(RawError::new(
                             call_span,
-                            format!(
-                                "macro '{name}' expects {} argument(s), got {}",
-                                params.len(),
-                                args.len()
-                            ),
+                            if m.variadic {
+                                format!(
+                                    "macro '{name}' expects at least {} argument(s), got {}",
+                                    params.len() - 1,
+                                    args.len()
+                                )
+                            } else {
+                                format!(
+                                    "macro '{name}' expects {} argument(s), got {}",
+                                    params.len(),
+                                    args.len()
+                                )
+                            },
                         ));
                     }
                     let mut expanded_args = Vec::with_capacity(args.len());
@@ -666,7 +815,12 @@ impl Pre<'_> {
                         self.expand(a, &mut e, active)?;
                         expanded_args.push(e);
                     }
-                    let body = substitute(&m.body, params, &args, &expanded_args, call_span)?;
+                    let va = if m.variadic {
+                        params.last().map(String::as_str)
+                    } else {
+                        None
+                    };
+                    let body = substitute(&m.body, va, params, &args, &expanded_args, call_span)?;
                     active.push(name.to_string());
                     self.expand(&body, out, active)?;
                     active.pop();

@@ -27,6 +27,8 @@ pub struct SourceFile {
 #[derive(Clone, Debug)]
 pub struct Sources {
     files: Vec<SourceFile>,
+    /// Directories searched, in order, after the including file's own (`-I`).
+    include_dirs: Vec<PathBuf>,
 }
 
 impl Sources {
@@ -39,7 +41,21 @@ impl Sources {
                 text: text.to_string(),
                 path: None,
             }],
+            include_dirs: Vec::new(),
         }
+    }
+
+    /// [`Sources::new`], also looking for included files in `dirs`, in order, after the
+    /// including file's directory (a compiler's `-I`).
+    pub fn with_include_dirs(name: &str, text: &str, dirs: &[PathBuf]) -> Sources {
+        let mut s = Sources::new(name, text);
+        s.include_dirs = dirs.to_vec();
+        s
+    }
+
+    /// The include directories (`-I`), in search order.
+    pub fn include_dirs(&self) -> &[PathBuf] {
+        &self.include_dirs
     }
 
     /// File `k`.

@@ -82,7 +82,7 @@ pub const DEADLOCK_WINDOW: u64 = 16;
 fn timed(timing: &TimingProfile) -> handscope_compiler::c::HsOptions {
     handscope_compiler::c::HsOptions {
         timing: timing.clone(),
-        ..Default::default()
+        ..crate::load::c_options()
     }
 }
 

@@ -65,6 +65,10 @@ pub struct Cli {
     /// What to do; without a subcommand Handscope opens on its built-in example gallery.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// A directory C kernels' `#include`s are looked for in, after the including file's own
+    /// (repeatable; searched in order, then the directories of `CPATH`), as a C compiler's `-I`.
+    #[arg(short = 'I', long = "include-dir", value_name = "DIR", global = true)]
+    pub include_dirs: Vec<std::path::PathBuf>,
 }
 
 /// The subcommands.
@@ -122,6 +126,13 @@ pub struct InputArgs {
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    crate::load::set_include_dirs(
+        cli.include_dirs
+            .iter()
+            .cloned()
+            .chain(crate::load::cpath_dirs(std::env::var_os("CPATH")))
+            .collect(),
+    );
     match cli.command {
         Some(Command::Check(a)) => check::run(&a),
         Some(Command::Compile(a)) => compile::run(&a),

@@ -87,7 +87,7 @@ fn open(a: &RunInput) -> anyhow::Result<Opened> {
     let opts = handscope_compiler::c::HsOptions {
         task_pipelining: a.task_pipelining,
         timing: timing.clone(),
-        ..Default::default()
+        ..crate::load::c_options()
     };
     let loaded = crate::load::load_text_with(&a.file, &text, func.as_deref(), &opts)?;
     let given = a.stimulus.args();

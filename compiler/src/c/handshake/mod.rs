@@ -50,6 +50,8 @@ pub struct HsOptions {
     /// that keep the latencies from throttling it ([`handscope_sim::throughput::balance`]).
     /// The graph itself carries no latency; the profile is applied when it runs.
     pub timing: handscope_sim::spec::timing::TimingProfile,
+    /// Directories searched for `#include`d files after the including file's own (`-I`).
+    pub include_dirs: Vec<std::path::PathBuf>,
 }
 
 /// Compiles C `source` (top function `top`, or the unique uncalled one) to a module with one
@@ -60,7 +62,8 @@ pub fn compile_to_handshake(
     top: Option<&str>,
     opts: &HsOptions,
 ) -> Result<Module, CError> {
-    let mut sources = super::sources::Sources::new(file_name, source);
+    let mut sources =
+        super::sources::Sources::with_include_dirs(file_name, source, &opts.include_dirs);
     let ir = super::compile_sources_to_ir(&mut sources, top)?;
     let f = lower_function(&ir, &sources.names(), opts).map_err(|e| sources.error(e))?;
     Ok(Module { functions: vec![f] })
