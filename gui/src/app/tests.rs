@@ -1446,10 +1446,9 @@ fn window_snapshots_lesson_presentation_and_c_kernel() {
     results.unwrap();
 }
 
-#[test]
-fn moving_tokens_take_the_colour_of_their_invocation_when_several_move() {
-    // Four invocations of `three_loops.c` with task pipelining: the next invocation enters
-    // the first loop while the previous one is in a later loop.
+/// Four invocations of `three_loops.c`, compared without and with task pipelining, both runs
+/// complete.
+fn three_loops_compared_with_task_pipelining() -> Model {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/three_loops.c");
     let over = handscope_sim::session::StimulusArgs {
@@ -1463,6 +1462,14 @@ fn moving_tokens_take_the_colour_of_their_invocation_when_several_move() {
     m.watcher = None;
     m.open_compare(Some(super::model::Setting::TaskPipelining));
     m.settle_compare(100_000);
+    m
+}
+
+#[test]
+fn moving_tokens_take_the_colour_of_their_invocation_when_several_move() {
+    // With task pipelining the next invocation enters the first loop while the previous one
+    // is in a later loop.
+    let mut m = three_loops_compared_with_task_pipelining();
     let pal = m.look.palette();
     let other = &mut m.compare.as_mut().expect("the compare view is open").other;
     let f = other.circuit.as_ref().unwrap().func.clone();
@@ -1501,19 +1508,7 @@ fn moving_tokens_take_the_colour_of_their_invocation_when_several_move() {
 
 #[test]
 fn compare_view_runs_the_kernel_under_another_setting_in_step() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/three_loops.c");
-    let over = handscope_sim::session::StimulusArgs {
-        inputs: vec!["v=1,2,3,4".into(), "start=4".into()],
-        ..Default::default()
-    };
-    let mut m = Model::new(
-        Start::File(path, None, over, None, Default::default()),
-        noop(),
-    );
-    m.watcher = None;
-    m.open_compare(Some(super::model::Setting::TaskPipelining));
-    m.settle_compare(100_000);
+    let mut m = three_loops_compared_with_task_pipelining();
     let cmp = m.compare.as_ref().expect("the compare view is open");
     assert_eq!(cmp.base_label, "buffers cycles, task pipelining off");
     assert_eq!(cmp.other_label, "buffers cycles, task pipelining on");
