@@ -11,6 +11,8 @@ use cranelift_entity::EntityRef;
 use handscope_sim::spec::{Detail, describe_op};
 use handscope_sim::{Function, NodeId};
 
+use super::program_order;
+
 /// A 2-D point.
 pub type P2 = [f32; 2];
 
@@ -83,11 +85,22 @@ impl EdgeRoute {
     }
 }
 
-/// A basic-block cluster.
+/// What a cluster box groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClusterKind {
+    /// The nodes of one basic block.
+    Block,
+    /// The blocks of one loop (and the loops nested in it).
+    Loop,
+}
+
+/// A basic-block or loop cluster.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClusterBox {
-    /// Block label (`bb3`).
+    /// Block label (`bb3`), or the loop's block range (`loop bb1–bb3`).
     pub label: String,
+    /// Block or loop.
+    pub kind: ClusterKind,
     /// Top-left corner.
     pub min: P2,
     /// Bottom-right corner.
@@ -135,11 +148,17 @@ pub fn node_size(f: &Function, n: NodeId) -> P2 {
 }
 
 /// The DOT text used for layout (node names `n<index>`, edge IDs `c<channel>_<consumer>`).
+///
+/// Basic blocks are clusters in program order, each loop a cluster around its blocks
+/// (nested as the loops nest), and invisible edges through one small anchor node between
+/// consecutive blocks stack every block below the one before it, so the drawing reads top to
+/// bottom like the program.
 pub fn layout_dot(f: &Function) -> String {
     let mut s = String::from(
-        "digraph g {\n  graph [rankdir=TB, nodesep=0.25, ranksep=0.4, splines=spline];\n  node [shape=box, fixedsize=true, label=\"\"];\n",
+        "digraph g {\n  graph [rankdir=TB, nodesep=0.12, ranksep=0.25, splines=spline];\n  node [shape=box, fixedsize=true, label=\"\"];\n",
     );
-    let mut blocks: BTreeMap<&str, Vec<NodeId>> = BTreeMap::new();
+    let order = program_order::blocks(f);
+    let mut members: Vec<Vec<NodeId>> = vec![Vec::new(); order.len()];
     for (id, n) in f.nodes.iter() {
         let [w, h] = node_size(f, id);
         let _ = writeln!(
@@ -149,21 +168,21 @@ pub fn layout_dot(f: &Function) -> String {
             w / 72.0,
             h / 72.0
         );
-        if let Some(b) = &n.block {
-            blocks.entry(b).or_default().push(id);
+        if let Some(k) = n.block.as_deref().and_then(|b| {
+            order
+                .binary_search_by(|x| program_order::block_cmp(x, b))
+                .ok()
+        }) {
+            members[k].push(id);
         }
     }
-    for (k, (b, ns)) in blocks.iter().enumerate() {
-        let _ = write!(
-            s,
-            "  subgraph \"cluster_{k}\" {{ label=\"{}\"; ",
-            b.replace('"', "'")
-        );
-        for n in ns {
-            let _ = write!(s, "n{}; ", n.index());
-        }
-        s.push_str("}\n");
-    }
+    let loops = program_order::loops(f, &order);
+    let mut next_loop = 0;
+    let level = Level {
+        order: &order,
+        members: &members,
+    };
+    level.write(&mut s, &loops, 0, order.len(), &mut next_loop, 1);
     for (cid, ch) in f.channels.iter() {
         for (k, c) in ch.consumers.iter().enumerate() {
             let _ = writeln!(
@@ -175,8 +194,112 @@ pub fn layout_dot(f: &Function) -> String {
             );
         }
     }
+    write_stacking(&mut s, f, &members);
     s.push_str("}\n");
     s
+}
+
+/// What [`Level::write`] draws from: the blocks in program order and their nodes.
+struct Level<'a> {
+    order: &'a [&'a str],
+    members: &'a [Vec<NodeId>],
+}
+
+impl Level<'_> {
+    /// Writes the blocks `start..end` at one loop depth: each block on its own or, where a loop
+    /// of `loops` starts, the loop's cluster with everything inside it; between two
+    /// consecutive items, the stacking anchor of the block boundary (so an anchor sits inside
+    /// every loop around both of its blocks).
+    fn write(
+        &self,
+        s: &mut String,
+        loops: &[program_order::Loop],
+        start: usize,
+        end: usize,
+        next_loop: &mut usize,
+        depth: usize,
+    ) {
+        let pad = "  ".repeat(depth);
+        let mut k = start;
+        while k < end {
+            if let Some(l) = loops.iter().find(|l| l.first == k && l.last < end) {
+                let range = if l.first == l.last {
+                    self.order[l.first].to_string()
+                } else {
+                    format!("{}–{}", self.order[l.first], self.order[l.last])
+                };
+                let _ = writeln!(
+                    s,
+                    "{pad}subgraph \"cluster_loop{}\" {{ label=\"loop {}\"; style=dashed;",
+                    *next_loop,
+                    range.replace('"', "'"),
+                );
+                *next_loop += 1;
+                self.block(s, l.first, depth + 1);
+                if l.first < l.last {
+                    anchor(s, l.first, depth + 1);
+                }
+                self.write(s, &l.inner, l.first + 1, l.last + 1, next_loop, depth + 1);
+                let _ = writeln!(s, "{pad}}}");
+                k = l.last + 1;
+            } else {
+                self.block(s, k, depth);
+                k += 1;
+            }
+            if k < end {
+                anchor(s, k - 1, depth);
+            }
+        }
+    }
+
+    /// Writes block `k`'s cluster.
+    fn block(&self, s: &mut String, k: usize, depth: usize) {
+        let _ = write!(
+            s,
+            "{}subgraph \"cluster_{k}\" {{ label=\"{}\"; ",
+            "  ".repeat(depth),
+            self.order[k].replace('"', "'")
+        );
+        for n in &self.members[k] {
+            let _ = write!(s, "n{}; ", n.index());
+        }
+        s.push_str("}\n");
+    }
+}
+
+/// Writes the invisible anchor node between blocks `k` and `k + 1`.
+fn anchor(s: &mut String, k: usize, depth: usize) {
+    let _ = writeln!(
+        s,
+        "{}a{k} [shape=point, width=0.01, height=0.01, style=invis];",
+        "  ".repeat(depth)
+    );
+}
+
+/// Invisible edges that put block `k + 1` below block `k`: from the exits of `k` (nodes with
+/// a channel to another block) to the anchor `a<k>`, and from it to the entries of `k + 1`
+/// (nodes with a channel from another block). Tying exits and entries, not whole blocks, keeps
+/// the drawing about as wide as the panel while the blocks still follow the program downwards.
+fn write_stacking(s: &mut String, f: &Function, members: &[Vec<NodeId>]) {
+    let mut exit = vec![false; f.nodes.len()];
+    let mut entry = vec![false; f.nodes.len()];
+    for ch in f.channels.values() {
+        let from = ch.producer.node;
+        for c in &ch.consumers {
+            if f.nodes[from].block != f.nodes[c.node].block {
+                exit[from.index()] = true;
+                entry[c.node.index()] = true;
+            }
+        }
+    }
+    for k in 1..members.len() {
+        for n in members[k - 1].iter().filter(|n| exit[n.index()]) {
+            let _ = writeln!(s, "  n{} -> a{} [style=invis, id=\"s\"];", n.index(), k - 1);
+        }
+        for n in members[k].iter().filter(|n| entry[n.index()]) {
+            let _ = writeln!(s, "  a{} -> n{} [style=invis, id=\"s\"];", k - 1, n.index());
+        }
+    }
 }
 
 use std::fmt::Write as _;
@@ -286,6 +409,10 @@ fn run_graphviz(f: &Function, dot: &str) -> Option<Layout> {
     parse_graphviz_json(f, &out)
 }
 
+fn area(c: &ClusterBox) -> f32 {
+    (c.max[0] - c.min[0]) * (c.max[1] - c.min[1])
+}
+
 fn nums(s: &str) -> Vec<f32> {
     s.split([',', ' '])
         .filter_map(|x| x.trim().parse().ok())
@@ -301,16 +428,7 @@ pub fn parse_graphviz_json(f: &Function, bytes: &[u8]) -> Option<Layout> {
     let mut nodes: Vec<Option<NodeBox>> = vec![None; f.nodes.len()];
     let mut clusters = Vec::new();
     let mut names: BTreeMap<usize, NodeId> = BTreeMap::new();
-    let blocks: Vec<&str> = {
-        let mut b: Vec<&str> = f
-            .nodes
-            .values()
-            .filter_map(|n| n.block.as_deref())
-            .collect();
-        b.sort_unstable();
-        b.dedup();
-        b
-    };
+    let blocks = program_order::blocks(f);
     for (gvid, o) in v
         .get("objects")
         .and_then(|o| o.as_array())
@@ -321,10 +439,25 @@ pub fn parse_graphviz_json(f: &Function, bytes: &[u8]) -> Option<Layout> {
         let name = o.get("name").and_then(|n| n.as_str()).unwrap_or("");
         if let Some(k) = name.strip_prefix("cluster_") {
             let b = nums(o.get("bb").and_then(|b| b.as_str()).unwrap_or(""));
-            let k: usize = k.parse().ok()?;
+            let (kind, label) = match k.strip_prefix("loop") {
+                Some(_) => (
+                    ClusterKind::Loop,
+                    o.get("label")
+                        .and_then(|l| l.as_str())
+                        .unwrap_or("loop")
+                        .to_string(),
+                ),
+                None => (
+                    ClusterKind::Block,
+                    blocks
+                        .get(k.parse::<usize>().ok()?)
+                        .map_or(String::new(), |s| s.to_string()),
+                ),
+            };
             if b.len() == 4 {
                 clusters.push(ClusterBox {
-                    label: blocks.get(k).map_or(String::new(), |s| s.to_string()),
+                    label,
+                    kind,
                     min: flip(b[0], b[3]),
                     max: flip(b[2], b[1]),
                 });
@@ -350,8 +483,14 @@ pub fn parse_graphviz_json(f: &Function, bytes: &[u8]) -> Option<Layout> {
         .into_iter()
         .flatten()
     {
-        let id = e.get("id").and_then(|i| i.as_str())?;
-        let (c, k) = id.strip_prefix('c')?.split_once('_')?;
+        // Edges without a channel ID are the invisible stacking edges.
+        let Some((c, k)) = e
+            .get("id")
+            .and_then(|i| i.as_str())
+            .and_then(|id| id.strip_prefix('c')?.split_once('_'))
+        else {
+            continue;
+        };
         let (c, k): (usize, usize) = (c.parse().ok()?, k.parse().ok()?);
         let ch = f.channels.get(handscope_sim::ChannelId::new(c))?;
         let to = ch.consumers.get(k)?.node;
@@ -396,6 +535,8 @@ pub fn parse_graphviz_json(f: &Function, bytes: &[u8]) -> Option<Layout> {
         });
     }
     let nodes: Option<Vec<NodeBox>> = nodes.into_iter().collect();
+    // Outer boxes first, so that a loop's box lies under the boxes of its blocks.
+    clusters.sort_by(|a, b| area(b).total_cmp(&area(a)));
     Some(Layout {
         nodes: nodes?,
         edges,
@@ -435,6 +576,134 @@ mod tests {
                 assert!(n.center[1] >= 0.0 && n.center[1] <= l.size[1] + 1.0);
             }
         }
+    }
+
+    fn compile(src: &str) -> crate::app::circuit::Circuit {
+        crate::app::circuit::Circuit::from_text(
+            crate::app::circuit::Origin::File("k.c".into()),
+            "k.c",
+            src.to_string(),
+            &Default::default(),
+            None,
+            &handscope_sim::spec::timing::TimingProfile::ideal(),
+        )
+        .unwrap()
+    }
+
+    fn dot_runs() -> bool {
+        std::process::Command::new("dot")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    const THREE_LOOPS: &str = "unsigned k(unsigned v) {\n\
+        for (int i = 0; i < 3; i++) v = v ^ 1;\n\
+        for (int i = 0; i < 3; i++) v = v ^ 2;\n\
+        for (int i = 0; i < 3; i++) v = v ^ 3;\n\
+        return v; }\n";
+
+    /// #15 item 1: each loop is a box around its blocks, blocks are clusters in program order
+    /// with stacking anchors between them, and the loops of a kernel follow one another
+    /// downwards.
+    #[test]
+    fn loops_are_boxes_that_follow_the_program_downwards() {
+        let c = compile(THREE_LOOPS);
+        let dot = layout_dot(&c.func);
+        for (k, b) in ["bb1", "bb3", "bb5"].iter().enumerate() {
+            let open = format!("subgraph \"cluster_loop{k}\" {{ label=\"loop {b}\"");
+            let at = dot
+                .find(&open)
+                .unwrap_or_else(|| panic!("{open} in\n{dot}"));
+            let inner = &dot[at + open.len()..];
+            assert!(
+                inner.find(&format!("label=\"{b}\"")) < inner.find('}'),
+                "block {b} is inside its loop's cluster"
+            );
+        }
+        assert!(dot.contains("a0 [shape=point"), "{dot}");
+        assert!(dot.contains("-> a0 [style=invis"), "{dot}");
+        if !dot_runs() {
+            // Graphviz is installed by scripts/setup-tools.sh; without it the layout is
+            // Sugiyama's, which draws no loop boxes.
+            return;
+        }
+        let l = compute(&c.func, Engine::Auto);
+        let tops: Vec<(String, f32)> = l
+            .clusters
+            .iter()
+            .filter(|b| b.kind == ClusterKind::Loop)
+            .map(|b| (b.label.clone(), b.min[1]))
+            .collect();
+        let mut by_label = tops.clone();
+        by_label.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            by_label.iter().map(|t| t.0.as_str()).collect::<Vec<_>>(),
+            ["loop bb1", "loop bb3", "loop bb5"]
+        );
+        assert!(
+            by_label.windows(2).all(|w| w[0].1 < w[1].1),
+            "each loop starts below the one before: {by_label:?}"
+        );
+        let ret = c
+            .func
+            .nodes
+            .iter()
+            .find(|(_, n)| matches!(n.op, handscope_sim::Op::Return))
+            .unwrap()
+            .0;
+        let last_loop = l.clusters.iter().find(|b| b.label == "loop bb5").unwrap();
+        assert!(l.nodes[ret.index()].center[1] > last_loop.min[1]);
+        // A box is drawn before (under) every box inside it.
+        let inside = |i: &ClusterBox, o: &ClusterBox| {
+            o.min[0] <= i.min[0]
+                && o.min[1] <= i.min[1]
+                && i.max[0] <= o.max[0]
+                && i.max[1] <= o.max[1]
+        };
+        for (j, b) in l.clusters.iter().enumerate() {
+            for (i, a) in l.clusters.iter().enumerate() {
+                if i != j && inside(b, a) {
+                    assert!(i < j, "{a:?} is drawn before {b:?}");
+                }
+            }
+        }
+        let bb1 = l.clusters.iter().find(|b| b.label == "bb1").unwrap();
+        let loop1 = l.clusters.iter().find(|b| b.label == "loop bb1").unwrap();
+        assert!(inside(bb1, loop1));
+    }
+
+    /// A nested loop's box lies inside its outer loop's box.
+    #[test]
+    fn a_nested_loop_box_lies_inside_the_outer_one() {
+        let c = compile(
+            "int k(int n) { int s = 0;\n\
+             for (int i = 0; i < n; i++)\n\
+               for (int j = 0; j < n; j++) s = s + i * j;\n\
+             return s; }\n",
+        );
+        let dot = layout_dot(&c.func);
+        let outer = dot.find("cluster_loop0").unwrap();
+        let inner = dot.find("cluster_loop1").unwrap();
+        assert!(outer < inner, "{dot}");
+        if !dot_runs() {
+            return;
+        }
+        let l = compute(&c.func, Engine::Auto);
+        let loops: Vec<&ClusterBox> = l
+            .clusters
+            .iter()
+            .filter(|b| b.kind == ClusterKind::Loop)
+            .collect();
+        assert_eq!(loops.len(), 2, "{:?}", l.clusters);
+        let (o, i) = (loops[0], loops[1]);
+        assert!(
+            o.min[0] <= i.min[0]
+                && o.min[1] <= i.min[1]
+                && i.max[0] <= o.max[0]
+                && i.max[1] <= o.max[1],
+            "{o:?} contains {i:?}"
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod inspect;
 pub mod layout;
 pub mod layout_stats;
 pub mod model;
+pub mod program_order;
 pub mod reload;
 pub mod render;
 pub mod scene;

@@ -8,7 +8,7 @@ use handscope_sim::{ChannelId, Function, NodeId, Op};
 use super::binding::Binding;
 use super::cycle::CycleState;
 use super::describe::{DeadlockMarks, Selection};
-use super::layout::{Layout, NodeBox, P2, node_label};
+use super::layout::{ClusterKind, Layout, NodeBox, P2, node_label};
 use super::style::{ChanState, Palette, Radix, Rgba, format_value};
 
 /// Text anchoring.
@@ -167,12 +167,16 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
     let p = &o.palette;
     let mut items = Vec::with_capacity(layout.nodes.len() * 6 + layout.edges.len() * 3);
     for c in &layout.clusters {
+        let (fill, stroke, width) = match c.kind {
+            ClusterKind::Block => (p.cluster, p.weak_text.with_alpha(90), 1.0),
+            ClusterKind::Loop => (p.loop_fill, p.weak_text.with_alpha(160), 1.5),
+        };
         items.push(Item::Rect {
             min: c.min,
             max: c.max,
-            fill: p.cluster,
-            stroke: p.weak_text.with_alpha(90),
-            width: 1.0,
+            fill,
+            stroke,
+            width,
             radius: 6.0,
         });
         items.push(Item::Text {

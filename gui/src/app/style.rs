@@ -104,6 +104,8 @@ pub struct Palette {
     pub weak_text: Rgba,
     /// Cluster fill.
     pub cluster: Rgba,
+    /// Fill of a loop's box (around its blocks' clusters).
+    pub loop_fill: Rgba,
     /// Selection outline.
     pub selected: Rgba,
     /// Deadlock wait-for highlight.
@@ -163,6 +165,7 @@ impl Palette {
                 text: Rgba::hex(0x111111),
                 weak_text: Rgba::hex(0x666666),
                 cluster: Rgba::hex(0xeef2fa),
+                loop_fill: Rgba::hex(0xfbf7ea),
                 selected: Rgba::hex(0x8e44ad),
                 deadlock: Rgba::hex(0xcc0000),
                 chan,
@@ -176,6 +179,7 @@ impl Palette {
                 text: Rgba::hex(0xeeeeee),
                 weak_text: Rgba::hex(0xaaaaaa),
                 cluster: Rgba::hex(0x232a36),
+                loop_fill: Rgba::hex(0x29271f),
                 selected: Rgba::hex(0xd28cff),
                 deadlock: Rgba::hex(0xff5555),
                 chan: if colour_blind {

@@ -9,7 +9,7 @@ use cranelift_entity::EntityRef;
 use handscope_sim::{Function, NodeId};
 use rust_sugiyama::configure::{Config, RankingType};
 
-use super::layout::{ClusterBox, EdgeRoute, Layout, NodeBox, P2, node_size};
+use super::layout::{ClusterBox, ClusterKind, EdgeRoute, Layout, NodeBox, P2, node_size};
 
 const MARGIN: f32 = 16.0;
 const LAYER_GAP: f32 = 36.0;
@@ -139,6 +139,7 @@ pub fn layout(f: &Function) -> Layout {
         .into_iter()
         .map(|(b, (lo, hi))| ClusterBox {
             label: b.to_string(),
+            kind: ClusterKind::Block,
             min: [lo[0] - 8.0, lo[1] - 18.0],
             max: [hi[0] + 8.0, hi[1] + 8.0],
         })

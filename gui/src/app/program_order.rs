@@ -1,0 +1,144 @@
+//! The program structure a layout follows: basic blocks in program order (`bb2` before
+//! `bb10`) and the loops they form, as nested block ranges. Both come from the graph alone:
+//! a block's number is its place in the program, and a channel from a block back into a
+//! merge-like node of an earlier block (or of itself, from its own `cond_br`) is a loop's
+//! back edge, the earlier block its header.
+
+use std::cmp::Ordering;
+
+use handscope_sim::{Function, NodeId, Op};
+
+/// A loop: the blocks `first..=last` of [`blocks`]' order (one block when the loop's body
+/// is a single block), with the loops nested in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loop {
+    /// Index of the header block.
+    pub first: usize,
+    /// Index of the last block of the loop (the latest block with a back edge to the header).
+    pub last: usize,
+    /// Loops inside this one, in program order.
+    pub inner: Vec<Loop>,
+}
+
+/// Orders block labels as a program lists them: by the number after a `bb` prefix (so `bb2`
+/// comes before `bb10`), labels without one after those, by name.
+pub fn block_cmp(a: &str, b: &str) -> Ordering {
+    let num = |s: &str| {
+        s.strip_prefix("bb")
+            .filter(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+            .and_then(|d| d.parse::<u64>().ok())
+    };
+    match (num(a), num(b)) {
+        (Some(x), Some(y)) => x.cmp(&y).then_with(|| a.cmp(b)),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
+/// The distinct block labels of `f`'s nodes, in program order.
+pub fn blocks(f: &Function) -> Vec<&str> {
+    let mut b: Vec<&str> = f
+        .nodes
+        .values()
+        .filter_map(|n| n.block.as_deref())
+        .collect();
+    b.sort_unstable_by(|x, y| block_cmp(x, y));
+    b.dedup();
+    b
+}
+
+/// The loops of `f` over the block order `blocks`, outermost first. Each header gets one
+/// loop reaching its latest back edge; a range that overlaps another without nesting in it
+/// (an irreducible shape) is dropped, so the result always nests.
+pub fn loops(f: &Function, blocks: &[&str]) -> Vec<Loop> {
+    let index = |n: &handscope_sim::Node| {
+        n.block
+            .as_deref()
+            .and_then(|b| blocks.binary_search_by(|x| block_cmp(x, b)).ok())
+    };
+    let mut reach: Vec<Option<usize>> = vec![None; blocks.len()];
+    for ch in f.channels.values() {
+        let Some(from) = index(&f.nodes[ch.producer.node]) else {
+            continue;
+        };
+        for c in &ch.consumers {
+            // A channel back to an earlier block, or a block's own branch back into it
+            // (a loop of one block), that ends in a merge-like node of its block.
+            if let Some(to) = index(&f.nodes[c.node])
+                && (to < from || (to == from && matches!(f.nodes[ch.producer.node].op, Op::CondBr)))
+                && enters_merge(f, c.node)
+            {
+                let r = &mut reach[to];
+                *r = Some(r.map_or(from, |x| x.max(from)));
+            }
+        }
+    }
+    // Ranges by start, longest first, then nested with a stack of open ranges.
+    let mut roots: Vec<Loop> = Vec::new();
+    let mut open: Vec<Loop> = Vec::new();
+    let close = |open: &mut Vec<Loop>, roots: &mut Vec<Loop>| {
+        if let Some(done) = open.pop() {
+            match open.last_mut() {
+                Some(parent) => parent.inner.push(done),
+                None => roots.push(done),
+            }
+        }
+    };
+    for (first, last) in reach
+        .iter()
+        .enumerate()
+        .filter_map(|(h, r)| r.map(|l| (h, l)))
+    {
+        while open.last().is_some_and(|o| o.last < first) {
+            close(&mut open, &mut roots);
+        }
+        if open.last().is_some_and(|o| o.last < last) {
+            continue;
+        }
+        open.push(Loop {
+            first,
+            last,
+            inner: Vec::new(),
+        });
+    }
+    while !open.is_empty() {
+        close(&mut open, &mut roots);
+    }
+    roots
+}
+
+/// Whether a token reaching `n` goes on to a merge-like node (`mux`, `merge`,
+/// `control_merge`) of `n`'s block, through buffers and forks of that block: the shape of a
+/// loop's back edge into its header. (A function's invocation lock, a buffer feeding a join,
+/// is not one.)
+fn enters_merge(f: &Function, n: NodeId) -> bool {
+    let block = &f.nodes[n].block;
+    let mut todo = vec![n];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(n) = todo.pop() {
+        if !seen.insert(n) {
+            continue;
+        }
+        let node = &f.nodes[n];
+        match node.op {
+            Op::Mux | Op::Merge | Op::ControlMerge => return true,
+            Op::Buffer { .. } | Op::Fork => {
+                for &o in &node.outputs {
+                    todo.extend(
+                        f.channels[o]
+                            .consumers
+                            .iter()
+                            .map(|c| c.node)
+                            .filter(|&c| f.nodes[c].block == *block),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests;
