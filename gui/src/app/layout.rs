@@ -578,17 +578,7 @@ mod tests {
         }
     }
 
-    fn compile(src: &str) -> crate::app::circuit::Circuit {
-        crate::app::circuit::Circuit::from_text(
-            crate::app::circuit::Origin::File("k.c".into()),
-            "k.c",
-            src.to_string(),
-            &Default::default(),
-            None,
-            &handscope_sim::spec::timing::TimingProfile::ideal(),
-        )
-        .unwrap()
-    }
+    use crate::app::program_order::tests::compile;
 
     fn dot_runs() -> bool {
         std::process::Command::new("dot")

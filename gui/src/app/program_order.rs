@@ -141,4 +141,4 @@ fn enters_merge(f: &Function, n: NodeId) -> bool {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -2,7 +2,8 @@ use super::*;
 use crate::app::circuit::{Circuit, Origin};
 use handscope_sim::spec::timing::TimingProfile;
 
-fn compile(src: &str) -> Circuit {
+/// Compiles the C kernel `src` (also used by the layout tests).
+pub(crate) fn compile(src: &str) -> Circuit {
     Circuit::from_text(
         Origin::File("k.c".into()),
         "k.c",
