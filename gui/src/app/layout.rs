@@ -578,7 +578,7 @@ mod tests {
         }
     }
 
-    use crate::app::program_order::tests::compile;
+    use crate::app::program_order::tests::{NESTED_LOOPS, THREE_LOOPS, compile};
 
     fn dot_runs() -> bool {
         std::process::Command::new("dot")
@@ -586,12 +586,6 @@ mod tests {
             .output()
             .is_ok_and(|o| o.status.success())
     }
-
-    const THREE_LOOPS: &str = "unsigned k(unsigned v) {\n\
-        for (int i = 0; i < 3; i++) v = v ^ 1;\n\
-        for (int i = 0; i < 3; i++) v = v ^ 2;\n\
-        for (int i = 0; i < 3; i++) v = v ^ 3;\n\
-        return v; }\n";
 
     /// #15 item 1: each loop is a box around its blocks, blocks are clusters in program order
     /// with stacking anchors between them, and the loops of a kernel follow one another
@@ -666,12 +660,7 @@ mod tests {
     /// A nested loop's box lies inside its outer loop's box.
     #[test]
     fn a_nested_loop_box_lies_inside_the_outer_one() {
-        let c = compile(
-            "int k(int n) { int s = 0;\n\
-             for (int i = 0; i < n; i++)\n\
-               for (int j = 0; j < n; j++) s = s + i * j;\n\
-             return s; }\n",
-        );
+        let c = compile(NESTED_LOOPS);
         let dot = layout_dot(&c.func);
         let outer = dot.find("cluster_loop0").unwrap();
         let inner = dot.find("cluster_loop1").unwrap();

@@ -15,6 +15,19 @@ pub(crate) fn compile(src: &str) -> Circuit {
     .unwrap()
 }
 
+/// Three loops in series (also used by the layout tests).
+pub(crate) const THREE_LOOPS: &str = "unsigned k(unsigned v) {\n\
+    for (int i = 0; i < 3; i++) v = v ^ 1;\n\
+    for (int i = 0; i < 3; i++) v = v ^ 2;\n\
+    for (int i = 0; i < 3; i++) v = v ^ 3;\n\
+    return v; }\n";
+
+/// A loop nested in another (also used by the layout tests).
+pub(crate) const NESTED_LOOPS: &str = "int k(int n) { int s = 0;\n\
+    for (int i = 0; i < n; i++)\n\
+      for (int j = 0; j < n; j++) s = s + i * j;\n\
+    return s; }\n";
+
 #[test]
 fn block_numbers_compare_as_numbers() {
     let mut v = vec!["bb10", "x", "bb2", "bb1", "entry", "bb02"];
@@ -24,13 +37,7 @@ fn block_numbers_compare_as_numbers() {
 
 #[test]
 fn three_loops_in_series_are_three_sibling_loops() {
-    let c = compile(
-        "unsigned k(unsigned v) {\n\
-         for (int i = 0; i < 3; i++) v = v ^ 1;\n\
-         for (int i = 0; i < 3; i++) v = v ^ 2;\n\
-         for (int i = 0; i < 3; i++) v = v ^ 3;\n\
-         return v; }\n",
-    );
+    let c = compile(THREE_LOOPS);
     let b = blocks(&c.func);
     assert!(b.windows(2).all(|w| block_cmp(w[0], w[1]).is_lt()), "{b:?}");
     let l = loops(&c.func, &b);
@@ -41,12 +48,7 @@ fn three_loops_in_series_are_three_sibling_loops() {
 
 #[test]
 fn a_nested_loop_sits_inside_its_outer_loop() {
-    let c = compile(
-        "int k(int n) { int s = 0;\n\
-         for (int i = 0; i < n; i++)\n\
-           for (int j = 0; j < n; j++) s = s + i * j;\n\
-         return s; }\n",
-    );
+    let c = compile(NESTED_LOOPS);
     let b = blocks(&c.func);
     let l = loops(&c.func, &b);
     assert_eq!(l.len(), 1, "{l:?} over {b:?}");
