@@ -220,9 +220,12 @@ impl Level<'_> {
         depth: usize,
     ) {
         let pad = "  ".repeat(depth);
+        // The loops of one level are in program order and do not overlap.
+        let mut loops = loops.iter().peekable();
         let mut k = start;
         while k < end {
-            if let Some(l) = loops.iter().find(|l| l.first == k && l.last < end) {
+            while loops.next_if(|l| l.first < k).is_some() {}
+            if let Some(l) = loops.next_if(|l| l.first == k && l.last < end) {
                 let range = if l.first == l.last {
                     self.order[l.first].to_string()
                 } else {
@@ -559,12 +562,8 @@ mod tests {
         .unwrap();
         for engine in [Engine::Auto, Engine::Sugiyama] {
             let l = compute(&c.func, engine);
-            let have_dot = std::process::Command::new("dot")
-                .arg("-V")
-                .output()
-                .is_ok_and(|o| o.status.success());
             let want = match engine {
-                Engine::Auto if have_dot => "graphviz",
+                Engine::Auto if dot_runs() => "graphviz",
                 _ => "sugiyama",
             };
             assert_eq!(l.engine, want, "Graphviz is used when `dot` runs");
@@ -579,6 +578,11 @@ mod tests {
     }
 
     use crate::app::program_order::tests::{NESTED_LOOPS, THREE_LOOPS, compile};
+
+    /// Whether box `i` lies inside box `o`.
+    fn inside(i: &ClusterBox, o: &ClusterBox) -> bool {
+        o.min[0] <= i.min[0] && o.min[1] <= i.min[1] && i.max[0] <= o.max[0] && i.max[1] <= o.max[1]
+    }
 
     fn dot_runs() -> bool {
         std::process::Command::new("dot")
@@ -613,13 +617,12 @@ mod tests {
             return;
         }
         let l = compute(&c.func, Engine::Auto);
-        let tops: Vec<(String, f32)> = l
+        let mut by_label: Vec<(String, f32)> = l
             .clusters
             .iter()
             .filter(|b| b.kind == ClusterKind::Loop)
             .map(|b| (b.label.clone(), b.min[1]))
             .collect();
-        let mut by_label = tops.clone();
         by_label.sort_by(|a, b| a.0.cmp(&b.0));
         assert_eq!(
             by_label.iter().map(|t| t.0.as_str()).collect::<Vec<_>>(),
@@ -639,12 +642,6 @@ mod tests {
         let last_loop = l.clusters.iter().find(|b| b.label == "loop bb5").unwrap();
         assert!(l.nodes[ret.index()].center[1] > last_loop.min[1]);
         // A box is drawn before (under) every box inside it.
-        let inside = |i: &ClusterBox, o: &ClusterBox| {
-            o.min[0] <= i.min[0]
-                && o.min[1] <= i.min[1]
-                && i.max[0] <= o.max[0]
-                && i.max[1] <= o.max[1]
-        };
         for (j, b) in l.clusters.iter().enumerate() {
             for (i, a) in l.clusters.iter().enumerate() {
                 if i != j && inside(b, a) {
@@ -676,13 +673,7 @@ mod tests {
             .collect();
         assert_eq!(loops.len(), 2, "{:?}", l.clusters);
         let (o, i) = (loops[0], loops[1]);
-        assert!(
-            o.min[0] <= i.min[0]
-                && o.min[1] <= i.min[1]
-                && i.max[0] <= o.max[0]
-                && i.max[1] <= o.max[1],
-            "{o:?} contains {i:?}"
-        );
+        assert!(inside(i, o), "{o:?} contains {i:?}");
     }
 
     #[test]
