@@ -383,4 +383,15 @@ fn layout_stats_measures_each_file_at_fit() {
         let zoom: f32 = row[5].trim_end_matches('%').parse().expect("zoom");
         assert!(aspect > 0.1 && aspect < 10.0 && zoom > 1.0, "{text}");
     }
+    // #15 item 1's goal on a small C kernel: drawn by Graphviz (installed by the test
+    // command), gcd.c's labels are readable at fit (a single column of it was 7.4 px).
+    if rows[0][3] == "graphviz" {
+        let px: f32 = rows[0][6]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(px >= 11.0, "{text}");
+    }
 }

@@ -11,6 +11,7 @@ use cranelift_entity::EntityRef;
 use handscope_sim::spec::{Detail, describe_op};
 use handscope_sim::{Function, NodeId};
 
+use super::layout_stats::fit_zoom;
 use super::program_order;
 
 /// A 2-D point.
@@ -133,33 +134,87 @@ pub fn node_label(f: &Function, n: NodeId) -> (String, String) {
         out_ty,
         Detail::Short,
     );
-    (node.id.clone(), op)
+    let id = match node.block.as_deref() {
+        Some(b) => node
+            .id
+            .strip_prefix(b)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .filter(|rest| !rest.is_empty())
+            .unwrap_or(&node.id),
+        None => &node.id,
+    };
+    (id.to_string(), op)
 }
 
 /// Size of a node's box in points.
 pub fn node_size(f: &Function, n: NodeId) -> P2 {
     let (id, op) = node_label(f, n);
-    let chars = id.chars().count().max(op.chars().count()) as f32;
+    let text = (id.chars().count() as f32 * 6.6).max(op.chars().count() as f32 * 5.4);
     let stateful = f.nodes[n].op.is_stateful();
     [
-        (chars * 6.6 + 18.0).clamp(64.0, 260.0),
+        (text + 16.0).clamp(56.0, 260.0),
         if stateful { 50.0 } else { 36.0 },
     ]
 }
 
-/// The DOT text used for layout (node names `n<index>`, edge IDs `c<channel>_<consumer>`).
+/// The DOT text used for layout (node names `n<index>`, edge IDs `c<channel>_<consumer>`),
+/// one column.
 ///
 /// Basic blocks are clusters in program order, each loop a cluster around its blocks
 /// (nested as the loops nest), and invisible edges through one small anchor node between
 /// consecutive blocks stack every block below the one before it, so the drawing reads top to
 /// bottom like the program.
 pub fn layout_dot(f: &Function) -> String {
+    column_dot(f, &Shape::default(), 0)
+}
+
+/// The shape a drawing is given: how its loops rank and where its columns break. The
+/// default is one column ranked in program order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The block boundaries after which a new column starts (see [`column_cuts`]): the
+    /// program is wrapped into columns read like a newspaper's, each laid out on its own and
+    /// put to the right of the one before, tops aligned.
+    pub breaks: Vec<usize>,
+    /// Whether channels against the program order (a loop's back edges) leave the ranking
+    /// to the program, so that every loop reads top to bottom (otherwise Graphviz turns
+    /// around edges of its own choice to break each cycle).
+    pub rank_forward: bool,
+}
+
+impl Default for Shape {
+    fn default() -> Self {
+        Shape {
+            breaks: Vec::new(),
+            rank_forward: true,
+        }
+    }
+}
+
+/// The DOT text of column `column` of `f` drawn in `shape` (with no breaks, column 0 is the
+/// whole graph): the column's blocks (a boundary `k` of the breaks lies between the blocks
+/// `k` and `k + 1` of the program order), its loops, the nodes outside every block that it
+/// uses first (see [`node_columns`]) and the channels between its nodes.
+pub fn column_dot(f: &Function, shape: &Shape, column: usize) -> String {
+    let breaks = &shape.breaks[..];
     let mut s = String::from(
         "digraph g {\n  graph [rankdir=TB, nodesep=0.12, ranksep=0.25, splines=spline];\n  node [shape=box, fixedsize=true, label=\"\"];\n",
     );
     let order = program_order::blocks(f);
     let mut members: Vec<Vec<NodeId>> = vec![Vec::new(); order.len()];
+    let mut block_of: Vec<Option<usize>> = vec![None; f.nodes.len()];
     for (id, n) in f.nodes.iter() {
+        if let Some(k) = n.block.as_deref().and_then(|b| {
+            order
+                .binary_search_by(|x| program_order::block_cmp(x, b))
+                .ok()
+        }) {
+            members[k].push(id);
+            block_of[id.index()] = Some(k);
+        }
+    }
+    let columns = node_columns(f, &block_of, breaks);
+    for id in f.nodes.keys().filter(|n| columns[n.index()] == column) {
         let [w, h] = node_size(f, id);
         let _ = writeln!(
             s,
@@ -168,35 +223,100 @@ pub fn layout_dot(f: &Function) -> String {
             w / 72.0,
             h / 72.0
         );
-        if let Some(k) = n.block.as_deref().and_then(|b| {
-            order
-                .binary_search_by(|x| program_order::block_cmp(x, b))
-                .ok()
-        }) {
-            members[k].push(id);
-        }
     }
+    let start = match column {
+        0 => 0,
+        c => breaks.get(c - 1).map_or(order.len(), |b| b + 1),
+    };
+    let end = breaks.get(column).map_or(order.len(), |b| b + 1);
     let loops = program_order::loops(f, &order);
-    let mut next_loop = 0;
+    let mut walk = Walk::default();
     let level = Level {
         order: &order,
         members: &members,
     };
-    level.write(&mut s, &loops, 0, order.len(), &mut next_loop, 1);
+    level.write(&mut s, &loops, start, end, &mut walk, 1);
     for (cid, ch) in f.channels.iter() {
+        let from = ch.producer.node.index();
         for (k, c) in ch.consumers.iter().enumerate() {
+            let to = c.node.index();
+            if columns[from] != column || columns[to] != column {
+                continue;
+            }
             let _ = writeln!(
                 s,
-                "  n{} -> n{} [id=\"c{}_{k}\"];",
-                ch.producer.node.index(),
-                c.node.index(),
-                cid.index()
+                "  n{from} -> n{to} [id=\"c{}_{k}\"{}];",
+                cid.index(),
+                if shape.rank_forward
+                    && program_order::runs_backwards(f, &block_of, ch.producer.node, c.node)
+                {
+                    ", constraint=false"
+                } else {
+                    ""
+                }
             );
         }
     }
-    write_stacking(&mut s, f, &members);
+    write_stacking(&mut s, f, &block_of, &members, &walk.boundaries);
     s.push_str("}\n");
     s
+}
+
+/// The column of every node of `f` when the program is wrapped after the boundaries
+/// `breaks` (see [`node_columns`]).
+fn columns_of(f: &Function, breaks: &[usize]) -> Vec<usize> {
+    let order = program_order::blocks(f);
+    let block_of: Vec<Option<usize>> = f
+        .nodes
+        .values()
+        .map(|n| {
+            n.block.as_deref().and_then(|b| {
+                order
+                    .binary_search_by(|x| program_order::block_cmp(x, b))
+                    .ok()
+            })
+        })
+        .collect();
+    node_columns(f, &block_of, breaks)
+}
+
+/// The column of every node when the program is wrapped after the boundaries `breaks`:
+/// its block's, or for a node outside every block (an argument, a memory) the first column
+/// that uses it.
+fn node_columns(f: &Function, block_of: &[Option<usize>], breaks: &[usize]) -> Vec<usize> {
+    let col = |k: usize| breaks.iter().filter(|&&b| b < k).count();
+    let mut column: Vec<Option<usize>> = block_of.iter().map(|b| b.map(col)).collect();
+    for (id, n) in f.nodes.iter() {
+        if column[id.index()].is_none() {
+            column[id.index()] = n
+                .outputs
+                .iter()
+                .flat_map(|&o| &f.channels[o].consumers)
+                .filter_map(|c| block_of[c.node.index()].map(col))
+                .min();
+        }
+    }
+    column.into_iter().map(|c| c.unwrap_or(0)).collect()
+}
+
+/// The block boundaries a drawing may be wrapped at: `k` (between blocks `k` and `k + 1` of
+/// the program order) where no loop contains both blocks.
+pub fn column_cuts(f: &Function) -> Vec<usize> {
+    let order = program_order::blocks(f);
+    let loops = program_order::loops(f, &order);
+    (0..order.len().saturating_sub(1))
+        .filter(|&k| !loops.iter().any(|l| l.first <= k && k < l.last))
+        .collect()
+}
+
+/// What [`Level::write`] has written so far.
+#[derive(Default)]
+struct Walk {
+    /// Loop clusters written (the next one's number).
+    next_loop: usize,
+    /// The stacking anchors written: `(k, first)` for the anchor `a<k>` below the item (a
+    /// block, or a loop and everything in it) of the blocks `first..=k`.
+    boundaries: Vec<(usize, usize)>,
 }
 
 /// What [`Level::write`] draws from: the blocks in program order and their nodes.
@@ -216,7 +336,7 @@ impl Level<'_> {
         loops: &[program_order::Loop],
         start: usize,
         end: usize,
-        next_loop: &mut usize,
+        walk: &mut Walk,
         depth: usize,
     ) {
         let pad = "  ".repeat(depth);
@@ -224,6 +344,7 @@ impl Level<'_> {
         let mut loops = loops.iter().peekable();
         let mut k = start;
         while k < end {
+            let item;
             while loops.next_if(|l| l.first < k).is_some() {}
             if let Some(l) = loops.next_if(|l| l.first == k && l.last < end) {
                 let range = if l.first == l.last {
@@ -234,23 +355,27 @@ impl Level<'_> {
                 let _ = writeln!(
                     s,
                     "{pad}subgraph \"cluster_loop{}\" {{ label=\"loop {}\"; style=dashed;",
-                    *next_loop,
+                    walk.next_loop,
                     range.replace('"', "'"),
                 );
-                *next_loop += 1;
+                walk.next_loop += 1;
                 self.block(s, l.first, depth + 1);
                 if l.first < l.last {
                     anchor(s, l.first, depth + 1);
+                    walk.boundaries.push((l.first, l.first));
                 }
-                self.write(s, &l.inner, l.first + 1, l.last + 1, next_loop, depth + 1);
+                self.write(s, &l.inner, l.first + 1, l.last + 1, walk, depth + 1);
                 let _ = writeln!(s, "{pad}}}");
+                item = l.first;
                 k = l.last + 1;
             } else {
                 self.block(s, k, depth);
+                item = k;
                 k += 1;
             }
             if k < end {
                 anchor(s, k - 1, depth);
+                walk.boundaries.push((k - 1, item));
             }
         }
     }
@@ -279,28 +404,49 @@ fn anchor(s: &mut String, k: usize, depth: usize) {
     );
 }
 
-/// Invisible edges that put block `k + 1` below block `k`: from the exits of `k` (nodes with
-/// a channel to another block) to the anchor `a<k>`, and from it to the entries of `k + 1`
-/// (nodes with a channel from another block). Tying exits and entries, not whole blocks, keeps
-/// the drawing about as wide as the panel while the blocks still follow the program downwards.
-fn write_stacking(s: &mut String, f: &Function, members: &[Vec<NodeId>]) {
-    let mut exit = vec![false; f.nodes.len()];
+/// Invisible edges that put block `k + 1` below the item (a block, or a loop and all inside
+/// it) of the blocks `first..=k`, for each anchor `(k, first)` of `boundaries`: from the
+/// item's exits (its nodes with a channel to a later block) to the anchor `a<k>`, and from
+/// it to the entries of `k + 1` (nodes with a channel from another block). A loop's back
+/// edges are not exits: Graphviz turns them around, and an anchor tied to them would float
+/// up to the loop's header. Tying exits and entries, not whole blocks, keeps the drawing
+/// about as wide as the panel while the blocks still follow the program downwards. Exits or
+/// entries that come out empty are all the nodes of the item or block.
+fn write_stacking(
+    s: &mut String,
+    f: &Function,
+    block_of: &[Option<usize>],
+    members: &[Vec<NodeId>],
+    boundaries: &[(usize, usize)],
+) {
     let mut entry = vec![false; f.nodes.len()];
+    // The latest block each node sends a channel to.
+    let mut reach: Vec<Option<usize>> = vec![None; f.nodes.len()];
     for ch in f.channels.values() {
-        let from = ch.producer.node;
+        let from = ch.producer.node.index();
         for c in &ch.consumers {
-            if f.nodes[from].block != f.nodes[c.node].block {
-                exit[from.index()] = true;
-                entry[c.node.index()] = true;
+            let to = c.node.index();
+            if block_of[from] != block_of[to] {
+                entry[to] = true;
+            }
+            if let Some(b) = block_of[to] {
+                reach[from] = Some(reach[from].map_or(b, |r: usize| r.max(b)));
             }
         }
     }
-    for k in 1..members.len() {
-        for n in members[k - 1].iter().filter(|n| exit[n.index()]) {
-            let _ = writeln!(s, "  n{} -> a{} [style=invis, id=\"s\"];", n.index(), k - 1);
+    for &(k, first) in boundaries {
+        let item = || members[first..=k].iter().flatten();
+        let mut exits: Vec<&NodeId> = item().filter(|n| reach[n.index()] > Some(k)).collect();
+        if exits.is_empty() {
+            exits = item().collect();
         }
-        for n in members[k].iter().filter(|n| entry[n.index()]) {
-            let _ = writeln!(s, "  a{} -> n{} [style=invis, id=\"s\"];", k - 1, n.index());
+        for n in exits {
+            let _ = writeln!(s, "  n{} -> a{k} [style=invis, id=\"s\"];", n.index());
+        }
+        let next = &members[k + 1];
+        let tied = next.iter().filter(|n| entry[n.index()]).count();
+        for n in next.iter().filter(|n| tied == 0 || entry[n.index()]) {
+            let _ = writeln!(s, "  a{k} -> n{} [style=invis, id=\"s\"];", n.index());
         }
     }
 }
@@ -344,16 +490,39 @@ pub fn layout_stack_size(nodes: usize) -> usize {
     (16 << 20) + nodes.saturating_mul(4 << 10)
 }
 
-/// Computes (or fetches from the cache) the layout of `f`.
-pub fn compute(f: &Function, engine: Engine) -> Arc<Layout> {
+/// The graph panel a drawing is shaped for when the view's size is not known yet: the
+/// graph view of a 1600×1000 window.
+pub const DEFAULT_PANEL: P2 = [1600.0, 1000.0];
+
+/// Largest graph whose drawing is tried in columns (each try is one more `dot` run).
+pub const SHAPE_MAX_NODES: usize = 400;
+
+/// Most columns a drawing is wrapped into.
+const MAX_COLUMNS: usize = 5;
+
+/// Most block boundaries considered for column breaks in a graph of `nodes` nodes: each run
+/// of consecutive items between them is one `dot` run per ranking (36 for 7 boundaries, 10
+/// for 3), and `dot` takes longer on larger graphs (a 319-node kernel took 5 s with 7).
+fn max_candidate_cuts(nodes: usize) -> usize {
+    if nodes <= 150 { 7 } else { 3 }
+}
+
+/// How much larger the zoom at fit must get for [`graphviz_shaped`] to take a shape later in
+/// its list (one column, and blocks below whole loops, read most like the program).
+const SHAPE_MIN_GAIN: f32 = 1.05;
+
+/// Computes (or fetches from the cache) the layout of `f`, shaped for a graph panel of
+/// `panel` points (width, height).
+pub fn compute(f: &Function, engine: Engine, panel: P2) -> Arc<Layout> {
     let dot = layout_dot(f);
-    let key = dot_hash(&dot) ^ (engine as u64);
+    let aspect_bucket = (panel[0] / panel[1].max(1.0) * 20.0).round() as u64;
+    let key = dot_hash(&dot) ^ (engine as u64) ^ aspect_bucket.rotate_left(32);
     if let Some(l) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
         return l;
     }
     let layout = match engine {
         Engine::Auto if f.nodes.len() <= GRAPHVIZ_MAX_NODES => {
-            run_graphviz(f, &dot).unwrap_or_else(|| super::sugiyama::layout(f))
+            graphviz_shaped(f, &dot, panel).unwrap_or_else(|| super::sugiyama::layout(f))
         }
         Engine::Auto => super::sugiyama::layout(f),
         Engine::Sugiyama => super::sugiyama::layout(f),
@@ -375,14 +544,20 @@ pub struct LayoutJob {
 }
 
 impl LayoutJob {
-    /// Starts computing the layout of `f`; `wake` is called when it is done.
-    pub fn start(f: Arc<Function>, engine: Engine, wake: Box<dyn Fn() + Send>) -> LayoutJob {
+    /// Starts computing the layout of `f`, shaped for a graph panel of `panel` points; `wake`
+    /// is called when it is done.
+    pub fn start(
+        f: Arc<Function>,
+        engine: Engine,
+        panel: P2,
+        wake: Box<dyn Fn() + Send>,
+    ) -> LayoutJob {
         let (tx, rx) = crossbeam_channel::bounded(1);
         let _ = std::thread::Builder::new()
             .name("handscope-layout".into())
             .stack_size(layout_stack_size(f.nodes.len()))
             .spawn(move || {
-                let _ = tx.send(compute(&f, engine));
+                let _ = tx.send(compute(&f, engine, panel));
                 wake();
             });
         LayoutJob { rx }
@@ -404,12 +579,278 @@ impl LayoutJob {
     }
 }
 
+/// The Graphviz layout of `f` that fits `panel` at the largest zoom, among the drawings of
+/// its program in one column and wrapped into up to [`MAX_COLUMNS`] columns at
+/// [`column_cuts`] (at most [`max_candidate_cuts`] of them, spread evenly down the
+/// one-column drawing), each column ranked in program order or with the loops' cycles
+/// broken by Graphviz. Every run of consecutive items is laid out once in each ranking
+/// (in parallel) and the partitions are put together from those parts. Each extra column,
+/// and each column not ranked in program order, must pay for itself with a zoom
+/// [`SHAPE_MIN_GAIN`] times larger. Graphs over [`SHAPE_MAX_NODES`] nodes get one run of
+/// `dot`.
+fn graphviz_shaped(f: &Function, dot: &str, panel: P2) -> Option<Layout> {
+    let mut cuts = column_cuts(f);
+    if f.nodes.len() > SHAPE_MAX_NODES {
+        return run_graphviz(f, dot);
+    }
+    let most = max_candidate_cuts(f.nodes.len());
+    if cuts.len() > most {
+        let one = run_graphviz(f, dot)?;
+        cuts = candidate_cuts(&cuts, &block_tops(f, &one), one.size[1], most);
+    }
+    let segments = cuts.len() + 1;
+    let runs: Vec<Run> = (0..segments)
+        .flat_map(|first| (first..segments).map(move |last| (first, last)))
+        .flat_map(|(first, last)| {
+            [true, false].map(|rank_forward| Run {
+                first,
+                last,
+                rank_forward,
+            })
+        })
+        .collect();
+    let parts = in_parallel(&runs, |r| {
+        let shape = r.shape(&cuts);
+        parse_graphviz_part(
+            f,
+            &exec_dot(&column_dot(f, &shape, usize::from(r.first > 0)))?,
+        )
+    });
+    let part = |first: usize, last: usize, rank_forward: bool| {
+        runs.iter()
+            .position(|r| (r.first, r.last, r.rank_forward) == (first, last, rank_forward))
+            .and_then(|k| parts[k].as_ref())
+    };
+    // The best partition: bit k of `mask` breaks after segment k.
+    let mut best: Option<(f32, Vec<Run>)> = None;
+    for mask in 0u32..1 << cuts.len() {
+        if mask.count_ones() as usize >= MAX_COLUMNS {
+            continue;
+        }
+        let mut ranges = Vec::new();
+        let mut first = 0;
+        for k in 0..segments {
+            if k + 1 == segments || mask & (1 << k) != 0 {
+                ranges.push((first, k));
+                first = k + 1;
+            }
+        }
+        for modes in 0u32..1 << ranges.len() {
+            let mut size = [0.0f32, 0.0f32];
+            let mut ok = true;
+            for (c, &(first, last)) in ranges.iter().enumerate() {
+                let Some(p) = part(first, last, modes & (1 << c) == 0) else {
+                    ok = false;
+                    break;
+                };
+                size = [size[0] + p.size[0] + COLUMN_GAP, size[1].max(p.size[1])];
+            }
+            if !ok {
+                continue;
+            }
+            size[0] -= COLUMN_GAP;
+            let penalty = ranges.len() - 1 + modes.count_ones() as usize;
+            let score = fit_zoom(size, panel) / SHAPE_MIN_GAIN.powi(penalty as i32);
+            if best.as_ref().is_none_or(|(b, _)| score > *b) {
+                let chosen = ranges
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &(first, last))| Run {
+                        first,
+                        last,
+                        rank_forward: modes & (1 << c) == 0,
+                    })
+                    .collect();
+                best = Some((score, chosen));
+            }
+        }
+    }
+    let (_, chosen) = best?;
+    let breaks: Vec<usize> = chosen[1..].iter().map(|r| cuts[r.first - 1]).collect();
+    let columns = columns_of(f, &breaks);
+    let chosen_parts: Vec<&Part> = chosen
+        .iter()
+        .map(|r| part(r.first, r.last, r.rank_forward))
+        .collect::<Option<_>>()?;
+    compose(f, &chosen_parts, &columns)
+}
+
+/// One column candidate of [`graphviz_shaped`]: the segments `first..=last` between its
+/// candidate cuts, in one ranking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Run {
+    first: usize,
+    last: usize,
+    rank_forward: bool,
+}
+
+impl Run {
+    /// A shape whose column `usize::from(first > 0)` is this run.
+    fn shape(&self, cuts: &[usize]) -> Shape {
+        let mut breaks = Vec::new();
+        if self.first > 0 {
+            breaks.push(cuts[self.first - 1]);
+        }
+        if self.last < cuts.len() {
+            breaks.push(cuts[self.last]);
+        }
+        Shape {
+            breaks,
+            rank_forward: self.rank_forward,
+        }
+    }
+}
+
+/// Runs `job` on every item of `items` on as many threads as the machine has cores; the
+/// results in the items' order.
+fn in_parallel<T: Sync, R: Send>(items: &[T], job: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, items.len().max(1));
+    let mut out: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let job = &job;
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    (t..items.len())
+                        .step_by(threads)
+                        .map(|k| (k, job(&items[k])))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            if let Ok(done) = h.join() {
+                for (k, r) in done {
+                    out[k] = Some(r);
+                }
+            }
+        }
+    });
+    out.into_iter().map(|r| r.expect("every job ran")).collect()
+}
+
+/// The top edge of every block's box in `l`, by program order (`None`: not drawn).
+fn block_tops(f: &Function, l: &Layout) -> Vec<Option<f32>> {
+    let order = program_order::blocks(f);
+    let mut tops = vec![None; order.len()];
+    for c in l.clusters.iter().filter(|c| c.kind == ClusterKind::Block) {
+        if let Ok(k) = order.binary_search_by(|x| program_order::block_cmp(x, &c.label)) {
+            tops[k] = Some(c.min[1]);
+        }
+    }
+    tops
+}
+
+/// At most `n` of `cuts`, spread evenly down a drawing of height `height` whose blocks
+/// start at `tops`: for each of the heights `j / (n + 1)` of the drawing, the cut whose next
+/// block starts closest to it.
+fn candidate_cuts(cuts: &[usize], tops: &[Option<f32>], height: f32, n: usize) -> Vec<usize> {
+    let mut chosen: Vec<usize> = (1..=n)
+        .filter_map(|j| {
+            let target = height * j as f32 / (n + 1) as f32;
+            cuts.iter()
+                .filter_map(|&k| Some((k, tops.get(k + 1).copied().flatten()?)))
+                .min_by(|a, b| (a.1 - target).abs().total_cmp(&(b.1 - target).abs()))
+                .map(|(k, _)| k)
+        })
+        .collect();
+    chosen.sort_unstable();
+    chosen.dedup();
+    chosen
+}
+
 /// Runs Graphviz `dot -Tjson` through `graphviz-rust` (`None` when `dot` is missing or fails).
 fn run_graphviz(f: &Function, dot: &str) -> Option<Layout> {
+    parse_graphviz_json(f, &exec_dot(dot)?)
+}
+
+/// `dot -Tjson` of `dot` (`None` when `dot` is missing or fails).
+fn exec_dot(dot: &str) -> Option<Vec<u8>> {
     use graphviz_rust::cmd::{CommandArg, Format};
-    let out =
-        graphviz_rust::exec_dot(dot.to_string(), vec![CommandArg::Format(Format::Json)]).ok()?;
-    parse_graphviz_json(f, &out)
+    graphviz_rust::exec_dot(dot.to_string(), vec![CommandArg::Format(Format::Json)]).ok()
+}
+
+/// Space between two columns of a drawing, in points.
+const COLUMN_GAP: f32 = 40.0;
+
+/// The Graphviz layout of `f` in `shape`: each column laid out on its own and put together
+/// by [`compose`].
+#[cfg(test)]
+fn graphviz_in_shape(f: &Function, shape: &Shape) -> Option<Layout> {
+    let parts: Vec<Part> = (0..=shape.breaks.len())
+        .map(|c| parse_graphviz_part(f, &exec_dot(&column_dot(f, shape, c))?))
+        .collect::<Option<_>>()?;
+    compose(
+        f,
+        &parts.iter().collect::<Vec<_>>(),
+        &columns_of(f, &shape.breaks),
+    )
+}
+
+/// The drawing of `f` from the drawings of its columns, `columns` giving each node's: the
+/// columns left to right with their tops aligned, and each channel from one column to
+/// another drawn as a curve from the bottom of its producer to the top of its consumer
+/// (`None` when a node is in no part).
+fn compose(f: &Function, parts: &[&Part], columns: &[usize]) -> Option<Layout> {
+    let mut nodes: Vec<Option<NodeBox>> = vec![None; f.nodes.len()];
+    let (mut edges, mut clusters) = (Vec::new(), Vec::new());
+    let (mut x, mut height) = (0.0f32, 0.0f32);
+    for part in parts {
+        let shift = |p: P2| [p[0] + x, p[1]];
+        for nb in part.nodes.iter().flatten() {
+            nodes[nb.node.index()] = Some(NodeBox {
+                center: shift(nb.center),
+                ..nb.clone()
+            });
+        }
+        edges.extend(part.edges.iter().map(|e| EdgeRoute {
+            points: e.points.iter().map(|&p| shift(p)).collect(),
+            ..e.clone()
+        }));
+        clusters.extend(part.clusters.iter().map(|b| ClusterBox {
+            min: shift(b.min),
+            max: shift(b.max),
+            ..b.clone()
+        }));
+        x += part.size[0] + COLUMN_GAP;
+        height = height.max(part.size[1]);
+    }
+    let nodes: Vec<NodeBox> = nodes.into_iter().collect::<Option<_>>()?;
+    if parts.len() > 1 {
+        for (cid, ch) in f.channels.iter() {
+            let from = ch.producer.node;
+            for c in &ch.consumers {
+                if columns[c.node.index()] != columns[from.index()] {
+                    edges.push(EdgeRoute {
+                        channel: cid.index(),
+                        to: c.node,
+                        from,
+                        points: route_between_columns(&nodes[from.index()], &nodes[c.node.index()]),
+                    });
+                }
+            }
+        }
+    }
+    // Outer boxes first, so that a loop's box lies under the boxes of its blocks.
+    clusters.sort_by(|a, b| area(b).total_cmp(&area(a)));
+    Some(Layout {
+        nodes,
+        edges,
+        clusters,
+        size: [(x - COLUMN_GAP).max(0.0), height],
+        engine: "graphviz",
+    })
+}
+
+/// The route of a channel between two columns: one cubic segment leaving the bottom of
+/// the producer downwards and entering the top of the consumer from above.
+fn route_between_columns(from: &NodeBox, to: &NodeBox) -> Vec<P2> {
+    let p0 = [from.center[0], from.max()[1]];
+    let p3 = [to.center[0], to.min()[1]];
+    let bend = 40.0;
+    vec![p0, [p0[0], p0[1] + bend], [p3[0], p3[1] - bend], p3]
 }
 
 fn area(c: &ClusterBox) -> f32 {
@@ -422,8 +863,34 @@ fn nums(s: &str) -> Vec<f32> {
         .collect()
 }
 
-/// Reads `dot -Tjson` output of [`layout_dot`] back into a [`Layout`].
+/// A drawing of some of a function's nodes (one column of [`column_dot`]).
+struct Part {
+    /// Node boxes by node index (`None`: not in this part).
+    nodes: Vec<Option<NodeBox>>,
+    edges: Vec<EdgeRoute>,
+    clusters: Vec<ClusterBox>,
+    size: P2,
+}
+
+/// Reads `dot -Tjson` output of [`layout_dot`] back into a [`Layout`] (`None` when it is
+/// malformed or leaves a node out).
 pub fn parse_graphviz_json(f: &Function, bytes: &[u8]) -> Option<Layout> {
+    let p = parse_graphviz_part(f, bytes)?;
+    let nodes: Option<Vec<NodeBox>> = p.nodes.into_iter().collect();
+    let mut clusters = p.clusters;
+    // Outer boxes first, so that a loop's box lies under the boxes of its blocks.
+    clusters.sort_by(|a, b| area(b).total_cmp(&area(a)));
+    Some(Layout {
+        nodes: nodes?,
+        edges: p.edges,
+        clusters,
+        size: p.size,
+        engine: "graphviz",
+    })
+}
+
+/// Reads `dot -Tjson` output of [`column_dot`] (`None` when it is malformed).
+fn parse_graphviz_part(f: &Function, bytes: &[u8]) -> Option<Part> {
     let v: serde_json::Value = serde_json::from_slice(bytes).ok()?;
     let bb = nums(v.get("bb")?.as_str()?);
     let (w, h) = (*bb.get(2)?, *bb.get(3)?);
@@ -537,15 +1004,11 @@ pub fn parse_graphviz_json(f: &Function, bytes: &[u8]) -> Option<Layout> {
             points,
         });
     }
-    let nodes: Option<Vec<NodeBox>> = nodes.into_iter().collect();
-    // Outer boxes first, so that a loop's box lies under the boxes of its blocks.
-    clusters.sort_by(|a, b| area(b).total_cmp(&area(a)));
-    Some(Layout {
-        nodes: nodes?,
+    Some(Part {
+        nodes,
         edges,
         clusters,
         size: [w, h],
-        engine: "graphviz",
     })
 }
 
@@ -561,7 +1024,7 @@ mod tests {
         )
         .unwrap();
         for engine in [Engine::Auto, Engine::Sugiyama] {
-            let l = compute(&c.func, engine);
+            let l = compute(&c.func, engine, DEFAULT_PANEL);
             let want = match engine {
                 Engine::Auto if dot_runs() => "graphviz",
                 _ => "sugiyama",
@@ -582,6 +1045,12 @@ mod tests {
     /// Whether box `i` lies inside box `o`.
     fn inside(i: &ClusterBox, o: &ClusterBox) -> bool {
         o.min[0] <= i.min[0] && o.min[1] <= i.min[1] && i.max[0] <= o.max[0] && i.max[1] <= o.max[1]
+    }
+
+    /// Whether box `b` comes after box `a` in reading order: it starts lower, or it lies in a
+    /// column to the right.
+    fn reads_after(b: &ClusterBox, a: &ClusterBox) -> bool {
+        b.min[1] > a.min[1] || b.min[0] >= a.max[0]
     }
 
     fn dot_runs() -> bool {
@@ -616,7 +1085,7 @@ mod tests {
             // Sugiyama's, which draws no loop boxes.
             return;
         }
-        let l = compute(&c.func, Engine::Auto);
+        let l = compute(&c.func, Engine::Auto, DEFAULT_PANEL);
         let mut by_label: Vec<(String, f32)> = l
             .clusters
             .iter()
@@ -628,9 +1097,13 @@ mod tests {
             by_label.iter().map(|t| t.0.as_str()).collect::<Vec<_>>(),
             ["loop bb1", "loop bb3", "loop bb5"]
         );
+        let boxes: Vec<&ClusterBox> = ["loop bb1", "loop bb3", "loop bb5"]
+            .iter()
+            .map(|n| l.clusters.iter().find(|b| b.label == *n).unwrap())
+            .collect();
         assert!(
-            by_label.windows(2).all(|w| w[0].1 < w[1].1),
-            "each loop starts below the one before: {by_label:?}"
+            boxes.windows(2).all(|w| reads_after(w[1], w[0])),
+            "each loop starts below the one before, or in a later column: {boxes:?}"
         );
         let ret = c
             .func
@@ -640,7 +1113,8 @@ mod tests {
             .unwrap()
             .0;
         let last_loop = l.clusters.iter().find(|b| b.label == "loop bb5").unwrap();
-        assert!(l.nodes[ret.index()].center[1] > last_loop.min[1]);
+        let r = &l.nodes[ret.index()];
+        assert!(r.center[1] > last_loop.min[1] || r.center[0] > last_loop.max[0]);
         // A box is drawn before (under) every box inside it.
         for (j, b) in l.clusters.iter().enumerate() {
             for (i, a) in l.clusters.iter().enumerate() {
@@ -665,7 +1139,7 @@ mod tests {
         if !dot_runs() {
             return;
         }
-        let l = compute(&c.func, Engine::Auto);
+        let l = compute(&c.func, Engine::Auto, DEFAULT_PANEL);
         let loops: Vec<&ClusterBox> = l
             .clusters
             .iter()
@@ -674,6 +1148,198 @@ mod tests {
         assert_eq!(loops.len(), 2, "{:?}", l.clusters);
         let (o, i) = (loops[0], loops[1]);
         assert!(inside(i, o), "{o:?} contains {i:?}");
+    }
+
+    /// #15 item 1: the program wraps into columns only between loops, never inside one.
+    #[test]
+    fn columns_break_between_loops_only() {
+        let three = compile(THREE_LOOPS);
+        let order = program_order::blocks(&three.func);
+        let loops = program_order::loops(&three.func, &order);
+        let cuts = column_cuts(&three.func);
+        assert!(!cuts.is_empty(), "{order:?}");
+        for k in &cuts {
+            assert!(
+                loops.iter().all(|l| !(l.first <= *k && *k < l.last)),
+                "cut {k} lies inside a loop: {loops:?}"
+            );
+        }
+        // Each of the three loops can start a column.
+        for l in &loops {
+            if l.first > 0 {
+                assert!(cuts.contains(&(l.first - 1)), "{cuts:?} {loops:?}");
+            }
+        }
+        let nested = compile(NESTED_LOOPS);
+        let order = program_order::blocks(&nested.func);
+        let outer = &program_order::loops(&nested.func, &order)[0];
+        assert!(
+            column_cuts(&nested.func)
+                .iter()
+                .all(|k| *k < outer.first || *k >= outer.last),
+            "no cut inside the outer loop"
+        );
+    }
+
+    /// In columns, each column is laid out on its own: the columns' DOT texts share no node
+    /// and together hold all; laid out, each column lies right of the one before, tops
+    /// aligned, and every channel between columns gets a route from its producer's bottom
+    /// to its consumer's top.
+    #[test]
+    fn a_break_starts_a_new_column() {
+        let c = compile(THREE_LOOPS);
+        let cuts = column_cuts(&c.func);
+        let k = cuts[cuts.len() / 2];
+        let shape = Shape {
+            breaks: vec![k],
+            ..Shape::default()
+        };
+        let columns = columns_of(&c.func, &shape.breaks);
+        for column in 0..2 {
+            let dot = column_dot(&c.func, &shape, column);
+            for (id, _) in c.func.nodes.iter() {
+                let declared = dot.contains(&format!("  n{} [width=", id.index()));
+                assert_eq!(declared, columns[id.index()] == column, "n{}", id.index());
+            }
+            assert!(!dot.contains(&format!(" a{k} [shape=point")), "{dot}");
+        }
+        assert!(columns.contains(&0) && columns.contains(&1));
+        if !dot_runs() {
+            return;
+        }
+        let l = graphviz_in_shape(&c.func, &shape).unwrap();
+        let span = |col: usize| {
+            let boxes = l.nodes.iter().filter(|b| columns[b.node.index()] == col);
+            boxes.fold([f32::MAX, f32::MAX, f32::MIN], |a, b| {
+                [
+                    a[0].min(b.min()[0]),
+                    a[1].min(b.min()[1]),
+                    a[2].max(b.max()[0]),
+                ]
+            })
+        };
+        let (left, right) = (span(0), span(1));
+        assert!(
+            right[0] > left[2],
+            "column 1 {right:?} lies right of column 0 {left:?}"
+        );
+        assert!(
+            left[1] < 60.0 && right[1] < 60.0,
+            "tops aligned: {left:?} {right:?}"
+        );
+        let n_edges: usize = c.func.channels.values().map(|ch| ch.consumers.len()).sum();
+        assert_eq!(l.edges.len(), n_edges);
+        let between: Vec<&EdgeRoute> = l
+            .edges
+            .iter()
+            .filter(|e| columns[e.from.index()] != columns[e.to.index()])
+            .collect();
+        assert!(
+            !between.is_empty(),
+            "the value of v flows from one column into the next"
+        );
+        for e in between {
+            let (p, q) = (&l.nodes[e.from.index()], &l.nodes[e.to.index()]);
+            assert_eq!(e.points.first(), Some(&[p.center[0], p.max()[1]]));
+            assert_eq!(e.points.last(), Some(&[q.center[0], q.min()[1]]));
+        }
+    }
+
+    /// Ranked in program order, a loop's back edges do not rank their ends (so the loop
+    /// reads top to bottom); left to Graphviz, every channel ranks.
+    #[test]
+    fn back_edges_leave_ranking_to_the_program() {
+        let c = compile(NESTED_LOOPS);
+        let forward = layout_dot(&c.func);
+        let free = column_dot(
+            &c.func,
+            &Shape {
+                rank_forward: false,
+                ..Shape::default()
+            },
+            0,
+        );
+        let loose = |d: &str| d.lines().filter(|l| l.contains("constraint=false")).count();
+        // Two loops, each with a back edge per value it carries and one for its control.
+        assert!(loose(&forward) >= 4, "{forward}");
+        assert_eq!(loose(&free), 0, "{free}");
+    }
+
+    /// Of many block boundaries, the candidates for breaks are spread evenly down the
+    /// drawing.
+    #[test]
+    fn candidate_cuts_spread_down_the_drawing() {
+        // Eleven blocks, ten boundaries; block k + 1 starts at 100 * (k + 1).
+        let tops: Vec<Option<f32>> = (0..11).map(|k| Some(100.0 * k as f32)).collect();
+        let cuts: Vec<usize> = (0..10).collect();
+        // Heights 1/4, 2/4, 3/4 of 1100: 275, 550, 825; the nearest block starts are 300,
+        // 500 or 600 (a tie, the first wins), 800.
+        assert_eq!(candidate_cuts(&cuts, &tops, 1100.0, 3), vec![2, 4, 7]);
+        // Only some boundaries may break; duplicates merge.
+        assert_eq!(candidate_cuts(&[0, 9], &tops, 1100.0, 3), vec![0, 9]);
+        assert_eq!(candidate_cuts(&[], &tops, 1100.0, 3), Vec::<usize>::new());
+    }
+
+    /// #15 item 1 on a tall kernel: wrapped into columns, its drawing fits the panel at a
+    /// larger zoom than in one column, and its loops still read in program order.
+    #[test]
+    fn a_tall_program_wraps_into_columns() {
+        if !dot_runs() {
+            return;
+        }
+        let src = "unsigned k(unsigned v) {\n".to_string()
+            + &(1..=6)
+                .map(|i| format!("  for (int i = 0; i < 3; i++) v = (v ^ {i}) + (v >> 1);\n"))
+                .collect::<String>()
+            + "  return v; }\n";
+        let c = compile(&src);
+        let one = run_graphviz(&c.func, &layout_dot(&c.func)).unwrap();
+        let shaped = compute(&c.func, Engine::Auto, DEFAULT_PANEL);
+        let (z1, z) = (
+            fit_zoom(one.size, DEFAULT_PANEL),
+            fit_zoom(shaped.size, DEFAULT_PANEL),
+        );
+        assert!(
+            one.size[1] > one.size[0],
+            "six loops in one column are tall: {:?}",
+            one.size
+        );
+        assert!(z > z1 * SHAPE_MIN_GAIN, "zoom {z} vs {z1} in one column");
+        let mut loops: Vec<&ClusterBox> = shaped
+            .clusters
+            .iter()
+            .filter(|b| b.kind == ClusterKind::Loop)
+            .collect();
+        assert_eq!(loops.len(), 6);
+        loops.sort_by_key(|b| {
+            b.label
+                .trim_start_matches("loop bb")
+                .parse::<u32>()
+                .unwrap_or(0)
+        });
+        assert!(
+            loops.windows(2).all(|w| reads_after(w[1], w[0])),
+            "{loops:?}"
+        );
+        assert!(
+            loops.windows(2).any(|w| w[1].min[0] >= w[0].max[0]),
+            "some loop starts a new column to the right: {loops:?}"
+        );
+    }
+
+    /// Inside a block's box a node shows its ID without the block's name.
+    #[test]
+    fn node_labels_leave_out_the_block_they_are_drawn_in() {
+        let c = compile(THREE_LOOPS);
+        for (id, n) in c.func.nodes.iter() {
+            let (label, _) = node_label(&c.func, id);
+            match n.block.as_deref() {
+                Some(b) if n.id.starts_with(&format!("{b}.")) => {
+                    assert_eq!(format!("{b}.{label}"), n.id)
+                }
+                _ => assert_eq!(label, n.id),
+            }
+        }
     }
 
     #[test]

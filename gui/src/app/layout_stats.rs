@@ -31,11 +31,17 @@ pub struct LayoutStats {
     pub crossings: usize,
 }
 
+/// The zoom at which a drawing of `size` fits a graph panel of `panel` screen points (as the
+/// graph view's fit computes it, without its 2.5 upper clamp).
+pub fn fit_zoom(size: P2, panel: P2) -> f32 {
+    ((panel[0] - 2.0 * FIT_MARGIN) / size[0].max(1.0))
+        .min((panel[1] - 2.0 * FIT_MARGIN) / size[1].max(1.0))
+        .max(0.02)
+}
+
 /// Measures `l` fitted into a graph panel of `panel` screen points.
 pub fn measure(l: &Layout, panel: P2) -> LayoutStats {
-    let fit_zoom = ((panel[0] - 2.0 * FIT_MARGIN) / l.size[0].max(1.0))
-        .min((panel[1] - 2.0 * FIT_MARGIN) / l.size[1].max(1.0))
-        .max(0.02);
+    let fit_zoom = fit_zoom(l.size, panel);
     LayoutStats {
         nodes: l.nodes.len(),
         edges: l.edges.len(),

@@ -19,7 +19,11 @@ use super::circuit::Circuit;
 use super::cycle::CycleState;
 use super::describe::{self, Selection};
 use super::history::HistoryCache;
-use super::layout::{Engine, Layout, LayoutJob};
+use super::layout::{DEFAULT_PANEL, Engine, Layout, LayoutJob, P2};
+
+/// How much the graph panel's aspect ratio must change for [`Model::reshape_for`] to lay the
+/// graph out again.
+const RESHAPE_RATIO: f32 = 1.4;
 use super::reload::Watcher;
 use super::scene::{self, Options, Scene};
 use super::style::{Palette, Radix, Theme};
@@ -120,6 +124,9 @@ pub struct Model {
     pub layout_error: Option<String>,
     /// Layout engine.
     pub engine: Engine,
+    /// The graph panel (width, height in points) the layout shown, or being computed, is
+    /// shaped for.
+    pub graph_panel: P2,
     /// The cursor.
     pub cycle: u64,
     /// A cycle asked for that does not exist yet (the engine is computing it).
@@ -245,6 +252,7 @@ impl Model {
             } else {
                 Engine::Auto
             },
+            graph_panel: DEFAULT_PANEL,
             cycle: 0,
             want: None,
             cs: None,
@@ -422,6 +430,7 @@ impl Model {
         self.layout_job = Some(LayoutJob::start(
             c.func.clone(),
             self.engine,
+            self.graph_panel,
             Box::new(move || wake2()),
         ));
         self.layout = None;
@@ -1279,6 +1288,30 @@ impl Model {
         }
     }
 
+    /// Lays the graph out again, shaped for a graph panel of `panel` points, when its shape
+    /// differs much from the one the layout was made for (the compare view halves the
+    /// panel; a window goes from landscape to portrait; the first frame shows the panel the
+    /// first layout could only guess). The layout shown stays until the new one is ready; a
+    /// layout still being computed for the old shape is dropped.
+    pub fn reshape_for(&mut self, panel: P2) {
+        let aspect = |p: P2| p[0].max(1.0) / p[1].max(1.0);
+        let change = aspect(panel) / aspect(self.graph_panel);
+        if (1.0 / RESHAPE_RATIO..=RESHAPE_RATIO).contains(&change) {
+            return;
+        }
+        let Some(c) = &self.circuit else {
+            return;
+        };
+        self.graph_panel = panel;
+        let wake = self.wake.clone();
+        self.layout_job = Some(LayoutJob::start(
+            c.func.clone(),
+            self.engine,
+            panel,
+            Box::new(move || wake()),
+        ));
+    }
+
     /// Blocks until the layout and the cursor's cycle exist (headless use and tests).
     pub fn settle(&mut self) {
         if let Some(job) = &self.layout_job {
@@ -1287,6 +1320,7 @@ impl Model {
                 Err(e) => self.layout_error = Some(e),
             }
             self.layout_job = None;
+            self.scene = None;
         }
         let want = self.want.unwrap_or(self.cycle);
         if let Some(s) = &mut self.source {

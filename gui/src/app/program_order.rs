@@ -108,6 +108,27 @@ pub fn loops(f: &Function, blocks: &[&str]) -> Vec<Loop> {
     roots
 }
 
+/// Whether the channel from `producer` to `consumer` runs against the program order: into an
+/// earlier block, or from a block's `cond_br` back into a merge-like node of the same block
+/// (a loop of one block). `block_of` gives each node's index in [`blocks`]' order.
+pub fn runs_backwards(
+    f: &Function,
+    block_of: &[Option<usize>],
+    producer: NodeId,
+    consumer: NodeId,
+) -> bool {
+    use cranelift_entity::EntityRef;
+    match (block_of[producer.index()], block_of[consumer.index()]) {
+        (Some(from), Some(to)) => {
+            to < from
+                || (to == from
+                    && matches!(f.nodes[producer].op, Op::CondBr)
+                    && enters_merge(f, consumer))
+        }
+        _ => false,
+    }
+}
+
 /// Whether a token reaching `n` goes on to a merge-like node (`mux`, `merge`,
 /// `control_merge`) of `n`'s block, through buffers and forks of that block: the shape of a
 /// loop's back edge into its header. (A function's invocation lock, a buffer feeding a join,

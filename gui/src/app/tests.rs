@@ -1414,6 +1414,10 @@ fn window_snapshots_lesson_presentation_and_c_kernel() {
             .wgpu()
             .build_ui_state(|ui, app: &mut DebuggerApp| app.show(ui), app);
         h.run_steps(6);
+        // The first frames show the graph panels' shapes: the graphs are laid out again for
+        // them (the compare view's halves are tall) and fitted once the new layouts are in.
+        h.state_mut().model.settle_compare(100_000);
+        h.run_steps(4);
         if present {
             assert!(
                 !h.state().panels.source,
@@ -1473,7 +1477,11 @@ fn moving_tokens_take_the_colour_of_their_invocation_when_several_move() {
     let pal = m.look.palette();
     let other = &mut m.compare.as_mut().expect("the compare view is open").other;
     let f = other.circuit.as_ref().unwrap().func.clone();
-    let layout = super::layout::compute(&f, super::layout::Engine::Sugiyama);
+    let layout = super::layout::compute(
+        &f,
+        super::layout::Engine::Sugiyama,
+        super::layout::DEFAULT_PANEL,
+    );
     let (mut mixed, mut single) = (None, None);
     for c in 1..other.cycles() {
         other.goto(c);

@@ -114,7 +114,11 @@ fn render_growth(max_stages: usize) -> anyhow::Result<ExitCode> {
             .stack_size(crate::app::layout::layout_stack_size(nodes))
             .spawn(move || {
                 let engine = crate::app::layout::Engine::Auto;
-                std::hint::black_box(crate::app::layout::compute(&f2, engine));
+                std::hint::black_box(crate::app::layout::compute(
+                    &f2,
+                    engine,
+                    crate::app::layout::DEFAULT_PANEL,
+                ));
             })?
             .join()
             .map_err(|_| anyhow::anyhow!("the layout thread panicked"))?;

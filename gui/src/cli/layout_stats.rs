@@ -42,7 +42,7 @@ pub fn run(a: &LayoutStatsArgs) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
-        let l = compute(&c.func, Engine::Auto);
+        let l = compute(&c.func, Engine::Auto, [a.width, a.height]);
         let s = measure(&l, [a.width, a.height]);
         let name = f
             .file_name()

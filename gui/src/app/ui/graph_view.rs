@@ -17,6 +17,9 @@ pub struct GraphView {
     /// Screen points per layout point.
     pub zoom: f32,
     fitted: Option<u64>,
+    /// The drawing (its address) and the view size of the last fit.
+    fitted_drawing: usize,
+    fitted_size: Vec2,
     /// Fit on the next frame.
     pub fit_request: bool,
     /// Items painted in the last frame (for measurements).
@@ -35,6 +38,8 @@ impl Default for GraphView {
             offset: Vec2::ZERO,
             zoom: 1.0,
             fitted: None,
+            fitted_drawing: 0,
+            fitted_size: Vec2::ZERO,
             fit_request: false,
             painted: 0,
             rect: Rect::NOTHING,
@@ -90,6 +95,9 @@ impl GraphView {
     pub fn show(&mut self, ui: &mut egui::Ui, m: &mut Model, font_scale: f32) {
         let (rect, resp) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
         self.rect = rect;
+        if rect.width() >= 1.0 && rect.height() >= 1.0 {
+            m.reshape_for([rect.width(), rect.height()]);
+        }
         let painter = ui.painter_at(rect);
         let pal = m.look.palette();
         painter.rect_filled(rect, 0.0, pal.background.egui());
@@ -116,6 +124,17 @@ impl GraphView {
             );
             return;
         };
+        // A new drawing of the same graph (shaped for this panel), or a panel much smaller or
+        // larger than the one fitted (the compare view opened or closed): fit again.
+        let drawing = std::sync::Arc::as_ptr(&layout) as usize;
+        let resized = |a: f32, b: f32| a > b * 1.25 || b > a * 1.25;
+        if self.fitted == Some(m.generation)
+            && (self.fitted_drawing != drawing
+                || resized(rect.width(), self.fitted_size.x)
+                || resized(rect.height(), self.fitted_size.y))
+        {
+            self.fit_request = true;
+        }
         if self.fitted != Some(m.generation) || self.fit_request {
             if self.fitted.is_some() && !self.fit_request && m.want.is_some() {
                 // Reload keeps the view.
@@ -124,6 +143,8 @@ impl GraphView {
             }
             self.fitted = Some(m.generation);
             self.fit_request = false;
+            self.fitted_drawing = drawing;
+            self.fitted_size = rect.size();
         }
         if let Some(n) = m.focus.take()
             && let Some(nb) = layout.nodes.iter().find(|b| b.node == n)

@@ -272,7 +272,7 @@ impl DebuggerApp {
                         }
                     };
                     ui.columns(2, |cols| {
-                        cols[0].horizontal(|ui| {
+                        cols[0].horizontal_wrapped(|ui| {
                             ui.strong(&cmp.base_label);
                             if ui.small_button("close compare (k)").clicked() {
                                 close = true;
