@@ -153,7 +153,7 @@ pub fn node_size(f: &Function, n: NodeId) -> P2 {
     let stateful = f.nodes[n].op.is_stateful();
     [
         (text + 16.0).clamp(56.0, 260.0),
-        if stateful { 50.0 } else { 36.0 },
+        if stateful { 50.0 } else { 32.0 },
     ]
 }
 
@@ -197,8 +197,10 @@ impl Default for Shape {
 /// uses first (see [`node_columns`]) and the channels between its nodes.
 pub fn column_dot(f: &Function, shape: &Shape, column: usize) -> String {
     let breaks = &shape.breaks[..];
+    // Ranks 0.2 in apart (room for a value label on a short edge), cluster labels at the
+    // 10 points the scene draws them at, 4 points of margin inside each box.
     let mut s = String::from(
-        "digraph g {\n  graph [rankdir=TB, nodesep=0.12, ranksep=0.25, splines=spline];\n  node [shape=box, fixedsize=true, label=\"\"];\n",
+        "digraph g {\n  graph [rankdir=TB, nodesep=0.12, ranksep=0.2, splines=spline, fontsize=10, margin=4];\n  node [shape=box, fixedsize=true, label=\"\"];\n",
     );
     let order = program_order::blocks(f);
     let mut members: Vec<Vec<NodeId>> = vec![Vec::new(); order.len()];
