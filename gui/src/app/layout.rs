@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cranelift_entity::EntityRef;
-use handscope_sim::spec::{Detail, describe_op};
+use handscope_sim::spec::{Detail, StateLayout, describe_op};
 use handscope_sim::{Function, NodeId};
 
 use super::layout_stats::fit_zoom;
@@ -146,14 +146,71 @@ pub fn node_label(f: &Function, n: NodeId) -> (String, String) {
     (id.to_string(), op)
 }
 
-/// Size of a node's box in points.
-pub fn node_size(f: &Function, n: NodeId) -> P2 {
+/// The text drawn in node `n`'s box: [`node_label`], with the count its marks show left out
+/// of its operation (`fork`, not `fork [2]`; `buffer seq`, not `buffer [1] seq`).
+pub fn node_text(f: &Function, n: NodeId) -> (String, String) {
     let (id, op) = node_label(f, n);
-    let text = (id.chars().count() as f32 * 6.6).max(op.chars().count() as f32 * 5.4);
-    let stateful = f.nodes[n].op.is_stateful();
+    let node = &f.nodes[n];
+    let short = match node.op.spec().state {
+        StateLayout::EmittedPerOutput if node.outputs.len() <= MAX_OUTPUT_MARKS => op
+            .strip_suffix(&format!(" [{}]", node.outputs.len()))
+            .map(str::to_string),
+        StateLayout::BufferSlots { slots } if slots as usize <= MAX_SLOT_MARKS => {
+            op.replacen(&format!(" [{slots}]"), "", 1).into()
+        }
+        _ => None,
+    };
+    (id, short.unwrap_or(op))
+}
+
+/// Width in points of one character of the ID line (11-point text).
+const ID_CHAR: f32 = 6.6;
+/// Width in points of one character of the operation line (9-point text).
+pub const OP_CHAR: f32 = 5.4;
+/// Spacing of the marks of a node's outputs (a fork's sent flags) on its operation line.
+pub const OUTPUT_MARK: f32 = 8.0;
+/// Most output marks drawn on one node.
+pub const MAX_OUTPUT_MARKS: usize = 12;
+/// Width of the mark of one buffer slot (its token's value inside).
+pub const SLOT_MARK: f32 = 22.0;
+/// Most slot marks drawn on one buffer.
+pub const MAX_SLOT_MARKS: usize = 6;
+
+/// The marks node `n` draws after its operation to show its state, as (count, width of
+/// one): a fork's sent flags, a buffer's slots; `None` for a node whose state, if any, takes
+/// a row of its own (a control merge's winner, pipeline stages, memory ports).
+pub fn state_marks(f: &Function, n: NodeId) -> Option<(usize, f32)> {
+    let node = &f.nodes[n];
+    match node.op.spec().state {
+        StateLayout::EmittedPerOutput => {
+            Some((node.outputs.len().min(MAX_OUTPUT_MARKS), OUTPUT_MARK))
+        }
+        StateLayout::BufferSlots { slots } => {
+            Some(((slots as usize).min(MAX_SLOT_MARKS), SLOT_MARK))
+        }
+        _ => None,
+    }
+}
+
+/// Width in points of the operation line of node `n` showing `op`, its state marks included.
+pub fn op_line_width(f: &Function, n: NodeId, op: &str) -> f32 {
+    let text = op.chars().count() as f32 * OP_CHAR;
+    match state_marks(f, n) {
+        Some((k, w)) => text + 4.0 + k as f32 * w,
+        None => text,
+    }
+}
+
+/// Size of a node's box in points: an ID line and an operation line (with the state marks of
+/// [`state_marks`]), and a row for the state of other stateful nodes (a control merge's
+/// winner, pipeline stages).
+pub fn node_size(f: &Function, n: NodeId) -> P2 {
+    let (id, op) = node_text(f, n);
+    let text = (id.chars().count() as f32 * ID_CHAR).max(op_line_width(f, n, &op));
+    let state_row = f.nodes[n].op.is_stateful() && state_marks(f, n).is_none();
     [
         (text + 16.0).clamp(56.0, 260.0),
-        if stateful { 50.0 } else { 32.0 },
+        if state_row { 50.0 } else { 32.0 },
     ]
 }
 
@@ -1342,6 +1399,51 @@ mod tests {
                 _ => assert_eq!(label, n.id),
             }
         }
+    }
+
+    /// A fork's sent flags and a buffer's slots sit on the operation line, whose text drops
+    /// the count the marks show; such nodes are as low as stateless ones, and as wide as
+    /// their marks need.
+    #[test]
+    fn forks_and_buffers_show_their_state_on_the_operation_line() {
+        let c = compile(THREE_LOOPS);
+        let f = &c.func;
+        let (mut forks, mut buffers) = (0, 0);
+        for (id, n) in f.nodes.iter() {
+            let (_, full) = node_label(f, id);
+            let (_, drawn) = node_text(f, id);
+            let size = node_size(f, id);
+            match &n.op {
+                handscope_sim::Op::Fork => {
+                    forks += 1;
+                    assert_eq!(format!("{drawn} [{}]", n.outputs.len()), full);
+                    assert_eq!(state_marks(f, id), Some((n.outputs.len(), OUTPUT_MARK)));
+                }
+                handscope_sim::Op::Buffer { slots, .. } => {
+                    buffers += 1;
+                    assert_eq!(
+                        drawn.replacen("buffer", &format!("buffer [{slots}]"), 1),
+                        full
+                    );
+                    assert_eq!(state_marks(f, id), Some((*slots as usize, SLOT_MARK)));
+                }
+                handscope_sim::Op::ControlMerge => {
+                    assert_eq!(state_marks(f, id), None);
+                    assert_eq!(size[1], 50.0, "a control merge's winner takes a row");
+                    continue;
+                }
+                _ => {
+                    assert_eq!(drawn, full);
+                    continue;
+                }
+            }
+            assert_eq!(size[1], 32.0, "{full}");
+            assert!(
+                size[0] >= op_line_width(f, id, &drawn) + 16.0 - 1e-3,
+                "{full}"
+            );
+        }
+        assert!(forks > 0 && buffers > 0);
     }
 
     #[test]

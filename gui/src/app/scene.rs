@@ -8,7 +8,10 @@ use handscope_sim::{ChannelId, Function, NodeId, Op};
 use super::binding::Binding;
 use super::cycle::CycleState;
 use super::describe::{DeadlockMarks, Selection};
-use super::layout::{ClusterKind, Layout, NodeBox, P2, node_label};
+use super::layout::{
+    ClusterKind, Layout, MAX_OUTPUT_MARKS, MAX_SLOT_MARKS, NodeBox, OP_CHAR, OUTPUT_MARK, P2,
+    SLOT_MARK, node_text, op_line_width, state_marks,
+};
 use super::style::{ChanState, Palette, Radix, Rgba, format_value};
 
 /// Text anchoring.
@@ -334,7 +337,7 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
             width,
             radius,
         });
-        let (id, op) = node_label(f, n);
+        let (id, op) = node_text(f, n);
         let top = nb.min()[1];
         items.push(Item::Text {
             pos: [nb.center[0], top + 10.0],
@@ -344,8 +347,22 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
             anchor: Anchor::Center,
             bg: None,
         });
+        // A fork's sent flags and a buffer's slots follow its operation on the same line;
+        // other state gets the row at the bottom of the box.
+        let (op_x, state_at) = match state_marks(f, n) {
+            Some((k, w)) => {
+                let text = op.chars().count() as f32 * OP_CHAR;
+                let left = nb.center[0] - op_line_width(f, n, &op) / 2.0;
+                let marks = k as f32 * w;
+                (
+                    left + text / 2.0,
+                    [left + text + 4.0 + marks / 2.0, top + 23.0],
+                )
+            }
+            None => (nb.center[0], [nb.center[0], nb.max()[1] - 9.0]),
+        };
         items.push(Item::Text {
-            pos: [nb.center[0], top + 23.0],
+            pos: [op_x, top + 23.0],
             text: op,
             size: 9.0,
             color: p.weak_text,
@@ -357,9 +374,9 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
                 &mut items,
                 f,
                 n,
-                nb.center,
+                [state_at[0], nb.center[1]],
                 nb.size[0],
-                nb.max()[1] - 9.0,
+                state_at[1],
                 words,
                 names,
                 o,
@@ -458,8 +475,8 @@ fn node_state(
     let node = &f.nodes[n];
     match node.op.spec().state.decode(words) {
         NodeState::Buffer(slots) => {
-            let k = slots.len().min(6);
-            let w = 22.0;
+            let k = slots.len().min(MAX_SLOT_MARKS);
+            let w = SLOT_MARK;
             let x0 = c[0] - (k as f32 * w) / 2.0;
             let ty = node
                 .outputs
@@ -522,12 +539,12 @@ fn node_state(
             items.push(state_text(c, y + 8.0, fit_text(&text, width, 8.0), p));
         }
         NodeState::Emitted(sent) => {
-            let k = sent.len().min(12);
+            let k = sent.len().min(MAX_OUTPUT_MARKS);
             for (i, &w) in sent.iter().take(k).enumerate() {
-                let x = c[0] + (i as f32 - (k as f32 - 1.0) / 2.0) * 10.0;
+                let x = c[0] + (i as f32 - (k as f32 - 1.0) / 2.0) * OUTPUT_MARK;
                 items.push(Item::Circle {
                     center: [x, y],
-                    r: 3.5,
+                    r: 3.0,
                     fill: if w { p.chan[0] } else { p.background },
                     stroke: p.weak_text,
                 });
