@@ -645,11 +645,12 @@ impl LayoutJob {
 /// broken by Graphviz. Every run of consecutive items is laid out once in each ranking
 /// (in parallel) and the partitions are put together from those parts. Each extra column,
 /// and each column not ranked in program order, must pay for itself with a zoom
-/// [`SHAPE_MIN_GAIN`] times larger. Graphs over [`SHAPE_MAX_NODES`] nodes get one run of
-/// `dot`.
+/// [`SHAPE_MIN_GAIN`] times larger. Graphs over [`SHAPE_MAX_NODES`] nodes, and graphs
+/// without blocks, get one run of `dot`.
 fn graphviz_shaped(f: &Function, dot: &str, panel: P2) -> Option<Layout> {
     let mut cuts = column_cuts(f);
-    if f.nodes.len() > SHAPE_MAX_NODES {
+    // Without blocks (handshake MLIR) there is no program order to rank or wrap by.
+    if f.nodes.len() > SHAPE_MAX_NODES || f.nodes.values().all(|n| n.block.is_none()) {
         return run_graphviz(f, dot);
     }
     let most = max_candidate_cuts(f.nodes.len());
