@@ -164,7 +164,7 @@ pub fn node_text(f: &Function, n: NodeId) -> (String, String) {
 }
 
 /// Width in points of one character of the ID line (11-point text).
-const ID_CHAR: f32 = 6.6;
+pub const ID_CHAR: f32 = 6.6;
 /// Width in points of one character of the operation line (9-point text).
 pub const OP_CHAR: f32 = 5.4;
 /// Spacing of the marks of a node's outputs (a fork's sent flags) on its operation line.
@@ -203,15 +203,30 @@ pub fn op_line_width(f: &Function, n: NodeId, op: &str) -> f32 {
 
 /// Size of a node's box in points: an ID line and an operation line (with the state marks of
 /// [`state_marks`]), and a row for the state of other stateful nodes (a control merge's
-/// winner, pipeline stages).
+/// winner, pipeline stages); or the ID line alone, with its marks, for a node drawn on
+/// [`one_line`].
 pub fn node_size(f: &Function, n: NodeId) -> P2 {
     let (id, op) = node_text(f, n);
-    let text = (id.chars().count() as f32 * ID_CHAR).max(op_line_width(f, n, &op));
+    let id_width = id.chars().count() as f32 * ID_CHAR;
+    if one_line(f, n, &id, &op) {
+        let marks = state_marks(f, n).map_or(0.0, |(k, w)| 4.0 + k as f32 * w);
+        return [(id_width + marks + 16.0).clamp(40.0, 260.0), 20.0];
+    }
     let state_row = f.nodes[n].op.is_stateful() && state_marks(f, n).is_none();
     [
-        (text + 16.0).clamp(56.0, 260.0),
+        (id_width.max(op_line_width(f, n, &op)) + 16.0).clamp(56.0, 260.0),
         if state_row { 50.0 } else { 32.0 },
     ]
+}
+
+/// Whether node `n`, drawing `id` and `op` ([`node_text`]), is drawn on one line: its ID is its
+/// operation and a number (`mux1`, `fork0`), so an operation line would repeat it, and its
+/// state, if any, fits after the ID (a fork's sent flags).
+pub fn one_line(f: &Function, n: NodeId, id: &str, op: &str) -> bool {
+    let numbered = id
+        .strip_prefix(op)
+        .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()));
+    numbered && (!f.nodes[n].op.is_stateful() || state_marks(f, n).is_some())
 }
 
 /// The DOT text used for layout (node names `n<index>`, edge IDs `c<channel>_<consumer>`),
@@ -1403,8 +1418,8 @@ mod tests {
     }
 
     /// A fork's sent flags and a buffer's slots sit on the operation line, whose text drops
-    /// the count the marks show; such nodes are as low as stateless ones, and as wide as
-    /// their marks need.
+    /// the count the marks show; such nodes are as low as stateless ones (a fork, whose ID
+    /// says `fork`, on one line), and as wide as their marks need.
     #[test]
     fn forks_and_buffers_show_their_state_on_the_operation_line() {
         let c = compile(THREE_LOOPS);
@@ -1438,13 +1453,52 @@ mod tests {
                     continue;
                 }
             }
-            assert_eq!(size[1], 32.0, "{full}");
-            assert!(
-                size[0] >= op_line_width(f, id, &drawn) + 16.0 - 1e-3,
-                "{full}"
-            );
+            let (label, _) = node_text(f, id);
+            if one_line(f, id, &label, &drawn) {
+                assert!(matches!(n.op, handscope_sim::Op::Fork), "{full}");
+                assert_eq!(size[1], 20.0, "{full}");
+                let marks = n.outputs.len() as f32 * OUTPUT_MARK;
+                assert!(
+                    size[0] >= label.len() as f32 * ID_CHAR + 4.0 + marks,
+                    "{full}"
+                );
+            } else {
+                assert_eq!(size[1], 32.0, "{full}");
+                assert!(
+                    size[0] >= op_line_width(f, id, &drawn) + 16.0 - 1e-3,
+                    "{full}"
+                );
+            }
         }
         assert!(forks > 0 && buffers > 0);
+    }
+
+    /// A node whose ID is its operation and a number (`mux1`, `cond_br0`) is drawn on one
+    /// line; an ID that does not say the operation (`lock.join`, a name from MLIR) keeps the
+    /// operation line, and so does state that needs a row (a control merge's winner).
+    #[test]
+    fn nodes_named_after_their_operation_take_one_line() {
+        let c = compile(THREE_LOOPS);
+        let f = &c.func;
+        let mut one = 0;
+        for (id, n) in f.nodes.iter() {
+            let (label, op) = node_text(f, id);
+            let expect = label
+                .strip_prefix(op.as_str())
+                .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
+                && !matches!(n.op, handscope_sim::Op::ControlMerge);
+            assert_eq!(one_line(f, id, &label, &op), expect, "{label} / {op}");
+            assert_eq!(node_size(f, id)[1] == 20.0, expect, "{label} / {op}");
+            one += usize::from(expect);
+        }
+        assert!(
+            one > f.nodes.len() / 2,
+            "{one} of {} on one line",
+            f.nodes.len()
+        );
+        let join = f.nodes.iter().find(|(_, n)| n.id == "lock.join").unwrap().0;
+        let (label, op) = node_text(f, join);
+        assert!(!one_line(f, join, &label, &op));
     }
 
     #[test]

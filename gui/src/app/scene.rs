@@ -9,8 +9,8 @@ use super::binding::Binding;
 use super::cycle::CycleState;
 use super::describe::{DeadlockMarks, Selection};
 use super::layout::{
-    ClusterKind, Layout, MAX_OUTPUT_MARKS, MAX_SLOT_MARKS, NodeBox, OP_CHAR, OUTPUT_MARK, P2,
-    SLOT_MARK, node_text, op_line_width, state_marks,
+    ClusterKind, ID_CHAR, Layout, MAX_OUTPUT_MARKS, MAX_SLOT_MARKS, NodeBox, OP_CHAR, OUTPUT_MARK,
+    P2, SLOT_MARK, node_text, one_line, op_line_width, state_marks,
 };
 use super::style::{ChanState, Palette, Radix, Rgba, format_value};
 
@@ -339,6 +339,26 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
         });
         let (id, op) = node_text(f, n);
         let top = nb.min()[1];
+        if one_line(f, n, &id, &op) {
+            // The ID says the operation (`mux1`): one line, a fork's sent flags after it.
+            let id_width = id.chars().count() as f32 * ID_CHAR;
+            let marks = state_marks(f, n).map_or(0.0, |(k, w)| k as f32 * w);
+            let left =
+                nb.center[0] - (id_width + if marks > 0.0 { 4.0 + marks } else { 0.0 }) / 2.0;
+            items.push(Item::Text {
+                pos: [left + id_width / 2.0, nb.center[1]],
+                text: id,
+                size: 11.0,
+                color: p.text,
+                anchor: Anchor::Center,
+                bg: None,
+            });
+            if let Some((words, names)) = cs.node_words(b, n.index()) {
+                let at = [left + id_width + 4.0 + marks / 2.0, nb.center[1]];
+                node_state(&mut items, f, n, at, nb.size[0], at[1], words, names, o);
+            }
+            continue;
+        }
         items.push(Item::Text {
             pos: [nb.center[0], top + 10.0],
             text: id,
