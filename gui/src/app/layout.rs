@@ -568,21 +568,24 @@ pub fn layout_stack_size(nodes: usize) -> usize {
 /// graph view of a 1600×1000 window.
 pub const DEFAULT_PANEL: P2 = [1600.0, 1000.0];
 
-/// Largest graph whose drawing is tried in columns (each try is one more `dot` run).
+/// Largest graph whose drawing is tried in columns and rankings (each try is more `dot`
+/// runs).
 pub const SHAPE_MAX_NODES: usize = 400;
 
 /// Most columns a drawing is wrapped into.
 const MAX_COLUMNS: usize = 5;
 
-/// Most block boundaries considered for column breaks in a graph of `nodes` nodes: each run
-/// of consecutive items between them is one `dot` run per ranking (36 for 7 boundaries, 10
-/// for 3), and `dot` takes longer on larger graphs (a 319-node kernel took 5 s with 7).
-fn max_candidate_cuts(nodes: usize) -> usize {
-    if nodes <= 150 { 7 } else { 3 }
-}
+/// How many of the partitions ranked best by their estimated size [`graphviz_shaped`] lays
+/// out for real.
+const SHAPE_FINALISTS: usize = 4;
 
-/// How much larger the zoom at fit must get for [`graphviz_shaped`] to take a shape later in
-/// its list (one column, and blocks below whole loops, read most like the program).
+/// Most block boundaries considered for column breaks (8 segments: 16 `dot` runs of one
+/// segment each, then the finalists' columns).
+const MAX_CANDIDATE_CUTS: usize = 7;
+
+/// How much larger the zoom at fit must get for [`graphviz_shaped`] to take one more column,
+/// or one more column not ranked in program order (one column in program order reads most
+/// like the program).
 const SHAPE_MIN_GAIN: f32 = 1.05;
 
 /// Computes (or fetches from the cache) the layout of `f`, shaped for a graph panel of
@@ -655,11 +658,13 @@ impl LayoutJob {
 
 /// The Graphviz layout of `f` that fits `panel` at the largest zoom, among the drawings of
 /// its program in one column and wrapped into up to [`MAX_COLUMNS`] columns at
-/// [`column_cuts`] (at most [`max_candidate_cuts`] of them, spread evenly down the
+/// [`column_cuts`] (at most [`MAX_CANDIDATE_CUTS`] of them, spread evenly down the
 /// one-column drawing), each column ranked in program order or with the loops' cycles
-/// broken by Graphviz. Every run of consecutive items is laid out once in each ranking
-/// (in parallel) and the partitions are put together from those parts. Each extra column,
-/// and each column not ranked in program order, must pay for itself with a zoom
+/// broken by Graphviz. Each segment between the cuts is laid out on its own in both
+/// rankings (in parallel); every partition is scored by the size of its columns' segments
+/// stacked, and the [`SHAPE_FINALISTS`] best are laid out for real (a column of several
+/// segments is one `dot` run) and scored again on their drawings. Each extra column, and
+/// each column not ranked in program order, must pay for itself with a zoom
 /// [`SHAPE_MIN_GAIN`] times larger. Graphs over [`SHAPE_MAX_NODES`] nodes, and graphs
 /// without blocks, get one run of `dot`.
 fn graphviz_shaped(f: &Function, dot: &str, panel: P2) -> Option<Layout> {
@@ -668,36 +673,41 @@ fn graphviz_shaped(f: &Function, dot: &str, panel: P2) -> Option<Layout> {
     if f.nodes.len() > SHAPE_MAX_NODES || f.nodes.values().all(|n| n.block.is_none()) {
         return run_graphviz(f, dot);
     }
-    let most = max_candidate_cuts(f.nodes.len());
-    if cuts.len() > most {
+    if cuts.len() > MAX_CANDIDATE_CUTS {
         let one = run_graphviz(f, dot)?;
-        cuts = candidate_cuts(&cuts, &block_tops(f, &one), one.size[1], most);
+        cuts = candidate_cuts(&cuts, &block_tops(f, &one), one.size[1], MAX_CANDIDATE_CUTS);
     }
     let segments = cuts.len() + 1;
-    let runs: Vec<Run> = (0..segments)
-        .flat_map(|first| (first..segments).map(move |last| (first, last)))
-        .flat_map(|(first, last)| {
+    let lay_out = |runs: &[Run]| {
+        in_parallel(runs, |r| {
+            let shape = r.shape(&cuts);
+            parse_graphviz_part(
+                f,
+                &exec_dot(&column_dot(f, &shape, usize::from(r.first > 0)))?,
+            )
+        })
+    };
+    // Every segment on its own, in both rankings: the sizes partitions are estimated from.
+    let singles: Vec<Run> = (0..segments)
+        .flat_map(|s| {
             [true, false].map(|rank_forward| Run {
-                first,
-                last,
+                first: s,
+                last: s,
                 rank_forward,
             })
         })
         .collect();
-    let parts = in_parallel(&runs, |r| {
-        let shape = r.shape(&cuts);
-        parse_graphviz_part(
-            f,
-            &exec_dot(&column_dot(f, &shape, usize::from(r.first > 0)))?,
-        )
-    });
-    let part = |first: usize, last: usize, rank_forward: bool| {
-        runs.iter()
-            .position(|r| (r.first, r.last, r.rank_forward) == (first, last, rank_forward))
-            .and_then(|k| parts[k].as_ref())
+    let mut parts: Vec<(Run, Option<Part>)> =
+        singles.iter().copied().zip(lay_out(&singles)).collect();
+    let single = |parts: &[(Run, Option<Part>)], s: usize, rank_forward: bool| {
+        parts
+            .iter()
+            .find(|(r, _)| (r.first, r.last, r.rank_forward) == (s, s, rank_forward))
+            .and_then(|(_, p)| p.as_ref().map(|p| p.size))
     };
-    // The best partition: bit k of `mask` breaks after segment k.
-    let mut best: Option<(f32, Vec<Run>)> = None;
+    // Every partition into at most MAX_COLUMNS columns (bit k of `mask` breaks after segment
+    // k), each column in either ranking, scored by the size its segments stacked would have.
+    let mut scored: Vec<(f32, Vec<Run>)> = Vec::new();
     for mask in 0u32..1 << cuts.len() {
         if mask.count_ones() as usize >= MAX_COLUMNS {
             continue;
@@ -710,44 +720,72 @@ fn graphviz_shaped(f: &Function, dot: &str, panel: P2) -> Option<Layout> {
                 first = k + 1;
             }
         }
-        for modes in 0u32..1 << ranges.len() {
-            let mut size = [0.0f32, 0.0f32];
-            let mut ok = true;
+        'modes: for modes in 0u32..1 << ranges.len() {
+            let mut size = [-COLUMN_GAP, 0.0f32];
+            let mut columns = Vec::new();
             for (c, &(first, last)) in ranges.iter().enumerate() {
-                let Some(p) = part(first, last, modes & (1 << c) == 0) else {
-                    ok = false;
-                    break;
-                };
-                size = [size[0] + p.size[0] + COLUMN_GAP, size[1].max(p.size[1])];
+                let rank_forward = modes & (1 << c) == 0;
+                let mut column = [0.0f32, 0.0f32];
+                for s in first..=last {
+                    let Some(p) = single(&parts, s, rank_forward) else {
+                        continue 'modes;
+                    };
+                    column = [column[0].max(p[0]), column[1] + p[1]];
+                }
+                size = [size[0] + column[0] + COLUMN_GAP, size[1].max(column[1])];
+                columns.push(Run {
+                    first,
+                    last,
+                    rank_forward,
+                });
             }
-            if !ok {
-                continue;
-            }
-            size[0] -= COLUMN_GAP;
             let penalty = ranges.len() - 1 + modes.count_ones() as usize;
-            let score = fit_zoom(size, panel) / SHAPE_MIN_GAIN.powi(penalty as i32);
-            if best.as_ref().is_none_or(|(b, _)| score > *b) {
-                let chosen = ranges
-                    .iter()
-                    .enumerate()
-                    .map(|(c, &(first, last))| Run {
-                        first,
-                        last,
-                        rank_forward: modes & (1 << c) == 0,
-                    })
-                    .collect();
-                best = Some((score, chosen));
+            scored.push((shape_score(size, panel, penalty), columns));
+        }
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.truncate(SHAPE_FINALISTS);
+    // The best few laid out for real: a column of several segments is one `dot` run.
+    let mut missing: Vec<Run> = Vec::new();
+    for (_, columns) in &scored {
+        for r in columns {
+            if !parts.iter().any(|(p, _)| p == r) && !missing.contains(r) {
+                missing.push(*r);
             }
+        }
+    }
+    let more = lay_out(&missing);
+    parts.extend(missing.into_iter().zip(more));
+    let part = |r: &Run| {
+        parts
+            .iter()
+            .find(|(p, _)| p == r)
+            .and_then(|(_, p)| p.as_ref())
+    };
+    let mut best: Option<(f32, &Vec<Run>)> = None;
+    for (_, columns) in &scored {
+        let Some(chosen) = columns.iter().map(part).collect::<Option<Vec<&Part>>>() else {
+            continue;
+        };
+        let width: f32 = chosen.iter().map(|p| p.size[0] + COLUMN_GAP).sum::<f32>() - COLUMN_GAP;
+        let height = chosen.iter().map(|p| p.size[1]).fold(0.0, f32::max);
+        let penalty = columns.len() - 1 + columns.iter().filter(|r| !r.rank_forward).count();
+        let score = shape_score([width, height], panel, penalty);
+        if best.is_none_or(|(b, _)| score > b) {
+            best = Some((score, columns));
         }
     }
     let (_, chosen) = best?;
     let breaks: Vec<usize> = chosen[1..].iter().map(|r| cuts[r.first - 1]).collect();
     let columns = columns_of(f, &breaks);
-    let chosen_parts: Vec<&Part> = chosen
-        .iter()
-        .map(|r| part(r.first, r.last, r.rank_forward))
-        .collect::<Option<_>>()?;
+    let chosen_parts: Vec<&Part> = chosen.iter().map(part).collect::<Option<_>>()?;
     compose(f, &chosen_parts, &columns)
+}
+
+/// How [`graphviz_shaped`] ranks a drawing of `size` with `penalty` extra columns and
+/// free-ranked columns: its zoom at fit in `panel`, each penalty costing [`SHAPE_MIN_GAIN`].
+fn shape_score(size: P2, panel: P2, penalty: usize) -> f32 {
+    fit_zoom(size, panel) / SHAPE_MIN_GAIN.powi(penalty as i32)
 }
 
 /// One column candidate of [`graphviz_shaped`]: the segments `first..=last` between its
