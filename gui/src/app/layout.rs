@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cranelift_entity::EntityRef;
 use handscope_sim::spec::{Detail, StateLayout, describe_op};
 use handscope_sim::{Function, NodeId};
+use rayon::prelude::*;
 
 use super::layout_stats::fit_zoom;
 use super::program_order;
@@ -201,20 +202,31 @@ pub fn op_line_width(f: &Function, n: NodeId, op: &str) -> f32 {
     }
 }
 
+/// Width in points of the ID line of node `n` showing `id`: with its state marks when it
+/// is drawn on [`one_line`].
+pub fn id_line_width(f: &Function, n: NodeId, id: &str, one_line: bool) -> f32 {
+    let text = id.chars().count() as f32 * ID_CHAR;
+    match state_marks(f, n) {
+        Some((k, w)) if one_line => text + 4.0 + k as f32 * w,
+        _ => text,
+    }
+}
+
 /// Size of a node's box in points: an ID line and an operation line (with the state marks of
 /// [`state_marks`]), and a row for the state of other stateful nodes (a control merge's
 /// winner, pipeline stages); or the ID line alone, with its marks, for a node drawn on
 /// [`one_line`].
 pub fn node_size(f: &Function, n: NodeId) -> P2 {
     let (id, op) = node_text(f, n);
-    let id_width = id.chars().count() as f32 * ID_CHAR;
     if one_line(f, n, &id, &op) {
-        let marks = state_marks(f, n).map_or(0.0, |(k, w)| 4.0 + k as f32 * w);
-        return [(id_width + marks + 16.0).clamp(40.0, 260.0), 20.0];
+        return [
+            (id_line_width(f, n, &id, true) + 16.0).clamp(40.0, 260.0),
+            20.0,
+        ];
     }
     let state_row = f.nodes[n].op.is_stateful() && state_marks(f, n).is_none();
     [
-        (id_width.max(op_line_width(f, n, &op)) + 16.0).clamp(56.0, 260.0),
+        (id_line_width(f, n, &id, false).max(op_line_width(f, n, &op)) + 16.0).clamp(56.0, 260.0),
         if state_row { 50.0 } else { 32.0 },
     ]
 }
@@ -275,16 +287,11 @@ pub fn column_dot(f: &Function, shape: &Shape, column: usize) -> String {
         "digraph g {\n  graph [rankdir=TB, nodesep=0.12, ranksep=0.2, splines=spline, fontsize=10, margin=4];\n  node [shape=box, fixedsize=true, label=\"\"];\n",
     );
     let order = program_order::blocks(f);
+    let block_of = program_order::block_index(f, &order);
     let mut members: Vec<Vec<NodeId>> = vec![Vec::new(); order.len()];
-    let mut block_of: Vec<Option<usize>> = vec![None; f.nodes.len()];
-    for (id, n) in f.nodes.iter() {
-        if let Some(k) = n.block.as_deref().and_then(|b| {
-            order
-                .binary_search_by(|x| program_order::block_cmp(x, b))
-                .ok()
-        }) {
+    for id in f.nodes.keys() {
+        if let Some(k) = block_of[id.index()] {
             members[k].push(id);
-            block_of[id.index()] = Some(k);
         }
     }
     let columns = node_columns(f, &block_of, breaks);
@@ -340,18 +347,7 @@ pub fn column_dot(f: &Function, shape: &Shape, column: usize) -> String {
 /// `breaks` (see [`node_columns`]).
 fn columns_of(f: &Function, breaks: &[usize]) -> Vec<usize> {
     let order = program_order::blocks(f);
-    let block_of: Vec<Option<usize>> = f
-        .nodes
-        .values()
-        .map(|n| {
-            n.block.as_deref().and_then(|b| {
-                order
-                    .binary_search_by(|x| program_order::block_cmp(x, b))
-                    .ok()
-            })
-        })
-        .collect();
-    node_columns(f, &block_of, breaks)
+    node_columns(f, &program_order::block_index(f, &order), breaks)
 }
 
 /// The column of every node when the program is wrapped after the boundaries `breaks`:
@@ -678,14 +674,17 @@ fn graphviz_shaped(f: &Function, dot: &str, panel: P2) -> Option<Layout> {
         cuts = candidate_cuts(&cuts, &block_tops(f, &one), one.size[1], MAX_CANDIDATE_CUTS);
     }
     let segments = cuts.len() + 1;
-    let lay_out = |runs: &[Run]| {
-        in_parallel(runs, |r| {
-            let shape = r.shape(&cuts);
-            parse_graphviz_part(
-                f,
-                &exec_dot(&column_dot(f, &shape, usize::from(r.first > 0)))?,
-            )
-        })
+    // One `dot` process per run, as many at once as rayon has threads.
+    let lay_out = |runs: &[Run]| -> Vec<Option<Part>> {
+        runs.par_iter()
+            .map(|r| {
+                let shape = r.shape(&cuts);
+                parse_graphviz_part(
+                    f,
+                    &exec_dot(&column_dot(f, &shape, usize::from(r.first > 0)))?,
+                )
+            })
+            .collect()
     };
     // Every segment on its own, in both rankings: the sizes partitions are estimated from.
     let singles: Vec<Run> = (0..segments)
@@ -812,36 +811,6 @@ impl Run {
             rank_forward: self.rank_forward,
         }
     }
-}
-
-/// Runs `job` on every item of `items` on as many threads as the machine has cores; the
-/// results in the items' order.
-fn in_parallel<T: Sync, R: Send>(items: &[T], job: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(1, items.len().max(1));
-    let mut out: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let job = &job;
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                scope.spawn(move || {
-                    (t..items.len())
-                        .step_by(threads)
-                        .map(|k| (k, job(&items[k])))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for h in handles {
-            if let Ok(done) = h.join() {
-                for (k, r) in done {
-                    out[k] = Some(r);
-                }
-            }
-        }
-    });
-    out.into_iter().map(|r| r.expect("every job ran")).collect()
 }
 
 /// The top edge of every block's box in `l`, by program order (`None`: not drawn).

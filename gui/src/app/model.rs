@@ -20,14 +20,14 @@ use super::cycle::CycleState;
 use super::describe::{self, Selection};
 use super::history::HistoryCache;
 use super::layout::{DEFAULT_PANEL, Engine, Layout, LayoutJob, P2};
-
-/// How much the graph panel's aspect ratio must change for [`Model::reshape_for`] to lay the
-/// graph out again.
-const RESHAPE_RATIO: f32 = 1.4;
 use super::reload::Watcher;
 use super::scene::{self, Options, Scene};
 use super::style::{Palette, Radix, Theme};
 use super::trace_source::TraceSource;
+
+/// How much the graph panel's aspect ratio must change for [`Model::reshape_for`] to lay the
+/// graph out again.
+const RESHAPE_RATIO: f32 = 1.4;
 
 /// Trace cycles the invocation tags may read for one cursor move: a jump far into a long
 /// trace leaves its moving tokens in the transfer colour instead of stalling the frame, and

@@ -6,6 +6,7 @@
 
 use std::cmp::Ordering;
 
+use cranelift_entity::EntityRef;
 use handscope_sim::{Function, NodeId, Op};
 
 /// A loop: the blocks `first..=last` of [`blocks`]' order (one block when the loop's body
@@ -52,21 +53,17 @@ pub fn blocks(f: &Function) -> Vec<&str> {
 /// loop reaching its latest back edge; a range that overlaps another without nesting in it
 /// (an irreducible shape) is dropped, so the result always nests.
 pub fn loops(f: &Function, blocks: &[&str]) -> Vec<Loop> {
-    let index = |n: &handscope_sim::Node| {
-        n.block
-            .as_deref()
-            .and_then(|b| blocks.binary_search_by(|x| block_cmp(x, b)).ok())
-    };
+    let block_of = block_index(f, blocks);
     let mut reach: Vec<Option<usize>> = vec![None; blocks.len()];
     for ch in f.channels.values() {
-        let Some(from) = index(&f.nodes[ch.producer.node]) else {
+        let Some(from) = block_of[ch.producer.node.index()] else {
             continue;
         };
         for c in &ch.consumers {
             // A channel back to an earlier block, or a block's own branch back into it
             // (a loop of one block), that ends in a merge-like node of its block.
-            if let Some(to) = index(&f.nodes[c.node])
-                && (to < from || (to == from && matches!(f.nodes[ch.producer.node].op, Op::CondBr)))
+            if let Some(to) = block_of[c.node.index()]
+                && runs_backwards(f, &block_of, ch.producer.node, c.node)
                 && enters_merge(f, c.node)
             {
                 let r = &mut reach[to];
@@ -108,6 +105,19 @@ pub fn loops(f: &Function, blocks: &[&str]) -> Vec<Loop> {
     roots
 }
 
+/// Each node's block as its index in `blocks` (the order of [`blocks`]), by node index;
+/// `None` for a node outside every block.
+pub fn block_index(f: &Function, blocks: &[&str]) -> Vec<Option<usize>> {
+    f.nodes
+        .values()
+        .map(|n| {
+            n.block
+                .as_deref()
+                .and_then(|b| blocks.binary_search_by(|x| block_cmp(x, b)).ok())
+        })
+        .collect()
+}
+
 /// Whether the channel from `producer` to `consumer` runs against the program order: into an
 /// earlier block, or from a block's `cond_br` back into a merge-like node of the same block
 /// (a loop of one block). `block_of` gives each node's index in [`blocks`]' order.
@@ -117,7 +127,6 @@ pub fn runs_backwards(
     producer: NodeId,
     consumer: NodeId,
 ) -> bool {
-    use cranelift_entity::EntityRef;
     match (block_of[producer.index()], block_of[consumer.index()]) {
         (Some(from), Some(to)) => {
             to < from

@@ -10,7 +10,7 @@ use super::cycle::CycleState;
 use super::describe::{DeadlockMarks, Selection};
 use super::layout::{
     ClusterKind, ID_CHAR, Layout, MAX_OUTPUT_MARKS, MAX_SLOT_MARKS, NodeBox, OP_CHAR, OUTPUT_MARK,
-    P2, SLOT_MARK, node_text, one_line, op_line_width, state_marks,
+    P2, SLOT_MARK, id_line_width, node_text, one_line, op_line_width, state_marks,
 };
 use super::style::{ChanState, Palette, Radix, Rgba, format_value};
 
@@ -343,8 +343,7 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
             // The ID says the operation (`mux1`): one line, a fork's sent flags after it.
             let id_width = id.chars().count() as f32 * ID_CHAR;
             let marks = state_marks(f, n).map_or(0.0, |(k, w)| k as f32 * w);
-            let left =
-                nb.center[0] - (id_width + if marks > 0.0 { 4.0 + marks } else { 0.0 }) / 2.0;
+            let left = nb.center[0] - id_line_width(f, n, &id, true) / 2.0;
             items.push(Item::Text {
                 pos: [left + id_width / 2.0, nb.center[1]],
                 text: id,
