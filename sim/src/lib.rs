@@ -28,6 +28,7 @@ pub mod trace;
 pub mod transform;
 pub mod types;
 pub mod verify;
+pub mod wide;
 
 pub use graph::{
     ArgType, Channel, ChannelId, DuplicateId, FuncArg, FuncResult, Function, Module, NameHint,

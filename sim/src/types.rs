@@ -1,7 +1,9 @@
 //! Channel data types: the types a handshake channel can carry.
 //!
 //! Every value travels as a bit pattern in a `u64` data word, bits above the type's width 0;
-//! `f32`/`f64` values are their IEEE-754 encodings (`f32::to_bits`, `f64::to_bits`).
+//! `f32`/`f64` values are their IEEE-754 encodings (`f32::to_bits`, `f64::to_bits`). Types
+//! wider than 64 bits (up to [`MAX_DATA_WIDTH`]) carry a wide word instead: see
+//! [`crate::wide`].
 
 use std::fmt;
 
@@ -10,8 +12,8 @@ use std::fmt;
 pub enum Type {
     /// `none`: a control-only token with no data.
     None,
-    /// `iN`: a signless integer of `N` bits, `0 <= N <= 64`.
-    Int(u8),
+    /// `iN`: a signless integer of `N` bits, `0 <= N <= MAX_INT_WIDTH`.
+    Int(u16),
     /// `index`: 64 bits wide in CIRCT's RTL.
     Index,
     /// `tuple<...>`: the concatenation of its members.
@@ -65,8 +67,11 @@ impl FloatKind {
     }
 }
 
-/// Largest integer width the model supports.
-pub const MAX_INT_WIDTH: u32 = 64;
+/// Largest integer width the model supports (`iN`).
+pub const MAX_INT_WIDTH: u32 = 16_384;
+
+/// Largest channel width (a tuple's fields together) the engine simulates.
+pub const MAX_DATA_WIDTH: u32 = 16_384;
 
 impl Type {
     /// Number of data bits on the wire (0 for `none`).

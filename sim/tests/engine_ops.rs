@@ -385,7 +385,7 @@ fn float_division_by_zero_and_a_float_chain() {
     assert_eq!(json["outputs"]["r1"][0]["value"], "-nan");
 }
 
-fn binop_graph(op: ArithOp, w: u8, out_ty: Type) -> handscope_sim::Function {
+fn binop_graph(op: ArithOp, w: u16, out_ty: Type) -> handscope_sim::Function {
     let mut f = handscope_sim::Function::new("t");
     let a = arg(&mut f, "a", Type::Int(w));
     let b = arg(&mut f, "b", Type::Int(w));
@@ -395,7 +395,7 @@ fn binop_graph(op: ArithOp, w: u8, out_ty: Type) -> handscope_sim::Function {
     f
 }
 
-fn eval_bin(op: ArithOp, w: u8, out_ty: Type, a: u64, b: u64) -> u64 {
+fn eval_bin(op: ArithOp, w: u16, out_ty: Type, a: u64, b: u64) -> u64 {
     let f = binop_graph(op, w, out_ty);
     let mut sim = Simulation::new(&f, env(&[("a", vec![a]), ("b", vec![b])])).unwrap();
     sim.run(10).outputs["r0"][0].bits
@@ -403,7 +403,7 @@ fn eval_bin(op: ArithOp, w: u8, out_ty: Type, a: u64, b: u64) -> u64 {
 
 #[test]
 fn signed_compare_and_shift_at_widths_1_7_33_64() {
-    for w in [1u8, 7, 33, 64] {
+    for w in [1u16, 7, 33, 64] {
         let m = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
         let min = 1u64 << (w - 1); // INT_MIN bit pattern
         let slt = |a, b| eval_bin(ArithOp::Cmpi(CmpPredicate::Slt), w, Type::Int(1), a, b);

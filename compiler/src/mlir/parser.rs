@@ -331,10 +331,10 @@ impl<'a> Parser<'a> {
                         {
                             match bits.parse::<u32>() {
                                 Ok(n) if n <= handscope_sim::types::MAX_INT_WIDTH => {
-                                    PType::Chan(Type::Int(n as u8))
+                                    PType::Chan(Type::Int(n as u16))
                                 }
                                 _ => PType::Other(format!(
-                                    "integer type `{w}` is wider than 64 bits"
+                                    "integer type `{w}` is wider than {} bits", handscope_sim::types::MAX_INT_WIDTH
                                 )),
                             }
                         } else {
@@ -342,7 +342,7 @@ impl<'a> Parser<'a> {
                                 self.skip_balanced()?;
                             }
                             PType::Other(format!(
-                                "type `{w}` is not supported (use iN with N <= 64, index, f32, f64, none, tuple or memref)"
+                                "type `{w}` is not supported (use iN with N <= 16384, index, f32, f64, none, tuple or memref)"
                             ))
                         }
                     }

@@ -72,7 +72,7 @@ pub(crate) struct BuildError {
 
 fn int_ty(t: crate::c::ir::Type) -> Type {
     match t {
-        crate::c::ir::Type::Int(b) => Type::Int(b as u8),
+        crate::c::ir::Type::Int(b) => Type::Int(b as u16),
         crate::c::ir::Type::Float(k) => Type::Float(k),
         crate::c::ir::Type::Token => Type::None,
     }
