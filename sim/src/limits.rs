@@ -14,8 +14,9 @@
 //! | [`MAX_NODES`] nodes of a function, instances inlined | 2^20 = 1,048,576 | a 10^5-term C sum is 4 * 10^5 nodes; a graph takes about 1 KiB per node (IDs, ports, locations) in memory, more while verified or simulated |
 //! | [`MAX_HIERARCHY_DEPTH`] levels of nested instances | 256 | hierarchies are a few levels deep; inlining recurses once per level |
 //!
-//! Channels and memory elements wider than 64 bits are not simulated either
-//! ([`MAX_WIDTH`]). [`check`] lists what a function exceeds: `verify` reports each as a
+//! Channels and memory elements wider than [`MAX_WIDTH`] = 16,384 bits are not simulated
+//! either (values above 64 bits are interned, see [`crate::wide`]; every width CIRCT's
+//! tests and generated kernels use is far below). [`check`] lists what a function exceeds: `verify` reports each as a
 //! [`crate::verify::Rule::Limit`] error, so `handscope check` passing means `sim` can start;
 //! the engine refuses such a function with an error instead of aborting on allocation; the
 //! MLIR reader rejects a count over a limit where it reads it, before allocating for it.
@@ -38,7 +39,7 @@ pub const MAX_NODES: usize = 1 << 20;
 /// Most levels of instances inside instances.
 pub const MAX_HIERARCHY_DEPTH: usize = 256;
 /// Widest channel or memory element the simulator handles, in bits.
-pub const MAX_WIDTH: u32 = 64;
+pub const MAX_WIDTH: u32 = crate::types::MAX_DATA_WIDTH;
 
 /// One limit a function exceeds.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,9 @@
 //! JSON rendering of data values: `iN` with `N > 1` and `index` are printed as signed
 //! two's-complement numbers, `i1` as 0/1, `i0` as 0, tuples as their unsigned bit pattern,
 //! `none` as `null`, `f32`/`f64` as [`crate::float::FloatValue`] does (a number when finite,
-//! else `"inf"`, `"-inf"`, `"nan"`, `"-nan"` or `"nan(0x...)"`). [`OutputToken::bits`] keeps the raw unsigned pattern.
+//! else `"inf"`, `"-inf"`, `"nan"`, `"-nan"` or `"nan(0x...)"`). Values of types wider than
+//! 64 bits are JSON strings of their decimal value (signed for `iN`, unsigned for tuples),
+//! since JSON numbers above 2^53 are not portable. [`OutputToken::bits`] keeps the raw unsigned pattern.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -41,9 +43,11 @@ impl Status {
 }
 
 /// A data value rendered for people and JSON.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Value {
+    /// A value of a type wider than 64 bits, in decimal (a JSON string).
+    Wide(String),
     /// Signed interpretation (`iN`, `N > 1`, and `index`).
     Signed(i64),
     /// Unsigned interpretation (`i1`, `i0`, tuples).
@@ -58,12 +62,21 @@ impl std::fmt::Display for Value {
             Value::Signed(v) => write!(f, "{v}"),
             Value::Unsigned(v) => write!(f, "{v}"),
             Value::Float(v) => write!(f, "{v}"),
+            Value::Wide(v) => write!(f, "{v}"),
         }
     }
 }
 
 /// Renders bit pattern `bits` of type `ty` (see the module documentation); `None` for `none`.
 pub fn render_value(bits: u64, ty: &Type) -> Option<Value> {
+    let w = ty.bit_width();
+    if crate::wide::is_wide(w) {
+        return Some(Value::Wide(crate::wide::to_decimal(
+            bits,
+            w,
+            ty.is_integer(),
+        )));
+    }
     match ty {
         Type::None => None,
         Type::Int(w) if *w > 1 => Some(Value::Signed(sext(bits, u32::from(*w)))),
@@ -80,6 +93,9 @@ pub fn render_value(bits: u64, ty: &Type) -> Option<Value> {
 /// [`crate::graph::UNSIGNED_ATTR`]) is printed as its unsigned value.
 pub fn render_value_as(bits: u64, ty: &Type, unsigned: bool) -> Option<Value> {
     match ty {
+        Type::Int(w) if unsigned && crate::wide::is_wide(u32::from(*w)) => Some(Value::Wide(
+            crate::wide::to_decimal(bits, u32::from(*w), false),
+        )),
         Type::Int(w) if unsigned && *w > 1 => Some(Value::Unsigned(bits & ty.mask())),
         _ => render_value(bits, ty),
     }
@@ -103,7 +119,8 @@ pub struct OutputToken {
 }
 
 /// A running checksum of a token sequence: 64-bit FNV-1a over each token's raw bit pattern
-/// as 8 little-endian bytes, in order (the same values in the same order give the same
+/// as 8 little-endian bytes (a value wider than 64 bits: its `ceil(width / 64)` limbs, least
+/// significant first, 8 bytes each), in order (the same values in the same order give the same
 /// checksum whatever the cycles, so two runs of a kernel under different timing or ready
 /// policies can be compared by it). Serialized as `0x` and 16 hex digits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -283,7 +300,7 @@ pub fn render_human_with(r: &RunReport, detail: OutputDetail) -> String {
         let _ = writeln!(s, "  drained: {d}");
     }
     for (name, toks) in &r.outputs {
-        let token = |t: &OutputToken| match t.value {
+        let token = |t: &OutputToken| match &t.value {
             Some(v) => format!("{v}@{}", t.cycle),
             None => format!("token@{}", t.cycle),
         };

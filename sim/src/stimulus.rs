@@ -64,6 +64,16 @@ pub enum StimulusError {
         /// Largest value accepted (as unsigned).
         max: i128,
     },
+    /// A value outside what an argument wider than 64 bits holds.
+    #[error(
+        "value `{text}` does not fit {ty} (negative values as two's complement, down to -2^(width-1))"
+    )]
+    WideDoesNotFit {
+        /// The value as given.
+        text: String,
+        /// The type.
+        ty: String,
+    },
     /// `a..b` with `b <= a`.
     #[error(
         "`{0}` is an empty range (the end is excluded: `0..4` is 0, 1, 2, 3); give a start below the end"
@@ -84,7 +94,8 @@ pub const MAX_TOKEN_FILE_BYTES: u64 = 512 << 20;
 /// One batch of tokens for an argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TokenSource {
-    /// Explicit values as 64-bit patterns (masked to the argument width when driven).
+    /// Explicit values as 64-bit patterns (masked to the argument width when driven); for an
+    /// argument wider than 64 bits, its words (see [`crate::wide`]).
     Values(Vec<u64>),
     /// `start..end` (end exclusive), generated lazily, masked to the argument width.
     Range {
@@ -114,12 +125,23 @@ impl TokenSource {
         self.len() == 0
     }
 
-    /// Token `k` as an unmasked bit pattern.
+    /// Token `k` as an unmasked bit pattern (for a range, the value's low 64 bits; see
+    /// [`TokenSource::word`] for arguments wider than 64 bits).
     pub fn get(&self, k: u64) -> u64 {
         match self {
             TokenSource::Values(v) => v[k as usize],
             TokenSource::Range { start, .. } => (start + i128::from(k)) as u64,
             TokenSource::None(_) => 0,
+        }
+    }
+
+    /// Token `k` as the word of a channel `width` bits wide (see [`crate::wide`]).
+    pub fn word(&self, k: u64, width: u32) -> u64 {
+        match self {
+            TokenSource::Range { start, .. } if crate::wide::is_wide(width) => {
+                crate::wide::from_bigint(&num_bigint::BigInt::from(start + i128::from(k)), width)
+            }
+            _ => self.get(k) & width_mask(width),
         }
     }
 
@@ -171,11 +193,14 @@ impl TokenSource {
 }
 
 /// The values an integer type of `ty`'s width accepts: `-2^(w-1)` (signed) to `2^w - 1`
-/// (unsigned).
+/// (unsigned), clamped to what an `i128` holds (types of 127 bits and more).
 pub fn int_range(ty: &Type) -> (i128, i128) {
     let w = ty.bit_width();
     if w == 0 {
         return (0, 0);
+    }
+    if w >= 127 {
+        return (i128::MIN, i128::MAX);
     }
     (-(1i128 << (w - 1)), (1i128 << w) - 1)
 }
@@ -232,6 +257,19 @@ fn parse_number(s: &str) -> Result<i128, StimulusError> {
 
 fn parse_list(t: &str, ty: &Type, lenient: bool) -> Result<TokenSource, StimulusError> {
     let mut vals = Vec::new();
+    let w = ty.bit_width();
+    if crate::wide::is_wide(w) {
+        for part in list_items(t, lenient)? {
+            vals.push(crate::wide::parse(part, w).map_err(|e| match e {
+                crate::wide::ParseError::Syntax(_) => StimulusError::Number(part.to_string()),
+                crate::wide::ParseError::TooLarge { .. } => StimulusError::WideDoesNotFit {
+                    text: part.to_string(),
+                    ty: ty.to_string(),
+                },
+            })?);
+        }
+        return Ok(TokenSource::Values(vals));
+    }
     for part in list_items(t, lenient)? {
         let v = parse_number(part)?;
         check_fits(v, part, ty)?;
@@ -539,6 +577,7 @@ pub(crate) struct ArgCursor {
     src: usize,
     off: u64,
     mask: u64,
+    width: u32,
 }
 
 impl ArgCursor {
@@ -548,6 +587,7 @@ impl ArgCursor {
             src: 0,
             off: 0,
             mask: width_mask(ty.bit_width()),
+            width: ty.bit_width(),
         };
         c.skip_empty();
         c
@@ -560,12 +600,15 @@ impl ArgCursor {
         }
     }
 
-    /// The current token (masked), if any.
+    /// The current token (masked; a word for a wide argument), if any.
     #[inline]
     pub(crate) fn peek(&self) -> Option<u64> {
-        self.sources
-            .get(self.src)
-            .map(|s| s.get(self.off) & self.mask)
+        let s = self.sources.get(self.src)?;
+        Some(if crate::wide::is_wide(self.width) {
+            s.word(self.off, self.width)
+        } else {
+            s.get(self.off) & self.mask
+        })
     }
 
     /// Consumes the current token.

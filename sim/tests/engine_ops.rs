@@ -264,7 +264,7 @@ fn division_by_zero_is_an_event() {
     )
     .unwrap();
     let r = sim.run(20);
-    let vals: Vec<_> = r.outputs["r0"].iter().map(|t| t.value).collect();
+    let vals: Vec<_> = r.outputs["r0"].iter().map(|t| t.value.clone()).collect();
     assert_eq!(
         vals,
         [
@@ -327,7 +327,7 @@ fn float_division_by_zero_and_a_float_chain() {
     let rep = sim.run(20);
     assert_eq!(rep.status, Status::Done);
     let fv = |x: u64| Some(Value::Float(FloatValue { kind: F32, bits: x }));
-    let vals = |k: &str| -> Vec<_> { rep.outputs[k].iter().map(|t| t.value).collect() };
+    let vals = |k: &str| -> Vec<_> { rep.outputs[k].iter().map(|t| t.value.clone()).collect() };
     assert_eq!(
         vals("r0"),
         [
@@ -356,7 +356,7 @@ fn float_division_by_zero_and_a_float_chain() {
             Some(Value::Signed(-960))
         ]
     );
-    assert_eq!(vals("r2"), [Some(Value::Unsigned(0)); 4]);
+    assert_eq!(vals("r2"), [const { Some(Value::Unsigned(0)) }; 4]);
     let ev: Vec<(u64, &str, &str)> = rep
         .events
         .iter()

@@ -53,6 +53,9 @@ pub(crate) enum LocExpr {
 pub(crate) enum AttrValue {
     /// Integer with optional type (`-5 : i32`).
     Int { value: i128, ty: Option<SType> },
+    /// Integer too large for [`AttrValue::Int`] (a constant of a wide type): its text with
+    /// its sign, as written, and optional type.
+    BigInt { text: String, ty: Option<SType> },
     /// Float literal with optional type (`-1.5e3 : f32`), the text as written with its sign.
     Float { text: String, ty: Option<SType> },
     /// `true` / `false`

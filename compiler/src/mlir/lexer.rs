@@ -22,6 +22,8 @@ pub(crate) enum Tok {
     Bang(String),
     /// Integer literal (decimal or `0x` hex), without sign.
     Int(u128),
+    /// Integer literal too large for [`Tok::Int`] (a constant of a wide type), as written.
+    BigInt(String),
     /// Floating-point literal, kept as written.
     Float(String),
     /// String literal with escapes resolved.
@@ -62,6 +64,7 @@ impl Tok {
             Tok::Caret(s) => format!("`^{s}`"),
             Tok::Bang(s) => format!("`!{s}`"),
             Tok::Int(v) => format!("integer `{v}`"),
+            Tok::BigInt(v) => format!("integer `{v}`"),
             Tok::Float(s) => format!("float `{s}`"),
             Tok::Str(_) => "a string".into(),
             Tok::LParen => "`(`".into(),
@@ -385,9 +388,11 @@ impl<'a> Lexer<'a> {
                 e += 1;
             }
             self.pos = e;
-            let v = u128::from_str_radix(&self.src[start + 2..e], 16)
-                .map_err(|_| self.err(start, e, "integer literal is too large"))?;
-            return Ok((Tok::Int(v), Span::new(start, e)));
+            let tok = match u128::from_str_radix(&self.src[start + 2..e], 16) {
+                Ok(v) => Tok::Int(v),
+                Err(_) => Tok::BigInt(self.src[start..e].to_string()),
+            };
+            return Ok((tok, Span::new(start, e)));
         }
         while e < b.len() && b[e].is_ascii_digit() {
             e += 1;
@@ -420,10 +425,11 @@ impl<'a> Lexer<'a> {
             ));
         }
         self.pos = e;
-        let v: u128 = self.src[start..e]
-            .parse()
-            .map_err(|_| self.err(start, e, "integer literal is too large"))?;
-        Ok((Tok::Int(v), Span::new(start, e)))
+        let tok = match self.src[start..e].parse::<u128>() {
+            Ok(v) => Tok::Int(v),
+            Err(_) => Tok::BigInt(self.src[start..e].to_string()),
+        };
+        Ok((tok, Span::new(start, e)))
     }
 
     fn lex_string(&mut self) -> Result<(Tok, Span), LexError> {

@@ -638,16 +638,18 @@ impl<'a> Parser<'a> {
             };
             let mut v = Vec::new();
             for (item, isp) in items {
-                let AttrValue::Int { value, .. } = item else {
-                    return Err(self.err(*isp, "`initValues` must be an array of integers"));
+                let text = match item {
+                    AttrValue::Int { value, .. } => value.to_string(),
+                    AttrValue::BigInt { text, .. } => text.clone(),
+                    _ => {
+                        return Err(self.err(*isp, "`initValues` must be an array of integers"));
+                    }
                 };
-                // Stored as the bit pattern of the channel type, like constants.
-                if !fits(*value, ty.bit_width()) {
-                    return Err(
-                        self.err(*isp, format!("initial value {value} does not fit in {ty}"))
-                    );
-                }
-                v.push((*value as u64) & ty.mask());
+                // Stored as the word of the channel type, like constants.
+                let word = self.int_word(&text, ty).ok_or_else(|| {
+                    self.err(*isp, format!("initial value {text} does not fit in {ty}"))
+                })?;
+                v.push(word);
             }
             if v.len() != slots as usize {
                 return Err(self.err(
@@ -680,13 +682,18 @@ impl<'a> Parser<'a> {
             ));
         }
         let (v, vty) = match &a.value {
-            AttrValue::Bool(b) => (i128::from(*b), Some(Type::Int(1))),
-            AttrValue::Int { value, ty } => {
+            AttrValue::Bool(b) => (u8::from(*b).to_string(), Some(Type::Int(1))),
+            AttrValue::Int { value: _, ty } | AttrValue::BigInt { text: _, ty } => {
                 let vt = match ty {
                     Some(s) => Some(self.chan_type(s)?),
                     None => None,
                 };
-                (*value, vt)
+                let text = match &a.value {
+                    AttrValue::Int { value, .. } => value.to_string(),
+                    AttrValue::BigInt { text, .. } => text.clone(),
+                    _ => unreachable!("matched above"),
+                };
+                (text, vt)
             }
             _ => return Err(self.err(a.value_span, "`value` must be an integer or `true`/`false`")),
         };
@@ -698,15 +705,31 @@ impl<'a> Parser<'a> {
                 format!("constant value type {vt} differs from the result type {t}"),
             ));
         }
-        if !fits(v, t.bit_width()) {
+        let Some(value) = self.int_word(&v, t) else {
             return Err(self.err(
                 a.value_span,
                 format!("constant value {v} does not fit in {t}"),
             ));
+        };
+        Ok(Op::Constant { value })
+    }
+
+    /// The word (see `handscope_sim::wide`) of the integer literal `text` (decimal with an
+    /// optional sign, or `0x` hex) on a channel of integer type `t`, `None` when it does not
+    /// fit (MLIR accepts a value that fits signed or unsigned).
+    fn int_word(&self, text: &str, t: &Type) -> Option<u64> {
+        let w = t.bit_width();
+        if !handscope_sim::wide::is_wide(w) {
+            let v: i128 = if let Some(h) = text.strip_prefix("0x") {
+                i128::from_str_radix(h, 16).ok()?
+            } else if let Some(h) = text.strip_prefix("-0x") {
+                -i128::from_str_radix(h, 16).ok()?
+            } else {
+                text.parse().ok()?
+            };
+            return fits(v, w).then_some((v as u64) & t.mask());
         }
-        Ok(Op::Constant {
-            value: (v as u64) & t.mask(),
-        })
+        handscope_sim::wide::parse(text, w).ok()
     }
 
     /// The bit pattern of a float attribute value of format `kind`: a float literal (rounded

@@ -621,20 +621,40 @@ impl<'a> Parser<'a> {
             Tok::Int(v) => {
                 self.bump()?;
                 let ty = self.opt_colon_type()?;
-                Ok(AttrValue::Int {
-                    value: v as i128,
-                    ty,
+                Ok(match i128::try_from(v) {
+                    Ok(value) => AttrValue::Int { value, ty },
+                    Err(_) => AttrValue::BigInt {
+                        text: v.to_string(),
+                        ty,
+                    },
                 })
+            }
+            Tok::BigInt(text) => {
+                self.bump()?;
+                let ty = self.opt_colon_type()?;
+                Ok(AttrValue::BigInt { text, ty })
             }
             Tok::Minus => {
                 self.bump()?;
                 match self.peek()? {
                     Tok::Int(v) => {
-                        let sp = self.bump()?.1;
-                        let v = i128::try_from(v)
-                            .map_err(|_| self.err(sp, "integer literal is too large"))?;
+                        self.bump()?;
                         let ty = self.opt_colon_type()?;
-                        Ok(AttrValue::Int { value: -v, ty })
+                        Ok(match i128::try_from(v) {
+                            Ok(v) => AttrValue::Int { value: -v, ty },
+                            Err(_) => AttrValue::BigInt {
+                                text: format!("-{v}"),
+                                ty,
+                            },
+                        })
+                    }
+                    Tok::BigInt(text) => {
+                        self.bump()?;
+                        let ty = self.opt_colon_type()?;
+                        Ok(AttrValue::BigInt {
+                            text: format!("-{text}"),
+                            ty,
+                        })
                     }
                     Tok::Float(f) => {
                         self.bump()?;

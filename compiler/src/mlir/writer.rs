@@ -140,7 +140,15 @@ pub fn float_literal(bits: u64, kind: handscope_sim::FloatKind) -> String {
     }
 }
 
-fn signed(v: u64, w: u32) -> i128 {
+/// The signed reading of word `v` of a `w`-bit channel, as decimal text.
+fn signed(v: u64, w: u32) -> String {
+    if handscope_sim::wide::is_wide(w) {
+        return handscope_sim::wide::to_decimal(v, w, true);
+    }
+    signed_narrow(v, w).to_string()
+}
+
+fn signed_narrow(v: u64, w: u32) -> i128 {
     match w {
         0 => 0,
         w if w >= 64 => i128::from(v as i64),
@@ -410,7 +418,7 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
         Op::Buffer { slots, kind, init } => {
             if let Some(v) = init {
                 let w = first_out.bit_width();
-                let vals: Vec<String> = v.iter().map(|x| signed(*x, w).to_string()).collect();
+                let vals: Vec<String> = v.iter().map(|x| signed(*x, w)).collect();
                 attrs.insert("initValues".into(), format!("[{}]", vals.join(", ")));
             }
             format!(
@@ -555,9 +563,11 @@ mod tests {
         assert_eq!(sanitize("3a"), "v3a");
         assert_eq!(sanitize("a b"), "a_b");
         assert_eq!(sanitize(""), "v");
-        assert_eq!(signed(0xFF, 8), -1);
-        assert_eq!(signed(5, 32), 5);
-        assert_eq!(signed(u64::MAX, 64), -1);
+        assert_eq!(signed(0xFF, 8), "-1");
+        assert_eq!(signed(5, 32), "5");
+        assert_eq!(signed(u64::MAX, 64), "-1");
+        let minus_two = handscope_sim::wide::parse("-2", 200).unwrap();
+        assert_eq!(signed(minus_two, 200), "-2");
         assert_eq!(quote("a\"b"), "\"a\\\"b\"");
         assert_eq!(symbol("f"), "@f");
         assert_eq!(symbol("my func"), "@\"my func\"");

@@ -7,11 +7,11 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use super::SimError;
 use super::arith::{BinOp, CastKind};
 use super::float_arith::{FBinOp, FConv, FUnOp};
-use super::program::{Bwd, Clk, Fwd, Kinded, MemInfo, Program, Seg, Span};
+use super::program::{Bwd, Clk, Fwd, Kinded, MemInfo, Program, Seg, Span, WideOp};
 use crate::graph::Function;
 use crate::ops::{ArithOp, Op};
 use crate::spec::{CountContext, RegField, SlotPart, StateLayout, slot_regs, stage_regs};
-use crate::types::{MAX_INT_WIDTH, Type};
+use crate::types::{MAX_DATA_WIDTH, Type};
 
 /// An instruction plus the channels whose signal it reads and writes (for ordering).
 struct Pending<I> {
@@ -90,8 +90,8 @@ fn width(ty: &Type) -> u32 {
     ty.bit_width()
 }
 
-/// Compiles `f`. Fails on `instance` nodes, channels without exactly one consumer, tuples
-/// wider than 64 bits and malformed nodes.
+/// Compiles `f`. Fails on `instance` nodes, channels without exactly one consumer, channels
+/// wider than [`MAX_DATA_WIDTH`] bits and malformed nodes.
 pub fn compile(f: &Function) -> Result<Program, SimError> {
     // Size limits first: nothing below allocates for a graph that exceeds one.
     if let Some(e) = crate::limits::check(f).into_iter().next() {
@@ -109,15 +109,17 @@ pub fn compile(f: &Function) -> Result<Program, SimError> {
         bwd: Vec::new(),
     };
     b.p.n_channels = f.channels.len();
+    let mut full = Vec::with_capacity(f.channels.len());
     for (_, c) in f.channels.iter() {
         let w = width(&c.ty);
-        if w > MAX_INT_WIDTH {
+        if w > MAX_DATA_WIDTH {
             return Err(SimError::TooWide {
                 channel: c.name.clone(),
                 width: w,
             });
         }
-        b.p.widths.push(w as u8);
+        b.p.widths.push(w.min(64) as u8);
+        full.push(w);
         if c.consumers.len() != 1 {
             return Err(SimError::Consumers {
                 channel: c.name.clone(),
@@ -129,7 +131,7 @@ pub fn compile(f: &Function) -> Result<Program, SimError> {
     let widths = b.p.widths.clone();
     for (nid, node) in f.nodes.iter() {
         let start = b.p.reg_init.len() as u32;
-        compile_node(&mut b, &widths, nid.as_u32(), node)?;
+        compile_node(&mut b, &widths, &full, nid.as_u32(), node)?;
         b.p.node_regs[nid.index()] = (start, b.p.reg_init.len() as u32);
     }
     // Arguments and results.
@@ -296,6 +298,7 @@ fn malformed(node: &crate::Node, what: impl Into<String>) -> SimError {
 fn compile_node(
     b: &mut Builder<'_>,
     widths: &[u8],
+    full: &[u32],
     nid: u32,
     node: &crate::Node,
 ) -> Result<(), SimError> {
@@ -329,6 +332,9 @@ fn compile_node(
     });
     let reg = b.alloc_regs(node, sp.state, data_mask);
     let wch = |c: u32| u32::from(widths[c as usize]);
+    // True width (wider than 64 for a channel of wide words).
+    let fw = |c: u32| full[c as usize];
+    let any_wide = ins.iter().chain(&outs).any(|&c| crate::wide::is_wide(fw(c)));
     match &node.op {
         Op::Argument { .. } | Op::Return => {}
         Op::Instance { callee } => {
@@ -442,6 +448,45 @@ fn compile_node(
                 ArithOp::Extf => fconv(FConv::Ext),
                 ArithOp::Truncf => fconv(FConv::Trunc),
             };
+            // `select` only moves words, at any width.
+            let instr = if any_wide && !matches!(instr, Fwd::Select { .. }) {
+                let (a, bb) = (ins[0], ins.get(1).copied().unwrap_or(0));
+                let op = match instr {
+                    Fwd::Bin { op, .. } => WideOp::Bin {
+                        op,
+                        a,
+                        b: bb,
+                        out,
+                        w: fw(out),
+                    },
+                    Fwd::Cmp { pred, .. } => WideOp::Cmp {
+                        pred,
+                        a,
+                        b: bb,
+                        out,
+                        w: fw(a),
+                    },
+                    Fwd::Cast { kind, .. } => WideOp::Cast {
+                        kind,
+                        a,
+                        out,
+                        from: fw(a),
+                        to: fw(out),
+                    },
+                    _ => {
+                        return Err(malformed(
+                            node,
+                            format!("`{}` on data wider than 64 bits", node.op.mnemonic()),
+                        ));
+                    }
+                };
+                b.p.wide.push(op);
+                Fwd::Wide {
+                    op: b.p.wide.len() as u32 - 1,
+                }
+            } else {
+                instr
+            };
             if a.divides() {
                 let mask = crate::spec::divisor_zero_mask(&b.f.channels[node.inputs[1]].ty);
                 b.p.div_checks.push((nid, ins[1], out, mask));
@@ -458,6 +503,14 @@ fn compile_node(
                     ins: sp,
                     data_from: u32::MAX,
                     out,
+                }
+            } else if crate::wide::is_wide(fw(out)) {
+                b.p.wide.push(WideOp::Pack {
+                    fields: ins.iter().map(|&c| (c, fw(c))).collect(),
+                    out,
+                });
+                Fwd::Wide {
+                    op: b.p.wide.len() as u32 - 1,
                 }
             } else {
                 Fwd::Pack { ins: sp, out }
@@ -577,23 +630,40 @@ fn compile_node(
                 Fwd::Fork { inp, outs: sp, reg }
             } else {
                 // Field 0 sits in the most significant bits (SystemVerilog packed struct).
-                let ws: Vec<u32> = outs.iter().map(|&o| wch(o)).collect();
+                let ws: Vec<u32> = outs.iter().map(|&o| fw(o)).collect();
                 let total: u32 = ws.iter().sum();
-                if total != wch(inp) {
+                if total != fw(inp) {
                     return Err(malformed(node, "unpack field widths do not add up"));
                 }
                 let mut shifts = Vec::with_capacity(n);
                 let mut acc = total;
-                for w in ws {
+                for &w in &ws {
                     acc -= w;
                     shifts.push(acc);
                 }
-                let shifts = b.span(shifts);
-                Fwd::Unpack {
-                    inp,
-                    outs: sp,
-                    shifts,
-                    reg,
+                if crate::wide::is_wide(total) {
+                    b.p.wide.push(WideOp::Unpack {
+                        inp,
+                        in_width: total,
+                        fields: outs
+                            .iter()
+                            .zip(&shifts)
+                            .zip(&ws)
+                            .map(|((&o, &sh), &w)| (o, sh, w))
+                            .collect(),
+                        reg,
+                    });
+                    Fwd::Wide {
+                        op: b.p.wide.len() as u32 - 1,
+                    }
+                } else {
+                    let shifts = b.span(shifts);
+                    Fwd::Unpack {
+                        inp,
+                        outs: sp,
+                        shifts,
+                        reg,
+                    }
                 }
             };
             b.fwd(nid, instr, ins.clone(), outs.clone());
@@ -818,8 +888,11 @@ fn compile_node(
             };
             let size = memref.len();
             let elem_width = memref.elem.bit_width();
-            if elem_width > MAX_INT_WIDTH {
-                return Err(malformed(node, "memory element wider than 64 bits"));
+            if elem_width > MAX_DATA_WIDTH {
+                return Err(malformed(
+                    node,
+                    format!("memory element wider than {MAX_DATA_WIDTH} bits"),
+                ));
             }
             if size == 0 || size > (1 << 32) {
                 return Err(malformed(

@@ -1,7 +1,7 @@
 //! Executes a [`Program`] on struct-of-arrays [`State`]: forward pass, backward pass, clock.
 
-use super::program::{Bwd, Clk, Fwd, Program, Seg, Span, TypedOp};
-use super::{arith, float_arith};
+use super::program::{Bwd, Clk, Fwd, Program, Seg, Span, TypedOp, WideOp};
+use super::{arith, float_arith, wide_arith};
 use crate::spec::{cmerge_regs, mux_input, slot_regs, stage_regs};
 use crate::types::width_mask;
 
@@ -137,9 +137,73 @@ fn all_valid(p: &Program, s: &Sig<'_>, sp: Span) -> bool {
     p.span(sp).iter().all(|&c| s.valid.at(c as usize))
 }
 
+/// Evaluates a [`WideOp`]: valid as the narrow instruction, data only when the inputs it
+/// reads are valid.
+#[cold]
+fn wide_fwd(s: &mut Sig<'_>, op: &WideOp) {
+    match *op {
+        WideOp::Bin { op, a, b, out, w } => {
+            let (a, b, o) = (a as usize, b as usize, out as usize);
+            let v = s.valid.at(a) & s.valid.at(b);
+            *s.valid.at_mut(o) = v;
+            if v {
+                *s.data.at_mut(o) = wide_arith::bin(op, s.data.at(a), s.data.at(b), w);
+            }
+        }
+        WideOp::Cmp { pred, a, b, out, w } => {
+            let (a, b, o) = (a as usize, b as usize, out as usize);
+            let v = s.valid.at(a) & s.valid.at(b);
+            *s.valid.at_mut(o) = v;
+            if v {
+                *s.data.at_mut(o) = wide_arith::cmp(pred, s.data.at(a), s.data.at(b), w);
+            }
+        }
+        WideOp::Cast {
+            kind,
+            a,
+            out,
+            from,
+            to,
+        } => {
+            let (a, o) = (a as usize, out as usize);
+            let v = s.valid.at(a);
+            *s.valid.at_mut(o) = v;
+            if v {
+                *s.data.at_mut(o) = wide_arith::cast(kind, s.data.at(a), from, to);
+            }
+        }
+        WideOp::Pack { ref fields, out } => {
+            let v = fields.iter().all(|&(c, _)| s.valid.at(c as usize));
+            *s.valid.at_mut(out as usize) = v;
+            if v {
+                *s.data.at_mut(out as usize) = crate::wide::concat(
+                    fields.iter().map(|&(c, w)| (s.data.at(c as usize), w)),
+                );
+            }
+        }
+        WideOp::Unpack {
+            inp,
+            in_width,
+            ref fields,
+            reg,
+        } => {
+            let v = s.valid.at(inp as usize);
+            let d = s.data.at(inp as usize);
+            let r = reg as usize;
+            for (k, &(o, shift, w)) in fields.iter().enumerate() {
+                *s.valid.at_mut(o as usize) = v & (s.regs.at(r + k) == 0);
+                if v {
+                    *s.data.at_mut(o as usize) = crate::wide::extract(d, in_width, shift, w);
+                }
+            }
+        }
+    }
+}
+
 #[inline(always)]
 fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
     match *i {
+        Fwd::Wide { op } => wide_fwd(s, &p.wide[op as usize]),
         Fwd::Bin { op, a, b, out, w } => {
             let (a, b, o) = (a as usize, b as usize, out as usize);
             *s.valid.at_mut(o) = s.valid.at(a) & s.valid.at(b);

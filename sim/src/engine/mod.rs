@@ -27,6 +27,7 @@ pub(crate) mod monitor;
 pub use monitor::KEPT_OUTPUTS;
 pub(crate) mod program;
 pub(crate) mod resim;
+pub mod wide_arith;
 pub mod tap;
 pub use tap::SignalTap;
 #[cfg(test)]
@@ -71,8 +72,8 @@ pub enum SimError {
         /// Number of consumers.
         count: usize,
     },
-    /// A channel's data is wider than 64 bits.
-    #[error("channel `{channel}` is {width} bits wide; the simulator supports at most 64")]
+    /// A channel's data is wider than [`crate::types::MAX_DATA_WIDTH`] bits.
+    #[error("channel `{channel}` is {width} bits wide; the simulator supports at most 16384")]
     TooWide {
         /// Channel name.
         channel: String,

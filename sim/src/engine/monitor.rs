@@ -61,6 +61,8 @@ pub const KEPT_OUTPUTS: usize = 1 << 16;
 /// [`KEPT_OUTPUTS`] (or every one when `keep_all`).
 #[derive(Clone, Debug)]
 struct OutputLog {
+    /// The result's width: a value wider than 64 bits enters the checksum as its limbs.
+    width: u32,
     count: u64,
     checksum: crate::report::TokenChecksum,
     keep_all: bool,
@@ -69,8 +71,9 @@ struct OutputLog {
 }
 
 impl OutputLog {
-    fn new(keep_all: bool) -> OutputLog {
+    fn new(keep_all: bool, width: u32) -> OutputLog {
         OutputLog {
+            width,
             count: 0,
             checksum: crate::report::TokenChecksum::default(),
             keep_all,
@@ -82,7 +85,13 @@ impl OutputLog {
     #[inline]
     fn push(&mut self, t: (u64, u64)) {
         self.count += 1;
-        self.checksum.add(t.1);
+        if crate::wide::is_wide(self.width) {
+            for limb in crate::wide::to_limbs(t.1, self.width) {
+                self.checksum.add(limb);
+            }
+        } else {
+            self.checksum.add(t.1);
+        }
         if self.keep_all || self.head.len() < KEPT_OUTPUTS {
             self.head.push(t);
         } else {
@@ -222,7 +231,12 @@ impl Monitor {
                 may_ready: env
                     .and_then(|e| e.ready.get(&r.name))
                     .is_none_or(ReadyPolicy::can_be_ready),
-                outputs: OutputLog::new(env.is_some_and(|e| e.keep_all_outputs)),
+                outputs: OutputLog::new(
+                    env.is_some_and(|e| e.keep_all_outputs),
+                    f.channels[crate::graph::ChannelId::new(chan as usize)]
+                        .ty
+                        .bit_width(),
+                ),
             })
             .collect();
         let watched = f

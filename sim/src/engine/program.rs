@@ -161,6 +161,51 @@ pub enum Fwd {
         o1: u32,
         reg: u32,
     },
+    /// An operation with an operand or result wider than 64 bits: [`Program::wide`]`[op]`.
+    Wide { op: u32 },
+}
+
+/// A data operation on words wider than 64 bits (see [`crate::wide`]), evaluated by
+/// [`super::wide_arith`]. Valid and emitted-register logic is that of the narrow instruction
+/// it replaces; the data is only computed when the inputs it needs are valid (the data of a
+/// channel that is not valid is a don't-care, and computing it would intern values no token
+/// carries).
+#[derive(Clone, Debug)]
+pub enum WideOp {
+    /// As [`Fwd::Bin`], at `w` bits.
+    Bin {
+        op: BinOp,
+        a: u32,
+        b: u32,
+        out: u32,
+        w: u32,
+    },
+    /// As [`Fwd::Cmp`], operands of `w` bits.
+    Cmp {
+        pred: CmpPredicate,
+        a: u32,
+        b: u32,
+        out: u32,
+        w: u32,
+    },
+    /// As [`Fwd::Cast`].
+    Cast {
+        kind: CastKind,
+        a: u32,
+        out: u32,
+        from: u32,
+        to: u32,
+    },
+    /// As [`Fwd::Pack`]: `fields` are (channel, width), field 0 in the most significant bits.
+    Pack { fields: Vec<(u32, u32)>, out: u32 },
+    /// As [`Fwd::Unpack`] of an input `in_width` bits wide: `fields` are (output channel,
+    /// shift, width).
+    Unpack {
+        inp: u32,
+        in_width: u32,
+        fields: Vec<(u32, u32, u32)>,
+        reg: u32,
+    },
 }
 
 /// Backward-pass instruction: computes input ready from output ready and settled valids.
@@ -351,7 +396,8 @@ pub struct MemInfo {
 pub struct Program {
     /// Number of channels (= `Function::channels.len()`).
     pub n_channels: usize,
-    /// Data width of every channel.
+    /// Data width of every channel, at most 64 (a wider channel carries a wide word, see
+    /// [`crate::wide`]: its instructions are [`Fwd::Wide`]).
     pub widths: Vec<u8>,
     /// Side table of channel indices / constants referenced by [`Span`]s.
     pub ports: Vec<u32>,
@@ -415,6 +461,8 @@ pub struct Program {
     pub reg_names: Vec<String>,
     /// Largest buffer slot count (bounds how long tokens can move without any channel firing).
     pub max_slots: u32,
+    /// The operations of [`Fwd::Wide`] instructions.
+    pub wide: Vec<WideOp>,
 }
 
 /// A small integer per instruction variant, used to group identical instructions.
@@ -454,6 +502,7 @@ impl Kinded for Fwd {
             Fwd::MemStDone { .. } => 36,
             Fwd::Fork2 { .. } => 37,
             Fwd::Sync2 { .. } => 38,
+            Fwd::Wide { .. } => 80,
         }
     }
 }
