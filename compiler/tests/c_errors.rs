@@ -628,10 +628,10 @@ fn bit_precise_integers() {
         .expect("runs");
     assert_eq!(r.ret, Some(0));
     check(
-        "int f(_BitInt(65) a) { return 0; }\n",
+        "int f(_BitInt(5000) a) { return 0; }\n",
         1,
         7,
-        "wider than the 64 bits",
+        "wider than the 4096 bits",
     );
     check(
         "int f(_BitInt(1) a) { return 0; }\n",

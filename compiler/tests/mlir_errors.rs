@@ -275,10 +275,10 @@ fn bad_attributes() {
 #[test]
 fn unsupported_types() {
     let r = expect_err(
-        "handshake.func @f(%a: i65) {\n  return\n}\n",
+        "handshake.func @f(%a: i16385) {\n  return\n}\n",
         1,
-        "i65",
-        "wider than 64 bits",
+        "i16385",
+        "wider than 16384 bits",
     );
     assert!(r.contains("unsupported type"), "{r}");
     expect_err(

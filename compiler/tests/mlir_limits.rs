@@ -138,10 +138,10 @@ fn totals_over_a_limit_fail_check_and_sim_start() {
         "the buffers of @f hold 1,114,112 slots together; the limit is 1,048,576",
     );
 
-    // A channel wider than the simulator's 64 bits: `check` used to pass it.
-    let src = "handshake.func @p(%a: i64, %b: i64, ...) -> (tuple<i64, i64>) {\n  %t = pack %a, %b : tuple<i64, i64>\n  return %t : tuple<i64, i64>\n}\n";
+    // A tuple wider than the simulator's 16,384 bits although each field is within it.
+    let src = "handshake.func @p(%a: i16384, %b: i1, ...) -> (tuple<i16384, i1>) {\n  %t = pack %a, %b : tuple<i16384, i1>\n  return %t : tuple<i16384, i1>\n}\n";
     let (m, _) = parse_mlir(src, "l.mlir").unwrap_or_else(|e| panic!("{}", e.render()));
-    refused(&m, "channel `pack0.out0` is 128 bits wide");
+    refused(&m, "channel `pack0.out0` is 16385 bits wide");
 }
 
 #[test]

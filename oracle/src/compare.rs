@@ -1,4 +1,8 @@
 //! Comparing per-cycle channel values of the engine and of the RTL.
+//!
+//! Data are channel words: the bit pattern up to 64 bits, a wide word
+//! ([`handscope_sim::wide`]) above, where equal values are equal words, so the comparison
+//! is the same at every width (wide channels are compared with an all-ones mask).
 
 use std::fmt::Write as _;
 
@@ -18,8 +22,11 @@ pub struct ChannelWave {
 pub struct ChannelCheck {
     /// Channel name.
     pub name: String,
-    /// Mask of the data bits (0: data not compared, e.g. `none` or a documented exception).
+    /// Mask of the data bits (0: data not compared, e.g. `none` or a documented exception;
+    /// all ones for a wide channel).
     pub data_mask: u64,
+    /// Data width in bits (how values are printed).
+    pub width: u32,
 }
 
 /// First disagreement on one channel.
@@ -37,6 +44,8 @@ pub struct Mismatch {
     pub engine: u64,
     /// RTL value.
     pub rtl: u64,
+    /// Data width of the channel (how `engine` and `rtl` read for `data`).
+    pub width: u32,
     /// A few cycles around it, both sides, printable.
     pub context: String,
 }
@@ -45,20 +54,35 @@ impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "design `{}`: channel `{}` {} differs first in cycle {}: engine {:#x}, RTL {:#x}\n{}",
-            self.design, self.channel, self.field, self.cycle, self.engine, self.rtl, self.context
+            "design `{}`: channel `{}` {} differs first in cycle {}: engine {}, RTL {}\n{}",
+            self.design,
+            self.channel,
+            self.field,
+            self.cycle,
+            hex(self.engine, self.width),
+            hex(self.rtl, self.width),
+            self.context
         )
     }
 }
 
-fn fmt_cycle(w: &ChannelWave, c: usize, mask: u64) -> String {
+/// `0x` and the hexadecimal digits of a channel word of a `width`-bit channel.
+fn hex(word: u64, width: u32) -> String {
+    if handscope_sim::wide::is_wide(width) {
+        format!("0x{}", handscope_sim::wide::to_hex(word, width))
+    } else {
+        format!("{word:#x}")
+    }
+}
+
+fn fmt_cycle(w: &ChannelWave, c: usize, mask: u64, width: u32) -> String {
     let v = w.valid.get(c).copied().unwrap_or(false);
     let r = w.ready.get(c).copied().unwrap_or(false);
     let d = w.data.get(c).copied().unwrap_or(0) & mask;
     if mask == 0 {
         format!("v={} r={}", u8::from(v), u8::from(r))
     } else if v {
-        format!("v={} r={} d={d:#x}", u8::from(v), u8::from(r))
+        format!("v={} r={} d={}", u8::from(v), u8::from(r), hex(d, width))
     } else {
         format!("v={} r={} d=-", u8::from(v), u8::from(r))
     }
@@ -95,8 +119,8 @@ pub fn compare_channel(
                 let _ = writeln!(
                     context,
                     "  {mark} cycle {k:>5}: engine {:<28} RTL {}",
-                    fmt_cycle(engine, k, check.data_mask),
-                    fmt_cycle(rtl, k, check.data_mask)
+                    fmt_cycle(engine, k, check.data_mask, check.width),
+                    fmt_cycle(rtl, k, check.data_mask, check.width)
                 );
             }
             let m = Mismatch {
@@ -106,6 +130,7 @@ pub fn compare_channel(
                 field,
                 engine: e,
                 rtl: r,
+                width: if field == "data" { check.width } else { 1 },
                 context,
             };
             return (c as u64 + 1, Some(m));
@@ -131,6 +156,7 @@ mod tests {
         let chk = ChannelCheck {
             name: "x".into(),
             data_mask: 0xff,
+            width: 8,
         };
         assert_eq!(compare_channel("d", &chk, &a, &b, 3), (3, None));
         b.data[1] = 0x203;
@@ -146,5 +172,31 @@ mod tests {
             compare_channel("d", &chk, &a, &b, 3).1.unwrap().field,
             "ready"
         );
+    }
+
+    #[test]
+    fn wide_words_compare_and_print_by_value() {
+        use handscope_sim::wide;
+        // 2^94 + 1 and 2^95 + 1.
+        let x = wide::from_limbs(&[1, 1 << 30], 96);
+        let y = wide::from_limbs(&[1, 1 << 31], 96);
+        let a = ChannelWave {
+            valid: vec![true, true],
+            ready: vec![true; 2],
+            data: vec![x, x],
+        };
+        let mut b = a.clone();
+        let chk = ChannelCheck {
+            name: "w".into(),
+            data_mask: u64::MAX,
+            width: 96,
+        };
+        assert_eq!(compare_channel("d", &chk, &a, &b, 2), (2, None));
+        b.data[1] = y;
+        let m = compare_channel("d", &chk, &a, &b, 2).1.unwrap();
+        assert_eq!((m.cycle, m.field), (1, "data"));
+        let text = m.to_string();
+        assert!(text.contains("engine 0x400000000000000000000001"), "{text}");
+        assert!(text.contains("RTL 0x800000000000000000000001"), "{text}");
     }
 }

@@ -36,15 +36,39 @@
 //!    crashes it ("Value too wide for 32-bits"), so a shift amount is never computed from
 //!    constants alone (such a shift becomes an `xori`).
 //!
-//! Also: tuples are at most 64 bits wide; no memories or instances (the per-op tests cover
-//! memories).
+//! 8. CIRCT 1.62 names a `constant`'s module after the low 64 bits of its value only
+//!    (`handshake_constant_c0_out_ui96` for both 2^90 and 2^91 : i96), so two constants of
+//!    one width wider than 64 bits whose values differ only above bit 63 share a module and
+//!    one of them silently outputs the other's value. Within a graph, wide constants of one
+//!    width either are equal or differ in their low 64 bits.
+//! 9. `initValues` is an array of 64-bit integers in CIRCT 1.62 (a larger one fails to parse:
+//!    "integer constant out of range for attribute"), and it zero-extends a negative one to a
+//!    wider channel; initial values of wide buffers are below 2^63.
+//! 10. Not CIRCT but Verilator 5.006: its wide division and modulo (`_vl_moddiv_w`,
+//!     `VL_MODDIVS_WWW`) keep operands in fixed 16-word stack buffers and crash (SIGSEGV)
+//!     above 512 bits, so `remui`/`remsi` wider than 512 bits become `xori`.
+//!
+//! Wide data ([`GenOptions::wide_percent`] > 0): fresh data types are then sometimes wider
+//! than 64 bits ([`WIDE_INT_WIDTHS`]), and tuples may be wider than 64 bits (up to
+//! [`MAX_WIDE_TUPLE`] bits, sometimes of three fields). Without it the generator draws
+//! exactly the graphs it drew before wide data existed: tuples are at most 64 bits wide.
+//! No memories or instances (the per-op tests cover memories).
 
 use std::collections::BTreeSet;
 
+use std::collections::BTreeMap;
+
 use crate::prng::SplitMix64;
+use handscope_sim::wide;
 use handscope_sim::{
     ArgType, ArithOp, BufferKind, ChannelId, CmpPredicate, Function, NodeId, Op, Type,
 };
+
+/// Widths of the wide integer types the generator uses with [`GenOptions::wide_percent`].
+pub const WIDE_INT_WIDTHS: [u16; 6] = [65, 96, 128, 200, 512, 4096];
+
+/// Largest tuple the generator packs with [`GenOptions::wide_percent`] (narrow mode: 64).
+pub const MAX_WIDE_TUPLE: u32 = 8192;
 
 /// Knobs of the generator.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,6 +78,10 @@ pub struct GenOptions {
     pub ops: usize,
     /// Number of data arguments (the `none` start argument comes on top).
     pub data_args: usize,
+    /// Percentage (0 to 100) of fresh data types that are wider than 64 bits
+    /// ([`WIDE_INT_WIDTHS`]); above 0, tuples may also be wider than 64 bits. 0 (the
+    /// default) gives the narrow graphs of the same seeds as before wide data existed.
+    pub wide_percent: u32,
 }
 
 impl Default for GenOptions {
@@ -61,7 +89,19 @@ impl Default for GenOptions {
         GenOptions {
             ops: 16,
             data_args: 3,
+            wide_percent: 0,
         }
+    }
+}
+
+/// The options of graph `seed` in the oracle's random-graph test (and `dump_random`):
+/// 8 to 24 ops, 1 to 4 data arguments, and wide data ([`GenOptions::wide_percent`] 35) in
+/// every fifth graph (seeds 3, 8, 13, ...); the others are the narrow graphs of before.
+pub fn suite_options(seed: u64) -> GenOptions {
+    GenOptions {
+        ops: 8 + (seed % 17) as usize,
+        data_args: 1 + (seed % 4) as usize,
+        wide_percent: if seed % 5 == 3 { 35 } else { 0 },
     }
 }
 
@@ -96,8 +136,13 @@ impl Rng {
     }
 
     /// A data value for a channel of type `ty`: often small, sometimes extreme, sometimes
-    /// any bit pattern; masked to the width.
+    /// any bit pattern; masked to the width. For a type wider than 64 bits, a wide word
+    /// ([`handscope_sim::wide`]).
     pub fn value(&mut self, ty: &Type) -> u64 {
+        let w = ty.bit_width();
+        if wide::is_wide(w) {
+            return self.wide_value(w);
+        }
         let raw = match self.below(8) {
             0..=3 => self.below(8) as u64,
             4 => u64::MAX,                            // -1
@@ -105,6 +150,22 @@ impl Rng {
             _ => self.next_u64(),
         };
         raw & ty.mask()
+    }
+
+    /// A wide word of a `width`-bit channel (`width > 64`): small, -1, INT_MIN, a 64-bit
+    /// pattern, only the top limb set, or all limbs random.
+    fn wide_value(&mut self, width: u32) -> u64 {
+        let n = wide::limb_count(width);
+        let mut limbs = vec![0u64; n];
+        match self.below(8) {
+            0..=2 => limbs[0] = self.below(8) as u64,
+            3 => limbs.fill(u64::MAX),
+            4 => limbs[n - 1] = 1u64 << ((width - 1) % 64),
+            5 => limbs[0] = self.next_u64(),
+            6 => limbs[n - 1] = self.next_u64(),
+            _ => limbs.iter_mut().for_each(|l| *l = self.next_u64()),
+        }
+        wide::from_limbs(&limbs, width)
     }
 }
 
@@ -118,8 +179,12 @@ const INT_TYPES: [Type; 7] = [
     Type::Int(64),
 ];
 
-/// A random scalar data type (integers and `index`).
-fn data_type(rng: &mut Rng) -> Type {
+/// A random scalar data type (integers and `index`); wider than 64 bits in `wide_percent`
+/// percent of the draws (no draw at all when it is 0).
+fn data_type(rng: &mut Rng, wide_percent: u32) -> Type {
+    if wide_percent > 0 && (rng.below(100) as u32) < wide_percent {
+        return Type::Int(*rng.pick(&WIDE_INT_WIDTHS));
+    }
     if rng.chance(0.1) {
         Type::Index
     } else {
@@ -144,6 +209,10 @@ struct Builder<'r> {
     /// Channels whose data Verilator can constant-fold (computed from constants only,
     /// without a register in between).
     constant: BTreeSet<ChannelId>,
+    /// Percentage of wide fresh types ([`GenOptions::wide_percent`]).
+    wide_percent: u32,
+    /// Values of the wide constants so far by (width, low 64 bits): see CIRCT bug 8.
+    wide_constants: BTreeMap<(u32, u64), u64>,
 }
 
 impl Builder<'_> {
@@ -224,9 +293,35 @@ impl Builder<'_> {
         }
         let src = self.node(Op::Source, vec![], vec![Type::None]);
         let src = self.pop(src[0]);
-        let value = self.rng.value(ty);
+        let value = self.constant_value(ty);
         let out = self.node(Op::Constant { value }, vec![src], vec![ty.clone()]);
         self.pop(out[0])
+    }
+
+    /// A value for a `constant` of type `ty`; for a wide type, the value of an earlier
+    /// constant of the same width with the same low 64 bits if there is one (CIRCT bug 8).
+    fn constant_value(&mut self, ty: &Type) -> u64 {
+        let value = self.rng.value(ty);
+        let w = ty.bit_width();
+        if !wide::is_wide(w) {
+            return value;
+        }
+        let low = wide::to_limbs(value, w)[0];
+        *self.wide_constants.entry((w, low)).or_insert(value)
+    }
+
+    /// A fresh data type (see [`data_type`]).
+    fn fresh_type(&mut self) -> Type {
+        data_type(self.rng, self.wide_percent)
+    }
+
+    /// Largest total width of a generated tuple.
+    fn max_tuple(&self) -> u32 {
+        if self.wide_percent > 0 {
+            MAX_WIDE_TUPLE
+        } else {
+            64
+        }
     }
 
     /// Removes a just-created channel from the pool again (it is consumed right away).
@@ -240,7 +335,7 @@ impl Builder<'_> {
     /// Type of a random open channel (or a fresh data type).
     fn some_type(&mut self) -> Type {
         if self.pool.is_empty() || self.rng.chance(0.15) {
-            return data_type(self.rng);
+            return self.fresh_type();
         }
         let i = self.rng.below(self.pool.len());
         self.ty(self.pool[i].ch).clone()
@@ -249,17 +344,13 @@ impl Builder<'_> {
     /// A type carrying data (integer, index or tuple).
     fn some_value_type(&mut self) -> Type {
         let t = self.some_type();
-        if t.is_none() { data_type(self.rng) } else { t }
+        if t.is_none() { self.fresh_type() } else { t }
     }
 
     /// An integer or `index` type.
     fn some_data_type(&mut self) -> Type {
         let t = self.some_type();
-        if t.is_integer() {
-            t
-        } else {
-            data_type(self.rng)
-        }
+        if t.is_integer() { t } else { self.fresh_type() }
     }
 
     fn add_random_op(&mut self) {
@@ -301,8 +392,14 @@ impl Builder<'_> {
                 } else {
                     BufferKind::Fifo
                 };
+                // Wide initial values below 2^63 (CIRCT bug 9).
+                let init_ty = if wide::is_wide(t.bit_width()) {
+                    Type::Int(63)
+                } else {
+                    t.clone()
+                };
                 let init = (kind == BufferKind::Seq && t.is_integer() && self.rng.chance(0.4))
-                    .then(|| (0..slots).map(|_| self.rng.value(&t)).collect());
+                    .then(|| (0..slots).map(|_| self.rng.value(&init_ty)).collect());
                 let op = Op::Buffer { slots, kind, init };
                 if self.rng.chance(0.35) {
                     // A loop buffer: its input is connected at the end.
@@ -369,7 +466,7 @@ impl Builder<'_> {
             11 => {
                 let t = self.some_data_type();
                 let ctrl = self.take(&Type::None);
-                let value = self.rng.value(&t);
+                let value = self.constant_value(&t);
                 self.node(Op::Constant { value }, vec![ctrl], vec![t]);
             }
             12..=15 => {
@@ -395,6 +492,10 @@ impl Builder<'_> {
                 if matches!(op, ArithOp::Shli | ArithOp::Shrsi | ArithOp::Shrui)
                     && self.constant.contains(&b)
                 {
+                    op = ArithOp::Xori;
+                }
+                // Verilator 5.006 cannot divide more than 512 bits (see the module docs).
+                if matches!(op, ArithOp::Remsi | ArithOp::Remui) && t.bit_width() > 512 {
                     op = ArithOp::Xori;
                 }
                 self.node(Op::Arith(op), vec![a, b], vec![t]);
@@ -423,17 +524,27 @@ impl Builder<'_> {
                         self.node(Op::Unpack, vec![c], fields);
                     }
                     None => {
+                        let max = self.max_tuple();
                         let a = self.some_data_type();
                         let mut b = self.some_data_type();
-                        if a.bit_width() + b.bit_width() > 64 {
+                        if a.bit_width() + b.bit_width() > max {
                             b = Type::Int(8);
                         }
-                        if a.bit_width() + b.bit_width() > 64 {
+                        if a.bit_width() + b.bit_width() > max {
                             return;
                         }
-                        let ca = self.take(&a);
-                        let cb = self.take(&b);
-                        self.node(Op::Pack, vec![ca, cb], vec![Type::Tuple(vec![a, b])]);
+                        let mut fields = vec![a, b];
+                        // Wide mode: sometimes a third field (`tuple<i32, i64, i64>`-like).
+                        if self.wide_percent > 0 && self.rng.chance(0.3) {
+                            let c = self.some_data_type();
+                            if fields.iter().map(Type::bit_width).sum::<u32>() + c.bit_width()
+                                <= max
+                            {
+                                fields.push(c);
+                            }
+                        }
+                        let ins: Vec<ChannelId> = fields.iter().map(|t| self.take(t)).collect();
+                        self.node(Op::Pack, ins, vec![Type::Tuple(fields)]);
                     }
                 }
             }
@@ -508,17 +619,19 @@ pub fn random_function(name: &str, seed: u64, opts: &GenOptions) -> Function {
     let mut rng = Rng::new(seed);
     let mut f = Function::new(name);
     let mut pool = Vec::new();
+    let wp = opts.wide_percent.min(100);
+    let max_tuple = if wp > 0 { MAX_WIDE_TUPLE } else { 64 };
     for i in 0..opts.data_args {
         let t = if rng.chance(0.15) {
-            let a = data_type(&mut rng);
-            let b = data_type(&mut rng);
-            if a.bit_width() + b.bit_width() <= 64 {
+            let a = data_type(&mut rng, wp);
+            let b = data_type(&mut rng, wp);
+            if a.bit_width() + b.bit_width() <= max_tuple {
                 Type::Tuple(vec![a, b])
             } else {
                 a
             }
         } else {
-            data_type(&mut rng)
+            data_type(&mut rng, wp)
         };
         if let Some(ch) = f.add_arg(format!("in{i}"), ArgType::Channel(t)) {
             pool.push(Open {
@@ -539,6 +652,8 @@ pub fn random_function(name: &str, seed: u64, opts: &GenOptions) -> Function {
         pool,
         loops: Vec::new(),
         constant: BTreeSet::new(),
+        wide_percent: wp,
+        wide_constants: BTreeMap::new(),
     };
     for _ in 0..opts.ops {
         b.add_random_op();
@@ -585,5 +700,59 @@ mod tests {
                 assert!(!matches!(n.op, Op::Arith(ArithOp::Divsi | ArithOp::Divui)));
             }
         }
+    }
+
+    #[test]
+    fn narrow_mode_never_draws_wide_data() {
+        for seed in 0..200 {
+            let f = random_function("g", seed, &GenOptions::default());
+            assert!(
+                f.channels.values().all(|c| c.ty.bit_width() <= 64),
+                "seed {seed}"
+            );
+        }
+    }
+
+    #[test]
+    fn wide_mode_draws_wide_data_within_circt_limits() {
+        let opts = GenOptions {
+            wide_percent: 35,
+            ..GenOptions::default()
+        };
+        let (mut wide_arith, mut wide_tuples, mut wide_consts) = (0, 0, 0);
+        for seed in 0..200 {
+            let f = random_function("g", seed, &opts);
+            assert_eq!(f, random_function("g", seed, &opts), "seed {seed}");
+            let report = handscope_sim::verify::verify(&f);
+            assert!(report.is_ok(), "seed {seed}: {:?}", report.errors);
+            // CIRCT bug 8: wide constants of one width differ in their low 64 bits.
+            let mut low: BTreeMap<(u32, u64), u64> = BTreeMap::new();
+            for (_, n) in f.nodes.iter() {
+                let w = n
+                    .outputs
+                    .first()
+                    .map_or(0, |&c| f.channels[c].ty.bit_width());
+                match &n.op {
+                    Op::Constant { value } if wide::is_wide(w) => {
+                        wide_consts += 1;
+                        let l = wide::to_limbs(*value, w)[0];
+                        let v = *low.entry((w, l)).or_insert(*value);
+                        assert_eq!(v, *value, "seed {seed}: constants clash in CIRCT");
+                    }
+                    // CIRCT bug 9: wide initial values below 2^63.
+                    Op::Buffer { init: Some(v), .. } if wide::is_wide(w) => {
+                        assert!(v.iter().all(|x| *x < 1 << 63), "seed {seed}");
+                    }
+                    Op::Arith(ArithOp::Remsi | ArithOp::Remui) => assert!(w <= 512),
+                    Op::Arith(_) if wide::is_wide(w) => wide_arith += 1,
+                    Op::Pack if wide::is_wide(w) => wide_tuples += 1,
+                    _ => {}
+                }
+                assert!(w <= MAX_WIDE_TUPLE, "seed {seed}");
+            }
+        }
+        assert!(wide_arith > 100, "{wide_arith} wide arith ops");
+        assert!(wide_tuples > 10, "{wide_tuples} wide packs");
+        assert!(wide_consts > 20, "{wide_consts} wide constants");
     }
 }

@@ -9,6 +9,9 @@
 //! R <res#> <bits>                       ready of one result for cycles 0.., as 0/1 chars
 //! ```
 //!
+//! Tokens are decimal for arguments of at most 64 bits and hexadecimal digits (no prefix)
+//! for wider ones, whose ports are `VlWide` arrays of 32-bit words in the Verilated model.
+//!
 //! Protocol per cycle `c` (after `reset` was held high for a few clock cycles): drive every
 //! argument (`valid` while tokens remain, data = the current token, else 0) and every result
 //! ready (`bits[c]`, 0 past the end), `eval()`, dump the VCD at time `c` (so the VCD holds
@@ -148,16 +151,27 @@ pub fn testbench_cpp(designs: &[ModelDesign]) -> String {
     let mut drive = String::new();
     let mut advance = String::new();
     let mut idle = String::new();
+    let mut words = Vec::new();
     let (mut na, mut nr) = (0usize, 0usize);
     for (k, d) in designs.iter().enumerate() {
         for p in &d.args {
             let b = format!("o{k}_{}", p.base);
             let _ = writeln!(
                 drive,
-                "  {{ Arg& a = A[{na}]; bool v = a.pos < a.toks.size(); t->{b}_valid = v;"
+                "  {{ Arg& a = A[{na}]; bool v = a.pos < a.n; t->{b}_valid = v;"
             );
-            if p.width > 0 {
+            let wide = handscope_sim::wide::is_wide(p.width);
+            let nw = if wide { p.width.div_ceil(32) } else { 0 };
+            words.push(nw.to_string());
+            if wide {
+                let _ = writeln!(
+                    drive,
+                    "    for (int i = 0; i < {nw}; i++) t->{b}[i] = v ? a.wide[a.pos * {nw} + i] : 0u;"
+                );
+                let _ = writeln!(idle, "  for (int i = 0; i < {nw}; i++) t->{b}[i] = 0u;");
+            } else if p.width > 0 {
                 let _ = writeln!(drive, "    t->{b} = v ? a.toks[a.pos] : 0;");
+                let _ = writeln!(idle, "  t->{b} = 0;");
             }
             let _ = writeln!(drive, "  }}");
             let _ = writeln!(
@@ -165,9 +179,6 @@ pub fn testbench_cpp(designs: &[ModelDesign]) -> String {
                 "  if (t->{b}_valid && t->{b}_ready) A[{na}].pos++;"
             );
             let _ = writeln!(idle, "  t->{b}_valid = 0;");
-            if p.width > 0 {
-                let _ = writeln!(idle, "  t->{b} = 0;");
-            }
             na += 1;
         }
         for p in &d.results {
@@ -193,10 +204,22 @@ pub fn testbench_cpp(designs: &[ModelDesign]) -> String {
 #include <string>
 #include <vector>
 
-struct Arg {{ std::vector<uint64_t> toks; size_t pos = 0; }};
+struct Arg {{ std::vector<uint64_t> toks; std::vector<uint32_t> wide; size_t n = 0; size_t pos = 0; }};
 static Arg A[{na_len}];
 static std::vector<uint8_t> R[{nr_len}];
 static const size_t NA = {na}, NR = {nr};
+// 32-bit words per token of each argument wider than 64 bits (0: a narrow argument).
+static const size_t W[{na_len}] = {{{words}}};
+
+// Hexadecimal digits `h` into `n` 32-bit words at `w`, least significant first.
+static void parse_hex(const std::string& h, uint32_t* w, size_t n) {{
+  for (size_t i = 0; i < n; i++) w[i] = 0;
+  for (size_t k = 0; k < h.size(); k++) {{
+    char c = h[h.size() - 1 - k];
+    uint32_t d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 0;
+    if (k / 8 < n) w[k / 8] |= d << (4 * (k % 8));
+  }}
+}}
 
 static void drive(Voracle_top* t, size_t c) {{
 {drive}}}
@@ -216,8 +239,14 @@ int main(int argc, char** argv) {{
     std::istringstream ls(line);
     std::string kind; size_t idx; ls >> kind >> idx;
     if (kind == "A" && idx < NA) {{
-      size_t n; ls >> n; A[idx].toks.resize(n);
-      for (size_t i = 0; i < n; i++) {{ unsigned long long v; ls >> v; A[idx].toks[i] = v; }}
+      size_t n; ls >> n; A[idx].n = n;
+      if (W[idx]) {{
+        A[idx].wide.assign(n * W[idx], 0);
+        for (size_t i = 0; i < n; i++) {{ std::string h; ls >> h; parse_hex(h, &A[idx].wide[i * W[idx]], W[idx]); }}
+      }} else {{
+        A[idx].toks.resize(n);
+        for (size_t i = 0; i < n; i++) {{ unsigned long long v; ls >> v; A[idx].toks[i] = v; }}
+      }}
     }} else if (kind == "R" && idx < NR) {{
       std::string bits; ls >> bits;
       for (char ch : bits) R[idx].push_back(ch == '1');
@@ -251,6 +280,11 @@ int main(int argc, char** argv) {{
 "#,
         na_len = na.max(1),
         nr_len = nr.max(1),
+        words = if words.is_empty() {
+            "0".to_string()
+        } else {
+            words.join(", ")
+        },
     )
 }
 
@@ -376,15 +410,19 @@ pub fn build_model(
     })
 }
 
-/// Writes the stimulus file for `drives` (one per design, in model order).
-pub fn stimulus_text(drives: &[DesignDrive]) -> String {
+/// Writes the stimulus file for `drives` (one per design of `designs`, in model order).
+pub fn stimulus_text(designs: &[ModelDesign], drives: &[DesignDrive]) -> String {
     let mut s = String::new();
     let (mut na, mut nr) = (0usize, 0usize);
-    for d in drives {
-        for toks in &d.tokens {
+    for (m, d) in designs.iter().zip(drives) {
+        for (toks, p) in d.tokens.iter().zip(&m.args) {
             let _ = write!(s, "A {na} {}", toks.len());
-            for t in toks {
-                let _ = write!(s, " {t}");
+            for &t in toks {
+                if handscope_sim::wide::is_wide(p.width) {
+                    let _ = write!(s, " {}", handscope_sim::wide::to_hex(t, p.width));
+                } else {
+                    let _ = write!(s, " {t}");
+                }
             }
             s.push('\n');
             na += 1;
@@ -422,7 +460,7 @@ pub fn run_model(
     }
     std::fs::create_dir_all(workdir).map_err(io("creating", workdir))?;
     let stim = workdir.join("stimulus.txt");
-    std::fs::write(&stim, stimulus_text(drives)).map_err(io("writing", &stim))?;
+    std::fs::write(&stim, stimulus_text(&model.designs, drives)).map_err(io("writing", &stim))?;
     let vcd = workdir.join("trace.vcd");
     let out = Command::new(&model.exe)
         .arg(&stim)

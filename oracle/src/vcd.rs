@@ -34,18 +34,47 @@ fn find_scope(h: &Hierarchy, name: &str) -> Option<ScopeRef> {
 impl Waves {
     /// Opens a VCD written by the oracle testbench for `cycles` cycles.
     pub fn open(path: &Path, cycles: u32) -> Result<Waves, OracleError> {
+        Self::open_at(path, 0..u64::from(cycles))
+    }
+
+    /// Opens a VCD and samples it at `times` (increasing), one sample per "cycle": the
+    /// values of the last dump at or before each time (e.g. `10 (c + 2)` for the
+    /// testbench of `handscope_compiler::verilog::testbench`).
+    pub fn open_at(
+        path: &Path,
+        times: impl IntoIterator<Item = u64>,
+    ) -> Result<Waves, OracleError> {
         let wave = wellen::simple::read(path)
             .map_err(|e| OracleError::Vcd(format!("{}: {e}", path.display())))?;
         let tt = wave.time_table();
-        let mut cycle_idx = Vec::with_capacity(cycles as usize);
+        let mut cycle_idx = Vec::new();
         let mut j = 0usize;
-        for c in 0..u64::from(cycles) {
+        for c in times {
             while j + 1 < tt.len() && tt[j + 1] <= c {
                 j += 1;
             }
             cycle_idx.push((tt.get(j).is_some_and(|t| *t <= c)).then_some(j as TimeTableIdx));
         }
         Ok(Waves { wave, cycle_idx })
+    }
+
+    /// All variables directly inside the scope `path` (dotted, e.g. `hs_tb`), by name.
+    pub fn scope_vars(&self, path: &str) -> Result<BTreeMap<String, SignalRef>, OracleError> {
+        let h = self.wave.hierarchy();
+        let mut names = path.split('.');
+        let first = names.next().unwrap_or_default();
+        let mut scope =
+            find_scope(h, first).ok_or_else(|| OracleError::Vcd(format!("no scope `{first}`")))?;
+        for n in names {
+            scope = h[scope]
+                .scopes(h)
+                .find(|s| h[*s].name(h) == n)
+                .ok_or_else(|| OracleError::Vcd(format!("no scope `{path}`")))?;
+        }
+        Ok(h[scope]
+            .vars(h)
+            .map(|v| (h[v].name(h).to_string(), h[v].signal_ref()))
+            .collect())
     }
 
     /// All variables directly inside the scope of design `k` (`oracle_top.dut<k>`), by name.
@@ -74,7 +103,8 @@ impl Waves {
         self.wave.unload_signals(signals);
     }
 
-    /// Values of a loaded signal in each cycle (bit 0 = LSB; at most 64 bits).
+    /// Values of a loaded signal in each cycle (bit 0 = LSB): the bit pattern for signals of
+    /// at most 64 bits, the wide word ([`handscope_sim::wide`]) of the signal's width above.
     pub fn samples(&self, sig: SignalRef) -> Result<Samples, OracleError> {
         let s = self
             .wave
@@ -85,16 +115,18 @@ impl Waves {
             let v = match idx.and_then(|i| s.get_offset(i)) {
                 Some(off) => match s.get_value_at(&off, 0) {
                     SignalValueRef::BitVec(bv) => {
-                        bv.iter_lsb_to_msb()
-                            .take(64)
-                            .enumerate()
-                            .fold(0u64, |acc, (i, b)| {
-                                if u8::from(b) == 1 {
-                                    acc | (1u64 << i)
-                                } else {
-                                    acc
-                                }
-                            })
+                        let width = bv.width();
+                        let mut limbs = vec![0u64; handscope_sim::wide::limb_count(width)];
+                        for (i, b) in bv.iter_lsb_to_msb().enumerate() {
+                            if u8::from(b) == 1 {
+                                limbs[i / 64] |= 1u64 << (i % 64);
+                            }
+                        }
+                        if handscope_sim::wide::is_wide(width) {
+                            handscope_sim::wide::from_limbs(&limbs, width)
+                        } else {
+                            limbs[0]
+                        }
                     }
                     _ => 0,
                 },

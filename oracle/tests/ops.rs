@@ -2,14 +2,15 @@
 //! stimulus and random ready patterns, against CIRCT's RTL in one Verilator model.
 //!
 //! Every circuit appears twice: with more tokens than cycles (inputs always valid) and with
-//! a few tokens (inputs run dry at different times).
+//! a few tokens (inputs run dry at different times); the circuits of data wider than 64 bits
+//! ([`wide_circuits`]) once, with one or the other.
 
 use handscope_oracle::harness::{DesignSpec, parse_top, run_designs, through_mlir};
 use handscope_oracle::model::BuildOptions;
 use handscope_oracle::require_tools;
 use handscope_oracle::single::{chain, single_op};
 use handscope_sim::spec::CirctLowering;
-use handscope_sim::{ArithClass, ArithOp, BufferKind, CmpPredicate, Function, Op, Type};
+use handscope_sim::{ArithClass, ArithOp, BufferKind, CmpPredicate, Function, Op, Type, wide};
 
 const CYCLES: u32 = 1000;
 
@@ -20,6 +21,16 @@ handshake.func @memory_ld_st(%ld_addr: index, %st_addr: index, %st_data: i32, %c
   %ldv, %ldA = load [%ld_addr] %ldData, %c#0 : index, i32
   %stD, %stA = store [%st_addr] %st_data, %c#1 : index, i32
   return %ldv, %stDone, %ldDone, %c#2 : i32, none, none, none
+}
+"#;
+
+const MEMORY_WIDE: &str = r#"
+handshake.func @memory_ld_st_w96(%ld_addr: index, %st_addr: index, %st_data: i96, %ctrl: none) -> (i96, none, none, none) attributes {argNames = ["ld_addr", "st_addr", "st_data", "ctrl"], resNames = ["ld_data", "st_done", "ld_done", "done"]} {
+  %c:3 = fork [3] %ctrl : none
+  %ldData, %stDone, %ldDone = memory [ld = 1, st = 1] (%stD, %stA, %ldA) {id = 0 : i32, lsq = false} : memref<8xi96>, (i96, index, index) -> (i96, none, none)
+  %ldv, %ldA = load [%ld_addr] %ldData, %c#0 : index, i96
+  %stD, %stA = store [%st_addr] %st_data, %c#1 : index, i96
+  return %ldv, %stDone, %ldDone, %c#2 : i96, none, none, none
 }
 "#;
 
@@ -280,6 +291,129 @@ fn circuits() -> Vec<(Function, Vec<String>)> {
     v
 }
 
+/// Circuits of data wider than 64 bits: every binary op CIRCT lowers (but the divisions,
+/// CIRCT bug 3) at 128 bits and at one of 65, 200, 512 and 4096 bits (remainders at most
+/// 512: generator note 10), every predicate,
+/// select, casts, constant, buffer with initial values, fork, mux, and a 160-bit tuple.
+fn wide_circuits() -> Vec<Function> {
+    let t = Type::Int;
+    let idx = Type::Index;
+    let tuple = Type::Tuple(vec![t(32), t(64), t(64)]);
+    let mut v = Vec::new();
+    let mut add = |name: &str, op: Op, ins: Vec<Type>, outs: Vec<Type>| {
+        v.push(single_op(name, op, &ins, &outs));
+    };
+    let others = [65u16, 200, 512, 4096];
+    for (k, &(op, name)) in ArithOp::SIMPLE
+        .iter()
+        .filter(|(op, _)| {
+            op.class() == ArithClass::Binary
+                && op.circt() == CirctLowering::Lowered
+                && !matches!(op, ArithOp::Divsi | ArithOp::Divui)
+        })
+        .enumerate()
+    {
+        // Verilator 5.006 cannot divide more than 512 bits (generator note 10).
+        let cap = if matches!(op, ArithOp::Remsi | ArithOp::Remui) {
+            512
+        } else {
+            u16::MAX
+        };
+        for w in [128, others[k % others.len()].min(cap)] {
+            add(
+                &format!("{name}_w{w}"),
+                Op::Arith(op),
+                vec![t(w), t(w)],
+                vec![t(w)],
+            );
+        }
+    }
+    for (k, p) in CmpPredicate::ALL.into_iter().enumerate() {
+        let w = [128, 65, 4096][k % 3];
+        add(
+            &format!("cmpi_{}_w{w}", p.keyword()),
+            Op::Arith(ArithOp::Cmpi(p)),
+            vec![t(w), t(w)],
+            vec![t(1)],
+        );
+    }
+    add(
+        "select_w200",
+        Op::Arith(ArithOp::Select),
+        vec![t(1), t(200), t(200)],
+        vec![t(200)],
+    );
+    for (name, op, from, to) in [
+        ("extsi_w65_w4096", ArithOp::Extsi, t(65), t(4096)),
+        ("extsi_w32_w128", ArithOp::Extsi, t(32), t(128)),
+        ("extui_w64_w96", ArithOp::Extui, t(64), t(96)),
+        ("trunci_w200_w96", ArithOp::Trunci, t(200), t(96)),
+        ("trunci_w128_w8", ArithOp::Trunci, t(128), t(8)),
+        ("index_cast_w128", ArithOp::IndexCast, t(128), idx.clone()),
+        ("index_cast_to_w96", ArithOp::IndexCast, idx.clone(), t(96)),
+    ] {
+        add(name, Op::Arith(op), vec![from], vec![to]);
+    }
+    // 2^100 + 5 (CIRCT names the module after the low 64 bits only: bug 8 of the generator).
+    let big = wide::parse("0x10000000000000000000000005", 128).expect("fits");
+    add(
+        "constant_w128",
+        Op::Constant { value: big },
+        vec![Type::None],
+        vec![t(128)],
+    );
+    add(
+        "constant_w512_neg",
+        Op::Constant {
+            value: wide::parse("-2", 512).expect("fits"),
+        },
+        vec![Type::None],
+        vec![t(512)],
+    );
+    // Initial values below 2^63 (CIRCT bug 9 of the generator).
+    add(
+        "buffer_init_w128",
+        Op::Buffer {
+            slots: 2,
+            kind: BufferKind::Seq,
+            init: Some(vec![0x7fff_ffff_ffff_fff0, 9]),
+        },
+        vec![t(128)],
+        vec![t(128)],
+    );
+    add(
+        "buffer_fifo_w4096",
+        Op::Buffer {
+            slots: 2,
+            kind: BufferKind::Fifo,
+            init: None,
+        },
+        vec![t(4096)],
+        vec![t(4096)],
+    );
+    add("fork_w512", Op::Fork, vec![t(512)], vec![t(512), t(512)]);
+    add("mux_w96", Op::Mux, vec![t(1), t(96), t(96)], vec![t(96)]);
+    add(
+        "pack_w160",
+        Op::Pack,
+        vec![t(32), t(64), t(64)],
+        vec![tuple.clone()],
+    );
+    add(
+        "unpack_w160",
+        Op::Unpack,
+        vec![tuple],
+        vec![t(32), t(64), t(64)],
+    );
+    add(
+        "sync_w128",
+        Op::Sync,
+        vec![t(128), t(65)],
+        vec![t(128), t(65)],
+    );
+    v
+}
+
 fn designs() -> Vec<DesignSpec> {
     let mut out = Vec::new();
     let mut k = 0u64;
@@ -311,6 +445,20 @@ fn designs() -> Vec<DesignSpec> {
     for (text, name) in [(MEMORY, "memory_ld_st"), (SOURCE_SINK, "source_sink")] {
         let (f, mlir) = parse_top(text, name).expect("parses");
         push(f, mlir, &[]);
+    }
+    let (f, mlir) = parse_top(MEMORY_WIDE, "memory_ld_st_w96").expect("parses");
+    push(f, mlir, &[]);
+    for (j, f) in wide_circuits().into_iter().enumerate() {
+        let (f, mlir) = through_mlir(&f).expect("writer output parses");
+        let tokens = if j % 2 == 0 { CYCLES as usize + 50 } else { 25 };
+        let name = format!("{}_{tokens}", f.name);
+        out.push(DesignSpec::with_random_stimulus(
+            &name,
+            f,
+            mlir,
+            9000 + j as u64,
+            tokens,
+        ));
     }
     out
 }

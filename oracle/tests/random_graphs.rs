@@ -1,8 +1,9 @@
 //! (c) Random well-formed graphs against CIRCT's RTL in one Verilator model.
 //!
 //! `ORACLE_RANDOM_GRAPHS` (default 200) and `ORACLE_CYCLES` (default 1000) override the size.
+//! Every fifth graph has data wider than 64 bits (`suite_options`).
 
-use handscope_oracle::generator::{GenOptions, random_function};
+use handscope_oracle::generator::{random_function, suite_options};
 use handscope_oracle::harness::{DesignSpec, engine_waves, run_designs, through_mlir};
 use handscope_oracle::model::BuildOptions;
 use handscope_oracle::require_tools;
@@ -25,11 +26,7 @@ fn random_graphs_match_circt_rtl() {
     let mut designs = Vec::new();
     for seed in 0..n {
         let name = format!("rand{seed}");
-        let opts = GenOptions {
-            ops: 8 + (seed % 17) as usize,
-            data_args: 1 + (seed % 4) as usize,
-        };
-        let f = random_function(&name, seed, &opts);
+        let f = random_function(&name, seed, &suite_options(seed));
         // Printed by the compiler's writer and read back by its reader: the engine simulates
         // the parsed function, CIRCT lowers the text.
         let (f, mlir) = through_mlir(&f).expect("writer output parses");
@@ -61,6 +58,17 @@ fn random_graphs_match_circt_rtl() {
     assert!(
         n < 50 || out_of_range >= 3,
         "only {out_of_range} designs exercise out-of-range mux selects"
+    );
+    let wide: Vec<&str> = designs
+        .iter()
+        .filter(|d| d.func.channels.values().any(|c| c.ty.bit_width() > 64))
+        .map(|d| d.name.as_str())
+        .collect();
+    println!("{} designs have channels wider than 64 bits", wide.len());
+    assert!(
+        n < 50 || wide.len() as u64 >= n / 8,
+        "only {} designs have wide channels",
+        wide.len()
     );
     let summary =
         run_designs(&tools, &designs, cycles, &BuildOptions::default()).expect("oracle run");

@@ -907,7 +907,10 @@ pub fn render(d: &DeadlockReport) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "deadlock: no transfer since cycle {}", d.since_cycle);
     for t in &d.stuck {
-        let val = t.value.as_ref().map_or("token".to_string(), |v| v.to_string());
+        let val = t
+            .value
+            .as_ref()
+            .map_or("token".to_string(), |v| v.to_string());
         let loc = t.loc.as_ref().map_or(String::new(), |l| format!(" [{l}]"));
         let _ = writeln!(
             s,

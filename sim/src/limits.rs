@@ -245,18 +245,18 @@ mod tests {
         );
         let mut f = Function::new("h");
         f.add_node(mem(vec![1 << 40, 1 << 40], 32), vec![]);
-        f.add_node(mem(vec![0], 128), vec![]);
+        f.add_node(mem(vec![0], 16_385), vec![]);
         let msgs: Vec<String> = check(&f).into_iter().map(|e| e.message).collect();
         assert_eq!(msgs.len(), 3, "{msgs:?}");
         assert!(msgs[0].contains("0 elements"));
-        assert!(msgs[1].contains("128 bits"));
+        assert!(msgs[1].contains("16385 bits"), "{msgs:?}");
         assert!(msgs[2].contains("more than 2^64"));
         let mut f = Function::new("t");
         f.add_node(
             Op::Source,
-            vec![Type::Tuple(vec![Type::Int(64), Type::Int(1)])],
+            vec![Type::Tuple(vec![Type::Int(16_384), Type::Int(1)])],
         );
         let e = check(&f);
-        assert!(e[0].message.contains("65 bits wide"), "{e:?}");
+        assert!(e[0].message.contains("16385 bits wide"), "{e:?}");
     }
 }

@@ -69,16 +69,14 @@ impl std::fmt::Display for Value {
 
 /// Renders bit pattern `bits` of type `ty` (see the module documentation); `None` for `none`.
 pub fn render_value(bits: u64, ty: &Type) -> Option<Value> {
-    let w = ty.bit_width();
-    if crate::wide::is_wide(w) {
-        return Some(Value::Wide(crate::wide::to_decimal(
-            bits,
-            w,
-            ty.is_integer(),
-        )));
-    }
     match ty {
         Type::None => None,
+        Type::Int(w) if crate::wide::is_wide(u32::from(*w)) => Some(Value::Wide(
+            crate::wide::to_decimal(bits, u32::from(*w), true),
+        )),
+        Type::Tuple(_) if crate::wide::is_wide(ty.bit_width()) => Some(Value::Wide(
+            crate::wide::to_decimal(bits, ty.bit_width(), false),
+        )),
         Type::Int(w) if *w > 1 => Some(Value::Signed(sext(bits, u32::from(*w)))),
         Type::Index => Some(Value::Signed(bits as i64)),
         Type::Float(kind) => Some(Value::Float(crate::float::FloatValue {

@@ -559,6 +559,15 @@ pub fn graph_memory_inits(f: &Function) -> Result<BTreeMap<String, Vec<u64>>, Si
                 vals.push(v);
                 continue;
             }
+            let width = memref.elem.bit_width();
+            if crate::wide::is_wide(width) {
+                let v = crate::wide::parse(num, width).map_err(|e| SimError::Malformed {
+                    node: n.id.clone(),
+                    what: format!("`handshake.init`: `{item}`: {e}"),
+                })?;
+                vals.push(v);
+                continue;
+            }
             let v = num.parse::<i128>().map_err(|_| SimError::Malformed {
                 node: n.id.clone(),
                 what: format!("`handshake.init`: `{item}` is not an integer"),

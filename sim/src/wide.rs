@@ -224,8 +224,8 @@ pub fn parse(text: &str, width: u32) -> Result<u64, ParseError> {
     if digits.is_empty() {
         return Err(ParseError::Syntax(text.to_string()));
     }
-    let mag = BigUint::from_str_radix(digits, radix)
-        .map_err(|_| ParseError::Syntax(text.to_string()))?;
+    let mag =
+        BigUint::from_str_radix(digits, radix).map_err(|_| ParseError::Syntax(text.to_string()))?;
     let too_large = || ParseError::TooLarge {
         text: text.trim().to_string(),
         width,

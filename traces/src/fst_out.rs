@@ -1,8 +1,8 @@
 //! Writes a run's signals as FST (the compressed waveform format of GTKWave, read by Surfer
 //! and `wellen`), streamed like [`VcdWriter`](crate::vcd_out::VcdWriter): the same
 //! hierarchy, names, time axis (10 ns per cycle, clock rising at mid-cycle) and signal words,
-//! through the `fst-writer` crate. Value changes are flushed to the file in blocks, so memory
-//! stays bounded however long the run.
+//! through the `fst-writer` crate; signals wider than 64 bits carry their full value. Value
+//! changes are flushed to the file in blocks, so memory stays bounded however long the run.
 
 use std::fs::File;
 use std::io::{BufWriter, Seek, Write};
@@ -13,6 +13,7 @@ use fst_writer::{
     FstVarDirection, FstVarType,
 };
 use handscope_sim::trace::{ChannelMeta, StateMeta};
+use handscope_sim::wide;
 
 use crate::vcd_out::{CYCLE_NS, Scope, hierarchy, sanitize};
 
@@ -108,13 +109,25 @@ impl<W: Write + Seek> FstWriter<W> {
     fn set(&mut self, slot: usize, v: u64) -> Result<(), FstError> {
         if let Some((id, w)) = self.slots[slot] {
             self.bits.clear();
-            self.bits.extend((0..w).rev().map(|b| {
-                if b < 64 && v >> b & 1 == 1 {
-                    b'1'
-                } else {
-                    b'0'
-                }
-            }));
+            if wide::is_wide(w) && v >> 63 != 0 {
+                // A handle to an interned value: its limbs, most significant bit first.
+                let limbs = wide::to_limbs(v, w);
+                self.bits.extend((0..w).rev().map(|b| {
+                    if limbs[(b / 64) as usize] >> (b % 64) & 1 == 1 {
+                        b'1'
+                    } else {
+                        b'0'
+                    }
+                }));
+            } else {
+                self.bits.extend((0..w).rev().map(|b| {
+                    if b < 64 && v >> b & 1 == 1 {
+                        b'1'
+                    } else {
+                        b'0'
+                    }
+                }));
+            }
             self.body.signal_change(id, &self.bits)?;
         }
         Ok(())

@@ -10,6 +10,12 @@
 //! top scope (`<name>`, `<name>_valid`, `<name>_ready`), like the top-level ports of CIRCT's
 //! RTL, next to `clock` and `reset`.
 //!
+//! Widths: a data signal is as wide as its channel's type, also beyond 64 bits (an `i128`, a
+//! `tuple` of 96 bits, up to [`MAX_DATA_WIDTH`](handscope_sim::types::MAX_DATA_WIDTH)): its
+//! wide words (see [`handscope_sim::wide`]) are written as their full binary value. State
+//! words are 64 bits, except the registers holding a token of a node wider than 64 bits (a
+//! buffer slot's `data`, a pipeline stage's `data`), which are as wide as the node's output.
+//!
 //! Time: 1 ns units, one cycle every 10 ns. Cycle `c`'s settled values appear at `10c` with
 //! `clock` low, and `clock` rises at `10c + 5`, so sampling at rising edges gives one cycle per
 //! edge. `reset` stays low: the trace starts right after reset.
@@ -22,7 +28,9 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use handscope_sim::spec::RegField;
 use handscope_sim::trace::{ChannelMeta, Signal, StateMeta, Trace};
+use handscope_sim::wide;
 
 /// Nanoseconds per cycle.
 pub const CYCLE_NS: u64 = 10;
@@ -110,7 +118,7 @@ pub struct VcdWriter<W: Write> {
     valid_ids: Vec<Vec<u8>>,
     ready_ids: Vec<Vec<u8>>,
     data_ids: Vec<Option<(Vec<u8>, u32)>>,
-    state_ids: Vec<Vec<u8>>,
+    state_ids: Vec<(Vec<u8>, u32)>,
     prev: Vec<u64>,
     started: bool,
     next_cycle: u64,
@@ -135,7 +143,11 @@ impl<W: Write> VcdWriter<W> {
                 (w > 0).then(|| (code(3 * i + 2), w))
             })
             .collect();
-        let state_ids = (0..n_state).map(|k| code(3 * nc + k)).collect();
+        let state_ids = state_widths(channels, state)
+            .into_iter()
+            .enumerate()
+            .map(|(k, w)| (code(3 * nc + k), w))
+            .collect();
         let mut head = Vec::new();
         head.extend_from_slice(b"$version Handscope ");
         head.extend_from_slice(env!("CARGO_PKG_VERSION").as_bytes());
@@ -177,8 +189,8 @@ impl<W: Write> VcdWriter<W> {
                     value(b, words.get(nc + i).copied().unwrap_or(0), *w, id);
                 }
             }
-            for (k, id) in self.state_ids.iter().enumerate() {
-                value(b, words.get(2 * nc + k).copied().unwrap_or(0), 64, id);
+            for (k, (id, w)) in self.state_ids.iter().enumerate() {
+                value(b, words.get(2 * nc + k).copied().unwrap_or(0), *w, id);
             }
             let n = self.prev.len().min(words.len());
             self.prev[..n].copy_from_slice(&words[..n]);
@@ -203,7 +215,8 @@ impl<W: Write> VcdWriter<W> {
                         value(b, new, *w, id);
                     }
                 } else {
-                    value(b, new, 64, &self.state_ids[s - 2 * nc]);
+                    let (id, w) = &self.state_ids[s - 2 * nc];
+                    value(b, new, *w, id);
                 }
             }
         }
@@ -247,16 +260,47 @@ pub(crate) fn hierarchy(channels: &[ChannelMeta], state: &[StateMeta]) -> Scope 
         scope.vars.push((format!("{port}_valid"), 1, 3 * i));
         scope.vars.push((format!("{port}_ready"), 1, 3 * i + 1));
     }
+    let mut widths = state_widths(channels, state).into_iter();
     let mut k = 0;
     for meta in state {
         let path: Vec<&str> = meta.node.split('/').collect();
         let scope = top.at(&path);
         for f in &meta.fields {
-            scope.vars.push((sanitize(f), 64, 3 * nc + k));
+            let w = widths.next().unwrap_or(64);
+            scope.vars.push((sanitize(f), w, 3 * nc + k));
             k += 1;
         }
     }
     top
+}
+
+/// The width of every state word, in [`StateMeta`] order: 64 bits, except a register that
+/// holds a token ([`RegField::holds_data`]) of a node whose output is wider than 64 bits,
+/// which carries that output's wide words and is as wide.
+pub(crate) fn state_widths(channels: &[ChannelMeta], state: &[StateMeta]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(state.iter().map(|s| s.fields.len()).sum());
+    // Wide outputs only: most graphs have none, and then this is one pass over the channels.
+    let mut wide_nodes: BTreeMap<&str, u32> = BTreeMap::new();
+    for ch in channels {
+        let w = ch.ty.bit_width();
+        if wide::is_wide(w)
+            && let Some((node, _)) = ch.name.rsplit_once('.')
+        {
+            let e = wide_nodes.entry(node).or_default();
+            *e = (*e).max(w);
+        }
+    }
+    for meta in state {
+        let node_width = wide_nodes.get(meta.node.as_str()).copied();
+        for f in &meta.fields {
+            let w = match node_width {
+                Some(w) if RegField::parse(f).is_some_and(RegField::holds_data) => w,
+                _ => 64,
+            };
+            out.push(w);
+        }
+    }
+    out
 }
 
 /// Writes `trace` as VCD text into `out`.
@@ -340,33 +384,67 @@ static BYTE_BITS: [[u8; 8]; 256] = {
     t
 };
 
-/// `b<bits> <id>`: a vector without leading zeros (width 1: a scalar).
+/// `b<bits> <id>`: a vector without leading zeros (width 1: a scalar). A signal wider than
+/// 64 bits whose word is a handle to an interned value goes through [`wide_value`]; its
+/// words below 2^63 are the value itself and take the narrow path.
 #[inline]
 fn value(b: &mut Vec<u8>, v: u64, width: u32, id: &[u8]) {
     if width == 1 {
         scalar(b, v, id);
         return;
     }
-    let v = if width >= 64 {
+    let v = if width < 64 {
+        v & ((1u64 << width) - 1)
+    } else if width == 64 || v >> 63 == 0 {
         v
     } else {
-        v & ((1u64 << width) - 1)
+        wide_value(b, v, width, id);
+        return;
     };
     b.push(b'b');
     if v == 0 {
         b.push(b'0');
     } else {
-        let nbits = 64 - v.leading_zeros();
-        // The leading partial byte, then whole bytes from the table.
-        let lead = nbits % 8;
-        let mut bytes = nbits / 8;
-        if lead > 0 {
-            let top = (v >> (8 * bytes)) as usize;
-            b.extend_from_slice(&BYTE_BITS[top][(8 - lead) as usize..]);
-        }
-        while bytes > 0 {
-            bytes -= 1;
-            b.extend_from_slice(&BYTE_BITS[(v >> (8 * bytes) & 0xff) as usize]);
+        push_bits(b, v);
+    }
+    b.push(b' ');
+    b.extend_from_slice(id);
+    b.push(b'\n');
+}
+
+/// The binary digits of `v > 0` without leading zeros.
+#[inline(always)]
+fn push_bits(b: &mut Vec<u8>, v: u64) {
+    let nbits = 64 - v.leading_zeros();
+    // The leading partial byte, then whole bytes from the table.
+    let lead = nbits % 8;
+    let mut bytes = nbits / 8;
+    if lead > 0 {
+        let top = (v >> (8 * bytes)) as usize;
+        b.extend_from_slice(&BYTE_BITS[top][(8 - lead) as usize..]);
+    }
+    while bytes > 0 {
+        bytes -= 1;
+        b.extend_from_slice(&BYTE_BITS[(v >> (8 * bytes) & 0xff) as usize]);
+    }
+}
+
+/// [`value`] of a wide word that is a handle: its value's limbs, most significant first,
+/// the top one without leading zeros.
+#[cold]
+#[inline(never)]
+fn wide_value(b: &mut Vec<u8>, word: u64, width: u32, id: &[u8]) {
+    let limbs = wide::to_limbs(word, width);
+    b.push(b'b');
+    match limbs.iter().rposition(|&l| l != 0) {
+        None => b.push(b'0'),
+        Some(top) => {
+            push_bits(b, limbs[top]);
+            for &l in limbs[..top].iter().rev() {
+                for k in (0..8).rev() {
+                    b.extend_from_slice(&BYTE_BITS[(l >> (8 * k) & 0xff) as usize]);
+                }
+            }
         }
     }
     b.push(b' ');
@@ -376,7 +454,38 @@ fn value(b: &mut Vec<u8>, v: u64, width: u32, id: &[u8]) {
 
 #[cfg(test)]
 mod tests {
+    use handscope_sim::wide;
+
     use super::value;
+
+    fn written(v: u64, w: u32) -> String {
+        let mut b = Vec::new();
+        value(&mut b, v, w, b"!");
+        String::from_utf8(b).unwrap()
+    }
+
+    #[test]
+    fn wide_vectors_are_written_in_full() {
+        for w in [65u32, 96, 128, 512, 4096] {
+            assert_eq!(written(0, w), "b0 !\n");
+            assert_eq!(written(5, w), "b101 !\n");
+            // 2^63: one limb, but interned.
+            let h = wide::from_limbs(&[1 << 63], w);
+            assert_ne!(h >> 63, 0);
+            assert_eq!(written(h, w), format!("b1{} !\n", "0".repeat(63)));
+            let ones = wide::from_limbs(&vec![u64::MAX; wide::limb_count(w)], w);
+            assert_eq!(written(ones, w), format!("b{} !\n", "1".repeat(w as usize)));
+            assert_eq!(
+                written(ones, w),
+                format!("b{} !\n", wide::to_binary(ones, w))
+            );
+        }
+        // Limbs below the top one keep their leading zeros.
+        let v = wide::from_limbs(&[0x5, 0x1, 0x3], 160);
+        let want = format!("b11{:064b}{:064b} !\n", 1u64, 5u64);
+        assert_eq!(written(v, 160), want);
+        assert_eq!(written(v, 160), format!("b{} !\n", wide::to_binary(v, 160)));
+    }
 
     #[test]
     fn vectors_are_written_without_leading_zeros() {

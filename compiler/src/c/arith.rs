@@ -1,12 +1,137 @@
 //! Exact semantics of the IR operations (shared by the interpreter and constant folding):
 //! fixed-width integers here, IEEE-754 floats through the engine's own computations
 //! (`handscope_sim::engine::float_arith`), so the interpreter, constant folding and the
-//! simulated circuit agree bit for bit, NaNs included. Values are carried as `u64` bit
-//! patterns masked to their width.
+//! simulated circuit agree bit for bit, NaNs included. Values are carried as `u64` *words*:
+//! the bit pattern masked to its width for at most 64 bits, a wide word
+//! ([`handscope_sim::wide`]) for wider integers, whose operations go to the engine's own
+//! `wide_arith` (so they too agree with the circuit).
 
 use super::ir::{BinaryOp, CastOp, CmpPred};
-use handscope_sim::FloatKind;
+use handscope_sim::engine::arith::{BinOp as WBin, CastKind};
 use handscope_sim::engine::float_arith::{FBinOp, FConv, fbin, fcmp, fconv};
+use handscope_sim::engine::wide_arith;
+use handscope_sim::{CmpPredicate, FloatKind, wide};
+
+/// True when values of `bits` bits are wide words.
+#[inline]
+pub fn is_wide(bits: u32) -> bool {
+    bits > 64
+}
+
+/// The word of the integer `v` at `bits` bits (two's complement modulo 2^bits).
+pub fn word_of_i128(v: i128, bits: u32) -> u64 {
+    if !is_wide(bits) {
+        return (v as u64) & mask(bits);
+    }
+    if (0..1i128 << 63).contains(&v) {
+        return v as u64;
+    }
+    let fill = if v < 0 { u64::MAX } else { 0 };
+    let mut limbs = vec![fill; wide::limb_count(bits)];
+    limbs[0] = v as u64;
+    if limbs.len() > 1 {
+        limbs[1] = (v >> 64) as u64;
+    }
+    wide::from_limbs(&limbs, bits)
+}
+
+/// The word of the integer `v` at `bits` bits (two's complement modulo 2^bits).
+pub fn word_of_i64(v: i64, bits: u32) -> u64 {
+    word_of_i128(i128::from(v), bits)
+}
+
+/// The word of a constant as the IR's [`super::ir::InstKind::Const`] and the constant
+/// evaluator hold it: the value's low bits for at most 64 bits, the wide word reinterpreted
+/// as `i64` for wider values.
+#[inline]
+pub fn const_word(value: i64, bits: u32) -> u64 {
+    if is_wide(bits) {
+        value as u64
+    } else {
+        value as u64 & mask(bits)
+    }
+}
+
+/// The inverse of [`const_word`]: a narrow word sign-extended, a wide word as it is.
+#[inline]
+pub fn word_const(word: u64, bits: u32) -> i64 {
+    if is_wide(bits) {
+        word as i64
+    } else {
+        sext(word, bits)
+    }
+}
+
+/// The low 64 bits of the value of a word of `bits` bits.
+pub fn low_u64(word: u64, bits: u32) -> u64 {
+    if is_wide(bits) {
+        wide::to_limbs(word, bits)[0]
+    } else {
+        word
+    }
+}
+
+/// The word with every one of the `bits` bits set (`-1`).
+pub fn all_ones(bits: u32) -> u64 {
+    word_of_i64(-1, bits)
+}
+
+/// `-w` at `bits` bits (wrapping).
+pub fn negate(w: u64, bits: u32) -> u64 {
+    binary(BinaryOp::SubI, bits, 0, w).unwrap_or(0)
+}
+
+/// `~w` at `bits` bits.
+pub fn bit_not(w: u64, bits: u32) -> u64 {
+    binary(BinaryOp::XOrI, bits, w, all_ones(bits)).unwrap_or(0)
+}
+
+/// The engine operation of an integer IR operation.
+fn wide_op(op: BinaryOp) -> Option<WBin> {
+    Some(match op {
+        BinaryOp::AddI => WBin::Add,
+        BinaryOp::SubI => WBin::Sub,
+        BinaryOp::MulI => WBin::Mul,
+        BinaryOp::DivSI => WBin::DivS,
+        BinaryOp::DivUI => WBin::DivU,
+        BinaryOp::RemSI => WBin::RemS,
+        BinaryOp::RemUI => WBin::RemU,
+        BinaryOp::AndI => WBin::And,
+        BinaryOp::OrI => WBin::Or,
+        BinaryOp::XOrI => WBin::Xor,
+        BinaryOp::ShLI => WBin::Shl,
+        BinaryOp::ShRSI => WBin::ShrS,
+        BinaryOp::ShRUI => WBin::ShrU,
+        _ => return None,
+    })
+}
+
+/// [`binary`] on wide words (`bits > 64`; only integer operations exist at such widths).
+fn binary_wide(op: BinaryOp, bits: u32, a: u64, b: u64) -> Result<u64, ArithError> {
+    let Some(w) = wide_op(op) else {
+        return Ok(0);
+    };
+    match op {
+        BinaryOp::DivUI | BinaryOp::RemUI | BinaryOp::DivSI | BinaryOp::RemSI if b == 0 => {
+            return Err(ArithError::DivByZero);
+        }
+        BinaryOp::DivSI | BinaryOp::RemSI => {
+            let mut min = vec![0u64; wide::limb_count(bits)];
+            min[(bits as usize - 1) / 64] = 1 << ((bits - 1) % 64);
+            if a == wide::from_limbs(&min, bits) && b == all_ones(bits) {
+                return Err(ArithError::Overflow);
+            }
+        }
+        // A word with the handle flag is a value of at least 2^63, beyond any width.
+        BinaryOp::ShLI | BinaryOp::ShRSI | BinaryOp::ShRUI
+            if b >= 1 << 63 || b >= u64::from(bits) =>
+        {
+            return Err(ArithError::ShiftTooLarge);
+        }
+        _ => {}
+    }
+    Ok(wide_arith::bin(w, a, b, bits))
+}
 
 /// The float format `bits` wide (the IR only has `f32` and `f64`).
 fn kind(bits: u32) -> FloatKind {
@@ -55,6 +180,9 @@ impl std::fmt::Display for ArithError {
 /// Evaluates a binary op at width `bits` on masked operands; result is masked. A float
 /// operation never fails (a float division by zero has its IEEE result).
 pub fn binary(op: BinaryOp, bits: u32, a: u64, b: u64) -> Result<u64, ArithError> {
+    if is_wide(bits) {
+        return binary_wide(op, bits, a, b);
+    }
     let m = mask(bits);
     let (sa, sb) = (sext(a, bits), sext(b, bits));
     let float = |f: FBinOp| Ok(fbin(f, a, b, kind(bits)) & m);
@@ -103,6 +231,23 @@ pub fn binary(op: BinaryOp, bits: u32, a: u64, b: u64) -> Result<u64, ArithError
 
 /// Evaluates a comparison at width `bits`.
 pub fn compare(pred: CmpPred, bits: u32, a: u64, b: u64) -> bool {
+    if is_wide(bits) {
+        let p = match pred {
+            CmpPred::Eq => CmpPredicate::Eq,
+            CmpPred::Ne => CmpPredicate::Ne,
+            CmpPred::Slt => CmpPredicate::Slt,
+            CmpPred::Sle => CmpPredicate::Sle,
+            CmpPred::Sgt => CmpPredicate::Sgt,
+            CmpPred::Sge => CmpPredicate::Sge,
+            CmpPred::Ult => CmpPredicate::Ult,
+            CmpPred::Ule => CmpPredicate::Ule,
+            CmpPred::Ugt => CmpPredicate::Ugt,
+            CmpPred::Uge => CmpPredicate::Uge,
+            // No float is wider than 64 bits.
+            CmpPred::Float(_) => return false,
+        };
+        return wide_arith::cmp(p, a, b, bits) != 0;
+    }
     let (sa, sb) = (sext(a, bits), sext(b, bits));
     match pred {
         CmpPred::Eq => a == b,
@@ -120,8 +265,18 @@ pub fn compare(pred: CmpPred, bits: u32, a: u64, b: u64) -> bool {
 }
 
 /// Evaluates a conversion from `from` bits to `to` bits (for the float conversions the
-/// float side's width names its format).
+/// float side's width names its format). Conversions between floats and integers wider
+/// than 64 bits are not in the IR (the front end rejects them); they give 0.
 pub fn cast(op: CastOp, from: u32, to: u32, v: u64) -> u64 {
+    if is_wide(from) || is_wide(to) {
+        let kind = match op {
+            CastOp::ExtSI => CastKind::Sext,
+            CastOp::ExtUI => CastKind::Zext,
+            CastOp::TruncI => CastKind::Trunc,
+            _ => return 0,
+        };
+        return wide_arith::cast(kind, v, from, to);
+    }
     let conv = |c: FConv| fconv(c, v & mask(from), from, to) & mask(to);
     match op {
         CastOp::ExtSI => (sext(v, from) as u64) & mask(to),

@@ -11,11 +11,25 @@ use super::ir::{BinaryOp, CastOp, CmpPred, Type};
 use super::types::{CType, FloatTy, IntKind, IntTy, Scalar};
 use handscope_sim::FloatPredicate;
 
-/// Canonical constant: the value converted to its type (bit pattern sign/zero-extended to i64).
+/// Canonical constant: the value converted to its type (bit pattern sign/zero-extended to i64
+/// for at most 64 bits; for a wider `_BitInt`, its wide word reinterpreted as `i64`, see
+/// [`arith::const_word`]).
 pub type ConstVal = (i64, IntTy);
 
 /// Converts a canonical constant to type `to`.
 pub fn convert(v: i64, from: IntTy, to: IntTy) -> i64 {
+    if arith::is_wide(from.bits()) || arith::is_wide(to.bits()) {
+        let w = bits_of(v, from);
+        if to.kind == IntKind::Bool {
+            return i64::from(w != 0);
+        }
+        let op = match (to.bits() > from.bits(), from.signed) {
+            (true, true) => CastOp::ExtSI,
+            (true, false) => CastOp::ExtUI,
+            (false, _) => CastOp::TruncI,
+        };
+        return from_bits(arith::cast(op, from.bits(), to.bits(), w), to);
+    }
     let math: i128 = if from.signed {
         v as i128
     } else {
@@ -62,11 +76,13 @@ pub fn ir_pred(op: BinOp, signed: bool) -> Option<CmpPred> {
 }
 
 fn bits_of(v: i64, t: IntTy) -> u64 {
-    v as u64 & mask(t.bits())
+    arith::const_word(v, t.bits())
 }
 
 fn from_bits(b: u64, t: IntTy) -> i64 {
-    if t.signed {
+    if arith::is_wide(t.bits()) {
+        b as i64
+    } else if t.signed {
         arith::sext(b, t.bits())
     } else {
         b as i64
@@ -103,11 +119,8 @@ pub fn eval_with(e: &Expr, lookup: &dyn Fn(&str) -> Option<ConstVal>) -> CResult
             let v = convert(v, t, p);
             match op {
                 UnOp::Plus => Ok((v, p)),
-                UnOp::Neg => Ok((
-                    from_bits(bits_of(v, p).wrapping_neg() & mask(p.bits()), p),
-                    p,
-                )),
-                UnOp::BitNot => Ok((from_bits(!bits_of(v, p) & mask(p.bits()), p), p)),
+                UnOp::Neg => Ok((from_bits(arith::negate(bits_of(v, p), p.bits()), p), p)),
+                UnOp::BitNot => Ok((from_bits(arith::bit_not(bits_of(v, p), p.bits()), p), p)),
                 UnOp::Not => Ok(((v == 0) as i64, IntTy::INT)),
                 UnOp::Deref | UnOp::AddrOf => Err(err("pointers are not supported")),
             }
@@ -282,6 +295,23 @@ pub fn ne_zero(t: Type) -> CmpPred {
     }
 }
 
+/// True when a conversion between `a` and `b` would go between a floating type and an
+/// integer wider than 64 bits, which the subset does not support.
+pub fn float_wide_mix(a: Scalar, b: Scalar) -> bool {
+    let wide_int = |t: Scalar| matches!(t, Scalar::Int(i) if arith::is_wide(i.bits()));
+    let float = |t: Scalar| matches!(t, Scalar::Float(_));
+    (wide_int(a) && float(b)) || (float(a) && wide_int(b))
+}
+
+/// The error for a conversion that [`float_wide_mix`] rejects.
+pub fn float_wide_error(span: super::span::Span, from: Scalar, to: Scalar) -> RawError {
+    RawError::new(
+        span,
+        format!("conversion from '{from}' to '{to}' is not supported"),
+    )
+    .with_help("conversions between floating types and _BitInt wider than 64 bits are not supported; convert through long long")
+}
+
 /// A constant of an arithmetic type: its bit pattern (masked to its width) and its type.
 pub type ScalarConst = (u64, Scalar);
 
@@ -305,6 +335,9 @@ pub fn convert_scalar((bits, from): ScalarConst, to: Scalar) -> u64 {
 /// bit pattern.
 pub fn eval_as(e: &Expr, to: Scalar) -> CResult<i64> {
     let c = eval_scalar(e)?;
+    if float_wide_mix(c.1, to) {
+        return Err(float_wide_error(e.span, c.1, to));
+    }
     let bits = convert_scalar(c, to);
     Ok(match to {
         Scalar::Int(t) => from_bits(bits, t),
@@ -323,6 +356,9 @@ pub fn eval_scalar(e: &Expr) -> CResult<ScalarConst> {
         ExprKind::FloatLit(bits, t) => Ok((*bits, Scalar::Float(*t))),
         ExprKind::Cast(CType::Scalar(to), inner) => {
             let c = eval_scalar(inner)?;
+            if float_wide_mix(c.1, *to) {
+                return Err(float_wide_error(e.span, c.1, *to));
+            }
             Ok((convert_scalar(c, *to), *to))
         }
         ExprKind::Unary(UnOp::Plus, inner) => {
@@ -336,7 +372,7 @@ pub fn eval_scalar(e: &Expr) -> CResult<ScalarConst> {
             let b = convert_scalar((b, t), p);
             Ok(match p {
                 Scalar::Float(_) => (arith::unary(super::ir::UnaryOp::NegF, p.bits(), b), p),
-                Scalar::Int(_) => (b.wrapping_neg() & mask(p.bits()), p),
+                Scalar::Int(_) => (arith::negate(b, p.bits()), p),
             })
         }
         ExprKind::Binary(..) => {
@@ -350,6 +386,9 @@ pub fn eval_scalar(e: &Expr) -> CResult<ScalarConst> {
                     continue;
                 };
                 let b = eval_scalar(r)?;
+                if float_wide_mix(acc.1, b.1) {
+                    return Err(float_wide_error(node.span, acc.1, b.1));
+                }
                 let t = Scalar::usual(acc.1, b.1);
                 let op = match (op, t) {
                     (BinOp::Add, Scalar::Float(_)) => BinaryOp::AddF,

@@ -2,18 +2,30 @@
 //! and returns the result and the final memory contents. Used to validate the front and
 //! middle end against the system C compiler, and later the handshake lowering.
 
-use super::arith::{self, ArithError, mask, sext};
+use super::arith::{self, ArithError, low_u64, mask, sext};
 use super::ir::{InstKind, IrFunction, IrParam, MemoryKind, Terminator, Type};
 use super::span::Span;
 use super::types::Scalar;
 use thiserror::Error;
 
-/// `x` as a value of type `t`: an integer converted like a C assignment, a float's bit
-/// pattern kept as it is.
+/// `x` as a value (word) of type `t`: an integer converted like a C assignment, a float's
+/// bit pattern kept as it is.
 fn value_of(t: Scalar, x: i64) -> u64 {
     match t {
-        Scalar::Int(i) => i.wrap(i128::from(x)) as u64 & mask(i.bits()),
+        Scalar::Int(i) => arith::const_word(i.wrap(i128::from(x)), i.bits()),
         Scalar::Float(_) => x as u64 & mask(t.bits()),
+    }
+}
+
+/// A word of type `t` read as an `i64`: sign-extended by a signed type of at most 64 bits;
+/// for a wider type, the value's low 64 bits.
+fn read_i64(t: Scalar, word: u64) -> i64 {
+    if arith::is_wide(t.bits()) {
+        low_u64(word, t.bits()) as i64
+    } else if t.signed() {
+        sext(word, t.bits())
+    } else {
+        word as i64
     }
 }
 
@@ -26,19 +38,31 @@ pub enum ArgValue {
     /// Array contents in row-major order (must have exactly the array's element count;
     /// converted like scalars).
     Array(Vec<i64>),
+    /// Scalar given as a word of the parameter's type: the bit pattern for at most 64 bits, a
+    /// wide word ([`handscope_sim::wide`]) for a wider `_BitInt`.
+    Word(u64),
+    /// Array contents as words of the element type (see [`ArgValue::Word`]).
+    Words(Vec<u64>),
 }
 
 /// Outcome of a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecResult {
     /// Returned value (an integer read with the return type's signedness, a float as its bit
-    /// pattern), `None` for void.
+    /// pattern; for an integer wider than 64 bits, its low 64 bits), `None` for void.
     pub ret: Option<i64>,
+    /// Returned value as a word of the return type (bit pattern, or wide word for an integer
+    /// wider than 64 bits), `None` for void.
+    pub ret_word: Option<u64>,
     /// Final contents of each array parameter, in parameter order (float elements as bit
     /// patterns).
     pub arrays: Vec<Vec<i64>>,
-    /// Final contents of every memory, indexed by memory id.
+    /// Final contents of every memory, indexed by memory id (elements wider than 64 bits as
+    /// their low 64 bits).
     pub memories: Vec<Vec<i64>>,
+    /// Final contents of every memory as words (see [`ExecResult::ret_word`]), indexed by
+    /// memory id.
+    pub memory_words: Vec<Vec<u64>>,
     /// Number of instructions and terminators executed.
     pub steps: u64,
 }
@@ -147,6 +171,20 @@ pub fn run(f: &IrFunction, args: &[ArgValue], fuel: u64) -> Result<ExecResult, I
                 }
                 mems[mem.0 as usize] = xs.iter().map(|x| value_of(m.elem, *x)).collect();
             }
+            (IrParam::Scalar { value, .. }, ArgValue::Word(w)) => {
+                vals[value.0 as usize] = *w;
+            }
+            (IrParam::Array { mem, name }, ArgValue::Words(xs)) => {
+                let m = &f.memories[mem.0 as usize];
+                if xs.len() as u64 != m.len {
+                    return Err(bad(
+                        i,
+                        name,
+                        &format!("expected {} elements, got {}", m.len, xs.len()),
+                    ));
+                }
+                mems[mem.0 as usize] = xs.clone();
+            }
             (IrParam::Scalar { name, .. }, _) => return Err(bad(i, name, "expected a scalar")),
             (IrParam::Array { name, .. }, _) => return Err(bad(i, name, "expected an array")),
         }
@@ -241,31 +279,17 @@ pub fn run(f: &IrFunction, args: &[ArgValue], fuel: u64) -> Result<ExecResult, I
                 }
             }
             Terminator::Return { value, .. } => {
-                let ret = match (value, f.ret) {
+                let (ret, ret_word) = match (value, f.ret) {
                     (Some(v), Some(t)) => {
-                        let bits = vals[v.0 as usize];
-                        Some(if t.signed() {
-                            sext(bits, t.bits())
-                        } else {
-                            bits as i64
-                        })
+                        let word = vals[v.0 as usize];
+                        (Some(read_i64(t, word)), Some(word))
                     }
-                    _ => None,
+                    _ => (None, None),
                 };
                 let memories: Vec<Vec<i64>> = mems
                     .iter()
                     .zip(&f.memories)
-                    .map(|(c, m)| {
-                        c.iter()
-                            .map(|x| {
-                                if m.elem.signed() {
-                                    sext(*x, m.elem.bits())
-                                } else {
-                                    *x as i64
-                                }
-                            })
-                            .collect()
-                    })
+                    .map(|(c, m)| c.iter().map(|x| read_i64(m.elem, *x)).collect())
                     .collect();
                 let arrays = f
                     .params
@@ -277,8 +301,10 @@ pub fn run(f: &IrFunction, args: &[ArgValue], fuel: u64) -> Result<ExecResult, I
                     .collect();
                 return Ok(ExecResult {
                     ret,
+                    ret_word,
                     arrays,
                     memories,
+                    memory_words: mems,
                     steps,
                 });
             }

@@ -37,7 +37,7 @@ impl fmt::Display for MemId {
 /// Type of an SSA value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
-    /// Signless integer of the given width (1, 8, 16, 32 or 64).
+    /// Signless integer of the given width (1 to 64 bits, and up to 4096 for `_BitInt`).
     Int(u32),
     /// IEEE-754 float (`f32`, `f64`); values are the encodings.
     Float(FloatKind),
@@ -317,7 +317,9 @@ impl CastOp {
 /// Instruction kinds. Result values live in [`Inst::results`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InstKind {
-    /// Constant; `value` is the sign-extended bit pattern of the result width.
+    /// Constant; `value` is the sign-extended bit pattern of the result width, or for a
+    /// result wider than 64 bits its wide word ([`handscope_sim::wide`]) reinterpreted as
+    /// `i64`.
     Const {
         /// The constant.
         value: i64,
@@ -739,6 +741,10 @@ impl IrFunction {
                         *value as u64 & handscope_sim::types::width_mask(k.bits()),
                         k
                     )
+                ),
+                Some(Type::Int(b)) if b > 64 => format!(
+                    "{r} = const {} : {rty}",
+                    handscope_sim::wide::to_decimal(*value as u64, b, true)
                 ),
                 _ => format!("{r} = const {value} : {rty}"),
             },

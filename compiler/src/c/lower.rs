@@ -688,11 +688,24 @@ fn float_pred(op: BinOp) -> Option<CmpPred> {
 impl<'a> Lowerer<'a> {
     // ---------- helpers ----------
 
+    /// A constant of type `ty`: `value` is reduced modulo 2^width for types of at most 64
+    /// bits; for a wider type it is the wide word as `i64` (see [`super::arith::const_word`]),
+    /// so only values in `0..2^63` may be given directly (others through
+    /// [`Lowerer::constant_word`]).
     fn constant(&mut self, value: i64, ty: Type, span: Span) -> ValueId {
-        let value = super::arith::sext(value as u64, ty.bits());
+        let value = if super::arith::is_wide(ty.bits()) {
+            value
+        } else {
+            super::arith::sext(value as u64, ty.bits())
+        };
         let v = self.b.inst(InstKind::Const { value }, &[ty], span)[0];
         self.consts.insert(v, value);
         v
+    }
+
+    /// A constant of type `ty` given as its word.
+    fn constant_word(&mut self, word: u64, ty: Type, span: Span) -> ValueId {
+        self.constant(super::arith::word_const(word, ty.bits()), ty, span)
     }
 
     fn binary(&mut self, op: BinaryOp, l: ValueId, r: ValueId, span: Span) -> CResult<ValueId> {
@@ -706,7 +719,7 @@ impl<'a> Lowerer<'a> {
                 super::arith::binary(op, ty.bits(), a as u64 & m, c as u64 & m),
                 zero_divisor,
             ) {
-                return Ok(self.constant(res as i64, ty, span));
+                return Ok(self.constant_word(res, ty, span));
             }
         }
         Ok(self
@@ -736,7 +749,7 @@ impl<'a> Lowerer<'a> {
         if let Some(&c) = self.consts.get(&v) {
             let from = self.b.ty(v).bits();
             let res = super::arith::cast(op, from, to.bits(), c as u64 & super::arith::mask(from));
-            return self.constant(res as i64, to, span);
+            return self.constant_word(res, to, span);
         }
         self.b.inst(InstKind::Cast { op, value: v }, &[to], span)[0]
     }
@@ -746,13 +759,17 @@ impl<'a> Lowerer<'a> {
         if let Some(&c) = self.consts.get(&v) {
             let m = super::arith::mask(ty.bits());
             let res = super::arith::unary(op, ty.bits(), c as u64 & m);
-            return self.constant(res as i64, ty, span);
+            return self.constant_word(res, ty, span);
         }
         self.b.inst(InstKind::Unary { op, value: v }, &[ty], span)[0]
     }
 
-    /// C conversion of `rv` to type `to` (the steps of [`conversion`]).
-    fn convert(&mut self, rv: Rv, to: Scalar, span: Span) -> ValueId {
+    /// C conversion of `rv` to type `to` (the steps of [`conversion`]); a conversion between
+    /// a floating type and an integer wider than 64 bits is an error.
+    fn convert(&mut self, rv: Rv, to: Scalar, span: Span) -> CResult<ValueId> {
+        if super::consteval::float_wide_mix(rv.ty, to) {
+            return Err(super::consteval::float_wide_error(span, rv.ty, to));
+        }
         let mut v = rv.v;
         for step in conversion(rv.ty, to) {
             v = match step {
@@ -764,15 +781,15 @@ impl<'a> Lowerer<'a> {
                 }
             };
         }
-        v
+        Ok(v)
     }
 
-    fn promote(&mut self, rv: Rv, span: Span) -> Rv {
+    fn promote(&mut self, rv: Rv, span: Span) -> CResult<Rv> {
         let t = rv.ty.promote();
-        Rv {
-            v: self.convert(rv, t, span),
+        Ok(Rv {
+            v: self.convert(rv, t, span)?,
             ty: t,
-        }
+        })
     }
 
     /// The block of label `name` in the current function, created on first mention.
@@ -1275,7 +1292,7 @@ impl<'a> Lowerer<'a> {
                 match (e, &ret, ret_var) {
                     (Some(e), CType::Scalar(t), Some(var)) => {
                         let rv = self.rvalue(e)?;
-                        let v = self.convert(rv, *t, e.span);
+                        let v = self.convert(rv, *t, e.span)?;
                         self.b.write_var(var, v);
                     }
                     (Some(e), CType::Void, _) => {
@@ -1320,7 +1337,7 @@ impl<'a> Lowerer<'a> {
 
     fn switch(&mut self, c: &Expr, body: &Stmt, span: Span) -> CResult<()> {
         let rv = self.rvalue(c)?;
-        let rv = self.promote(rv, c.span);
+        let rv = self.promote(rv, c.span)?;
         let ty = require_int(rv.ty, c.span, "the controlling expression of 'switch'")?;
         let head = self.b.cur;
         let xb = self.b.new_block();
@@ -1382,7 +1399,7 @@ impl<'a> Lowerer<'a> {
                         },
                     };
                     let rv = self.rvalue(e)?;
-                    let v = self.convert(rv, *t, e.span);
+                    let v = self.convert(rv, *t, e.span)?;
                     self.b.write_var(var, v);
                 }
                 self.declare(&d.name, Sym::Scalar(var, *t, d.is_const), d.span)
@@ -1406,7 +1423,11 @@ impl<'a> Lowerer<'a> {
                         Some(e) => eval_as(e, *elem).ok(),
                     })
                     .collect();
-                let (init_contents, needs_stores) = match (&d.init, once, consts) {
+                // Wide words of 2^63 or more are process-local handles: such contents are
+                // stored at run time rather than written into the graph's `handshake.init`.
+                let handles = super::arith::is_wide(elem.bits())
+                    && consts.as_ref().is_some_and(|v| v.iter().any(|x| *x < 0));
+                let (init_contents, needs_stores) = match (&d.init, once && !handles, consts) {
                     (None, _, _) => (None, false),
                     (Some(_), true, Some(vals)) => (Some(vals), false),
                     _ => (None, true),
@@ -1425,7 +1446,7 @@ impl<'a> Lowerer<'a> {
                         let (v, sp) = match s {
                             Some(e) => {
                                 let rv = self.rvalue(e)?;
-                                (self.convert(rv, *elem, e.span), e.span)
+                                (self.convert(rv, *elem, e.span)?, e.span)
                             }
                             None => (self.constant(0, ity(*elem), d.span), d.span),
                         };
@@ -1528,7 +1549,7 @@ impl<'a> Lowerer<'a> {
             self.check_constant_index(ie, arr.dims[k], name, k, arr.dims.len())?;
             let rv = self.rvalue(ie)?;
             require_int(rv.ty, ie.span, "an array index")?;
-            let iv = self.convert(rv, Scalar::INT, ie.span);
+            let iv = self.convert(rv, Scalar::INT, ie.span)?;
             let stride: u64 = arr.dims[k + 1..].iter().map(|d| d.unwrap_or(1)).product();
             let term = if stride == 1 {
                 iv
@@ -1574,6 +1595,15 @@ impl<'a> Lowerer<'a> {
         let Ok((v, t)) = super::consteval::eval_with(ie, &lookup) else {
             return Ok(());
         };
+        if super::arith::is_wide(t.bits()) && v < 0 {
+            // A wide word of 2^63 or more: out of range whatever its sign.
+            let text = handscope_sim::wide::to_decimal(v as u64, t.bits(), t.signed);
+            return Err(RawError::new(
+                ie.span,
+                format!("array index {text} is out of the bounds of '{name}'"),
+            )
+            .with_help(format!("valid indices are 0 to {}", dim - 1)));
+        }
         let v = i128::from(v);
         let v = if t.signed {
             v
@@ -1948,7 +1978,7 @@ impl<'a> Lowerer<'a> {
                 }
                 UnOp::Plus | UnOp::Neg | UnOp::BitNot => {
                     let rv = self.rvalue(a)?;
-                    let rv = self.promote(rv, sp);
+                    let rv = self.promote(rv, sp)?;
                     let ty = ity(rv.ty);
                     if let Scalar::Float(f) = rv.ty {
                         let v = match op {
@@ -1971,7 +2001,7 @@ impl<'a> Lowerer<'a> {
                             self.binary(BinaryOp::SubI, z, rv.v, sp)?
                         }
                         _ => {
-                            let m = self.constant(-1, ty, sp);
+                            let m = self.constant_word(super::arith::all_ones(ty.bits()), ty, sp);
                             self.binary(BinaryOp::XOrI, rv.v, m, sp)?
                         }
                     };
@@ -1987,7 +2017,7 @@ impl<'a> Lowerer<'a> {
                 };
                 let op = if *inc { BinOp::Add } else { BinOp::Sub };
                 let res = self.arith(op, old, one, sp)?;
-                let nv = self.convert(res, lv.ty(), sp);
+                let nv = self.convert(res, lv.ty(), sp)?;
                 self.write_lv(lv, nv, sp);
                 Ok(if *pre { Rv { v: nv, ty: lv.ty() } } else { old })
             }
@@ -2014,7 +2044,7 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                 };
-                let v = self.convert(res, lv.ty(), sp);
+                let v = self.convert(res, lv.ty(), sp)?;
                 self.write_lv(lv, v, sp);
                 Ok(Rv { v, ty: lv.ty() })
             }
@@ -2025,9 +2055,9 @@ impl<'a> Lowerer<'a> {
                 if speculatable(a) && speculatable(b) {
                     let cv = self.cond(c)?;
                     let av = self.rvalue(a)?;
-                    let av = self.convert(av, t, a.span);
+                    let av = self.convert(av, t, a.span)?;
                     let bv = self.rvalue(b)?;
-                    let bv = self.convert(bv, t, b.span);
+                    let bv = self.convert(bv, t, b.span)?;
                     let v = self.b.inst(
                         InstKind::Select {
                             cond: cv,
@@ -2047,7 +2077,7 @@ impl<'a> Lowerer<'a> {
                     self.b.seal(blk);
                     self.b.switch_to(blk);
                     let rv = self.rvalue(arm)?;
-                    let v = self.convert(rv, t, arm.span);
+                    let v = self.convert(rv, t, arm.span)?;
                     self.b.write_var(tmp, v);
                     self.b.br(mb, arm.span);
                 }
@@ -2062,7 +2092,7 @@ impl<'a> Lowerer<'a> {
                 CType::Scalar(t) => {
                     let rv = self.rvalue(a)?;
                     Ok(Rv {
-                        v: self.convert(rv, *t, sp),
+                        v: self.convert(rv, *t, sp)?,
                         ty: *t,
                     })
                 }
@@ -2102,8 +2132,8 @@ impl<'a> Lowerer<'a> {
             require_int(r.ty, sp, what)?;
         }
         if matches!(op, BinOp::Shl | BinOp::Shr) {
-            let l = self.promote(l, sp);
-            let r = self.promote(r, sp);
+            let l = self.promote(l, sp)?;
+            let r = self.promote(r, sp)?;
             let (Scalar::Int(lt), Scalar::Int(rt)) = (l.ty, r.ty) else {
                 return Err(RawError::new(sp, "shift of a floating value"));
             };
@@ -2114,7 +2144,7 @@ impl<'a> Lowerer<'a> {
                 },
                 Scalar::Int(IntTy::new(lt.kind, false)),
                 sp,
-            );
+            )?;
             let irop = ir_binop(op, lt.signed).ok_or_else(|| RawError::new(sp, "bad operator"))?;
             return Ok(Rv {
                 v: self.binary(irop, l.v, amt, sp)?,
@@ -2122,8 +2152,8 @@ impl<'a> Lowerer<'a> {
             });
         }
         let t = Scalar::usual(l.ty, r.ty);
-        let lv = self.convert(l, t, sp);
-        let rv = self.convert(r, t, sp);
+        let lv = self.convert(l, t, sp)?;
+        let rv = self.convert(r, t, sp)?;
         let irop = match t {
             Scalar::Int(i) => ir_binop(op, i.signed),
             Scalar::Float(_) => float_binop(op),
@@ -2183,6 +2213,9 @@ impl<'a> Lowerer<'a> {
             let Ok(c) = super::consteval::eval_scalar(e) else {
                 return false;
             };
+            if super::consteval::float_wide_mix(c.1, t) {
+                return false;
+            }
             let bits = super::consteval::convert_scalar(c, t);
             bits == match ft {
                 FloatTy::Float => u64::from((want as f32).to_bits()),
@@ -2190,35 +2223,37 @@ impl<'a> Lowerer<'a> {
             }
         };
         let (nl, nr) = (neg(self, l_ast, l), neg(self, Some(r_ast), r));
-        let same = |s: &mut Self, x: Rv| Rv {
-            v: s.convert(x, t, sp),
-            ty: t,
+        let same = |s: &mut Self, x: Rv| -> CResult<Rv> {
+            Ok(Rv {
+                v: s.convert(x, t, sp)?,
+                ty: t,
+            })
         };
-        let negated = |s: &mut Self, x: Rv| {
-            let v = s.convert(x, t, sp);
+        let negated = |s: &mut Self, x: Rv| -> CResult<Rv> {
+            let v = s.convert(x, t, sp)?;
             let n = s.unary(UnaryOp::NegF, v, sp);
             s.negs.insert(n, v);
-            Rv { v: n, ty: t }
+            Ok(Rv { v: n, ty: t })
         };
         let r_some = Some(r_ast);
         Ok(Some(match op {
             BinOp::Sub if nr.is_some() => self.arith(BinOp::Add, l, nr.unwrap_or(r), sp)?,
-            BinOp::Sub if is(r_some, 0.0) => same(self, l),
+            BinOp::Sub if is(r_some, 0.0) => same(self, l)?,
             BinOp::Add if nr.is_some() => self.arith(BinOp::Sub, l, nr.unwrap_or(r), sp)?,
             BinOp::Add if nl.is_some() => self.arith(BinOp::Sub, r, nl.unwrap_or(l), sp)?,
-            BinOp::Add if is(r_some, -0.0) => same(self, l),
-            BinOp::Add if is(l_ast, -0.0) => same(self, r),
+            BinOp::Add if is(r_some, -0.0) => same(self, l)?,
+            BinOp::Add if is(l_ast, -0.0) => same(self, r)?,
             BinOp::Mul | BinOp::Div if nl.is_some() && nr.is_some() => {
                 self.arith(op, nl.unwrap_or(l), nr.unwrap_or(r), sp)?
             }
             BinOp::Div if nr.is_some() => {
                 let q = self.arith(BinOp::Div, l, nr.unwrap_or(r), sp)?;
-                negated(self, q)
+                negated(self, q)?
             }
-            BinOp::Mul | BinOp::Div if is(r_some, 1.0) => same(self, l),
-            BinOp::Mul | BinOp::Div if is(r_some, -1.0) => negated(self, l),
-            BinOp::Mul if is(l_ast, 1.0) => same(self, r),
-            BinOp::Mul if is(l_ast, -1.0) => negated(self, r),
+            BinOp::Mul | BinOp::Div if is(r_some, 1.0) => same(self, l)?,
+            BinOp::Mul | BinOp::Div if is(r_some, -1.0) => negated(self, l)?,
+            BinOp::Mul if is(l_ast, 1.0) => same(self, r)?,
+            BinOp::Mul if is(l_ast, -1.0) => negated(self, r)?,
             _ => return Ok(None),
         }))
     }
@@ -2336,8 +2371,8 @@ impl<'a> Lowerer<'a> {
                 let l = self.int_of(acc);
                 let r = self.rvalue(b)?;
                 let t = Scalar::usual(l.ty, r.ty);
-                let lv = self.convert(l, t, sp);
-                let rv = self.convert(r, t, sp);
+                let lv = self.convert(l, t, sp)?;
+                let rv = self.convert(r, t, sp)?;
                 let pred = match t {
                     Scalar::Int(i) => ir_pred(*op, i.signed),
                     Scalar::Float(_) => float_pred(*op),
@@ -2382,7 +2417,7 @@ impl<'a> Lowerer<'a> {
             ));
         }
         let rv = self.rvalue(a)?;
-        let v = self.convert(rv, ty, a.span);
+        let v = self.convert(rv, ty, a.span)?;
         let t = ity(ty);
         let zero = self.constant(0, t, sp);
         let neg = self.binary(BinaryOp::SubI, zero, v, sp)?;
@@ -2464,7 +2499,7 @@ impl<'a> Lowerer<'a> {
                         ));
                     }
                     let rv = self.rvalue(a)?;
-                    let v = self.convert(rv, *t, a.span);
+                    let v = self.convert(rv, *t, a.span)?;
                     let var = self.b.new_var(&p.name, ity(*t));
                     self.b.write_var(var, v);
                     scope.insert(p.name.clone(), Sym::Scalar(var, *t, p.is_const));
@@ -2585,7 +2620,7 @@ impl<'a> Lowerer<'a> {
                 ));
             }
             let rv = self.rvalue(a)?;
-            vals.push(self.convert(rv, ty, a.span));
+            vals.push(self.convert(rv, ty, a.span)?);
         }
         let v = match (f, vals.as_slice()) {
             (MathFn::Unary(op), [x]) => self.unary(op, *x, sp),

@@ -5,7 +5,7 @@ use super::consteval::eval_const;
 use super::error::{CResult, RawError};
 use super::lexer::{TokKind, Token};
 use super::span::Span;
-use super::types::{CType, FloatTy, IntKind, IntTy, Scalar, literal_type};
+use super::types::{CType, FloatTy, IntKind, IntTy, MAX_BITINT_WIDTH, Scalar, literal_type};
 use std::collections::BTreeMap;
 
 /// Maximum nesting of expressions/statements (keeps recursion bounded).
@@ -401,14 +401,16 @@ impl<'a> Parser<'a> {
                     ),
                 ));
             }
-            if n > 64 {
+            if n > u64::from(MAX_BITINT_WIDTH) {
                 return Err(RawError::new(
                     at,
-                    format!("_BitInt({n}) is wider than the 64 bits Handscope's data paths carry"),
+                    format!(
+                        "_BitInt({n}) is wider than the {MAX_BITINT_WIDTH} bits Handscope supports"
+                    ),
                 )
-                .with_help("use _BitInt(N) with N <= 64"));
+                .with_help(format!("use _BitInt(N) with N <= {MAX_BITINT_WIDTH}")));
             }
-            CType::int(IntTy::new(IntKind::BitInt(n as u8), unsigned == 0))
+            CType::int(IntTy::new(IntKind::BitInt(n as u16), unsigned == 0))
         } else if let Some(t) = typedef_ty {
             if !counts.is_empty() {
                 return Err(RawError::new(
@@ -1014,9 +1016,9 @@ impl<'a> Parser<'a> {
                 let end = self.expect(")")?;
                 let size = match &ty {
                     CType::Void => 1,
-                    CType::Scalar(t) => u64::from(t.bits().div_ceil(8)),
+                    CType::Scalar(t) => scalar_size(*t),
                     CType::Array(t, dims) => {
-                        dims.iter().flatten().product::<u64>() * u64::from(t.bits().div_ceil(8))
+                        dims.iter().flatten().product::<u64>() * scalar_size(*t)
                     }
                 };
                 return Ok(Expr {
@@ -1159,5 +1161,16 @@ impl<'a> Parser<'a> {
         };
         self.pos += 1;
         Ok(Expr { kind, span })
+    }
+}
+
+/// `sizeof` a scalar type: its bytes, a `_BitInt` wider than 64 bits rounded up to whole
+/// 8-byte words as the x86-64 ABI lays it out.
+fn scalar_size(t: Scalar) -> u64 {
+    let bits = t.bits();
+    if bits > 64 {
+        u64::from(bits.div_ceil(64) * 8)
+    } else {
+        u64::from(bits.div_ceil(8))
     }
 }

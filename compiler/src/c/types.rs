@@ -4,6 +4,9 @@
 use handscope_sim::FloatKind;
 use std::fmt;
 
+/// Widest `_BitInt(N)` the front end accepts.
+pub const MAX_BITINT_WIDTH: u32 = 4096;
+
 /// Integer type kind (determines width and conversion rank). `long` is 64-bit (LP64).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum IntKind {
@@ -19,8 +22,10 @@ pub enum IntKind {
     Long,
     /// `long long`.
     LongLong,
-    /// `_BitInt(N)` (C23), `1 <= N <= 64`: exactly `N` bits, never promoted.
-    BitInt(u8),
+    /// `_BitInt(N)` (C23), `1 <= N <= `[`MAX_BITINT_WIDTH`]: exactly `N` bits, never
+    /// promoted. Values wider than 64 bits are carried as wide words
+    /// ([`handscope_sim::wide`]).
+    BitInt(u16),
 }
 
 /// A C integer type: kind plus signedness.
@@ -134,8 +139,11 @@ impl IntTy {
         }
     }
 
-    /// Largest value representable.
+    /// Largest value representable (saturated to `i128::MAX` for types wider than 127 bits).
     pub fn max_value(self) -> i128 {
+        if self.bits() >= 128 {
+            return i128::MAX;
+        }
         if self.signed {
             (1i128 << (self.bits() - 1)) - 1
         } else {
@@ -144,11 +152,16 @@ impl IntTy {
     }
 
     /// Converts the mathematical value `v` to this type (modular for integers, `!= 0` for bool).
+    /// The result is the value sign- or zero-extended to `i64` for types of at most 64 bits,
+    /// and the wide word ([`handscope_sim::wide`]) reinterpreted as `i64` for wider ones.
     pub fn wrap(self, v: i128) -> i64 {
         if self.kind == IntKind::Bool {
             return (v != 0) as i64;
         }
         let bits = self.bits();
+        if bits > 64 {
+            return super::arith::word_of_i128(v, bits) as i64;
+        }
         let m = (v as u128) & (u128::MAX >> (128 - bits));
         if self.signed && bits < 128 && (m >> (bits - 1)) & 1 == 1 {
             (m as i128 - (1i128 << bits)) as i64

@@ -334,7 +334,8 @@ impl<'a> Parser<'a> {
                                     PType::Chan(Type::Int(n as u16))
                                 }
                                 _ => PType::Other(format!(
-                                    "integer type `{w}` is wider than {} bits", handscope_sim::types::MAX_INT_WIDTH
+                                    "integer type `{w}` is wider than {} bits",
+                                    handscope_sim::types::MAX_INT_WIDTH
                                 )),
                             }
                         } else {

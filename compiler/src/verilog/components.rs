@@ -55,6 +55,21 @@ fn range(w: u32) -> String {
     }
 }
 
+/// A `width`-bit literal of the channel word `word` (the bit pattern for `width <= 64`, a
+/// wide word of [`handscope_sim::wide`] above): decimal up to 64 bits, hexadecimal from all
+/// of the value's limbs above, never truncated to 64 bits.
+pub fn literal(word: u64, width: u32) -> String {
+    let width = width.max(1);
+    if handscope_sim::wide::is_wide(width) {
+        format!("{width}'h{}", handscope_sim::wide::to_hex(word, width))
+    } else {
+        format!(
+            "{width}'d{}",
+            word & handscope_sim::types::width_mask(width)
+        )
+    }
+}
+
 /// Number of address bits a memory of `size` elements uses (the engine's mask width).
 pub fn addr_bits(size: u64) -> u32 {
     64 - size.saturating_sub(1).leading_zeros()
@@ -145,6 +160,53 @@ fn resize(e: &str, from: u32, to: u32, signed: bool) -> String {
     }
 }
 
+/// Widest division Verilator 5.006 computes natively: its wide division and modulo
+/// (`_vl_moddiv_w`, `VL_DIVS_WWW`, `VL_MODDIVS_WWW`) keep operands in fixed 16-word stack
+/// buffers and overflow them above 512 bits.
+pub const MAX_NATIVE_DIVISION: u32 = 512;
+
+/// Declares `quo` and `rem`, the quotient and remainder of `in0` by `in1` (`w` bits, `w`
+/// above [`MAX_NATIVE_DIVISION`]), by restoring long division over the magnitudes; signed:
+/// the quotient negative when the signs differ, the remainder with the sign of `in0`
+/// (truncating division, like `$signed(in0) / $signed(in1)`; `x / 0` is left to the caller).
+fn long_division(g: &mut Gen, w: u32, signed: bool) {
+    g.line(format!(
+        "function automatic logic [{}:0] udivrem(input logic [{}:0] n, input logic [{}:0] d);",
+        2 * w - 1,
+        w - 1,
+        w - 1
+    ));
+    g.line(format!("  logic [{w}:0] r;"));
+    g.line(format!("  logic [{}:0] q;", w - 1));
+    g.line("  r = '0; q = '0;");
+    g.line(format!("  for (int i = {}; i >= 0; i--) begin", w - 1));
+    g.line(format!("    r = {{r[{}:0], n[i]}};", w - 1));
+    g.line("    if (r >= {1'b0, d}) begin r = r - {1'b0, d}; q[i] = 1'b1; end");
+    g.line("  end");
+    g.line(format!("  return {{q, r[{}:0]}};", w - 1));
+    g.line("endfunction");
+    let top = w - 1;
+    if signed {
+        g.line(format!("wire na = in0[{top}], nb = in1[{top}];"));
+        g.line(format!(
+            "wire [{top}:0] ua = na ? {w}'d0 - in0 : in0, ub = nb ? {w}'d0 - in1 : in1;"
+        ));
+        g.line(format!("wire [{}:0] qr = udivrem(ua, ub);", 2 * w - 1));
+        g.line(format!(
+            "wire [{top}:0] quo = (na ^ nb) ? {w}'d0 - qr[{}:{w}] : qr[{}:{w}];",
+            2 * w - 1,
+            2 * w - 1
+        ));
+        g.line(format!(
+            "wire [{top}:0] rem = na ? {w}'d0 - qr[{top}:0] : qr[{top}:0];"
+        ));
+    } else {
+        g.line(format!("wire [{}:0] qr = udivrem(in0, in1);", 2 * w - 1));
+        g.line(format!("wire [{top}:0] quo = qr[{}:{w}];", 2 * w - 1));
+        g.line(format!("wire [{top}:0] rem = qr[{top}:0];"));
+    }
+}
+
 /// Generates the module for a node of shape `s` (not `Argument`, `Return` or `Instance`).
 pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), String> {
     let op = s.op;
@@ -203,7 +265,21 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             join_ready(&mut g, &ins, "out0");
             let w = s.outs[0];
             let wi = s.ins[0];
+            let long = w > MAX_NATIVE_DIVISION
+                && matches!(
+                    a,
+                    ArithOp::Divui | ArithOp::Remui | ArithOp::Divsi | ArithOp::Remsi
+                );
+            if long {
+                long_division(&mut g, w, matches!(a, ArithOp::Divsi | ArithOp::Remsi));
+            }
             let expr = match a {
+                ArithOp::Divui | ArithOp::Divsi if long => {
+                    format!("(in1 == {w}'d0) ? {w}'d0 : quo")
+                }
+                ArithOp::Remui | ArithOp::Remsi if long => {
+                    format!("(in1 == {w}'d0) ? {w}'d0 : rem")
+                }
                 ArithOp::Addi => "in0 + in1".to_string(),
                 ArithOp::Subi => "in0 - in1".into(),
                 ArithOp::Muli => "in0 * in1".into(),
@@ -607,12 +683,17 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 if init.len() > n {
                     return Err("more initValues than slots".into());
                 }
-                let m = handscope_sim::types::width_mask(w);
                 let mut v = String::new();
                 let mut d = Vec::new();
                 for k in (0..n).rev() {
                     v.push(if k < init.len() { '1' } else { '0' });
-                    d.push(format!("{dw}'d{}", init.get(k).map_or(0, |x| x & m)));
+                    // A slot of a `none` buffer holds one bit, always 0.
+                    let word = if w == 0 {
+                        0
+                    } else {
+                        init.get(k).copied().unwrap_or(0)
+                    };
+                    d.push(literal(word, dw));
                 }
                 ex.params.push(("INIT_VALID".into(), format!("{n}'b{v}")));
                 ex.params
@@ -683,10 +764,7 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             g.line("assign ctrl_ready = out0_ready;");
             if w > 0 {
                 params = format!(" #(parameter logic [{}:0] VALUE = '0)", w - 1);
-                ex.params.push((
-                    "VALUE".into(),
-                    format!("{w}'d{}", value & handscope_sim::types::width_mask(w)),
-                ));
+                ex.params.push(("VALUE".into(), literal(*value, w)));
                 g.line("assign out0 = VALUE;");
             }
         }
@@ -750,8 +828,8 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 return Err("memory size must be between 1 and 2^32 elements".into());
             }
             let ew = memref.elem.bit_width();
-            if ew == 0 || ew > 64 {
-                return Err("memory elements must be 1 to 64 bits wide".into());
+            if ew == 0 {
+                return Err("memory elements must have at least 1 bit".into());
             }
             let ab = addr_bits(size).max(1);
             let am = addr_bits(size);
@@ -906,6 +984,26 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
 mod tests {
     use super::*;
     use handscope_sim::{BufferKind, MemRefType, Type};
+
+    /// Divisions above 512 bits are long divisions (Verilator 5.006 cannot divide them);
+    /// narrower ones stay native.
+    #[test]
+    fn wide_divisions_beyond_verilator_are_long_divisions() {
+        for (op, w, long) in [
+            (ArithOp::Divsi, 600, true),
+            (ArithOp::Remui, 4096, true),
+            (ArithOp::Remsi, 512, false),
+            (ArithOp::Divui, 128, false),
+        ] {
+            let (m, _) = component(&Shape {
+                op: &Op::Arith(op),
+                ins: vec![w, w],
+                outs: vec![w],
+            })
+            .unwrap();
+            assert_eq!(m.text.contains("function automatic"), long, "{op:?} {w}");
+        }
+    }
 
     /// Every register the engine's state layout names is a register of the SystemVerilog
     /// component, under the same name (`.` written `_`), so a VCD of our RTL rebuilds the state.

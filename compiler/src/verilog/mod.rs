@@ -26,6 +26,15 @@
 //! named by the instance's `INIT_FILE` parameter (`<top>.<instance>.hex`) exists in the
 //! working directory at time 0, is loaded from it with `$readmemh`.
 //!
+//! # Wide data
+//! Channels of any width up to the type model's limit get full-width ports and nets.
+//! Constants and buffer initial values are written from every limb of their words
+//! ([`components::literal`]: `{w}'h...` above 64 bits), memories may have elements of any
+//! width (their `$readmemh` files hold full-width hexadecimal), and tuples wider than 64 bits
+//! are packed and unpacked like narrow ones (field 0 in the most significant bits).
+//! Divisions and remainders wider than [`components::MAX_NATIVE_DIVISION`] bits are written
+//! as long divisions, which Verilator 5.006 simulates (its own wide division does not).
+//!
 //! # Floats
 //! Float components (`addf`, `cmpf`, `math.sqrt`, ...) are a **simulation model, not
 //! synthesizable**: they compute through DPI-C functions ([`float_dpi`]) that the Verilator
@@ -53,9 +62,6 @@ pub enum VerilogError {
     /// A channel does not have exactly one consumer.
     #[error("channel `{0}` has {1} consumers; every channel needs exactly one")]
     Consumers(String, usize),
-    /// A channel is wider than 64 bits.
-    #[error("channel `{0}` is {1} bits wide; at most 64 are supported")]
-    TooWide(String, u32),
     /// A node has the wrong shape.
     #[error("node `{0}`: {1}")]
     Malformed(String, String),
@@ -96,9 +102,6 @@ impl VerilogBuilder {
         for (_, c) in f.channels.iter() {
             if c.consumers.len() != 1 {
                 return Err(VerilogError::Consumers(c.name.clone(), c.consumers.len()));
-            }
-            if c.ty.bit_width() > 64 {
-                return Err(VerilogError::TooWide(c.name.clone(), c.ty.bit_width()));
             }
         }
         let w = |ch: handscope_sim::ChannelId| f.channels[ch].ty.bit_width();
@@ -302,6 +305,118 @@ mod tests {
         assert!(a.contains("wire hs_any_fire"));
         // Nets carry the channel names: fork0.out1 -> fork0_out1.
         assert!(a.contains("logic fork0_out1_valid;"));
+    }
+
+    /// Wide data: an `i128` adder behind a buffer with wide initial values, a wide compare,
+    /// multiply and truncation, a wide constant, a `tuple<i32, i64, i64>` (160 bits) unpacked
+    /// and packed again, and a memory of `i96` elements.
+    const WIDE: &str = r#"
+handshake.func @wide(%a: i128, %b: i128, %t: tuple<i32, i64, i64>, %start: none, ...) -> (i128, i1, i128, tuple<i32, i64, i64>, i96, none) attributes {argNames = ["a", "b", "t", "start"], resNames = ["sum", "lt", "k", "t2", "ld", "done"]} {
+  %af:3 = fork [3] %a : i128
+  %bf:3 = fork [3] %b : i128
+  %s = arith.addi %af#0, %bf#0 : i128
+  %sb = buffer [2] seq %s {initValues = [18446744073709551617, -1]} : i128
+  %lt = arith.cmpi slt, %af#1, %bf#1 : i128
+  %m = arith.muli %af#2, %bf#2 : i128
+  %mt = arith.trunci %m : i128 to i96
+  %sf:4 = fork [4] %start : none
+  %k = constant %sf#0 {value = 1267650600228229401496703205381 : i128} : i128
+  %u:3 = unpack %t : tuple<i32, i64, i64>
+  %p = pack %u#0, %u#1, %u#2 : tuple<i32, i64, i64>
+  %ldData, %stDone, %ldDone = memory [ld = 1, st = 1] (%stData, %stAddr, %ldAddr) {id = 0 : i32, lsq = false} : memref<4xi96>, (i96, index, index) -> (i96, none, none)
+  %c1 = constant %sf#1 {value = 1 : index} : index
+  %c1f:2 = fork [2] %c1 : index
+  %stData, %stAddr = store [%c1f#0] %mt, %sf#2 : index, i96
+  %sd:2 = fork [2] %stDone : none
+  %ld, %ldAddr = load [%c1f#1] %ldData, %sd#0 : index, i96
+  %done = join %sd#1, %ldDone, %sf#3 : none, none, none
+  return %sb, %lt, %k, %p, %ld, %done : i128, i1, i128, tuple<i32, i64, i64>, i96, none
+}
+"#;
+
+    fn wide_function() -> Function {
+        let (m, _) = crate::mlir::parse_mlir(WIDE, "wide.mlir").expect("wide.mlir parses");
+        m.default_function().expect("a function").clone()
+    }
+
+    #[test]
+    fn wide_channels_get_full_width_ports_constants_and_memories() {
+        let f = wide_function();
+        let sv = write_verilog(&f).expect("wide channels are written");
+        for want in [
+            "input [127:0] a,",
+            "input [159:0] t,",
+            "output [127:0] sum,",
+            "output [95:0] ld,",
+            "logic [127:0] addi0_out0;",
+            // Constants and initial values from all limbs, never cut to 64 bits.
+            ".VALUE(128'h10000000000000000000000005)",
+            "128'hffffffffffffffffffffffffffffffff, 128'h10000000000000001",
+            "logic [95:0] mem [0:3];",
+            "assign out0 = {in0, in1, in2};",
+            "assign out2 = in0[63:0];",
+            "assign out0 = in0[159:128];",
+            "assign out0 = in0[95:0];",
+            "assign out0 = in0 * in1;",
+        ] {
+            assert!(sv.contains(want), "no `{want}` in\n{sv}");
+        }
+        // The tuple ports are 160 bits wide on both sides of the unpack/pack pair.
+        assert!(sv.contains("module hs_unpack_i160_o32_64_64("), "{sv}");
+        assert!(sv.contains("module hs_pack_i32_64_64_o160("), "{sv}");
+    }
+
+    #[test]
+    fn literals_use_every_limb_of_wide_words() {
+        use handscope_sim::wide;
+        assert_eq!(components::literal(300, 8), "8'd44");
+        assert_eq!(
+            components::literal(u64::MAX, 64),
+            "64'd18446744073709551615"
+        );
+        let w = wide::parse("-2", 200).unwrap();
+        assert_eq!(
+            components::literal(w, 200),
+            format!("200'hff{}e", "f".repeat(47))
+        );
+        assert_eq!(components::literal(5, 4096), "4096'h5");
+        assert_eq!(components::literal(0, 0), "1'd0");
+    }
+
+    /// Verilator accepts the SystemVerilog of wide channels (and the testbench that drives
+    /// them compiles: `oracle/tests/wide.rs` runs it).
+    #[test]
+    fn verilator_lints_wide_channels() {
+        let Ok(out) = std::process::Command::new("verilator")
+            .arg("--version")
+            .output()
+        else {
+            eprintln!("skipping verilator_lints_wide_channels: no verilator");
+            return;
+        };
+        assert!(out.status.success());
+        let sv = write_verilog(&wide_function()).unwrap();
+        let dir = std::env::temp_dir().join(format!("hs-wide-lint-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("wide.sv");
+        std::fs::write(&path, &sv).unwrap();
+        let out = std::process::Command::new("verilator")
+            .args(["--lint-only", "-Wall", "-Wno-fatal"])
+            .args(["--top-module", "wide"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let log = String::from_utf8_lossy(&out.stderr);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(out.status.success(), "{log}");
+        assert!(!log.contains("%Error"), "{log}");
+        // Every wide expression has the width of its target (the memory's initial loop
+        // indexes with a `longint`, which Verilator also reports, at any element width).
+        let width: Vec<&str> = log
+            .lines()
+            .filter(|l| l.starts_with("%Warning-WIDTH") && !l.contains("Bit extraction of array"))
+            .collect();
+        assert!(width.is_empty(), "{width:#?}");
     }
 
     #[test]

@@ -10,11 +10,18 @@
 //! module `hs_tb` whose ports are the designs' ports prefixed `d<k>__`; all designs run in
 //! lockstep, each stopping on its own. Timing in the VCD: two reset cycles, then cycle `c`'s
 //! settled values at time `10 (c + 2)` with `clock` low and the rising edge at `10 (c + 2) + 5`.
+//!
+//! Ports wider than 64 bits are `VlWide<N>` in Verilated C++ (`N` 32-bit words, least
+//! significant first): the testbench drives a wide argument from tables of 32-bit words
+//! written from the tokens' limbs ([`handscope_sim::wide::to_limbs`]), a wide `start..end`
+//! range as the 128-bit two's-complement `start + k` sign-extended to the width, and keeps a
+//! wide `extmemory` as `N` words per element.
 
 use std::fmt::Write as _;
 
 use handscope_sim::stimulus::{Environment, ReadyPolicy, TokenSource};
 use handscope_sim::types::width_mask;
+use handscope_sim::wide::{is_wide, to_limbs};
 use handscope_sim::{ArgType, Function, Op, Type};
 
 use super::{addr_bits, encode_instance_name};
@@ -37,6 +44,74 @@ pub struct TbDesign<'a> {
 
 /// Number of reset cycles the testbench applies before cycle 0.
 pub const RESET_CYCLES: u64 = 2;
+
+/// Number of 32-bit words of a Verilated port of `width` bits (`VlWide<N>` above 64 bits).
+fn wide_words(width: u32) -> usize {
+    (width as usize).div_ceil(32).max(1)
+}
+
+/// The 32-bit words (least significant first, [`wide_words`] of them) of a channel word of a
+/// `width`-bit channel, as C++ literals.
+fn word_literals(word: u64, width: u32) -> impl Iterator<Item = String> {
+    to_limbs(word, width)
+        .into_iter()
+        .flat_map(|l| [l as u32, (l >> 32) as u32])
+        .take(wide_words(width))
+        .map(|w| format!("{w:#x}u"))
+}
+
+/// Mask of the most significant 32-bit word of a `width`-bit wide port.
+fn top_word_mask(width: u32) -> u32 {
+    match width % 32 {
+        0 => u32::MAX,
+        r => (1u32 << r) - 1,
+    }
+}
+
+/// Cursor and segment types for arguments wider than 64 bits (see the module docs).
+const WIDE_CURSOR: &str = r#"struct WSeg { int kind; uint64_t lo; uint64_t hi; uint64_t n; const uint32_t* vals; };
+struct WCursor {
+  const WSeg* segs; size_t nsegs; size_t words; uint32_t top; size_t seg = 0; uint64_t off = 0;
+  void skip() { while (seg < nsegs && off >= segs[seg].n) { seg++; off = 0; } }
+  bool any() const { return seg < nsegs; }
+  bool peek(uint32_t* v) const {
+    if (seg >= nsegs) return false;
+    const WSeg& s = segs[seg];
+    if (s.kind == 0) {
+      for (size_t i = 0; i < words; i++) v[i] = s.vals[off * words + i];
+    } else if (s.kind == 1) {
+      unsigned __int128 x = (((unsigned __int128)s.hi << 64) | s.lo) + off;
+      uint32_t fill = (uint32_t)(x >> 127) ? 0xffffffffu : 0u;
+      for (size_t i = 0; i < words; i++) v[i] = i < 4 ? (uint32_t)(x >> (32 * i)) : fill;
+    } else {
+      for (size_t i = 0; i < words; i++) v[i] = 0;
+    }
+    v[words - 1] &= top;
+    return true;
+  }
+  void advance() { off++; skip(); }
+};
+
+"#;
+
+/// True when a design of `designs` has an argument or external memory wider than 64 bits.
+fn any_wide(designs: &[TbDesign<'_>]) -> bool {
+    designs.iter().any(|d| {
+        d.func
+            .args
+            .iter()
+            .any(|a| matches!(&a.ty, ArgType::Channel(t) if is_wide(t.bit_width())))
+            || ext_memories(d.func).iter().any(|(_, m)| is_wide(m.elem))
+    })
+}
+
+/// Width of channel argument `ai` of `f` (0 for a memref).
+fn arg_width(f: &Function, ai: usize) -> u32 {
+    match &f.args[ai].ty {
+        ArgType::Channel(t) => t.bit_width(),
+        ArgType::MemRef(_) => 0,
+    }
+}
 
 /// The ports of a top module: `(name, is output, width)`.
 fn top_ports(f: &Function) -> Vec<(String, bool, u32)> {
@@ -155,6 +230,46 @@ pub fn wrapper(designs: &[TbDesign<'_>]) -> String {
     )
 }
 
+/// Static token tables of a wide argument `ai` of design `k` (`d<k>_a<ai>_segs`, `WSeg`s).
+fn wide_segments(s: &mut String, k: usize, ai: usize, width: u32, srcs: &[TokenSource]) {
+    let mut segs = Vec::new();
+    for (si, src) in srcs.iter().enumerate() {
+        match src {
+            TokenSource::Values(v) => {
+                let words: Vec<String> = v.iter().flat_map(|&x| word_literals(x, width)).collect();
+                let _ = writeln!(
+                    s,
+                    "static const uint32_t d{k}_a{ai}_v{si}[] = {{{}}};",
+                    if words.is_empty() {
+                        "0".into()
+                    } else {
+                        words.join(",")
+                    }
+                );
+                segs.push(format!("{{0, 0, 0, {}ULL, d{k}_a{ai}_v{si}}}", v.len()));
+            }
+            TokenSource::Range { start, .. } => {
+                let x = *start as u128;
+                segs.push(format!(
+                    "{{1, {}ULL, {}ULL, {}ULL, nullptr}}",
+                    x as u64,
+                    (x >> 64) as u64,
+                    src.len()
+                ));
+            }
+            TokenSource::None(n) => segs.push(format!("{{2, 0, 0, {n}ULL, nullptr}}")),
+        }
+    }
+    if segs.is_empty() {
+        segs.push("{2, 0, 0, 0, nullptr}".into());
+    }
+    let _ = writeln!(
+        s,
+        "static const WSeg d{k}_a{ai}_segs[] = {{{}}};",
+        segs.join(", ")
+    );
+}
+
 fn tokens_of(env: &Environment, f: &Function, ai: usize) -> Vec<TokenSource> {
     let a = &f.args[ai];
     let last_none = f
@@ -219,6 +334,9 @@ struct ReadyGen {
 
 "#,
     );
+    if any_wide(designs) {
+        s.push_str(WIDE_CURSOR);
+    }
     // The float components' DPI-C functions (see `float_dpi`), when a design has any.
     if designs
         .iter()
@@ -231,8 +349,13 @@ struct ReadyGen {
     for (k, d) in designs.iter().enumerate() {
         let f = d.func;
         for (ai, a) in f.args.iter().enumerate() {
-            let ArgType::Channel(_) = &a.ty else { continue };
+            let ArgType::Channel(t) = &a.ty else { continue };
             let srcs = tokens_of(d.env, f, ai);
+            let width = t.bit_width();
+            if is_wide(width) {
+                wide_segments(&mut s, k, ai, width, &srcs);
+                continue;
+            }
             let mut segs = Vec::new();
             for (si, src) in srcs.iter().enumerate() {
                 match src {
@@ -294,10 +417,20 @@ struct ReadyGen {
                 continue;
             };
             let nsegs = tokens_of(d.env, f, ai).len().max(1);
+            let width = t.bit_width();
+            if is_wide(width) {
+                let _ = writeln!(
+                    s,
+                    "  WCursor d{k}_c{ai}{{d{k}_a{ai}_segs, {nsegs}, {}, {:#x}u}}; d{k}_c{ai}.skip();",
+                    wide_words(width),
+                    top_word_mask(width)
+                );
+                continue;
+            }
             let _ = writeln!(
                 s,
                 "  Cursor d{k}_c{ai}{{d{k}_a{ai}_segs, {nsegs}, {}ULL}}; d{k}_c{ai}.skip();",
-                width_mask(t.bit_width())
+                width_mask(width)
             );
         }
         for (ri, r) in f.results.iter().enumerate() {
@@ -325,6 +458,30 @@ struct ReadyGen {
             );
         }
         for (mi, m) in ext_memories(f) {
+            if is_wide(m.elem) {
+                let n = wide_words(m.elem);
+                let _ = writeln!(
+                    s,
+                    "  std::vector<uint32_t> d{k}_m{mi}({}ULL * {n}, 0);",
+                    m.size
+                );
+                if let Some(init) = d.env.ext_memories.get(&m.name) {
+                    let words: Vec<String> = init
+                        .iter()
+                        .take(m.size as usize)
+                        .flat_map(|&v| word_literals(v, m.elem))
+                        .collect();
+                    if !words.is_empty() {
+                        let _ = writeln!(
+                            s,
+                            "  {{ static const uint32_t init[] = {{{}}}; for (size_t i = 0; i < {}; i++) d{k}_m{mi}[i] = init[i]; }}",
+                            words.join(","),
+                            words.len()
+                        );
+                    }
+                }
+                continue;
+            }
             let _ = writeln!(s, "  std::vector<uint64_t> d{k}_m{mi}({}ULL, 0);", m.size);
             if let Some(init) = d.env.ext_memories.get(&m.name) {
                 for (i, v) in init.iter().enumerate().take(m.size as usize) {
@@ -349,6 +506,14 @@ struct ReadyGen {
             let p = encode_instance_name(&a.name);
             let pv = port(k, f, &format!("{p}_valid"));
             let pd = port(k, f, &p);
+            if is_wide(t.bit_width()) {
+                let n = wide_words(t.bit_width());
+                let _ = writeln!(
+                    s,
+                    "      {{ uint32_t v[{n}]; bool ok = d{k}_c{ai}.peek(v); {pv} = ok; for (int i = 0; i < {n}; i++) {pd}[i] = ok ? v[i] : 0u; }}"
+                );
+                continue;
+            }
             let _ = writeln!(
                 s,
                 "      {{ uint64_t v = 0; bool ok = d{k}_c{ai}.peek(v); {pv} = ok;{} }}",
@@ -393,6 +558,15 @@ struct ReadyGen {
             for i in 0..m.ld {
                 let pa = port(k, d.func, &format!("{mp}_ld{i}_addr"));
                 let pd = port(k, d.func, &format!("{mp}_ld{i}_data"));
+                if is_wide(m.elem) {
+                    let n = wide_words(m.elem);
+                    let _ = writeln!(
+                        s,
+                        "      {{ uint64_t a = {pa}; for (int j = 0; j < {n}; j++) {{ uint32_t v = a < {}ULL ? d{k}_m{mi}[a * {n} + j] : 0u; if ({pd}[j] != v) {{ {pd}[j] = v; changed = true; }} }} }}",
+                        m.size
+                    );
+                    continue;
+                }
                 let _ = writeln!(
                     s,
                     "      {{ uint64_t a = {pa}; uint64_t v = a < {}ULL ? d{k}_m{mi}[a] : 0; if ((uint64_t){pd} != v) {{ {pd} = v; changed = true; }} }}",
@@ -435,6 +609,17 @@ struct ReadyGen {
             let mp = encode_instance_name(&m.name);
             for j in 0..m.st {
                 let pp = |x: &str| port(k, f, &format!("{mp}_st{j}_{x}"));
+                if is_wide(m.elem) {
+                    let n = wide_words(m.elem);
+                    let _ = writeln!(
+                        s,
+                        "    bool d{k}_m{mi}_w{j} = {}; uint64_t d{k}_m{mi}_a{j} = {}; uint32_t d{k}_m{mi}_d{j}[{n}]; for (int i = 0; i < {n}; i++) d{k}_m{mi}_d{j}[i] = {}[i];",
+                        pp("en"),
+                        pp("addr"),
+                        pp("data")
+                    );
+                    continue;
+                }
                 let _ = writeln!(
                     s,
                     "    bool d{k}_m{mi}_w{j} = {}; uint64_t d{k}_m{mi}_a{j} = {}; uint64_t d{k}_m{mi}_d{j} = {};",
@@ -453,6 +638,15 @@ struct ReadyGen {
         let _ = writeln!(s, "    if (!d{k}_stop) {{");
         for (mi, m) in ext_memories(f) {
             for j in 0..m.st {
+                if is_wide(m.elem) {
+                    let n = wide_words(m.elem);
+                    let _ = writeln!(
+                        s,
+                        "      if (d{k}_m{mi}_w{j} && d{k}_m{mi}_a{j} < {}ULL) for (int i = 0; i < {n}; i++) d{k}_m{mi}[d{k}_m{mi}_a{j} * {n} + i] = d{k}_m{mi}_d{j}[i];",
+                        m.size
+                    );
+                    continue;
+                }
                 let _ = writeln!(
                     s,
                     "      if (d{k}_m{mi}_w{j} && d{k}_m{mi}_a{j} < {}ULL) d{k}_m{mi}[d{k}_m{mi}_a{j}] = d{k}_m{mi}_d{j};",
@@ -464,7 +658,11 @@ struct ReadyGen {
         for (ai, a) in f.args.iter().enumerate() {
             if let ArgType::Channel(_) = &a.ty {
                 let _ = writeln!(s, "      if (d{k}_f{ai}) d{k}_c{ai}.advance();");
-                exhausted.push(format!("!d{k}_c{ai}.peek(tmp)"));
+                if is_wide(arg_width(f, ai)) {
+                    exhausted.push(format!("!d{k}_c{ai}.any()"));
+                } else {
+                    exhausted.push(format!("!d{k}_c{ai}.peek(tmp)"));
+                }
             }
         }
         let done = if f.results.is_empty() {
@@ -510,8 +708,15 @@ pub fn memory_init_files(top: &str, f: &Function, env: &Environment) -> Vec<(Str
         if let Op::Memory { memref, .. } = &n.op
             && let Some(init) = env.memories.get(&n.id)
         {
-            let m = width_mask(memref.elem.bit_width());
-            let text: String = init.iter().map(|x| format!("{:x}\n", x & m)).collect();
+            let ew = memref.elem.bit_width();
+            let m = width_mask(ew);
+            let text: String = if is_wide(ew) {
+                init.iter()
+                    .map(|&x| format!("{}\n", handscope_sim::wide::to_hex(x, ew)))
+                    .collect()
+            } else {
+                init.iter().map(|x| format!("{:x}\n", x & m)).collect()
+            };
             v.push((format!("{top}.{}.hex", encode_instance_name(&n.id)), text));
         }
     }

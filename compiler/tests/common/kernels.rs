@@ -440,14 +440,16 @@ fn session(
                     .iter()
                     .map(|args| match &args[i] {
                         ArgValue::Scalar(v) => *v as u64,
-                        ArgValue::Array(_) => panic!("array for scalar"),
+                        ArgValue::Word(w) => *w,
+                        ArgValue::Array(_) | ArgValue::Words(_) => panic!("array for scalar"),
                     })
                     .collect();
                 s.bind_tokens(name, TokenSource::Values(vals))
             }
             IrParam::Array { name, .. } => match &invocations[0][i] {
                 ArgValue::Array(v) => s.bind_memory(name, v.iter().map(|x| *x as u64).collect()),
-                ArgValue::Scalar(_) => panic!("scalar for array"),
+                ArgValue::Words(v) => s.bind_memory(name, v.clone()),
+                ArgValue::Scalar(_) | ArgValue::Word(_) => panic!("scalar for array"),
             },
         };
         bound.unwrap_or_else(|e| panic!("{e}"));

@@ -85,7 +85,7 @@ impl Default for Look {
             theme: Theme::Light,
             colour_blind: false,
             presentation: false,
-            radix: Radix::Signed,
+            radix: Radix::Auto,
             values: true,
         }
     }

@@ -437,7 +437,10 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
             if cs.valid[e.channel] && !ch.ty.is_none() {
                 items.push(Item::Text {
                     pos: e.at(0.5),
-                    text: format_value(cs.data[e.channel], &ch.ty, o.radix),
+                    text: elide_middle(
+                        format_value(cs.data[e.channel], &ch.ty, o.radix),
+                        EDGE_VALUE_CHARS,
+                    ),
                     size: 9.0,
                     color: p.text,
                     anchor: Anchor::Center,
@@ -520,7 +523,7 @@ fn node_state(
                 if let (Some(data), false) = (slot.main, ty.is_none()) {
                     items.push(Item::Text {
                         pos: [(min[0] + max[0]) / 2.0, y],
-                        text: format_value(data, &ty, o.radix),
+                        text: elide_middle(format_value(data, &ty, o.radix), EDGE_VALUE_CHARS),
                         size: 8.0,
                         color: p.text,
                         anchor: Anchor::Center,
@@ -604,6 +607,25 @@ fn node_state(
     }
 }
 
+/// Most characters of a value drawn on an edge or in a buffer slot: a 128-bit value in hex is
+/// 34, a 4096-bit one 1,026; the inspector and the waveforms show it whole.
+const EDGE_VALUE_CHARS: usize = 20;
+
+/// `text` with its middle replaced by `…` when longer than `max` characters, keeping both
+/// ends (a number's sign or radix prefix and its low digits).
+fn elide_middle(text: String, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text;
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let mut out: String = text.chars().take(head).collect();
+    out.push('…');
+    out.extend(text.chars().skip(n - tail));
+    out
+}
+
 /// `text` cut to what fits in `width` points at font `size` (with an ellipsis).
 fn fit_text(text: &str, width: f32, size: f32) -> String {
     let max = ((width - 6.0) / (size * 0.55)).max(4.0) as usize;
@@ -646,5 +668,23 @@ fn arrow_head(points: &[P2], color: Rgba, size: f32) -> Item {
             [base[0] + uy * size * 0.7, base[1] - ux * size * 0.7],
         ],
         fill: color,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::elide_middle;
+
+    #[test]
+    fn long_values_keep_both_ends() {
+        assert_eq!(elide_middle("12345".into(), 20), "12345");
+        let hex = format!("0x{}", "f".repeat(32));
+        let e = elide_middle(hex, 20);
+        assert_eq!(e.chars().count(), 20);
+        assert!(e.starts_with("0xfffffff") && e.contains('…') && e.ends_with("ffffffffff"));
+        assert_eq!(
+            elide_middle("-123456789012345678901234".into(), 9),
+            "-123…1234"
+        );
     }
 }

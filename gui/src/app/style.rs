@@ -201,6 +201,9 @@ impl Palette {
 /// How data values are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Radix {
+    /// Two's complement decimal up to 64 bits, hexadecimal above (the default: a 4096-bit
+    /// value is 1,234 decimal digits but 1,024 hex ones, and wide data is usually bits).
+    Auto,
     /// Unsigned decimal.
     Dec,
     /// Two's complement decimal.
@@ -213,11 +216,18 @@ pub enum Radix {
 
 impl Radix {
     /// All radices, for menus.
-    pub const ALL: [Radix; 4] = [Radix::Signed, Radix::Dec, Radix::Hex, Radix::Bin];
+    pub const ALL: [Radix; 5] = [
+        Radix::Auto,
+        Radix::Signed,
+        Radix::Dec,
+        Radix::Hex,
+        Radix::Bin,
+    ];
 
     /// Menu name.
     pub fn name(self) -> &'static str {
         match self {
+            Radix::Auto => "auto",
             Radix::Dec => "unsigned",
             Radix::Signed => "signed",
             Radix::Hex => "hex",
@@ -228,21 +238,35 @@ impl Radix {
 
 /// Writes `bits` of type `ty` in `radix`; `none` tokens are written as `token`. Floats are
 /// written as numbers (shortest round-trip form, `nan`, `inf`) in the signed and unsigned
-/// radices and as their bit pattern in hex and binary.
+/// radices and as their bit pattern in hex and binary. A type wider than 64 bits carries a
+/// wide word (`handscope_sim::wide`), written in full: hex in [`Radix::Auto`].
 pub fn format_value(bits: u64, ty: &Type, radix: Radix) -> String {
     let w = ty.bit_width();
     if ty.is_none() || w == 0 {
         return "token".into();
     }
+    if handscope_sim::wide::is_wide(w) {
+        use handscope_sim::wide;
+        return match radix {
+            Radix::Auto | Radix::Hex => format!("0x{}", wide::to_hex(bits, w)),
+            Radix::Dec => wide::to_decimal(bits, w, false),
+            Radix::Signed => wide::to_decimal(bits, w, ty.is_integer()),
+            Radix::Bin => format!(
+                "0b{:0>width$}",
+                wide::to_binary(bits, w),
+                width = w as usize
+            ),
+        };
+    }
     let bits = bits & ty.mask();
-    if let (Some(kind), Radix::Dec | Radix::Signed) = (ty.float_kind(), radix) {
+    if let (Some(kind), Radix::Dec | Radix::Signed | Radix::Auto) = (ty.float_kind(), radix) {
         return handscope_sim::float::format_float(bits, kind);
     }
     match radix {
         Radix::Dec => bits.to_string(),
         // An `i1` is a truth value: 1, not the -1 of its two's-complement reading.
-        Radix::Signed if w == 1 => bits.to_string(),
-        Radix::Signed => signed_value(bits, w).to_string(),
+        Radix::Signed | Radix::Auto if w == 1 => bits.to_string(),
+        Radix::Signed | Radix::Auto => signed_value(bits, w).to_string(),
         Radix::Hex => format!("0x{bits:x}"),
         Radix::Bin => format!("0b{bits:0width$b}", width = (w as usize).min(64)),
     }
@@ -266,5 +290,24 @@ mod tests {
         assert_eq!(format_value(0xffc0_0000, &f, Radix::Dec), "-nan");
         assert_eq!(format_value(0x3fc0_0000, &f, Radix::Hex), "0x3fc00000");
         assert_eq!(ChanState::of(true, false), ChanState::Stall);
+        assert_eq!(format_value(0xff, &t, Radix::Auto), "-1");
+        let w = Type::Int(128);
+        let m1 = handscope_sim::wide::parse("-1", 128).unwrap();
+        assert_eq!(
+            format_value(m1, &w, Radix::Auto),
+            format!("0x{}", "f".repeat(32))
+        );
+        assert_eq!(format_value(m1, &w, Radix::Signed), "-1");
+        assert_eq!(
+            format_value(m1, &w, Radix::Dec),
+            "340282366920938463463374607431768211455"
+        );
+        assert_eq!(format_value(5, &w, Radix::Bin).len(), 130);
+        let t96 = Type::Tuple(vec![Type::Int(32), Type::Int(64)]);
+        let m96 = handscope_sim::wide::parse("-1", 96).unwrap();
+        assert_eq!(
+            format_value(m96, &t96, Radix::Hex),
+            format!("0x{}", "f".repeat(24))
+        );
     }
 }

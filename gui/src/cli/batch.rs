@@ -230,7 +230,11 @@ pub fn render_text(b: &BatchReport) -> String {
             if count as usize <= SUMMARY_ENDS && toks.len() as u64 == count {
                 let vals: Vec<String> = toks
                     .iter()
-                    .map(|t| t.value.as_ref().map_or("token".to_string(), |v| v.to_string()))
+                    .map(|t| {
+                        t.value
+                            .as_ref()
+                            .map_or("token".to_string(), |v| v.to_string())
+                    })
                     .collect();
                 let _ = write!(s, "; {name}=[{}]", vals.join(", "));
             } else if let Some(m) = summary {

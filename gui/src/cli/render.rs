@@ -37,8 +37,9 @@ pub struct RenderArgs {
     /// Colour-blind-safe channel colours.
     #[arg(long)]
     pub colour_blind: bool,
-    /// Value format: `signed`, `unsigned`, `hex` or `binary`.
-    #[arg(long, default_value = "signed")]
+    /// Value format: `auto` (signed decimal, hex above 64 bits), `signed`, `unsigned`, `hex`
+    /// or `binary`.
+    #[arg(long, default_value = "auto")]
     pub radix: String,
     /// PNG scale factor.
     #[arg(long, default_value_t = 1.5)]
@@ -61,7 +62,7 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
         })
         .with_context(|| {
             format!(
-                "--radix {}: expected signed, unsigned, hex or binary",
+                "--radix {}: expected auto, signed, unsigned, hex or binary",
                 a.radix
             )
         })?;

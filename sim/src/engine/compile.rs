@@ -334,7 +334,10 @@ fn compile_node(
     let wch = |c: u32| u32::from(widths[c as usize]);
     // True width (wider than 64 for a channel of wide words).
     let fw = |c: u32| full[c as usize];
-    let any_wide = ins.iter().chain(&outs).any(|&c| crate::wide::is_wide(fw(c)));
+    let any_wide = ins
+        .iter()
+        .chain(&outs)
+        .any(|&c| crate::wide::is_wide(fw(c)));
     match &node.op {
         Op::Argument { .. } | Op::Return => {}
         Op::Instance { callee } => {

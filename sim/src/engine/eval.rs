@@ -176,9 +176,8 @@ fn wide_fwd(s: &mut Sig<'_>, op: &WideOp) {
             let v = fields.iter().all(|&(c, _)| s.valid.at(c as usize));
             *s.valid.at_mut(out as usize) = v;
             if v {
-                *s.data.at_mut(out as usize) = crate::wide::concat(
-                    fields.iter().map(|&(c, w)| (s.data.at(c as usize), w)),
-                );
+                *s.data.at_mut(out as usize) =
+                    crate::wide::concat(fields.iter().map(|&(c, w)| (s.data.at(c as usize), w)));
             }
         }
         WideOp::Unpack {

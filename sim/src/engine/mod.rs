@@ -18,7 +18,9 @@
 //! that is still out of range reads 0 and its writes are dropped. Several store ports
 //! writing the same address in one cycle: the highest port number wins.
 
-pub(crate) mod arith;
+/// Integer arithmetic at widths up to 64 bits (its [`arith::BinOp`] and [`arith::CastKind`]
+/// also name the operations of [`wide_arith`]).
+pub mod arith;
 pub(crate) mod compile;
 mod counters;
 mod eval;
@@ -27,8 +29,8 @@ pub(crate) mod monitor;
 pub use monitor::KEPT_OUTPUTS;
 pub(crate) mod program;
 pub(crate) mod resim;
-pub mod wide_arith;
 pub mod tap;
+pub mod wide_arith;
 pub use tap::SignalTap;
 #[cfg(test)]
 mod tests;

@@ -60,7 +60,9 @@ pub fn signed_value(bits: u64, t: &Type) -> String {
         Type::Int(w) if crate::wide::is_wide(u32::from(*w)) => {
             crate::wide::to_decimal(bits, u32::from(*w), true)
         }
-        _ if crate::wide::is_wide(t.bit_width()) => crate::wide::to_decimal(bits, t.bit_width(), false),
+        _ if crate::wide::is_wide(t.bit_width()) => {
+            crate::wide::to_decimal(bits, t.bit_width(), false)
+        }
         Type::Int(w) if *w > 1 && *w < 64 && bits >> (w - 1) & 1 == 1 => {
             format!("{}", (bits | !t.mask()) as i64)
         }

@@ -9,6 +9,8 @@ use std::path::Path;
 
 use handscope_sim::Function;
 use handscope_sim::stimulus::Environment;
+use handscope_sim::types::MAX_DATA_WIDTH;
+use handscope_sim::wide;
 use wellen::{Hierarchy, ScopeRef, SignalRef, SignalValueRef, States, VarRef};
 
 use super::parse::{BodySink, Header, VarDecl};
@@ -68,6 +70,7 @@ fn header_of(h: &Hierarchy) -> Header {
         }
     }
     out.codes = codes;
+    out.code_widths = super::parse::code_widths(&out.vars, codes);
     out
 }
 
@@ -93,6 +96,35 @@ fn value_u64(v: SignalValueRef<'_>) -> u64 {
         SignalValueRef::Real(r) => r as u64,
         SignalValueRef::Event | SignalValueRef::String(_) => 0,
     }
+}
+
+/// The word of a value of a signal `width` bits wide (as [`super::parse::code_widths`]
+/// gives it): [`value_u64`] up to 64 bits, else the wide word of the value's low `width`
+/// bits (`x`/`z` and other non-1 states read as 0, as at 64 bits).
+fn value_word(v: SignalValueRef<'_>, width: u32) -> u64 {
+    if !wide::is_wide(width) {
+        return value_u64(v);
+    }
+    let SignalValueRef::BitVec(b) = v else {
+        return value_u64(v);
+    };
+    let width = width.min(MAX_DATA_WIDTH);
+    let mut limbs = vec![0u64; wide::limb_count(width)];
+    match b.be_bytes() {
+        Some(bytes) if b.states() == States::Two => {
+            for (i, &x) in bytes.iter().rev().take(limbs.len() * 8).enumerate() {
+                limbs[i / 8] |= u64::from(x) << (8 * (i % 8));
+            }
+        }
+        _ => {
+            for (i, bit) in b.iter_lsb_to_msb().take(width as usize).enumerate() {
+                if matches!(u8::from(bit), 1 | 4) {
+                    limbs[i / 64] |= 1 << (i % 64);
+                }
+            }
+        }
+    }
+    wide::from_limbs(&limbs, width)
 }
 
 /// Replays the FST file at `path` (see [`super::replay_file`]).
@@ -139,6 +171,7 @@ pub(super) fn replay_fst(
         .filter(|&c| sampler.interesting.get(c).copied().unwrap_or(false))
         .filter_map(SignalRef::from_index)
         .collect();
+    let widths = header.code_widths.clone();
     let mut last: Option<u64> = None;
     let filter = wellen::stream::Filter::include_signals(&refs);
     let streamed = catch_unwind(AssertUnwindSafe(|| {
@@ -147,7 +180,9 @@ pub(super) fn replay_fst(
                 sampler.timestamp(time);
                 last = Some(time);
             }
-            sampler.change(signal.index() as u32, value_u64(value));
+            let code = signal.index();
+            let width = widths.get(code).copied().unwrap_or(64);
+            sampler.change(code as u32, value_word(value, width));
             Ok::<(), std::convert::Infallible>(())
         })
     }));
@@ -163,4 +198,43 @@ pub(super) fn replay_fst(
         ));
     }
     Ok(finish(sampler, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wide_values_become_wide_words() {
+        // Two states, big-endian bytes.
+        let want = wide::from_limbs(&[3, 1 << 63], 128);
+        let mut bytes = (1u64 << 63).to_be_bytes().to_vec();
+        bytes.extend_from_slice(&3u64.to_be_bytes());
+        let v = SignalValueRef::bit_vec(States::Two, 128, &bytes);
+        assert_eq!(value_word(v, 128), want);
+        // Below 2^63 the word is the value at any width.
+        let small = [0u8, 0, 0, 0, 0, 0, 0, 0, 0, 7];
+        let v = SignalValueRef::bit_vec(States::Two, 80, &small);
+        assert_eq!(value_word(v, 80), 7);
+        let ones = [0xffu8; 9];
+        let v = SignalValueRef::bit_vec(States::Two, 72, &ones);
+        assert_eq!(value_word(v, 72), wide::from_limbs(&[u64::MAX, 0xff], 72));
+        // Four states (two bits per bit, most significant first): x reads 0, as at 64 bits.
+        let mut four = vec![0u8; 18];
+        let mut set = |bit: usize, state: u8| {
+            let byte = four.len() - 1 - bit / 4;
+            four[byte] |= state << (2 * (bit % 4));
+        };
+        set(69, 1);
+        set(64, 1);
+        set(0, 2);
+        set(1, 3);
+        set(2, 1);
+        let v = SignalValueRef::bit_vec(States::Four, 70, &four);
+        assert_eq!(value_word(v, 70), wide::from_limbs(&[4, 0b10_0001], 70));
+        // A narrow signal keeps the 64-bit path.
+        let max = u64::MAX.to_be_bytes();
+        let v = SignalValueRef::bit_vec(States::Two, 64, &max);
+        assert_eq!(value_word(v, 64), u64::MAX);
+    }
 }

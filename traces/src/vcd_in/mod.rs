@@ -10,6 +10,11 @@
 //! stopped (results complete or deadlock, see [`handscope_sim::analysis`]). A file whose last
 //! line is incomplete replays up to the last complete line with a warning.
 //!
+//! Widths: a signal's values are read at its declared width, as wide words beyond 64 bits
+//! (see [`handscope_sim::wide`]); a signal whose width differs from its channel's (or state
+//! word's) is brought to that width when either is wider than 64 bits (the low bits kept,
+//! zero-extended), and masked to it otherwise, as always.
+//!
 //! FST files (recognised by their first byte) are read through `wellen` ([`fst`]) into the
 //! same mapping and sampler. [`ReplayOptions::progress`] receives how much of a VCD's value
 //! changes has been read (a tool draws the progress bar; this library prints nothing).
@@ -28,8 +33,9 @@ use handscope_sim::analysis::TraceObserver;
 use handscope_sim::engine::{SimError, Simulation};
 use handscope_sim::report::RunReport;
 use handscope_sim::stimulus::Environment;
-use handscope_sim::trace::{MemWrite, Sample, StateMeta, Trace, TraceBuilder};
+use handscope_sim::trace::{ChannelMeta, MemWrite, Sample, StateMeta, Trace, TraceBuilder};
 use handscope_sim::types::width_mask;
+use handscope_sim::wide;
 use handscope_sim::{Function, Op};
 
 pub use mapping::{MapError, MappingReport};
@@ -195,6 +201,49 @@ struct Sampler<'f> {
     progress: Option<OnProgress>,
     /// Per code: whether a change of it had an `x`/`z` digit (mapped codes only).
     unknown: Vec<bool>,
+    /// Channels (by index) and state words (by index) whose signal is read at another width
+    /// than theirs, one of them above 64 bits: see [`Rewidth`].
+    data_rewidth: Vec<Rewidth>,
+    state_rewidth: Vec<Rewidth>,
+}
+
+/// A value whose signal (`code`, read at width `from`) is not as wide as its channel or
+/// state word (`to`), one of them wider than 64 bits: the word is rebuilt at width `to`.
+struct Rewidth {
+    index: usize,
+    code: u32,
+    from: u32,
+    to: u32,
+}
+
+impl Rewidth {
+    /// The word of `word` (a `from`-bit signal's) at `to` bits: the low bits, zero-extended.
+    fn apply(&self, word: u64) -> u64 {
+        if wide::is_wide(self.from) {
+            wide::from_limbs(&wide::to_limbs(word, self.from), self.to)
+        } else {
+            wide::from_limbs(&[word & width_mask(self.from)], self.to)
+        }
+    }
+
+    /// The rewidths of the values whose signals are `codes`, expected at `widths`.
+    fn list(codes: &[Option<u32>], widths: &[u32], code_widths: &[u32]) -> Vec<Rewidth> {
+        codes
+            .iter()
+            .zip(widths)
+            .enumerate()
+            .filter_map(|(index, (&code, &to))| {
+                let code = code?;
+                let from = code_widths.get(code as usize).copied()?;
+                (from != to && (wide::is_wide(from) || wide::is_wide(to))).then_some(Rewidth {
+                    index,
+                    code,
+                    from,
+                    to,
+                })
+            })
+            .collect()
+    }
 }
 
 impl Sampler<'_> {
@@ -228,6 +277,12 @@ impl Sampler<'_> {
         }
         for (k, c) in self.map.state.iter().enumerate() {
             self.state[k] = c.map_or(0, |x| self.old(x));
+        }
+        for r in &self.data_rewidth {
+            self.data[r.index] = r.apply(self.old(r.code));
+        }
+        for r in &self.state_rewidth {
+            self.state[r.index] = r.apply(self.old(r.code));
         }
         let s = Sample {
             valid: &self.valid,
@@ -594,6 +649,19 @@ fn new_sampler<'f>(
     mark(map.reset);
     let nc = f.channels.len();
     let masks = f.channels.values().map(|c| c.ty.mask()).collect();
+    let metas: Vec<ChannelMeta> = f
+        .channels
+        .values()
+        .map(|c| ChannelMeta {
+            name: c.name.clone(),
+            ty: c.ty.clone(),
+        })
+        .collect();
+    let data_codes: Vec<Option<u32>> = map.channels.iter().map(|c| c.data).collect();
+    let data_widths: Vec<u32> = metas.iter().map(|c| c.ty.bit_width()).collect();
+    let data_rewidth = Rewidth::list(&data_codes, &data_widths, &header.code_widths);
+    let state_widths = crate::vcd_out::state_widths(&metas, tb.state_meta());
+    let state_rewidth = Rewidth::list(&map.state, &state_widths, &header.code_widths);
     let mut stores = Vec::new();
     let mut mem = 0u32;
     for node in f.nodes.values() {
@@ -633,5 +701,44 @@ fn new_sampler<'f>(
         done: false,
         progress,
         unknown: vec![false; n],
+        data_rewidth,
+        state_rewidth,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A signal read at another width than its channel's: the low bits, zero-extended, as
+    /// the channel's word.
+    #[test]
+    fn rewidth_keeps_the_low_bits() {
+        let r = |from, to| Rewidth {
+            index: 0,
+            code: 0,
+            from,
+            to,
+        };
+        let big = wide::from_limbs(&[u64::MAX, 5], 128);
+        assert_eq!(r(128, 64).apply(big), u64::MAX);
+        assert_eq!(r(128, 8).apply(big), 0xff);
+        assert_eq!(
+            r(128, 256).apply(big),
+            wide::from_limbs(&[u64::MAX, 5], 256)
+        );
+        assert_eq!(r(128, 65).apply(big), wide::from_limbs(&[u64::MAX, 1], 65));
+        // A 64-bit pattern with its top bit set is interned on a wide channel.
+        assert_eq!(r(64, 128).apply(1 << 63), wide::from_limbs(&[1 << 63], 128));
+        assert_eq!(r(32, 128).apply(u64::MAX), 0xffff_ffff);
+        // Only pairs with a wide side are listed; narrow ones are masked as before.
+        let l = Rewidth::list(
+            &[Some(0), Some(1), None, Some(2), Some(3)],
+            &[32, 128, 128, 64, 128],
+            &[64, 64, 128, 128, 128],
+        );
+        let got: Vec<(usize, u32, u32, u32)> =
+            l.iter().map(|r| (r.index, r.code, r.from, r.to)).collect();
+        assert_eq!(got, vec![(1, 1, 64, 128), (3, 2, 128, 64)]);
+    }
 }

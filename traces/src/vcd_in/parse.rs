@@ -3,11 +3,20 @@
 //! chunks of complete lines ([`parse_body_read`]), so several-GB files are never held in
 //! memory.
 //!
+//! Widths: a vector value is read as the word of its variable's width: the bit pattern up to
+//! 64 bits, a wide word (see [`handscope_sim::wide`]) beyond, whatever the number of digits
+//! written (leading zeros may be left out). Digits beyond
+//! [`MAX_DATA_WIDTH`](handscope_sim::types::MAX_DATA_WIDTH), which no channel has, are
+//! dropped; `x`, `z` and the other non-1 digits read as 0 at every width.
+//!
 //! Robustness: every malformed token is an error with its line and byte offset; an
 //! incomplete last line (a run that crashed while writing) is ignored with a warning, so the
 //! changes up to the last complete line are still delivered.
 
 use std::collections::HashMap;
+
+use handscope_sim::types::MAX_DATA_WIDTH;
+use handscope_sim::wide;
 
 /// A syntax error at a position of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +63,23 @@ pub struct Header {
     pub codes: u32,
     /// Byte offset where the value changes start.
     pub body_start: usize,
+    /// Per code: the width its values are read at, the largest declared for it, at most
+    /// [`MAX_DATA_WIDTH`] (see [`code_widths`]).
+    pub code_widths: Vec<u32>,
     code_map: CodeMap,
+}
+
+/// The width each of `codes` codes' values are read at: the largest width a variable of
+/// `vars` declares for it, capped at [`MAX_DATA_WIDTH`] (no channel is wider, and a
+/// declared width of billions must not size an allocation).
+pub fn code_widths(vars: &[VarDecl], codes: u32) -> Vec<u32> {
+    let mut w = vec![0u32; codes as usize];
+    for v in vars {
+        if let Some(x) = w.get_mut(v.code as usize) {
+            *x = (*x).max(v.width.min(MAX_DATA_WIDTH));
+        }
+    }
+    w
 }
 
 /// Identifier code -> dense index.
@@ -233,6 +258,7 @@ pub fn parse_header(b: &[u8]) -> Result<Header, SyntaxError> {
                 skip_to_end(&mut t, off, "$enddefinitions")?;
                 h.body_start = t.i;
                 h.codes = next_code;
+                h.code_widths = code_widths(&h.vars, next_code);
                 return Ok(h);
             }
             x if x.first() == Some(&b'$') => skip_to_end(&mut t, off, "a header command")?,
@@ -480,8 +506,13 @@ struct Open {
 enum OpenKind {
     /// A `$comment` whose `$end` has not been seen yet.
     Comment,
-    /// A vector (`b`) value waiting for its identifier code.
-    Vector { value: u64, unknown: bool },
+    /// A vector (`b`) value waiting for its identifier code (`value` and `digits` as
+    /// [`read_vector`] gives them).
+    Vector {
+        value: u64,
+        digits: u32,
+        unknown: bool,
+    },
     /// A real or string value waiting for its identifier code (read as 0).
     Other,
 }
@@ -555,12 +586,16 @@ impl<'h> BodyParser<'h> {
                         None => return Ok(()),
                     }
                 },
-                OpenKind::Vector { value, unknown } => {
+                OpenKind::Vector {
+                    value,
+                    digits,
+                    unknown,
+                } => {
                     let Some((ioff, id)) = t.next() else {
                         return Ok(());
                     };
                     let k = code(id, ioff)?;
-                    sink.change(k, value);
+                    sink.change(k, resolve(h, k, value, digits));
                     if unknown {
                         sink.unknown(k);
                     }
@@ -597,21 +632,36 @@ impl<'h> BodyParser<'h> {
                     sink.timestamp(time);
                 }
                 b'b' | b'B' => {
-                    let mut v = 0u64;
-                    for &d in &tok[1..] {
-                        let x = bit(d).ok_or_else(|| {
+                    let digits = &tok[1..];
+                    let (v, n) = if digits.len() <= 64 {
+                        let mut v = 0u64;
+                        for &d in digits {
+                            let x = bit(d).ok_or_else(|| {
+                                err(at(off), format!("invalid binary value `{}`", text(tok)))
+                            })?;
+                            v = (v << 1) | x;
+                        }
+                        (v, 0)
+                    } else {
+                        read_vector(digits).ok_or_else(|| {
                             err(at(off), format!("invalid binary value `{}`", text(tok)))
-                        })?;
-                        v = (v << 1) | x;
-                    }
-                    let unknown = tok[1..].iter().any(|&d| unknown_digit(d));
+                        })?
+                    };
+                    let unknown = digits.iter().any(|&d| unknown_digit(d));
                     let Some((ioff, id)) = t.next() else {
                         // The identifier may be on a later line.
-                        self.open = Some(open(off, OpenKind::Vector { value: v, unknown }));
+                        self.open = Some(open(
+                            off,
+                            OpenKind::Vector {
+                                value: v,
+                                digits: n,
+                                unknown,
+                            },
+                        ));
                         return Ok(());
                     };
                     let k = code(id, ioff)?;
-                    sink.change(k, v);
+                    sink.change(k, resolve(h, k, v, n));
                     if unknown {
                         sink.unknown(k);
                     }
@@ -660,6 +710,52 @@ impl<'h> BodyParser<'h> {
             }
         }
         Ok(())
+    }
+}
+
+/// The value of more than 64 binary digits: the wide word of their last
+/// [`MAX_DATA_WIDTH`] digits at a width of that many bits, and that width. `None` when a
+/// digit is not one [`bit`] reads.
+#[cold]
+#[inline(never)]
+fn read_vector(digits: &[u8]) -> Option<(u64, u32)> {
+    if !digits.iter().all(|&d| bit(d).is_some()) {
+        return None;
+    }
+    let keep = &digits[digits.len().saturating_sub(MAX_DATA_WIDTH as usize)..];
+    let mut limbs = vec![0u64; keep.len().div_ceil(64)];
+    for (i, &d) in keep.iter().rev().enumerate() {
+        if bit(d) == Some(1) {
+            limbs[i / 64] |= 1 << (i % 64);
+        }
+    }
+    let n = keep.len() as u32;
+    Some((wide::from_limbs(&limbs, n), n))
+}
+
+/// The word of vector value `v` for code `k`. `digits == 0`: `v` holds the bit pattern of
+/// at most 64 digits; otherwise `v` is the wide word of a `digits`-bit value
+/// ([`read_vector`]). The word is that of the code's width ([`Header::code_widths`]): the
+/// low 64 bits up to 64 bits, else the value modulo 2^width as a wide word.
+#[inline(always)]
+fn resolve(h: &Header, k: u32, v: u64, digits: u32) -> u64 {
+    if digits == 0 && v >> 63 == 0 {
+        // Below 2^63: the same word at every width.
+        return v;
+    }
+    resolve_wide(h, k, v, digits)
+}
+
+/// [`resolve`] beyond its fast path.
+#[inline(never)]
+fn resolve_wide(h: &Header, k: u32, v: u64, digits: u32) -> u64 {
+    let w = h.code_widths.get(k as usize).copied().unwrap_or(64);
+    match (digits, wide::is_wide(w)) {
+        (0, false) => v,
+        (0, true) => wide::from_limbs(&[v], w),
+        (_, false) => wide::to_limbs(v, digits)[0],
+        (n, true) if n <= w => v,
+        (n, true) => wide::from_limbs(&wide::to_limbs(v, n), w),
     }
 }
 
@@ -775,6 +871,77 @@ mod tests {
             }
             ReadBodyError::Io(e) => panic!("{e}"),
         }
+    }
+
+    /// Vectors of wide variables become wide words of the variable's width, whatever the
+    /// number of digits; narrow variables keep their low 64 bits, as before.
+    #[test]
+    fn wide_vectors() {
+        use handscope_sim::wide;
+        let big = wide::from_limbs(&[3, 1 << 63], 128);
+        let ones128 = wide::from_limbs(&[u64::MAX; 2], 128);
+        let vcd = format!(
+            "$scope module top $end\n$var wire 128 # w [127:0] $end\n$var wire 64 $ n $end\n$var wire 100 % h $end\n$upscope $end\n$enddefinitions $end\n#0\nb{} #\nb{} $\nb{} %\n#1\nb1{} #\nb1{} $\nb{} %\n#2\nb0 #\nb{} #\nbx{} %\n#3\nb{}\n#\n",
+            wide::to_binary(big, 128),
+            "1".repeat(65),
+            "1".repeat(140),
+            "0".repeat(63),
+            "0".repeat(63),
+            "0".repeat(100),
+            "1".repeat(128),
+            "1".repeat(99),
+            "1".repeat(128),
+        );
+        let h = parse_header(vcd.as_bytes()).unwrap();
+        assert_eq!(h.code_widths, vec![128, 64, 100]);
+        let mut c = Collect(Vec::new());
+        parse_body(vcd.as_bytes(), &h, &mut c).unwrap();
+        let hundred = wide::from_limbs(&[u64::MAX; 2], 100);
+        let top63 = wide::from_limbs(&[1 << 63], 128);
+        let x99 = wide::from_limbs(&[u64::MAX, (1 << 35) - 1], 100);
+        assert_eq!(
+            c.0,
+            vec![
+                (0, vec![(0, big), (1, u64::MAX), (2, hundred)]),
+                (1, vec![(0, top63), (1, 1 << 63), (2, 0)]),
+                (2, vec![(0, 0), (0, ones128), (2, x99)]),
+                (3, vec![(0, ones128)]),
+            ]
+        );
+        // The same read in small chunks (values split from their codes).
+        for chunk in [1, 7, 64, 200] {
+            let mut got = Collect(Vec::new());
+            let mut rest = &vcd.as_bytes()[h.body_start..];
+            parse_body_read(
+                &mut rest,
+                vcd.as_bytes()[..h.body_start].to_vec(),
+                &h,
+                vcd.len() as u64,
+                chunk,
+                &mut got,
+            )
+            .unwrap();
+            assert_eq!(got.0, c.0, "chunk {chunk}");
+        }
+        // A bad digit anywhere in a long value is a located error.
+        let bad = vcd.replacen(
+            &format!("\nb{} #", "1".repeat(128)),
+            &format!("\nb{}2 #", "1".repeat(127)),
+            1,
+        );
+        let e = parse_body(bad.as_bytes(), &h, &mut Collect(Vec::new())).unwrap_err();
+        assert!(e.message.contains("invalid binary value"), "{e:?}");
+        assert_eq!(line_of(bad.as_bytes(), e.offset), 17);
+    }
+
+    #[test]
+    fn declared_widths_are_capped() {
+        let vcd = "$var wire 4000000000 ! w $end\n$enddefinitions $end\n#0\nb11 !\n";
+        let h = parse_header(vcd.as_bytes()).unwrap();
+        assert_eq!(h.code_widths, vec![MAX_DATA_WIDTH]);
+        let mut c = Collect(Vec::new());
+        parse_body(vcd.as_bytes(), &h, &mut c).unwrap();
+        assert_eq!(c.0, vec![(0, vec![(0, 3)])]);
     }
 
     #[test]

@@ -253,6 +253,10 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                 .iter()
                 .map(|v| match &elem {
                     Type::Float(k) => handscope_sim::float::format_float((*v as u64) & mask, *k),
+                    // A wide word is written as the value it stands for.
+                    t if t.bit_width() > 64 => {
+                        handscope_sim::wide::to_decimal(*v as u64, t.bit_width(), false)
+                    }
                     _ => ((*v as u64) & mask).to_string(),
                 })
                 .collect();

@@ -193,7 +193,10 @@ fn deadlock_panel(ui: &mut egui::Ui, m: &mut Model, x: &describe::DeadlockExplan
             .id_salt("stuck tokens")
             .show(ui, |ui| {
                 for t in m.deadlock().iter().flat_map(|d| &d.stuck) {
-                    let v = t.value.as_ref().map_or("a token".to_string(), |v| v.to_string());
+                    let v = t
+                        .value
+                        .as_ref()
+                        .map_or("a token".to_string(), |v| v.to_string());
                     ui.add(
                         egui::Label::new(format!(
                             "{} holds {v} since cycle {}; {} does not take it.",
