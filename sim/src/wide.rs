@@ -255,6 +255,32 @@ pub fn stats() -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// Any value of any width survives words, limbs, decimal, signed decimal and hex.
+        #[test]
+        fn words_and_texts_round_trip(
+            limbs in proptest::collection::vec(any::<u64>(), 1..70),
+            width in 1u32..4200,
+        ) {
+            let w = from_limbs(&limbs, width);
+            let back = to_limbs(w, width);
+            prop_assert_eq!(from_limbs(&back, width), w);
+            prop_assert_eq!(parse(&to_decimal(w, width, false), width), Ok(w));
+            prop_assert_eq!(parse(&to_decimal(w, width, true), width), Ok(w));
+            prop_assert_eq!(parse(&format!("0x{}", to_hex(w, width)), width), Ok(w));
+            prop_assert_eq!(parse(&format!("0b{}", to_binary(w, width)), width), Ok(w));
+            prop_assert!(to_biguint(w, width).bits() <= u64::from(width));
+        }
+
+        /// Garbage text is an error, never a panic.
+        #[test]
+        fn parse_never_panics(text in "\\PC{0,40}", width in 0u32..300) {
+            let _ = parse(&text, width);
+        }
+    }
 
     #[test]
     fn small_values_are_their_own_word() {
