@@ -14,13 +14,8 @@ use handscope_sim::wide;
 
 /// The word of the signed value `v` on a `bits`-bit channel.
 fn word(v: i128, bits: u32) -> u64 {
-    let fill = if v < 0 { u64::MAX } else { 0 };
-    let mut limbs = vec![fill; wide::limb_count(bits)];
-    limbs[0] = v as u64;
-    if limbs.len() > 1 {
-        limbs[1] = (v >> 64) as u64;
-    }
-    wide::from_limbs(&limbs, bits)
+    // Through decimal text: independent of the compiler's own conversion.
+    wide::parse(&v.to_string(), bits).expect("fits")
 }
 
 /// The low 128 bits of the value of a word of a `bits`-bit channel.

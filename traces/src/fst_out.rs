@@ -12,7 +12,7 @@ use fst_writer::{
     FstBodyWriter, FstFileType, FstHeaderWriter, FstInfo, FstScopeType, FstSignalId, FstSignalType,
     FstVarDirection, FstVarType,
 };
-use handscope_sim::trace::{ChannelMeta, StateMeta};
+use handscope_sim::trace::{ChannelMeta, StateMeta, Trace};
 use handscope_sim::wide;
 
 use crate::vcd_out::{CYCLE_NS, Scope, hierarchy, sanitize};
@@ -61,6 +61,14 @@ impl FstWriter<BufWriter<File>> {
         let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
         Self::new(file, channels, state)
     }
+}
+
+/// Writes `trace` as an FST file at `path`.
+pub fn write_fst(trace: &Trace, path: &Path) -> Result<(), FstError> {
+    let mut w = FstWriter::create(path, trace.channels(), trace.state_meta())?;
+    crate::vcd_out::for_each_cycle_words(trace, |cycle, words| w.cycle(cycle, words))?;
+    w.finish()?;
+    Ok(())
 }
 
 impl<W: Write + Seek> FstWriter<W> {

@@ -306,6 +306,17 @@ pub(crate) fn state_widths(channels: &[ChannelMeta], state: &[StateMeta]) -> Vec
 /// Writes `trace` as VCD text into `out`.
 pub fn write_vcd(trace: &Trace, out: impl Write) -> io::Result<()> {
     let mut w = VcdWriter::new(trace.channels(), trace.state_meta(), out)?;
+    for_each_cycle_words(trace, |cycle, words| w.cycle(cycle, words))?;
+    w.finish()?;
+    Ok(())
+}
+
+/// Replays `trace` and hands `f` every cycle's signal words, in the order the waveform
+/// writers take them ([`VcdWriter`]); stops at the first error.
+pub(crate) fn for_each_cycle_words<E>(
+    trace: &Trace,
+    mut f: impl FnMut(u64, &[u64]) -> Result<(), E>,
+) -> Result<(), E> {
     let nc = trace.channels().len();
     let n_state: usize = trace.state_meta().iter().map(|s| s.fields.len()).sum();
     let mut words = vec![0u64; 2 * nc + n_state];
@@ -319,9 +330,8 @@ pub fn write_vcd(trace: &Trace, out: impl Write) -> io::Result<()> {
             };
             words[slot] = ch.value;
         }
-        w.cycle(cc.cycle, &words)?;
+        f(cc.cycle, &words)?;
     }
-    w.finish()?;
     Ok(())
 }
 

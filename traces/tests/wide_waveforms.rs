@@ -11,10 +11,10 @@ use handscope_sim::Function;
 use handscope_sim::engine::Simulation;
 use handscope_sim::report::RunReport;
 use handscope_sim::stimulus::{Environment, TokenSource};
-use handscope_sim::trace::{ChannelMeta, Sample, Signal, StateMeta, Trace, TraceBuilder};
+use handscope_sim::trace::{ChannelMeta, Sample, StateMeta, Trace, TraceBuilder};
 use handscope_sim::types::Type;
 use handscope_sim::wide;
-use handscope_traces::fst_out::FstWriter;
+use handscope_traces::fst_out::{FstWriter, write_fst};
 use handscope_traces::vcd_in::{ReplayOptions, VcdError, replay_bytes, replay_file};
 use handscope_traces::vcd_out::write_vcd;
 
@@ -154,22 +154,7 @@ fn wide_values_round_trip_through_vcd_and_fst_in_wellen() {
     write_vcd(&trace, &mut vcd).unwrap();
     std::fs::write(&vcd_path, &vcd).unwrap();
     let fst_path = scratch("wide_handmade.fst");
-    let mut fw = FstWriter::create(&fst_path, &channels, &state).unwrap();
-    let nc = channels.len();
-    let mut replay = trace.replay();
-    let mut words = vec![0u64; 2 * nc + state_values.len()];
-    while let Some(cc) = replay.next_cycle() {
-        for ch in cc.changes {
-            let slot = match ch.signal {
-                Signal::Ctrl(i) => i as usize,
-                Signal::Data(i) => nc + i as usize,
-                Signal::State(k) => 2 * nc + k as usize,
-            };
-            words[slot] = ch.value;
-        }
-        fw.cycle(cc.cycle, &words).unwrap();
-    }
-    fw.finish().unwrap();
+    write_fst(&trace, &fst_path).unwrap();
 
     for path in [&vcd_path, &fst_path] {
         let mut checks: Vec<(Vec<&str>, String, u32, &Vec<u64>)> = types

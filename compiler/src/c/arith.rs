@@ -10,7 +10,7 @@ use super::ir::{BinaryOp, CastOp, CmpPred};
 use handscope_sim::engine::arith::{BinOp as WBin, CastKind};
 use handscope_sim::engine::float_arith::{FBinOp, FConv, fbin, fcmp, fconv};
 use handscope_sim::engine::wide_arith;
-use handscope_sim::{CmpPredicate, FloatKind, wide};
+use handscope_sim::{FloatKind, wide};
 
 /// True when values of `bits` bits are wide words.
 #[inline]
@@ -232,21 +232,10 @@ pub fn binary(op: BinaryOp, bits: u32, a: u64, b: u64) -> Result<u64, ArithError
 /// Evaluates a comparison at width `bits`.
 pub fn compare(pred: CmpPred, bits: u32, a: u64, b: u64) -> bool {
     if is_wide(bits) {
-        let p = match pred {
-            CmpPred::Eq => CmpPredicate::Eq,
-            CmpPred::Ne => CmpPredicate::Ne,
-            CmpPred::Slt => CmpPredicate::Slt,
-            CmpPred::Sle => CmpPredicate::Sle,
-            CmpPred::Sgt => CmpPredicate::Sgt,
-            CmpPred::Sge => CmpPredicate::Sge,
-            CmpPred::Ult => CmpPredicate::Ult,
-            CmpPred::Ule => CmpPredicate::Ule,
-            CmpPred::Ugt => CmpPredicate::Ugt,
-            CmpPred::Uge => CmpPredicate::Uge,
-            // No float is wider than 64 bits.
-            CmpPred::Float(_) => return false,
-        };
-        return wide_arith::cmp(p, a, b, bits) != 0;
+        // No float is wider than 64 bits.
+        return pred
+            .int_predicate()
+            .is_some_and(|p| wide_arith::cmp(p, a, b, bits) != 0);
     }
     let (sa, sb) = (sext(a, bits), sext(b, bits));
     match pred {

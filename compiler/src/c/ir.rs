@@ -5,7 +5,7 @@
 
 use super::span::Span;
 use super::types::Scalar;
-use handscope_sim::{FloatKind, FloatPredicate};
+use handscope_sim::{CmpPredicate, FloatKind, FloatPredicate};
 use std::fmt;
 
 /// Index of a basic block; printed `bbN`.
@@ -232,6 +232,23 @@ pub enum CmpPred {
 }
 
 impl CmpPred {
+    /// The `arith.cmpi` predicate of an integer comparison (`None` for a float one).
+    pub fn int_predicate(self) -> Option<CmpPredicate> {
+        Some(match self {
+            CmpPred::Eq => CmpPredicate::Eq,
+            CmpPred::Ne => CmpPredicate::Ne,
+            CmpPred::Slt => CmpPredicate::Slt,
+            CmpPred::Sle => CmpPredicate::Sle,
+            CmpPred::Sgt => CmpPredicate::Sgt,
+            CmpPred::Sge => CmpPredicate::Sge,
+            CmpPred::Ult => CmpPredicate::Ult,
+            CmpPred::Ule => CmpPredicate::Ule,
+            CmpPred::Ugt => CmpPredicate::Ugt,
+            CmpPred::Uge => CmpPredicate::Uge,
+            CmpPred::Float(_) => return None,
+        })
+    }
+
     /// Mnemonic as in MLIR's arith dialect.
     pub fn name(self) -> &'static str {
         match self {

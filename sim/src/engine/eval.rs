@@ -143,20 +143,10 @@ fn all_valid(p: &Program, s: &Sig<'_>, sp: Span) -> bool {
 fn wide_fwd(s: &mut Sig<'_>, op: &WideOp) {
     match *op {
         WideOp::Bin { op, a, b, out, w } => {
-            let (a, b, o) = (a as usize, b as usize, out as usize);
-            let v = s.valid.at(a) & s.valid.at(b);
-            *s.valid.at_mut(o) = v;
-            if v {
-                *s.data.at_mut(o) = wide_arith::bin(op, s.data.at(a), s.data.at(b), w);
-            }
+            wide_join2(s, a, b, out, |x, y| wide_arith::bin(op, x, y, w));
         }
         WideOp::Cmp { pred, a, b, out, w } => {
-            let (a, b, o) = (a as usize, b as usize, out as usize);
-            let v = s.valid.at(a) & s.valid.at(b);
-            *s.valid.at_mut(o) = v;
-            if v {
-                *s.data.at_mut(o) = wide_arith::cmp(pred, s.data.at(a), s.data.at(b), w);
-            }
+            wide_join2(s, a, b, out, |x, y| wide_arith::cmp(pred, x, y, w));
         }
         WideOp::Cast {
             kind,
@@ -196,6 +186,16 @@ fn wide_fwd(s: &mut Sig<'_>, op: &WideOp) {
                 }
             }
         }
+    }
+}
+
+/// A two-input join whose data, `f` of the inputs' data, is computed only when both are valid.
+fn wide_join2(s: &mut Sig<'_>, a: u32, b: u32, out: u32, f: impl FnOnce(u64, u64) -> u64) {
+    let (a, b, o) = (a as usize, b as usize, out as usize);
+    let v = s.valid.at(a) & s.valid.at(b);
+    *s.valid.at_mut(o) = v;
+    if v {
+        *s.data.at_mut(o) = f(s.data.at(a), s.data.at(b));
     }
 }
 

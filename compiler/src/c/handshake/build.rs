@@ -23,7 +23,7 @@
 
 use std::collections::BTreeMap;
 
-use handscope_sim::{ArgType, ArithOp, BufferKind, CmpPredicate, MemRefType, Op, Type};
+use handscope_sim::{ArgType, ArithOp, BufferKind, MemRefType, Op, Type};
 
 use super::hgraph::{HGraph, Port};
 use crate::c::ir::{
@@ -117,19 +117,11 @@ fn unary_op(op: UnaryOp) -> ArithOp {
 }
 
 fn cmp_op(p: CmpPred) -> ArithOp {
-    ArithOp::Cmpi(match p {
-        CmpPred::Float(f) => return ArithOp::Cmpf(f),
-        CmpPred::Eq => CmpPredicate::Eq,
-        CmpPred::Ne => CmpPredicate::Ne,
-        CmpPred::Slt => CmpPredicate::Slt,
-        CmpPred::Sle => CmpPredicate::Sle,
-        CmpPred::Sgt => CmpPredicate::Sgt,
-        CmpPred::Sge => CmpPredicate::Sge,
-        CmpPred::Ult => CmpPredicate::Ult,
-        CmpPred::Ule => CmpPredicate::Ule,
-        CmpPred::Ugt => CmpPredicate::Ugt,
-        CmpPred::Uge => CmpPredicate::Uge,
-    })
+    match (p, p.int_predicate()) {
+        (_, Some(i)) => ArithOp::Cmpi(i),
+        (CmpPred::Float(f), None) => ArithOp::Cmpf(f),
+        (_, None) => unreachable!("only float comparisons have no integer predicate"),
+    }
 }
 
 /// Per-memory port bookkeeping.
