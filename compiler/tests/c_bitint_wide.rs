@@ -372,4 +372,13 @@ fn too_wide_bitint_and_float_conversions_are_located_errors() {
     // Through a narrower integer it works.
     let src = "double f(_BitInt(128) a) {\n  return (long long)a;\n}\n";
     assert!(compile_to_ir(src, "t.c", None).is_ok());
+    // A duplicate wide case names its value, not the word that holds it.
+    let src = "int f(_BitInt(128) x) {\n  switch (x) {\n  case -5: return 1;\n  case (_BitInt(128))-5: return 2;\n  }\n  return 0;\n}\n";
+    let e = compile_to_ir(src, "t.c", None).expect_err("duplicate case");
+    assert!(
+        e.message.contains("duplicate case value -5"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.line, 4);
 }

@@ -1204,7 +1204,17 @@ impl<'a> Lowerer<'a> {
                 };
                 let v = const_convert_val(val, sw.ty);
                 if sw.cases.iter().any(|(c, _)| *c == v) {
-                    return Err(RawError::new(e.span, format!("duplicate case value {v}")));
+                    let bits = sw.ty.bits();
+                    // A constant wider than 64 bits is held as its word: print its value.
+                    let shown = if handscope_sim::wide::is_wide(bits) {
+                        handscope_sim::wide::to_decimal(v as u64, bits, sw.ty.signed)
+                    } else {
+                        v.to_string()
+                    };
+                    return Err(RawError::new(
+                        e.span,
+                        format!("duplicate case value {shown}"),
+                    ));
                 }
                 let blk = self.b.new_block();
                 if !self.b.terminated() {
