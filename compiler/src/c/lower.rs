@@ -1433,11 +1433,7 @@ impl<'a> Lowerer<'a> {
                         Some(e) => eval_as(e, *elem).ok(),
                     })
                     .collect();
-                // Wide words of 2^63 or more are process-local handles: such contents are
-                // stored at run time rather than written into the graph's `handshake.init`.
-                let handles = super::arith::is_wide(elem.bits())
-                    && consts.as_ref().is_some_and(|v| v.iter().any(|x| *x < 0));
-                let (init_contents, needs_stores) = match (&d.init, once && !handles, consts) {
+                let (init_contents, needs_stores) = match (&d.init, once, consts) {
                     (None, _, _) => (None, false),
                     (Some(_), true, Some(vals)) => (Some(vals), false),
                     _ => (None, true),
