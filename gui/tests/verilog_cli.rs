@@ -336,5 +336,25 @@ fn bench_engine_runs_tiny_and_prints_sane_rows() {
     }
     // The chains run to the cycle limit on both sides; the kernels run to completion.
     assert!(rows[0][2] == "2000" && rows[1][2] == "500", "{out}");
+    // Without waves (the models are cached now): the chains still end at their cycle limit,
+    // which is what a chain run must do, not an error.
+    let (code, out, err) = handscope(&[
+        "bench",
+        "engine",
+        "--tiny",
+        "--rounds",
+        "1",
+        "--no-waves",
+        "--dir",
+        &d,
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let kinds: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 12 && (w[1] == "no" || w[1] == "vcd"))
+        .map(|w| w[1])
+        .collect();
+    assert_eq!(kinds, ["no"; 4], "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }

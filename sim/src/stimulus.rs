@@ -492,6 +492,9 @@ pub struct Environment {
     /// checksums ([`RunReport::output_summaries`](crate::report::RunReport::output_summaries))
     /// always cover every token.
     pub keep_all_outputs: bool,
+    /// The engine that simulates the cycles (default: interpret, compile once the run is
+    /// long).
+    pub engine: crate::engine::EngineKind,
 }
 
 impl Default for Environment {
@@ -503,6 +506,7 @@ impl Default for Environment {
             memories: BTreeMap::new(),
             deadlock_window: 16,
             keep_all_outputs: false,
+            engine: crate::engine::EngineKind::Auto,
         }
     }
 }

@@ -423,7 +423,7 @@ pub fn native(
 /// The run of one or more back-to-back invocations: one token per invocation on every
 /// scalar argument and on `start`; array parameters hold the first invocation's contents;
 /// internal memories their initializers.
-fn session(
+pub fn session(
     ir: &IrFunction,
     hs: &Function,
     invocations: &[Vec<ArgValue>],

@@ -92,6 +92,8 @@ struct Workload {
     file: PathBuf,
     flags: Vec<String>,
     max_cycles: u64,
+    /// Whether its runs end at the cycle limit (a chain never finishes) rather than done.
+    runs_to_limit: bool,
     /// Cycles of the runs with waves (`None`: no wave runs).
     wave_cycles: Option<u64>,
 }
@@ -274,6 +276,7 @@ fn write_workloads(sizes: Sizes, waves: bool, dir: &Path) -> anyhow::Result<Vec<
             file,
             flags: vec!["--in".into(), format!("in0=0..{}", u32::MAX)],
             max_cycles: cycles,
+            runs_to_limit: true,
             wave_cycles: waves.then_some(if i == 0 {
                 sizes.wave_cycles
             } else {
@@ -288,6 +291,7 @@ fn write_workloads(sizes: Sizes, waves: bool, dir: &Path) -> anyhow::Result<Vec<
         file: sumsq,
         flags: vec!["--in".into(), format!("n={}", sizes.sumsq_n)],
         max_cycles: 1 << 40,
+        runs_to_limit: false,
         wave_cycles: None,
     });
     let matmul = dir.join("matmul_rep.c");
@@ -310,6 +314,7 @@ fn write_workloads(sizes: Sizes, waves: bool, dir: &Path) -> anyhow::Result<Vec<
             format!("reps={}", sizes.matmul_reps),
         ],
         max_cycles: 1 << 40,
+        runs_to_limit: false,
         wave_cycles: None,
     });
     Ok(v)
@@ -343,7 +348,7 @@ fn handscope_run(exe: &Path, w: &Workload, vcd: Option<&Path>) -> anyhow::Result
         cpu: children_cpu() - cpu0,
     };
     let text = String::from_utf8_lossy(&out.stdout);
-    let want = if w.wave_cycles.is_some() {
+    let want = if w.runs_to_limit {
         super::exit::MAX_CYCLES
     } else {
         super::exit::OK

@@ -53,6 +53,34 @@ pub struct SimArgs {
     /// Worker threads of --batch/--seeds (default: every core).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// The engine: `auto` interprets the first cycles and then runs code compiled for the
+    /// circuit; `compiled` compiles before the first cycle; `interpreter` never compiles.
+    /// All three compute the same cycles.
+    #[arg(long, value_enum, default_value_t = Engine::Auto)]
+    pub engine: Engine,
+}
+
+/// `--engine` (see [`handscope_sim::engine::EngineKind`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// Interpret, then compile once the run is long enough to pay for it.
+    Auto,
+    /// Compiled code from the first cycle.
+    Compiled,
+    /// The interpreter only.
+    Interpreter,
+}
+
+impl Engine {
+    /// The engine kind this names.
+    pub fn kind(self) -> handscope_sim::engine::EngineKind {
+        use handscope_sim::engine::EngineKind;
+        match self {
+            Engine::Auto => EngineKind::Auto,
+            Engine::Compiled => EngineKind::Compiled,
+            Engine::Interpreter => EngineKind::Interpreter,
+        }
+    }
 }
 
 /// Runs the simulation and prints the report; the exit code says how it ended
@@ -71,6 +99,7 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
         a.deadlock_window,
     )?;
     session.set_keep_all_outputs(a.outputs.keep_all(a.json));
+    session.set_engine(a.engine.kind());
     let stop = super::interrupt::stop_flag();
     let max_cycles = a.max_cycles.unwrap_or(u64::MAX);
     let mut report = match (&a.vcd, &a.fst) {
@@ -95,6 +124,7 @@ fn run_batch(a: &SimArgs) -> anyhow::Result<ExitCode> {
     session.apply_timing(&timing)?;
     super::warn_before_running(&session);
     session.set_deadlock_window(a.deadlock_window);
+    session.set_engine(a.engine.kind());
     for n in session.notes() {
         eprintln!("warning: {n}");
     }

@@ -123,7 +123,7 @@ impl State {
 }
 
 /// Borrowed view of a [`State`]'s arrays used by the evaluator.
-struct Sig<'a> {
+pub(super) struct Sig<'a> {
     valid: &'a mut [bool],
     ready: &'a mut [bool],
     data: &'a mut [u64],
@@ -200,7 +200,7 @@ fn wide_join2(s: &mut Sig<'_>, a: u32, b: u32, out: u32, f: impl FnOnce(u64, u64
 }
 
 #[inline(always)]
-fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
+pub(super) fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
     match *i {
         Fwd::Wide { op } => wide_fwd(s, &p.wide[op as usize]),
         Fwd::Bin { op, a, b, out, w } => {
@@ -531,7 +531,7 @@ fn fork2_edge(s: &mut Sig<'_>, o0: u32, o1: u32, r: usize) -> bool {
 }
 
 #[inline(always)]
-fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
+pub(super) fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
     match *i {
         Bwd::Join { ins, out } => {
             let r = s.valid.at(out as usize) & s.ready.at(out as usize);
@@ -777,7 +777,7 @@ fn buffer_outputs(s: &mut Sig<'_>, inp: u32, out: u32, reg: u32, slots: u32) {
 }
 
 #[inline(always)]
-fn clk_one(p: &Program, s: &mut Sig<'_>, i: &Clk) {
+pub(super) fn clk_one(p: &Program, s: &mut Sig<'_>, i: &Clk) {
     match *i {
         Clk::Emit { outs, reg } => {
             let r = reg as usize;
@@ -1025,6 +1025,59 @@ fn run_segs<I: Exec>(
     failed
 }
 
+impl<'a> Sig<'a> {
+    /// A view of raw state arrays, for the compiled engine's calls into the interpreter
+    /// (`super::jit`).
+    ///
+    /// # Safety
+    /// The pointers are those of one live [`State`] (`valid`, `ready` and `data` of
+    /// `n_channels` elements, `regs` of `n_regs`, its `mems` and `mem_writes`), nothing else
+    /// accesses that state while the view is used, and the view is dropped before the state
+    /// is used again through another path.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn from_raw(
+        valid: *mut bool,
+        ready: *mut bool,
+        data: *mut u64,
+        n_channels: usize,
+        regs: *mut u64,
+        n_regs: usize,
+        mems: *mut Vec<Vec<u64>>,
+        mem_writes: *mut Vec<(u32, u64, u64)>,
+    ) -> Sig<'a> {
+        // SAFETY: the caller's contract.
+        unsafe {
+            Sig {
+                valid: std::slice::from_raw_parts_mut(valid, n_channels),
+                ready: std::slice::from_raw_parts_mut(ready, n_channels),
+                data: std::slice::from_raw_parts_mut(data, n_channels),
+                regs: std::slice::from_raw_parts_mut(regs, n_regs),
+                mems: (*mems).as_mut_slice(),
+                mem_writes: &mut *mem_writes,
+            }
+        }
+    }
+}
+
+/// Runs one combinational-cycle segment of the forward pass (`forward`) or of
+/// [`Program::bwd_step_segs`] to its fixed point, as [`settle_step`] does. Returns the node
+/// of the cycle when it did not settle.
+pub(super) fn run_loop_seg(p: &Program, st: &mut State, seg: usize, forward: bool) -> Option<u32> {
+    let (mut sig, snap, _) = st.split();
+    if forward {
+        run_segs(p, &mut sig, snap, &p.fwd_segs[seg..=seg], &p.fwd, true)
+    } else {
+        run_segs(
+            p,
+            &mut sig,
+            snap,
+            &p.bwd_step_segs[seg..=seg],
+            &p.bwd_step,
+            false,
+        )
+    }
+}
+
 /// Settles all combinational signals of the current cycle. Returns the node of a
 /// combinational cycle that did not converge, if any. Registers are not touched.
 pub fn settle(p: &Program, st: &mut State) -> Option<u32> {
@@ -1044,11 +1097,7 @@ pub fn settle_step(p: &Program, st: &mut State) -> Option<u32> {
 fn settle_with(p: &Program, st: &mut State, bwd: &[Bwd], bwd_segs: &[Seg]) -> Option<u32> {
     let (mut sig, snap, snap_all) = st.split();
     let s = &mut sig;
-    // Buffer outputs (`out.valid/data`, `in.ready`) depend only on registers: one combined
-    // step per buffer drives them before the passes.
-    for &(inp, out, reg, slots) in &p.buffers {
-        buffer_outputs(s, inp, out, reg, slots);
-    }
+    all_buffer_outputs(p, s);
     if !p.global_iterate {
         let a = run_segs(p, s, snap, &p.fwd_segs, &p.fwd, true);
         let b = run_segs(p, s, snap, bwd_segs, bwd, false);
@@ -1104,6 +1153,30 @@ fn clock_with(p: &Program, st: &mut State, emit2: &[(u32, u32, u32)]) {
     let (mut sig, _, _) = st.split();
     let s = &mut sig;
     s.mem_writes.clear();
+    clock_lists(p, s, emit2);
+    for i in &p.clk {
+        clk_one(p, s, i);
+    }
+}
+
+/// Buffer outputs (`out.valid/data`, `in.ready`) depend only on registers: one combined step
+/// per buffer drives them before the passes.
+pub(super) fn all_buffer_outputs(p: &Program, s: &mut Sig<'_>) {
+    for &(inp, out, reg, slots) in &p.buffers {
+        buffer_outputs(s, inp, out, reg, slots);
+    }
+}
+
+/// Runs one [`Seg::Typed`] segment.
+pub(super) fn run_typed_seg(p: &Program, s: &mut Sig<'_>, seg: &Seg) {
+    if let Seg::Typed { op, start, end } = *seg {
+        run_typed(s, op, &p.typed[start as usize..end as usize]);
+    }
+}
+
+/// The clock edges of the typed lists: two-output forks in `emit2`, one- and two-slot
+/// buffers.
+pub(super) fn clock_lists(p: &Program, s: &mut Sig<'_>, emit2: &[(u32, u32, u32)]) {
     for &(o0, o1, reg) in emit2 {
         let r = reg as usize;
         fork2_edge(s, o0, o1, r);
@@ -1123,9 +1196,6 @@ fn clock_with(p: &Program, st: &mut State, emit2: &[(u32, u32, u32)]) {
         let mid_r = slot_ready(s.regs, r + SLOT);
         let (v, d) = slot_step(s.regs, r, in_v, in_d, mid_r);
         slot_step(s.regs, r + SLOT, v, d, out_r);
-    }
-    for i in &p.clk {
-        clk_one(p, s, i);
     }
 }
 

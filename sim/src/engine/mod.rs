@@ -25,6 +25,8 @@ pub(crate) mod compile;
 mod counters;
 mod eval;
 pub mod float_arith;
+mod jit;
+pub use jit::JitError;
 pub(crate) mod monitor;
 pub use monitor::KEPT_OUTPUTS;
 pub(crate) mod program;
@@ -95,6 +97,63 @@ pub enum SimError {
     Environment(String),
 }
 
+/// Which engine simulates the cycles of a [`Simulation`]. Both compute the same signals and
+/// registers, cycle by cycle (the tests run them side by side); they differ in speed only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EngineKind {
+    /// Measure, then keep the faster: the interpreter runs the first
+    /// [`COMPILE_AFTER_CYCLES`] cycles (the last [`PROBE_CYCLES`] of them timed), then the
+    /// graph is compiled and timed over as many cycles, and the run goes on with whichever
+    /// took less time per cycle (compiled code must be [`COMPILED_MARGIN`] faster: the
+    /// probes are short, and a wrong switch to compiled code costs more than a missed one).
+    /// Short runs never pay for a compilation; compiled code wins
+    /// on graphs whose instructions the interpreter dispatches one by one (loop kernels)
+    /// and can lose on large regular graphs, whose straight-line code no longer fits the
+    /// processor's instruction caches while the interpreter's typed loops do.
+    #[default]
+    Auto,
+    /// The interpreter only.
+    Interpreter,
+    /// Code compiled for the graph from the next cycle on (the interpreter when the graph
+    /// cannot be compiled, see [`Simulation::engine`]).
+    Compiled,
+}
+
+/// The cycle after which [`EngineKind::Auto`] compiles the graph.
+pub const COMPILE_AFTER_CYCLES: u64 = 4096;
+
+/// Cycles [`EngineKind::Auto`] times each engine over.
+pub const PROBE_CYCLES: u64 = 2048;
+
+/// How much less time per cycle compiled code must take in [`EngineKind::Auto`]'s probe to
+/// be kept (a fraction of the interpreter's).
+pub const COMPILED_MARGIN: f64 = 0.85;
+
+/// Cycles of compiled code [`EngineKind::Auto`] runs before timing it (caches warm up).
+const COMPILED_WARMUP_CYCLES: u64 = 256;
+
+/// The engine a simulation runs now.
+enum Tier {
+    /// The interpreter from now on.
+    Interpret,
+    /// Compiled code from now on.
+    Compiled(Box<jit::Jit>),
+    /// [`EngineKind::Auto`] timing the interpreter: timed since `since` (cycle, instant),
+    /// compiles at cycle `until`.
+    TimeInterpreter {
+        since: Option<(u64, std::time::Instant)>,
+        until: u64,
+    },
+    /// [`EngineKind::Auto`] timing compiled code against the interpreter's `interp`
+    /// seconds per cycle; decides at cycle `until`.
+    TimeCompiled {
+        jit: Box<jit::Jit>,
+        interp: f64,
+        since: Option<(u64, std::time::Instant)>,
+        until: u64,
+    },
+}
+
 /// How often (in cycles) [`Simulation::run_until`] looks at its stop flag.
 pub const STOP_POLL_CYCLES: u64 = 1024;
 
@@ -112,6 +171,12 @@ pub struct Simulation {
     /// The trace being recorded, and the running state its next snapshot takes.
     trace: Option<(Trace, resim::Recorder)>,
     stop_when_done: bool,
+    tier: Tier,
+    /// Why the graph could not be compiled, once that was tried.
+    jit_error: Option<JitError>,
+    /// [`EngineKind::Auto`]'s measurement once made: seconds per cycle of the interpreter
+    /// and of compiled code.
+    auto_timing: Option<(f64, f64)>,
 }
 
 impl Simulation {
@@ -196,7 +261,8 @@ impl Simulation {
         }
 
         let monitor = Monitor::new(&prog, f, Some(&env));
-        Ok(Simulation {
+        let engine = env.engine;
+        let mut sim = Simulation {
             func: f.clone(),
             prog,
             st,
@@ -206,7 +272,111 @@ impl Simulation {
             monitor,
             trace: None,
             stop_when_done: true,
-        })
+            tier: Tier::Interpret,
+            jit_error: None,
+            auto_timing: None,
+        };
+        sim.set_engine(engine);
+        Ok(sim)
+    }
+
+    /// Chooses the engine for the cycles still to simulate (default [`EngineKind::Auto`]).
+    /// The switch keeps the state: a run may change engines between any two cycles.
+    pub fn set_engine(&mut self, kind: EngineKind) {
+        match kind {
+            EngineKind::Interpreter => self.tier = Tier::Interpret,
+            EngineKind::Compiled => match std::mem::replace(&mut self.tier, Tier::Interpret) {
+                Tier::Compiled(j) | Tier::TimeCompiled { jit: j, .. } => {
+                    self.tier = Tier::Compiled(j)
+                }
+                Tier::Interpret | Tier::TimeInterpreter { .. } => match jit::Jit::new(&self.prog) {
+                    Ok(j) => self.tier = Tier::Compiled(Box::new(j)),
+                    Err(e) => self.jit_error = Some(e),
+                },
+            },
+            EngineKind::Auto => {
+                if matches!(self.tier, Tier::Interpret) && self.jit_error.is_none() {
+                    self.tier = Tier::TimeInterpreter {
+                        since: None,
+                        until: self.cycle.max(COMPILE_AFTER_CYCLES),
+                    };
+                }
+            }
+        }
+    }
+
+    /// The engine simulating the next cycle: `"compiled"` or `"interpreter"`, and why the
+    /// graph could not be compiled when that was tried and failed.
+    pub fn engine(&self) -> (&'static str, Option<&JitError>) {
+        match self.tier {
+            Tier::Compiled(_) | Tier::TimeCompiled { .. } => ("compiled", None),
+            Tier::Interpret | Tier::TimeInterpreter { .. } => {
+                ("interpreter", self.jit_error.as_ref())
+            }
+        }
+    }
+
+    /// Bytes of machine code of the compiled engine, while it runs.
+    pub fn compiled_code_bytes(&self) -> Option<usize> {
+        match &self.tier {
+            Tier::Compiled(j) | Tier::TimeCompiled { jit: j, .. } => Some(j.code_bytes()),
+            Tier::Interpret | Tier::TimeInterpreter { .. } => None,
+        }
+    }
+
+    /// [`EngineKind::Auto`]'s measurement, once made: seconds per cycle of the interpreter
+    /// and of compiled code (the run went on with compiled code when it took less than
+    /// [`COMPILED_MARGIN`] of the interpreter's).
+    pub fn auto_timing(&self) -> Option<(f64, f64)> {
+        self.auto_timing
+    }
+
+    /// [`EngineKind::Auto`]'s steps after each cycle: start a timer, compile, decide.
+    fn advance_tier(&mut self) {
+        let cycle = self.cycle;
+        let per_cycle = |since: Option<(u64, std::time::Instant)>| {
+            since.map_or(0.0, |(c0, t)| {
+                t.elapsed().as_secs_f64() / (cycle.saturating_sub(c0)).max(1) as f64
+            })
+        };
+        match &mut self.tier {
+            Tier::TimeInterpreter { since, until } | Tier::TimeCompiled { since, until, .. } => {
+                if since.is_none() && cycle + PROBE_CYCLES >= *until {
+                    *since = Some((cycle, std::time::Instant::now()));
+                }
+                if cycle < *until {
+                    return;
+                }
+            }
+            Tier::Interpret | Tier::Compiled(_) => return,
+        }
+        match std::mem::replace(&mut self.tier, Tier::Interpret) {
+            Tier::TimeInterpreter { since, .. } => {
+                // Timed before compiling: the compilation is not the interpreter's time.
+                let interp = per_cycle(since);
+                match jit::Jit::new(&self.prog) {
+                    Ok(j) => {
+                        self.tier = Tier::TimeCompiled {
+                            jit: Box::new(j),
+                            interp,
+                            since: None,
+                            until: cycle + COMPILED_WARMUP_CYCLES + PROBE_CYCLES,
+                        }
+                    }
+                    Err(e) => self.jit_error = Some(e),
+                }
+            }
+            Tier::TimeCompiled {
+                jit, interp, since, ..
+            } => {
+                let compiled = per_cycle(since);
+                self.auto_timing = Some((interp, compiled));
+                if compiled < interp * COMPILED_MARGIN {
+                    self.tier = Tier::Compiled(jit);
+                }
+            }
+            other => self.tier = other,
+        }
     }
 
     /// Whether stepping stops once the run is done (default true). With `false`, [`step`]
@@ -398,7 +568,11 @@ impl Simulation {
         for (chan, ready) in &mut self.readies {
             st.ready[*chan as usize] = ready.next(cycle);
         }
-        if let Some(node) = eval::settle_step(&self.prog, st) {
+        let unsettled = match &mut self.tier {
+            Tier::Compiled(j) | Tier::TimeCompiled { jit: j, .. } => j.settle(&self.prog, st),
+            Tier::Interpret | Tier::TimeInterpreter { .. } => eval::settle_step(&self.prog, st),
+        };
+        if let Some(node) = unsettled {
             self.monitor
                 .event(&self.func, node, EventKind::NoConvergence, || {
                     "a combinational cycle did not settle; values of this cycle are unreliable"
@@ -429,7 +603,14 @@ impl Simulation {
             tap.capture(&st.valid, &st.ready, &st.data);
             sink(cycle, &tap.words);
         }
-        eval::clock_step(&self.prog, &mut self.st);
+        match &mut self.tier {
+            Tier::Compiled(j) | Tier::TimeCompiled { jit: j, .. } => {
+                j.clock(&self.prog, &mut self.st)
+            }
+            Tier::Interpret | Tier::TimeInterpreter { .. } => {
+                eval::clock_step(&self.prog, &mut self.st)
+            }
+        }
         if let Some((t, rec)) = &mut self.trace {
             rec.after_clock(&self.st);
             for &(mem, addr, value) in &self.st.mem_writes {
@@ -442,6 +623,7 @@ impl Simulation {
             }
         }
         self.cycle += 1;
+        self.advance_tier();
     }
 
     /// Runs until done, deadlocked, or `max_cycles` cycles have been simulated in total.

@@ -230,3 +230,81 @@ fn long_runs_keep_the_first_and_last_output_tokens_and_count_the_rest() {
     assert!(r.omitted_outputs.is_empty());
     assert!(!serde_json::to_string(&r).unwrap().contains("omitted"));
 }
+
+/// Steps `sim` until it has simulated `cycle` cycles (`run` would end the run there).
+fn step_to(sim: &mut Simulation, cycle: u64) {
+    while sim.cycle() < cycle && sim.can_step() {
+        sim.step();
+    }
+}
+
+/// The report of a 9,000-cycle run of `chain(4)` on `tokens` tokens, switching engines at the
+/// given cycles.
+fn chain_run_switching(tokens: u64, switches: &[(u64, EngineKind)]) -> (String, Vec<&'static str>) {
+    let f = crate::bench_support::chain(4);
+    let mut env = chain_env(tokens);
+    env.engine = EngineKind::Interpreter;
+    let mut sim = Simulation::new(&f, env).unwrap();
+    sim.set_stop_when_done(false);
+    sim.enable_trace();
+    let mut engines = Vec::new();
+    for &(at, kind) in switches {
+        step_to(&mut sim, at);
+        sim.set_engine(kind);
+        engines.push(sim.engine().0);
+    }
+    let r = sim.run(9000);
+    let trace = sim.take_trace().unwrap();
+    let mut rp = trace.replay();
+    let mut changes = 0;
+    while let Some(c) = rp.next_cycle() {
+        changes += c.changes.len();
+    }
+    (format!("{r:?} changes {changes}"), engines)
+}
+
+#[test]
+fn switching_engines_between_cycles_changes_nothing() {
+    let (plain, _) = chain_run_switching(5000, &[]);
+    let (switched, engines) = chain_run_switching(
+        5000,
+        &[
+            (7, EngineKind::Compiled),
+            (1500, EngineKind::Interpreter),
+            (1501, EngineKind::Compiled),
+            (4999, EngineKind::Auto),
+        ],
+    );
+    assert_eq!(engines, ["compiled", "interpreter", "compiled", "compiled"]);
+    assert_eq!(plain, switched);
+}
+
+#[test]
+fn auto_compiles_after_its_probe_and_keeps_the_faster_engine() {
+    let f = crate::bench_support::chain(4);
+    let mut sim = Simulation::new(&f, chain_env(1 << 20)).unwrap();
+    step_to(&mut sim, COMPILE_AFTER_CYCLES - 1);
+    assert_eq!(sim.engine().0, "interpreter");
+    assert_eq!(sim.auto_timing(), None);
+    step_to(&mut sim, COMPILE_AFTER_CYCLES + 1);
+    assert_eq!(sim.engine().0, "compiled", "timing compiled code");
+    assert!(sim.compiled_code_bytes().is_some_and(|b| b > 0));
+    step_to(&mut sim, COMPILE_AFTER_CYCLES + 2 * PROBE_CYCLES);
+    let (interp, compiled) = sim.auto_timing().expect("decided");
+    assert!(interp > 0.0 && compiled > 0.0);
+    let want = if compiled < interp * COMPILED_MARGIN {
+        "compiled"
+    } else {
+        "interpreter"
+    };
+    assert_eq!(sim.engine().0, want);
+    // The same run interpreted throughout gives the same report.
+    let mut env = chain_env(1 << 20);
+    env.engine = EngineKind::Interpreter;
+    let mut plain = Simulation::new(&f, env).unwrap();
+    step_to(&mut plain, COMPILE_AFTER_CYCLES + 2 * PROBE_CYCLES);
+    assert_eq!(
+        format!("{:?}", plain.report()),
+        format!("{:?}", sim.report())
+    );
+}

@@ -267,6 +267,12 @@ impl Session {
         self
     }
 
+    /// Chooses the engine of the runs (default [`EngineKind::Auto`](crate::engine::EngineKind)).
+    pub fn set_engine(&mut self, engine: crate::engine::EngineKind) -> &mut Self {
+        self.env.engine = engine;
+        self
+    }
+
     /// Keeps every output token in the run's report instead of the first and last
     /// [`KEPT_OUTPUTS`](crate::engine::KEPT_OUTPUTS) per result (memory then grows with the
     /// run).

@@ -1,0 +1,151 @@
+//! The compiled engine (`EngineKind::Compiled`) against the interpreter, cycle by cycle:
+//! every channel's valid/ready/data, every register and every memory word must agree after
+//! every cycle, and both runs must end the same way. Over every C kernel (several buffer
+//! policies, task pipelining, a timing profile with pipelined units) and every example
+//! circuit; `ENGINE_DIFF_DIR=dir` adds the `.mlir` files of a directory (public test
+//! circuits during development).
+
+#![allow(clippy::print_stdout)] // progress lines for `--nocapture`
+
+mod common;
+
+use std::path::Path;
+
+use common::kernels::{all_kernel_files, kernel, parse_args, session};
+use handscope_compiler::c::{BufferPolicy, HsOptions};
+use handscope_compiler::mlir::parse_mlir;
+use handscope_sim::engine::{EngineKind, Simulation};
+use handscope_sim::session::Session;
+use handscope_sim::session::header::Header;
+use handscope_sim::spec::timing::TimingProfile;
+
+/// Cycles compared per run (runs that end earlier are compared to their end).
+const MAX_CYCLES: u64 = 4000;
+
+/// Steps `interp` and `compiled` side by side and compares their whole state after every
+/// cycle. Returns the number of cycles compared.
+fn compare(what: &str, mut interp: Simulation, mut compiled: Simulation) -> u64 {
+    interp.set_engine(EngineKind::Interpreter);
+    compiled.set_engine(EngineKind::Compiled);
+    let (kind, why) = compiled.engine();
+    let f = interp.function().clone();
+    if kind != "compiled" {
+        // Only graphs whose passes iterate together (lazy forks) stay interpreted.
+        let why = why.map(|e| e.to_string()).unwrap_or_default();
+        assert!(why.contains("lazy_fork"), "{what}: not compiled: {why}");
+        return 0;
+    }
+    let mut n = 0;
+    while interp.can_step() && n < MAX_CYCLES {
+        interp.step();
+        compiled.step();
+        for (c, ch) in f.channels.iter() {
+            let a = (interp.valid(c), interp.ready(c), interp.data(c));
+            let b = (compiled.valid(c), compiled.ready(c), compiled.data(c));
+            assert_eq!(
+                a, b,
+                "{what}: cycle {n}, channel {}: (valid, ready, data) interpreted {a:?}, compiled {b:?}",
+                ch.name
+            );
+        }
+        for (id, node) in f.nodes.iter() {
+            let (a, names) = interp.registers(id);
+            let (b, _) = compiled.registers(id);
+            assert_eq!(
+                a, b,
+                "{what}: cycle {n}, registers of {} ({names:?})",
+                node.id
+            );
+        }
+        for ((name, a), (_, b)) in interp.memories().zip(compiled.memories()) {
+            assert_eq!(a, b, "{what}: cycle {n}, memory {name}");
+        }
+        n += 1;
+    }
+    assert_eq!(interp.can_step(), compiled.can_step(), "{what}");
+    assert_eq!(
+        format!("{:?}", interp.report()),
+        format!("{:?}", compiled.report()),
+        "{what}: reports differ"
+    );
+    n
+}
+
+#[test]
+fn compiled_engine_matches_the_interpreter_on_every_kernel() {
+    let configs = [
+        (BufferPolicy::Cycles, false, TimingProfile::ideal()),
+        (BufferPolicy::None, false, TimingProfile::ideal()),
+        (BufferPolicy::All, true, TimingProfile::ideal()),
+        (BufferPolicy::Cycles, false, TimingProfile::fpga()),
+    ];
+    let mut total = 0;
+    for file in all_kernel_files() {
+        let k = kernel(&file);
+        let ir = k.ir();
+        let invocations = vec![parse_args(&ir, &k.runs[0])];
+        for (buffers, task_pipelining, timing) in &configs {
+            let what = format!(
+                "{file} [{buffers:?}, pipelined {task_pipelining}, {}]",
+                timing.name()
+            );
+            let hs = k.handshake(&HsOptions {
+                buffers: *buffers,
+                task_pipelining: *task_pipelining,
+                ..Default::default()
+            });
+            let s = session(&ir, &hs, &invocations, timing);
+            let sim = || s.simulation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            total += compare(&what, sim(), sim());
+        }
+    }
+    assert!(total > 50_000, "only {total} cycles compared");
+}
+
+/// Compares the two engines on every `.mlir` file of `dir`, with each file's `// sim:`
+/// stimulus. Returns the cycles compared. Files that do not parse or cannot start are
+/// skipped when not `strict` (other people's test files include invalid ones on purpose).
+fn compare_circuits(dir: &Path, strict: bool) -> u64 {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "mlir"))
+        .collect();
+    files.sort();
+    let mut total = 0;
+    for path in files {
+        let what = path.display().to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let started = parse_mlir(&text, &what)
+            .map_err(|e| e.to_string())
+            .and_then(|(module, _)| Session::open(&module, None).map_err(|e| e.to_string()))
+            .and_then(|mut s| {
+                s.bind(&Header::parse(&text).sim_args())
+                    .map_err(|e| e.to_string())?;
+                Ok((
+                    s.simulation().map_err(|e| e.to_string())?,
+                    s.simulation().map_err(|e| e.to_string())?,
+                ))
+            });
+        match started {
+            Ok((a, b)) => {
+                let n = compare(&what, a, b);
+                println!("{what}: {n} cycles");
+                total += n;
+            }
+            Err(e) => assert!(!strict, "{what}: {e}"),
+        }
+    }
+    total
+}
+
+#[test]
+fn compiled_engine_matches_the_interpreter_on_every_example_circuit() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/circuits");
+    let n = compare_circuits(&dir, true);
+    assert!(n > 200, "only {n} cycles compared");
+    if let Ok(extra) = std::env::var("ENGINE_DIFF_DIR") {
+        let n = compare_circuits(Path::new(&extra), false);
+        println!("{extra}: {n} cycles compared");
+    }
+}
