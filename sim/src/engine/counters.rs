@@ -17,12 +17,16 @@ pub struct Counters {
     ready: Vec<u64>,
     /// Last cycle in which the channel held no waiting token (`!valid | ready`); -1 = never.
     last_break: Vec<i64>,
+    /// Last cycle in which the channel fired; -1 = never.
+    last_fire: Vec<i64>,
     /// Counts of the current chunk.
     fires8: Vec<u8>,
     valid8: Vec<u8>,
     ready8: Vec<u8>,
     /// Consecutive waiting cycles at the end of the current chunk.
     wait8: Vec<u8>,
+    /// Consecutive cycles without a transfer at the end of the current chunk.
+    idle8: Vec<u8>,
     /// First cycle of the current chunk.
     chunk_start: u64,
     /// Cycles counted in the current chunk.
@@ -44,10 +48,12 @@ impl Counters {
             valid: vec![0; n],
             ready: vec![0; n],
             last_break: vec![-1; n],
+            last_fire: vec![-1; n],
             fires8: vec![0; n],
             valid8: vec![0; n],
             ready8: vec![0; n],
             wait8: vec![0; n],
+            idle8: vec![0; n],
             chunk_start: 0,
             chunk_len: 0,
         }
@@ -66,11 +72,12 @@ impl Counters {
         self.chunk_len += 1;
         let n = self.fires8.len();
         let (v, r) = (&bytes(valid)[..n], &bytes(ready)[..n]);
-        let (f8, v8, r8, w8) = (
+        let (f8, v8, r8, w8, i8) = (
             &mut self.fires8[..n],
             &mut self.valid8[..n],
             &mut self.ready8[..n],
             &mut self.wait8[..n],
+            &mut self.idle8[..n],
         );
         let mut any = 0u8;
         for i in 0..n {
@@ -81,6 +88,7 @@ impl Counters {
             r8[i] = r8[i].wrapping_add(ri);
             let wait = vi & (ri ^ 1);
             w8[i] = w8[i].wrapping_add(1) & 0u8.wrapping_sub(wait);
+            i8[i] = i8[i].wrapping_add(1) & 0u8.wrapping_sub(f ^ 1);
             any |= f;
         }
         any != 0
@@ -101,11 +109,16 @@ impl Counters {
             if w < len {
                 self.last_break[i] = last - i64::from(w);
             }
+            let idle = u32::from(self.idle8[i]);
+            if idle < len {
+                self.last_fire[i] = last - i64::from(idle);
+            }
         }
         self.fires8.fill(0);
         self.valid8.fill(0);
         self.ready8.fill(0);
         self.wait8.fill(0);
+        self.idle8.fill(0);
         self.chunk_len = 0;
     }
 
@@ -135,6 +148,12 @@ impl Counters {
         debug_assert_eq!(self.chunk_len, 0);
         &self.last_break
     }
+
+    /// Per channel: the last cycle it fired (-1: never), as of the last flush.
+    pub fn flushed_last_fire(&self) -> &[i64] {
+        debug_assert_eq!(self.chunk_len, 0);
+        &self.last_fire
+    }
 }
 
 #[cfg(test)]
@@ -148,6 +167,7 @@ mod tests {
         let mut rng = crate::stimulus::SplitMix64::new(3);
         let (mut f, mut v, mut r) = (vec![0u64; n], vec![0u64; n], vec![0u64; n]);
         let mut lb = vec![-1i64; n];
+        let mut lf = vec![-1i64; n];
         for cycle in 0..1000u64 {
             // Some channels wait for long stretches (longer than a chunk).
             let valid: Vec<bool> = (0..n).map(|i| i < 5 || rng.next() & 1 == 0).collect();
@@ -165,6 +185,9 @@ mod tests {
                 if !valid[i] | ready[i] {
                     lb[i] = cycle as i64;
                 }
+                if fire {
+                    lf[i] = cycle as i64;
+                }
             }
             assert_eq!(any, any2);
             if cycle % 97 == 0 {
@@ -176,6 +199,8 @@ mod tests {
         c.flush();
         assert_eq!(c.flushed_fires(), &f[..]);
         assert_eq!(c.flushed_last_break(), &lb[..]);
+        assert_eq!(c.flushed_last_fire(), &lf[..]);
+        assert_eq!(lf[0], -1, "channel 0 never fires");
         assert_eq!(lb[0], -1, "channel 0 waits forever");
         assert_eq!(lb[3], 999);
     }

@@ -176,11 +176,9 @@ fn address_note(bits: u64, width: u32, m: &super::program::MemInfo, store: bool)
 /// Statistics, events and termination of one run.
 #[derive(Clone, Debug)]
 pub(crate) struct Monitor {
+    /// Transfer statistics, and the last fire of every channel (what the deadlock
+    /// analysis asks of `cond_br` outputs).
     counters: Counters,
-    /// Last fire of each watched channel (`cond_br` outputs), -1 = never; others stay -1.
-    last_fire: Vec<i64>,
-    /// Channels whose last fire is tracked.
-    watched: Vec<u32>,
     /// Data at the last fire of the operands of comparisons deciding `cond_br`s.
     last_data: Vec<u64>,
     /// The channels of `last_data` that are tracked.
@@ -239,12 +237,6 @@ impl Monitor {
                 ),
             })
             .collect();
-        let watched = f
-            .nodes
-            .values()
-            .filter(|n| n.op == crate::ops::Op::CondBr)
-            .flat_map(|n| n.outputs.iter().map(|c| c.as_u32()))
-            .collect();
         let n = prog.n_channels;
         let watched_data = deadlock::watched_operands(f)
             .iter()
@@ -252,8 +244,6 @@ impl Monitor {
             .collect();
         Monitor {
             counters: Counters::new(n),
-            last_fire: vec![-1; n],
-            watched,
             last_data: vec![0; n],
             watched_data,
             args,
@@ -425,6 +415,14 @@ impl Monitor {
 
     /// Reports muxes whose valid select is out of range in this cycle (once each).
     fn check_mux_selects(&mut self, prog: &Program, f: &Function, s: Signals<'_>) {
+        // Nearly always nothing to report: one pass without branches first.
+        let bad = self.mux_unreported.iter().fold(false, |acc, &(_, sel, n)| {
+            let c = sel as usize;
+            acc | (s.valid[c] & (s.data[c] >= u64::from(n)))
+        });
+        if !bad {
+            return;
+        }
         let mut k = 0;
         while k < self.mux_unreported.len() {
             let (node, sel, n) = self.mux_unreported[k];
@@ -445,11 +443,6 @@ impl Monitor {
     fn transfers(&mut self, prog: &Program, f: &Function, s: Signals<'_>) {
         let cycle = self.cycle;
         let fire = |c: u32| s.valid[c as usize] & s.ready[c as usize];
-        for &w in &self.watched {
-            if fire(w) {
-                self.last_fire[w as usize] = cycle as i64;
-            }
-        }
         for &w in &self.watched_data {
             if fire(w) {
                 self.last_data[w as usize] = s.data[w as usize];
@@ -516,7 +509,7 @@ impl Monitor {
             valid: s.valid,
             ready: s.ready,
             data: s.data,
-            last_fire: &self.last_fire,
+            last_fire: self.counters.flushed_last_fire(),
             last_data: &self.last_data,
             given_args: self.args.iter().map(|a| (a.arg, a.total)).collect(),
             invocations: inv,
