@@ -6,17 +6,17 @@ use crate::spec::{cmerge_regs, mux_input, slot_regs, stage_regs};
 use crate::types::width_mask;
 
 // Register word offsets, from the components' state layouts (`crate::spec`).
-const WON: usize = cmerge_regs::WON as usize;
-const RESULT_EMITTED: usize = cmerge_regs::RESULT_EMITTED as usize;
-const INDEX_EMITTED: usize = cmerge_regs::INDEX_EMITTED as usize;
-const VALID: usize = slot_regs::VALID as usize;
-const DATA: usize = slot_regs::DATA as usize;
-const SKID_VALID: usize = slot_regs::SKID_VALID as usize;
-const SKID_DATA: usize = slot_regs::SKID_DATA as usize;
-const SLOT: usize = slot_regs::WORDS as usize;
+pub(super) const WON: usize = cmerge_regs::WON as usize;
+pub(super) const RESULT_EMITTED: usize = cmerge_regs::RESULT_EMITTED as usize;
+pub(super) const INDEX_EMITTED: usize = cmerge_regs::INDEX_EMITTED as usize;
+pub(super) const VALID: usize = slot_regs::VALID as usize;
+pub(super) const DATA: usize = slot_regs::DATA as usize;
+pub(super) const SKID_VALID: usize = slot_regs::SKID_VALID as usize;
+pub(super) const SKID_DATA: usize = slot_regs::SKID_DATA as usize;
+pub(super) const SLOT: usize = slot_regs::WORDS as usize;
 const STAGE: usize = stage_regs::WORDS as usize;
-const STAGE_VALID: usize = stage_regs::VALID as usize;
-const STAGE_DATA: usize = stage_regs::DATA as usize;
+pub(super) const STAGE_VALID: usize = stage_regs::VALID as usize;
+pub(super) const STAGE_DATA: usize = stage_regs::DATA as usize;
 // `slot_step` views a slot's words as `[valid, data, skid_valid, skid_data]`.
 const _: () = assert!(VALID == 0 && DATA == 1 && SKID_VALID == 2 && SKID_DATA == 3 && SLOT == 4);
 

@@ -15,19 +15,13 @@ use cranelift_frontend::FunctionBuilder;
 use super::super::arith::{BinOp, CastKind};
 use super::super::program::{Bwd, Clk, Fwd, Program, Span, TypedOp};
 use crate::ops::CmpPredicate;
-use crate::spec::{cmerge_regs, mux_select_mask, slot_regs, stage_regs};
+use crate::spec::mux_select_mask;
 use crate::types::width_mask;
 
-const WON: usize = cmerge_regs::WON as usize;
-const RESULT_EMITTED: usize = cmerge_regs::RESULT_EMITTED as usize;
-const INDEX_EMITTED: usize = cmerge_regs::INDEX_EMITTED as usize;
-const VALID: usize = slot_regs::VALID as usize;
-const DATA: usize = slot_regs::DATA as usize;
-const SKID_VALID: usize = slot_regs::SKID_VALID as usize;
-const SKID_DATA: usize = slot_regs::SKID_DATA as usize;
-const SLOT: usize = slot_regs::WORDS as usize;
-const STAGE_VALID: usize = stage_regs::VALID as usize;
-const STAGE_DATA: usize = stage_regs::DATA as usize;
+use super::super::eval::{
+    DATA, INDEX_EMITTED, RESULT_EMITTED, SKID_DATA, SKID_VALID, SLOT, STAGE_DATA, STAGE_VALID,
+    VALID, WON,
+};
 
 /// Most data inputs of a `mux`, `merge` or `control_merge` translated inline (wider ones
 /// call the interpreter).
@@ -420,12 +414,23 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// A buffer's register-driven `out.valid/data` and `in.ready`.
     pub fn buffer_outputs(&mut self, inp: u32, out: u32, reg: u32, slots: u32) {
         let first = reg as usize;
-        let last = first + SLOT * (slots as usize - 1);
+        self.slot_output(out, first + SLOT * (slots as usize - 1));
+        let (a, b) = (
+            self.reg_zero(first + VALID),
+            self.reg_zero(first + SKID_VALID),
+        );
+        let rd = self.or(a, b);
+        self.set_r(inp, rd);
+    }
+
+    /// Drives `out` from the buffer slot whose words start at `r`: valid when it holds a
+    /// token, the skid register's data first.
+    fn slot_output(&mut self, out: u32, r: usize) {
         let (v, d, sk, sd) = (
-            self.reg(last + VALID),
-            self.reg(last + DATA),
-            self.reg(last + SKID_VALID),
-            self.reg(last + SKID_DATA),
+            self.reg(r + VALID),
+            self.reg(r + DATA),
+            self.reg(r + SKID_VALID),
+            self.reg(r + SKID_DATA),
         );
         let any = self.b.ins().bor(v, sk);
         let ov = self.nz(any);
@@ -433,12 +438,6 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let sk_set = self.nz(sk);
         let od = self.b.ins().select(sk_set, sd, d);
         self.set_d(out, od);
-        let (a, b) = (
-            self.reg_zero(first + VALID),
-            self.reg_zero(first + SKID_VALID),
-        );
-        let rd = self.or(a, b);
-        self.set_r(inp, rd);
     }
 
     /// The clock edge of a two-output fork's emitted registers.
@@ -698,21 +697,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                     self.set_d(os[k], d);
                 }
             }
-            Fwd::BufOut { out, reg } => {
-                let r = reg as usize;
-                let (v, d, sk, sd) = (
-                    self.reg(r + VALID),
-                    self.reg(r + DATA),
-                    self.reg(r + SKID_VALID),
-                    self.reg(r + SKID_DATA),
-                );
-                let any = self.b.ins().bor(v, sk);
-                let ov = self.nz(any);
-                self.set_v(out, ov);
-                let s = self.nz(sk);
-                let od = self.b.ins().select(s, sd, d);
-                self.set_d(out, od);
-            }
+            Fwd::BufOut { out, reg } => self.slot_output(out, reg as usize),
             Fwd::PipeOut { out, reg } => {
                 let r = reg as usize;
                 let v = self.reg_set(r + STAGE_VALID);
