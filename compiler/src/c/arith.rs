@@ -234,8 +234,8 @@ pub fn compare(pred: CmpPred, bits: u32, a: u64, b: u64) -> bool {
     if is_wide(bits) {
         // No float is wider than 64 bits.
         return pred
-            .int_predicate()
-            .is_some_and(|p| wide_arith::cmp(p, a, b, bits) != 0);
+            .predicate()
+            .is_ok_and(|p| wide_arith::cmp(p, a, b, bits) != 0);
     }
     let (sa, sb) = (sext(a, bits), sext(b, bits));
     match pred {

@@ -232,9 +232,9 @@ pub enum CmpPred {
 }
 
 impl CmpPred {
-    /// The `arith.cmpi` predicate of an integer comparison (`None` for a float one).
-    pub fn int_predicate(self) -> Option<CmpPredicate> {
-        Some(match self {
+    /// The predicate: `arith.cmpi`'s for an integer comparison, `arith.cmpf`'s for a float one.
+    pub fn predicate(self) -> Result<CmpPredicate, FloatPredicate> {
+        Ok(match self {
             CmpPred::Eq => CmpPredicate::Eq,
             CmpPred::Ne => CmpPredicate::Ne,
             CmpPred::Slt => CmpPredicate::Slt,
@@ -245,7 +245,7 @@ impl CmpPred {
             CmpPred::Ule => CmpPredicate::Ule,
             CmpPred::Ugt => CmpPredicate::Ugt,
             CmpPred::Uge => CmpPredicate::Uge,
-            CmpPred::Float(_) => return None,
+            CmpPred::Float(f) => return Err(f),
         })
     }
 

@@ -117,10 +117,9 @@ fn unary_op(op: UnaryOp) -> ArithOp {
 }
 
 fn cmp_op(p: CmpPred) -> ArithOp {
-    match (p, p.int_predicate()) {
-        (_, Some(i)) => ArithOp::Cmpi(i),
-        (CmpPred::Float(f), None) => ArithOp::Cmpf(f),
-        (_, None) => unreachable!("only float comparisons have no integer predicate"),
+    match p.predicate() {
+        Ok(i) => ArithOp::Cmpi(i),
+        Err(f) => ArithOp::Cmpf(f),
     }
 }
 

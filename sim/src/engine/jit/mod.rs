@@ -25,7 +25,7 @@ use cranelift_codegen::ir::{AbiParam, InstBuilder, UserFuncName, types};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{Linkage, Module, default_libcall_names};
+use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 
 use super::eval::{self, Sig, State};
 use super::program::{Program, Seg, TypedOp};
@@ -175,10 +175,11 @@ unsafe extern "C" fn clock_lists_helper(ctx: *mut Ctx, _: u32) {
 
 type PassFn = unsafe extern "C" fn(*mut Ctx);
 
-/// One step of a pass: generated code, or a combinational cycle the interpreter iterates.
+/// One step of a pass: generated code (`F`: a function's id while generating, its entry
+/// point after), or a combinational cycle the interpreter iterates.
 #[derive(Clone, Copy)]
-enum Piece {
-    Native(PassFn),
+enum Piece<F> {
+    Native(F),
     /// `Seg::Loop` number `seg` of the forward pass (`forward`) or of `bwd_step_segs`.
     Loop {
         seg: usize,
@@ -216,27 +217,30 @@ enum Item {
     /// `Program::clk_buf2[i]` (inline).
     Buf2(usize),
     Clk(usize),
-    Loop {
-        seg: usize,
-        forward: bool,
-    },
 }
 
-/// The items of one pass's segments.
-fn seg_items(segs: &[Seg], forward: bool, out: &mut Vec<Item>) {
+/// A pass's work in execution order: items that become generated code, and the
+/// combinational cycles between them.
+type Plan = Vec<Piece<Item>>;
+
+/// The plan of one pass's segments.
+fn seg_items(segs: &[Seg], forward: bool, out: &mut Plan) {
     for (k, seg) in segs.iter().enumerate() {
         match *seg {
             Seg::Straight(a, b) => out.extend(
-                (a as usize..b as usize).map(|i| if forward { Item::Fwd(i) } else { Item::Bwd(i) }),
+                (a as usize..b as usize)
+                    .map(|i| Piece::Native(if forward { Item::Fwd(i) } else { Item::Bwd(i) })),
             ),
             Seg::Typed { op, start, end } => {
                 if (end - start) as usize >= LOOP_CALL_MIN {
-                    out.push(Item::Typed { seg: k, forward })
+                    out.push(Piece::Native(Item::Typed { seg: k, forward }))
                 } else {
-                    out.extend((start as usize..end as usize).map(|t| Item::Tuple(op, t)))
+                    out.extend(
+                        (start as usize..end as usize).map(|t| Piece::Native(Item::Tuple(op, t))),
+                    )
                 }
             }
-            Seg::Loop { .. } => out.push(Item::Loop { seg: k, forward }),
+            Seg::Loop { .. } => out.push(Piece::Loop { seg: k, forward }),
         }
     }
 }
@@ -245,8 +249,8 @@ fn seg_items(segs: &[Seg], forward: bool, out: &mut Vec<Item>) {
 pub(crate) struct Jit {
     /// Owns the code; freed on drop.
     module: Option<JITModule>,
-    settle: Vec<Piece>,
-    clock: Vec<Piece>,
+    settle: Vec<Piece<PassFn>>,
+    clock: Vec<Piece<PassFn>>,
     mem_table: Vec<(usize, usize)>,
     code_bytes: usize,
 }
@@ -298,11 +302,11 @@ impl Jit {
             .map_err(|e| cg(&e))?;
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
 
-        let mut settle_items = Vec::new();
+        let mut settle_items = Plan::new();
         if p.buffers.len() >= LOOP_CALL_MIN {
-            settle_items.push(Item::BufOuts);
+            settle_items.push(Piece::Native(Item::BufOuts));
         } else {
-            settle_items.extend((0..p.buffers.len()).map(Item::BufOut));
+            settle_items.extend((0..p.buffers.len()).map(|i| Piece::Native(Item::BufOut(i))));
         }
         seg_items(&p.fwd_segs, true, &mut settle_items);
         seg_items(&p.bwd_step_segs, false, &mut settle_items);
@@ -316,6 +320,7 @@ impl Jit {
             clock_items.extend((0..p.clk_buf2.len()).map(Item::Buf2));
         }
         clock_items.extend((0..p.clk.len()).map(Item::Clk));
+        let clock_items: Plan = clock_items.into_iter().map(Piece::Native).collect();
 
         let mut b = Builder {
             module: &mut module,
@@ -327,16 +332,16 @@ impl Jit {
         let clock = b.pieces(p, &clock_items).map_err(|e| cg(&e))?;
         let code_bytes = b.code_bytes;
         module.finalize_definitions().map_err(|e| cg(&e))?;
-        let resolve = |ps: Vec<Result<cranelift_module::FuncId, Piece>>| -> Vec<Piece> {
+        let resolve = |ps: Vec<Piece<FuncId>>| -> Vec<Piece<PassFn>> {
             ps.into_iter()
                 .map(|x| match x {
-                    Ok(id) => {
+                    Piece::Native(id) => {
                         let code = module.get_finalized_function(id);
                         // SAFETY: the function was generated with the signature
                         // `extern "C" fn(*mut Ctx)` (one pointer parameter, no result).
                         Piece::Native(unsafe { std::mem::transmute::<*const u8, PassFn>(code) })
                     }
-                    Err(piece) => piece,
+                    Piece::Loop { seg, forward } => Piece::Loop { seg, forward },
                 })
                 .collect()
         };
@@ -404,34 +409,33 @@ struct Builder<'m> {
 }
 
 impl Builder<'_> {
-    /// Groups `items` into generated functions of at most [`CHUNK`] items, with the
-    /// interpreter's loops between them. `Ok` entries are functions to resolve after
-    /// finalization.
+    /// Groups the plan's items into generated functions of at most [`CHUNK`] items, with
+    /// the interpreter's loops between them.
     fn pieces(
         &mut self,
         p: &Program,
-        items: &[Item],
-    ) -> Result<Vec<Result<cranelift_module::FuncId, Piece>>, Box<cranelift_module::ModuleError>>
-    {
+        plan: &[Piece<Item>],
+    ) -> Result<Vec<Piece<FuncId>>, Box<cranelift_module::ModuleError>> {
         let mut out = Vec::new();
         let mut run: Vec<Item> = Vec::new();
-        for &it in items {
-            if let Item::Loop { seg, forward } = it {
-                if !run.is_empty() {
-                    out.push(Ok(self.function(p, &run)?));
-                    run.clear();
+        for &step in plan {
+            // A full run, or one a loop ends, becomes a function.
+            if let Piece::Native(it) = step {
+                run.push(it);
+                if run.len() < CHUNK {
+                    continue;
                 }
-                out.push(Err(Piece::Loop { seg, forward }));
-                continue;
             }
-            run.push(it);
-            if run.len() == CHUNK {
-                out.push(Ok(self.function(p, &run)?));
+            if !run.is_empty() {
+                out.push(Piece::Native(self.function(p, &run)?));
                 run.clear();
+            }
+            if let Piece::Loop { seg, forward } = step {
+                out.push(Piece::Loop { seg, forward });
             }
         }
         if !run.is_empty() {
-            out.push(Ok(self.function(p, &run)?));
+            out.push(Piece::Native(self.function(p, &run)?));
         }
         Ok(out)
     }
@@ -441,7 +445,7 @@ impl Builder<'_> {
         &mut self,
         p: &Program,
         items: &[Item],
-    ) -> Result<cranelift_module::FuncId, Box<cranelift_module::ModuleError>> {
+    ) -> Result<FuncId, Box<cranelift_module::ModuleError>> {
         let ptr = types::I64;
         let mut sig = self.module.make_signature();
         sig.params.push(AbiParam::new(ptr));
@@ -508,7 +512,6 @@ impl Builder<'_> {
                         em.buffer_clock(inp, out, reg, 2);
                     }
                     Item::Clk(i) => em.clk(i),
-                    Item::Loop { .. } => unreachable!("loops are pieces of their own"),
                 }
             }
             em.b.ins().return_(&[]);
