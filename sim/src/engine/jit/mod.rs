@@ -480,7 +480,6 @@ impl Builder<'_> {
             });
             let mut em = Emitter::new(&mut fb, p, c, &LAYOUT, hs, helpers);
             for &it in items {
-                em.forget();
                 match it {
                     Item::BufOuts => em.call(Helper::BufferOutputs, 0),
                     Item::Fwd(i) => em.fwd(i),
