@@ -337,17 +337,27 @@ fn bench_engine_runs_tiny_and_prints_sane_rows() {
     // The chains run to the cycle limit on both sides; the kernels run to completion.
     assert!(rows[0][2] == "2000" && rows[1][2] == "500", "{out}");
     // Without waves (the models are cached now): the chains still end at their cycle limit,
-    // which is what a chain run must do, not an error.
-    let (code, out, err) = handscope(&[
-        "bench",
-        "engine",
-        "--tiny",
-        "--rounds",
-        "1",
-        "--no-waves",
-        "--dir",
-        &d,
-    ]);
+    // which is what a chain run must do, not an error. `--dir` relative to the working
+    // directory this time (the models run in their own directories).
+    let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args([
+            "bench",
+            "engine",
+            "--tiny",
+            "--rounds",
+            "1",
+            "--no-waves",
+            "--dir",
+        ])
+        .arg(dir.file_name().expect("a name"))
+        .current_dir(dir.parent().expect("a parent"))
+        .output()
+        .expect("run handscope");
+    let (code, out, err) = (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
     assert_eq!(code, 0, "{out}\n{err}");
     let kinds: Vec<&str> = out
         .lines()

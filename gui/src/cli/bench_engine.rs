@@ -130,6 +130,10 @@ fn median_time(v: &[Time]) -> Time {
 pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Result<ExitCode> {
     let rounds = rounds.max(1);
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // Absolute: the models run in their own directories (a relative `--dir` named nothing
+    // from there).
+    let dir =
+        &std::fs::canonicalize(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
     let exe = std::env::current_exe().context("cannot find the handscope executable")?;
     let workloads = write_workloads(sizes, waves, dir)?;
     let load = || {
