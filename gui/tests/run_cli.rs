@@ -395,3 +395,44 @@ fn layout_stats_measures_each_file_at_fit() {
         assert!(px >= 11.0, "{text}");
     }
 }
+
+/// #15 item 1's goal where it is met: with Graphviz, every example C kernel of at most 90
+/// nodes has labels of at least 11 px at fit in a 1600×1000 panel (blocks stacked in
+/// program order and wrapped into columns; before the stacking, only those up to 78 nodes).
+#[test]
+fn example_kernels_up_to_90_nodes_are_readable_at_fit() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/kernels");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .expect("examples")
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            (p.extension()? == "c").then(|| p.display().to_string())
+        })
+        .collect();
+    files.sort();
+    let out = bin()
+        .arg("layout-stats")
+        .args(&files)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let mut checked = 0;
+    for row in text.lines().skip(2) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let nodes: usize = cells[2].parse().expect("nodes");
+        if cells[3] != "graphviz" || nodes > 90 {
+            continue;
+        }
+        let px: f32 = cells[6]
+            .split_whitespace()
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("label px");
+        assert!(px >= 11.0, "{row}\n{text}");
+        checked += 1;
+    }
+    if text.contains("graphviz") {
+        assert!(checked >= 18, "{text}");
+    }
+}

@@ -12,7 +12,7 @@ use handscope_sim::spec::{Detail, StateLayout, describe_op};
 use handscope_sim::{Function, NodeId};
 use rayon::prelude::*;
 
-use super::layout_stats::fit_zoom;
+use super::layout_stats::{FIT_ZOOM_MAX, fit_zoom};
 use super::program_order;
 
 /// A 2-D point.
@@ -275,17 +275,18 @@ impl Default for Shape {
     }
 }
 
+/// The start of every DOT text of a layout: ranks 0.2 in apart (room for a value label on a
+/// short edge), cluster labels at the 10 points the scene draws them at, 4 points of margin
+/// inside each box, fixed-size boxes.
+pub const DOT_HEADER: &str = "digraph g {\n  graph [rankdir=TB, nodesep=0.12, ranksep=0.2, splines=spline, fontsize=10, margin=4];\n  node [shape=box, fixedsize=true, label=\"\"];\n";
+
 /// The DOT text of column `column` of `f` drawn in `shape` (with no breaks, column 0 is the
 /// whole graph): the column's blocks (a boundary `k` of the breaks lies between the blocks
 /// `k` and `k + 1` of the program order), its loops, the nodes outside every block that it
 /// uses first (see [`node_columns`]) and the channels between its nodes.
 pub fn column_dot(f: &Function, shape: &Shape, column: usize) -> String {
     let breaks = &shape.breaks[..];
-    // Ranks 0.2 in apart (room for a value label on a short edge), cluster labels at the
-    // 10 points the scene draws them at, 4 points of margin inside each box.
-    let mut s = String::from(
-        "digraph g {\n  graph [rankdir=TB, nodesep=0.12, ranksep=0.2, splines=spline, fontsize=10, margin=4];\n  node [shape=box, fixedsize=true, label=\"\"];\n",
-    );
+    let mut s = String::from(DOT_HEADER);
     let order = program_order::blocks(f);
     let block_of = program_order::block_index(f, &order);
     let mut members: Vec<Vec<NodeId>> = vec![Vec::new(); order.len()];
@@ -564,6 +565,10 @@ pub fn layout_stack_size(nodes: usize) -> usize {
 /// graph view of a 1600×1000 window.
 pub const DEFAULT_PANEL: P2 = [1600.0, 1000.0];
 
+/// How much larger a zoom at fit the stacked drawing ([`super::layout_stack`]) must give to
+/// be chosen over Graphviz's drawing of the whole graph, whose routes are Graphviz's own.
+const STACK_MIN_GAIN: f32 = 1.05;
+
 /// Largest graph whose drawing is tried in columns and rankings (each try is more `dot`
 /// runs).
 pub const SHAPE_MAX_NODES: usize = 400;
@@ -595,7 +600,21 @@ pub fn compute(f: &Function, engine: Engine, panel: P2) -> Arc<Layout> {
     }
     let layout = match engine {
         Engine::Auto if f.nodes.len() <= GRAPHVIZ_MAX_NODES => {
-            graphviz_shaped(f, &dot, panel).unwrap_or_else(|| super::sugiyama::layout(f))
+            let (shaped, stacked) = rayon::join(
+                || graphviz_shaped(f, &dot, panel),
+                || {
+                    (f.nodes.len() <= SHAPE_MAX_NODES)
+                        .then(|| super::layout_stack::stacked(f, panel))
+                        .flatten()
+                },
+            );
+            let zoom = |l: &Layout| fit_zoom(l.size, panel).min(FIT_ZOOM_MAX);
+            match (shaped, stacked) {
+                (Some(a), Some(b)) if zoom(&b) > zoom(&a) * STACK_MIN_GAIN => b,
+                (Some(a), _) => a,
+                (None, Some(b)) => b,
+                (None, None) => super::sugiyama::layout(f),
+            }
         }
         Engine::Auto => super::sugiyama::layout(f),
         Engine::Sugiyama => super::sugiyama::layout(f),
@@ -945,13 +964,23 @@ fn nums(s: &str) -> Vec<f32> {
         .collect()
 }
 
-/// A drawing of some of a function's nodes (one column of [`column_dot`]).
-struct Part {
+/// A drawing of some of a function's nodes (one column of [`column_dot`], one block of
+/// [`super::layout_stack`]).
+pub(super) struct Part {
     /// Node boxes by node index (`None`: not in this part).
-    nodes: Vec<Option<NodeBox>>,
-    edges: Vec<EdgeRoute>,
-    clusters: Vec<ClusterBox>,
-    size: P2,
+    pub(super) nodes: Vec<Option<NodeBox>>,
+    /// Routes of the channels between the part's nodes.
+    pub(super) edges: Vec<EdgeRoute>,
+    /// Its block and loop boxes.
+    pub(super) clusters: Vec<ClusterBox>,
+    /// Size of the drawing.
+    pub(super) size: P2,
+}
+
+/// Graphviz's drawing of the DOT text `dot` of some of `f`'s nodes (`None` when `dot` is
+/// missing or fails).
+pub(super) fn graphviz_part(f: &Function, dot: &str) -> Option<Part> {
+    parse_graphviz_part(f, &exec_dot(dot)?)
 }
 
 /// Reads `dot -Tjson` output of [`layout_dot`] back into a [`Layout`] (`None` when it is
@@ -1222,14 +1251,24 @@ mod tests {
             return;
         }
         let l = compute(&c.func, Engine::Auto, DEFAULT_PANEL);
+        // Two loops; a loop wrapped into several columns has a box in each.
         let loops: Vec<&ClusterBox> = l
             .clusters
             .iter()
             .filter(|b| b.kind == ClusterKind::Loop)
             .collect();
-        assert_eq!(loops.len(), 2, "{:?}", l.clusters);
-        let (o, i) = (loops[0], loops[1]);
-        assert!(inside(i, o), "{o:?} contains {i:?}");
+        let mut labels: Vec<&str> = loops.iter().map(|b| b.label.as_str()).collect();
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels, ["loop bb1–bb3", "loop bb2"], "{:?}", l.clusters);
+        for i in loops.iter().filter(|b| b.label == "loop bb2") {
+            assert!(
+                loops
+                    .iter()
+                    .any(|o| o.label == "loop bb1–bb3" && inside(i, o)),
+                "no box of the outer loop contains {i:?}: {loops:?}"
+            );
+        }
     }
 
     /// #15 item 1: the program wraps into columns only between loops, never inside one.

@@ -10,6 +10,9 @@ pub const NODE_LABEL_UNITS: f32 = 11.0;
 /// Margin the graph view keeps around a fitted drawing, in screen points.
 const FIT_MARGIN: f32 = 20.0;
 
+/// The largest zoom the graph view fits a drawing at (small graphs are not blown up further).
+pub const FIT_ZOOM_MAX: f32 = 2.5;
+
 /// The smallest label (screen pixels at fit) that counts as readable.
 pub const READABLE_LABEL_PX: f32 = 11.0;
 
@@ -47,7 +50,7 @@ pub fn measure(l: &Layout, panel: P2) -> LayoutStats {
         edges: l.edges.len(),
         aspect: l.size[0] / l.size[1].max(1.0),
         fit_zoom,
-        label_px: NODE_LABEL_UNITS * fit_zoom.min(2.5),
+        label_px: NODE_LABEL_UNITS * fit_zoom.min(FIT_ZOOM_MAX),
         crossings: crossings(l),
     }
 }

@@ -12,6 +12,7 @@ pub mod frame_bench;
 pub mod history;
 pub mod inspect;
 pub mod layout;
+pub mod layout_stack;
 pub mod layout_stats;
 pub mod model;
 pub mod program_order;

@@ -66,7 +66,9 @@ impl GraphView {
             .min((rect.height() - 2.0 * margin) / size[1].max(1.0));
         // Node labels are 11 layout units, drawn 1.3 times larger in presentation mode.
         let floor = self.min_label / (NODE_LABEL * PRESENTATION_FONT);
-        self.zoom = z.max(floor).clamp(0.02, 2.5);
+        self.zoom = z
+            .max(floor)
+            .clamp(0.02, crate::app::layout_stats::FIT_ZOOM_MAX);
         self.offset = Vec2::new(
             ((rect.width() - size[0] * self.zoom) / 2.0).max(margin),
             ((rect.height() - size[1] * self.zoom) / 2.0).max(margin),

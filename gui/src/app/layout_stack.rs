@@ -1,0 +1,697 @@
+//! Block stacking: a C kernel drawn as its program reads. Each basic block is laid out on
+//! its own by Graphviz; the blocks are stacked top to bottom in program order, left-aligned
+//! and indented one step per enclosing loop, each loop a box around its blocks; the stack is
+//! wrapped into columns (read like a newspaper's) to fit the panel. Channels between blocks
+//! are routed here, along the sides of the stack: a loop's back edges up its left side, a
+//! value that skips blocks (one passing through a loop) down its right side, each on a lane
+//! of its own, and a channel to the next block straight down.
+//!
+//! Compared with one Graphviz run over the whole graph (`layout::graphviz_shaped`), this
+//! keeps Graphviz from drifting each block to the right of the one before (the drawings of
+//! C kernels became diagonal staircases, mostly empty), and it can wrap the program inside a
+//! loop. [`super::layout::compute`] keeps whichever of the two fits the panel at the larger
+//! zoom.
+
+use cranelift_entity::EntityRef;
+use handscope_sim::{Function, NodeId};
+use rayon::prelude::*;
+
+use super::layout::{ClusterBox, ClusterKind, DOT_HEADER, EdgeRoute, Layout, NodeBox, P2, Part};
+use super::layout_stats::{FIT_ZOOM_MAX, fit_zoom};
+use super::program_order::{self, Loop};
+
+/// Space between two stacked items (blocks, loop boxes), in points.
+const ITEM_GAP: f32 = 6.0;
+/// Indentation of a loop's contents inside its box, and the box's margin on the right and
+/// at the bottom.
+const LOOP_PAD: f32 = 8.0;
+/// Room for a loop box's label above its first block.
+const LOOP_LABEL: f32 = 16.0;
+/// Space between two side lanes, and between the lanes and the stack.
+const LANE_GAP: f32 = 4.0;
+/// Space between two columns.
+const COLUMN_GAP: f32 = 20.0;
+/// The zoom an extra column must gain to be chosen (as a factor).
+const EXTRA_COLUMN_COST: f32 = 1.03;
+/// The zoom cutting a loop's box in two (across columns) must gain.
+const SPLIT_LOOP_COST: f32 = 1.1;
+/// Most blocks for which every placement of two column breaks is tried.
+const EXHAUSTIVE_BLOCKS: usize = 40;
+/// Most columns tried.
+const MAX_COLUMNS: usize = 5;
+/// How far a route leaves its producer downwards (and enters its consumer from above)
+/// before it turns.
+const STUB: f32 = 6.0;
+
+/// A loop of the stack: its blocks `first..=last`, how many loops enclose it, its label.
+struct LoopSpan {
+    first: usize,
+    last: usize,
+    depth: usize,
+    label: String,
+}
+
+/// The part of a loop's box in one column: the loop (index into the [`LoopSpan`]s), its
+/// top and bottom, the column.
+struct LoopPiece {
+    span: usize,
+    top: f32,
+    bottom: f32,
+    column: usize,
+}
+
+/// The stacked drawing of `f` shaped to `panel` (`None` when `f` has fewer than two
+/// blocks, or Graphviz is missing or fails).
+pub fn stacked(f: &Function, panel: P2) -> Option<Layout> {
+    let order = program_order::blocks(f);
+    if order.len() < 2 {
+        return None;
+    }
+    let block_of = program_order::block_index(f, &order);
+    let home = homes(f, &block_of);
+    let mut members: Vec<Vec<NodeId>> = vec![Vec::new(); order.len()];
+    for id in f.nodes.keys() {
+        members[home[id.index()]].push(id);
+    }
+    let pieces: Vec<Part> = (0..order.len())
+        .into_par_iter()
+        .map(|k| piece(f, &order, &block_of, &home, &members[k], k))
+        .collect::<Option<_>>()?;
+    let loops = program_order::loops(f, &order);
+    let mut depth = vec![0usize; order.len()];
+    let mut spans: Vec<LoopSpan> = Vec::new();
+    collect_loops(&loops, 0, &order, &mut depth, &mut spans);
+
+    // The best wrapping: for each number of columns, the breaks that balance the heights,
+    // breaking anywhere or only between loops; each extra column and each loop cut in two
+    // must pay for itself in zoom.
+    let heights: Vec<f32> = pieces.iter().map(|p| p.size[1] + ITEM_GAP).collect();
+    let anywhere: Vec<usize> = (0..order.len() - 1).collect();
+    let between_loops = super::layout::column_cuts(f);
+    let mut candidates: Vec<Vec<usize>> = Vec::new();
+    for allowed in [&anywhere, &between_loops] {
+        // Units: the runs of blocks between the allowed boundaries.
+        let mut units = vec![0.0f32; allowed.len() + 1];
+        for (k, h) in heights.iter().enumerate() {
+            units[allowed.iter().filter(|&&b| b < k).count()] += h;
+        }
+        for columns in 1..=MAX_COLUMNS.min(units.len()) {
+            candidates.push(
+                balanced_breaks(&units, columns)
+                    .into_iter()
+                    .map(|u| allowed[u])
+                    .collect(),
+            );
+        }
+    }
+    // Two or three columns: every way (the greedy balance misses a tall block's best place).
+    for (i, &a) in anywhere.iter().enumerate() {
+        candidates.push(vec![a]);
+        if anywhere.len() <= EXHAUSTIVE_BLOCKS {
+            candidates.extend(anywhere[i + 1..].iter().map(|&b| vec![a, b]));
+        }
+    }
+    candidates.sort();
+    candidates.dedup();
+    let mut best: Option<(f32, Vec<usize>)> = None;
+    for breaks in candidates {
+        let split = breaks
+            .iter()
+            .map(|&b| spans.iter().filter(|l| l.first <= b && b < l.last).count())
+            .sum::<usize>();
+        let size = place(f, &pieces, &depth, &spans, &breaks, &home)?.size;
+        let score = fit_zoom(size, panel).min(FIT_ZOOM_MAX)
+            / EXTRA_COLUMN_COST.powi(breaks.len() as i32)
+            / SPLIT_LOOP_COST.powi(split as i32);
+        if best
+            .as_ref()
+            .is_none_or(|(s, b)| score > *s || (score == *s && breaks.len() < b.len()))
+        {
+            best = Some((score, breaks));
+        }
+    }
+    let (_, breaks) = best?;
+    place(f, &pieces, &depth, &spans, &breaks, &home)
+}
+
+/// The block each node is drawn with: its own, or for a node outside every block (an
+/// argument, a memory) the earliest block that uses it (the first block when none does).
+fn homes(f: &Function, block_of: &[Option<usize>]) -> Vec<usize> {
+    f.nodes
+        .iter()
+        .map(|(id, n)| {
+            block_of[id.index()].unwrap_or_else(|| {
+                n.outputs
+                    .iter()
+                    .flat_map(|&o| &f.channels[o].consumers)
+                    .filter_map(|c| block_of[c.node.index()])
+                    .min()
+                    .unwrap_or(0)
+            })
+        })
+        .collect()
+}
+
+/// Block `k`'s drawing: its nodes in its box, the nodes outside every block it is home to,
+/// and the channels between them.
+fn piece(
+    f: &Function,
+    order: &[&str],
+    block_of: &[Option<usize>],
+    home: &[usize],
+    members: &[NodeId],
+    k: usize,
+) -> Option<Part> {
+    use std::fmt::Write as _;
+    let mut s = String::from(DOT_HEADER);
+    let _ = write!(
+        s,
+        "  subgraph \"cluster_{k}\" {{ label=\"{}\"; ",
+        order[k].replace('"', "'")
+    );
+    for n in members.iter().filter(|n| block_of[n.index()].is_some()) {
+        let _ = write!(s, "n{}; ", n.index());
+    }
+    s.push_str("}\n");
+    for &n in members {
+        let [w, h] = super::layout::node_size(f, n);
+        let _ = writeln!(
+            s,
+            "  n{} [width={:.3}, height={:.3}];",
+            n.index(),
+            w / 72.0,
+            h / 72.0
+        );
+    }
+    for (cid, ch) in f.channels.iter() {
+        let from = ch.producer.node;
+        for (i, c) in ch.consumers.iter().enumerate() {
+            if home[from.index()] != k || home[c.node.index()] != k {
+                continue;
+            }
+            let back = program_order::runs_backwards(f, block_of, from, c.node);
+            let _ = writeln!(
+                s,
+                "  n{} -> n{} [id=\"c{}_{i}\"{}];",
+                from.index(),
+                c.node.index(),
+                cid.index(),
+                if back { ", constraint=false" } else { "" }
+            );
+        }
+    }
+    s.push_str("}\n");
+    super::layout::graphviz_part(f, &s)
+}
+
+/// Walks the loop tree: each block's loop depth, and every loop as `(first, last, depth,
+/// label)`.
+fn collect_loops(
+    loops: &[Loop],
+    d: usize,
+    order: &[&str],
+    depth: &mut [usize],
+    out: &mut Vec<LoopSpan>,
+) {
+    for l in loops {
+        for x in &mut depth[l.first..=l.last] {
+            *x = (*x).max(d + 1);
+        }
+        let label = if l.first == l.last {
+            format!("loop {}", order[l.first])
+        } else {
+            format!("loop {}–{}", order[l.first], order[l.last])
+        };
+        out.push(LoopSpan {
+            first: l.first,
+            last: l.last,
+            depth: d,
+            label,
+        });
+        collect_loops(&l.inner, d + 1, order, depth, out);
+    }
+}
+
+/// The units after which a new column starts, for `columns` columns of about equal height
+/// (greedy: a column ends once it reaches its share of what is left), given each unit's
+/// height. Every column gets at least one unit.
+fn balanced_breaks(heights: &[f32], columns: usize) -> Vec<usize> {
+    let n = heights.len();
+    let columns = columns.clamp(1, n.max(1));
+    let mut breaks = Vec::new();
+    let mut left: f32 = heights.iter().sum();
+    let mut k = 0;
+    // `c`: the columns still to fill after this one.
+    for c in (1..columns).rev() {
+        let target = left / (c + 1) as f32;
+        let mut acc = heights[k];
+        k += 1;
+        while k < n - c && acc + heights[k] / 2.0 <= target {
+            acc += heights[k];
+            k += 1;
+        }
+        breaks.push(k - 1);
+        left -= acc;
+    }
+    breaks
+}
+
+/// A route's way along a side of its column: the lane's side and its vertical extent.
+struct SideRoute {
+    /// Channel index, producer, consumer.
+    edge: (usize, NodeId, NodeId),
+    /// The column whose side it runs along.
+    column: usize,
+    /// Left side (a back edge), or right side.
+    left: bool,
+    /// The heights it runs between.
+    top: f32,
+    bottom: f32,
+}
+
+/// The drawing with the blocks in columns after `breaks`.
+fn place(
+    f: &Function,
+    pieces: &[Part],
+    depth: &[usize],
+    loops: &[LoopSpan],
+    breaks: &[usize],
+    home: &[usize],
+) -> Option<Layout> {
+    let n = pieces.len();
+    let column_of = |k: usize| breaks.iter().filter(|&&b| b < k).count();
+    let columns = breaks.len() + 1;
+    // Vertical placement inside each column: a loop opening adds room for its label, a
+    // loop closing its bottom margin.
+    let mut top = vec![0.0f32; n];
+    let mut loop_boxes: Vec<LoopPiece> = Vec::new();
+    let mut col_height = vec![0.0f32; columns];
+    let mut col_width = vec![0.0f32; columns];
+    for c in 0..columns {
+        let first = if c == 0 { 0 } else { breaks[c - 1] + 1 };
+        let last = breaks.get(c).copied().unwrap_or(n - 1);
+        let mut y = 0.0f32;
+        let mut open: Vec<(usize, f32)> = Vec::new();
+        for k in first..=last {
+            // Loops around k that start here, or that continue from the previous column.
+            let mut starting: Vec<usize> = (0..loops.len())
+                .filter(|&i| {
+                    let l = &loops[i];
+                    l.first <= k && k <= l.last && (l.first == k || k == first)
+                })
+                .collect();
+            starting.sort_by_key(|&i| loops[i].depth);
+            for i in starting {
+                open.push((i, y));
+                y += LOOP_LABEL;
+            }
+            top[k] = y;
+            y += pieces[k].size[1];
+            col_width[c] = col_width[c]
+                .max(depth[k] as f32 * LOOP_PAD + pieces[k].size[0] + depth[k] as f32 * LOOP_PAD);
+            // Loops that end here, or that the column ends inside of, innermost first.
+            while let Some(&(i, y0)) = open.last() {
+                if loops[i].last != k && k != last {
+                    break;
+                }
+                open.pop();
+                y += LOOP_PAD;
+                loop_boxes.push(LoopPiece {
+                    span: i,
+                    top: y0,
+                    bottom: y,
+                    column: c,
+                });
+            }
+            y += ITEM_GAP;
+        }
+        col_height[c] = (y - ITEM_GAP).max(0.0);
+    }
+
+    // Routes between blocks: which go along a side, and their lanes.
+    let mut side: Vec<SideRoute> = Vec::new();
+    let mut direct: Vec<(usize, NodeId, NodeId)> = Vec::new();
+    for (cid, ch) in f.channels.iter() {
+        let from = ch.producer.node;
+        for c in &ch.consumers {
+            let (a, b) = (home[from.index()], home[c.node.index()]);
+            if a == b {
+                continue;
+            }
+            let e = (cid.index(), from, c.node);
+            let (ca, cb) = (column_of(a), column_of(b));
+            // The heights the route runs between: below its producer, above its consumer.
+            let y = |n: NodeId, k: usize, bottom: bool| {
+                pieces[k].nodes[n.index()].as_ref().map_or(top[k], |nb| {
+                    top[k] + if bottom { nb.max()[1] } else { nb.min()[1] }
+                })
+            };
+            let (y0, y1) = (y(from, a, true) + STUB, y(c.node, b, false) - STUB);
+            if ca == cb && b == a + 1 {
+                direct.push(e);
+            } else {
+                // Within a column: back up the left side, or down the right side past the
+                // blocks between. Between columns: through the gap right of the earlier
+                // column.
+                side.push(SideRoute {
+                    edge: e,
+                    column: ca.min(cb),
+                    left: ca == cb && b < a,
+                    top: y0.min(y1),
+                    bottom: y0.max(y1),
+                });
+            }
+        }
+    }
+    // Lanes: the routes of one producer along one side share a lane (they leave it
+    // together); lanes are given by interval colouring of their vertical extents, per
+    // column and side.
+    let mut groups: Vec<((NodeId, usize, bool), f32, f32)> = Vec::new();
+    let mut group_of = vec![0usize; side.len()];
+    for (i, r) in side.iter().enumerate() {
+        let key = (r.edge.1, r.column, r.left);
+        group_of[i] = match groups.iter().position(|g| g.0 == key) {
+            Some(g) => {
+                groups[g].1 = groups[g].1.min(r.top);
+                groups[g].2 = groups[g].2.max(r.bottom);
+                g
+            }
+            None => {
+                groups.push((key, r.top, r.bottom));
+                groups.len() - 1
+            }
+        };
+    }
+    let mut group_lane = vec![0usize; groups.len()];
+    let mut lanes = vec![[0usize; 2]; columns];
+    let mut idx: Vec<usize> = (0..groups.len()).collect();
+    idx.sort_by(|&i, &j| groups[i].1.total_cmp(&groups[j].1));
+    let mut ends: Vec<[Vec<f32>; 2]> = vec![[Vec::new(), Vec::new()]; columns];
+    for g in idx {
+        let ((_, column, left), y0, y1) = groups[g];
+        let s = usize::from(!left);
+        let free = &mut ends[column][s];
+        let l = match free.iter().position(|&e| e + LANE_GAP < y0) {
+            Some(l) => l,
+            None => {
+                free.push(0.0);
+                free.len() - 1
+            }
+        };
+        free[l] = y1;
+        group_lane[g] = l;
+        lanes[column][s] = lanes[column][s].max(l + 1);
+    }
+    let lane: Vec<usize> = group_of.iter().map(|&g| group_lane[g]).collect();
+    // Columns left to right: left lanes, the stack, right lanes.
+    let mut col_x = vec![0.0f32; columns];
+    let mut x = 0.0f32;
+    for c in 0..columns {
+        col_x[c] = x + lanes[c][0] as f32 * LANE_GAP;
+        x = col_x[c] + col_width[c] + lanes[c][1] as f32 * LANE_GAP + COLUMN_GAP;
+    }
+    let width = x - COLUMN_GAP;
+    let height = col_height.iter().fold(0.0f32, |a, &b| a.max(b));
+
+    let mut nodes: Vec<Option<NodeBox>> = vec![None; f.nodes.len()];
+    let mut edges = Vec::new();
+    let mut clusters = Vec::new();
+    for (k, p) in pieces.iter().enumerate() {
+        let c = column_of(k);
+        let off = [col_x[c] + depth[k] as f32 * LOOP_PAD, top[k]];
+        let at = |q: P2| [q[0] + off[0], q[1] + off[1]];
+        for nb in p.nodes.iter().flatten() {
+            nodes[nb.node.index()] = Some(NodeBox {
+                center: at(nb.center),
+                ..nb.clone()
+            });
+        }
+        edges.extend(p.edges.iter().map(|e| EdgeRoute {
+            points: e.points.iter().map(|&q| at(q)).collect(),
+            ..e.clone()
+        }));
+        clusters.extend(p.clusters.iter().map(|b| ClusterBox {
+            min: at(b.min),
+            max: at(b.max),
+            ..b.clone()
+        }));
+    }
+    for lp in &loop_boxes {
+        let c = lp.column;
+        let first = if c == 0 { 0 } else { breaks[c - 1] + 1 };
+        let last = breaks.get(c).copied().unwrap_or(n - 1);
+        let LoopSpan {
+            first: a,
+            last: b,
+            depth: d,
+            ref label,
+        } = loops[lp.span];
+        let inside = a.max(first)..=b.min(last);
+        // Right of its widest block and of the right margins of the loops between.
+        let right = inside
+            .map(|k| {
+                col_x[c]
+                    + depth[k] as f32 * LOOP_PAD
+                    + pieces[k].size[0]
+                    + depth[k].saturating_sub(d) as f32 * LOOP_PAD
+            })
+            .fold(0.0f32, f32::max);
+        clusters.push(ClusterBox {
+            label: label.clone(),
+            kind: ClusterKind::Loop,
+            min: [col_x[c] + d as f32 * LOOP_PAD, lp.top],
+            max: [right, lp.bottom],
+        });
+    }
+    // Every node is in the part of its home block (`None`: Graphviz left one out).
+    let nodes: Vec<NodeBox> = nodes.into_iter().collect::<Option<_>>()?;
+    for (cid, from, to) in direct {
+        edges.push(EdgeRoute {
+            channel: cid,
+            to,
+            from,
+            points: straight_down(&nodes[from.index()], &nodes[to.index()]),
+        });
+    }
+    for (r, &l) in side.iter().zip(&lane) {
+        let (cid, from, to) = r.edge;
+        let c = r.column;
+        let lane_x = if r.left {
+            col_x[c] - (l + 1) as f32 * LANE_GAP
+        } else {
+            col_x[c] + col_width[c] + (l + 1) as f32 * LANE_GAP
+        };
+        edges.push(EdgeRoute {
+            channel: cid,
+            to,
+            from,
+            points: along_side(&nodes[from.index()], &nodes[to.index()], lane_x),
+        });
+    }
+    // Outer boxes first, so that a loop's box lies under the boxes of its blocks.
+    clusters.sort_by(|a, b| {
+        let area = |c: &ClusterBox| (c.max[0] - c.min[0]) * (c.max[1] - c.min[1]);
+        area(b).total_cmp(&area(a))
+    });
+    Some(Layout {
+        nodes,
+        edges,
+        clusters,
+        size: [width.max(1.0), height.max(1.0)],
+        engine: "graphviz",
+    })
+}
+
+/// A cubic segment per straight piece of the polyline `pts`.
+fn polyline(pts: &[P2]) -> Vec<P2> {
+    let mut out = vec![pts[0]];
+    for w in pts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let lerp = |t: f32| [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+        out.extend([lerp(1.0 / 3.0), lerp(2.0 / 3.0), b]);
+    }
+    out
+}
+
+/// From the bottom of `from` to the top of `to` in the next block: one curve.
+fn straight_down(from: &NodeBox, to: &NodeBox) -> Vec<P2> {
+    let p0 = [from.center[0], from.max()[1]];
+    let p3 = [to.center[0], to.min()[1]];
+    let bend = ((p3[1] - p0[1]).abs() / 2.0).clamp(12.0, 40.0);
+    vec![p0, [p0[0], p0[1] + bend], [p3[0], p3[1] - bend], p3]
+}
+
+/// From the bottom of `from` out to the lane at `lane_x`, along it, and into the top of
+/// `to`.
+fn along_side(from: &NodeBox, to: &NodeBox, lane_x: f32) -> Vec<P2> {
+    let p0 = [from.center[0], from.max()[1]];
+    let p3 = [to.center[0], to.min()[1]];
+    polyline(&[
+        p0,
+        [p0[0], p0[1] + STUB],
+        [lane_x, p0[1] + STUB],
+        [lane_x, p3[1] - STUB],
+        [p3[0], p3[1] - STUB],
+        p3,
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::program_order::tests::{NESTED_LOOPS, THREE_LOOPS, compile};
+
+    fn dot_runs() -> bool {
+        std::process::Command::new("dot")
+            .arg("-V")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    /// Whether box `i` lies inside box `o`.
+    fn inside(i: &ClusterBox, o: &ClusterBox) -> bool {
+        o.min[0] <= i.min[0] && o.min[1] <= i.min[1] && i.max[0] <= o.max[0] && i.max[1] <= o.max[1]
+    }
+
+    #[test]
+    fn balanced_breaks_split_heights_evenly() {
+        assert_eq!(balanced_breaks(&[10.0; 6], 1), Vec::<usize>::new());
+        assert_eq!(balanced_breaks(&[10.0; 6], 2), vec![2]);
+        assert_eq!(balanced_breaks(&[10.0; 6], 3), vec![1, 3]);
+        // One tall block: it gets a column of its own.
+        assert_eq!(balanced_breaks(&[100.0, 10.0, 10.0, 10.0], 2), vec![0]);
+        // Never an empty column.
+        assert_eq!(balanced_breaks(&[10.0, 10.0], 5), vec![0]);
+        assert_eq!(balanced_breaks(&[10.0], 3), Vec::<usize>::new());
+    }
+
+    /// #15 item 1: blocks stacked top to bottom in program order (a later column to the
+    /// right), left-aligned and indented per loop, each loop's box around its blocks,
+    /// every node inside its block's box, no two nodes overlapping.
+    #[test]
+    fn blocks_stack_in_program_order_inside_their_loops() {
+        if !dot_runs() {
+            return;
+        }
+        for (src, panel) in [
+            (NESTED_LOOPS, [1600.0, 1000.0]),
+            (THREE_LOOPS, [1600.0, 1000.0]),
+            // A tall panel: one column.
+            (THREE_LOOPS, [400.0, 4000.0]),
+        ] {
+            let c = compile(src);
+            let f = &c.func;
+            let l = stacked(f, panel).expect("a stacked layout");
+            let order = program_order::blocks(f);
+            let blocks: Vec<&ClusterBox> = order
+                .iter()
+                .map(|b| {
+                    l.clusters
+                        .iter()
+                        .find(|c| c.kind == ClusterKind::Block && c.label == *b)
+                        .expect("every block has a box")
+                })
+                .collect();
+            for w in blocks.windows(2) {
+                let (a, b) = (w[0], w[1]);
+                assert!(
+                    b.min[1] >= a.max[1] || b.min[0] >= a.max[0],
+                    "{} does not follow {}: {a:?} {b:?}",
+                    b.label,
+                    a.label
+                );
+            }
+            if panel[0] < panel[1] {
+                // One column: every block lies below the first one.
+                let first = blocks[0];
+                for b in &blocks {
+                    assert!(
+                        b.min[0] < first.max[0] && first.min[0] < b.max[0],
+                        "{b:?} is not in the first column: {blocks:?}"
+                    );
+                }
+            }
+            let block_of = program_order::block_index(f, &order);
+            for nb in &l.nodes {
+                if let Some(k) = block_of[nb.node.index()] {
+                    let b = blocks[k];
+                    let (lo, hi) = (nb.min(), nb.max());
+                    assert!(
+                        b.min[0] <= lo[0]
+                            && b.min[1] <= lo[1]
+                            && hi[0] <= b.max[0]
+                            && hi[1] <= b.max[1],
+                        "{nb:?} outside {b:?}"
+                    );
+                }
+                assert!(nb.max()[0] <= l.size[0] + 0.5 && nb.max()[1] <= l.size[1] + 0.5);
+            }
+            for (i, a) in l.nodes.iter().enumerate() {
+                for b in &l.nodes[i + 1..] {
+                    let apart = a.max()[0] <= b.min()[0]
+                        || b.max()[0] <= a.min()[0]
+                        || a.max()[1] <= b.min()[1]
+                        || b.max()[1] <= a.min()[1];
+                    assert!(apart, "{a:?} overlaps {b:?}");
+                }
+            }
+            // Each loop's blocks lie in a box of that loop.
+            for lp in program_order::loops(f, &order) {
+                let label = if lp.first == lp.last {
+                    format!("loop {}", order[lp.first])
+                } else {
+                    format!("loop {}–{}", order[lp.first], order[lp.last])
+                };
+                for b in &blocks[lp.first..=lp.last] {
+                    assert!(
+                        l.clusters.iter().any(|o| o.label == label && inside(b, o)),
+                        "{} outside {label}: {:?}",
+                        b.label,
+                        l.clusters
+                    );
+                }
+            }
+            // Every channel has a route, and each route starts at its producer.
+            let routes: usize = f.channels.values().map(|c| c.consumers.len()).sum();
+            assert_eq!(l.edges.len(), routes);
+        }
+    }
+
+    /// Back edges between blocks run up the left side of the stack; channels to the next
+    /// block go straight down.
+    #[test]
+    fn back_edges_run_up_the_left_side() {
+        if !dot_runs() {
+            return;
+        }
+        let c = compile(NESTED_LOOPS);
+        let f = &c.func;
+        let l = stacked(f, [400.0, 4000.0]).expect("a stacked layout");
+        let order = program_order::blocks(f);
+        let block_of = program_order::block_index(f, &order);
+        let left = l
+            .clusters
+            .iter()
+            .filter(|c| c.kind == ClusterKind::Block)
+            .map(|c| c.min[0])
+            .fold(f32::MAX, f32::min);
+        let mut backs = 0;
+        for e in &l.edges {
+            let (a, b) = (block_of[e.from.index()], block_of[e.to.index()]);
+            if let (Some(a), Some(b)) = (a, b)
+                && b < a
+            {
+                backs += 1;
+                let min_x = e.points.iter().map(|p| p[0]).fold(f32::MAX, f32::min);
+                assert!(
+                    min_x < left,
+                    "{e:?} does not run left of the blocks ({left})"
+                );
+            }
+        }
+        assert!(
+            backs >= 1,
+            "the outer loop's back edges run from bb3 to bb1"
+        );
+    }
+}
