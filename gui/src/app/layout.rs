@@ -899,22 +899,7 @@ fn compose(f: &Function, parts: &[&Part], columns: &[usize]) -> Option<Layout> {
     let (mut edges, mut clusters) = (Vec::new(), Vec::new());
     let (mut x, mut height) = (0.0f32, 0.0f32);
     for part in parts {
-        let shift = |p: P2| [p[0] + x, p[1]];
-        for nb in part.nodes.iter().flatten() {
-            nodes[nb.node.index()] = Some(NodeBox {
-                center: shift(nb.center),
-                ..nb.clone()
-            });
-        }
-        edges.extend(part.edges.iter().map(|e| EdgeRoute {
-            points: e.points.iter().map(|&p| shift(p)).collect(),
-            ..e.clone()
-        }));
-        clusters.extend(part.clusters.iter().map(|b| ClusterBox {
-            min: shift(b.min),
-            max: shift(b.max),
-            ..b.clone()
-        }));
+        part.place_at([x, 0.0], &mut nodes, &mut edges, &mut clusters);
         x += part.size[0] + COLUMN_GAP;
         height = height.max(part.size[1]);
     }
@@ -975,6 +960,34 @@ pub(super) struct Part {
     pub(super) clusters: Vec<ClusterBox>,
     /// Size of the drawing.
     pub(super) size: P2,
+}
+
+impl Part {
+    /// Adds the part's nodes, routes and boxes, moved by `off`, to a drawing's.
+    pub(super) fn place_at(
+        &self,
+        off: P2,
+        nodes: &mut [Option<NodeBox>],
+        edges: &mut Vec<EdgeRoute>,
+        clusters: &mut Vec<ClusterBox>,
+    ) {
+        let at = |q: P2| [q[0] + off[0], q[1] + off[1]];
+        for nb in self.nodes.iter().flatten() {
+            nodes[nb.node.index()] = Some(NodeBox {
+                center: at(nb.center),
+                ..nb.clone()
+            });
+        }
+        edges.extend(self.edges.iter().map(|e| EdgeRoute {
+            points: e.points.iter().map(|&q| at(q)).collect(),
+            ..e.clone()
+        }));
+        clusters.extend(self.clusters.iter().map(|b| ClusterBox {
+            min: at(b.min),
+            max: at(b.max),
+            ..b.clone()
+        }));
+    }
 }
 
 /// Graphviz's drawing of the DOT text `dot` of some of `f`'s nodes (`None` when `dot` is

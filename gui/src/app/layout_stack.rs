@@ -419,22 +419,7 @@ fn place(
     for (k, p) in pieces.iter().enumerate() {
         let c = column_of(k);
         let off = [col_x[c] + depth[k] as f32 * LOOP_PAD, top[k]];
-        let at = |q: P2| [q[0] + off[0], q[1] + off[1]];
-        for nb in p.nodes.iter().flatten() {
-            nodes[nb.node.index()] = Some(NodeBox {
-                center: at(nb.center),
-                ..nb.clone()
-            });
-        }
-        edges.extend(p.edges.iter().map(|e| EdgeRoute {
-            points: e.points.iter().map(|&q| at(q)).collect(),
-            ..e.clone()
-        }));
-        clusters.extend(p.clusters.iter().map(|b| ClusterBox {
-            min: at(b.min),
-            max: at(b.max),
-            ..b.clone()
-        }));
+        p.place_at(off, &mut nodes, &mut edges, &mut clusters);
     }
     for lp in &loop_boxes {
         let c = lp.column;
