@@ -264,6 +264,9 @@ pub struct Shape {
     /// to the program, so that every loop reads top to bottom (otherwise Graphviz turns
     /// around edges of its own choice to break each cycle).
     pub rank_forward: bool,
+    /// Whether Graphviz draws the loops' boxes (the block stack of
+    /// [`super::layout_stack`] draws its own around the blocks it stacks).
+    pub loop_boxes: bool,
 }
 
 impl Default for Shape {
@@ -271,6 +274,7 @@ impl Default for Shape {
         Shape {
             breaks: Vec::new(),
             rank_forward: true,
+            loop_boxes: true,
         }
     }
 }
@@ -317,7 +321,8 @@ pub fn column_dot(f: &Function, shape: &Shape, column: usize) -> String {
         order: &order,
         members: &members,
     };
-    level.write(&mut s, &loops, start, end, &mut walk, 1);
+    let loops = if shape.loop_boxes { &loops[..] } else { &[] };
+    level.write(&mut s, loops, start, end, &mut walk, 1);
     for (cid, ch) in f.channels.iter() {
         let from = ch.producer.node.index();
         for (k, c) in ch.consumers.iter().enumerate() {
@@ -354,7 +359,11 @@ fn columns_of(f: &Function, breaks: &[usize]) -> Vec<usize> {
 /// The column of every node when the program is wrapped after the boundaries `breaks`:
 /// its block's, or for a node outside every block (an argument, a memory) the first column
 /// that uses it.
-fn node_columns(f: &Function, block_of: &[Option<usize>], breaks: &[usize]) -> Vec<usize> {
+pub(super) fn node_columns(
+    f: &Function,
+    block_of: &[Option<usize>],
+    breaks: &[usize],
+) -> Vec<usize> {
     let col = |k: usize| breaks.iter().filter(|&&b| b < k).count();
     let mut column: Vec<Option<usize>> = block_of.iter().map(|b| b.map(col)).collect();
     for (id, n) in f.nodes.iter() {
@@ -828,6 +837,7 @@ impl Run {
         Shape {
             breaks,
             rank_forward: self.rank_forward,
+            loop_boxes: true,
         }
     }
 }
@@ -1137,7 +1147,7 @@ fn parse_graphviz_part(f: &Function, bytes: &[u8]) -> Option<Part> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     #[test]
@@ -1167,7 +1177,7 @@ mod tests {
     use crate::app::program_order::tests::{NESTED_LOOPS, THREE_LOOPS, compile};
 
     /// Whether box `i` lies inside box `o`.
-    fn inside(i: &ClusterBox, o: &ClusterBox) -> bool {
+    pub(crate) fn inside(i: &ClusterBox, o: &ClusterBox) -> bool {
         o.min[0] <= i.min[0] && o.min[1] <= i.min[1] && i.max[0] <= o.max[0] && i.max[1] <= o.max[1]
     }
 
@@ -1177,7 +1187,7 @@ mod tests {
         b.min[1] > a.min[1] || b.min[0] >= a.max[0]
     }
 
-    fn dot_runs() -> bool {
+    pub(crate) fn dot_runs() -> bool {
         std::process::Command::new("dot")
             .arg("-V")
             .output()

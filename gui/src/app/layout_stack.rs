@@ -16,7 +16,7 @@ use cranelift_entity::EntityRef;
 use handscope_sim::{Function, NodeId};
 use rayon::prelude::*;
 
-use super::layout::{ClusterBox, ClusterKind, DOT_HEADER, EdgeRoute, Layout, NodeBox, P2, Part};
+use super::layout::{ClusterBox, ClusterKind, EdgeRoute, Layout, NodeBox, P2, Part, Shape};
 use super::layout_stats::{FIT_ZOOM_MAX, fit_zoom};
 use super::program_order::{self, Loop};
 
@@ -67,15 +67,19 @@ pub fn stacked(f: &Function, panel: P2) -> Option<Layout> {
     if order.len() < 2 {
         return None;
     }
+    // Every block boundary a break: each block is a column of its own to Graphviz, with
+    // the arguments and memories it uses first (its nodes' `home`).
+    let anywhere: Vec<usize> = (0..order.len() - 1).collect();
     let block_of = program_order::block_index(f, &order);
-    let home = homes(f, &block_of);
-    let mut members: Vec<Vec<NodeId>> = vec![Vec::new(); order.len()];
-    for id in f.nodes.keys() {
-        members[home[id.index()]].push(id);
-    }
+    let home = super::layout::node_columns(f, &block_of, &anywhere);
+    let shape = Shape {
+        breaks: anywhere.clone(),
+        rank_forward: true,
+        loop_boxes: false,
+    };
     let pieces: Vec<Part> = (0..order.len())
         .into_par_iter()
-        .map(|k| piece(f, &order, &block_of, &home, &members[k], k))
+        .map(|k| super::layout::graphviz_part(f, &super::layout::column_dot(f, &shape, k)))
         .collect::<Option<_>>()?;
     let loops = program_order::loops(f, &order);
     let mut depth = vec![0usize; order.len()];
@@ -86,7 +90,6 @@ pub fn stacked(f: &Function, panel: P2) -> Option<Layout> {
     // breaking anywhere or only between loops; each extra column and each loop cut in two
     // must pay for itself in zoom.
     let heights: Vec<f32> = pieces.iter().map(|p| p.size[1] + ITEM_GAP).collect();
-    let anywhere: Vec<usize> = (0..order.len() - 1).collect();
     let between_loops = super::layout::column_cuts(f);
     let mut candidates: Vec<Vec<usize>> = Vec::new();
     for allowed in [&anywhere, &between_loops] {
@@ -111,101 +114,27 @@ pub fn stacked(f: &Function, panel: P2) -> Option<Layout> {
             candidates.extend(anywhere[i + 1..].iter().map(|&b| vec![a, b]));
         }
     }
-    candidates.sort();
+    candidates.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
     candidates.dedup();
-    let mut best: Option<(f32, Vec<usize>)> = None;
+    let mut best: Option<(f32, Layout)> = None;
     for breaks in candidates {
         let split = breaks
             .iter()
             .map(|&b| spans.iter().filter(|l| l.first <= b && b < l.last).count())
             .sum::<usize>();
-        let size = place(f, &pieces, &depth, &spans, &breaks, &home)?.size;
-        let score = fit_zoom(size, panel).min(FIT_ZOOM_MAX)
+        let l = place(f, &pieces, &depth, &spans, &breaks, &home)?;
+        let score = fit_zoom(l.size, panel).min(FIT_ZOOM_MAX)
             / EXTRA_COLUMN_COST.powi(breaks.len() as i32)
             / SPLIT_LOOP_COST.powi(split as i32);
-        if best
-            .as_ref()
-            .is_none_or(|(s, b)| score > *s || (score == *s && breaks.len() < b.len()))
-        {
-            best = Some((score, breaks));
+        // Candidates come with fewer breaks first, so a tie keeps fewer columns.
+        if best.as_ref().is_none_or(|(s, _)| score > *s) {
+            best = Some((score, l));
         }
     }
-    let (_, breaks) = best?;
-    place(f, &pieces, &depth, &spans, &breaks, &home)
+    best.map(|(_, l)| l)
 }
 
-/// The block each node is drawn with: its own, or for a node outside every block (an
-/// argument, a memory) the earliest block that uses it (the first block when none does).
-fn homes(f: &Function, block_of: &[Option<usize>]) -> Vec<usize> {
-    f.nodes
-        .iter()
-        .map(|(id, n)| {
-            block_of[id.index()].unwrap_or_else(|| {
-                n.outputs
-                    .iter()
-                    .flat_map(|&o| &f.channels[o].consumers)
-                    .filter_map(|c| block_of[c.node.index()])
-                    .min()
-                    .unwrap_or(0)
-            })
-        })
-        .collect()
-}
-
-/// Block `k`'s drawing: its nodes in its box, the nodes outside every block it is home to,
-/// and the channels between them.
-fn piece(
-    f: &Function,
-    order: &[&str],
-    block_of: &[Option<usize>],
-    home: &[usize],
-    members: &[NodeId],
-    k: usize,
-) -> Option<Part> {
-    use std::fmt::Write as _;
-    let mut s = String::from(DOT_HEADER);
-    let _ = write!(
-        s,
-        "  subgraph \"cluster_{k}\" {{ label=\"{}\"; ",
-        order[k].replace('"', "'")
-    );
-    for n in members.iter().filter(|n| block_of[n.index()].is_some()) {
-        let _ = write!(s, "n{}; ", n.index());
-    }
-    s.push_str("}\n");
-    for &n in members {
-        let [w, h] = super::layout::node_size(f, n);
-        let _ = writeln!(
-            s,
-            "  n{} [width={:.3}, height={:.3}];",
-            n.index(),
-            w / 72.0,
-            h / 72.0
-        );
-    }
-    for (cid, ch) in f.channels.iter() {
-        let from = ch.producer.node;
-        for (i, c) in ch.consumers.iter().enumerate() {
-            if home[from.index()] != k || home[c.node.index()] != k {
-                continue;
-            }
-            let back = program_order::runs_backwards(f, block_of, from, c.node);
-            let _ = writeln!(
-                s,
-                "  n{} -> n{} [id=\"c{}_{i}\"{}];",
-                from.index(),
-                c.node.index(),
-                cid.index(),
-                if back { ", constraint=false" } else { "" }
-            );
-        }
-    }
-    s.push_str("}\n");
-    super::layout::graphviz_part(f, &s)
-}
-
-/// Walks the loop tree: each block's loop depth, and every loop as `(first, last, depth,
-/// label)`.
+/// Walks the loop tree: each block's loop depth, and every loop as a [`LoopSpan`].
 fn collect_loops(
     loops: &[Loop],
     d: usize,
@@ -524,19 +453,8 @@ fn along_side(from: &NodeBox, to: &NodeBox, lane_x: f32) -> Vec<P2> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::layout::tests::{dot_runs, inside};
     use crate::app::program_order::tests::{NESTED_LOOPS, THREE_LOOPS, compile};
-
-    fn dot_runs() -> bool {
-        std::process::Command::new("dot")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }
-
-    /// Whether box `i` lies inside box `o`.
-    fn inside(i: &ClusterBox, o: &ClusterBox) -> bool {
-        o.min[0] <= i.min[0] && o.min[1] <= i.min[1] && i.max[0] <= o.max[0] && i.max[1] <= o.max[1]
-    }
 
     #[test]
     fn balanced_breaks_split_heights_evenly() {
