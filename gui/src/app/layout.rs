@@ -12,7 +12,7 @@ use handscope_sim::spec::{Detail, StateLayout, describe_op};
 use handscope_sim::{Function, NodeId};
 use rayon::prelude::*;
 
-use super::layout_stats::{FIT_ZOOM_MAX, fit_zoom};
+use super::layout_stats::{FIT_ZOOM_MAX, NODE_LABEL_UNITS, READABLE_LABEL_PX, fit_zoom};
 use super::program_order;
 
 /// A 2-D point.
@@ -161,11 +161,29 @@ pub fn node_text(f: &Function, n: NodeId) -> (String, String) {
         }
         _ => None,
     };
-    (id, short.unwrap_or(op))
+    let op = short.unwrap_or(op);
+    // An ID that names the operation (`buffer3`, `control_merge0`) says its first word
+    // already: the rest of the operation line is drawn (`fifo`); none for a control merge
+    // (its winner's row follows the ID), and none for the usual buffer, a sequential one
+    // (drawn on one line with its slots).
+    let (word, rest) = op.split_once(' ').unwrap_or((&op, ""));
+    let numbered = id
+        .strip_prefix(word)
+        .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()));
+    let drawn = match node.op.spec().state {
+        _ if !numbered => op.clone(),
+        StateLayout::ControlMerge if rest.is_empty() => String::new(),
+        StateLayout::BufferSlots { .. } if rest == "seq" => word.to_string(),
+        _ if !rest.is_empty() => rest.to_string(),
+        _ => op.clone(),
+    };
+    (id, drawn)
 }
 
 /// Width in points of one character of the ID line (11-point text).
 pub const ID_CHAR: f32 = 6.6;
+/// Room left and right of a node's widest line, in points together.
+pub const NODE_PAD: f32 = 12.0;
 /// Width in points of one character of the operation line (9-point text).
 pub const OP_CHAR: f32 = 5.4;
 /// Spacing of the marks of a node's outputs (a fork's sent flags) on its operation line.
@@ -220,14 +238,19 @@ pub fn node_size(f: &Function, n: NodeId) -> P2 {
     let (id, op) = node_text(f, n);
     if one_line(f, n, &id, &op) {
         return [
-            (id_line_width(f, n, &id, true) + 16.0).clamp(40.0, 260.0),
+            (id_line_width(f, n, &id, true) + NODE_PAD).clamp(40.0, 260.0),
             20.0,
         ];
     }
     let state_row = f.nodes[n].op.is_stateful() && state_marks(f, n).is_none();
     [
-        (id_line_width(f, n, &id, false).max(op_line_width(f, n, &op)) + 16.0).clamp(56.0, 260.0),
-        if state_row { 50.0 } else { 32.0 },
+        (id_line_width(f, n, &id, false).max(op_line_width(f, n, &op)) + NODE_PAD)
+            .clamp(56.0, 260.0),
+        if state_row && !op.is_empty() {
+            50.0
+        } else {
+            32.0
+        },
     ]
 }
 
@@ -267,6 +290,12 @@ pub struct Shape {
     /// Whether Graphviz draws the loops' boxes (the block stack of
     /// [`super::layout_stack`] draws its own around the blocks it stacks).
     pub loop_boxes: bool,
+    /// Nodes moved away from their neighbours by a number of ranks (every channel at them
+    /// that much longer): nodes of a row too wide for the panel, so that the row becomes
+    /// several (see [`super::layout_stack`]).
+    pub staggered: Vec<(NodeId, u32)>,
+    /// How far apart the ranks are.
+    pub rank_gap: RankGap,
 }
 
 impl Default for Shape {
@@ -275,14 +304,48 @@ impl Default for Shape {
             breaks: Vec::new(),
             rank_forward: true,
             loop_boxes: true,
+            staggered: Vec::new(),
+            rank_gap: RankGap::Tight,
         }
     }
 }
 
-/// The start of every DOT text of a layout: ranks 0.2 in apart (room for a value label on a
-/// short edge), cluster labels at the 10 points the scene draws them at, 4 points of margin
-/// inside each box, fixed-size boxes.
-pub const DOT_HEADER: &str = "digraph g {\n  graph [rankdir=TB, nodesep=0.12, ranksep=0.2, splines=spline, fontsize=10, margin=4];\n  node [shape=box, fixedsize=true, label=\"\"];\n";
+/// How far apart Graphviz puts the ranks of a drawing (its `ranksep`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RankGap {
+    /// 8 points (Graphviz rounds `ranksep` to whole points): room for a value label on a
+    /// short edge and no more, so that a kernel of 150 nodes fits a panel at a readable size.
+    #[default]
+    Tight,
+    /// 14 points: value labels clear of the boxes, for a drawing that stays readable at fit
+    /// with them (see [`compute`]).
+    Roomy,
+}
+
+impl RankGap {
+    /// `ranksep` in inches.
+    fn inches(self) -> f32 {
+        match self {
+            RankGap::Tight => 0.11,
+            RankGap::Roomy => 0.2,
+        }
+    }
+}
+
+/// Space between two nodes of a row (`nodesep`), in inches.
+pub const NODE_SEP_INCHES: f32 = 0.12;
+
+/// The start of every DOT text of a layout: ranks `gap` apart, nodes in a row
+/// [`NODE_SEP_INCHES`] apart, cluster labels at the 10 points the scene draws them at, 4
+/// points of margin inside each box, fixed-size boxes.
+pub fn dot_header(gap: RankGap) -> String {
+    format!(
+        "digraph g {{\n  graph [rankdir=TB, nodesep={NODE_SEP_INCHES}, ranksep={}, \
+         splines=spline, fontsize=10, margin=4];\n  node [shape=box, fixedsize=true, \
+         label=\"\"];\n",
+        gap.inches()
+    )
+}
 
 /// The DOT text of column `column` of `f` drawn in `shape` (with no breaks, column 0 is the
 /// whole graph): the column's blocks (a boundary `k` of the breaks lies between the blocks
@@ -290,7 +353,7 @@ pub const DOT_HEADER: &str = "digraph g {\n  graph [rankdir=TB, nodesep=0.12, ra
 /// uses first (see [`node_columns`]) and the channels between its nodes.
 pub fn column_dot(f: &Function, shape: &Shape, column: usize) -> String {
     let breaks = &shape.breaks[..];
-    let mut s = String::from(DOT_HEADER);
+    let mut s = dot_header(shape.rank_gap);
     let order = program_order::blocks(f);
     let block_of = program_order::block_index(f, &order);
     let mut members: Vec<Vec<NodeId>> = vec![Vec::new(); order.len()];
@@ -330,17 +393,28 @@ pub fn column_dot(f: &Function, shape: &Shape, column: usize) -> String {
             if columns[from] != column || columns[to] != column {
                 continue;
             }
+            let attrs = if shape.rank_forward
+                && program_order::runs_backwards(f, &block_of, ch.producer.node, c.node)
+            {
+                ", constraint=false"
+            } else {
+                ""
+            };
+            let shift = shape
+                .staggered
+                .iter()
+                .filter(|&&(n, _)| n == ch.producer.node || n == c.node)
+                .map(|&(_, by)| by)
+                .sum::<u32>();
+            let minlen = if shift > 0 && attrs.is_empty() {
+                format!(", minlen={}", 1 + shift)
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 s,
-                "  n{from} -> n{to} [id=\"c{}_{k}\"{}];",
-                cid.index(),
-                if shape.rank_forward
-                    && program_order::runs_backwards(f, &block_of, ch.producer.node, c.node)
-                {
-                    ", constraint=false"
-                } else {
-                    ""
-                }
+                "  n{from} -> n{to} [id=\"c{}_{k}\"{attrs}{minlen}];",
+                cid.index()
             );
         }
     }
@@ -607,24 +681,38 @@ pub fn compute(f: &Function, engine: Engine, panel: P2) -> Arc<Layout> {
     if let Some(l) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
         return l;
     }
-    let layout = match engine {
-        Engine::Auto if f.nodes.len() <= GRAPHVIZ_MAX_NODES => {
-            let (shaped, stacked) = rayon::join(
-                || graphviz_shaped(f, &dot, panel),
-                || {
-                    (f.nodes.len() <= SHAPE_MAX_NODES)
-                        .then(|| super::layout_stack::stacked(f, panel))
-                        .flatten()
-                },
-            );
-            let zoom = |l: &Layout| fit_zoom(l.size, panel).min(FIT_ZOOM_MAX);
-            match (shaped, stacked) {
-                (Some(a), Some(b)) if zoom(&b) > zoom(&a) * STACK_MIN_GAIN => b,
-                (Some(a), _) => a,
-                (None, Some(b)) => b,
-                (None, None) => super::sugiyama::layout(f),
+    let zoom = |l: &Layout| fit_zoom(l.size, panel).min(FIT_ZOOM_MAX);
+    let readable = |l: &Layout| NODE_LABEL_UNITS * zoom(l) >= READABLE_LABEL_PX;
+    let graphviz = |rank_gap: RankGap| {
+        let (shaped, stacked) = rayon::join(
+            || graphviz_shaped(f, rank_gap, panel),
+            || {
+                (f.nodes.len() <= SHAPE_MAX_NODES)
+                    .then(|| super::layout_stack::stacked(f, panel, rank_gap))
+                    .flatten()
+            },
+        );
+        match (shaped, stacked) {
+            // Readable labels first; then the larger zoom, Graphviz's own drawing unless
+            // the stack gains enough.
+            (Some(a), Some(b)) if readable(&a) != readable(&b) => {
+                Some(if readable(&b) { b } else { a })
             }
+            (Some(a), Some(b)) if zoom(&b) > zoom(&a) * STACK_MIN_GAIN => Some(b),
+            (Some(a), _) => Some(a),
+            (None, b) => b,
         }
+    };
+    let layout = match engine {
+        Engine::Auto if f.nodes.len() <= GRAPHVIZ_MAX_NODES => match graphviz(RankGap::Tight) {
+            // Ranks further apart (value labels clear of the boxes) where the drawing
+            // stays readable at fit with them.
+            Some(tight) if readable(&tight) => graphviz(RankGap::Roomy)
+                .filter(|l| readable(l))
+                .unwrap_or(tight),
+            Some(tight) => tight,
+            None => super::sugiyama::layout(f),
+        },
         Engine::Auto => super::sugiyama::layout(f),
         Engine::Sugiyama => super::sugiyama::layout(f),
     };
@@ -691,7 +779,15 @@ impl LayoutJob {
 /// each column not ranked in program order, must pay for itself with a zoom
 /// [`SHAPE_MIN_GAIN`] times larger. Graphs over [`SHAPE_MAX_NODES`] nodes, and graphs
 /// without blocks, get one run of `dot`.
-fn graphviz_shaped(f: &Function, dot: &str, panel: P2) -> Option<Layout> {
+fn graphviz_shaped(f: &Function, rank_gap: RankGap, panel: P2) -> Option<Layout> {
+    let dot = &column_dot(
+        f,
+        &Shape {
+            rank_gap,
+            ..Shape::default()
+        },
+        0,
+    );
     let mut cuts = column_cuts(f);
     // Without blocks (handshake MLIR) there is no program order to rank or wrap by.
     if f.nodes.len() > SHAPE_MAX_NODES || f.nodes.values().all(|n| n.block.is_none()) {
@@ -706,7 +802,7 @@ fn graphviz_shaped(f: &Function, dot: &str, panel: P2) -> Option<Layout> {
     let lay_out = |runs: &[Run]| -> Vec<Option<Part>> {
         runs.par_iter()
             .map(|r| {
-                let shape = r.shape(&cuts);
+                let shape = r.shape(&cuts, rank_gap);
                 parse_graphviz_part(
                     f,
                     &exec_dot(&column_dot(f, &shape, usize::from(r.first > 0)))?,
@@ -826,7 +922,7 @@ struct Run {
 
 impl Run {
     /// A shape whose column `usize::from(first > 0)` is this run.
-    fn shape(&self, cuts: &[usize]) -> Shape {
+    fn shape(&self, cuts: &[usize], rank_gap: RankGap) -> Shape {
         let mut breaks = Vec::new();
         if self.first > 0 {
             breaks.push(cuts[self.first - 1]);
@@ -838,6 +934,8 @@ impl Run {
             breaks,
             rank_forward: self.rank_forward,
             loop_boxes: true,
+            staggered: Vec::new(),
+            rank_gap,
         }
     }
 }
@@ -1486,16 +1584,18 @@ pub(super) mod tests {
         }
     }
 
-    /// A fork's sent flags and a buffer's slots sit on the operation line, whose text drops
-    /// the count the marks show; such nodes are as low as stateless ones (a fork, whose ID
-    /// says `fork`, on one line), and as wide as their marks need.
+    /// A fork's sent flags and a buffer's slots follow its operation, whose text drops the
+    /// count the marks show; a fork, and a sequential buffer whose ID says `buffer`, are on
+    /// one line as low as stateless nodes; other buffers keep their operation line; every
+    /// node is as wide as its marks need. A control merge whose ID says what it is draws its
+    /// winner's row right under the ID.
     #[test]
     fn forks_and_buffers_show_their_state_on_the_operation_line() {
         let c = compile(THREE_LOOPS);
         let f = &c.func;
-        let (mut forks, mut buffers) = (0, 0);
+        let (mut forks, mut numbered, mut named, mut merges) = (0, 0, 0, 0);
         for (id, n) in f.nodes.iter() {
-            let (_, full) = node_label(f, id);
+            let (label, full) = node_label(f, id);
             let (_, drawn) = node_text(f, id);
             let size = node_size(f, id);
             match &n.op {
@@ -1505,16 +1605,21 @@ pub(super) mod tests {
                     assert_eq!(state_marks(f, id), Some((n.outputs.len(), OUTPUT_MARK)));
                 }
                 handscope_sim::Op::Buffer { slots, .. } => {
-                    buffers += 1;
-                    assert_eq!(
-                        drawn.replacen("buffer", &format!("buffer [{slots}]"), 1),
-                        full
-                    );
+                    assert_eq!(full, format!("buffer [{slots}] seq"));
                     assert_eq!(state_marks(f, id), Some((*slots as usize, SLOT_MARK)));
+                    if label.starts_with("buffer") {
+                        numbered += 1;
+                        assert_eq!(drawn, "buffer", "{label}");
+                    } else {
+                        named += 1;
+                        assert_eq!(drawn, "buffer seq", "{label}");
+                    }
                 }
                 handscope_sim::Op::ControlMerge => {
+                    merges += 1;
                     assert_eq!(state_marks(f, id), None);
-                    assert_eq!(size[1], 50.0, "a control merge's winner takes a row");
+                    assert_eq!(drawn, "", "{label}: the ID says control_merge");
+                    assert_eq!(size[1], 32.0, "a control merge's winner takes a row");
                     continue;
                 }
                 _ => {
@@ -1522,24 +1627,76 @@ pub(super) mod tests {
                     continue;
                 }
             }
-            let (label, _) = node_text(f, id);
+            let marks = state_marks(f, id).map_or(0.0, |(k, w)| k as f32 * w);
             if one_line(f, id, &label, &drawn) {
-                assert!(matches!(n.op, handscope_sim::Op::Fork), "{full}");
                 assert_eq!(size[1], 20.0, "{full}");
-                let marks = n.outputs.len() as f32 * OUTPUT_MARK;
                 assert!(
                     size[0] >= label.len() as f32 * ID_CHAR + 4.0 + marks,
                     "{full}"
                 );
             } else {
+                assert!(!label.starts_with(&drawn), "{label} / {drawn}");
                 assert_eq!(size[1], 32.0, "{full}");
                 assert!(
-                    size[0] >= op_line_width(f, id, &drawn) + 16.0 - 1e-3,
+                    size[0] >= op_line_width(f, id, &drawn) + NODE_PAD - 1e-3,
                     "{full}"
                 );
             }
         }
-        assert!(forks > 0 && buffers > 0);
+        assert!(forks > 0 && numbered > 0 && named > 0 && merges > 0);
+    }
+
+    /// Ranks are 14 points apart where the drawing stays readable at fit with them (a small
+    /// circuit in a window), 8 where it would not (the same circuit in a small panel).
+    #[test]
+    fn ranks_spread_where_the_drawing_stays_readable() {
+        if !dot_runs() {
+            return;
+        }
+        let src = include_str!("../../../examples/circuits/fork_join_diamond.mlir");
+        let (m, _) = handscope_compiler::mlir::parse_mlir(src, "d.mlir").unwrap();
+        let f = m.functions.last().unwrap();
+        // The smallest vertical gap between the boxes of a channel's two ends, one below
+        // the other.
+        let gap = |l: &Layout| {
+            let at = |n: NodeId| l.nodes.iter().find(|b| b.node == n).unwrap();
+            l.edges
+                .iter()
+                .map(|e| at(e.to).min()[1] - at(e.from).max()[1])
+                .filter(|&g| g > 0.0)
+                .fold(f32::INFINITY, f32::min)
+        };
+        let window = compute(f, Engine::Auto, DEFAULT_PANEL);
+        assert!(gap(&window) >= 13.5, "{}", gap(&window));
+        let small = compute(f, Engine::Auto, [90.0, 120.0]);
+        assert!(gap(&small) < 9.0, "{}", gap(&small));
+    }
+
+    /// An operation line says what the ID does not: a FIFO buffer named `buffer<N>` keeps
+    /// `fifo` (only a sequential buffer, the usual kind, goes on one line); a buffer or a
+    /// control merge with an MLIR name keeps its whole operation line (and a merge its
+    /// winner's row below it).
+    #[test]
+    fn operation_lines_say_what_the_id_does_not() {
+        let src = "handshake.func @f(%a: i32, %c: none) -> (i32, index) {\n\
+                   %b = buffer [2] fifo %a : i32\n\
+                   %q = buffer [1] fifo %b {handshake.name = \"q\"} : i32\n\
+                   %m, %i = control_merge %c {handshake.name = \"m\"} : none, index\n\
+                   sink %m : none\n\
+                   return %q, %i : i32, index\n}\n";
+        let (m, _) = handscope_compiler::mlir::parse_mlir(src, "t.mlir").unwrap();
+        let f = &m.functions[0];
+        let text = |name: &str| {
+            let n = f.nodes.iter().find(|(_, n)| n.id == name).unwrap().0;
+            (node_text(f, n), node_size(f, n))
+        };
+        let ((id, op), size) = text("buffer0");
+        assert_eq!((id.as_str(), op.as_str()), ("buffer0", "fifo"));
+        assert_eq!(size[1], 32.0);
+        let ((_, op), _) = text("q");
+        assert_eq!(op, "buffer fifo");
+        let ((_, op), size) = text("m");
+        assert_eq!((op.as_str(), size[1]), ("control_merge", 50.0));
     }
 
     /// A node whose ID is its operation and a number (`mux1`, `cond_br0`) is drawn on one

@@ -4,41 +4,56 @@
 //! wrapped into columns (read like a newspaper's) to fit the panel. Channels between blocks
 //! are routed here, along the sides of the stack: a loop's back edges up its left side, a
 //! value that skips blocks (one passing through a loop) down its right side, each on a lane
-//! of its own, and a channel to the next block straight down.
+//! of its own, and a channel to the next block straight down. A block whose widest rows
+//! are much wider than the rest (a loop header's buffers, a row of branches) may be drawn
+//! with those rows staggered into two or three, where that lets the whole fit larger.
 //!
 //! Compared with one Graphviz run over the whole graph (`layout::graphviz_shaped`), this
 //! keeps Graphviz from drifting each block to the right of the one before (the drawings of
 //! C kernels became diagonal staircases, mostly empty), and it can wrap the program inside a
-//! loop. [`super::layout::compute`] keeps whichever of the two fits the panel at the larger
-//! zoom.
+//! loop. [`super::layout::compute`] keeps whichever of the two fits the panel with readable
+//! labels, or else at the larger zoom.
 
 use cranelift_entity::EntityRef;
 use handscope_sim::{Function, NodeId};
 use rayon::prelude::*;
 
-use super::layout::{ClusterBox, ClusterKind, EdgeRoute, Layout, NodeBox, P2, Part, Shape};
-use super::layout_stats::{FIT_ZOOM_MAX, fit_zoom};
+use super::layout::{
+    ClusterBox, ClusterKind, EdgeRoute, Layout, NODE_SEP_INCHES, NodeBox, P2, Part, RankGap, Shape,
+};
+use super::layout_stats::{FIT_ZOOM_MAX, NODE_LABEL_UNITS, READABLE_LABEL_PX, fit_zoom};
 use super::program_order::{self, Loop};
 
 /// Space between two stacked items (blocks, loop boxes), in points.
-const ITEM_GAP: f32 = 6.0;
+const ITEM_GAP: f32 = 5.0;
 /// Indentation of a loop's contents inside its box, and the box's margin on the right and
 /// at the bottom.
 const LOOP_PAD: f32 = 8.0;
 /// Room for a loop box's label above its first block.
-const LOOP_LABEL: f32 = 16.0;
+const LOOP_LABEL: f32 = 13.0;
 /// Space between two side lanes, and between the lanes and the stack.
-const LANE_GAP: f32 = 4.0;
+const LANE_GAP: f32 = 3.0;
 /// Space between two columns.
-const COLUMN_GAP: f32 = 20.0;
+const COLUMN_GAP: f32 = 14.0;
 /// The zoom an extra column must gain to be chosen (as a factor).
 const EXTRA_COLUMN_COST: f32 = 1.03;
 /// The zoom cutting a loop's box in two (across columns) must gain.
-const SPLIT_LOOP_COST: f32 = 1.1;
+const SPLIT_LOOP_COST: f32 = 1.04;
 /// Most blocks for which every placement of two column breaks is tried.
 const EXHAUSTIVE_BLOCKS: usize = 40;
+/// How many of the best candidates are refined block by block (each block drawn as
+/// Graphviz drew it or staggered).
+const REFINED: usize = 8;
 /// Most columns tried.
 const MAX_COLUMNS: usize = 5;
+/// Space Graphviz leaves between two nodes of a row, in points.
+const NODE_SEP: f32 = NODE_SEP_INCHES * 72.0;
+/// A row at least this share of its block's widest row is staggered.
+const WIDE_ROW: f32 = 0.75;
+/// Most rows a wide row is staggered into.
+const STAGGERED_ROWS: u32 = 3;
+/// Fewest nodes in a row that is staggered.
+const MIN_STAGGERED_ROW: usize = 4;
 /// How far a route leaves its producer downwards (and enters its consumer from above)
 /// before it turns.
 const STUB: f32 = 6.0;
@@ -62,7 +77,7 @@ struct LoopPiece {
 
 /// The stacked drawing of `f` shaped to `panel` (`None` when `f` has fewer than two
 /// blocks, or Graphviz is missing or fails).
-pub fn stacked(f: &Function, panel: P2) -> Option<Layout> {
+pub fn stacked(f: &Function, panel: P2, rank_gap: RankGap) -> Option<Layout> {
     let order = program_order::blocks(f);
     if order.len() < 2 {
         return None;
@@ -76,11 +91,39 @@ pub fn stacked(f: &Function, panel: P2) -> Option<Layout> {
         breaks: anywhere.clone(),
         rank_forward: true,
         loop_boxes: false,
+        staggered: Vec::new(),
+        rank_gap,
+    };
+    let lay_out = |k: usize, shape: &Shape| {
+        super::layout::graphviz_part(f, &super::layout::column_dot(f, shape, k))
     };
     let pieces: Vec<Part> = (0..order.len())
         .into_par_iter()
-        .map(|k| super::layout::graphviz_part(f, &super::layout::column_dot(f, &shape, k)))
+        .map(|k| lay_out(k, &shape))
         .collect::<Option<_>>()?;
+    // Each block's wide rows staggered into two or three, where that makes the block
+    // narrower: the narrower drawings of each block, widest first.
+    let narrow: Vec<Vec<Part>> = (0..order.len())
+        .into_par_iter()
+        .map(|k| {
+            let mut out: Vec<Part> = Vec::new();
+            for rows in 2..=STAGGERED_ROWS {
+                let staggered = stagger(f, &pieces[k], rows);
+                if staggered.is_empty() {
+                    break;
+                }
+                let shape = Shape {
+                    staggered,
+                    ..shape.clone()
+                };
+                let widest = out.last().unwrap_or(&pieces[k]).size[0];
+                if let Some(p) = lay_out(k, &shape).filter(|p| p.size[0] < widest - 1.0) {
+                    out.push(p);
+                }
+            }
+            out
+        })
+        .collect();
     let loops = program_order::loops(f, &order);
     let mut depth = vec![0usize; order.len()];
     let mut spans: Vec<LoopSpan> = Vec::new();
@@ -116,22 +159,140 @@ pub fn stacked(f: &Function, panel: P2) -> Option<Layout> {
     }
     candidates.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
     candidates.dedup();
-    let mut best: Option<(f32, Layout)> = None;
-    for breaks in candidates {
+    // Each candidate with every block as Graphviz drew it, and with every block at its
+    // narrowest; then the best candidates try each block's other drawings in turn, keeping
+    // each change that pays.
+    let score = |breaks: &[usize], chosen: &[&Part]| -> Option<(Score, Layout)> {
         let split = breaks
             .iter()
             .map(|&b| spans.iter().filter(|l| l.first <= b && b < l.last).count())
             .sum::<usize>();
-        let l = place(f, &pieces, &depth, &spans, &breaks, &home)?;
-        let score = fit_zoom(l.size, panel).min(FIT_ZOOM_MAX)
-            / EXTRA_COLUMN_COST.powi(breaks.len() as i32)
-            / SPLIT_LOOP_COST.powi(split as i32);
-        // Candidates come with fewer breaks first, so a tie keeps fewer columns.
-        if best.as_ref().is_none_or(|(s, _)| score > *s) {
-            best = Some((score, l));
+        let l = place(f, chosen, &depth, &spans, breaks, &home)?;
+        let zoom = fit_zoom(l.size, panel);
+        let s = Score {
+            readable: NODE_LABEL_UNITS * zoom >= READABLE_LABEL_PX,
+            tidy: zoom.min(FIT_ZOOM_MAX)
+                / EXTRA_COLUMN_COST.powi(breaks.len() as i32)
+                / SPLIT_LOOP_COST.powi(split as i32),
+        };
+        Some((s, l))
+    };
+    let plain: Vec<&Part> = pieces.iter().collect();
+    let narrowest: Vec<&Part> = pieces
+        .iter()
+        .zip(&narrow)
+        .map(|(p, n)| n.last().unwrap_or(p))
+        .collect();
+    let mut scored: Vec<(Score, usize, &Vec<&Part>)> = Vec::new();
+    for (i, breaks) in candidates.iter().enumerate() {
+        for chosen in [&plain, &narrowest] {
+            scored.push((score(breaks, chosen)?.0, i, chosen));
+        }
+    }
+    // Candidates come with fewer breaks first, so a tie keeps fewer columns.
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut best: Option<(Score, Layout)> = None;
+    for &(_, i, chosen) in scored.iter().take(REFINED) {
+        let breaks = &candidates[i];
+        let mut chosen = chosen.clone();
+        let (mut top, mut layout) = score(breaks, &chosen)?;
+        for k in 0..pieces.len() {
+            for other_part in std::iter::once(&pieces[k]).chain(&narrow[k]) {
+                if std::ptr::eq(other_part, chosen[k]) {
+                    continue;
+                }
+                let mut other = chosen.clone();
+                other[k] = other_part;
+                let (s, l) = score(breaks, &other)?;
+                if s > top {
+                    (top, chosen, layout) = (s, other, l);
+                }
+            }
+        }
+        if best.as_ref().is_none_or(|b| top > b.0) {
+            best = Some((top, layout));
         }
     }
     best.map(|(_, l)| l)
+}
+
+/// How good a wrapping is: first whether its labels are readable at fit, then its zoom at
+/// fit (up to the view's cap) less what its extra columns and cut loops cost.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Score {
+    /// Labels of at least [`READABLE_LABEL_PX`] at fit.
+    readable: bool,
+    /// Zoom at fit, capped, divided by the costs of columns and cut loops.
+    tidy: f32,
+}
+
+impl Eq for Score {}
+
+impl PartialOrd for Score {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Score {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.readable
+            .cmp(&other.readable)
+            .then(self.tidy.total_cmp(&other.tidy))
+    }
+}
+
+/// The nodes of `part` (one block's drawing) to move away from their row, and by how many
+/// ranks, so that each row nearly as wide as the widest becomes `rows` rows: of the row's
+/// nodes whose neighbours in the block all lie above them or all below them (a loop
+/// header's buffers, a block's branches), left to right, the second moves one rank away,
+/// the third two, and so on in turn.
+fn stagger(f: &Function, part: &Part, rows: u32) -> Vec<(NodeId, u32)> {
+    let mut row_list: Vec<(f32, f32, Vec<&NodeBox>)> = Vec::new();
+    for nb in part.nodes.iter().flatten() {
+        let y = nb.center[1];
+        match row_list.iter_mut().find(|r| (r.0 - y).abs() < 1.0) {
+            Some(r) => {
+                r.1 += nb.size[0] + NODE_SEP;
+                r.2.push(nb);
+            }
+            None => row_list.push((y, nb.size[0] + NODE_SEP, vec![nb])),
+        }
+    }
+    let widest = row_list.iter().map(|r| r.1).fold(0.0f32, f32::max);
+    // Whether each node has neighbours in the block above it, and below it.
+    let mut above = vec![false; f.nodes.len()];
+    let mut below = vec![false; f.nodes.len()];
+    for ch in f.channels.values() {
+        let Some(a) = &part.nodes[ch.producer.node.index()] else {
+            continue;
+        };
+        for c in &ch.consumers {
+            let Some(b) = &part.nodes[c.node.index()] else {
+                continue;
+            };
+            let (ya, yb) = (a.center[1], b.center[1]);
+            if (ya - yb).abs() < 1.0 {
+                continue;
+            }
+            let (up, down) = if ya < yb { (a, b) } else { (b, a) };
+            below[up.node.index()] = true;
+            above[down.node.index()] = true;
+        }
+    }
+    let mut out = Vec::new();
+    for (_, width, mut row) in row_list {
+        if width < WIDE_ROW * widest || row.len() < MIN_STAGGERED_ROW {
+            continue;
+        }
+        row.sort_by(|a, b| a.center[0].total_cmp(&b.center[0]));
+        let movable = row
+            .iter()
+            .map(|nb| nb.node)
+            .filter(|n| above[n.index()] != below[n.index()]);
+        out.extend(movable.zip((0..rows).cycle()).filter(|&(_, by)| by > 0));
+    }
+    out
 }
 
 /// Walks the loop tree: each block's loop depth, and every loop as a [`LoopSpan`].
@@ -201,7 +362,7 @@ struct SideRoute {
 /// The drawing with the blocks in columns after `breaks`.
 fn place(
     f: &Function,
-    pieces: &[Part],
+    pieces: &[&Part],
     depth: &[usize],
     loops: &[LoopSpan],
     breaks: &[usize],
@@ -484,7 +645,7 @@ mod tests {
         ] {
             let c = compile(src);
             let f = &c.func;
-            let l = stacked(f, panel).expect("a stacked layout");
+            let l = stacked(f, panel, RankGap::Tight).expect("a stacked layout");
             let order = program_order::blocks(f);
             let blocks: Vec<&ClusterBox> = order
                 .iter()
@@ -569,7 +730,7 @@ mod tests {
         }
         let c = compile(NESTED_LOOPS);
         let f = &c.func;
-        let l = stacked(f, [400.0, 4000.0]).expect("a stacked layout");
+        let l = stacked(f, [400.0, 4000.0], RankGap::Tight).expect("a stacked layout");
         let order = program_order::blocks(f);
         let block_of = program_order::block_index(f, &order);
         let left = l
@@ -595,6 +756,109 @@ mod tests {
         assert!(
             backs >= 1,
             "the outer loop's back edges run from bb3 to bb1"
+        );
+    }
+
+    /// A loop carrying eight values: its header's buffers and multiplexers make rows far
+    /// wider than the rest of the drawing.
+    const EIGHT_LIVE: &str = "int k(int n) {\n\
+        int a = 0, b = 1, c = 2, d = 3, e = 4, g = 5, h = 6, m = 7;\n\
+        for (int i = 0; i < n; i++) {\n\
+            a += i; b += a; c += b; d += c; e += d; g += e; h += g; m += h;\n\
+        }\n\
+        return a + b + c + d + e + g + h + m;\n\
+    }\n";
+
+    /// #15 item 1: a block's widest row, staggered into two or three rows, makes the block
+    /// narrower; the nodes moved are those whose neighbours all lie on one side, in turn
+    /// one rank away, two ranks away (for three rows), and they leave their row.
+    #[test]
+    fn wide_rows_are_staggered_into_rows() {
+        if !dot_runs() {
+            return;
+        }
+        let c = compile(EIGHT_LIVE);
+        let f = &c.func;
+        let order = program_order::blocks(f);
+        let shape = Shape {
+            breaks: (0..order.len() - 1).collect(),
+            rank_forward: true,
+            loop_boxes: false,
+            staggered: Vec::new(),
+            rank_gap: RankGap::Tight,
+        };
+        let part = |shape: &Shape, k: usize| {
+            super::super::layout::graphviz_part(f, &super::super::layout::column_dot(f, shape, k))
+                .expect("dot")
+        };
+        let parts: Vec<Part> = (0..order.len()).map(|k| part(&shape, k)).collect();
+        let k = (0..parts.len())
+            .max_by(|&a, &b| parts[a].size[0].total_cmp(&parts[b].size[0]))
+            .unwrap();
+        let rows_of = |p: &Part, nodes: &[NodeId]| {
+            let mut ys: Vec<f32> = nodes
+                .iter()
+                .map(|n| p.nodes[n.index()].as_ref().unwrap().center[1])
+                .collect();
+            ys.sort_by(f32::total_cmp);
+            ys.dedup_by(|a, b| (*a - *b).abs() < 1.0);
+            ys.len()
+        };
+        for rows in 2..=STAGGERED_ROWS {
+            let moved = stagger(f, &parts[k], rows);
+            assert!(moved.len() >= 4, "{moved:?}");
+            for by in 1..rows {
+                assert!(moved.iter().any(|m| m.1 == by), "{rows} rows: {moved:?}");
+            }
+            assert!(moved.iter().all(|m| m.1 < rows));
+            // The row of the first node moved, before and after.
+            let y = parts[k].nodes[moved[0].0.index()].as_ref().unwrap().center[1];
+            let row: Vec<NodeId> = parts[k]
+                .nodes
+                .iter()
+                .flatten()
+                .filter(|nb| (nb.center[1] - y).abs() < 1.0)
+                .map(|nb| nb.node)
+                .collect();
+            assert_eq!(rows_of(&parts[k], &row), 1);
+            let staggered = part(
+                &Shape {
+                    staggered: moved.clone(),
+                    ..shape.clone()
+                },
+                k,
+            );
+            assert_eq!(
+                staggered.nodes.iter().flatten().count(),
+                parts[k].nodes.iter().flatten().count()
+            );
+            assert!(rows_of(&staggered, &row) >= rows as usize, "{rows} rows");
+            assert!(
+                staggered.size[0] < parts[k].size[0],
+                "{rows} rows: {:?} against {:?}",
+                staggered.size,
+                parts[k].size
+            );
+        }
+    }
+
+    /// A wrapping with readable labels at fit beats any without, however tidy.
+    #[test]
+    fn readable_wrappings_come_first() {
+        let readable = Score {
+            readable: true,
+            tidy: 0.5,
+        };
+        let small = Score {
+            readable: false,
+            tidy: 2.0,
+        };
+        assert!(readable > small);
+        assert!(
+            Score {
+                tidy: 0.6,
+                ..readable
+            } > readable
         );
     }
 }

@@ -380,14 +380,16 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
             }
             None => (nb.center[0], [nb.center[0], nb.max()[1] - 9.0]),
         };
-        items.push(Item::Text {
-            pos: [op_x, top + 23.0],
-            text: op,
-            size: 9.0,
-            color: p.weak_text,
-            anchor: Anchor::Center,
-            bg: None,
-        });
+        if !op.is_empty() {
+            items.push(Item::Text {
+                pos: [op_x, top + 23.0],
+                text: op,
+                size: 9.0,
+                color: p.weak_text,
+                anchor: Anchor::Center,
+                bg: None,
+            });
+        }
         if let Some((words, names)) = cs.node_words(b, n.index()) {
             node_state(
                 &mut items,

@@ -20,6 +20,10 @@ pub struct LayoutStatsArgs {
     /// Graph panel height in screen points.
     #[arg(long, default_value_t = 1000.0)]
     pub height: f32,
+    /// Function to measure in each file (default: the only or the last function with a
+    /// body), as `render --func`: the kernel of a C file whose `main` is a test harness.
+    #[arg(long)]
+    pub func: Option<String>,
 }
 
 /// Lays out every file and prints the table (Markdown); files that do not load are reported
@@ -32,7 +36,7 @@ pub fn run(a: &LayoutStatsArgs) -> anyhow::Result<ExitCode> {
         let c = match Circuit::from_file(
             f,
             &Default::default(),
-            None,
+            a.func.as_deref(),
             &handscope_sim::spec::timing::TimingProfile::ideal(),
         ) {
             Ok(c) => c,
