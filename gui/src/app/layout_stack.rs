@@ -6,7 +6,8 @@
 //! value that skips blocks (one passing through a loop) down its right side, each on a lane
 //! of its own, and a channel to the next block straight down. A block whose widest rows
 //! are much wider than the rest (a loop header's buffers, a row of branches) may be drawn
-//! with those rows staggered into two or three, where that lets the whole fit larger.
+//! with those rows staggered into two or three, where the drawing is not readable at fit
+//! without.
 //!
 //! Compared with one Graphviz run over the whole graph (`layout::graphviz_shaped`), this
 //! keeps Graphviz from drifting each block to the right of the one before (the drawings of
@@ -101,29 +102,6 @@ pub fn stacked(f: &Function, panel: P2, rank_gap: RankGap) -> Option<Layout> {
         .into_par_iter()
         .map(|k| lay_out(k, &shape))
         .collect::<Option<_>>()?;
-    // Each block's wide rows staggered into two or three, where that makes the block
-    // narrower: the narrower drawings of each block, widest first.
-    let narrow: Vec<Vec<Part>> = (0..order.len())
-        .into_par_iter()
-        .map(|k| {
-            let mut out: Vec<Part> = Vec::new();
-            for rows in 2..=STAGGERED_ROWS {
-                let staggered = stagger(f, &pieces[k], rows);
-                if staggered.is_empty() {
-                    break;
-                }
-                let shape = Shape {
-                    staggered,
-                    ..shape.clone()
-                };
-                let widest = out.last().unwrap_or(&pieces[k]).size[0];
-                if let Some(p) = lay_out(k, &shape).filter(|p| p.size[0] < widest - 1.0) {
-                    out.push(p);
-                }
-            }
-            out
-        })
-        .collect();
     let loops = program_order::loops(f, &order);
     let mut depth = vec![0usize; order.len()];
     let mut spans: Vec<LoopSpan> = Vec::new();
@@ -159,9 +137,6 @@ pub fn stacked(f: &Function, panel: P2, rank_gap: RankGap) -> Option<Layout> {
     }
     candidates.sort_by(|a, b| a.len().cmp(&b.len()).then(a.cmp(b)));
     candidates.dedup();
-    // Each candidate with every block as Graphviz drew it, and with every block at its
-    // narrowest; then the best candidates try each block's other drawings in turn, keeping
-    // each change that pays.
     let score = |breaks: &[usize], chosen: &[&Part]| -> Option<(Score, Layout)> {
         let split = breaks
             .iter()
@@ -177,43 +152,85 @@ pub fn stacked(f: &Function, panel: P2, rank_gap: RankGap) -> Option<Layout> {
         };
         Some((s, l))
     };
-    let plain: Vec<&Part> = pieces.iter().collect();
-    let narrowest: Vec<&Part> = pieces
-        .iter()
-        .zip(&narrow)
-        .map(|(p, n)| n.last().unwrap_or(p))
-        .collect();
-    let mut scored: Vec<(Score, usize, &Vec<&Part>)> = Vec::new();
-    for (i, breaks) in candidates.iter().enumerate() {
-        for chosen in [&plain, &narrowest] {
-            scored.push((score(breaks, chosen)?.0, i, chosen));
-        }
-    }
-    // Candidates come with fewer breaks first, so a tie keeps fewer columns.
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut best: Option<(Score, Layout)> = None;
-    for &(_, i, chosen) in scored.iter().take(REFINED) {
-        let breaks = &candidates[i];
-        let mut chosen = chosen.clone();
-        let (mut top, mut layout) = score(breaks, &chosen)?;
-        for k in 0..pieces.len() {
-            for other_part in std::iter::once(&pieces[k]).chain(&narrow[k]) {
-                if std::ptr::eq(other_part, chosen[k]) {
-                    continue;
-                }
-                let mut other = chosen.clone();
-                other[k] = other_part;
-                let (s, l) = score(breaks, &other)?;
-                if s > top {
-                    (top, chosen, layout) = (s, other, l);
-                }
+    // With each block as Graphviz drew it or as one of `narrow[k]`: each candidate with every
+    // block as drawn, and with every block at its narrowest; then the best candidates try
+    // each block's other drawings in turn, keeping each change that pays.
+    let choose = |narrow: &[Vec<Part>]| -> Option<(Score, Layout)> {
+        let plain: Vec<&Part> = pieces.iter().collect();
+        let narrowest: Vec<&Part> = pieces
+            .iter()
+            .zip(narrow)
+            .map(|(p, n)| n.last().unwrap_or(p))
+            .collect();
+        let mut scored: Vec<(Score, usize, &Vec<&Part>)> = Vec::new();
+        for (i, breaks) in candidates.iter().enumerate() {
+            for chosen in [&plain, &narrowest] {
+                scored.push((score(breaks, chosen)?.0, i, chosen));
             }
         }
-        if best.as_ref().is_none_or(|b| top > b.0) {
-            best = Some((top, layout));
+        // Candidates come with fewer breaks first, so a tie keeps fewer columns.
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut best: Option<(Score, Layout)> = None;
+        for &(_, i, chosen) in scored.iter().take(REFINED) {
+            let breaks = &candidates[i];
+            let mut chosen = chosen.clone();
+            let (mut top, mut layout) = score(breaks, &chosen)?;
+            for k in 0..pieces.len() {
+                for other_part in std::iter::once(&pieces[k]).chain(&narrow[k]) {
+                    if std::ptr::eq(other_part, chosen[k]) {
+                        continue;
+                    }
+                    let mut other = chosen.clone();
+                    other[k] = other_part;
+                    let (s, l) = score(breaks, &other)?;
+                    if s > top {
+                        (top, chosen, layout) = (s, other, l);
+                    }
+                }
+            }
+            if best.as_ref().is_none_or(|b| top > b.0) {
+                best = Some((top, layout));
+            }
         }
+        best
+    };
+    let unstaggered: Vec<Vec<Part>> = pieces.iter().map(|_| Vec::new()).collect();
+    let plain = choose(&unstaggered)?;
+    if plain.0.readable {
+        return Some(plain.1);
     }
-    best.map(|(_, l)| l)
+    // Not readable so: each block's wide rows staggered into two or three, where that makes the block
+    // narrower: the narrower drawings of each block, widest first.
+    let narrow: Vec<Vec<Part>> = (0..order.len())
+        .into_par_iter()
+        .map(|k| {
+            let mut out: Vec<Part> = Vec::new();
+            for rows in 2..=STAGGERED_ROWS {
+                let staggered = stagger(f, &pieces[k], rows);
+                if staggered.is_empty() {
+                    break;
+                }
+                let shape = Shape {
+                    staggered,
+                    ..shape.clone()
+                };
+                let widest = out.last().unwrap_or(&pieces[k]).size[0];
+                if let Some(p) = lay_out(k, &shape).filter(|p| p.size[0] < widest - 1.0) {
+                    out.push(p);
+                }
+            }
+            out
+        })
+        .collect();
+    let staggered = choose(&narrow)?;
+    Some(
+        if staggered.0 > plain.0 {
+            staggered
+        } else {
+            plain
+        }
+        .1,
+    )
 }
 
 /// How good a wrapping is: first whether its labels are readable at fit, then its zoom at
