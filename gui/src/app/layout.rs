@@ -677,7 +677,13 @@ const SHAPE_MIN_GAIN: f32 = 1.05;
 pub fn compute(f: &Function, engine: Engine, panel: P2) -> Arc<Layout> {
     let dot = layout_dot(f);
     let aspect_bucket = (panel[0] / panel[1].max(1.0) * 20.0).round() as u64;
-    let key = dot_hash(&dot) ^ (engine as u64) ^ aspect_bucket.rotate_left(32);
+    // Whether labels are readable at fit (which drawing is kept) depends on the panel's
+    // size too: in steps of a tenth of its width.
+    let size_bucket = (panel[0].max(1.0).ln() * 10.0).round() as u64;
+    let key = dot_hash(&dot)
+        ^ (engine as u64)
+        ^ aspect_bucket.rotate_left(32)
+        ^ size_bucket.rotate_left(48);
     if let Some(l) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
         return l;
     }
