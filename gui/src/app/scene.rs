@@ -536,19 +536,20 @@ fn node_state(
         }
         NodeState::Pipeline(st) => {
             // One mark per stage (input on the left; a mark stands for several stages of a
-            // long pipeline), filled while it holds a token, and the count in flight.
+            // long pipeline, as many marks as the box has room for), filled while it holds
+            // a token, and under them the count in flight, both inside the box.
             let n = st.stages.len().max(1);
-            let marks = n.min(16);
             let w = 7.0;
+            let marks = n.min(16).min(((width - 10.0) / w).max(1.0) as usize);
             let x0 = c[0] - (marks as f32 * w) / 2.0;
             for m in 0..marks {
                 let full = st.stages[m * n / marks..(m + 1) * n / marks]
                     .iter()
                     .any(Option::is_some);
-                let min = [x0 + m as f32 * w + 0.5, y - 4.5];
+                let min = [x0 + m as f32 * w + 0.5, y - 9.5];
                 items.push(Item::Rect {
                     min,
-                    max: [min[0] + w - 1.0, y + 1.5],
+                    max: [min[0] + w - 1.0, y - 3.5],
                     fill: if full {
                         p.chan[0].with_alpha(170)
                     } else {
@@ -560,7 +561,7 @@ fn node_state(
                 });
             }
             let text = format!("{}/{} in flight", st.occupancy(), n);
-            items.push(state_text(c, y + 8.0, fit_text(&text, width, 8.0), p));
+            items.push(state_text(c, y + 2.5, fit_text(&text, width, 8.0), p));
         }
         NodeState::Emitted(sent) => {
             let k = sent.len().min(MAX_OUTPUT_MARKS);

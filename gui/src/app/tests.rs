@@ -732,6 +732,59 @@ fn pipelines_show_tokens_in_flight() {
             .any(|l| l.trim_start().starts_with("stage") && l.contains("cycles")),
         "{lines:#?}"
     );
+    // Every pipeline's stage marks and count in flight lie inside its box (a 30-stage one
+    // too, whose marks stand for several stages each).
+    let scene = m.scene().expect("a scene");
+    let layout = m.layout.clone().expect("a layout");
+    for (n, node) in f.nodes.iter().filter(|(_, n)| is_pipe(n)) {
+        let nb = layout.nodes.iter().find(|b| b.node == n).unwrap();
+        let (lo, hi) = (nb.min(), nb.max());
+        let inside = |q: [f32; 2], pad: [f32; 2]| {
+            q[0] - pad[0] >= lo[0]
+                && q[0] + pad[0] <= hi[0]
+                && q[1] - pad[1] >= lo[1]
+                && q[1] + pad[1] <= hi[1]
+        };
+        let mut seen = 0;
+        for item in &scene.items {
+            match item {
+                super::scene::Item::Text {
+                    pos, text, size, ..
+                } if text.contains(" in flight") && inside(*pos, [0.0, 0.0]) => {
+                    seen += 1;
+                    assert!(inside(*pos, [0.0, size / 2.0]), "{}: {text}", node.id);
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(seen, 1, "{}: one count in flight", node.id);
+        let marks: Vec<_> = scene
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                // A stage mark (0.6-point border) overlapping the box.
+                super::scene::Item::Rect {
+                    min, max, width, ..
+                } if *width == 0.6
+                    && min[0] < hi[0]
+                    && max[0] > lo[0]
+                    && min[1] < hi[1]
+                    && max[1] > lo[1] =>
+                {
+                    Some((*min, *max))
+                }
+                _ => None,
+            })
+            .collect();
+        assert!(!marks.is_empty(), "{}", node.id);
+        for (a, b) in marks {
+            assert!(
+                inside(a, [0.0, 0.0]) && inside(b, [0.0, 0.0]),
+                "{}",
+                node.id
+            );
+        }
+    }
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/circuits/float_ops.mlir");
     let start = Start::File(path, None, Default::default(), None, TimingProfile::fpga());
