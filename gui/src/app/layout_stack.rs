@@ -199,8 +199,8 @@ pub fn stacked(f: &Function, panel: P2, rank_gap: RankGap) -> Option<Layout> {
     if plain.0.readable {
         return Some(plain.1);
     }
-    // Not readable so: each block's wide rows staggered into two or three, where that makes the block
-    // narrower: the narrower drawings of each block, widest first.
+    // Not readable so: each block's wide rows staggered into two or three, where that makes
+    // the block narrower (the narrower drawings of each block, widest first).
     let narrow: Vec<Vec<Part>> = (0..order.len())
         .into_par_iter()
         .map(|k| {
@@ -223,14 +223,12 @@ pub fn stacked(f: &Function, panel: P2, rank_gap: RankGap) -> Option<Layout> {
         })
         .collect();
     let staggered = choose(&narrow)?;
-    Some(
-        if staggered.0 > plain.0 {
-            staggered
-        } else {
-            plain
-        }
-        .1,
-    )
+    let best = if staggered.0 > plain.0 {
+        staggered
+    } else {
+        plain
+    };
+    Some(best.1)
 }
 
 /// How good a wrapping is: first whether its labels are readable at fit, then its zoom at
