@@ -167,11 +167,8 @@ pub fn node_text(f: &Function, n: NodeId) -> (String, String) {
     // (its winner's row follows the ID), and none for the usual buffer, a sequential one
     // (drawn on one line with its slots).
     let (word, rest) = op.split_once(' ').unwrap_or((&op, ""));
-    let numbered = id
-        .strip_prefix(word)
-        .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()));
     let drawn = match node.op.spec().state {
-        _ if !numbered => op.clone(),
+        _ if !numbered(&id, word) => op.clone(),
         StateLayout::ControlMerge if rest.is_empty() => String::new(),
         StateLayout::BufferSlots { .. } if rest == "seq" => word.to_string(),
         _ if !rest.is_empty() => rest.to_string(),
@@ -258,10 +255,13 @@ pub fn node_size(f: &Function, n: NodeId) -> P2 {
 /// operation and a number (`mux1`, `fork0`), so an operation line would repeat it, and its
 /// state, if any, fits after the ID (a fork's sent flags).
 pub fn one_line(f: &Function, n: NodeId, id: &str, op: &str) -> bool {
-    let numbered = id
-        .strip_prefix(op)
-        .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()));
-    numbered && (!f.nodes[n].op.is_stateful() || state_marks(f, n).is_some())
+    numbered(id, op) && (!f.nodes[n].op.is_stateful() || state_marks(f, n).is_some())
+}
+
+/// Whether `id` is `word` and a number (`mux1` of `mux`): the ID says the operation.
+fn numbered(id: &str, word: &str) -> bool {
+    id.strip_prefix(word)
+        .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The DOT text used for layout (node names `n<index>`, edge IDs `c<channel>_<consumer>`),
@@ -385,6 +385,11 @@ pub fn column_dot(f: &Function, shape: &Shape, column: usize) -> String {
         members: &members,
     };
     let loops = if shape.loop_boxes { &loops[..] } else { &[] };
+    // How many ranks each node moves away from its row (`Shape::staggered`).
+    let mut shift = vec![0u32; f.nodes.len()];
+    for &(n, by) in &shape.staggered {
+        shift[n.index()] += by;
+    }
     level.write(&mut s, loops, start, end, &mut walk, 1);
     for (cid, ch) in f.channels.iter() {
         let from = ch.producer.node.index();
@@ -400,14 +405,9 @@ pub fn column_dot(f: &Function, shape: &Shape, column: usize) -> String {
             } else {
                 ""
             };
-            let shift = shape
-                .staggered
-                .iter()
-                .filter(|&&(n, _)| n == ch.producer.node || n == c.node)
-                .map(|&(_, by)| by)
-                .sum::<u32>();
-            let minlen = if shift > 0 && attrs.is_empty() {
-                format!(", minlen={}", 1 + shift)
+            let by = shift[from] + shift[to];
+            let minlen = if by > 0 && attrs.is_empty() {
+                format!(", minlen={}", 1 + by)
             } else {
                 String::new()
             };
@@ -714,7 +714,8 @@ pub fn compute(f: &Function, engine: Engine, panel: P2) -> Arc<Layout> {
     let layout = match engine {
         Engine::Auto if f.nodes.len() <= GRAPHVIZ_MAX_NODES => match graphviz(RankGap::Tight) {
             // Ranks further apart (value labels clear of the boxes) where the drawing
-            // stays readable at fit with them.
+            // stays readable at fit with them. Tight first: a large kernel, not readable
+            // either way, is laid out once.
             Some(tight) if readable(&tight) => graphviz(RankGap::Roomy)
                 .filter(|l| readable(l))
                 .unwrap_or(tight),

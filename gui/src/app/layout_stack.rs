@@ -162,9 +162,14 @@ pub fn stacked(f: &Function, panel: P2, rank_gap: RankGap) -> Option<Layout> {
             .zip(narrow)
             .map(|(p, n)| n.last().unwrap_or(p))
             .collect();
+        let sets = if narrow.iter().all(Vec::is_empty) {
+            vec![&plain]
+        } else {
+            vec![&plain, &narrowest]
+        };
         let mut scored: Vec<(Score, usize, &Vec<&Part>)> = Vec::new();
         for (i, breaks) in candidates.iter().enumerate() {
-            for chosen in [&plain, &narrowest] {
+            for &chosen in &sets {
                 scored.push((score(breaks, chosen)?.0, i, chosen));
             }
         }
@@ -196,7 +201,9 @@ pub fn stacked(f: &Function, panel: P2, rank_gap: RankGap) -> Option<Layout> {
     };
     let unstaggered: Vec<Vec<Part>> = pieces.iter().map(|_| Vec::new()).collect();
     let plain = choose(&unstaggered)?;
-    if plain.0.readable {
+    // Staggering squeezes, as tight ranks do: none where the ranks are roomy (a drawing
+    // that needs squeezing gets tight ranks instead, `layout::compute`).
+    if plain.0.readable || rank_gap == RankGap::Roomy {
         return Some(plain.1);
     }
     // Not readable so: each block's wide rows staggered into two or three, where that makes
