@@ -336,6 +336,26 @@ fn bench_engine_runs_tiny_and_prints_sane_rows() {
     }
     // The chains run to the cycle limit on both sides; the kernels run to completion.
     assert!(rows[0][2] == "2000" && rows[1][2] == "500", "{out}");
+    // The yardstick's rows: one per chain, same cycles as the runs without waves.
+    let ideal: Vec<Vec<&str>> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("yardstick:"))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 6 && w[0].starts_with("chain("))
+        .collect();
+    let chains: Vec<(&str, &str)> = ideal.iter().map(|w| (w[0], w[1])).collect();
+    assert_eq!(
+        chains,
+        [("chain(3)", "2000"), ("chain(6)", "1000")],
+        "{out}"
+    );
+    for w in &ideal {
+        let secs = w[2].parse::<f64>().expect("seconds");
+        assert!(
+            secs > 0.0 && w[4].ends_with('x') && w[5].ends_with('x'),
+            "{out}"
+        );
+    }
     // Without waves (the models are cached now): the chains still end at their cycle limit,
     // which is what a chain run must do, not an error. `--dir` relative to the working
     // directory this time (the models run in their own directories).

@@ -1,6 +1,8 @@
 //! Generated graphs for benchmarks and tests (cargo feature `bench-support`; not part of the
 //! library's default API).
 
+pub mod ideal_chain;
+
 use crate::graph::{ArgType, FuncResult, Function};
 use crate::ops::{BufferKind, Op};
 use crate::stimulus::{Environment, TokenSource};

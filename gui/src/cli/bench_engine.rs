@@ -96,6 +96,9 @@ struct Workload {
     runs_to_limit: bool,
     /// Cycles of the runs with waves (`None`: no wave runs).
     wave_cycles: Option<u64>,
+    /// For a chain, its stages: the runs without waves also time the yardstick
+    /// (`bench_support::ideal_chain`) on it.
+    ideal: Option<usize>,
 }
 
 /// One side's time of one run: wall and CPU (user + system) seconds.
@@ -114,6 +117,8 @@ struct Row {
     verilator: Time,
     /// With waves: the VCD bytes of both sides.
     bytes: Option<(u64, u64)>,
+    /// The yardstick's median wall time (chains without waves).
+    ideal: Option<f64>,
 }
 
 /// The median times of `v`, wall and CPU apart.
@@ -154,7 +159,7 @@ pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Resu
             variants.push((true, model(&exe, w, dir, true)?));
         }
         for (traced, m) in &variants {
-            let (mut hs, mut vl) = (Vec::new(), Vec::new());
+            let (mut hs, mut vl, mut ideal) = (Vec::new(), Vec::new(), Vec::new());
             let (mut cycles, mut bytes) = (0, None);
             for _ in 0..rounds {
                 let ours = dir.join(format!("{}-handscope.vcd", w.name));
@@ -164,6 +169,9 @@ pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Resu
                 hs.push(h);
                 vl.push(v);
                 cycles = same_cycles(&w.name, hc, vc)?;
+                if let (Some(n), false) = (w.ideal, *traced) {
+                    ideal.push(ideal_run(n, cycles));
+                }
                 if *traced {
                     bytes = Some((file_len(&ours), file_len(&theirs)));
                     let _ = std::fs::remove_file(&ours);
@@ -177,12 +185,23 @@ pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Resu
                 handscope: median_time(&hs),
                 verilator: median_time(&vl),
                 bytes,
+                ideal: (!ideal.is_empty()).then(|| median(&mut ideal)),
             });
         }
     }
     print!("{}", table(&rows));
+    print!("{}", yardstick_table(&rows));
     println!("load average at end {}", load());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Wall seconds of the yardstick on `chain(n)` for `cycles` cycles, in this process.
+fn ideal_run(n: usize, cycles: u64) -> f64 {
+    let t = Instant::now();
+    let r = handscope_sim::bench_support::ideal_chain::run(n, cycles);
+    let wall = t.elapsed().as_secs_f64();
+    std::hint::black_box(r);
+    wall
 }
 
 /// Both sides must have simulated the same cycles for their times to compare.
@@ -261,6 +280,43 @@ fn table(rows: &[Row]) -> String {
     s
 }
 
+/// The yardstick's rows: its time on each chain, its ratio to Verilator's and how much
+/// faster it is than `handscope sim`.
+fn yardstick_table(rows: &[Row]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let ideal: Vec<(&Row, f64)> = rows
+        .iter()
+        .filter_map(|r| r.ideal.map(|t| (r, t)))
+        .collect();
+    if ideal.is_empty() {
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "yardstick: the chains simulated by code written by hand for them in the engine's \
+         representation (sim::bench_support::ideal_chain, in this process; median of the same rounds)"
+    );
+    let _ = writeln!(
+        s,
+        "{:<12} {:>9} {:>10} {:>10} {:>7} {:>9}",
+        "workload", "cycles", "ideal wall", "vl wall", "ratio", "hs/ideal"
+    );
+    for (r, t) in ideal {
+        let _ = writeln!(
+            s,
+            "{:<12} {:>9} {:>10.6} {:>10.6} {:>6.2}x {:>8.2}x",
+            r.name,
+            r.cycles,
+            t,
+            r.verilator.wall,
+            r.verilator.wall / t,
+            r.handscope.wall / t
+        );
+    }
+    s
+}
+
 /// Writes the workloads' sources into `dir`.
 fn write_workloads(sizes: Sizes, waves: bool, dir: &Path) -> anyhow::Result<Vec<Workload>> {
     let mut v = Vec::new();
@@ -286,6 +342,7 @@ fn write_workloads(sizes: Sizes, waves: bool, dir: &Path) -> anyhow::Result<Vec<
             } else {
                 (sizes.wave_cycles / 2).max(1)
             }),
+            ideal: Some(n),
         });
     }
     let sumsq = dir.join("sumsq.c");
@@ -297,6 +354,7 @@ fn write_workloads(sizes: Sizes, waves: bool, dir: &Path) -> anyhow::Result<Vec<
         max_cycles: 1 << 40,
         runs_to_limit: false,
         wave_cycles: None,
+        ideal: None,
     });
     let matmul = dir.join("matmul_rep.c");
     crate::output::write_bytes(&matmul, MATMUL_C)?;
@@ -320,6 +378,7 @@ fn write_workloads(sizes: Sizes, waves: bool, dir: &Path) -> anyhow::Result<Vec<
         max_cycles: 1 << 40,
         runs_to_limit: false,
         wave_cycles: None,
+        ideal: None,
     });
     Ok(v)
 }

@@ -1,0 +1,355 @@
+//! A yardstick for the engine benchmark: [`chain`](super::chain)`(n)` simulated by code
+//! written by hand for that one graph, as the best code a per-graph compiler could emit for
+//! it in the engine's representation.
+//!
+//! The engine evaluates every component's equations every cycle on per-channel signals
+//! (`valid`/`ready` bytes, which the run statistics count, and data words) and per-component
+//! registers (a buffer slot is `[valid, data, skid_valid, skid_data]`). This module does the
+//! same work with nothing generic left: no instruction lists, no operand tables, no dispatch,
+//! one loop over the stages per pass with each stage's state in one record, the arguments and
+//! results handled inline. It computes the same equations (`docs/semantics.md`: eager fork,
+//! `sync`, buffer slots) and the same per-channel counts, and must give the same tokens and
+//! statistics as the engine (checked by the tests). `handscope bench engine` times it next
+//! to the engine and the Verilator model: its ratio to Verilator bounds what any compiled or
+//! interpreted evaluator of that kind can reach on the chains.
+
+use crate::ops::Op;
+use crate::report::TokenChecksum;
+
+/// One buffer slot's registers (see `crate::spec::slot_regs`).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    valid: u64,
+    data: u64,
+    skid_valid: u64,
+    skid_data: u64,
+}
+
+impl Slot {
+    /// The slot's output valid and data.
+    #[inline(always)]
+    fn output(&self) -> (u8, u64) {
+        let valid = (self.valid | self.skid_valid) != 0;
+        let data = if self.skid_valid != 0 {
+            self.skid_data
+        } else {
+            self.data
+        };
+        (u8::from(valid), data)
+    }
+
+    /// The slot's `in.ready`.
+    #[inline(always)]
+    fn ready(&self) -> u8 {
+        u8::from(self.valid == 0 || self.skid_valid == 0)
+    }
+
+    /// The clock edge: takes the input when ready, keeps a token the output did not take in
+    /// the skid register. Returns the slot's output before the edge.
+    #[inline(always)]
+    fn clock(&mut self, in_valid: u64, in_data: u64, out_ready: u64) -> (u64, u64) {
+        let Slot {
+            valid,
+            data,
+            skid_valid,
+            skid_data,
+        } = *self;
+        let old = if skid_valid != 0 {
+            (1, skid_data)
+        } else {
+            (valid, data)
+        };
+        if valid & skid_valid == 0 {
+            self.valid = in_valid;
+            self.data = in_data;
+        }
+        self.skid_valid = (out_ready ^ 1) & (skid_valid | valid);
+        if out_ready != 0 {
+            if skid_valid != 0 {
+                self.skid_data = 0;
+            }
+        } else if skid_valid == 0 {
+            self.skid_data = data;
+        }
+        old
+    }
+}
+
+/// An eager fork's clock edge over two outputs (`valid`, `ready` of each, emitted
+/// registers): returns whether every output is done (the input's `ready`).
+#[inline(always)]
+fn fork_edge(emitted: &mut [u64; 2], valid: [u8; 2], ready: [u8; 2]) -> u8 {
+    let d0 = u64::from(valid[0] & ready[0]) | emitted[0];
+    let d1 = u64::from(valid[1] & ready[1]) | emitted[1];
+    let all = d0 & d1;
+    *emitted = [d0 & (all ^ 1), d1 & (all ^ 1)];
+    all as u8
+}
+
+/// One stage: fork, two-slot buffer on its out0, one-slot buffer on its out1, sync, sink.
+#[derive(Clone, Copy, Default)]
+struct Stage {
+    fork_emitted: [u64; 2],
+    sync_emitted: [u64; 2],
+    seq: [Slot; 2],
+    fifo: Slot,
+    // This cycle's signals.
+    in_valid: u8,
+    in_data: u64,
+    in_ready: u8,
+    fork_valid: [u8; 2],
+    seq_in_ready: u8,
+    fifo_in_ready: u8,
+    seq_out: (u8, u64),
+    fifo_out: (u8, u64),
+    sync_valid: [u8; 2],
+    sync_in_ready: u8,
+    next_ready: u8,
+}
+
+/// Channels counted per block of the byte counters.
+const LANES: usize = 32;
+/// Cycles per block of byte counts (folded into totals before they overflow).
+const CHUNK: u64 = 255;
+
+/// Per-channel counts of the current chunk, [`LANES`] channels at a time, as the engine's
+/// monitor keeps them.
+#[derive(Clone, Copy)]
+struct Block {
+    fires: [u8; LANES],
+    valid: [u8; LANES],
+    ready: [u8; LANES],
+    wait: [u8; LANES],
+    idle: [u8; LANES],
+}
+
+/// What a run of [`run`] produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdealRun {
+    /// Tokens the result `out0` gave.
+    pub tokens: u64,
+    /// Their checksum ([`TokenChecksum`], as the run report's).
+    pub checksum: TokenChecksum,
+    /// The last token: `(cycle, bits)`.
+    pub last: Option<(u64, u64)>,
+    /// Transfers per channel, in the order of [`channel_names`].
+    pub fires: Vec<u64>,
+}
+
+/// The names of the channels [`IdealRun::fires`] counts, as [`super::chain`]`(n)` names
+/// them: `in0`, then per stage the fork's two outputs, the two buffers' outputs and the
+/// sync's two outputs.
+pub fn channel_names(n: usize) -> Vec<String> {
+    let f = super::chain(n);
+    let arg = f.args[0].node.expect("in0 is a channel argument");
+    let mut names = vec![f.channels[f.nodes[arg].outputs[0]].name.clone()];
+    let nodes: Vec<_> = f
+        .nodes
+        .iter()
+        .map(|(_, node)| node)
+        .filter(|node| !matches!(node.op, Op::Argument { .. } | Op::Return))
+        .collect();
+    for stage in nodes.chunks(5).take(n) {
+        let [fork, seq, fifo, sync, _sink] = stage else {
+            unreachable!("five nodes per stage")
+        };
+        for c in [
+            fork.outputs[0],
+            fork.outputs[1],
+            seq.outputs[0],
+            fifo.outputs[0],
+            sync.outputs[0],
+            sync.outputs[1],
+        ] {
+            names.push(f.channels[c].name.clone());
+        }
+    }
+    names
+}
+
+/// Simulates `cycles` cycles of `chain(n)` (`n` at least 1) under
+/// [`super::chain_environment`]: `in0` offers 0, 1, 2, ... (32-bit data) and the result is
+/// always ready.
+pub fn run(n: usize, cycles: u64) -> IdealRun {
+    assert!(n >= 1, "a chain has at least one stage");
+    let mut stages = vec![Stage::default(); n];
+    let channels = 1 + 6 * n;
+    let nblocks = channels.div_ceil(LANES);
+    let mut valid = vec![0u8; nblocks * LANES];
+    let mut ready = vec![0u8; nblocks * LANES];
+    let zero = Block {
+        fires: [0; LANES],
+        valid: [0; LANES],
+        ready: [0; LANES],
+        wait: [0; LANES],
+        idle: [0; LANES],
+    };
+    let mut blocks = vec![zero; nblocks];
+    let mut fires = vec![0u64; channels];
+    let mut valids = vec![0u64; channels];
+    let mut readies = vec![0u64; channels];
+    let mut next_token: u64 = 0;
+    let mut out = IdealRun {
+        tokens: 0,
+        checksum: TokenChecksum::default(),
+        last: None,
+        fires: Vec::new(),
+    };
+    for cycle in 0..cycles {
+        // Forward: register outputs, then fork and sync valids in stage order.
+        let (mut v, mut d) = (1u8, next_token & 0xffff_ffff);
+        for s in &mut stages {
+            s.seq_out = s.seq[1].output();
+            s.seq_in_ready = s.seq[0].ready();
+            s.fifo_out = s.fifo.output();
+            s.fifo_in_ready = s.fifo.ready();
+            s.in_valid = v;
+            s.in_data = d;
+            s.fork_valid = [
+                v & u8::from(s.fork_emitted[0] == 0),
+                v & u8::from(s.fork_emitted[1] == 0),
+            ];
+            let joined = s.seq_out.0 & s.fifo_out.0;
+            s.sync_valid = [
+                joined & u8::from(s.sync_emitted[0] == 0),
+                joined & u8::from(s.sync_emitted[1] == 0),
+            ];
+            (v, d) = (s.sync_valid[1], s.fifo_out.1);
+        }
+        // Backward, with the forks' and syncs' clock edges.
+        let mut r = 1u8;
+        for s in stages.iter_mut().rev() {
+            s.next_ready = r;
+            let joined = s.seq_out.0 & s.fifo_out.0;
+            let all = fork_edge(&mut s.sync_emitted, s.sync_valid, [1, r]);
+            s.sync_in_ready = joined & all;
+            s.in_ready = fork_edge(
+                &mut s.fork_emitted,
+                s.fork_valid,
+                [s.seq_in_ready, s.fifo_in_ready],
+            );
+            r = s.in_ready;
+        }
+        // The statistics: every channel's valid and ready, counted in byte lanes.
+        valid[0] = 1;
+        ready[0] = stages[0].in_ready;
+        for (k, s) in stages.iter().enumerate() {
+            let c = 1 + 6 * k;
+            valid[c..c + 6].copy_from_slice(&[
+                s.fork_valid[0],
+                s.fork_valid[1],
+                s.seq_out.0,
+                s.fifo_out.0,
+                s.sync_valid[0],
+                s.sync_valid[1],
+            ]);
+            ready[c..c + 6].copy_from_slice(&[
+                s.seq_in_ready,
+                s.fifo_in_ready,
+                s.sync_in_ready,
+                s.sync_in_ready,
+                1,
+                s.next_ready,
+            ]);
+        }
+        for (b, blk) in blocks.iter_mut().enumerate() {
+            let v: &[u8; LANES] = valid[b * LANES..][..LANES].try_into().expect("lanes");
+            let r: &[u8; LANES] = ready[b * LANES..][..LANES].try_into().expect("lanes");
+            for i in 0..LANES {
+                let f = v[i] & r[i];
+                blk.fires[i] = blk.fires[i].wrapping_add(f);
+                blk.valid[i] = blk.valid[i].wrapping_add(v[i]);
+                blk.ready[i] = blk.ready[i].wrapping_add(r[i]);
+                blk.wait[i] = blk.wait[i].wrapping_add(1) & 0u8.wrapping_sub(v[i] & (r[i] ^ 1));
+                blk.idle[i] = blk.idle[i].wrapping_add(1) & 0u8.wrapping_sub(f ^ 1);
+            }
+        }
+        if cycle % CHUNK == CHUNK - 1 || cycle + 1 == cycles {
+            fold(&mut blocks, &mut [&mut fires, &mut valids, &mut readies]);
+        }
+        // Transfers on the argument and the result.
+        next_token += u64::from(stages[0].in_ready);
+        let last = &stages[n - 1];
+        if last.sync_valid[1] != 0 {
+            let bits = last.fifo_out.1;
+            out.tokens += 1;
+            out.checksum.add(bits);
+            out.last = Some((cycle, bits));
+        }
+        // Clock edge of the buffers.
+        for s in &mut stages {
+            let mid_ready = u64::from(s.seq[1].ready());
+            let (v, d) = s.seq[0].clock(u64::from(s.fork_valid[0]), s.in_data, mid_ready);
+            s.seq[1].clock(v, d, u64::from(s.sync_in_ready));
+            s.fifo.clock(
+                u64::from(s.fork_valid[1]),
+                s.in_data,
+                u64::from(s.sync_in_ready),
+            );
+        }
+    }
+    out.fires = fires;
+    out
+}
+
+/// Adds the chunk's byte counts to the totals (`fires`, `valid`, `ready` per channel) and
+/// clears them.
+fn fold(blocks: &mut [Block], totals: &mut [&mut Vec<u64>; 3]) {
+    for (b, blk) in blocks.iter_mut().enumerate() {
+        for (total, counts) in
+            totals
+                .iter_mut()
+                .zip([&mut blk.fires, &mut blk.valid, &mut blk.ready])
+        {
+            for (i, c) in counts.iter_mut().enumerate() {
+                if let Some(t) = total.get_mut(b * LANES + i) {
+                    *t += u64::from(*c);
+                }
+                *c = 0;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{EngineKind, Simulation};
+
+    /// The yardstick computes what the engine computes: the same result tokens and the same
+    /// transfers on every channel, with either engine, over runs that cross the counters'
+    /// chunks (255 cycles) and start with empty buffers.
+    #[test]
+    fn gives_the_engines_tokens_and_statistics() {
+        for (n, cycles) in [(1, 700), (3, 1000), (8, 2000)] {
+            let ideal = run(n, cycles);
+            assert!(
+                ideal.tokens > cycles / 2,
+                "chain({n}): {} tokens",
+                ideal.tokens
+            );
+            for kind in [EngineKind::Interpreter, EngineKind::Compiled] {
+                let f = crate::bench_support::chain(n);
+                let mut sim = Simulation::new(&f, crate::bench_support::chain_environment())
+                    .expect("the chain simulates");
+                sim.set_engine(kind);
+                let r = sim.run(cycles);
+                assert_eq!(r.cycles, cycles);
+                let summary = &r.output_summaries["out0"];
+                assert_eq!(
+                    (summary.count, summary.checksum),
+                    (ideal.tokens, ideal.checksum),
+                    "chain({n}) {kind:?}"
+                );
+                let last = r.outputs["out0"].last().map(|t| (t.cycle, t.bits));
+                assert_eq!(last, ideal.last, "chain({n}) {kind:?}");
+                let names = channel_names(n);
+                assert_eq!(names.len(), ideal.fires.len());
+                assert_eq!(names.len(), r.stats.len(), "every channel is counted");
+                for (name, &fires) in names.iter().zip(&ideal.fires) {
+                    assert_eq!(r.stats[name].fires, fires, "chain({n}) {kind:?} {name}");
+                }
+            }
+        }
+    }
+}
