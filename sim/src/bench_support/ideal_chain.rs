@@ -1,18 +1,19 @@
 //! A yardstick for the engine benchmark: [`chain`](super::chain)`(n)` simulated by code
-//! written by hand for that one graph, as the best code a per-graph compiler could emit for
-//! it in the engine's representation.
+//! written by hand for that one graph, the code a per-graph compiler would emit for it at
+//! best in the engine's representation.
 //!
 //! The engine evaluates every component's equations every cycle on per-channel signals
-//! (`valid`/`ready` bytes, which the run statistics count, and data words) and per-component
+//! (`valid`/`ready`, which the run statistics count, and data words) and per-component
 //! registers (a buffer slot is `[valid, data, skid_valid, skid_data]`). This module does the
 //! same work with nothing generic left: no instruction lists, no operand tables, no dispatch,
-//! one loop over the stages per pass with each stage's state in one record, the arguments and
-//! results handled inline. It computes the same equations (`docs/semantics.md`: eager fork,
-//! `sync`, buffer slots) and the same per-channel counts, and must give the same tokens and
-//! statistics as the engine (checked by the tests). `handscope bench engine` times it next
-//! to the engine and the Verilator model: its ratio to Verilator bounds what any compiled or
-//! interpreted evaluator of that kind can reach on the chains.
+//! one loop over the stages per pass with each stage's state in one record, the argument and
+//! the result handled inline. It computes the same equations (`docs/semantics.md`: eager
+//! fork, `sync`, buffer slots), counts every channel with the engine's own counters
+//! (`engine::counters`), and gives the engine's tokens and transfers (checked by the tests).
+//! `handscope bench engine` times it next to the engine and the Verilator model: its ratio
+//! to Verilator shows what an evaluator of this kind reaches on the chains.
 
+use crate::engine::counters::Counters;
 use crate::ops::Op;
 use crate::report::TokenChecksum;
 
@@ -107,22 +108,6 @@ struct Stage {
     next_ready: u8,
 }
 
-/// Channels counted per block of the byte counters.
-const LANES: usize = 32;
-/// Cycles per block of byte counts (folded into totals before they overflow).
-const CHUNK: u64 = 255;
-
-/// Per-channel counts of the current chunk, [`LANES`] channels at a time, as the engine's
-/// monitor keeps them.
-#[derive(Clone, Copy)]
-struct Block {
-    fires: [u8; LANES],
-    valid: [u8; LANES],
-    ready: [u8; LANES],
-    wait: [u8; LANES],
-    idle: [u8; LANES],
-}
-
 /// What a run of [`run`] produced.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IdealRun {
@@ -174,20 +159,9 @@ pub fn run(n: usize, cycles: u64) -> IdealRun {
     assert!(n >= 1, "a chain has at least one stage");
     let mut stages = vec![Stage::default(); n];
     let channels = 1 + 6 * n;
-    let nblocks = channels.div_ceil(LANES);
-    let mut valid = vec![0u8; nblocks * LANES];
-    let mut ready = vec![0u8; nblocks * LANES];
-    let zero = Block {
-        fires: [0; LANES],
-        valid: [0; LANES],
-        ready: [0; LANES],
-        wait: [0; LANES],
-        idle: [0; LANES],
-    };
-    let mut blocks = vec![zero; nblocks];
-    let mut fires = vec![0u64; channels];
-    let mut valids = vec![0u64; channels];
-    let mut readies = vec![0u64; channels];
+    let mut valid = vec![false; channels];
+    let mut ready = vec![false; channels];
+    let mut counters = Counters::new(channels);
     let mut next_token: u64 = 0;
     let mut out = IdealRun {
         tokens: 0,
@@ -230,43 +204,28 @@ pub fn run(n: usize, cycles: u64) -> IdealRun {
             );
             r = s.in_ready;
         }
-        // The statistics: every channel's valid and ready, counted in byte lanes.
-        valid[0] = 1;
-        ready[0] = stages[0].in_ready;
+        // The statistics: every channel's valid and ready, counted as the engine's monitor
+        // counts them.
+        valid[0] = true;
+        ready[0] = stages[0].in_ready != 0;
         for (k, s) in stages.iter().enumerate() {
             let c = 1 + 6 * k;
-            valid[c..c + 6].copy_from_slice(&[
-                s.fork_valid[0],
-                s.fork_valid[1],
-                s.seq_out.0,
-                s.fifo_out.0,
-                s.sync_valid[0],
-                s.sync_valid[1],
-            ]);
-            ready[c..c + 6].copy_from_slice(&[
-                s.seq_in_ready,
-                s.fifo_in_ready,
-                s.sync_in_ready,
-                s.sync_in_ready,
-                1,
-                s.next_ready,
-            ]);
-        }
-        for (b, blk) in blocks.iter_mut().enumerate() {
-            let v: &[u8; LANES] = valid[b * LANES..][..LANES].try_into().expect("lanes");
-            let r: &[u8; LANES] = ready[b * LANES..][..LANES].try_into().expect("lanes");
-            for i in 0..LANES {
-                let f = v[i] & r[i];
-                blk.fires[i] = blk.fires[i].wrapping_add(f);
-                blk.valid[i] = blk.valid[i].wrapping_add(v[i]);
-                blk.ready[i] = blk.ready[i].wrapping_add(r[i]);
-                blk.wait[i] = blk.wait[i].wrapping_add(1) & 0u8.wrapping_sub(v[i] & (r[i] ^ 1));
-                blk.idle[i] = blk.idle[i].wrapping_add(1) & 0u8.wrapping_sub(f ^ 1);
+            for (j, (v, r)) in [
+                (s.fork_valid[0], s.seq_in_ready),
+                (s.fork_valid[1], s.fifo_in_ready),
+                (s.seq_out.0, s.sync_in_ready),
+                (s.fifo_out.0, s.sync_in_ready),
+                (s.sync_valid[0], 1),
+                (s.sync_valid[1], s.next_ready),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                valid[c + j] = v != 0;
+                ready[c + j] = r != 0;
             }
         }
-        if cycle % CHUNK == CHUNK - 1 || cycle + 1 == cycles {
-            fold(&mut blocks, &mut [&mut fires, &mut valids, &mut readies]);
-        }
+        counters.count(cycle, &valid, &ready);
         // Transfers on the argument and the result.
         next_token += u64::from(stages[0].in_ready);
         let last = &stages[n - 1];
@@ -288,27 +247,8 @@ pub fn run(n: usize, cycles: u64) -> IdealRun {
             );
         }
     }
-    out.fires = fires;
+    out.fires = (0..channels).map(|i| counters.fires(i)).collect();
     out
-}
-
-/// Adds the chunk's byte counts to the totals (`fires`, `valid`, `ready` per channel) and
-/// clears them.
-fn fold(blocks: &mut [Block], totals: &mut [&mut Vec<u64>; 3]) {
-    for (b, blk) in blocks.iter_mut().enumerate() {
-        for (total, counts) in
-            totals
-                .iter_mut()
-                .zip([&mut blk.fires, &mut blk.valid, &mut blk.ready])
-        {
-            for (i, c) in counts.iter_mut().enumerate() {
-                if let Some(t) = total.get_mut(b * LANES + i) {
-                    *t += u64::from(*c);
-                }
-                *c = 0;
-            }
-        }
-    }
 }
 
 #[cfg(test)]

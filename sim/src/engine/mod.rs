@@ -22,7 +22,7 @@
 /// also name the operations of [`wide_arith`]).
 pub mod arith;
 pub(crate) mod compile;
-mod counters;
+pub(crate) mod counters;
 mod eval;
 pub mod float_arith;
 mod jit;
