@@ -95,7 +95,6 @@ struct Stage {
     seq: [Slot; 2],
     fifo: Slot,
     // This cycle's signals.
-    in_valid: u8,
     in_data: u64,
     in_ready: u8,
     fork_valid: [u8; 2],
@@ -177,7 +176,6 @@ pub fn run(n: usize, cycles: u64) -> IdealRun {
             s.seq_in_ready = s.seq[0].ready();
             s.fifo_out = s.fifo.output();
             s.fifo_in_ready = s.fifo.ready();
-            s.in_valid = v;
             s.in_data = d;
             s.fork_valid = [
                 v & u8::from(s.fork_emitted[0] == 0),
