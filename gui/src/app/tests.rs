@@ -275,6 +275,52 @@ fn breakpoint_on_channel_then_run_to_it_both_ways() {
     assert_eq!(h.state().model.cycle, 2);
 }
 
+/// A node centered on request (a deadlock step's link, the search) stays centered when the
+/// view fits again for a new drawing of the graph (the window resized: the layout is redone
+/// for the new panel in the background and arrives frames later), and a pan ends that.
+#[test]
+fn a_centered_node_stays_centered_when_a_new_drawing_arrives() {
+    let mut h = harness_sized(
+        Start::Example(example("deadlock_join.mlir")),
+        1600.0,
+        1000.0,
+    );
+    run_until(&mut h, "the layout", |a| a.model.layout.is_some());
+    let f = h.state().model.circuit.as_ref().unwrap().func.clone();
+    let join = f.node_by_id("join0").unwrap();
+    let offset_from_center = |h: &Harness<'static, DebuggerApp>| {
+        let m = &h.state().model;
+        let layout = m.layout.as_ref().unwrap();
+        let nb = layout.nodes.iter().find(|b| b.node == join).unwrap();
+        let v = &h.state().view;
+        (v.screen_of(nb.center) - v.rect.center()).length()
+    };
+    h.state_mut().model.focus_node(join);
+    h.run_steps(2);
+    assert!(offset_from_center(&h) < 2.0, "join0 centered");
+    let before = std::sync::Arc::as_ptr(h.state().model.layout.as_ref().unwrap());
+    h.set_size(egui::Vec2::new(900.0, 1000.0));
+    run_until(&mut h, "a new drawing for the narrower panel", |a| {
+        a.model
+            .layout
+            .as_ref()
+            .is_some_and(|l| !std::ptr::eq(std::sync::Arc::as_ptr(l), before))
+    });
+    h.run_steps(2);
+    assert!(
+        offset_from_center(&h) < 2.0,
+        "join0 still centered after the new drawing: {:.1} points off",
+        offset_from_center(&h)
+    );
+    // A pan is the user's: the next fit no longer centers join0.
+    let drag_from = h.state().view.rect.center();
+    h.drag_at(drag_from);
+    h.hover_at(drag_from + egui::Vec2::new(120.0, 0.0));
+    h.drop_at(drag_from + egui::Vec2::new(120.0, 0.0));
+    h.run_steps(2);
+    assert!(offset_from_center(&h) > 50.0, "the pan moved the view");
+}
+
 #[test]
 fn deadlock_example_opens_on_first_stuck_cycle() {
     let mut h = harness(Start::Example(example("deadlock_join.mlir")));

@@ -22,6 +22,10 @@ pub struct GraphView {
     fitted_size: Vec2,
     /// Fit on the next frame.
     pub fit_request: bool,
+    /// The node a focus request centered (a deadlock step's link, the search, the side
+    /// panel): kept in the center when a new drawing of the graph arrives or the panel is
+    /// resized, which fit the view again, until the user pans, zooms or asks for a fit.
+    centered: Option<handscope_sim::NodeId>,
     /// Items painted in the last frame (for measurements).
     pub painted: usize,
     /// Screen rectangle of the view in the last frame.
@@ -41,6 +45,7 @@ impl Default for GraphView {
             fitted_drawing: 0,
             fitted_size: Vec2::ZERO,
             fit_request: false,
+            centered: None,
             painted: 0,
             rect: Rect::NOTHING,
             min_label: 0.0,
@@ -130,18 +135,26 @@ impl GraphView {
         // larger than the one fitted (the compare view opened or closed): fit again.
         let drawing = std::sync::Arc::as_ptr(&layout) as usize;
         let resized = |a: f32, b: f32| a > b * 1.25 || b > a * 1.25;
-        if self.fitted == Some(m.generation)
+        let refit = self.fitted == Some(m.generation)
+            && !self.fit_request
             && (self.fitted_drawing != drawing
                 || resized(rect.width(), self.fitted_size.x)
-                || resized(rect.height(), self.fitted_size.y))
-        {
-            self.fit_request = true;
-        }
-        if self.fitted != Some(m.generation) || self.fit_request {
-            if self.fitted.is_some() && !self.fit_request && m.want.is_some() {
+                || resized(rect.height(), self.fitted_size.y));
+        if self.fitted != Some(m.generation) || self.fit_request || refit {
+            if self.fitted.is_some() && !self.fit_request && !refit && m.want.is_some() {
                 // Reload keeps the view.
             } else {
                 self.fit(layout.size, rect);
+            }
+            // A drawing that arrives after a node was centered (the layout runs in the
+            // background, and opening a panel starts a new one) keeps that node centered.
+            match self
+                .centered
+                .filter(|_| refit)
+                .and_then(|n| layout.nodes.iter().find(|b| b.node == n))
+            {
+                Some(nb) => self.center_on(nb.center, rect),
+                None => self.centered = None,
             }
             self.fitted = Some(m.generation);
             self.fit_request = false;
@@ -152,10 +165,12 @@ impl GraphView {
             && let Some(nb) = layout.nodes.iter().find(|b| b.node == n)
         {
             self.center_on(nb.center, rect);
+            self.centered = Some(n);
         }
         // Pan and zoom.
         if resp.dragged() {
             self.offset += resp.drag_delta();
+            self.centered = None;
         }
         if resp.hovered() {
             let (scroll, zoom_delta, pointer) =
@@ -164,6 +179,7 @@ impl GraphView {
             if (factor - 1.0).abs() > 1e-4
                 && let Some(p) = pointer
             {
+                self.centered = None;
                 let new_zoom = (self.zoom * factor).clamp(0.02, 6.0);
                 let local = p - rect.min;
                 let layout_p = (local - self.offset) / self.zoom;
