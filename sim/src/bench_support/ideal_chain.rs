@@ -8,72 +8,34 @@
 //! same work with nothing generic left: no instruction lists, no operand tables, no dispatch,
 //! one loop over the stages per pass with each stage's state in one record, the argument and
 //! the result handled inline. It computes the same equations (`docs/semantics.md`: eager
-//! fork, `sync`, buffer slots), counts every channel with the engine's own counters
-//! (`engine::counters`), and gives the engine's tokens and transfers (checked by the tests).
+//! fork, `sync`, buffer slots; a slot's clock edge and `in.ready` are the engine's own
+//! functions), counts every channel with the engine's own counters (`engine::counters`), and
+//! gives the engine's tokens and transfers (checked by the tests).
 //! `handscope bench engine` times it next to the engine and the Verilator model: its ratio
 //! to Verilator shows what an evaluator of this kind reaches on the chains.
 
 use crate::engine::counters::Counters;
+use crate::engine::{slot_ready, slot_step};
 use crate::ops::Op;
 use crate::report::TokenChecksum;
+use crate::spec::slot_regs;
 
-/// One buffer slot's registers (see `crate::spec::slot_regs`).
-#[derive(Clone, Copy, Default)]
-struct Slot {
-    valid: u64,
-    data: u64,
-    skid_valid: u64,
-    skid_data: u64,
-}
+/// Words of one buffer slot, as the engine's register file holds them
+/// (`crate::spec::slot_regs`: valid, data, skid valid, skid data); its clock edge and
+/// `in.ready` are the engine's own (`engine::slot_step`, `engine::slot_ready`).
+const SLOT: usize = slot_regs::WORDS as usize;
 
-impl Slot {
-    /// The slot's output valid and data.
-    #[inline(always)]
-    fn output(&self) -> (u8, u64) {
-        let valid = (self.valid | self.skid_valid) != 0;
-        let data = if self.skid_valid != 0 {
-            self.skid_data
-        } else {
-            self.data
-        };
-        (u8::from(valid), data)
-    }
-
-    /// The slot's `in.ready`.
-    #[inline(always)]
-    fn ready(&self) -> u8 {
-        u8::from(self.valid == 0 || self.skid_valid == 0)
-    }
-
-    /// The clock edge: takes the input when ready, keeps a token the output did not take in
-    /// the skid register. Returns the slot's output before the edge.
-    #[inline(always)]
-    fn clock(&mut self, in_valid: u64, in_data: u64, out_ready: u64) -> (u64, u64) {
-        let Slot {
-            valid,
-            data,
-            skid_valid,
-            skid_data,
-        } = *self;
-        let old = if skid_valid != 0 {
-            (1, skid_data)
-        } else {
-            (valid, data)
-        };
-        if valid & skid_valid == 0 {
-            self.valid = in_valid;
-            self.data = in_data;
-        }
-        self.skid_valid = (out_ready ^ 1) & (skid_valid | valid);
-        if out_ready != 0 {
-            if skid_valid != 0 {
-                self.skid_data = 0;
-            }
-        } else if skid_valid == 0 {
-            self.skid_data = data;
-        }
-        old
-    }
+/// The output valid and data of the slot at `r` in `words`.
+#[inline(always)]
+fn slot_output(words: &[u64], r: usize) -> (u8, u64) {
+    let skid = words[r + slot_regs::SKID_VALID as usize];
+    let valid = (words[r + slot_regs::VALID as usize] | skid) != 0;
+    let data = if skid != 0 {
+        words[r + slot_regs::SKID_DATA as usize]
+    } else {
+        words[r + slot_regs::DATA as usize]
+    };
+    (u8::from(valid), data)
 }
 
 /// An eager fork's clock edge over two outputs (`valid`, `ready` of each, emitted
@@ -92,8 +54,8 @@ fn fork_edge(emitted: &mut [u64; 2], valid: [u8; 2], ready: [u8; 2]) -> u8 {
 struct Stage {
     fork_emitted: [u64; 2],
     sync_emitted: [u64; 2],
-    seq: [Slot; 2],
-    fifo: Slot,
+    seq: [u64; 2 * SLOT],
+    fifo: [u64; SLOT],
     // This cycle's signals.
     in_data: u64,
     in_ready: u8,
@@ -172,10 +134,10 @@ pub fn run(n: usize, cycles: u64) -> IdealRun {
         // Forward: register outputs, then fork and sync valids in stage order.
         let (mut v, mut d) = (1u8, next_token & 0xffff_ffff);
         for s in &mut stages {
-            s.seq_out = s.seq[1].output();
-            s.seq_in_ready = s.seq[0].ready();
-            s.fifo_out = s.fifo.output();
-            s.fifo_in_ready = s.fifo.ready();
+            s.seq_out = slot_output(&s.seq, SLOT);
+            s.seq_in_ready = slot_ready(&s.seq, 0) as u8;
+            s.fifo_out = slot_output(&s.fifo, 0);
+            s.fifo_in_ready = slot_ready(&s.fifo, 0) as u8;
             s.in_data = d;
             s.fork_valid = [
                 v & u8::from(s.fork_emitted[0] == 0),
@@ -235,13 +197,22 @@ pub fn run(n: usize, cycles: u64) -> IdealRun {
         }
         // Clock edge of the buffers.
         for s in &mut stages {
-            let mid_ready = u64::from(s.seq[1].ready());
-            let (v, d) = s.seq[0].clock(u64::from(s.fork_valid[0]), s.in_data, mid_ready);
-            s.seq[1].clock(v, d, u64::from(s.sync_in_ready));
-            s.fifo.clock(
+            let out_ready = u64::from(s.sync_in_ready);
+            let mid_ready = slot_ready(&s.seq, SLOT);
+            let (v, d) = slot_step(
+                &mut s.seq,
+                0,
+                u64::from(s.fork_valid[0]),
+                s.in_data,
+                mid_ready,
+            );
+            slot_step(&mut s.seq, SLOT, v, d, out_ready);
+            slot_step(
+                &mut s.fifo,
+                0,
                 u64::from(s.fork_valid[1]),
                 s.in_data,
-                u64::from(s.sync_in_ready),
+                out_ready,
             );
         }
     }

@@ -680,7 +680,13 @@ pub(super) fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
 /// The equations of `docs/semantics.md` (buffers): `in.ready = !(v & s)`; when ready, `v' = in.valid` and
 /// `d' = in.data`; `s' = !out.ready & (s | v)`; `sd' = out.ready ? (s ? 0 : sd) : (s ? sd : d)`.
 #[inline(always)]
-fn slot_step(regs: &mut [u64], r: usize, in_v: u64, in_d: u64, out_r: u64) -> (u64, u64) {
+pub(crate) fn slot_step(
+    regs: &mut [u64],
+    r: usize,
+    in_v: u64,
+    in_d: u64,
+    out_r: u64,
+) -> (u64, u64) {
     debug_assert!(r + SLOT <= regs.len());
     // SAFETY: a slot's four words lie inside the register file (see `At`).
     let w: &mut [u64; 4] = unsafe { &mut *regs.as_mut_ptr().add(r).cast::<[u64; 4]>() };
@@ -755,7 +761,7 @@ fn pipe_step(s: &mut Sig<'_>, inp: u32, out: u32, reg: u32, latency: u32, ii: u3
 
 /// `in.ready` of a buffer slot at `r` as 0 or 1.
 #[inline(always)]
-fn slot_ready(regs: &[u64], r: usize) -> u64 {
+pub(crate) fn slot_ready(regs: &[u64], r: usize) -> u64 {
     (regs.at(r + VALID) & regs.at(r + SKID_VALID) & 1) ^ 1
 }
 

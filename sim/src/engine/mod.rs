@@ -24,6 +24,7 @@ pub mod arith;
 pub(crate) mod compile;
 pub(crate) mod counters;
 mod eval;
+pub(crate) use eval::{slot_ready, slot_step};
 pub mod float_arith;
 mod jit;
 pub use jit::JitError;
