@@ -4,6 +4,8 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 use handscope_sim::Module;
+use handscope_sim::session::StimulusArgs;
+use handscope_sim::session::header::Header;
 
 /// A parsed input file.
 pub struct Loaded {
@@ -11,6 +13,43 @@ pub struct Loaded {
     pub module: Module,
     /// Warnings of the reader (printed on standard error while loading).
     pub reader_warnings: usize,
+    /// The file's header (`// sim:`, `// TOP:`, `// RUN:` lines).
+    pub header: Header,
+    /// Whether the file is a C kernel.
+    pub is_c: bool,
+    /// The function a run selects: `--func`, else a C kernel's `// TOP:`, else `None` (the
+    /// run API's default).
+    pub func: Option<String>,
+}
+
+impl Loaded {
+    /// The stimulus of a run of the selected function of this file, by the one header rule
+    /// ([`Header::stimulus`]): the header's, with `flags` (`--in`, `--mem`, `--ready`)
+    /// replacing entries of the same name. A note on standard error says when the header
+    /// gave any.
+    pub fn stimulus(
+        &self,
+        session: &handscope_sim::session::Session,
+        flags: &StimulusArgs,
+        path: &Path,
+    ) -> anyhow::Result<StimulusArgs> {
+        let h = self
+            .header
+            .stimulus(session.function(), self.is_c)
+            .with_context(|| format!("{}: the header's stimulus", path.display()))?;
+        if let Some(from) = &h.from {
+            let replaced = if flags.is_empty() {
+                ""
+            } else {
+                ", --in/--mem/--ready replacing its entries"
+            };
+            eprintln!(
+                "note: stimulus from the header of {}: {from}{replaced}",
+                path.display()
+            );
+        }
+        Ok(h.args.overridden_by(flags))
+    }
 }
 
 /// An input error that was already rendered for the user (with its source excerpt); the CLI
@@ -70,7 +109,8 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
     load_for(path, None)
 }
 
-/// Like [`load`]; for a C file, `top` names the function to compile (the others are inlined).
+/// Like [`load`]; for a C file, `top` names the function to compile (the others are
+/// inlined; default: the header's `// TOP:`).
 pub fn load_for(path: &Path, top: Option<&str>) -> anyhow::Result<Loaded> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -106,14 +146,22 @@ pub fn load_text_with(
     opts: &handscope_compiler::c::HsOptions,
 ) -> anyhow::Result<Loaded> {
     let name = path.display().to_string();
+    let header = Header::parse(text);
+    let is_c = path.extension().is_some_and(|e| e == "c");
+    let func = header.function(top, is_c).map(String::from);
     match path.extension().and_then(|e| e.to_str()) {
-        Some("c") => match handscope_compiler::c::compile_to_handshake(text, &name, top, opts) {
-            Ok(module) => Ok(Loaded {
-                module,
-                reader_warnings: 0,
-            }),
-            Err(e) => Err(Rendered(render_diagnostic(&e)).into()),
-        },
+        Some("c") => {
+            match handscope_compiler::c::compile_to_handshake(text, &name, func.as_deref(), opts) {
+                Ok(module) => Ok(Loaded {
+                    module,
+                    reader_warnings: 0,
+                    header,
+                    is_c,
+                    func,
+                }),
+                Err(e) => Err(Rendered(render_diagnostic(&e)).into()),
+            }
+        }
         Some("mlir") | None => match handscope_compiler::mlir::parse_mlir(text, &name) {
             Ok((module, warnings)) => {
                 for w in &warnings {
@@ -122,6 +170,9 @@ pub fn load_text_with(
                 Ok(Loaded {
                     module,
                     reader_warnings: warnings.len(),
+                    header,
+                    is_c,
+                    func,
                 })
             }
             Err(e) => Err(Rendered(e.render()).into()),

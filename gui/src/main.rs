@@ -7,6 +7,7 @@
 mod app;
 mod cli;
 mod examples;
+mod exit;
 mod lessons;
 mod load;
 mod output;
@@ -25,9 +26,9 @@ fn main() -> ExitCode {
             // error with its own code (not 2, which means a deadlock).
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() {
-                cli::exit::USAGE
+                crate::exit::USAGE
             } else {
-                cli::exit::OK
+                crate::exit::OK
             });
         }
     };
@@ -35,7 +36,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");
-            ExitCode::from(cli::exit::ERROR)
+            ExitCode::from(crate::exit::ERROR)
         }
     }
 }

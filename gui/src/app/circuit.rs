@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use handscope_sim::session::header::{Header, run_stimulus};
 use handscope_sim::session::{Session, StimulusArgs};
 use handscope_sim::spec::timing::TimingProfile;
 use handscope_sim::{Function, NodeId};
@@ -184,28 +183,29 @@ impl Circuit {
         use_header: bool,
     ) -> anyhow::Result<Circuit> {
         let loaded = crate::load::load_text_with(Path::new(name), &text, function, opts)?;
-        let mut session = Session::open(&loaded.module, function)?;
+        let mut session = Session::open(&loaded.module, loaded.func.as_deref())?;
         session.apply_timing(&opts.timing)?;
-        let header = Header::parse(&text);
-        let mut from_header = if use_header {
-            header.sim_args()
+        // The one header rule (`Header::stimulus`), as every command that runs a file reads
+        // it; a header that does not fit the function stops the simulation, not the drawing.
+        let from_header = if use_header {
+            loaded
+                .header
+                .stimulus(session.function(), loaded.is_c)
+                .map(|h| h.args)
+                .map_err(|e| format!("cannot simulate: the header of {name}: {e}"))
         } else {
-            StimulusArgs::default()
+            Ok(StimulusArgs::default())
         };
-        if use_header && from_header.is_empty() && name.ends_with(".c") {
-            from_header = header
-                .runs()
-                .first()
-                .and_then(|line| run_stimulus(session.function(), line).ok())
-                .unwrap_or_default();
-        }
-        let stimulus = from_header.overridden_by(over);
+        let stimulus = from_header
+            .as_ref()
+            .map_or_else(|_| over.clone(), |h| h.overridden_by(over));
         // A stimulus that does not bind stops the simulation, not the drawing.
-        let sim_error = session
-            .set_deadlock_window(DEADLOCK_WINDOW)
-            .bind(&stimulus)
-            .err()
-            .map(|e| format!("cannot simulate: {e}"));
+        let bound = session.set_deadlock_window(DEADLOCK_WINDOW).bind(&stimulus);
+        let sim_error = match (from_header, bound) {
+            (Err(e), _) => Some(e),
+            (Ok(_), Err(e)) => Some(format!("cannot simulate: {e}")),
+            (Ok(_), Ok(_)) => None,
+        };
         let flat = session.shared_function();
         let problems = check_notes(&flat);
         // The source panel shows the file itself: a C kernel's nodes that come from a header
@@ -255,6 +255,7 @@ impl Circuit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use handscope_sim::session::header::{Header, run_stimulus};
 
     #[test]
     fn c_kernels_in_the_gallery_run_their_first_run_line() {

@@ -1,5 +1,5 @@
 //! Graph layout, computed once per graph: Graphviz `dot` (JSON output, run through
-//! `graphviz-rust`) when it is installed, the pure-Rust Sugiyama layout otherwise. Results are
+//! a temporary file) when it is installed, the pure-Rust Sugiyama layout otherwise. Results are
 //! cached by a hash of the DOT text and computed in a background thread for the UI.
 //!
 //! Coordinates are in points, y down, origin at the top left of the drawing.
@@ -979,15 +979,31 @@ fn candidate_cuts(cuts: &[usize], tops: &[Option<f32>], height: f32, n: usize) -
     chosen
 }
 
-/// Runs Graphviz `dot -Tjson` through `graphviz-rust` (`None` when `dot` is missing or fails).
+/// Runs Graphviz `dot -Tjson` (`None` when `dot` is missing or fails).
 fn run_graphviz(f: &Function, dot: &str) -> Option<Layout> {
     parse_graphviz_json(f, &exec_dot(dot)?)
 }
 
-/// `dot -Tjson` of `dot` (`None` when `dot` is missing or fails).
+/// `dot -Tjson` of `dot` (`None` when `dot` is missing or fails). The text goes to `dot`
+/// in a temporary file rather than a pipe: the process keeps the default SIGPIPE action (for
+/// `handscope ... | head`), and a `dot` that exits before reading a pipe would end it.
 fn exec_dot(dot: &str) -> Option<Vec<u8>> {
-    use graphviz_rust::cmd::{CommandArg, Format};
-    graphviz_rust::exec_dot(dot.to_string(), vec![CommandArg::Format(Format::Json)]).ok()
+    use std::io::Write as _;
+    let mut file = tempfile::Builder::new()
+        .prefix("handscope-layout-")
+        .suffix(".dot")
+        .tempfile()
+        .ok()?;
+    file.write_all(dot.as_bytes()).ok()?;
+    file.flush().ok()?;
+    let out = std::process::Command::new("dot")
+        .arg("-Tjson")
+        .arg(file.path())
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status.success().then_some(out.stdout)
 }
 
 /// Space between two columns of a drawing, in points.

@@ -66,7 +66,7 @@ pub fn run(
 ) -> ExitCode {
     if !have_display() {
         eprintln!("{NO_DISPLAY}\n{RENDER_HINT}");
-        return ExitCode::from(crate::cli::exit::NO_DISPLAY);
+        return ExitCode::from(crate::exit::NO_DISPLAY);
     }
     // The WCP server starts before the window so that a port in use is a plain error; it
     // wakes the window once the window exists.
@@ -87,7 +87,7 @@ pub fn run(
                 }
                 Err(e) => {
                     eprintln!("error: {e:#}");
-                    return ExitCode::from(crate::cli::exit::ERROR);
+                    return ExitCode::from(crate::exit::ERROR);
                 }
             }
         }
@@ -127,7 +127,7 @@ pub fn run(
             eprintln!(
                 "handscope: cannot open the debugger window on display {display}: {e}\n{RENDER_HINT}"
             );
-            ExitCode::from(crate::cli::exit::NO_DISPLAY)
+            ExitCode::from(crate::exit::NO_DISPLAY)
         }
     }
 }

@@ -73,11 +73,12 @@ pub fn parse_seeds(text: &str) -> anyhow::Result<std::ops::Range<u64>> {
     Ok(a..b)
 }
 
-/// The runs of a batch: the lines of `file` (or the command line's stimulus alone), each
-/// once per seed of `seeds` (or once). Errors name the file and line.
+/// The runs of a batch: the lines of `file`, each replacing entries of `base` (the file's
+/// header stimulus with the command line's flags), or `base` alone, each once per seed of
+/// `seeds` (or once). Errors name the file and line.
 pub fn plan(
     session: &Session,
-    cli: &StimulusArgs,
+    base: &StimulusArgs,
     file: Option<&Path>,
     seeds: Option<std::ops::Range<u64>>,
     ready_prob: f64,
@@ -97,7 +98,7 @@ pub fn plan(
             } else {
                 run_stimulus(session.function(), t).map_err(|e| anyhow::anyhow!("{at}: {e}"))?
             };
-            lines.push((at, cli.overridden_by(&own)));
+            lines.push((at, base.overridden_by(&own)));
         }
         if lines.is_empty() {
             bail!(
@@ -106,7 +107,7 @@ pub fn plan(
             );
         }
     } else {
-        lines.push((String::new(), cli.clone()));
+        lines.push((String::new(), base.clone()));
     }
     let mut runs = Vec::new();
     for (at, stimulus) in lines {
@@ -262,8 +263,8 @@ pub fn render_text(b: &BatchReport) -> String {
 /// that is not.
 pub fn exit_code(b: &BatchReport, planned: usize) -> ExitCode {
     match b.runs.iter().find(|e| e.report.status != Status::Done) {
-        Some(e) => super::exit_code(e.report.status),
-        None if b.runs.len() < planned => super::exit_code(Status::Interrupted),
+        Some(e) => crate::exit::of_run(e.report.status),
+        None if b.runs.len() < planned => crate::exit::of_run(Status::Interrupted),
         None => ExitCode::SUCCESS,
     }
 }

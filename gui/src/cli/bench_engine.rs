@@ -412,9 +412,9 @@ fn handscope_run(exe: &Path, w: &Workload, vcd: Option<&Path>) -> anyhow::Result
     };
     let text = String::from_utf8_lossy(&out.stdout);
     let want = if w.runs_to_limit {
-        super::exit::MAX_CYCLES
+        crate::exit::MAX_CYCLES
     } else {
-        super::exit::OK
+        crate::exit::OK
     };
     if out.status.code() != Some(i32::from(want)) {
         bail!(

@@ -87,7 +87,7 @@ pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
     Ok(if ne == 0 {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(super::exit::ERROR)
+        ExitCode::from(crate::exit::ERROR)
     })
 }
 

@@ -67,7 +67,7 @@ pub fn run(a: &LayoutStatsArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(if failed {
-        ExitCode::from(super::exit::ERROR)
+        ExitCode::from(crate::exit::ERROR)
     } else {
         ExitCode::SUCCESS
     })

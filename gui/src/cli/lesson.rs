@@ -53,7 +53,7 @@ pub fn run(a: &LessonArgs) -> anyhow::Result<ExitCode> {
         }
         if !problems.is_empty() {
             eprintln!("{} problem(s) in {} lesson(s)", problems.len(), set.len());
-            return Ok(ExitCode::from(super::exit::ERROR));
+            return Ok(ExitCode::from(crate::exit::ERROR));
         }
         println!(
             "ok: {} lessons, {steps} steps, {answers} expected answers hold",

@@ -7,6 +7,8 @@ mod check;
 mod compile;
 mod dot;
 mod gui;
+#[cfg(test)]
+mod header_rule_tests;
 mod interrupt;
 mod layout_stats;
 mod lesson;
@@ -28,39 +30,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// The exit codes of `handscope`, one meaning each (the table is in `--help` and the README).
-pub mod exit {
-    /// The command did what was asked; a run is `done`.
-    pub const OK: u8 = 0;
-    /// An error: unreadable or invalid input, `check` found errors, a stimulus that does not
-    /// fit, an output that cannot be written.
-    pub const ERROR: u8 = 1;
-    /// A run (`sim`, `replay`, `verilate --run`) deadlocked.
-    pub const DEADLOCK: u8 = 2;
-    /// A run reached `--max-cycles` before it was done.
-    pub const MAX_CYCLES: u8 = 3;
-    /// Ctrl-C stopped a run; its report was still printed (the shell's code for SIGINT).
-    pub const INTERRUPTED: u8 = 130;
-    /// The command line is wrong: an unknown subcommand or option, a missing or malformed
-    /// argument (sysexits' `EX_USAGE`).
-    pub const USAGE: u8 = 64;
-    /// The debugger window cannot open: no display (sysexits' `EX_UNAVAILABLE`).
-    pub const NO_DISPLAY: u8 = 69;
-}
-
-/// The exit-code table shown at the end of `handscope --help`.
-const EXIT_CODES: &str = "Exit codes:
-  0   done (a run: every result produced its tokens)
-  1   error: bad or unreadable input, `check` found errors, an output could not be written
-  2   a run deadlocked
-  3   a run reached --max-cycles
-  64  usage error: unknown subcommand or option, missing or malformed argument
-  69  the debugger window cannot open (no display); use `handscope render`
-  130 Ctrl-C stopped a run (its report is still printed)";
-
 /// Handscope: cycle-accurate simulator and visual debugger for handshake dataflow circuits.
 #[derive(Parser, Debug)]
-#[command(name = "handscope", version, about, long_about = None, after_help = EXIT_CODES)]
+#[command(name = "handscope", version, about, long_about = None, after_help = crate::exit::TABLE)]
 pub struct Cli {
     /// What to do; without a subcommand Handscope opens on its built-in example gallery.
     #[command(subcommand)]
@@ -167,18 +139,49 @@ pub fn select_function<'m>(
     Ok(handscope_sim::session::select_function(module, name)?)
 }
 
-/// The run of a subcommand: function `name` of `module`, flattened, timed by `timing`, with
-/// `stimulus` bound and the given deadlock window.
+/// Opens the session of a command that runs a file: the selected function (`--func`, else a
+/// C kernel's `// TOP:`), timed by `timing`, bound to the file's header stimulus with `flags`
+/// replacing its entries (the one header rule, [`crate::load::Loaded::stimulus`]); warns on
+/// standard error about what `check` would reject and about arguments left without tokens.
+/// Returns the session and the stimulus it runs.
 pub fn session(
-    module: &handscope_sim::Module,
-    name: Option<&str>,
+    loaded: &crate::load::Loaded,
+    path: &std::path::Path,
+    timing: &handscope_sim::spec::timing::TimingProfile,
+    flags: &handscope_sim::session::StimulusArgs,
+    deadlock_window: u64,
+) -> anyhow::Result<(
+    handscope_sim::session::Session,
+    handscope_sim::session::StimulusArgs,
+)> {
+    let mut s = handscope_sim::session::Session::open(&loaded.module, loaded.func.as_deref())?;
+    s.apply_timing(timing)?;
+    let stimulus = loaded.stimulus(&s, flags, path)?;
+    bind_session(&mut s, &stimulus, deadlock_window)?;
+    Ok((s, stimulus))
+}
+
+/// Like [`session`], binding exactly `stimulus` (no header): a replay, whose stimulus is the
+/// trace's.
+pub fn session_exactly(
+    loaded: &crate::load::Loaded,
     timing: &handscope_sim::spec::timing::TimingProfile,
     stimulus: &handscope_sim::session::StimulusArgs,
     deadlock_window: u64,
 ) -> anyhow::Result<handscope_sim::session::Session> {
-    let mut s = handscope_sim::session::Session::open(module, name)?;
+    let mut s = handscope_sim::session::Session::open(&loaded.module, loaded.func.as_deref())?;
     s.apply_timing(timing)?;
-    warn_before_running(&s);
+    bind_session(&mut s, stimulus, deadlock_window)?;
+    Ok(s)
+}
+
+/// Warns before running, binds `stimulus` and says which arguments get no tokens.
+fn bind_session(
+    s: &mut handscope_sim::session::Session,
+    stimulus: &handscope_sim::session::StimulusArgs,
+    deadlock_window: u64,
+) -> anyhow::Result<()> {
+    warn_before_running(s);
     s.set_deadlock_window(deadlock_window).bind(stimulus)?;
     for n in s.notes() {
         eprintln!("warning: {n}");
@@ -194,7 +197,7 @@ pub fn session(
                 .join(", ")
         );
     }
-    Ok(s)
+    Ok(())
 }
 
 /// Says on stderr, before a run, what `check` would reject and what the session inserted: a
@@ -222,16 +225,4 @@ pub fn warn_before_running(s: &handscope_sim::session::Session) {
             eprintln!("  {p}");
         }
     }
-}
-
-/// The exit code of a run: 0 when it is done, 2 on a deadlock, 3 at the cycle limit, 130
-/// (the shell's code for SIGINT) when Ctrl-C stopped it.
-pub fn exit_code(status: handscope_sim::report::Status) -> ExitCode {
-    use handscope_sim::report::Status;
-    ExitCode::from(match status {
-        Status::Done => exit::OK,
-        Status::Deadlock => exit::DEADLOCK,
-        Status::MaxCycles => exit::MAX_CYCLES,
-        Status::Interrupted => exit::INTERRUPTED,
-    })
 }

@@ -54,13 +54,7 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let timing = a.timing.profile()?;
     let loaded = crate::load::load_timed(&a.graph, a.func.as_deref(), &timing)?;
     let stimulus = a.stimulus.args();
-    let mut session = super::session(
-        &loaded.module,
-        a.func.as_deref(),
-        &timing,
-        &stimulus,
-        a.deadlock_window,
-    )?;
+    let mut session = super::session_exactly(&loaded, &timing, &stimulus, a.deadlock_window)?;
     session.set_keep_all_outputs(a.outputs.keep_all(a.json));
     let given = !stimulus.is_empty();
     let progress = super::progress::ReadProgress::new(&a.trace.display().to_string());
@@ -109,5 +103,5 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
         }
     }
     a.outputs.print(&mut r.report, a.json, &timing)?;
-    Ok(super::exit_code(r.report.status))
+    Ok(crate::exit::of_run(r.report.status))
 }

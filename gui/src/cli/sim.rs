@@ -91,9 +91,9 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     }
     let timing = a.timing.profile()?;
     let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
-    let mut session = super::session(
-        &loaded.module,
-        a.func.as_deref(),
+    let (mut session, _) = super::session(
+        &loaded,
+        &a.file,
         &timing,
         &a.stimulus.args(),
         a.deadlock_window,
@@ -108,7 +108,7 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
         (None, None) => session.run_until(max_cycles, false, stop)?.report,
     };
     a.outputs.print(&mut report, a.json, &timing)?;
-    Ok(super::exit_code(report.status))
+    Ok(crate::exit::of_run(report.status))
 }
 
 /// `sim --batch` / `--seeds`: plans every run (a bad line fails before anything runs), runs
@@ -120,7 +120,8 @@ fn run_batch(a: &SimArgs) -> anyhow::Result<ExitCode> {
     }
     let timing = a.timing.profile()?;
     let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
-    let mut session = handscope_sim::session::Session::open(&loaded.module, a.func.as_deref())?;
+    let mut session =
+        handscope_sim::session::Session::open(&loaded.module, loaded.func.as_deref())?;
     session.apply_timing(&timing)?;
     super::warn_before_running(&session);
     session.set_deadlock_window(a.deadlock_window);
@@ -135,13 +136,8 @@ fn run_batch(a: &SimArgs) -> anyhow::Result<ExitCode> {
             a.ready_prob
         );
     }
-    let runs = batch::plan(
-        &session,
-        &a.stimulus.args(),
-        a.batch.as_deref(),
-        seeds,
-        a.ready_prob,
-    )?;
+    let base = loaded.stimulus(&session, &a.stimulus.args(), &a.file)?;
+    let runs = batch::plan(&session, &base, a.batch.as_deref(), seeds, a.ready_prob)?;
     let threads = a.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });

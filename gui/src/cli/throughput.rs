@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use anyhow::Context;
 use handscope_compiler::mlir::write_mlir;
 use handscope_sim::Module;
-use handscope_sim::session::header::{Header, run_stimulus};
 use handscope_sim::session::{Session, StimulusArgs};
 use handscope_sim::throughput::{self, tune};
 
@@ -75,48 +74,20 @@ struct Opened {
 }
 
 fn open(a: &RunInput) -> anyhow::Result<Opened> {
-    let text = std::fs::read_to_string(&a.file)
-        .with_context(|| format!("cannot read {}", a.file.display()))?;
-    let header = Header::parse(&text);
-    let is_c = a.file.extension().is_some_and(|e| e == "c");
-    let func = a
-        .func
-        .clone()
-        .or_else(|| is_c.then(|| header.top().map(String::from)).flatten());
     let timing = a.timing.profile()?;
     let opts = handscope_compiler::c::HsOptions {
         task_pipelining: a.task_pipelining,
         timing: timing.clone(),
         ..crate::load::c_options()
     };
-    let loaded = crate::load::load_text_with(&a.file, &text, func.as_deref(), &opts)?;
-    let given = a.stimulus.args();
-    let stimulus = if given != StimulusArgs::default() {
-        given
-    } else if is_c {
-        match header.runs().first() {
-            Some(line) => {
-                let f = handscope_sim::session::select_function(&loaded.module, func.as_deref())?;
-                let s = run_stimulus(f, line).with_context(|| {
-                    format!("{}: the `// RUN:` line `{line}`", a.file.display())
-                })?;
-                eprintln!("note: stimulus from the file's first `// RUN:` line: {line}");
-                s
-            }
-            None => given,
-        }
-    } else {
-        let s = header.sim_args();
-        if s != StimulusArgs::default() {
-            eprintln!("note: stimulus from the file's `// sim:` lines");
-        }
-        s
-    };
-    let session = super::session(
-        &loaded.module,
-        func.as_deref(),
+    let text = std::fs::read_to_string(&a.file)
+        .with_context(|| format!("cannot read {}", a.file.display()))?;
+    let loaded = crate::load::load_text_with(&a.file, &text, a.func.as_deref(), &opts)?;
+    let (session, stimulus) = super::session(
+        &loaded,
+        &a.file,
         &timing,
-        &stimulus,
+        &a.stimulus.args(),
         a.deadlock_window,
     )?;
     Ok(Opened {
@@ -140,7 +111,7 @@ pub fn run_throughput(a: &ThroughputArgs) -> anyhow::Result<ExitCode> {
         println!("status: {}", run.report.status.as_str());
         print!("{}", throughput::render_text(&report));
     }
-    Ok(super::exit_code(run.report.status))
+    Ok(crate::exit::of_run(run.report.status))
 }
 
 fn ii_text(f: &tune::RunFigures) -> String {

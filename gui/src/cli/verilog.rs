@@ -76,7 +76,7 @@ pub struct VerilateArgs {
 pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
     let timing = a.timing.profile()?;
     let loaded = crate::load::load_timed(&a.file, a.func.as_deref(), &timing)?;
-    let mut flat = flat_function(&loaded.module, a.func.as_deref())?;
+    let mut flat = flat_function(&loaded.module, loaded.func.as_deref())?;
     if !timing.is_ideal() {
         // As a run sees it: forks and sinks where missing, then the pipelines.
         let mut s = handscope_sim::session::Session::new(flat)?;
@@ -109,13 +109,7 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
         s.set_deadlock_window(a.deadlock_window);
         s
     } else {
-        super::session(
-            &loaded.module,
-            a.func.as_deref(),
-            &timing,
-            &stimulus,
-            a.deadlock_window,
-        )?
+        super::session(&loaded, &a.file, &timing, &stimulus, a.deadlock_window)?.0
     };
     session.set_keep_all_outputs(a.outputs.keep_all(a.json));
     let (flat, env) = (session.function(), session.environment());
@@ -193,7 +187,7 @@ pub fn run_verilate(a: &VerilateArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {w}");
     }
     a.outputs.print(&mut replay.report, a.json, &timing)?;
-    Ok(super::exit_code(replay.report.status))
+    Ok(crate::exit::of_run(replay.report.status))
 }
 
 /// `verilate --run --live`: starts the model and opens the debugger on its VCD while the

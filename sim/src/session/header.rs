@@ -86,6 +86,16 @@ pub struct Header {
     entries: Vec<(String, String)>,
 }
 
+/// The stimulus a file's header gives a run ([`Header::stimulus`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeaderStimulus {
+    /// `--in`, `--mem` and `--ready` entries, as the header gives them.
+    pub args: StimulusArgs,
+    /// The lines they came from, as a note can name them (`its first `// RUN: 3 4``);
+    /// `None` when the header gives no stimulus.
+    pub from: Option<String>,
+}
+
 impl Header {
     /// Reads the `// KEY: value` lines of the leading comment block of `text`.
     pub fn parse(text: &str) -> Header {
@@ -165,6 +175,36 @@ impl Header {
             }
         }
         out
+    }
+
+    /// The function a run of the file selects: `given` (`--func`), else a C kernel's
+    /// `// TOP:`, else `None` (the run API's default: the only or last function with a body).
+    pub fn function<'a>(&'a self, given: Option<&'a str>, is_c: bool) -> Option<&'a str> {
+        given.or(if is_c { self.top() } else { None })
+    }
+
+    /// The stimulus the header gives a run of function `f`, the one rule of every command
+    /// and view that runs a file: its `// sim:` lines; for a C kernel (`is_c`) without them,
+    /// its first `// RUN:` line bound to `f`'s parameters ([`run_stimulus`]), unless `f` is
+    /// not the kernel's `// TOP:` function (a `RUN:` line lists the top function's
+    /// arguments). Command-line entries then replace entries of the same name
+    /// ([`StimulusArgs::overridden_by`]).
+    pub fn stimulus(&self, f: &Function, is_c: bool) -> Result<HeaderStimulus, HeaderError> {
+        let sim = self.sim_args();
+        if !sim.is_empty() {
+            return Ok(HeaderStimulus {
+                args: sim,
+                from: Some("its `// sim:` lines".to_string()),
+            });
+        }
+        let is_top = self.top().is_none_or(|t| t == f.name);
+        match self.runs().first() {
+            Some(line) if is_c && is_top => Ok(HeaderStimulus {
+                args: run_stimulus(f, line)?,
+                from: Some(format!("its first `// RUN: {line}`")),
+            }),
+            _ => Ok(HeaderStimulus::default()),
+        }
     }
 }
 
