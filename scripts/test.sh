@@ -4,4 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-tools.sh
 export HANDSCOPE_PYTHON="$PWD/.venv/bin/python"
-cargo test --workspace --all-targets "$@"
+# Every library, binary and integration test (`--tests`), every failure reported (`--no-fail-fast`);
+# not the benchmarks, which only time
+# (`cargo clippy --all-targets` still compiles them).
+cargo test --workspace --tests --no-fail-fast "$@"

@@ -27,7 +27,7 @@
 // Test helpers say which checks they skip (missing tools) and what they measured.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-mod common;
+use crate::common;
 
 use common::kernels::{Kernel, interpreted, native, simulate};
 use handscope_compiler::c::ir::{IrFunction, IrParam};

@@ -4,7 +4,7 @@
 //! and lowering every kernel to SystemVerilog, the committed snapshot table of the examples
 //! (`examples/kernels/SNAPSHOT.md`) and the three-loops initiation interval.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -11,7 +11,7 @@
 // Test helpers say which checks they skip (missing tools) and what they measured.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-mod common;
+use crate::common;
 
 use common::kernels::{
     Kernel, all_kernel_files, interpreted, kernel, native, node_count, parse_args, simulate,

@@ -4,7 +4,7 @@
 //! Python that can import `circt` the test is skipped with a message, except under `CI=true`
 //! where that is a failure.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

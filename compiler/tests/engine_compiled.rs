@@ -7,7 +7,7 @@
 
 #![allow(clippy::print_stdout)] // progress lines for `--nocapture`
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 // The test reports which kernels overlap invocations.
 #![allow(clippy::print_stdout)]
 
-mod common;
+use crate::common;
 
 use common::kernels::{all_kernel_files, kernel, parse_args, traced_run};
 use handscope_compiler::c::{BufferPolicy, HsOptions};

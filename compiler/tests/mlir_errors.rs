@@ -1,6 +1,6 @@
 //! Malformed inputs: each error names the right line and column, with a useful message.
 
-mod common;
+use crate::common;
 
 use common::data;
 use handscope_compiler::mlir::parse_mlir;

@@ -1,7 +1,7 @@
 //! Robustness: arbitrary bytes and random mutations of valid inputs never panic the reader, and
 //! whatever it accepts, the writer prints in a form the reader accepts again.
 
-mod common;
+use crate::common;
 
 use common::{data, describe_module};
 use handscope_compiler::mlir::{parse_mlir, write_mlir};

@@ -1,7 +1,7 @@
 //! Read → write → read round trips over the sample files, and agreement between the forms
 //! CIRCT prints (custom, generic, with and without debug locations).
 
-mod common;
+use crate::common;
 
 use common::{data, describe_module, graphs_equivalent, parse_ok, round_trip};
 use handscope_compiler::mlir::{parse_mlir, write_function, write_mlir};

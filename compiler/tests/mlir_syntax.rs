@@ -1,6 +1,6 @@
 //! Per-operation syntax tests: every op in custom and generic form gives the same graph.
 
-mod common;
+use crate::common;
 
 use common::{describe_module, func, parse_ok, round_trip};
 use handscope_sim::{

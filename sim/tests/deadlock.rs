@@ -1,6 +1,6 @@
 //! Deliberate deadlocks and the explanations the analysis gives.
 
-mod common;
+use crate::common;
 
 use common::*;
 use handscope_sim::engine::Simulation;

@@ -1,6 +1,6 @@
 //! Per-component waveforms checked against hand computation from docs/semantics.md.
 
-mod common;
+use crate::common;
 
 use common::*;
 use handscope_sim::engine::Simulation;

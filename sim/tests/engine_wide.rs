@@ -2,7 +2,7 @@
 //! own `u128`/`i128` (an independent reference), tuples of 96 and 160 bits through forks and
 //! buffers, widths up to 4096 bits, and the rendering of wide results.
 
-mod common;
+use crate::common;
 
 use common::*;
 use handscope_sim::engine::Simulation;

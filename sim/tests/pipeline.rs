@@ -3,7 +3,7 @@
 //! flight than stages, one token per `ii` cycles, and the same output sequence as the
 //! combinational (ideal) circuit.
 
-mod common;
+use crate::common;
 
 use common::*;
 use handscope_sim::engine::Simulation;

@@ -1,6 +1,6 @@
 //! Run reports (JSON shape) and trace random access against the live engine.
 
-mod common;
+use crate::common;
 
 use common::*;
 use handscope_sim::engine::Simulation;

@@ -6,7 +6,7 @@
 //! two data inputs, no merge/control_merge carrying data, no division, no memories (whose
 //! lowered interface differs), no instances.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 //! not have, with the same values), it only grows, and once the writer finished it equals
 //! the replay of the whole file.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 

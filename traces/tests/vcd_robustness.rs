@@ -2,7 +2,7 @@
 //! truncated files replay a prefix with a warning; corrupted files give clear errors and
 //! never panic.
 
-mod common;
+use crate::common;
 
 use handscope_traces::vcd_in::{ReplayOptions, VcdError, replay_bytes, replay_file};
 use proptest::prelude::*;

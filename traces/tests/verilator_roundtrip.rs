@@ -4,7 +4,7 @@
 //! Verilator build and all kernels another (cached by content hash under
 //! `target/handscope-verilate/`).
 
-mod common;
+use crate::common;
 
 use handscope_compiler::verilog::testbench::{
     TbDesign, memory_init_files, wrapper, write_testbench,
@@ -24,11 +24,16 @@ fn examples_round_trip_through_verilator() {
     }
     let exs = examples();
     assert!(exs.len() >= 8, "examples found: {}", exs.len());
-    round_trip("ex", &exs);
+    round_trip("ex", &[("ex", &exs)]);
 }
 
-/// Every C kernel of `examples/kernels` (compiled with the default options, first RUN line):
-/// one shared Verilator model, like the examples.
+/// Every C kernel of `examples/kernels` (compiled with the default options, first RUN line),
+/// and every float kernel (a float channel anywhere) under the `fpga` timing profile (buffers
+/// sized for its latencies, pipelines behind every timed unit and memory read): one shared
+/// Verilator model of both sets, so their component modules and Verilator's run-time
+/// library are compiled once. Our SystemVerilog pipelines and float units in Verilator equal
+/// the engine channel by channel, cycle by cycle. Integer kernels are left out of the `fpga`
+/// set to keep the build short; their pipelines are the same component.
 #[test]
 fn kernels_round_trip_through_verilator() {
     if !have_verilator("kernels_round_trip_through_verilator") {
@@ -37,48 +42,40 @@ fn kernels_round_trip_through_verilator() {
     let t = std::time::Instant::now();
     let ks = kernels::kernels();
     assert!(ks.len() >= 10, "kernels found: {}", ks.len());
-    round_trip("k", &ks);
-    eprintln!(
-        "{} kernels round-tripped in {:.1} s",
-        ks.len(),
-        t.elapsed().as_secs_f64()
-    );
-}
-
-/// Every float kernel of `examples/kernels` (a float channel anywhere) under the `fpga` timing
-/// profile (buffers sized for its latencies, pipelines behind every timed unit and memory
-/// read): our SystemVerilog pipelines and float units in Verilator equal the engine channel by
-/// channel, cycle by cycle (the `ideal` profile of every kernel is
-/// [`kernels_round_trip_through_verilator`]). Integer kernels are left out to keep the suite's
-/// Verilator build short; their pipelines are the same component.
-#[test]
-fn kernels_round_trip_through_verilator_fpga() {
-    if !have_verilator("kernels_round_trip_through_verilator_fpga") {
-        return;
-    }
     let fpga = handscope_sim::spec::timing::TimingProfile::fpga();
-    let ks: Vec<Example> = kernels::timed_kernels(&fpga)
+    let kf: Vec<Example> = kernels::timed_kernels(&fpga)
         .into_iter()
         .filter(|k| k.func.channels.values().any(|c| c.ty.is_float()))
         .collect();
-    assert!(ks.len() >= 15, "float kernels: {}", ks.len());
-    let pipes = ks
+    assert!(kf.len() >= 15, "float kernels: {}", kf.len());
+    let pipes = kf
         .iter()
         .flat_map(|k| k.func.nodes.values())
         .filter(|n| matches!(n.op, handscope_sim::Op::Pipeline { .. }))
         .count();
     assert!(pipes > 100, "pipelines in the kernels: {pipes}");
-    round_trip("kf", &ks);
+    round_trip("k", &[("k", &ks), ("kf", &kf)]);
+    eprintln!(
+        "{} kernels and {} under fpga timing round-tripped in {:.1} s",
+        ks.len(),
+        kf.len(),
+        t.elapsed().as_secs_f64()
+    );
 }
 
-/// Builds one model of all `exs` (top modules `<prefix>_<name>`), runs it, and checks every
-/// design's replayed trace, memory writes and report against the engine's.
-fn round_trip(prefix: &str, exs: &[Example]) {
+/// Builds one model of every set of `sets` (top modules `<set prefix>_<name>`), runs it, and
+/// checks every design's replayed trace, memory writes and report against the engine's;
+/// `work` names its working directory.
+fn round_trip(work: &str, sets: &[(&str, &[Example])]) {
     let mut b = VerilogBuilder::new();
     let mut tops = Vec::new();
-    for ex in exs {
-        let top = format!("{prefix}_{}", encode_instance_name(&ex.name));
-        tops.push(b.add(&ex.func, Some(&top)).unwrap());
+    let mut exs: Vec<&Example> = Vec::new();
+    for (prefix, set) in sets {
+        for ex in *set {
+            let top = format!("{prefix}_{}", encode_instance_name(&ex.name));
+            tops.push(b.add(&ex.func, Some(&top)).unwrap());
+            exs.push(ex);
+        }
     }
     let designs: Vec<TbDesign<'_>> = exs
         .iter()
@@ -94,7 +91,7 @@ fn round_trip(prefix: &str, exs: &[Example]) {
     let mut sv = b.finish();
     sv.push_str(&wrapper(&designs));
     let tb = write_testbench(&designs);
-    let work = std::env::temp_dir().join(format!("hs-roundtrip-{prefix}-{}", std::process::id()));
+    let work = std::env::temp_dir().join(format!("hs-roundtrip-{work}-{}", std::process::id()));
     std::fs::create_dir_all(&work).unwrap();
     for (ex, top) in exs.iter().zip(&tops) {
         for (name, text) in memory_init_files(top, &ex.func, &ex.env) {

@@ -2,7 +2,7 @@
 //! full width and carry their full value, `wellen` reads back exactly what was traced, and
 //! the replay turns wide signals back into the same wide words.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

@@ -352,6 +352,17 @@ impl Model {
         matches!(self.source, Some(TraceSource::Replay { .. }))
     }
 
+    /// The trace file being replayed (a finished one, or the one followed live); `None` when
+    /// the run is the engine's.
+    pub fn replayed_trace(&self) -> Option<&std::path::Path> {
+        if !self.replaying() {
+            return None;
+        }
+        self.vcd
+            .as_deref()
+            .or_else(|| self.follow.as_ref().map(|f| f.job.path()))
+    }
+
     /// Opens a file (and watches it).
     pub fn open_file(&mut self, p: &std::path::Path) {
         match self.load_file(p) {

@@ -42,10 +42,32 @@ pub struct Caption {
 
 const CAPTION_H: f32 = 40.0;
 
+/// Horizontal space of one legend entry (swatch, gap, name at 10 px).
+fn legend_step(name: &str) -> f32 {
+    30.0 + name.chars().count() as f32 * 6.5
+}
+
+/// The width the caption needs: the title at 13 px (about 7.5 px a character, generous for
+/// proportional fonts) or the legend's entries, whichever is wider, with the margins.
+fn caption_width(caption: &Caption) -> f32 {
+    let title = 20.0 + caption.title.chars().count() as f32 * 7.5;
+    let legend = 20.0
+        + caption
+            .legend
+            .iter()
+            .map(|(_, n)| legend_step(n))
+            .sum::<f32>();
+    title.max(legend)
+}
+
 /// Writes `scene` as a standalone SVG document.
 pub fn to_svg(scene: &Scene, caption: &Caption) -> String {
+    // The document is as wide as the widest of the drawing, the title and the legend, so a
+    // small graph does not cut its caption off.
     let (w, h) = (
-        scene.size[0].ceil() + 20.0,
+        (scene.size[0].ceil() + 20.0)
+            .max(caption_width(caption))
+            .ceil(),
         scene.size[1].ceil() + 20.0 + CAPTION_H,
     );
     let mut s = String::new();
@@ -79,7 +101,7 @@ pub fn to_svg(scene: &Scene, caption: &Caption) -> String {
             paint(tc),
             esc(name)
         );
-        x += 30.0 + name.len() as f32 * 6.5;
+        x += legend_step(name);
     }
     let _ = writeln!(s, "<g transform=\"translate(10,{})\">", 10.0 + CAPTION_H);
     for it in &scene.items {
@@ -246,4 +268,55 @@ pub fn svg_to_png(svg: &str, scale: f32) -> anyhow::Result<Vec<u8>> {
         &mut pm.as_mut(),
     );
     Ok(pm.encode_png()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small drawing under a long title and a legend: the document is wide enough for both
+    /// (a rendered deadlock example cut its title and the legend's `idle` off).
+    #[test]
+    fn caption_is_never_cut_off() {
+        let scene = Scene {
+            size: [180.0, 120.0],
+            background: Rgba::hex(0xffffff),
+            items: Vec::new(),
+        };
+        let title =
+            "deadlock_join.mlir @deadlock_join — cycle 3 — 0 transfers — deadlocked since cycle 1";
+        let legend: Vec<(Rgba, String)> = ["transfer", "stall", "accept", "idle"]
+            .iter()
+            .map(|n| (Rgba::hex(0x888888), n.to_string()))
+            .collect();
+        let caption = Caption {
+            title: title.into(),
+            legend,
+            color: None,
+        };
+        let svg = to_svg(&scene, &caption);
+        let width: f32 = svg
+            .split("width=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .and_then(|w| w.parse().ok())
+            .unwrap();
+        assert!(
+            width >= 10.0 + title.chars().count() as f32 * 7.0,
+            "{width}"
+        );
+        let legend_end: f32 = 10.0
+            + caption
+                .legend
+                .iter()
+                .map(|(_, n)| legend_step(n))
+                .sum::<f32>();
+        assert!(width >= legend_end, "{width} < {legend_end}");
+        // A wide drawing keeps its own width.
+        let wide = Scene {
+            size: [2000.0, 100.0],
+            ..scene
+        };
+        assert!(to_svg(&wide, &caption).contains("width=\"2020\""));
+    }
 }

@@ -1071,6 +1071,8 @@ fn follows_a_vcd_while_it_is_written() {
         m.cycles() > 0
     });
     assert!(!m.complete());
+    // The followed file is the replayed trace the title and the side panel name.
+    assert_eq!(m.replayed_trace(), Some(path.as_path()));
     done.store(true, Ordering::SeqCst);
     until(&mut m, "not complete after the writer finished", &|m| {
         m.complete()

@@ -41,7 +41,7 @@ pub enum BenchWhat {
     },
     /// `handscope sim` against a Verilator `-O3` model of the same circuit (Handscope's
     /// SystemVerilog) on chain(50), chain(200), a sum of squares and a repeated 8x8 matrix
-    /// product, with and without a VCD (chains); medians and ratios (issue 16).
+    /// product, with and without a VCD (chains); medians and ratios (docs/bench-engine.md).
     Engine {
         /// Tiny sizes (seconds, for the tests); the default takes millions of cycles.
         #[arg(long)]

@@ -10,7 +10,7 @@ use handscope_sim::{ArgType, Function, transform};
 /// Arguments of `handscope check`.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// Handshake MLIR file to check.
+    /// Handshake MLIR file or C kernel to check.
     pub file: PathBuf,
     /// Also warn about constructs CIRCT 1.62's RTL gets wrong (mux with >2 inputs, merge data).
     #[arg(long)]

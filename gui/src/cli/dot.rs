@@ -8,7 +8,7 @@ use handscope_compiler::dot::{DotOptions, write_dot};
 /// Arguments of `handscope dot`.
 #[derive(clap::Args, Debug)]
 pub struct DotArgs {
-    /// Handshake MLIR file to draw.
+    /// Handshake MLIR file or C kernel to draw.
     pub file: PathBuf,
     /// Function to draw (default: the last function with a body).
     #[arg(long)]

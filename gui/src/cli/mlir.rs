@@ -8,7 +8,7 @@ use handscope_compiler::mlir::{WriteOptions, write_mlir_with};
 /// Arguments of `handscope mlir`.
 #[derive(clap::Args, Debug)]
 pub struct MlirArgs {
-    /// Handshake MLIR file to read.
+    /// Handshake MLIR file or C kernel to read.
     pub file: PathBuf,
     /// Write here instead of standard output.
     #[arg(short, long)]

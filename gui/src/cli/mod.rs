@@ -82,14 +82,15 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Run a circuit, write its VCD and show chosen channels in a running Surfer over WCP.
     Surfer(surfer::SurferArgs),
-    /// Benchmarks that need the binary (`bench frame`: the window's frame time on a large graph).
+    /// Benchmarks: `bench frame` (the window's frame time on a large graph), `bench render`
+    /// (render time per node), `bench engine` (the engine against Verilator).
     Bench(bench::BenchArgs),
 }
 
 /// Input-file argument shared by the subcommands.
 #[derive(clap::Args, Debug)]
 pub struct InputArgs {
-    /// Handshake MLIR file to read.
+    /// Handshake MLIR file or C kernel to read.
     pub file: PathBuf,
     /// Function to use (default: the last non-external function in the file).
     #[arg(long)]
@@ -161,8 +162,8 @@ pub fn session(
     Ok((s, stimulus))
 }
 
-/// Like [`session`], binding exactly `stimulus` (no header): a replay, whose stimulus is the
-/// trace's.
+/// Like [`session`], binding exactly `stimulus` (no header) and saying nothing of arguments
+/// without tokens: a replay, whose stimulus is the trace's.
 pub fn session_exactly(
     loaded: &crate::load::Loaded,
     timing: &handscope_sim::spec::timing::TimingProfile,
@@ -171,7 +172,11 @@ pub fn session_exactly(
 ) -> anyhow::Result<handscope_sim::session::Session> {
     let mut s = handscope_sim::session::Session::open(&loaded.module, loaded.func.as_deref())?;
     s.apply_timing(timing)?;
-    bind_session(&mut s, stimulus, deadlock_window)?;
+    warn_before_running(&s);
+    s.set_deadlock_window(deadlock_window).bind(stimulus)?;
+    for n in s.notes() {
+        eprintln!("warning: {n}");
+    }
     Ok(s)
 }
 

@@ -9,7 +9,7 @@ use handscope_traces::vcd_in::{ReplayOptions, replay_file};
 /// Arguments of `handscope replay`.
 #[derive(clap::Args, Debug)]
 pub struct ReplayArgs {
-    /// Handshake MLIR file of the circuit that was run.
+    /// Handshake MLIR file or C kernel of the circuit that was run.
     pub graph: PathBuf,
     /// The VCD or FST of the run (Verilator on Handscope's or CIRCT's SystemVerilog).
     pub trace: PathBuf,

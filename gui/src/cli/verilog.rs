@@ -16,7 +16,7 @@ use handscope_traces::verilator::{BuildConfig, WaveFormat};
 /// Arguments of `handscope verilog`.
 #[derive(clap::Args, Debug)]
 pub struct VerilogArgs {
-    /// Handshake MLIR file.
+    /// Handshake MLIR file or C kernel.
     pub file: PathBuf,
     /// Function to write (default: the only or the last function with a body).
     #[arg(long)]
@@ -32,7 +32,7 @@ pub struct VerilogArgs {
 /// Arguments of `handscope verilate`.
 #[derive(clap::Args, Debug)]
 pub struct VerilateArgs {
-    /// Handshake MLIR file.
+    /// Handshake MLIR file or C kernel.
     pub file: PathBuf,
     /// Function to run (default: the only or the last function with a body).
     #[arg(long)]

@@ -556,7 +556,7 @@ fn toolbar(
         if ui.button("?").on_hover_text("Keys and mouse actions").clicked() {
             *help = !*help;
         }
-        if let Some(v) = m.vcd.as_ref().filter(|_| m.replaying()) {
+        if let Some(v) = m.replayed_trace() {
             ui.label(format!(
                 "replay of {}",
                 v.file_name()

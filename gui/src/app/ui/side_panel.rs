@@ -46,8 +46,7 @@ pub fn show(ui: &mut egui::Ui, m: &mut Model, ed: &mut BpEditor) {
                     .chain(s.ready.iter().map(|x| format!("--ready {x}")))
                     .collect();
                 let replay = m.replaying().then(|| {
-                    m.vcd
-                        .as_ref()
+                    m.replayed_trace()
                         .map_or(String::new(), |v| v.display().to_string())
                 });
                 ui.label(match (replay, args.is_empty()) {
