@@ -1,4 +1,5 @@
-//! (c) Random well-formed graphs against CIRCT's RTL in one Verilator model.
+//! (c) Random well-formed graphs against CIRCT's RTL, in two Verilator models (the two halves of the
+//! seeds, built and run on both cores at once).
 //!
 //! `ORACLE_RANDOM_GRAPHS` (default 200) and `ORACLE_CYCLES` (default 1000) override the size.
 //! Every fifth graph has data wider than 64 bits (`suite_options`).
@@ -16,15 +17,10 @@ fn env_num(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-#[test]
-fn random_graphs_match_circt_rtl() {
-    let Some(tools) = require_tools("random_graphs_match_circt_rtl") else {
-        return;
-    };
-    let n = env_num("ORACLE_RANDOM_GRAPHS", 200);
-    let cycles = env_num("ORACLE_CYCLES", 1000) as u32;
+/// The random designs of seeds `seeds`, as the engine and CIRCT see them.
+fn designs(seeds: std::ops::Range<u64>, cycles: u32) -> Vec<DesignSpec> {
     let mut designs = Vec::new();
-    for seed in 0..n {
+    for seed in seeds {
         let name = format!("rand{seed}");
         let f = random_function(&name, seed, &suite_options(seed));
         // Printed by the compiler's writer and read back by its reader: the engine simulates
@@ -40,8 +36,24 @@ fn random_graphs_match_circt_rtl() {
             &name, f, mlir, seed, tokens,
         ));
     }
-    // The comparison covers muxes whose select fired with a value outside 0..2 (only its low
-    // bit counts): count the designs where that happened in the engine.
+    designs
+}
+
+/// The suite's size: `ORACLE_RANDOM_GRAPHS` designs of `ORACLE_CYCLES` cycles.
+fn size() -> (u64, u32) {
+    (
+        env_num("ORACLE_RANDOM_GRAPHS", 200),
+        env_num("ORACLE_CYCLES", 1000) as u32,
+    )
+}
+
+/// The generator covers what the comparison must see: over all the suite's designs, muxes
+/// whose select fired with a value outside 0..2 (only its low bit counts) in the engine, and
+/// channels wider than 64 bits.
+#[test]
+fn random_graphs_cover_out_of_range_selects_and_wide_data() {
+    let (n, cycles) = size();
+    let designs = designs(0..n, cycles);
     let out_of_range = designs
         .iter()
         .filter(|d| {
@@ -70,6 +82,16 @@ fn random_graphs_match_circt_rtl() {
         "only {} designs have wide channels",
         wide.len()
     );
+}
+
+/// The designs of seeds `seeds` in one Verilator model of CIRCT's RTL equal the engine on
+/// every channel every cycle.
+fn matches_circt_rtl(test: &str, seeds: std::ops::Range<u64>) {
+    let Some(tools) = require_tools(test) else {
+        return;
+    };
+    let (_, cycles) = size();
+    let designs = designs(seeds, cycles);
     let summary =
         run_designs(&tools, &designs, cycles, &BuildOptions::default()).expect("oracle run");
     for m in &summary.mismatches {
@@ -81,4 +103,18 @@ fn random_graphs_match_circt_rtl() {
         "{} mismatches",
         summary.mismatches.len()
     );
+}
+
+/// The first half of the suite's designs (the two halves run on both cores at once).
+#[test]
+fn random_graphs_match_circt_rtl_first_half() {
+    let (n, _) = size();
+    matches_circt_rtl("random_graphs_match_circt_rtl_first_half", 0..n / 2);
+}
+
+/// The second half of the suite's designs.
+#[test]
+fn random_graphs_match_circt_rtl_second_half() {
+    let (n, _) = size();
+    matches_circt_rtl("random_graphs_match_circt_rtl_second_half", n / 2..n);
 }

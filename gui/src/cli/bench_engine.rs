@@ -34,6 +34,9 @@ pub struct Sizes {
     pub sumsq_n: u64,
     /// Repetitions of the matrix product.
     pub matmul_reps: u64,
+    /// Compile the Verilator models' C++ unoptimized (`-O0`): for runs that check the
+    /// benchmark works, not what it measures.
+    pub quick_models: bool,
 }
 
 impl Sizes {
@@ -44,14 +47,17 @@ impl Sizes {
         wave_cycles: 50_000,
         sumsq_n: 2_000_000,
         matmul_reps: 2_000,
+        quick_models: false,
     };
-    /// Tiny sizes for the test suite (seconds, most of it the Verilator builds).
+    /// Tiny sizes for the test suite (seconds, most of it the Verilator builds, whose C++ is
+    /// compiled unoptimized: a tiny run's figures mean nothing).
     pub const TINY: Sizes = Sizes {
         chains: [3, 6],
         chain_cycles: 2_000,
         wave_cycles: 500,
         sumsq_n: 300,
         matmul_reps: 2,
+        quick_models: true,
     };
 }
 
@@ -148,15 +154,20 @@ pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Resu
     };
     println!(
         "handscope sim (whole process) vs Verilator -O3 model of Handscope's SystemVerilog \
-         (clocked loop only); median of {rounds}; load average {}",
+         (clocked loop only{}); median of {rounds}; load average {}",
+        if sizes.quick_models {
+            "; --tiny: its C++ unoptimized, the figures mean nothing"
+        } else {
+            ""
+        },
         load()
     );
     let mut rows = Vec::new();
     for w in &workloads {
         eprintln!("bench engine: {} (building the models when needed)", w.name);
-        let mut variants = vec![(false, model(&exe, w, dir, false)?)];
+        let mut variants = vec![(false, model(&exe, w, dir, false, sizes.quick_models)?)];
         if w.wave_cycles.is_some() {
-            variants.push((true, model(&exe, w, dir, true)?));
+            variants.push((true, model(&exe, w, dir, true, sizes.quick_models)?));
         }
         for (traced, m) in &variants {
             let (mut hs, mut vl, mut ideal) = (Vec::new(), Vec::new(), Vec::new());
@@ -461,7 +472,7 @@ struct Model {
 }
 
 /// Builds (or reuses) the Verilator model of `w`, traced or not.
-fn model(exe: &Path, w: &Workload, dir: &Path, traced: bool) -> anyhow::Result<Model> {
+fn model(exe: &Path, w: &Workload, dir: &Path, traced: bool, quick: bool) -> anyhow::Result<Model> {
     let cycles = cycles_of(w, traced);
     let mdir = dir.join(format!(
         "vl-{}{}",
@@ -490,7 +501,7 @@ fn model(exe: &Path, w: &Workload, dir: &Path, traced: bool) -> anyhow::Result<M
     let tb = timed_testbench(&tb, traced)?;
     crate::output::write_bytes(&tb_path, &tb)?;
     let build = std::fs::read_to_string(fresh.join("build.sh"))?;
-    let cmd: Vec<String> = build
+    let mut cmd: Vec<String> = build
         .lines()
         .find(|l| l.starts_with("verilator "))
         .context("no verilator command in build.sh")?
@@ -498,6 +509,12 @@ fn model(exe: &Path, w: &Workload, dir: &Path, traced: bool) -> anyhow::Result<M
         .filter(|a| traced || *a != "--trace")
         .map(str::to_string)
         .collect();
+    if quick {
+        for m in ["OPT_FAST=-O0", "OPT_GLOBAL=-O0"] {
+            cmd.insert(1, m.to_string());
+            cmd.insert(1, "-MAKEFLAGS".to_string());
+        }
+    }
     // Reuse the model built from the same sources.
     let same = |name: &str| {
         std::fs::read(fresh.join(name)).ok() == std::fs::read(mdir.join(name)).ok()
