@@ -7,11 +7,13 @@ use crate::c::{HsOptions, compile_to_handshake};
 use crate::mlir::{WriteOptions, parse_mlir, write_mlir, write_mlir_with};
 use crate::render::render_diagnostic;
 
-/// The C front end on arbitrary bytes: preprocess, parse, lower to SSA and to a handshake
+/// The C front end on arbitrary bytes (a nesting directive of
+/// [`handscope_sim::fuzzing::unfold_nesting`] unfolded first): preprocess, parse, lower to SSA and to a handshake
 /// graph. A rejection must be located inside the text and render (graphically or plainly)
 /// without panicking; an accepted kernel must give a graph that verifies (what `handscope
 /// check` runs) and prints as MLIR the reader accepts.
 pub fn compile_c(data: &[u8]) {
+    let data = &*handscope_sim::fuzzing::unfold_nesting(data);
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -46,7 +48,8 @@ pub fn compile_c(data: &[u8]) {
     }
 }
 
-/// The MLIR reader on arbitrary bytes: it never panics, its errors render, and whatever it
+/// The MLIR reader on arbitrary bytes (a nesting directive of
+/// [`handscope_sim::fuzzing::unfold_nesting`] unfolded first): it never panics, its errors render, and whatever it
 /// accepts the writer prints in a form the reader accepts again, unchanged by a second
 /// round trip. An op the writer prints without a location (its location is unknown, e.g.
 /// `loc(unknown)` or a name location) is located where it stands when read back, as MLIR
@@ -54,6 +57,7 @@ pub fn compile_c(data: &[u8]) {
 /// mlir` leaves them out).
 pub fn parse_mlir_roundtrip(data: &[u8]) {
     const WRITTEN: &str = "handscope-fuzz-roundtrip-9f41.mlir";
+    let data = &*handscope_sim::fuzzing::unfold_nesting(data);
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };

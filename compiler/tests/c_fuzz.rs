@@ -185,3 +185,29 @@ fn macro_bomb_is_rejected() {
     let e = compile_to_ir(&src, "bomb.c", None).unwrap_err();
     assert!(e.message.contains("too many tokens"), "{e}");
 }
+
+/// Issue 36: `M(M(...(a)...))` nested 10,000 deep copied each level's argument, so memory
+/// grew quadratically to the machine's limit. Copies count against the token limit, and
+/// invocations nested in arguments stop at 256 levels; both are located errors.
+#[test]
+fn macro_arguments_nested_deep_are_bounded() {
+    let nested = |n: usize| {
+        format!(
+            "#define M(x) x\nint f(int a) {{ return {}a{}; }}\n",
+            "M(".repeat(n),
+            ")".repeat(n)
+        )
+    };
+    let e = compile_to_ir(&nested(10_000), "deep.c", None).unwrap_err();
+    assert!(e.message.contains("too many tokens"), "{e}");
+    assert_eq!(e.line, 2, "{e}");
+    let e = compile_to_ir(&nested(300), "deep.c", None).unwrap_err();
+    assert!(
+        e.message
+            .contains("macro invocations nested more than 256 deep in arguments"),
+        "{e}"
+    );
+    // The 257th `M(` on line 2, after `int f(int a) { return `.
+    assert_eq!((e.line, e.col), (2, 23 + 2 * 256), "{e}");
+    compile_to_ir(&nested(256), "ok.c", None).expect("256 levels expand");
+}

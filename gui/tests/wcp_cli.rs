@@ -382,6 +382,16 @@ async fn a_client_drives_a_debugging_session() {
     std::fs::write(&junk, "this is not a VCD\n").unwrap();
     let r = c.cmd("load", json!({"source": junk})).await;
     assert_error(&r, "load_failed");
+    // Issue 36: 8,000 nested `module {` overflowed the stack and ended the server.
+    let deep = dir.join("deep.mlir");
+    std::fs::write(&deep, "module {\n".repeat(8000)).unwrap();
+    let r = c.cmd("load", json!({"source": deep})).await;
+    assert_error(&r, "load_failed");
+    let message = r["message"].as_str().unwrap();
+    assert!(
+        message.contains("deep.mlir:129:8") && message.contains("nesting is too deep"),
+        "{r}"
+    );
     let r = c.cmd("handscope.list_items", Value::Null).await;
     let nodes = r["nodes"].to_string();
     assert!(

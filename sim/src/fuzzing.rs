@@ -79,3 +79,64 @@ fn check_source(src: &TokenSource, ty: &Type, text: &str) {
         }
     }
 }
+
+/// Separates the fields of a nesting directive (see [`unfold_nesting`]): ASCII group
+/// separator, which no text input uses.
+pub const NEST: u8 = 0x1d;
+
+/// Longest input [`unfold_nesting`] makes (4 MiB keeps a fuzz iteration fast).
+const MAX_UNFOLDED: usize = 4 << 20;
+
+/// Deep nesting for the text fuzz targets (MLIR, C, VCD), which random mutation alone does
+/// not reach: an input `N<GS>OPEN<GS>CLOSE<GS>BODY[<GS>HEAD[<GS>TAIL]]` (`<GS>` is [`NEST`],
+/// `N` decimal digits) stands for `HEAD`, `OPEN` repeated `N` times, `BODY`, `CLOSE` repeated
+/// `N` times and `TAIL`, at most 4 MiB in all (`"8000<GS>module {\n<GS>}\n<GS>"` is 8,000
+/// nested modules); any other input stands for itself.
+pub fn unfold_nesting(data: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let parts: Vec<&[u8]> = data.splitn(6, |&b| b == NEST).collect();
+    let [n, open, close, body, rest @ ..] = parts.as_slice() else {
+        return data.into();
+    };
+    let (open, close, body) = (*open, *close, *body);
+    let head = rest.first().copied().unwrap_or(&[]);
+    let tail = rest.get(1).copied().unwrap_or(&[]);
+    let Some(n) = std::str::from_utf8(n)
+        .ok()
+        .filter(|t| !t.is_empty() && t.len() <= 9 && t.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|t| t.parse::<usize>().ok())
+    else {
+        return data.into();
+    };
+    let fixed = head.len() + body.len() + tail.len();
+    let each = (open.len() + close.len()).max(1);
+    let n = n.min(MAX_UNFOLDED.saturating_sub(fixed) / each);
+    let mut out = Vec::with_capacity(n * each + fixed);
+    out.extend_from_slice(head);
+    for _ in 0..n {
+        out.extend_from_slice(open);
+    }
+    out.extend_from_slice(body);
+    for _ in 0..n {
+        out.extend_from_slice(close);
+    }
+    out.extend_from_slice(tail);
+    out.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_directives_unfold() {
+        assert_eq!(&*unfold_nesting(b"3\x1d(\x1d)\x1da"), b"(((a)))");
+        assert_eq!(
+            &*unfold_nesting(b"2\x1d(\x1d)\x1da\x1dx=\x1d;"),
+            b"x=((a));"
+        );
+        assert_eq!(&*unfold_nesting(b"plain text"), b"plain text");
+        assert_eq!(&*unfold_nesting(b"x\x1d(\x1d)\x1da"), b"x\x1d(\x1d)\x1da");
+        let big = unfold_nesting(b"999999999\x1dab\x1dcd\x1d");
+        assert!(big.len() <= MAX_UNFOLDED && big.len() > MAX_UNFOLDED - 4);
+    }
+}

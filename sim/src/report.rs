@@ -240,7 +240,9 @@ pub struct RunReport {
     pub cycles: u64,
     /// Tokens per result name: all of them, or for a result that gave more than
     /// 2 x [`crate::engine::KEPT_OUTPUTS`] the first and the last that many (memory stays
-    /// bounded on long runs), with the count in between in `omitted_outputs`.
+    /// bounded on long runs), with the count in between in `omitted_outputs`. A run that
+    /// keeps every token keeps at most [`crate::engine::MAX_ALL_OUTPUTS`] first ones and
+    /// the last [`crate::engine::KEPT_OUTPUTS`].
     pub outputs: BTreeMap<String, Vec<OutputToken>>,
     /// Per result whose token list is cut: how many tokens between its first and last
     /// kept ones are left out (absent when none is).

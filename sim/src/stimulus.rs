@@ -85,7 +85,27 @@ pub enum StimulusError {
     /// An empty item in a list (`1,,2`, a leading or trailing comma).
     #[error("`{0}` has an empty item between commas")]
     EmptyItem(String),
+    /// A list or file of more than [`MAX_TOKENS`] values.
+    #[error(
+        "{list} holds more than {} values (value {} starts at line {line}, column {col}); the limit is {}",
+        crate::limits::thousands(MAX_TOKENS),
+        crate::limits::thousands(MAX_TOKENS + 1),
+        crate::limits::thousands(MAX_TOKENS)
+    )]
+    TooManyTokens {
+        /// `` `@FILE` `` or `the list`.
+        list: String,
+        /// 1-based line of the first value over the limit.
+        line: usize,
+        /// 1-based column (in characters) of that value.
+        col: usize,
+    },
 }
+
+/// Most values one list or `@file` gives an argument or memory: 33,554,432, 256 MiB once
+/// held as 64-bit words (a 512 MiB file of `0 0 0 ...` would otherwise hold 268 million).
+/// A range (`0..N`) is generated as the run goes and has no such limit.
+pub const MAX_TOKENS: u64 = 1 << 25;
 
 /// Largest token or memory file `@file` reads: 512 MiB, about 50 million values in text,
 /// already 400 MB once held as 64-bit words.
@@ -177,7 +197,7 @@ impl TokenSource {
             if t.contains("..") {
                 return Err(StimulusError::FloatRange(t.to_string()));
             }
-            return parse_float_list(t, kind, false);
+            return parse_float_list(t, kind, None);
         }
         if let Some((a, b)) = t.split_once("..") {
             let (start, end) = (parse_number(a)?, parse_number(b)?);
@@ -188,7 +208,7 @@ impl TokenSource {
             check_fits(end - 1, &format!("{} (the last of {t})", end - 1), ty)?;
             return Ok(TokenSource::Range { start, end });
         }
-        parse_list(t, ty, false)
+        parse_list(t, ty, None)
     }
 }
 
@@ -218,21 +238,42 @@ fn check_fits(v: i128, text: &str, ty: &Type) -> Result<(), StimulusError> {
     Ok(())
 }
 
-/// The items of a value list: comma- or whitespace-separated. An empty item between commas
-/// is an error; a file (`lenient`) may end with a comma.
-fn list_items(t: &str, lenient: bool) -> Result<Vec<&str>, StimulusError> {
-    let parts: Vec<&str> = t.split(',').collect();
-    let last = parts.len() - 1;
-    let mut out = Vec::new();
-    for (k, part) in parts.into_iter().enumerate() {
-        let before = out.len();
-        out.extend(part.split_whitespace());
-        if out.len() == before && !(lenient && k == last) {
+/// Calls `f` on each item of a value list, in order: comma- or whitespace-separated. An
+/// empty item between commas is an error; a file (`lenient`) may end with a comma. At most
+/// [`MAX_TOKENS`] items, without collecting them first (a file of hundreds of millions of
+/// values is refused at the first one over the limit, in memory linear in the text).
+fn for_each_item<'t>(
+    t: &'t str,
+    lenient: bool,
+    source: &str,
+    mut f: impl FnMut(&'t str) -> Result<(), StimulusError>,
+) -> Result<(), StimulusError> {
+    let mut count = 0u64;
+    let mut parts = t.split(',').peekable();
+    while let Some(part) = parts.next() {
+        let last = parts.peek().is_none();
+        let mut any = false;
+        for item in part.split_whitespace() {
+            any = true;
+            count += 1;
+            if count > MAX_TOKENS {
+                let at = item.as_ptr() as usize - t.as_ptr() as usize;
+                let before = &t[..at];
+                let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+                return Err(StimulusError::TooManyTokens {
+                    list: source.to_string(),
+                    line: before.matches('\n').count() + 1,
+                    col: before[line_start..].chars().count() + 1,
+                });
+            }
+            f(item)?;
+        }
+        if !any && !(lenient && last) {
             let shown: String = t.chars().take(60).collect();
             return Err(StimulusError::EmptyItem(shown));
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Parses a decimal or `0x` hexadecimal integer, optionally negative.
@@ -255,11 +296,17 @@ fn parse_number(s: &str) -> Result<i128, StimulusError> {
     })
 }
 
-fn parse_list(t: &str, ty: &Type, lenient: bool) -> Result<TokenSource, StimulusError> {
+/// What a list's errors call it: the `@FILE` it came from, or the list on the command line.
+fn list_source(file: Option<&Path>) -> String {
+    file.map_or_else(|| "the list".to_string(), |p| format!("`@{}`", p.display()))
+}
+
+fn parse_list(t: &str, ty: &Type, file: Option<&Path>) -> Result<TokenSource, StimulusError> {
     let mut vals = Vec::new();
     let w = ty.bit_width();
+    let (lenient, source) = (file.is_some(), list_source(file));
     if crate::wide::is_wide(w) {
-        for part in list_items(t, lenient)? {
+        for_each_item(t, lenient, &source, |part| {
             vals.push(crate::wide::parse(part, w).map_err(|e| match e {
                 crate::wide::ParseError::Syntax(_) => StimulusError::Number(part.to_string()),
                 crate::wide::ParseError::TooLarge { .. } => StimulusError::WideDoesNotFit {
@@ -267,26 +314,29 @@ fn parse_list(t: &str, ty: &Type, lenient: bool) -> Result<TokenSource, Stimulus
                     ty: ty.to_string(),
                 },
             })?);
-        }
+            Ok(())
+        })?;
         return Ok(TokenSource::Values(vals));
     }
-    for part in list_items(t, lenient)? {
+    for_each_item(t, lenient, &source, |part| {
         let v = parse_number(part)?;
         check_fits(v, part, ty)?;
         vals.push(v as u64);
-    }
+        Ok(())
+    })?;
     Ok(TokenSource::Values(vals))
 }
 
 fn parse_float_list(
     t: &str,
     kind: crate::types::FloatKind,
-    lenient: bool,
+    file: Option<&Path>,
 ) -> Result<TokenSource, StimulusError> {
-    let vals = list_items(t, lenient)?
-        .into_iter()
-        .map(|p| crate::float::parse_float(p, kind))
-        .collect::<Result<_, _>>()?;
+    let mut vals = Vec::new();
+    for_each_item(t, file.is_some(), &list_source(file), |p| {
+        vals.push(crate::float::parse_float(p, kind)?);
+        Ok(())
+    })?;
     Ok(TokenSource::Values(vals))
 }
 
@@ -299,8 +349,8 @@ fn parse_file(path: &Path, ty: &Type) -> Result<TokenSource, StimulusError> {
     };
     let text = read_bounded_text(path, MAX_TOKEN_FILE_BYTES).map_err(err)?;
     match ty.float_kind() {
-        Some(kind) => parse_float_list(&text, kind, true),
-        None => parse_list(&text, ty, true),
+        Some(kind) => parse_float_list(&text, kind, Some(path)),
+        None => parse_list(&text, ty, Some(path)),
     }
 }
 
@@ -487,7 +537,9 @@ pub struct Environment {
     pub memories: BTreeMap<String, Vec<u64>>,
     /// Cycles without any transfer after which the run stops as deadlocked.
     pub deadlock_window: u64,
-    /// Keep every output token in the report (memory grows with the run) instead of the
+    /// Keep every output token in the report, up to
+    /// [`MAX_ALL_OUTPUTS`](crate::engine::MAX_ALL_OUTPUTS) per result (then the first that
+    /// many and the last [`KEPT_OUTPUTS`](crate::engine::KEPT_OUTPUTS)), instead of the
     /// first and last [`KEPT_OUTPUTS`](crate::engine::KEPT_OUTPUTS) per result; counts and
     /// checksums ([`RunReport::output_summaries`](crate::report::RunReport::output_summaries))
     /// always cover every token.
@@ -635,6 +687,38 @@ impl ArgCursor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 36: a 500 MB `@file` of zeros took 6.8 GB and more (every item collected as a
+    /// string slice, then as a word). Items are read one by one and the one past
+    /// [`MAX_TOKENS`] is an error naming the file, line and column.
+    #[test]
+    fn token_files_hold_at_most_max_tokens() {
+        let path = std::env::temp_dir().join(format!("hs-stim-many-{}", std::process::id()));
+        let n = MAX_TOKENS as usize;
+        let mut text = "0 ".repeat(n);
+        text.push_str("\n1 2\n");
+        std::fs::write(&path, &text).unwrap();
+        let e = TokenSource::parse(&format!("@{}", path.display()), &Type::Int(8)).unwrap_err();
+        std::fs::remove_file(&path).ok();
+        assert_eq!(
+            e,
+            StimulusError::TooManyTokens {
+                list: format!("`@{}`", path.display()),
+                line: 2,
+                col: 1
+            }
+        );
+        assert!(
+            e.to_string().ends_with(
+                "holds more than 33,554,432 values (value 33,554,433 starts at line 2, column 1); the limit is 33,554,432"
+            ),
+            "{e}"
+        );
+        // Exactly the limit is read.
+        text.truncate(2 * n);
+        let t = parse_list(&text, &Type::Int(8), Some(Path::new("f"))).unwrap();
+        assert_eq!(t.len(), MAX_TOKENS);
+    }
 
     #[test]
     fn parses_cli_syntax() {

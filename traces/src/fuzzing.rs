@@ -8,12 +8,14 @@ use handscope_sim::stimulus::Environment;
 
 use crate::vcd_in::{ReplayOptions, replay_bytes, replay_file, replay_reader};
 
-/// The VCD reader on arbitrary bytes, replayed onto `f` in `env`: it never panics, an error
+/// The VCD reader on arbitrary bytes (a nesting directive of
+/// [`handscope_sim::fuzzing::unfold_nesting`] unfolded first), replayed onto `f` in `env`: it never panics, an error
 /// names the file, a replay ends within the file's timestamps, and reading the bytes in
 /// chunks (as `replay_file` does; the size is drawn from the first byte, 1 to 61 bytes, so
 /// chunk boundaries fall everywhere) gives exactly what reading them at once gives: the same
 /// report, trace length and warnings, or the same error.
 pub fn replay_vcd(data: &[u8], f: &Function, env: &Environment) {
+    let data = &*handscope_sim::fuzzing::unfold_nesting(data);
     let chunk = 1 + data.first().map_or(0, |b| usize::from(*b) % 61);
     let opts = ReplayOptions {
         force: chunk % 2 == 1,

@@ -138,6 +138,55 @@ fn corrupt_files_give_located_errors() {
     assert!(e.to_string().contains("no clock"), "{e}");
 }
 
+/// Issue 36: a VCD of 100,000 nested `$scope`s ran past 60 s and 1.7 GB (every scope kept
+/// its dotted path). Scopes nest at most 1,024 deep, and the paths kept take at most 256 MiB;
+/// past either the header is a located error, read from bytes or from a file in chunks.
+#[test]
+fn deep_and_wide_headers_are_bounded() {
+    let (ex, _, _) = engine_vcd("sync_align");
+    let replay = |bytes: &[u8], name: &str| {
+        let whole = replay_bytes(bytes, name, &ex.func, None, &ReplayOptions::default(), None)
+            .unwrap_err()
+            .to_string();
+        let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let chunked = replay_file(&path, &ex.func, None, &ReplayOptions::default())
+            .unwrap_err()
+            .to_string();
+        std::fs::remove_file(&path).ok();
+        assert_eq!(whole, chunked.replace(&path.display().to_string(), name));
+        whole
+    };
+    let deep = "$scope module a $end\n".repeat(100_000);
+    let e = replay(deep.as_bytes(), "deep.vcd");
+    assert!(
+        e.starts_with("deep.vcd:1025:") && e.contains("`$scope` nested more than 1024 deep"),
+        "{e}"
+    );
+    // 1,024 levels are read (the file then lacks a clock, which is another error).
+    let fine = format!(
+        "{}$var wire 1 ! clock $end\n{}$enddefinitions $end\n#0\n",
+        "$scope module a $end\n".repeat(1024),
+        "$upscope $end\n".repeat(1024)
+    );
+    let e = replay(fine.as_bytes(), "fine.vcd");
+    assert!(!e.contains("nested more than"), "{e}");
+    // Variables 1,000 scopes deep with long names: each keeps a path of about 100 KB.
+    let name = "n".repeat(100);
+    let mut wide = format!("$scope module {name} $end\n").repeat(1000);
+    let vars = 3000;
+    for _ in 0..vars {
+        wide.push_str("$var wire 1 ! v $end\n");
+    }
+    let e = replay(wide.as_bytes(), "wide.vcd");
+    assert!(
+        e.contains("the header's scope and variable paths take more than 256 MiB together"),
+        "{e}"
+    );
+    let line: usize = e.split(':').nth(1).unwrap().parse().unwrap();
+    assert!(line > 1000 && line <= 1000 + vars, "{e}");
+}
+
 #[test]
 fn a_vcd_on_one_line_is_not_truncated() {
     let (ex, trace, vcd) = engine_vcd("counter_loop");

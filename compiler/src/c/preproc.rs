@@ -11,9 +11,14 @@ use super::sources::Sources;
 use super::span::Span;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Limits that keep pathological inputs (macro bombs) from exhausting memory.
-const MAX_TOKENS: usize = 2_000_000;
-const MAX_DEPTH: usize = 100;
+/// Limits that keep pathological inputs (macro bombs) from exhausting memory: tokens the
+/// expansion visits or copies into macro arguments, in the whole file.
+pub(crate) const MAX_TOKENS: usize = 2_000_000;
+/// Macros expanding inside macros' bodies.
+pub(crate) const MAX_DEPTH: usize = 100;
+/// Macro invocations nested in other invocations' arguments (`M(M(M(a)))`); each level is
+/// a frame of the expander and holds a copy of its argument.
+pub(crate) const MAX_ARG_NESTING: usize = 256;
 /// Deepest nesting of `#include "..."` (a file that includes itself without a guard stops
 /// here).
 const MAX_INCLUDE_DEPTH: usize = 64;
@@ -47,6 +52,8 @@ struct Pre<'s> {
     macros: BTreeMap<String, Macro>,
     out: Preprocessed,
     produced: usize,
+    /// Invocations whose arguments are being expanded, innermost last.
+    arg_nesting: usize,
     sources: &'s mut Sources,
     /// The files being read, innermost last.
     files: Vec<u16>,
@@ -68,6 +75,7 @@ pub fn preprocess_sources(sources: &mut Sources) -> CResult<Preprocessed> {
         macros: BTreeMap::new(),
         out: Preprocessed::default(),
         produced: 0,
+        arg_nesting: 0,
         sources,
         files: Vec::new(),
         once: BTreeSet::new(),
@@ -762,6 +770,14 @@ impl Pre<'_> {
                         if a.is_punct(",") && depth == 0 {
                             args.push(Vec::new());
                         } else if let Some(last) = args.last_mut() {
+                            // A copy: nested invocations copy their arguments once per level.
+                            self.produced += 1;
+                            if self.produced > MAX_TOKENS {
+                                return Err(RawError::new(
+                                    a.span,
+                                    "macro expansion produces too many tokens",
+                                ));
+                            }
                             last.push(a.clone());
                         }
                         j += 1;
@@ -809,12 +825,23 @@ impl Pre<'_> {
                             },
                         ));
                     }
+                    if self.arg_nesting >= MAX_ARG_NESTING {
+                        return Err(RawError::new(
+                            call_span,
+                            format!(
+                                "macro invocations nested more than {MAX_ARG_NESTING} deep in arguments"
+                            ),
+                        ));
+                    }
+                    self.arg_nesting += 1;
                     let mut expanded_args = Vec::with_capacity(args.len());
                     for a in &args {
                         let mut e = Vec::new();
+                        // An error ends preprocessing, so the count need not be restored.
                         self.expand(a, &mut e, active)?;
                         expanded_args.push(e);
                     }
+                    self.arg_nesting -= 1;
                     let va = if m.variadic {
                         params.last().map(String::as_str)
                     } else {

@@ -6,8 +6,8 @@ use super::ast::{Attr, AttrValue, LocExpr, PType, SType, ValueUse};
 use super::diag::{Diagnostic, ErrExt, ParseError, Span};
 use super::lexer::{LexError, Lexer, Tok};
 
-/// Deepest nesting of types, attributes and locations accepted (guards the stack).
-const MAX_DEPTH: u32 = 128;
+/// Deepest nesting of modules, types, attributes and locations accepted (guards the stack).
+pub(crate) const MAX_DEPTH: u32 = 128;
 
 /// Parser state shared by all syntax modules.
 pub(crate) struct Parser<'a> {
@@ -17,8 +17,24 @@ pub(crate) struct Parser<'a> {
     /// Type aliases (`!name = type` at the top of the file), by name without the `!`.
     pub(crate) type_aliases: std::collections::BTreeMap<String, PType>,
     depth: u32,
+    /// Operations read so far in the file (against [`MAX_OPS`]).
+    pub(crate) ops_read: u64,
+    /// Items of attribute lists read so far in the file (against [`MAX_ATTR_ITEMS`]).
+    attr_items: u64,
     lines: std::cell::OnceCell<super::diag::LineIndex>,
 }
+
+/// Most operations a file may hold, all functions together: a function may have at most
+/// [`handscope_sim::limits::MAX_NODES`] nodes, and each operation read costs a few hundred
+/// bytes before the graph is built, so a 200 MB file of operations would otherwise take
+/// gigabytes before any limit is checked.
+pub(crate) const MAX_OPS: u64 = handscope_sim::limits::MAX_NODES as u64;
+
+/// Most items of attribute lists (`[0, 0, ...]`, e.g. a memory's `handshake.init`) a file
+/// may hold together, 4,194,304: each item read costs about a hundred bytes, so a 200 MB
+/// list of zeros would otherwise take gigabytes (a memory initialized by a list is far
+/// smaller than [`handscope_sim::limits::MAX_MEMORY_ELEMENTS`] in practice).
+pub(crate) const MAX_ATTR_ITEMS: u64 = 1 << 22;
 
 /// Result type of parsing functions.
 pub(crate) type PResult<T> = Result<T, Box<ParseError>>;
@@ -32,6 +48,8 @@ impl<'a> Parser<'a> {
             warnings: Vec::new(),
             type_aliases: std::collections::BTreeMap::new(),
             depth: 0,
+            ops_read: 0,
+            attr_items: 0,
             lines: std::cell::OnceCell::new(),
         }
     }
@@ -221,15 +239,25 @@ impl<'a> Parser<'a> {
         Span::new(start, self.lex.raw_pos())
     }
 
-    fn enter(&mut self, span: Span) -> PResult<()> {
+    /// One level deeper into nested syntax opened at `span`; an error past [`MAX_DEPTH`].
+    pub(crate) fn enter(&mut self, span: Span) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(self.err(span, "nesting is too deep"));
+            return Err(self
+                .err(
+                    span,
+                    format!("nesting is too deep (more than {MAX_DEPTH} levels)"),
+                )
+                .with_label("one level too many")
+                .with_help(format!(
+                    "modules, types, attributes and locations nest at most {MAX_DEPTH} deep"
+                )));
         }
         Ok(())
     }
 
-    fn leave(&mut self) {
+    /// Back out of the level [`Parser::enter`] opened.
+    pub(crate) fn leave(&mut self) {
         self.depth -= 1;
     }
 
@@ -684,6 +712,23 @@ impl<'a> Parser<'a> {
                 if !self.at(&Tok::RBracket)? {
                     loop {
                         let start = self.next_start()?;
+                        self.attr_items += 1;
+                        if self.attr_items > MAX_ATTR_ITEMS {
+                            let at = self.peek_span()?;
+                            return Err(self
+                                .err(
+                                    at,
+                                    format!(
+                                        "the file's attribute lists hold more than {} items (the limit)",
+                                        handscope_sim::limits::thousands(MAX_ATTR_ITEMS)
+                                    ),
+                                )
+                                .with_label("over the limit")
+                                .with_help(format!(
+                                    "attribute lists (a memory's `handshake.init`) hold at most {} items in one file; initialize larger memories with `--mem NAME=@FILE`",
+                                    handscope_sim::limits::thousands(MAX_ATTR_ITEMS)
+                                )));
+                        }
                         let v = self.parse_attr_value()?;
                         items.push((v, self.span_from(start)));
                         if !self.eat(&Tok::Comma)? {

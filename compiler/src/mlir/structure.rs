@@ -61,8 +61,8 @@ impl<'a> Parser<'a> {
                     if self.eat_word("attributes")? {
                         self.parse_attr_dict()?;
                     }
-                    self.expect(&Tok::LBrace)?;
-                    self.parse_items(ast, false)?;
+                    let open = self.expect(&Tok::LBrace)?;
+                    self.parse_nested_items(ast, open)?;
                     self.expect(&Tok::RBrace)?;
                     self.parse_opt_loc()?;
                 }
@@ -72,12 +72,12 @@ impl<'a> Parser<'a> {
                     self.expect(&Tok::RParen)?;
                     self.parse_opt_props()?;
                     self.expect(&Tok::LParen)?;
-                    self.expect(&Tok::LBrace)?;
+                    let open = self.expect(&Tok::LBrace)?;
                     if let Tok::Caret(_) = self.peek()? {
                         self.bump()?;
                         self.expect(&Tok::Colon)?;
                     }
-                    self.parse_items(ast, false)?;
+                    self.parse_nested_items(ast, open)?;
                     self.expect(&Tok::RBrace)?;
                     self.expect(&Tok::RParen)?;
                     self.parse_opt_attr_dict()?;
@@ -103,6 +103,15 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.expected("`handshake.func` or `module`")),
             }
         }
+    }
+
+    /// The items of a `module { ... }` opened at `open`, one nesting level deeper (modules
+    /// nested past the parser's depth limit are an error there, not a stack overflow).
+    fn parse_nested_items(&mut self, ast: &mut FileAst, open: Span) -> PResult<()> {
+        self.enter(open)?;
+        self.parse_items(ast, false)?;
+        self.leave();
+        Ok(())
     }
 
     /// Skims an `hw.module` (ports, attributes, body) and records the handshake functions it
@@ -446,6 +455,23 @@ impl<'a> Parser<'a> {
     /// Parses one operation (with its results and trailing location) in a function body.
     fn parse_op(&mut self) -> PResult<OpSpec> {
         let start = self.next_start()?;
+        self.ops_read += 1;
+        if self.ops_read > super::parser::MAX_OPS {
+            let at = self.peek_span()?;
+            return Err(self
+                .err(
+                    at,
+                    format!(
+                        "the file holds more than {} operations (the limit)",
+                        handscope_sim::limits::thousands(super::parser::MAX_OPS)
+                    ),
+                )
+                .with_label("over the limit")
+                .with_help(format!(
+                    "a function has at most {} nodes (instances inlined); Handscope's size limits keep simulations within memory",
+                    handscope_sim::limits::thousands(super::parser::MAX_OPS)
+                )));
+        }
         let mut groups = Vec::new();
         if let Tok::Value { .. } = self.peek()? {
             loop {

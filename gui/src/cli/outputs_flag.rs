@@ -1,6 +1,8 @@
 //! `--outputs`: how much of the output token lists a report prints, shared by `sim`,
 //! `replay` and `verilate --run`.
 
+use handscope_sim::engine::{KEPT_OUTPUTS, MAX_ALL_OUTPUTS};
+use handscope_sim::limits::thousands;
 use handscope_sim::report::{OutputDetail, RunReport, SUMMARY_ENDS, render_human_with};
 
 /// Which output tokens a report shows.
@@ -9,7 +11,9 @@ pub enum OutputsMode {
     /// Per result the token count and checksum, and the first and last few tokens when there
     /// are many (memory stays bounded however long the run).
     Summary,
-    /// Every token (kept in memory for the whole run).
+    /// Every token (kept in memory for the whole run), up to 4,194,304 per result
+    /// (`handscope_sim::engine::MAX_ALL_OUTPUTS`; past it the first that many and the last
+    /// 65,536, with a warning).
     All,
 }
 
@@ -48,6 +52,17 @@ impl OutputsFlag {
         report.timing = (!timing.is_ideal()).then(|| timing.name().to_string());
         let report = &*report;
         let mode = self.mode(json);
+        if mode == OutputsMode::All {
+            for (name, left_out) in &report.omitted_outputs {
+                eprintln!(
+                    "warning: result `{name}` gave more than {} tokens, the most a report keeps with --outputs all; it lists the first {} and the last {}, {} left out between them (`omitted_outputs`); counts and checksums cover every token",
+                    thousands(MAX_ALL_OUTPUTS as u64),
+                    thousands(MAX_ALL_OUTPUTS as u64),
+                    thousands(KEPT_OUTPUTS as u64),
+                    thousands(*left_out)
+                );
+            }
+        }
         if json {
             if mode == OutputsMode::Summary {
                 let mut cut = report.clone();

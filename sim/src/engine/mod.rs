@@ -29,7 +29,7 @@ pub mod float_arith;
 mod jit;
 pub use jit::JitError;
 pub(crate) mod monitor;
-pub use monitor::KEPT_OUTPUTS;
+pub use monitor::{KEPT_OUTPUTS, MAX_ALL_OUTPUTS};
 pub(crate) mod program;
 pub(crate) mod resim;
 pub mod tap;

@@ -57,8 +57,17 @@ struct ArgObs {
 /// long the run); the ones between are counted ([`RunReport::omitted_outputs`]).
 pub const KEPT_OUTPUTS: usize = 1 << 16;
 
+/// Tokens of one result a report keeps when asked for every token
+/// ([`Environment::keep_all_outputs`], `--outputs all`, `--json`'s default): 4,194,304, 64 MiB
+/// per result here and a few hundred MB of JSON. Past it the report keeps the first that
+/// many and the last [`KEPT_OUTPUTS`], and counts the rest in
+/// [`RunReport::omitted_outputs`] (counts and checksums cover every token), so a run over
+/// `0..10^12` ends with a report instead of running out of memory.
+pub const MAX_ALL_OUTPUTS: usize = 1 << 22;
+
 /// The tokens a result gave: how many, a checksum of all of them, and the first and the last
-/// [`KEPT_OUTPUTS`] (or every one when `keep_all`).
+/// [`KEPT_OUTPUTS`] (when `keep_all`: the first [`MAX_ALL_OUTPUTS`] and the last
+/// [`KEPT_OUTPUTS`]).
 #[derive(Clone, Debug)]
 struct OutputLog {
     /// The result's width: a value wider than 64 bits enters the checksum as its limbs.
@@ -92,7 +101,12 @@ impl OutputLog {
         } else {
             self.checksum.add(t.1);
         }
-        if self.keep_all || self.head.len() < KEPT_OUTPUTS {
+        let keep = if self.keep_all {
+            MAX_ALL_OUTPUTS
+        } else {
+            KEPT_OUTPUTS
+        };
+        if self.head.len() < keep {
             self.head.push(t);
         } else {
             if self.tail.len() == KEPT_OUTPUTS {

@@ -231,6 +231,28 @@ fn long_runs_keep_the_first_and_last_output_tokens_and_count_the_rest() {
     assert!(!serde_json::to_string(&r).unwrap().contains("omitted"));
 }
 
+/// Issue 36: `--json` (every token kept) over `0..10^12` grew until the process ran out of
+/// memory. Keeping every token keeps at most `MAX_ALL_OUTPUTS` first ones and the last
+/// `KEPT_OUTPUTS`, and counts the rest.
+#[test]
+fn keeping_every_output_token_is_bounded() {
+    let n = super::MAX_ALL_OUTPUTS as u64 + 1000;
+    let f = crate::bench_support::chain(1);
+    let mut env = chain_env(n);
+    env.keep_all_outputs = true;
+    let r = Simulation::new(&f, env).unwrap().run(10 * n);
+    assert_eq!(r.status, Status::Done);
+    let toks = &r.outputs["out0"];
+    assert_eq!(toks.len(), super::MAX_ALL_OUTPUTS + KEPT_OUTPUTS);
+    assert_eq!(r.omitted_outputs["out0"], n - toks.len() as u64);
+    assert_eq!(
+        toks[super::MAX_ALL_OUTPUTS - 1].bits,
+        super::MAX_ALL_OUTPUTS as u64 - 1
+    );
+    assert_eq!(toks.last().unwrap().bits, n - 1);
+    assert_eq!(r.output_summaries["out0"].count, n);
+}
+
 /// Steps `sim` until it has simulated `cycle` cycles (`run` would end the run there).
 fn step_to(sim: &mut Simulation, cycle: u64) {
     while sim.cycle() < cycle && sim.can_step() {

@@ -273,9 +273,10 @@ impl Session {
         self
     }
 
-    /// Keeps every output token in the run's report instead of the first and last
-    /// [`KEPT_OUTPUTS`](crate::engine::KEPT_OUTPUTS) per result (memory then grows with the
-    /// run).
+    /// Keeps every output token in the run's report, up to
+    /// [`MAX_ALL_OUTPUTS`](crate::engine::MAX_ALL_OUTPUTS) per result, instead of the first
+    /// and last [`KEPT_OUTPUTS`](crate::engine::KEPT_OUTPUTS) (memory then grows with the
+    /// run up to that bound).
     pub fn set_keep_all_outputs(&mut self, keep: bool) -> &mut Self {
         self.env.keep_all_outputs = keep;
         self

@@ -187,6 +187,11 @@ impl<'f> Follower<'f> {
     fn parse_complete(&mut self, all: bool) -> Result<(), VcdError> {
         if self.parsed.is_none() {
             let Some(end) = header_end(&self.pending) else {
+                if self.pending.len() > parse::MAX_HEADER_BYTES {
+                    let e = parse::header_too_long();
+                    let line = parse::line_of(&self.pending, e.offset);
+                    return Err(syntax(&self.name, e, line));
+                }
                 return Ok(());
             };
             let header = match parse::parse_header(&self.pending[..end]) {

@@ -13,7 +13,7 @@ use handscope_sim::types::MAX_DATA_WIDTH;
 use handscope_sim::wide;
 use wellen::{Hierarchy, ScopeRef, SignalRef, SignalValueRef, States, VarRef};
 
-use super::parse::{BodySink, Header, VarDecl};
+use super::parse::{BodySink, Header, MAX_HEADER_PATH_BYTES, MAX_SCOPE_DEPTH, VarDecl};
 use super::{Replay, ReplayOptions, VcdError, finish, prepare};
 
 /// True when the file at `path` starts like an FST file (a header block, type byte 0);
@@ -25,53 +25,81 @@ pub fn is_fst(path: &Path) -> std::io::Result<bool> {
 }
 
 /// The VCD-style header of a `wellen` hierarchy: every variable with its scope path, width
-/// and its signal's index as code.
-fn header_of(h: &Hierarchy) -> Header {
+/// and its signal's index as code. A hierarchy nested deeper than a VCD header may be
+/// ([`MAX_SCOPE_DEPTH`]), or whose paths take more memory ([`MAX_HEADER_PATH_BYTES`]), is an
+/// error in words.
+fn header_of(h: &Hierarchy) -> Result<Header, String> {
     let mut out = Header::default();
     let mut codes = 0u32;
-    let mut push_vars =
-        |out: &mut Header, scope: &[String], vars: &mut dyn Iterator<Item = VarRef>| {
-            for v in vars {
-                let var = &h[v];
-                let mut name = var.name(h).to_string();
-                if let Some(i) = name.find('[')
-                    && name.ends_with(']')
-                    && i > 0
-                {
-                    name.truncate(i);
-                }
-                let name = name.trim_end().to_string();
-                let code = var.signal_ref().index() as u32;
-                codes = codes.max(code + 1);
-                out.vars.push(VarDecl {
-                    scope: scope.to_vec(),
-                    name,
-                    width: var.length(h).unwrap_or(1),
-                    code,
-                });
+    let mut path_bytes = 0u64;
+    let mut charge = |bytes: usize| {
+        path_bytes += bytes as u64;
+        if path_bytes > MAX_HEADER_PATH_BYTES {
+            return Err(format!(
+                "the hierarchy's scope and variable paths take more than {} MiB together; the limit keeps a replay within memory",
+                MAX_HEADER_PATH_BYTES >> 20
+            ));
+        }
+        Ok(())
+    };
+    let mut push_vars = |out: &mut Header,
+                         scope: &[String],
+                         vars: &mut dyn Iterator<Item = VarRef>,
+                         charge: &mut dyn FnMut(usize) -> Result<(), String>|
+     -> Result<(), String> {
+        let scope_bytes: usize = scope.iter().map(|s| s.len() + 1).sum();
+        for v in vars {
+            let var = &h[v];
+            let mut name = var.name(h).to_string();
+            if let Some(i) = name.find('[')
+                && name.ends_with(']')
+                && i > 0
+            {
+                name.truncate(i);
             }
-        };
-    push_vars(&mut out, &[], &mut h.vars());
-    let mut stack: Vec<(ScopeRef, Vec<String>)> = h
+            let name = name.trim_end().to_string();
+            charge(scope_bytes + name.len() + 24 * (scope.len() + 1))?;
+            let code = var.signal_ref().index() as u32;
+            codes = codes.max(code + 1);
+            out.vars.push(VarDecl {
+                scope: scope.to_vec(),
+                name,
+                width: var.length(h).unwrap_or(1),
+                code,
+            });
+        }
+        Ok(())
+    };
+    push_vars(&mut out, &[], &mut h.vars(), &mut charge)?;
+    // Depth first, in declaration order: each entry is a scope and the number of scopes
+    // around it; `path` holds the names of the scopes around the one being visited.
+    let mut stack: Vec<(ScopeRef, usize)> = h
         .scopes()
         .collect::<Vec<_>>()
         .into_iter()
         .rev()
-        .map(|s| (s, vec![h[s].name(h).to_string()]))
+        .map(|s| (s, 0))
         .collect();
-    while let Some((s, path)) = stack.pop() {
-        out.scopes.push(path.join("."));
-        push_vars(&mut out, &path, &mut h[s].vars(h));
-        let kids: Vec<ScopeRef> = h[s].scopes(h).collect();
-        for k in kids.into_iter().rev() {
-            let mut p = path.clone();
-            p.push(h[k].name(h).to_string());
-            stack.push((k, p));
+    let mut path: Vec<String> = Vec::new();
+    while let Some((s, depth)) = stack.pop() {
+        path.truncate(depth);
+        path.push(h[s].name(h).to_string());
+        if path.len() > MAX_SCOPE_DEPTH {
+            let shown: String = path.join(".").chars().take(60).collect();
+            return Err(format!(
+                "scopes nested more than {MAX_SCOPE_DEPTH} deep (under `{shown}...`)"
+            ));
         }
+        let joined = path.join(".");
+        charge(joined.len())?;
+        out.scopes.push(joined);
+        push_vars(&mut out, &path, &mut h[s].vars(h), &mut charge)?;
+        let kids: Vec<ScopeRef> = h[s].scopes(h).collect();
+        stack.extend(kids.into_iter().rev().map(|k| (k, depth + 1)));
     }
     out.codes = codes;
     out.code_widths = super::parse::code_widths(&out.vars, codes);
-    out
+    Ok(out)
 }
 
 /// Low 64 bits of a value (`x`/`z` and other non-1 states read as 0).
@@ -165,7 +193,8 @@ pub(super) fn replay_fst(
     }))
     .map_err(|_| bad("cannot read the FST header: the file is damaged".into()))?
     .map_err(|e| bad(format!("cannot read the FST file: {e}")))?;
-    let header = header_of(wave.hierarchy());
+    let header =
+        header_of(wave.hierarchy()).map_err(|m| bad(format!("cannot read the FST file: {m}")))?;
     let mut sampler = prepare(&header, &name, f, env, opts, map_text)?;
     let refs: Vec<SignalRef> = (0..header.codes as usize)
         .filter(|&c| sampler.interesting.get(c).copied().unwrap_or(false))

@@ -477,7 +477,10 @@ fn read_header(
         let parsed = parse::parse_header(&buf);
         match parsed {
             Ok(h) if h.body_start < buf.len() || eof => return Ok((buf, Ok(h))),
-            Err(e) if eof => return Ok((buf, Err(e))),
+            Err(e) if eof || e.over_limit => return Ok((buf, Err(e))),
+            Err(_) if buf.len() > parse::MAX_HEADER_BYTES => {
+                return Ok((buf, Err(parse::header_too_long())));
+            }
             _ => {}
         }
         step = buf.len().max(step);

@@ -18,6 +18,29 @@ use std::collections::HashMap;
 use handscope_sim::types::MAX_DATA_WIDTH;
 use handscope_sim::wide;
 
+/// Deepest nesting of `$scope`s a header may have (scopes are kept as lists of their
+/// enclosing names, so depth costs memory per variable).
+pub const MAX_SCOPE_DEPTH: usize = 1024;
+/// Most bytes the header's scope and variable paths (dotted, as signals are looked up) may
+/// take together: each scope and variable keeps its path, so a few bytes of deeply nested
+/// `$scope`s or `$var`s would otherwise ask for gigabytes.
+pub const MAX_HEADER_PATH_BYTES: u64 = 256 << 20;
+
+/// Longest header (up to `$enddefinitions $end`) read: it is held in memory whole, while the
+/// value changes after it are streamed.
+pub const MAX_HEADER_BYTES: usize = 256 << 20;
+
+/// The error for a header that has not ended after [`MAX_HEADER_BYTES`].
+pub(crate) fn header_too_long() -> SyntaxError {
+    over_limit(
+        MAX_HEADER_BYTES,
+        format!(
+            "no `$enddefinitions` in the first {} MiB: the header is longer than the limit",
+            MAX_HEADER_BYTES >> 20
+        ),
+    )
+}
+
 /// A syntax error at a position of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyntaxError {
@@ -25,6 +48,8 @@ pub struct SyntaxError {
     pub offset: u64,
     /// What is wrong.
     pub message: String,
+    /// The header is over one of its limits: reading more of the file does not change that.
+    pub over_limit: bool,
 }
 
 /// One declared variable.
@@ -179,7 +204,31 @@ fn err(offset: usize, message: impl Into<String>) -> SyntaxError {
     SyntaxError {
         offset: offset as u64,
         message: message.into(),
+        over_limit: false,
     }
+}
+
+/// An error at `offset` for a header over one of its limits.
+fn over_limit(offset: usize, message: impl Into<String>) -> SyntaxError {
+    SyntaxError {
+        over_limit: true,
+        ..err(offset, message)
+    }
+}
+
+/// Counts `bytes` more of the header's paths against [`MAX_HEADER_PATH_BYTES`].
+fn charge_paths(total: &mut u64, bytes: usize, offset: usize) -> Result<(), SyntaxError> {
+    *total += bytes as u64;
+    if *total > MAX_HEADER_PATH_BYTES {
+        return Err(over_limit(
+            offset,
+            format!(
+                "the header's scope and variable paths take more than {} MiB together; the limit keeps a replay within memory",
+                MAX_HEADER_PATH_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn text(t: &[u8]) -> String {
@@ -191,6 +240,9 @@ pub fn parse_header(b: &[u8]) -> Result<Header, SyntaxError> {
     let mut t = Tokens { b, i: 0 };
     let mut h = Header::default();
     let mut scope: Vec<String> = Vec::new();
+    // Bytes of `scope.join(".")`, and of every path kept so far.
+    let mut scope_bytes = 0usize;
+    let mut path_bytes = 0u64;
     let mut next_code = 0u32;
     loop {
         let Some((off, tok)) = t.next() else {
@@ -205,14 +257,23 @@ pub fn parse_header(b: &[u8]) -> Result<Header, SyntaxError> {
                 } else {
                     String::from_utf8_lossy(name).into_owned()
                 };
+                if scope.len() >= MAX_SCOPE_DEPTH {
+                    return Err(over_limit(
+                        off,
+                        format!("`$scope` nested more than {MAX_SCOPE_DEPTH} deep"),
+                    ));
+                }
+                scope_bytes += name.len() + usize::from(!scope.is_empty());
+                charge_paths(&mut path_bytes, scope_bytes, off)?;
                 scope.push(name);
                 h.scopes.push(scope.join("."));
                 skip_to_end(&mut t, off, "$scope")?;
             }
             b"$upscope" => {
-                if scope.pop().is_none() {
+                let Some(name) = scope.pop() else {
                     return Err(err(off, "`$upscope` without an open scope"));
-                }
+                };
+                scope_bytes -= name.len() + usize::from(!scope.is_empty());
                 skip_to_end(&mut t, off, "$upscope")?;
             }
             b"$var" => {
@@ -247,6 +308,9 @@ pub fn parse_header(b: &[u8]) -> Result<Header, SyntaxError> {
                 {
                     name.truncate(i);
                 }
+                // The path, and the scope list the variable keeps.
+                let kept = scope_bytes + 1 + name.len() + 24 * (scope.len() + 1);
+                charge_paths(&mut path_bytes, kept, off)?;
                 h.vars.push(VarDecl {
                     scope: scope.clone(),
                     name,
