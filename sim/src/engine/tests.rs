@@ -236,7 +236,9 @@ fn long_runs_keep_the_first_and_last_output_tokens_and_count_the_rest() {
 /// `KEPT_OUTPUTS`, and counts the rest.
 #[test]
 fn keeping_every_output_token_is_bounded() {
-    let n = super::MAX_ALL_OUTPUTS as u64 + 1000;
+    // Past the first `MAX_ALL_OUTPUTS`, more than the `KEPT_OUTPUTS` last ones, so some are
+    // left out.
+    let n = (super::MAX_ALL_OUTPUTS + KEPT_OUTPUTS) as u64 + 1000;
     let f = crate::bench_support::chain(1);
     let mut env = chain_env(n);
     env.keep_all_outputs = true;
