@@ -495,8 +495,10 @@ fn floats_where_integers_are_required() {
 /// the custom and in the generic form, in a thread with a small stack.
 #[test]
 fn modules_nested_past_the_depth_limit() {
+    // On a thread with Rust's default 2 MiB stack, the one a WCP `load` runs on (the main
+    // thread has 8 MiB).
     std::thread::Builder::new()
-        .stack_size(256 << 10)
+        .stack_size(2 << 20)
         .spawn(|| {
             let src = format!("{}{}", "module {\n".repeat(8000), "}\n".repeat(8000));
             let e = parse_mlir(&src, "deep.mlir").unwrap_err();
