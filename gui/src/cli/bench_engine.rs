@@ -146,11 +146,11 @@ pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Resu
             .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
             .unwrap_or_else(|_| "?".into())
     };
-    println!(
+    outln!(
         "handscope sim (whole process) vs Verilator -O3 model of Handscope's SystemVerilog \
          (clocked loop only); median of {rounds}; load average {}",
         load()
-    );
+    )?;
     let mut rows = Vec::new();
     for w in &workloads {
         eprintln!("bench engine: {} (building the models when needed)", w.name);
@@ -189,9 +189,9 @@ pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Resu
             });
         }
     }
-    print!("{}", table(&rows));
-    print!("{}", yardstick_table(&rows));
-    println!("load average at end {}", load());
+    out!("{}", table(&rows))?;
+    out!("{}", yardstick_table(&rows))?;
+    outln!("load average at end {}", load())?;
     Ok(ExitCode::SUCCESS)
 }
 
