@@ -115,9 +115,9 @@ fn shown(path: &Path) -> String {
     path.display().to_string()
 }
 
-/// Opens regular file `path` for reading, with its size; anything else is refused before it
-/// is opened (opening a FIFO would block).
-pub fn open_regular(path: &Path) -> Result<(File, u64), InputError> {
+/// Opens regular file `path` for reading, with its metadata; anything else is refused before
+/// it is opened (opening a FIFO would block).
+pub fn open_regular(path: &Path) -> Result<(File, std::fs::Metadata), InputError> {
     let io = |source| InputError::Io {
         path: shown(path),
         source,
@@ -134,12 +134,13 @@ pub fn open_regular(path: &Path) -> Result<(File, u64), InputError> {
     // Again on what was opened: the path may have been replaced in between.
     let meta = file.metadata().map_err(io)?;
     check(&meta)?;
-    Ok((file, meta.len()))
+    Ok((file, meta))
 }
 
 /// The bytes of regular file `path`, refused when it holds more than `limit` bytes.
 pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
-    let (file, len) = open_regular(path)?;
+    let (file, meta) = open_regular(path)?;
+    let len = meta.len();
     let thousands = crate::limits::thousands;
     if len > limit {
         return Err(InputError::TooLarge {

@@ -162,7 +162,7 @@ impl<'f> Follower<'f> {
         };
         // A regular file only (a FIFO would block here, a device never end).
         let (mut file, len) = match handscope_sim::input::open_regular(&self.path) {
-            Ok(f) => f,
+            Ok((f, meta)) => (f, meta.len()),
             Err(handscope_sim::input::InputError::Io { source, .. })
                 if source.kind() == std::io::ErrorKind::NotFound =>
             {

@@ -362,7 +362,8 @@ pub fn replay_file(
         error,
     };
     // Only a regular file: `/dev/zero` would never end, a FIFO block and never rewind.
-    let (mut file, len) = handscope_sim::input::open_regular(path)?;
+    let (mut file, meta) = handscope_sim::input::open_regular(path)?;
+    let len = meta.len();
     let map_text = read_map_file(opts)?;
     if fst::is_fst(path).map_err(ioerr)? {
         return fst::replay_fst(path, f, env, opts, map_text.as_deref());
