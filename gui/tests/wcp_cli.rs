@@ -530,6 +530,37 @@ fn non_loopback_addresses_need_the_flag() {
     );
 }
 
+/// Issue 36, item 8: `surfer --listen 0.0.0.0:0` bound the address (and ran the circuit)
+/// before refusing it. It is refused first: no run, no VCD written.
+#[test]
+fn surfer_refuses_a_non_loopback_address_before_anything() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wcp_surfer_refused");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let vcd = dir.join("never.vcd");
+    let out = bin()
+        .args([
+            "surfer",
+            &example("counter_loop.mlir"),
+            "--listen",
+            "0.0.0.0:0",
+        ])
+        .arg("--vcd")
+        .arg(&vcd)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refusing to listen for Surfer on 0.0.0.0:0"),
+        "{err}"
+    );
+    assert!(err.contains("not a loopback address"), "{err}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    assert!(!vcd.exists());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// The Python example (standard library only) drives `handscope serve` on a C kernel: runs
 /// to a value breakpoint until it hits no more and checks the values.
 #[test]

@@ -1362,7 +1362,7 @@ pub fn load_error(path: &std::path::Path, e: &anyhow::Error) -> String {
         let mut it = rest.splitn(3, ':');
         let line: usize = it.next()?.trim().parse().ok()?;
         let col: usize = it.next()?.trim().parse().ok()?;
-        let text = std::fs::read_to_string(path).ok()?;
+        let text = handscope_sim::input::read_text(path).ok()?;
         let src = text.lines().nth(line.checked_sub(1)?)?;
         Some((
             first.trim_start_matches(['×', ' ']).to_string(),

@@ -87,7 +87,7 @@ pub fn run(a: &ServeArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {e}");
     }
     let mut server = Server::start(&a.flags.options(&a.wcp), wake)?;
-    println!("WCP: listening on {}", server.local_addr);
+    outln!("WCP: listening on {}", server.local_addr)?;
     use std::io::Write as _;
     std::io::stdout().flush()?;
     let mut hub = Hub::new(server.rx.clone());

@@ -79,6 +79,10 @@ pub enum VcdError {
         /// would repeat it).
         error: std::io::Error,
     },
+    /// The file (or the mapping file) is not a regular file, or too large
+    /// ([`handscope_sim::input`]).
+    #[error(transparent)]
+    Input(#[from] handscope_sim::input::InputError),
     /// The file is not a valid VCD.
     #[error("{path}:{line}: (byte {offset}) {message}")]
     Syntax {
@@ -357,17 +361,8 @@ pub fn replay_file(
         path: name.clone(),
         error,
     };
-    let mut file = std::fs::File::open(path).map_err(ioerr)?;
-    let meta = file.metadata().map_err(ioerr)?;
-    if meta.is_dir() {
-        return Err(ioerr(std::io::Error::other("it is a directory")));
-    }
-    if !meta.is_file() {
-        // `/dev/zero` would never end, a FIFO never rewind.
-        return Err(ioerr(std::io::Error::other(
-            "not a regular file (a device, FIFO or socket); give a VCD or FST file",
-        )));
-    }
+    // Only a regular file: `/dev/zero` would never end, a FIFO block and never rewind.
+    let (mut file, meta) = handscope_sim::input::open_regular(path)?;
     let len = meta.len();
     let map_text = read_map_file(opts)?;
     if fst::is_fst(path).map_err(ioerr)? {
@@ -515,12 +510,7 @@ pub fn replay_bytes(
 /// The mapping file's text, if one is given.
 fn read_map_file(opts: &ReplayOptions) -> Result<Option<String>, VcdError> {
     match &opts.map_file {
-        Some(p) => Ok(Some(std::fs::read_to_string(p).map_err(|error| {
-            VcdError::Io {
-                path: p.display().to_string(),
-                error,
-            }
-        })?)),
+        Some(p) => Ok(Some(handscope_sim::input::read_text(p)?)),
         None => Ok(None),
     }
 }
