@@ -83,6 +83,7 @@ pub fn run(
             match crate::wcp::server::Server::start(&opts, wake) {
                 Ok(s) => {
                     println!("WCP: listening on {}", s.local_addr);
+                    println!("WCP: token {}", s.token);
                     Some(s)
                 }
                 Err(e) => {
