@@ -499,12 +499,12 @@ fn timestamps_that_go_back_are_errors() {
         let line = 1 + text[..pos].matches('\n').count();
         assert!(msg.starts_with(&format!("back.vcd:{line}:")), "{msg}");
         assert!(
-            msg.contains("`#15` goes back in time (after `#20`)"),
+            msg.contains("`#15` goes back in time (after `#25`)"),
             "{msg}"
         );
     }
     // The same timestamp twice is no step back.
-    let twice = format!("{}#20\n{}", &text[..pos], &text[pos..]);
+    let twice = format!("{}#30\n{}", &text[..pos], &text[pos..]);
     replay_bytes(
         twice.as_bytes(),
         "twice.vcd",

@@ -1454,9 +1454,6 @@ pub fn load_error(path: &std::path::Path, e: &anyhow::Error) -> String {
 /// (`handscope render` fails instead and leaves it out).
 pub const TRACE_FALLBACK: &str = "; showing a simulation instead";
 
-/// Replays a VCD of a run of `c` (see `handscope_traces::vcd_in`).
-/// The stimulus is the run's only when `given` on the command line (as `handscope replay`
-/// takes it); never the file's header.
 /// A file loaded off the model's thread ([`Model::prepare_open`]).
 pub struct Prepared {
     path: std::path::PathBuf,
@@ -1465,6 +1462,9 @@ pub struct Prepared {
     replay: Option<anyhow::Result<(Trace, handscope_sim::report::RunReport)>>,
 }
 
+/// Replays a VCD of a run of `c` (see `handscope_traces::vcd_in`).
+/// The stimulus is the run's only when `given` on the command line (as `handscope replay`
+/// takes it); never the file's header.
 fn load_vcd(
     path: &std::path::Path,
     c: &Circuit,
