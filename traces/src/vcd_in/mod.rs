@@ -837,7 +837,10 @@ fn new_sampler<'f>(
     let unsigned = f.unsigned_names();
     let data_signed: Vec<bool> = metas
         .iter()
-        .map(|c| matches!(c.ty, handscope_sim::types::Type::Int(_)) && !unsigned.contains(&c.name))
+        .map(|c| {
+            let int = matches!(c.ty, handscope_sim::types::Type::Int(_));
+            int && !unsigned.contains(&c.name)
+        })
         .collect();
     let data_rewidth = Rewidth::list(&data_codes, &data_widths, &data_signed, &header.code_widths);
     let state_widths = crate::vcd_out::state_widths(&metas, tb.state_meta());
