@@ -859,3 +859,73 @@ fn long_input_is_quoted_as_a_short_excerpt() {
         &msg[..msg.len().min(500)]
     );
 }
+
+/// Issue 36, item 6, end to end: `replay p.mlir p.vcd` without `--in` takes its stimulus
+/// from the trace and agrees with `sim` on the end (status, cycles, exit code). Before:
+/// runs `sim` reported done (drained, or without results) replayed as `deadlock`, exit 2.
+#[test]
+fn replay_without_stimulus_agrees_with_sim() {
+    let mut paths: Vec<PathBuf> =
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/circuits"))
+            .expect("examples")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+            .collect();
+    paths.sort();
+    let mut compared = 0;
+    for p in &paths {
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let circuit = p.display().to_string();
+        let vcd = file(&format!("{name}.stim.vcd"), "");
+        let (code, out, err) = handscope(&["sim", &circuit, "--vcd", &vcd, "--json"]);
+        if code != 0 && code != 2 {
+            continue; // circuits `check` rejects
+        }
+        let sim: serde_json::Value = serde_json::from_str(&out).expect("sim --json");
+        let (rcode, rout, rerr) = handscope(&["replay", &circuit, &vcd, "--json"]);
+        let replay: serde_json::Value =
+            serde_json::from_str(&rout).unwrap_or_else(|e| panic!("{name}: {e}\n{rout}{rerr}"));
+        assert_eq!(
+            (rcode, &replay["status"], &replay["cycles"]),
+            (code, &sim["status"], &sim["cycles"]),
+            "{name}\nsim: {err}\nreplay: {rerr}"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 10, "{compared}");
+}
+
+/// Issue 36, item 6, end to end: a VCD of the circuit declared `i32` replayed onto the same
+/// circuit declared `i8` (or `i64`). Before: `count=44` for 300 (and −10 read as
+/// 4294967286 at `i64`), exit 0; after: exit 1 naming the channels, `--force` replays with a
+/// warning.
+#[test]
+fn replay_of_signals_of_another_width_needs_force() {
+    let vcd = file("width300.vcd", "");
+    let (code, _, err) = handscope(&[
+        "sim",
+        "examples/circuits/counter_loop.mlir",
+        "--in",
+        "n=300",
+        "--vcd",
+        &vcd,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/circuits/counter_loop.mlir"
+    ))
+    .expect("example");
+    for ty in ["i8", "i64"] {
+        let other = file(&format!("counter_{ty}.mlir"), &text.replace("i32", ty));
+        let msg = fails(&["replay", &other, &vcd, "--in", "n=300"]);
+        assert!(
+            msg.contains(&format!("`n`: 32-bit signal, type {ty}")) && msg.contains("--force"),
+            "{msg}"
+        );
+        assert!(!msg.contains("count"), "{msg}");
+        let (code, out, err) = handscope(&["replay", &other, &vcd, "--force"]);
+        assert_ne!(code, 1, "{out}{err}");
+        assert!(err.contains("not as wide as their channels"), "{err}");
+    }
+}

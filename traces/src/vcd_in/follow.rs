@@ -150,7 +150,7 @@ impl<'f> Follower<'f> {
         p.body
             .finish()
             .map_err(|(e, line)| syntax(&name, e, line))?;
-        Ok(super::finish(p.sampler, warnings))
+        super::finish(p.sampler, warnings)
     }
 
     /// Appends the file's new bytes to `pending`; true when the file shrank and following

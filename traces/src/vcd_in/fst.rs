@@ -227,7 +227,7 @@ pub(super) fn replay_fst(
             "{name}: reading the FST body failed ({p}); it looks truncated or damaged, replayed up to the last timestamp read"
         ));
     }
-    Ok(finish(sampler, warnings))
+    finish(sampler, warnings)
 }
 
 #[cfg(test)]

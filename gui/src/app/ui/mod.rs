@@ -99,7 +99,7 @@ impl DebuggerApp {
     /// --wcp`), which never waits on a client.
     pub fn attach_wcp(&mut self, server: crate::wcp::server::Server) {
         self.model.status = format!("WCP: listening on {}", server.local_addr);
-        let hub = crate::wcp::hub::Hub::new(server.rx.clone());
+        let hub = crate::wcp::hub::Hub::new(&server);
         self.wcp = Some((server, hub));
     }
 
