@@ -647,7 +647,7 @@ fn special_files_as_outputs_are_written_into_not_replaced() {
         (vec!["sim", ex, "--in", "n=3", "--fst", &fifo_s], &b"\0"[..]),
         (vec!["sim", ex, "--in", "n=3", "--fst", &link_s], &b"\0"[..]),
         (vec!["sim", ex, "--in", "n=3", "--vcd", &fifo_s], &b"$"[..]),
-        (vec!["mlir", ex, "-o", &link_s], &b"handshake.func"[..]),
+        (vec!["mlir", ex, "-o", &link_s], &b"module {"[..]),
         (vec!["verilog", ex, "-o", &fifo_s], &b""[..]),
     ] {
         let reader = FifoReader::start(&fifo);
@@ -918,12 +918,13 @@ fn replay_of_signals_of_another_width_needs_force() {
     .expect("example");
     for ty in ["i8", "i64"] {
         let other = file(&format!("counter_{ty}.mlir"), &text.replace("i32", ty));
-        let msg = fails(&["replay", &other, &vcd, "--in", "n=300"]);
+        // No `--in`: 300 does not fit `i8` as a stimulus; the replay takes it from the trace.
+        let msg = fails(&["replay", &other, &vcd]);
         assert!(
             msg.contains(&format!("`n`: 32-bit signal, type {ty}")) && msg.contains("--force"),
             "{msg}"
         );
-        assert!(!msg.contains("count"), "{msg}");
+        assert!(!msg.contains("count: ["), "no report: {msg}");
         let (code, out, err) = handscope(&["replay", &other, &vcd, "--force"]);
         assert_ne!(code, 1, "{out}{err}");
         assert!(err.contains("not as wide as their channels"), "{err}");

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use handscope_compiler::c::{BufferPolicy, HsOptions, compile_to_handshake};
 use handscope_compiler::dot::{DotOptions, write_dot};
 use handscope_compiler::mlir::write_mlir;

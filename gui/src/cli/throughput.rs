@@ -67,8 +67,10 @@ pub struct TuneArgs {
 }
 
 /// `--max-slots`: 0 to [`handscope_sim::limits::MAX_TOTAL_BUFFER_SLOTS`].
-fn max_slots_range() -> clap::builder::RangedU64ValueParser<u32> {
-    clap::value_parser!(u32).range(0..=handscope_sim::limits::MAX_TOTAL_BUFFER_SLOTS)
+fn max_slots_range() -> clap::builder::RangedI64ValueParser<u32> {
+    // Clap's ranges are `i64`; the limit (2^20) fits.
+    let max = i64::try_from(handscope_sim::limits::MAX_TOTAL_BUFFER_SLOTS).unwrap_or(i64::MAX);
+    clap::value_parser!(u32).range(0..=max)
 }
 
 /// The loaded module, the session with its stimulus bound, and that stimulus.

@@ -1,7 +1,6 @@
 //! The timing option every command that builds or runs a circuit takes (`--timing`), declared
 //! once and flattened into each command's arguments.
 
-use anyhow::Context;
 use handscope_sim::spec::timing::{Base, TimingProfile};
 
 /// `--timing`.
