@@ -7,7 +7,11 @@ running server on it with --connect HOST:PORT), sets a breakpoint on the product
 each hit and checks them against Python's own arithmetic, then checks the result in the run
 report and shuts the server down.
 
-    python3 examples/wcp_client.py [--handscope PATH] [--connect HOST:PORT] [--transcript]
+    python3 examples/wcp_client.py [--handscope PATH] [--connect HOST:PORT --token-file FILE]
+                                   [--transcript]
+
+The server serves only clients that greet with its session token: the one it prints when
+it starts (read here from the server started), or the one it wrote to `--wcp-token-file`.
 
 Exit status 0 when every check holds.
 """
@@ -31,12 +35,13 @@ N = 8
 class Wcp:
     """A WCP connection: JSON messages, each ended by a NUL byte."""
 
-    def __init__(self, addr, show=False):
+    def __init__(self, addr, token, show=False):
         host, port = addr.rsplit(":", 1)
         self.sock = socket.create_connection((host, int(port)), timeout=60)
         self.buf = b""
         self.events = []
         self.show = show
+        self.token = token
 
     def send(self, msg):
         if self.show:
@@ -64,7 +69,9 @@ class Wcp:
             self.events.append(msg)
 
     def greet(self, events=()):
-        self.send({"type": "greeting", "version": "0", "commands": list(events)})
+        self.send(
+            {"type": "greeting", "version": "0", "commands": list(events), "token": self.token}
+        )
         return self.reply()
 
     def command(self, name, **fields):
@@ -76,36 +83,43 @@ class Wcp:
 
 
 def start_server(handscope):
-    """Starts `handscope serve` on the kernel; returns the process and its address."""
+    """Starts `handscope serve` on the kernel; returns the process, its address and token."""
     proc = subprocess.Popen(
         [handscope, "serve", KERNEL, "--wcp", "127.0.0.1:0"],
         stdout=subprocess.PIPE,
         text=True,
     )
-    line = proc.stdout.readline().strip()
-    prefix = "WCP: listening on "
-    if not line.startswith(prefix):
-        proc.kill()
-        sys.exit(f"handscope serve did not start: {line!r}")
-    return proc, line[len(prefix):]
+    found = []
+    for prefix in ("WCP: listening on ", "WCP: token "):
+        line = proc.stdout.readline().strip()
+        if not line.startswith(prefix):
+            proc.kill()
+            sys.exit(f"handscope serve did not start: {line!r}")
+        found.append(line[len(prefix):])
+    return proc, found[0], found[1]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--handscope", default=os.environ.get("HANDSCOPE") or shutil.which("handscope"))
     ap.add_argument("--connect", help="HOST:PORT of a running `handscope serve` on dot.c")
+    ap.add_argument("--token-file", help="with --connect: the server's --wcp-token-file")
     ap.add_argument("--transcript", action="store_true", help="print every message")
     args = ap.parse_args()
 
     proc = None
     if args.connect:
         addr = args.connect
+        if not args.token_file:
+            sys.exit("--connect needs --token-file FILE (the server's --wcp-token-file)")
+        with open(args.token_file) as f:
+            token = f.read().strip()
     else:
         if not args.handscope:
             sys.exit("no handscope binary: pass --handscope PATH or set HANDSCOPE")
-        proc, addr = start_server(args.handscope)
+        proc, addr, token = start_server(args.handscope)
     try:
-        w = Wcp(addr, show=args.transcript)
+        w = Wcp(addr, token, show=args.transcript)
         greeting = w.greet(events=["run_finished"])
         assert greeting["type"] == "greeting" and greeting["version"] == "0", greeting
         assert "handscope.run_to" in greeting["commands"], greeting

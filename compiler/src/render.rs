@@ -7,7 +7,13 @@
 //! line, and miette's padding panics past column 65,535 (Rust's formatting widths are 16-bit).
 //! A diagnostic must never take the process down, so every front end renders through
 //! [`render_diagnostic`].
+//!
+//! Nor may it hand the terminal the input's escape sequences: control characters (other than
+//! line breaks and tabs) in the message or the excerpt are printed escaped (`\x1b`, see
+//! [`handscope_sim::quote`]); an excerpt holding one gets the plain report, whose window is
+//! escaped before the caret is placed, so the caret still points at the error.
 
+use handscope_sim::quote::escape_controls;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, SourceSpan};
 
 /// Longest line (in bytes) of a graphical excerpt; a label on or next to a longer line gets
@@ -32,7 +38,14 @@ pub fn render_diagnostic(d: &dyn Diagnostic, width: Option<usize>) -> String {
     if handler.render_report(&mut out, d).is_err() {
         return render_plain(d);
     }
-    out
+    // Line ends of a CRLF file are no control characters to show.
+    escape_controls(&out.replace("\r\n", "\n")).into_owned()
+}
+
+/// Whether `c` would reach the terminal as a control character (see the module
+/// documentation).
+fn is_unsafe_control(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
 }
 
 /// True when every line a graphical report of `d` would print (the labelled lines and one
@@ -52,6 +65,14 @@ fn excerpt_is_small(d: &dyn Diagnostic) -> bool {
         {
             return false;
         }
+        // The graphical report prints the lines as they are: escaping them afterwards
+        // would move the caret off the error.
+        if String::from_utf8_lossy(contents.data())
+            .chars()
+            .any(|c| is_unsafe_control(c) && c != '\r')
+        {
+            return false;
+        }
     }
     true
 }
@@ -60,19 +81,19 @@ fn excerpt_is_small(d: &dyn Diagnostic) -> bool {
 /// label a window of at most `2 * 60` characters of its line with a caret under the labelled
 /// column, then the help text.
 pub fn render_plain(d: &dyn Diagnostic) -> String {
-    let mut out = format!("{d}\n");
+    let mut out = format!("{}\n", escape_controls(&d.to_string()));
     if let (Some(src), Some(labels)) = (d.source_code(), d.labels()) {
         for l in labels {
             if let Some(w) = window(src, l.inner()) {
                 out.push_str(&w);
             }
             if let Some(label) = l.label() {
-                out.push_str(&format!("  = {label}\n"));
+                out.push_str(&format!("  = {}\n", escape_controls(label)));
             }
         }
     }
     if let Some(help) = d.help() {
-        out.push_str(&format!("  help: {help}\n"));
+        out.push_str(&format!("  help: {}\n", escape_controls(&help.to_string())));
     }
     out
 }
@@ -106,12 +127,14 @@ fn window(src: &dyn miette::SourceCode, span: &SourceSpan) -> Option<String> {
     if skip > 0 {
         shown.push('…');
     }
-    shown.extend(&before[skip..]);
-    shown.extend(&after[..keep_after]);
+    let escaped = |cs: &[char]| escape_controls(&cs.iter().collect::<String>()).into_owned();
+    let shown_before = escaped(&before[skip..]);
+    shown.push_str(&shown_before);
+    shown.push_str(&escaped(&after[..keep_after]));
     if keep_after < after.len() {
         shown.push('…');
     }
-    let caret = usize::from(skip > 0) + before.len() - skip;
+    let caret = usize::from(skip > 0) + shown_before.chars().count();
     let col = before.len() + 1;
     let total = before.len() + after.len();
     Some(format!(
@@ -176,6 +199,26 @@ mod tests {
         );
         assert!(r.contains("help: fix it"), "{r}");
         assert!(r.len() < 1000, "{} bytes", r.len());
+    }
+
+    /// Issue 36, item 8: an escape sequence in the input reached the terminal in the excerpt
+    /// and the message. It is printed escaped, and the caret still points at the error.
+    #[test]
+    fn control_characters_in_the_excerpt_are_escaped() {
+        let src = "int x\x1b[2J = @;\n".to_string();
+        let at = src.find('@').unwrap();
+        let mut e = err(src, at);
+        e.help = Some("see \x1b]0;title\x07".into());
+        let r = render_diagnostic(&e, None);
+        assert!(!r.chars().any(|c| c.is_control() && c != '\n'), "{r:?}");
+        assert!(r.contains("  | int x\\x1b[2J = @;"), "{r}");
+        let shown = r.lines().find(|l| l.starts_with("  | int")).unwrap();
+        let caret = r
+            .lines()
+            .find(|l| l.trim_start_matches("  | ").trim() == "^")
+            .unwrap();
+        assert_eq!(shown.find('@'), caret.find('^'), "{r}");
+        assert!(r.contains("help: see \\x1b]0;title\\x07"), "{r}");
     }
 
     #[test]

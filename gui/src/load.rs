@@ -112,8 +112,7 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
 /// Like [`load`]; for a C file, `top` names the function to compile (the others are
 /// inlined; default: the header's `// TOP:`).
 pub fn load_for(path: &Path, top: Option<&str>) -> anyhow::Result<Loaded> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = handscope_sim::input::read_text(path)?;
     load_text_for(path, &text, top)
 }
 
@@ -124,8 +123,7 @@ pub fn load_timed(
     top: Option<&str>,
     timing: &handscope_sim::spec::timing::TimingProfile,
 ) -> anyhow::Result<Loaded> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = handscope_sim::input::read_text(path)?;
     let opts = handscope_compiler::c::HsOptions {
         timing: timing.clone(),
         ..c_options()
@@ -165,7 +163,7 @@ pub fn load_text_with(
         Some("mlir") | None => match handscope_compiler::mlir::parse_mlir(text, &name) {
             Ok((module, warnings)) => {
                 for w in &warnings {
-                    eprintln!("{w}");
+                    eprintln!("{}", handscope_sim::quote::message(&w.to_string()));
                 }
                 Ok(Loaded {
                     module,
@@ -192,6 +190,9 @@ pub fn render_diagnostic(e: &dyn miette::Diagnostic) -> String {
     if report.starts_with(&e.to_string()) {
         report
     } else {
-        format!("{e}\n{report}")
+        format!(
+            "{}\n{report}",
+            handscope_sim::quote::escape_controls(&e.to_string())
+        )
     }
 }

@@ -4,6 +4,10 @@
 // the library crates.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+// First: the `out!`/`outln!` macros are used by the modules below.
+#[macro_use]
+mod stdout;
+
 mod app;
 mod cli;
 mod examples;
@@ -24,18 +28,28 @@ fn main() -> ExitCode {
         Err(e) => {
             // Help and version go to stdout with 0; every other parse error is a usage
             // error with its own code (not 2, which means a deadlock).
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() {
-                crate::exit::USAGE
-            } else {
-                crate::exit::OK
-            });
+            let printed = e.print();
+            if e.use_stderr() {
+                return ExitCode::from(crate::exit::USAGE);
+            }
+            return match printed {
+                Ok(()) => ExitCode::from(crate::exit::OK),
+                Err(err) => {
+                    eprintln!("error: cannot write to standard output: {err}");
+                    ExitCode::from(crate::exit::ERROR)
+                }
+            };
         }
     };
-    match cli::run(args) {
+    // What the command left in standard output's buffer is written before the exit, so that
+    // a failed write is reported (`stdout`).
+    match cli::run(args).and_then(|code| stdout::flush().map(|()| code)) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            // Escaped and cut: input quoted in a message must not drive the terminal or
+            // fill the screen (`handscope_sim::quote`).
+            let text = format!("{err:#}");
+            eprintln!("error: {}", handscope_sim::quote::message(&text));
             ExitCode::from(crate::exit::ERROR)
         }
     }

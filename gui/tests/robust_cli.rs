@@ -203,7 +203,10 @@ fn odd_files_get_clear_errors() {
         "examples/circuits/fork_join_diamond.mlir",
         "/dev/zero",
     ]);
-    assert!(msg.contains("/dev/zero: not a regular file"), "{msg}");
+    assert!(
+        msg.contains("/dev/zero: it is a character device, not a regular file"),
+        "{msg}"
+    );
 }
 
 /// A C kernel that loads `a[i]` from a 4-element array.
@@ -519,4 +522,411 @@ fn damaged_fst_indexes_and_hierarchies_are_refused_by_block() {
         )),
         "{msg}"
     );
+}
+
+// Issue 36 ("Hostile input, round two"), items 1, 2, 5 and 8: special files, stdout,
+// terminal escapes and long input in messages.
+
+/// A fresh scratch directory `name` under the test's temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("robust_cli/issue36")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// Makes a FIFO at `p`.
+#[cfg(unix)]
+fn mkfifo(p: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).expect("path");
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o600) },
+        0,
+        "mkfifo {}",
+        p.display()
+    );
+}
+
+/// Runs `handscope args...` and kills it when it is still running after `limit` (a hang is a
+/// failure here, not a measurement): (exit code, stdout + stderr), `None` when killed.
+fn handscope_or_hang(args: &[&str], limit: std::time::Duration) -> Option<(i32, String)> {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run handscope");
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            let out = child.wait_with_output().expect("output");
+            return Some((
+                out.status.code().unwrap_or(-1),
+                format!(
+                    "{}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                ),
+            ));
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Reads everything written into FIFO `p` in a thread; [`FifoReader::finish`] returns it.
+#[cfg(unix)]
+struct FifoReader {
+    path: PathBuf,
+    thread: std::thread::JoinHandle<Vec<u8>>,
+}
+
+#[cfg(unix)]
+impl FifoReader {
+    fn start(path: &std::path::Path) -> FifoReader {
+        let p = path.to_path_buf();
+        let thread = std::thread::spawn(move || {
+            use std::io::Read;
+            let mut bytes = Vec::new();
+            let mut f = std::fs::File::open(&p).expect("open fifo to read");
+            f.read_to_end(&mut bytes).expect("read fifo");
+            bytes
+        });
+        FifoReader {
+            path: path.to_path_buf(),
+            thread,
+        }
+    }
+
+    /// What was read. A reader still waiting for a writer (the command never opened the
+    /// FIFO) is released by opening it for writing without blocking, and reads nothing.
+    fn finish(self) -> Vec<u8> {
+        use std::os::unix::fs::OpenOptionsExt;
+        if !self.thread.is_finished() {
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&self.path);
+        }
+        self.thread.join().expect("reader")
+    }
+}
+
+#[cfg(unix)]
+fn is_fifo(p: &std::path::Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_fifo())
+}
+
+/// Item 1: `sim FILE --fst /dev/null` renamed a temporary file over the device (as root) and
+/// exited 0. A FIFO (and a link to one) stands for the device here: written into, never
+/// replaced; a link to a regular file keeps being a link, its file replaced.
+#[cfg(unix)]
+#[test]
+fn special_files_as_outputs_are_written_into_not_replaced() {
+    let d = scratch("outputs");
+    let ex = "examples/circuits/counter_loop.mlir";
+    let fifo = d.join("wave.fifo");
+    mkfifo(&fifo);
+    let link = d.join("link-to-fifo");
+    std::os::unix::fs::symlink(&fifo, &link).expect("symlink");
+    let fifo_s = fifo.display().to_string();
+    let link_s = link.display().to_string();
+    for (args, starts) in [
+        (vec!["sim", ex, "--in", "n=3", "--fst", &fifo_s], &b"\0"[..]),
+        (vec!["sim", ex, "--in", "n=3", "--fst", &link_s], &b"\0"[..]),
+        (vec!["sim", ex, "--in", "n=3", "--vcd", &fifo_s], &b"$"[..]),
+        (vec!["mlir", ex, "-o", &link_s], &b"module {"[..]),
+        (vec!["verilog", ex, "-o", &fifo_s], &b""[..]),
+    ] {
+        let reader = FifoReader::start(&fifo);
+        let (code, out, err) = handscope(&args);
+        let got = reader.finish();
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+        assert!(is_fifo(&fifo), "{args:?} replaced the FIFO");
+        assert!(
+            std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()),
+            "{args:?} replaced the link"
+        );
+        assert!(
+            got.len() > 100 && got.starts_with(starts),
+            "{args:?}: {} bytes: {:?}",
+            got.len(),
+            String::from_utf8_lossy(&got[..got.len().min(80)])
+        );
+    }
+    // A link to a regular file: the file gets the output, the link stays.
+    let real = d.join("real.mlir");
+    std::fs::write(&real, "old").expect("write");
+    let link2 = d.join("link.mlir");
+    std::os::unix::fs::symlink(&real, &link2).expect("symlink");
+    let (code, _, err) = handscope(&["mlir", ex, "-o", &link2.display().to_string()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::symlink_metadata(&link2).is_ok_and(|m| m.file_type().is_symlink()));
+    assert!(
+        std::fs::read_to_string(&real)
+            .expect("read")
+            .contains("handshake.func")
+    );
+    // No temporary file left anywhere.
+    let mut names: Vec<String> = std::fs::read_dir(&d)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["link-to-fifo", "link.mlir", "real.mlir", "wave.fifo"]
+    );
+    // A full device: written into, and the failed write is an error (never a rename).
+    if std::path::Path::new("/dev/full").exists() {
+        let msg = fails(&["sim", ex, "--in", "n=3", "--fst", "/dev/full"]);
+        assert!(msg.contains("cannot write /dev/full"), "{msg}");
+    }
+}
+
+/// Item 2: a FIFO as the circuit, `--in a=@f`, `--mem m=@f`, `--batch`, `--map`,
+/// `--timing`, the trace of `replay`/`render --trace`, or a lesson blocked forever. Each is
+/// refused at once, naming the path and what it is; so is a link to the FIFO.
+#[cfg(unix)]
+#[test]
+fn special_files_as_inputs_are_refused_without_blocking() {
+    let d = scratch("inputs");
+    let fifo = d.join("in.fifo");
+    mkfifo(&fifo);
+    let link = d.join("link.mlir");
+    std::os::unix::fs::symlink(&fifo, &link).expect("symlink");
+    let toml = d.join("t.toml");
+    std::os::unix::fs::symlink(&fifo, &toml).expect("symlink");
+    let c_link = d.join("k.c");
+    std::os::unix::fs::symlink(&fifo, &c_link).expect("symlink");
+    let ex = "examples/circuits/counter_loop.mlir";
+    let mem = "examples/circuits/extmem_add.mlir";
+    let vcd = file("issue36_counter.vcd", "");
+    let (code, _, err) = handscope(&["sim", ex, "--in", "n=2", "--vcd", &vcd]);
+    assert_eq!(code, 0, "{err}");
+    let f = fifo.display().to_string();
+    let l = link.display().to_string();
+    let t = toml.display().to_string();
+    let k = c_link.display().to_string();
+    let at = format!("n=@{f}");
+    let mem_at = format!("mem=@{f}");
+    let svg = d.join("x.svg").display().to_string();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["check", &f], &f),
+        (vec!["sim", &l], &l),
+        (vec!["compile", &k], &k),
+        (vec!["sim", ex, "--in", &at], &f),
+        (vec!["sim", mem, "--mem", &mem_at], &f),
+        (vec!["sim", ex, "--batch", &f], &f),
+        (vec!["sim", ex, "--timing", &t], &t),
+        (vec!["replay", ex, &f], &f),
+        (vec!["replay", ex, &vcd, "--map", &f], &f),
+        (vec!["render", ex, "--trace", &f, "-o", &svg], &f),
+        (vec!["lesson", "--check", &f], &f),
+    ];
+    for (args, path) in cases {
+        let Some((code, msg)) = handscope_or_hang(&args, std::time::Duration::from_secs(60)) else {
+            panic!("{args:?} blocked on the FIFO");
+        };
+        assert_eq!(code, 1, "{args:?}: {msg}");
+        assert!(
+            msg.contains(path) && msg.contains("it is a FIFO (named pipe), not a regular file"),
+            "{args:?}: {msg}"
+        );
+        assert!(!msg.contains("panicked"), "{msg}");
+    }
+    assert!(is_fifo(&fifo));
+}
+
+/// Item 5: a failed write to standard output panicked (`check FILE > /dev/full`: exit 101).
+/// It is an error with exit 1, for line-by-line output and for output printed at once.
+#[cfg(unix)]
+#[test]
+fn a_failed_write_to_stdout_is_an_error_not_a_panic() {
+    if !std::path::Path::new("/dev/full").exists() {
+        return;
+    }
+    let ex = "examples/circuits/counter_loop.mlir";
+    for args in [
+        vec!["check", ex],
+        vec!["sim", ex, "--in", "n=3"],
+        vec!["sim", ex, "--in", "n=3", "--json"],
+        vec!["mlir", ex],
+        vec!["sim", ex, "--seeds", "0..3"],
+        vec!["--help"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("open /dev/full");
+        let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+            .args(&args)
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+            .stdout(full)
+            .output()
+            .expect("run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot write to standard output"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+/// Item 8: escape sequences from input files reached the terminal in error snippets and
+/// messages; they are printed escaped.
+#[test]
+fn control_characters_from_inputs_are_printed_escaped() {
+    let c = file(
+        "escape.c",
+        "int f(int a) {\n  return a \x1b[2J\x1b]0;owned\x07 + ;\n}\n",
+    );
+    let mlir = file("escape.mlir", "handshake.func @f(%a: i32\x1b[31m) {\n}\n");
+    let ex = "examples/circuits/counter_loop.mlir";
+    for args in [
+        vec!["check", &c],
+        vec!["check", &mlir],
+        vec!["sim", ex, "--in", "n=1\x1b[2J"],
+        vec!["sim", ex, "--ready", "count=\x1b[2J"],
+    ] {
+        let msg = fails(&args);
+        assert!(
+            !msg.chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t'),
+            "{args:?}: {msg:?}"
+        );
+        assert!(msg.contains("\\x1b"), "{args:?}: {msg}");
+    }
+}
+
+/// Item 8: error messages printed bad input whole: a 50 MB token, or `--in a=@FILE` of a
+/// file like `/proc/self/environ` (NUL-separated, one "value" of every variable). The quote
+/// is cut to its ends.
+#[test]
+fn long_input_is_quoted_as_a_short_excerpt() {
+    let secret = "SECRET_TOKEN=hunter2";
+    let environ = format!(
+        "HOME=/root\0PATH=/usr/bin\0{}\0{secret}\0SHELL=/bin/sh\0LANG=C.UTF-8\0TERM=xterm\0",
+        "X=".repeat(5000)
+    );
+    let env_file = file("environ", &environ);
+    let ex = "examples/circuits/counter_loop.mlir";
+    let at = format!("n=@{env_file}");
+    let msg = fails(&["sim", ex, "--in", &at]);
+    assert!(!msg.contains(secret), "{msg}");
+    assert!(msg.contains("characters left out"), "{msg}");
+    assert!(msg.len() < 2000, "{} bytes: {msg}", msg.len());
+    // A huge token on the command line and in a circuit file.
+    // (A command-line argument stays below the system's 128 KiB limit.)
+    let arg = format!("n={}", "9".repeat(100_000));
+    let token = "9".repeat(5_000_000);
+    let msg = fails(&["sim", ex, "--in", &arg]);
+    assert!(msg.len() < 2000, "{} bytes", msg.len());
+    let big = file(
+        "token.mlir",
+        &format!("handshake.func @f(%a: i{token}) {{\n}}\n"),
+    );
+    let msg = fails(&["check", &big]);
+    assert!(
+        msg.len() < 4000,
+        "{} bytes: {}",
+        msg.len(),
+        &msg[..msg.len().min(500)]
+    );
+    let big = file(
+        "ident.mlir",
+        &format!("handshake.func @f{token}x(%a: i32) {{\n  bogus.op{token}\n}}\n"),
+    );
+    let msg = fails(&["check", &big]);
+    assert!(
+        msg.len() < 4000,
+        "{} bytes: {}",
+        msg.len(),
+        &msg[..msg.len().min(500)]
+    );
+}
+
+/// Issue 36, item 6, end to end: `replay p.mlir p.vcd` without `--in` takes its stimulus
+/// from the trace and agrees with `sim` on the end (status, cycles, exit code). Before:
+/// runs `sim` reported done (drained, or without results) replayed as `deadlock`, exit 2.
+#[test]
+fn replay_without_stimulus_agrees_with_sim() {
+    let mut paths: Vec<PathBuf> =
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/circuits"))
+            .expect("examples")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+            .collect();
+    paths.sort();
+    let mut compared = 0;
+    for p in &paths {
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let circuit = p.display().to_string();
+        let vcd = file(&format!("{name}.stim.vcd"), "");
+        let (code, out, err) = handscope(&["sim", &circuit, "--vcd", &vcd, "--json"]);
+        if code != 0 && code != 2 {
+            continue; // circuits `check` rejects
+        }
+        let sim: serde_json::Value = serde_json::from_str(&out).expect("sim --json");
+        let (rcode, rout, rerr) = handscope(&["replay", &circuit, &vcd, "--json"]);
+        let replay: serde_json::Value =
+            serde_json::from_str(&rout).unwrap_or_else(|e| panic!("{name}: {e}\n{rout}{rerr}"));
+        assert_eq!(
+            (rcode, &replay["status"], &replay["cycles"]),
+            (code, &sim["status"], &sim["cycles"]),
+            "{name}\nsim: {err}\nreplay: {rerr}"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 10, "{compared}");
+}
+
+/// Issue 36, item 6, end to end: a VCD of the circuit declared `i32` replayed onto the same
+/// circuit declared `i8` (or `i64`). Before: `count=44` for 300 (and −10 read as
+/// 4294967286 at `i64`), exit 0; after: exit 1 naming the channels, `--force` replays with a
+/// warning.
+#[test]
+fn replay_of_signals_of_another_width_needs_force() {
+    let vcd = file("width300.vcd", "");
+    let (code, _, err) = handscope(&[
+        "sim",
+        "examples/circuits/counter_loop.mlir",
+        "--in",
+        "n=300",
+        "--vcd",
+        &vcd,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/circuits/counter_loop.mlir"
+    ))
+    .expect("example");
+    for ty in ["i8", "i64"] {
+        let other = file(&format!("counter_{ty}.mlir"), &text.replace("i32", ty));
+        // No `--in`: 300 does not fit `i8` as a stimulus; the replay takes it from the trace.
+        let msg = fails(&["replay", &other, &vcd]);
+        assert!(
+            msg.contains(&format!("`n`: 32-bit signal, type {ty}")) && msg.contains("--force"),
+            "{msg}"
+        );
+        assert!(!msg.contains("count: ["), "no report: {msg}");
+        let (code, out, err) = handscope(&["replay", &other, &vcd, "--force"]);
+        assert_ne!(code, 1, "{out}{err}");
+        assert!(err.contains("not as wide as their channels"), "{err}");
+    }
 }

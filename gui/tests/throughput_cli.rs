@@ -298,3 +298,30 @@ fn tune_keeps_every_example_answer_and_never_slows_it() {
     }
     assert!(tuned >= 30, "only {tuned} examples tuned");
 }
+
+/// Issue 36, item 4: `tune --max-slots 3000000000` never returned (a doubling step count
+/// wrapped to 0). The range is checked (a usage error naming it), and the largest value
+/// allowed ends.
+#[test]
+fn tune_slot_limit_is_range_checked_and_always_ends() {
+    let file = "examples/circuits/fork_join_diamond.mlir";
+    let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args(["tune", file, "--max-slots", "3000000000"])
+        .current_dir(workspace())
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(64), "{err}");
+    assert!(
+        err.contains("3000000000") && err.contains("0..=1048576"),
+        "{err}"
+    );
+    let most = json(&["tune", file, "--max-slots", "1048576"]);
+    let default = json(&["tune", file]);
+    // More slots allowed: never slower than with the default 16.
+    assert!(
+        most["after"]["cycles"].as_u64().unwrap() <= default["after"]["cycles"].as_u64().unwrap(),
+        "{most:#}
+{default:#}"
+    );
+}

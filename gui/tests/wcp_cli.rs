@@ -27,6 +27,8 @@ fn example(name: &str) -> String {
 struct Serve {
     child: Child,
     addr: String,
+    /// The session token it printed.
+    token: String,
 }
 
 impl Serve {
@@ -39,16 +41,18 @@ impl Serve {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("start handscope serve");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("read the address");
-        let addr = line
-            .trim()
-            .strip_prefix("WCP: listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_string();
-        Serve { child, addr }
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut line = |prefix: &str| {
+            let mut line = String::new();
+            out.read_line(&mut line).expect("read stdout");
+            line.trim()
+                .strip_prefix(prefix)
+                .unwrap_or_else(|| panic!("expected {prefix:?}, got {line:?}"))
+                .to_string()
+        };
+        let addr = line("WCP: listening on ");
+        let token = line("WCP: token ");
+        Serve { child, addr, token }
     }
 
     /// Waits (bounded) for the process to end; its exit status.
@@ -75,14 +79,17 @@ struct Client {
     s: TcpStream,
     buf: Vec<u8>,
     events: Vec<Value>,
+    /// The server's session token, sent in the greeting.
+    token: String,
 }
 
 impl Client {
-    async fn connect(addr: &str) -> Client {
+    async fn connect(serve: &Serve) -> Client {
         Client {
-            s: TcpStream::connect(addr).await.expect("connect"),
+            s: TcpStream::connect(&serve.addr).await.expect("connect"),
             buf: Vec::new(),
             events: Vec::new(),
+            token: serve.token.clone(),
         }
     }
 
@@ -149,7 +156,8 @@ impl Client {
     }
 
     async fn greet(&mut self, events: &[&str]) -> Value {
-        self.call(json!({"type": "greeting", "version": "0", "commands": events}))
+        let token = self.token.clone();
+        self.call(json!({"type": "greeting", "version": "0", "commands": events, "token": token}))
             .await
     }
 }
@@ -169,11 +177,28 @@ fn assert_error(r: &Value, kind: &str) {
 /// another circuit, its deadlock report, shutdown.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_drives_a_debugging_session() {
-    let mut serve = Serve::start(&[&example("counter_loop.mlir")]);
-    let mut c = Client::connect(&serve.addr).await;
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wcp_session");
+    std::fs::create_dir_all(&dir).unwrap();
+    let transcript = dir.join("transcript.jsonl");
+    let _ = std::fs::remove_file(&transcript);
+    let mut serve = Serve::start(&[
+        &example("counter_loop.mlir"),
+        "--wcp-allow-load",
+        &format!("{ROOT}/examples"),
+        "--wcp-allow-load",
+        dir.to_str().unwrap(),
+        "--transcript",
+        transcript.to_str().unwrap(),
+    ]);
+    let mut c = Client::connect(&serve).await;
 
-    // Commands before the greeting are refused.
-    assert_error(&c.cmd("get_item_list", Value::Null).await, "not_greeted");
+    // Commands before the greeting are refused, and the connection closed.
+    let mut early = Client::connect(&serve).await;
+    assert_error(
+        &early.cmd("get_item_list", Value::Null).await,
+        "unauthorized",
+    );
+    assert!(early.recv().await.is_none());
     let g = c
         .greet(&["cursor_moved", "run_finished", "waveforms_loaded"])
         .await;
@@ -363,12 +388,15 @@ async fn a_client_drives_a_debugging_session() {
     assert_error(
         &c.cmd("load", json!({"source": "/nonexistent/x.mlir"}))
             .await,
+        "forbidden",
+    );
+    assert_error(
+        &c.cmd("load", json!({"source": dir.join("nonexistent.mlir")}))
+            .await,
         "load_failed",
     );
 
     // A file that does not parse, a waveform of something else: errors, nothing changes.
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wcp_session");
-    std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.mlir");
     std::fs::write(
         &bad,
@@ -415,14 +443,25 @@ async fn a_client_drives_a_debugging_session() {
         "the connection closes after shutdown"
     );
     assert!(serve.wait().success());
+    // The transcript, written as messages passed, never holds the token.
+    let log = std::fs::read_to_string(&transcript).expect("transcript");
+    assert!(log.lines().count() > 40, "{log}");
+    assert!(log.contains(r#""token":"(hidden)""#), "{log}");
+    assert!(
+        !log.contains(&serve.token),
+        "the token leaked into the transcript"
+    );
+    for l in log.lines() {
+        serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+    }
 }
 
 /// Two clients at once share the debugger: one's cursor is the other's; both get answers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_clients_share_one_debugger() {
     let serve = Serve::start(&[&example("counter_loop.mlir")]);
-    let mut a = Client::connect(&serve.addr).await;
-    let mut b = Client::connect(&serve.addr).await;
+    let mut a = Client::connect(&serve).await;
+    let mut b = Client::connect(&serve).await;
     a.greet(&[]).await;
     b.greet(&["cursor_moved"]).await;
     // Interleaved commands from both.
@@ -458,7 +497,8 @@ async fn two_clients_share_one_debugger() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_messages_get_error_replies() {
     let serve = Serve::start(&[&example("counter_loop.mlir"), "--wcp-max-message", "4096"]);
-    let mut c = Client::connect(&serve.addr).await;
+    let mut c = Client::connect(&serve).await;
+    c.greet(&[]).await;
     c.raw(b"this is not json\0").await;
     assert_error(&c.reply().await, "malformed_message");
     c.raw(&[0xff, 0xfe, 0x80, 0]).await;
@@ -471,7 +511,6 @@ async fn bad_messages_get_error_replies() {
         &c.call(json!({"type": "greeting", "version": "7"})).await,
         "unsupported_version",
     );
-    c.greet(&[]).await;
     assert_error(
         &c.cmd("fly_to_the_moon", Value::Null).await,
         "unknown_command",
@@ -508,11 +547,106 @@ async fn bad_messages_get_error_replies() {
     c.raw(b"\"command\":\"get_item_list\"}\0").await;
     assert_response(&c.reply().await, "get_item_list");
     // A client that disconnects mid-message does not hurt the server.
-    let mut d = Client::connect(&serve.addr).await;
+    let mut d = Client::connect(&serve).await;
     d.raw(b"{\"type\":\"gree").await;
     drop(d);
-    let mut e = Client::connect(&serve.addr).await;
+    let mut e = Client::connect(&serve).await;
     assert_eq!(e.greet(&[]).await["type"], "greeting");
+}
+
+/// Issue 36, item 8: only clients that know the session token are served. Before: any
+/// local user's client drove the debugger (and made it read files); after: a connection
+/// without the token, with a wrong one, or whose first message is not a greeting gets
+/// `unauthorized` and is closed, and the hub never hears of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_without_the_token_are_refused() {
+    let serve = Serve::start(&[&example("counter_loop.mlir")]);
+    assert_eq!(serve.token.len(), 32, "{}", serve.token);
+    for first in [
+        json!({"type": "greeting", "version": "0"}),
+        json!({"type": "greeting", "version": "0", "token": "0123"}),
+        json!({"type": "greeting", "version": "0", "token": serve.token.to_uppercase() + "0"}),
+        json!({"type": "greeting", "version": "0", "token": 7}),
+        json!({"type": "command", "command": "load", "source": "/etc/shadow"}),
+    ] {
+        let mut c = Client::connect(&serve).await;
+        assert_error(&c.call(first.clone()).await, "unauthorized");
+        assert!(c.recv().await.is_none(), "{first}: still open");
+    }
+    let mut c = Client::connect(&serve).await;
+    assert_eq!(c.greet(&[]).await["type"], "greeting");
+}
+
+/// Issue 36, item 8: `load` reads only under the allowed directories (the working directory
+/// by default), symbolic links resolved first. Before: a client could load any file the
+/// server's user can read, and a symlink to a root-only file came back in an error reply;
+/// after: `forbidden`, before anything is read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_reads_only_allowed_directories() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wcp_allowed");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let secret = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wcp_secret.mlir");
+    std::fs::write(&secret, "secret words\n").unwrap();
+    let link = dir.join("link.mlir");
+    std::os::unix::fs::symlink(&secret, &link).unwrap();
+    let serve = Serve::start(&[
+        &example("counter_loop.mlir"),
+        "--wcp-allow-load",
+        dir.to_str().unwrap(),
+    ]);
+    let mut c = Client::connect(&serve).await;
+    c.greet(&[]).await;
+    for source in [
+        secret.display().to_string(),
+        link.display().to_string(),
+        format!("{}/../wcp_secret.mlir", dir.display()),
+        "/etc/passwd".to_string(),
+        example("deadlock_join.mlir"),
+    ] {
+        let r = c.cmd("load", json!({ "source": source })).await;
+        assert_error(&r, "forbidden");
+        assert!(!r.to_string().contains("secret words"), "{r}");
+    }
+    // Inside: loads; the file the server opened may be reloaded.
+    let inside = dir.join("c.mlir");
+    std::fs::copy(example("counter_loop.mlir"), &inside).unwrap();
+    assert_response(&c.cmd("load", json!({ "source": inside })).await, "ack");
+    assert_response(&c.cmd("reload", Value::Null).await, "ack");
+}
+
+/// Issue 36, item 7: connections that never greet, or go silent, are closed, so idle
+/// connections cannot hold every place. Before: 32 idle connections locked everyone out
+/// (`too_many_clients` for ever); after: they are told `greeting_timeout` and closed, and a
+/// new client is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_do_not_lock_others_out() {
+    let serve = Serve::start(&[&example("counter_loop.mlir"), "--wcp-idle-timeout", "1"]);
+    let mut idle = Vec::new();
+    for _ in 0..32 {
+        idle.push(Client::connect(&serve).await);
+    }
+    // Each of them hears why it is closed (10 s without a greeting).
+    for c in &mut idle {
+        assert_error(&c.reply().await, "greeting_timeout");
+        assert!(c.recv().await.is_none());
+    }
+    // A place frees once a closed connection's task has ended: retry briefly.
+    let mut c = Client::connect(&serve).await;
+    for _ in 0..100 {
+        let g = c.greet(&[]).await;
+        if g["type"] == "greeting" {
+            break;
+        }
+        assert_error(&g, "too_many_clients");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        c = Client::connect(&serve).await;
+    }
+    // A greeted client that goes silent is closed too (`--wcp-idle-timeout 1`).
+    assert_error(&c.reply().await, "idle_timeout");
+    assert!(c.recv().await.is_none());
+    let mut d = Client::connect(&serve).await;
+    assert_eq!(d.greet(&[]).await["type"], "greeting");
 }
 
 /// Loopback only, unless allowed.
@@ -528,6 +662,37 @@ fn non_loopback_addresses_need_the_flag() {
         err.contains("not a loopback address") && err.contains("--wcp-allow-remote"),
         "{err}"
     );
+}
+
+/// Issue 36, item 8: `surfer --listen 0.0.0.0:0` bound the address (and ran the circuit)
+/// before refusing it. It is refused first: no run, no VCD written.
+#[test]
+fn surfer_refuses_a_non_loopback_address_before_anything() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("wcp_surfer_refused");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let vcd = dir.join("never.vcd");
+    let out = bin()
+        .args([
+            "surfer",
+            &example("counter_loop.mlir"),
+            "--listen",
+            "0.0.0.0:0",
+        ])
+        .arg("--vcd")
+        .arg(&vcd)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refusing to listen for Surfer on 0.0.0.0:0"),
+        "{err}"
+    );
+    assert!(err.contains("not a loopback address"), "{err}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    assert!(!vcd.exists());
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The Python example (standard library only) drives `handscope serve` on a C kernel: runs

@@ -239,6 +239,10 @@ fn window_is_driven_over_wcp_under_xvfb() {
         .expect("the window's WCP server starts")
         .trim_start_matches("WCP: listening on ")
         .to_string();
+    let token = wait_line(&|l| l.starts_with("WCP: token "), 60)
+        .expect("the window's WCP server prints its token")
+        .trim_start_matches("WCP: token ")
+        .to_string();
     assert!(
         wait_line(&|l| l == "cursor 0", 120).is_some(),
         "the window came up"
@@ -265,7 +269,7 @@ fn window_is_driven_over_wcp_under_xvfb() {
     };
     send(
         &mut s,
-        serde_json::json!({"type": "greeting", "version": "0", "commands": ["cursor_moved"]}),
+        serde_json::json!({"type": "greeting", "version": "0", "commands": ["cursor_moved"], "token": token}),
     );
     assert_eq!(next(&mut s)["type"], "greeting");
     send(

@@ -113,6 +113,11 @@ impl<'f> TraceObserver<'f> {
         self.monitor.cycles()
     }
 
+    /// The function observed.
+    pub fn function(&self) -> &'f Function {
+        self.func
+    }
+
     /// Observes the next cycle. Returns the status when the engine would stop after it.
     /// Does nothing once the run has ended.
     pub fn push(&mut self, s: Sample<'_>) -> Option<Status> {

@@ -152,12 +152,12 @@ pub enum FloatParseError {
 /// Reads a value of format `kind` (see the module documentation); returns its bit pattern.
 pub fn parse_float(text: &str, kind: FloatKind) -> Result<u64, FloatParseError> {
     let t = text.trim();
-    let syntax = || FloatParseError::Syntax(t.to_string());
+    let syntax = || FloatParseError::Syntax(crate::quote::excerpt(t));
     let hex = |h: &str| -> Result<u64, FloatParseError> {
         let v = u64::from_str_radix(&h.replace('_', ""), 16).map_err(|_| syntax())?;
         if h.is_empty() || v & !crate::types::width_mask(kind.bits()) != 0 {
             return Err(FloatParseError::Width {
-                text: t.to_string(),
+                text: crate::quote::excerpt(t),
                 kind: kind.name(),
                 bits: kind.bits(),
             });

@@ -22,6 +22,7 @@ use std::path::Path;
 use crate::engine::SimError;
 use crate::graph::Function;
 use crate::ops::Op;
+use crate::quote::excerpt;
 use crate::types::{Type, width_mask};
 
 /// Errors in stimulus text.
@@ -109,7 +110,7 @@ pub const MAX_TOKENS: u64 = 1 << 25;
 
 /// Largest token or memory file `@file` reads: 512 MiB, about 50 million values in text,
 /// already 400 MB once held as 64-bit words.
-pub const MAX_TOKEN_FILE_BYTES: u64 = 512 << 20;
+pub const MAX_TOKEN_FILE_BYTES: u64 = crate::input::MAX_TEXT_BYTES;
 
 /// One batch of tokens for an argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,7 +188,7 @@ impl TokenSource {
             let n = parse_number(t)?;
             return u64::try_from(n)
                 .map(TokenSource::None)
-                .map_err(|_| StimulusError::Range(t.to_string()));
+                .map_err(|_| StimulusError::Range(excerpt(t)));
         }
         let float = ty.float_kind();
         if let Some(path) = t.strip_prefix('@') {
@@ -195,14 +196,14 @@ impl TokenSource {
         }
         if let Some(kind) = float {
             if t.contains("..") {
-                return Err(StimulusError::FloatRange(t.to_string()));
+                return Err(StimulusError::FloatRange(excerpt(t)));
             }
             return parse_float_list(t, kind, None);
         }
         if let Some((a, b)) = t.split_once("..") {
             let (start, end) = (parse_number(a)?, parse_number(b)?);
             if end <= start {
-                return Err(StimulusError::EmptyRange(t.to_string()));
+                return Err(StimulusError::EmptyRange(excerpt(t)));
             }
             check_fits(start, a.trim(), ty)?;
             check_fits(end - 1, &format!("{} (the last of {t})", end - 1), ty)?;
@@ -229,7 +230,7 @@ fn check_fits(v: i128, text: &str, ty: &Type) -> Result<(), StimulusError> {
     let (min, max) = int_range(ty);
     if v < min || v > max {
         return Err(StimulusError::DoesNotFit {
-            text: text.to_string(),
+            text: excerpt(text),
             ty: ty.to_string(),
             min,
             max,
@@ -269,8 +270,7 @@ fn for_each_item<'t>(
             f(item)?;
         }
         if !any && !(lenient && last) {
-            let shown: String = t.chars().take(60).collect();
-            return Err(StimulusError::EmptyItem(shown));
+            return Err(StimulusError::EmptyItem(excerpt(t)));
         }
     }
     Ok(())
@@ -288,7 +288,7 @@ fn parse_number(s: &str) -> Result<i128, StimulusError> {
     } else {
         body.replace('_', "").parse::<u64>()
     }
-    .map_err(|_| StimulusError::Number(t.to_string()))?;
+    .map_err(|_| StimulusError::Number(excerpt(t)))?;
     Ok(if neg {
         -i128::from(mag)
     } else {
@@ -308,9 +308,9 @@ fn parse_list(t: &str, ty: &Type, file: Option<&Path>) -> Result<TokenSource, St
     if crate::wide::is_wide(w) {
         for_each_item(t, lenient, &source, |part| {
             vals.push(crate::wide::parse(part, w).map_err(|e| match e {
-                crate::wide::ParseError::Syntax(_) => StimulusError::Number(part.to_string()),
+                crate::wide::ParseError::Syntax(_) => StimulusError::Number(excerpt(part)),
                 crate::wide::ParseError::TooLarge { .. } => StimulusError::WideDoesNotFit {
-                    text: part.to_string(),
+                    text: excerpt(part),
                     ty: ty.to_string(),
                 },
             })?);
@@ -340,51 +340,19 @@ fn parse_float_list(
     Ok(TokenSource::Values(vals))
 }
 
-/// Reads `@file`: a regular file of at most [`MAX_TOKEN_FILE_BYTES`] (a device such as
-/// `/dev/zero` or a FIFO would never end or never fill).
+/// Reads `@file`: a regular file of at most [`MAX_TOKEN_FILE_BYTES`] through
+/// [`crate::input`] (a device such as `/dev/zero` or a FIFO would never end or never fill).
 fn parse_file(path: &Path, ty: &Type) -> Result<TokenSource, StimulusError> {
-    let err = |message: String| StimulusError::File {
-        path: path.display().to_string(),
-        message,
-    };
-    let text = read_bounded_text(path, MAX_TOKEN_FILE_BYTES).map_err(err)?;
+    let text = crate::input::read_text_limited(path, MAX_TOKEN_FILE_BYTES).map_err(|e| {
+        StimulusError::File {
+            path: crate::quote::escape_controls(&path.display().to_string()).into_owned(),
+            message: e.reason(),
+        }
+    })?;
     match ty.float_kind() {
         Some(kind) => parse_float_list(&text, kind, Some(path)),
         None => parse_list(&text, ty, Some(path)),
     }
-}
-
-/// The text of regular file `path` when it holds at most `limit` bytes; otherwise what is
-/// wrong, in words (not a regular file, too large, not UTF-8, the OS error).
-pub fn read_bounded_text(path: &Path, limit: u64) -> Result<String, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let meta = file.metadata().map_err(|e| e.to_string())?;
-    if meta.is_dir() {
-        return Err("it is a directory".into());
-    }
-    if !meta.is_file() {
-        return Err("not a regular file (a device, FIFO or socket); give a file".into());
-    }
-    if meta.len() > limit {
-        return Err(format!(
-            "{} bytes; the limit is {} bytes",
-            crate::limits::thousands(meta.len()),
-            crate::limits::thousands(limit)
-        ));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > limit {
-        return Err(format!(
-            "it grew past the limit of {} bytes while read",
-            crate::limits::thousands(limit)
-        ));
-    }
-    String::from_utf8(bytes)
-        .map_err(|e| format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))
 }
 
 /// When a result channel is ready.
@@ -407,7 +375,7 @@ impl ReadyPolicy {
     /// Parses `always`, `random:SEED:PROB` or `pattern:1101`.
     pub fn parse(text: &str) -> Result<ReadyPolicy, StimulusError> {
         let t = text.trim();
-        let bad = || StimulusError::Policy(t.to_string());
+        let bad = || StimulusError::Policy(excerpt(t));
         if t == "always" {
             return Ok(ReadyPolicy::Always);
         }

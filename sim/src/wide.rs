@@ -36,6 +36,23 @@ struct Table {
 
 static TABLE: LazyLock<RwLock<Table>> = LazyLock::new(|| RwLock::new(Table::default()));
 
+/// The table to read. A thread that panicked while holding the lock (a `--batch` worker, a
+/// test) leaves it consistent (a value is pushed before it is indexed, and a value without an
+/// index entry is merely interned again), so the lock's poison is ignored instead of making
+/// every other thread panic.
+fn table() -> std::sync::RwLockReadGuard<'static, Table> {
+    TABLE
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The table to change (see [`table`]).
+fn table_mut() -> std::sync::RwLockWriteGuard<'static, Table> {
+    TABLE
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// True when a channel of `width` bits carries wide words.
 #[inline(always)]
 pub fn is_wide(width: u32) -> bool {
@@ -72,10 +89,10 @@ fn intern(mut v: Vec<u64>) -> u64 {
         [x] if *x < HANDLE => return *x,
         _ => {}
     }
-    if let Some(&h) = TABLE.read().expect("wide table").index.get(v.as_slice()) {
+    if let Some(&h) = table().index.get(v.as_slice()) {
         return h;
     }
-    let mut t = TABLE.write().expect("wide table");
+    let mut t = table_mut();
     if let Some(&h) = t.index.get(v.as_slice()) {
         return h;
     }
@@ -96,7 +113,7 @@ pub fn to_limbs(word: u64, width: u32) -> Vec<u64> {
         out[0] = word;
         return out;
     }
-    let t = TABLE.read().expect("wide table");
+    let t = table();
     if let Some(v) = t.values.get((word & !HANDLE) as usize) {
         for (o, x) in out.iter_mut().zip(v.iter()) {
             *o = *x;
@@ -248,7 +265,7 @@ pub fn parse(text: &str, width: u32) -> Result<u64, ParseError> {
 
 /// How many values the process has interned and their total size in bytes.
 pub fn stats() -> (usize, usize) {
-    let t = TABLE.read().expect("wide table");
+    let t = table();
     (t.values.len(), t.bytes)
 }
 
@@ -256,6 +273,23 @@ pub fn stats() -> (usize, usize) {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Issue 36, item 9: a thread that panics while holding the table's lock (a `--batch`
+    /// worker) poisoned it, and every later wide value panicked in every other thread.
+    #[test]
+    fn a_panic_while_the_table_is_locked_does_not_stop_other_threads() {
+        let before = from_limbs(&[7, 7], 128);
+        let r = std::thread::spawn(|| {
+            let _held = table_mut();
+            panic!("injected failure while holding the wide table");
+        })
+        .join();
+        assert!(r.is_err());
+        assert_eq!(from_limbs(&[7, 7], 128), before);
+        assert_eq!(to_limbs(before, 128), [7, 7]);
+        let fresh = from_limbs(&[9, 9, 9], 192);
+        assert_eq!(to_limbs(fresh, 192), [9, 9, 9]);
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]

@@ -5,6 +5,13 @@
 //! directory per hash of (SystemVerilog, testbench, Verilator version, flags) holding the
 //! executable `Vhs_tb`.
 //!
+//! The cache is executed from, so it must be the user's alone: its root is created with mode
+//! 0700, and before a build or a run it is checked to be a directory (not a symlink) owned by
+//! the user, an existing one of the user's restricted to 0700 and one of anyone else's
+//! refused ([`VerilatorError::Unsafe`]). A cached model is run only when it is a regular file
+//! owned by the user that no one else can write, in an entry only the user can write; every
+//! build happens in a fresh private directory of this process.
+//!
 //! Waveforms are VCD by default; [`WaveFormat::Fst`] builds with `--trace-fst` and turns
 //! the testbench's VCD writer into Verilator's FST writer ([`fst_testbench`]).
 
@@ -50,6 +57,16 @@ pub enum VerilatorError {
     /// The model failed.
     #[error("the model failed: {0}")]
     Run(String),
+    /// A cache directory or model that someone else could have written: it is not run.
+    #[error(
+        "refusing to use {path}: {reason}; the Verilator cache must be yours alone (remove it, or set HANDSCOPE_VERILATOR_CACHE to a directory of yours)"
+    )]
+    Unsafe {
+        /// The directory or file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 fn io<'a>(
@@ -224,14 +241,18 @@ fn build_with(sv: &str, tb: &str, cfg: &BuildConfig<'_>) -> Result<PathBuf, Veri
         flags.as_bytes(),
     ]);
     let root = cfg.cache.map(Path::to_path_buf).unwrap_or_else(cache_dir);
+    private_dir(&root)?;
     let dir = root.join(&key);
     let exe = dir.join("Vhs_tb");
-    if exe.is_file() {
+    if std::fs::symlink_metadata(&exe).is_ok() {
+        // Built by an earlier run: run only if nobody else could have put it there.
+        check_private(&dir, Kind::Dir)?;
+        check_private(&exe, Kind::File)?;
         return Ok(exe);
     }
     let tmp = root.join(format!("{key}.tmp{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).map_err(io("creating", &tmp))?;
+    new_private_dir(&tmp)?;
     std::fs::write(tmp.join("design.sv"), sv).map_err(io("writing", &tmp))?;
     std::fs::write(tmp.join("tb.cpp"), tb).map_err(io("writing", &tmp))?;
     let cmd = build_command_for(Path::new("obj"), cfg);
@@ -265,12 +286,22 @@ fn build_with(sv: &str, tb: &str, cfg: &BuildConfig<'_>) -> Result<PathBuf, Veri
             excerpt: excerpt.join("\n"),
         });
     }
+    #[cfg(unix)]
+    {
+        // Whatever the umask, only the user may change what the cache runs.
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&built, std::fs::Permissions::from_mode(0o700))
+            .map_err(io("restricting", &built))?;
+    }
     std::fs::rename(&built, tmp.join("Vhs_tb")).map_err(io("moving", &built))?;
     let _ = std::fs::remove_dir_all(tmp.join("obj"));
     if std::fs::rename(&tmp, &dir).is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
-    if exe.is_file() {
+    if std::fs::symlink_metadata(&exe).is_ok() {
+        // Ours, or another process of the user's that built the same model at once.
+        check_private(&dir, Kind::Dir)?;
+        check_private(&exe, Kind::File)?;
         Ok(exe)
     } else {
         Err(VerilatorError::Run(format!(
@@ -278,6 +309,98 @@ fn build_with(sv: &str, tb: &str, cfg: &BuildConfig<'_>) -> Result<PathBuf, Veri
             exe.display()
         )))
     }
+}
+
+/// What [`check_private`] expects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Dir,
+    File,
+}
+
+/// The user this process runs as.
+#[cfg(unix)]
+fn user() -> u32 {
+    // SAFETY: `geteuid` has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Makes the cache root `dir` (mode 0700, with its missing parents) or checks an existing
+/// one: a directory, not a symlink, owned by the user; one of the user's that others may
+/// enter or write is restricted to 0700.
+fn private_dir(dir: &Path) -> Result<(), VerilatorError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
+        if std::fs::symlink_metadata(dir).is_err() {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(io("creating", dir))?;
+        }
+        let m = std::fs::symlink_metadata(dir).map_err(io("reading", dir))?;
+        if m.is_dir() && m.uid() == user() && m.mode() & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(io("restricting", dir))?;
+        }
+    }
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(dir).map_err(io("creating", dir))?;
+    check_private(dir, Kind::Dir)
+}
+
+/// Creates `dir`, which must not exist, with mode 0700.
+fn new_private_dir(dir: &Path) -> Result<(), VerilatorError> {
+    let mut b = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir).map_err(io("creating", dir))?;
+    check_private(dir, Kind::Dir)
+}
+
+/// Checks that `path` is a `kind` (not a symlink) that only the user can write: owned by
+/// the user, no write permission for group or others.
+fn check_private(path: &Path, kind: Kind) -> Result<(), VerilatorError> {
+    let m = std::fs::symlink_metadata(path).map_err(io("reading", path))?;
+    let unsafe_because = |reason: String| VerilatorError::Unsafe {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let ft = m.file_type();
+    if ft.is_symlink() {
+        return Err(unsafe_because("it is a symbolic link".into()));
+    }
+    match kind {
+        Kind::Dir if !ft.is_dir() => return Err(unsafe_because("it is not a directory".into())),
+        Kind::File if !ft.is_file() => {
+            return Err(unsafe_because("it is not a regular file".into()));
+        }
+        _ => {}
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        if m.uid() != user() {
+            return Err(unsafe_because(format!(
+                "it belongs to user {}, not to you (user {})",
+                m.uid(),
+                user()
+            )));
+        }
+        if m.mode() & 0o022 != 0 {
+            return Err(unsafe_because(format!(
+                "its mode {:o} lets others {}",
+                m.mode() & 0o7777,
+                if kind == Kind::Dir {
+                    "write in it"
+                } else {
+                    "change it"
+                }
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Runs a model in `workdir` (where memory init files live), writing
@@ -340,4 +463,84 @@ pub fn build_and_spawn_with(
         .spawn()
         .map_err(io("running", &exe))?;
     Ok((child, wave))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    //! The cache is the user's alone (issue 36, item 8): a model someone else could have put
+    //! at the predictable cache path is never run.
+
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("hs-vcache-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    fn mode(p: &Path) -> u32 {
+        std::fs::symlink_metadata(p).unwrap().mode() & 0o777
+    }
+
+    #[test]
+    fn a_new_cache_is_private_and_an_open_one_is_restricted() {
+        let d = scratch("new");
+        let root = d.join("a").join("cache");
+        private_dir(&root).unwrap();
+        assert_eq!(mode(&root), 0o700);
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).unwrap();
+        private_dir(&root).unwrap();
+        assert_eq!(mode(&root), 0o700);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_symlinked_cache_or_model_is_refused() {
+        let d = scratch("link");
+        let real = d.join("real");
+        private_dir(&real).unwrap();
+        let link = d.join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let e = private_dir(&link).unwrap_err();
+        assert!(matches!(e, VerilatorError::Unsafe { .. }), "{e}");
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        // A planted model: a symlink to some program, or a file others may write.
+        let entry = real.join("0123");
+        new_private_dir(&entry).unwrap();
+        let exe = entry.join("Vhs_tb");
+        std::os::unix::fs::symlink("/bin/true", &exe).unwrap();
+        assert!(check_private(&exe, Kind::File).is_err());
+        std::fs::remove_file(&exe).unwrap();
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let e = check_private(&exe, Kind::File).unwrap_err();
+        assert!(e.to_string().contains("mode 777"), "{e}");
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o700)).unwrap();
+        check_private(&exe, Kind::File).unwrap();
+        // An entry others may write in.
+        std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(check_private(&entry, Kind::Dir).is_err());
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// Only root can make a directory that belongs to someone else.
+    #[test]
+    fn a_cache_of_another_user_is_refused() {
+        if user() != 0 {
+            return;
+        }
+        let d = scratch("owner");
+        let root = d.join("cache");
+        std::fs::create_dir_all(&root).unwrap();
+        let c = std::ffi::CString::new(root.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that lives across the call.
+        assert_eq!(unsafe { libc::chown(c.as_ptr(), 65534, 65534) }, 0);
+        let e = private_dir(&root).unwrap_err();
+        assert!(e.to_string().contains("belongs to user 65534"), "{e}");
+        // Not restricted either: it is not the user's to change.
+        assert_eq!(std::fs::metadata(&root).unwrap().uid(), 65534);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 }

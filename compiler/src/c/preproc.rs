@@ -148,8 +148,12 @@ impl Pre<'_> {
             Some(k) if self.once.contains(&k) => return Ok(true),
             Some(k) => k,
             None => {
-                let text = std::fs::read_to_string(&path).map_err(|e| {
-                    RawError::new(whole, format!("cannot read '{}': {e}", path.display()))
+                // A regular file of bounded size (`is_file` above; checked again on open).
+                let text = handscope_sim::input::read_text(&path).map_err(|e| {
+                    RawError::new(
+                        whole,
+                        format!("cannot read '{}': {}", path.display(), e.reason()),
+                    )
                 })?;
                 self.sources.add(&path, text).ok_or_else(|| {
                     RawError::new(

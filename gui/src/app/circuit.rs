@@ -132,8 +132,7 @@ impl Circuit {
         timing: &TimingProfile,
         use_header: bool,
     ) -> anyhow::Result<Circuit> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = handscope_sim::input::read_text(path)?;
         Self::build(
             Origin::File(path.to_path_buf()),
             &path.display().to_string(),

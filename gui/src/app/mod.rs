@@ -82,7 +82,12 @@ pub fn run(
             });
             match crate::wcp::server::Server::start(&opts, wake) {
                 Ok(s) => {
-                    println!("WCP: listening on {}", s.local_addr);
+                    if let Err(e) = outln!("WCP: listening on {}", s.local_addr)
+                        .and_then(|()| outln!("WCP: token {}", s.token))
+                    {
+                        eprintln!("error: {e:#}");
+                        return ExitCode::from(crate::exit::ERROR);
+                    }
                     Some(s)
                 }
                 Err(e) => {

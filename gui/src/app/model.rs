@@ -393,13 +393,89 @@ impl Model {
         }
     }
 
+    /// What wakes the thread that owns the model (a repaint, `serve`'s loop).
+    pub fn wake(&self) -> Wake {
+        self.wake.clone()
+    }
+
+    /// A job that loads file `p` as [`Model::open_file`] would, with `vcd` the trace to
+    /// replay (or none), runnable on another thread so that the thread that owns the model
+    /// goes on answering (WCP's `load`); [`Model::finish_open`] installs what it gives.
+    pub fn prepare_open(
+        &self,
+        p: &std::path::Path,
+        vcd: Option<std::path::PathBuf>,
+    ) -> impl FnOnce() -> Prepared + Send + 'static {
+        let (p, over, function, timing) = (
+            p.to_path_buf(),
+            self.overrides.clone(),
+            self.function.clone(),
+            self.timing.clone(),
+        );
+        move || {
+            let circuit = if vcd.is_some() {
+                Circuit::for_replay(&p, &over, function.as_deref(), &timing)
+            } else {
+                Circuit::from_file(&p, &over, function.as_deref(), &timing)
+            };
+            let replay = match (&circuit, &vcd) {
+                (Ok(c), Some(v)) => Some(load_vcd(v, c, !over.is_empty())),
+                _ => None,
+            };
+            Prepared {
+                path: p,
+                vcd,
+                circuit,
+                replay,
+            }
+        }
+    }
+
+    /// Shows what [`Model::prepare_open`] loaded, as [`Model::open_file`] does (`keep`: as a
+    /// reload, keeping cursor, selection and waves). Returns the error, leaving the model as
+    /// it was, when the circuit or its trace did not load.
+    pub fn finish_open(&mut self, prepared: Prepared, keep: bool) -> Result<(), String> {
+        let Prepared {
+            path,
+            vcd,
+            circuit,
+            replay,
+        } = prepared;
+        let c = circuit.map_err(|e| load_error(&path, &e))?;
+        let replay = match replay {
+            Some(Err(e)) => return Err(format!("{e:#}")),
+            r => r,
+        };
+        self.vcd = vcd;
+        self.error = None;
+        let watch = !keep;
+        self.install_with(c, keep, replay);
+        if watch {
+            let mut paths = vec![path.clone()];
+            paths.extend(self.vcd.clone());
+            self.watcher = Watcher::new(&paths, self.wake.clone());
+        }
+        Ok(())
+    }
+
     fn install(&mut self, c: Circuit, keep: bool) {
+        let given = !self.overrides.is_empty();
+        let replay = self.vcd.as_ref().map(|v| load_vcd(v, &c, given));
+        self.install_with(c, keep, replay);
+    }
+
+    /// Installs `c`; `replay` is the replay of [`Model::vcd`] when there is one.
+    fn install_with(
+        &mut self,
+        c: Circuit,
+        keep: bool,
+        replay: Option<anyhow::Result<(Trace, handscope_sim::report::RunReport)>>,
+    ) {
         let wake = self.wake.clone();
         let wake2 = self.wake.clone();
         let mut vcd_error = None;
-        let given = !self.overrides.is_empty();
-        let source = match &self.vcd {
-            Some(v) => match load_vcd(v, &c, given) {
+        let source = match replay {
+            Some(r) => match r {
                 Ok((t, r)) => Some(TraceSource::replay(t, Some(r))),
                 Err(e) => {
                     vcd_error = Some(format!("{e:#}{TRACE_FALLBACK}"));
@@ -1362,7 +1438,7 @@ pub fn load_error(path: &std::path::Path, e: &anyhow::Error) -> String {
         let mut it = rest.splitn(3, ':');
         let line: usize = it.next()?.trim().parse().ok()?;
         let col: usize = it.next()?.trim().parse().ok()?;
-        let text = std::fs::read_to_string(path).ok()?;
+        let text = handscope_sim::input::read_text(path).ok()?;
         let src = text.lines().nth(line.checked_sub(1)?)?;
         Some((
             first.trim_start_matches(['×', ' ']).to_string(),
@@ -1388,6 +1464,14 @@ pub fn load_error(path: &std::path::Path, e: &anyhow::Error) -> String {
 /// What the debugger adds to a trace's error when it shows a simulation instead
 /// (`handscope render` fails instead and leaves it out).
 pub const TRACE_FALLBACK: &str = "; showing a simulation instead";
+
+/// A file loaded off the model's thread ([`Model::prepare_open`]).
+pub struct Prepared {
+    path: std::path::PathBuf,
+    vcd: Option<std::path::PathBuf>,
+    circuit: anyhow::Result<Circuit>,
+    replay: Option<anyhow::Result<(Trace, handscope_sim::report::RunReport)>>,
+}
 
 /// Replays a VCD of a run of `c` (see `handscope_traces::vcd_in`).
 /// The stimulus is the run's only when `given` on the command line (as `handscope replay`

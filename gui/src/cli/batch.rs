@@ -45,14 +45,21 @@ pub struct BatchReport {
     pub cycles_per_second: f64,
 }
 
-/// One run's outcome.
+/// One run's outcome: its report, or why it has none.
 #[derive(Debug, serde::Serialize)]
 pub struct BatchEntry {
     /// Where the run came from.
     pub label: String,
-    /// Its report.
-    pub report: RunReport,
+    /// Its report (none when the run failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report: Option<RunReport>,
+    /// Why the run failed: an error, or a panic of its worker (the other runs go on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
+
+/// The status counted for a run that failed.
+pub const FAILED: &str = "error";
 
 /// Parses the seed range `A..B` (end excluded).
 pub fn parse_seeds(text: &str) -> anyhow::Result<std::ops::Range<u64>> {
@@ -85,8 +92,7 @@ pub fn plan(
 ) -> anyhow::Result<Vec<BatchRun>> {
     let mut lines = Vec::new();
     if let Some(path) = file {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = handscope_sim::input::read_text(path)?;
         for (i, line) in text.lines().enumerate() {
             let t = line.trim();
             if t.is_empty() || t.starts_with('#') {
@@ -159,8 +165,32 @@ pub fn execute(
     keep_all: bool,
     stop: &AtomicBool,
 ) -> anyhow::Result<BatchReport> {
+    Ok(execute_with(runs, threads, stop, |run| {
+        let mut s = session.clone();
+        s.set_keep_all_outputs(keep_all).bind(&run.stimulus)?;
+        Ok(s.run_until(max_cycles, false, stop)?.report)
+    }))
+}
+
+/// The text of a panic's payload (what `panic!` was given, when it is text).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_string())
+}
+
+/// [`execute`] with each run done by `run_one`. A run that fails, by an error or a panic, is
+/// that run's entry (its `error`); the other workers and runs go on.
+fn execute_with(
+    runs: &[BatchRun],
+    threads: usize,
+    stop: &AtomicBool,
+    run_one: impl Fn(&BatchRun) -> anyhow::Result<RunReport> + Sync,
+) -> BatchReport {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<anyhow::Result<RunReport>>>> =
+    let results: Mutex<Vec<Option<Result<RunReport, String>>>> =
         Mutex::new((0..runs.len()).map(|_| None).collect());
     let threads = threads.clamp(1, runs.len().max(1));
     let start = Instant::now();
@@ -172,12 +202,22 @@ pub fn execute(
                     if i >= runs.len() || stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let outcome = (|| {
-                        let mut s = session.clone();
-                        s.set_keep_all_outputs(keep_all).bind(&runs[i].stimulus)?;
-                        Ok(s.run_until(max_cycles, false, stop)?.report)
-                    })();
-                    results.lock().expect("no worker panics")[i] = Some(outcome);
+                    // A panic is caught here, so it never unwinds through a lock this
+                    // worker shares with the others.
+                    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run_one(&runs[i])
+                    }));
+                    let outcome = match caught {
+                        Ok(Ok(report)) => Ok(report),
+                        Ok(Err(e)) => Err(format!("{e:#}")),
+                        Err(payload) => Err(format!(
+                            "the run panicked: {} (a bug in Handscope; please report it)",
+                            panic_message(payload.as_ref())
+                        )),
+                    };
+                    results
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)[i] = Some(outcome);
                 }
             });
         }
@@ -186,29 +226,38 @@ pub fn execute(
     let mut entries = Vec::new();
     let mut statuses = std::collections::BTreeMap::new();
     let mut cycles = 0u64;
-    for (run, outcome) in runs
-        .iter()
-        .zip(results.into_inner().expect("no worker panics"))
-    {
+    let results = results
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (run, outcome) in runs.iter().zip(results) {
         let Some(outcome) = outcome else {
             break; // stopped before this run began
         };
-        let report = outcome.with_context(|| run.label.clone())?;
-        *statuses.entry(report.status.as_str()).or_insert(0) += 1;
-        cycles += report.cycles;
+        let (report, error) = match outcome {
+            Ok(report) => {
+                *statuses.entry(report.status.as_str()).or_insert(0) += 1;
+                cycles += report.cycles;
+                (Some(report), None)
+            }
+            Err(e) => {
+                *statuses.entry(FAILED).or_insert(0) += 1;
+                (None, Some(e))
+            }
+        };
         entries.push(BatchEntry {
             label: run.label.clone(),
             report,
+            error,
         });
     }
-    Ok(BatchReport {
+    BatchReport {
         runs_per_second: entries.len() as f64 / seconds,
         cycles_per_second: cycles as f64 / seconds,
         runs: entries,
         statuses,
         threads,
         seconds,
-    })
+    }
 }
 
 /// One line per run: its label, status, cycles and per result the tokens (up to
@@ -217,7 +266,11 @@ pub fn render_text(b: &BatchReport) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
     for e in &b.runs {
-        let r = &e.report;
+        let Some(r) = &e.report else {
+            let error = e.error.as_deref().unwrap_or("no report");
+            let _ = writeln!(s, "{}: error: {error}", e.label);
+            continue;
+        };
         let _ = write!(
             s,
             "{}: {} after {} cycles",
@@ -262,9 +315,95 @@ pub fn render_text(b: &BatchReport) -> String {
 /// The exit code of a batch: success when every run is done, else the code of the first run
 /// that is not.
 pub fn exit_code(b: &BatchReport, planned: usize) -> ExitCode {
-    match b.runs.iter().find(|e| e.report.status != Status::Done) {
-        Some(e) => crate::exit::of_run(e.report.status),
+    let status = |e: &BatchEntry| e.report.as_ref().map(|r| r.status);
+    match b.runs.iter().find(|e| status(e) != Some(Status::Done)) {
+        Some(e) => match status(e) {
+            Some(s) => crate::exit::of_run(s),
+            None => ExitCode::from(crate::exit::ERROR),
+        },
         None if b.runs.len() < planned => crate::exit::of_run(Status::Interrupted),
         None => ExitCode::SUCCESS,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counter() -> Session {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/circuits/counter_loop.mlir");
+        let loaded = crate::load::load(&path).unwrap();
+        Session::open(&loaded.module, None).unwrap()
+    }
+
+    fn run(label: &str, n: u32) -> BatchRun {
+        BatchRun {
+            label: label.into(),
+            stimulus: StimulusArgs {
+                inputs: vec![format!("n={n}"), "start=1".into()],
+                ..StimulusArgs::default()
+            },
+        }
+    }
+
+    /// Issue 36, item 9: a panic in one worker took the batch down. It is now that run's
+    /// error; every other run finishes and keeps its report, on one worker or several.
+    #[test]
+    fn a_panicking_run_is_its_own_error_and_the_others_finish() {
+        let session = counter();
+        let runs: Vec<BatchRun> = (0..8).map(|i| run(&format!("run {i}"), i)).collect();
+        let stop = AtomicBool::new(false);
+        let shared = Mutex::new(0u32);
+        for threads in [1, 3] {
+            let report = execute_with(&runs, threads, &stop, |r| {
+                // The panicking run holds a lock the others take too: it must not poison
+                // their work.
+                let mut held = shared
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                *held += 1;
+                if r.label == "run 3" {
+                    panic!("injected failure");
+                }
+                drop(held);
+                let mut s = session.clone();
+                s.bind(&r.stimulus)?;
+                Ok(s.run_until(10_000, false, &stop)?.report)
+            });
+            assert_eq!(report.runs.len(), 8);
+            for (i, e) in report.runs.iter().enumerate() {
+                if i == 3 {
+                    assert!(e.report.is_none());
+                    let error = e.error.as_deref().unwrap();
+                    assert!(
+                        error.contains("the run panicked: injected failure"),
+                        "{error}"
+                    );
+                } else {
+                    let r = e.report.as_ref().unwrap();
+                    assert_eq!(r.status, Status::Done, "{}", e.label);
+                    assert_eq!(
+                        r.outputs["count"][0].value.as_ref().unwrap().to_string(),
+                        i.to_string()
+                    );
+                }
+            }
+            assert_eq!(report.statuses.get(FAILED), Some(&1));
+            assert_eq!(report.statuses.get("done"), Some(&7));
+            let text = render_text(&report);
+            assert!(
+                text.contains("run 3: error: the run panicked: injected failure"),
+                "{text}"
+            );
+            assert!(text.contains("run 7: done"), "{text}");
+            assert_eq!(
+                exit_code(&report, runs.len()),
+                ExitCode::from(crate::exit::ERROR)
+            );
+            let json = serde_json::to_value(&report).unwrap();
+            assert!(json["runs"][3].get("report").is_none());
+            assert!(json["runs"][2].get("error").is_none());
+        }
     }
 }

@@ -68,7 +68,7 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<ExitCode> {
             let base = frame_bench::measure(Start::Example(0), 0, frames)?;
             let big = frame_bench::measure(big_start, 100, frames)?;
             let _ = std::fs::remove_dir_all(&dir);
-            print!("{}", frame_bench::render(&big, &base));
+            out!("{}", frame_bench::render(&big, &base))?;
             Ok(ExitCode::SUCCESS)
         }
         BenchWhat::Render { max_stages } => render_growth(max_stages),
@@ -95,11 +95,19 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<ExitCode> {
 fn render_growth(max_stages: usize) -> anyhow::Result<ExitCode> {
     use std::time::Instant;
     let dir = std::env::temp_dir().join(format!("handscope-bench-{}", std::process::id()));
-    println!("growth of `handscope render` time with graph size (one run per size)");
-    println!(
+    outln!("growth of `handscope render` time with graph size (one run per size)")?;
+    outln!(
         "  {:>7} {:>7} {:>10} {:>11} {:>10} {:>11} {:>10} {:>11} {:>6}",
-        "stages", "nodes", "layout", "us/node", "draw", "us/node", "total", "us/node", "ratio"
-    );
+        "stages",
+        "nodes",
+        "layout",
+        "us/node",
+        "draw",
+        "us/node",
+        "total",
+        "us/node",
+        "ratio"
+    )?;
     let mut prev: Option<f64> = None;
     let sizes = [10, 100, 1_000, 10_000, 20_000];
     for &stages in sizes.iter().filter(|&&s| s <= max_stages) {
@@ -130,7 +138,7 @@ fn render_growth(max_stages: usize) -> anyhow::Result<ExitCode> {
         std::hint::black_box(svg);
         let per = |s: f64| s * 1e6 / nodes as f64;
         let total = per(layout + draw);
-        println!(
+        outln!(
             "  {:>7} {:>7} {:>8.1}ms {:>11.1} {:>8.1}ms {:>11.1} {:>8.1}ms {:>11.1} {:>6}",
             stages,
             nodes,
@@ -141,7 +149,7 @@ fn render_growth(max_stages: usize) -> anyhow::Result<ExitCode> {
             (layout + draw) * 1e3,
             total,
             prev.map_or("-".to_string(), |p| format!("{:.2}", total / p))
-        );
+        )?;
         prev = Some(total);
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -152,7 +152,7 @@ pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Resu
             .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
             .unwrap_or_else(|_| "?".into())
     };
-    println!(
+    outln!(
         "handscope sim (whole process) vs Verilator -O3 model of Handscope's SystemVerilog \
          (clocked loop only{}); median of {rounds}; load average {}",
         if sizes.quick_models {
@@ -161,7 +161,7 @@ pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Resu
             ""
         },
         load()
-    );
+    )?;
     let mut rows = Vec::new();
     for w in &workloads {
         eprintln!("bench engine: {} (building the models when needed)", w.name);
@@ -200,9 +200,9 @@ pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Resu
             });
         }
     }
-    print!("{}", table(&rows));
-    print!("{}", yardstick_table(&rows));
-    println!("load average at end {}", load());
+    out!("{}", table(&rows))?;
+    out!("{}", yardstick_table(&rows))?;
+    outln!("load average at end {}", load())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -61,15 +61,15 @@ pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
-    println!("{}", a.file.display());
+    outln!("{}", a.file.display())?;
     for f in &module.functions {
-        print_summary(f);
+        print_summary(f)?;
     }
     for w in &report.warnings {
-        print_problem("warning", w, &mut sources);
+        print_problem("warning", w, &mut sources)?;
     }
     for e in &report.errors {
-        print_problem("error", e, &mut sources);
+        print_problem("error", e, &mut sources)?;
     }
     // The reader's warnings (printed while loading) count too.
     let (ne, nw) = (
@@ -77,13 +77,13 @@ pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
         report.warnings.len() + loaded.reader_warnings,
     );
     let verdict = if ne == 0 { "ok" } else { "failed" };
-    println!(
+    outln!(
         "{verdict}: {} function{}, {ne} error{}, {nw} warning{}",
         module.functions.len(),
         plural(module.functions.len()),
         plural(ne),
         plural(nw)
-    );
+    )?;
     Ok(if ne == 0 {
         ExitCode::SUCCESS
     } else {
@@ -101,10 +101,10 @@ fn has_instances(f: &Function) -> bool {
         .any(|n| matches!(n.op, handscope_sim::Op::Instance { .. }))
 }
 
-fn print_summary(f: &Function) {
+fn print_summary(f: &Function) -> anyhow::Result<()> {
     if f.external {
-        println!("  @{}: external", f.name);
-        return;
+        outln!("  @{}: external", f.name)?;
+        return Ok(());
     }
     let args: Vec<String> = f
         .args
@@ -121,15 +121,15 @@ fn print_summary(f: &Function) {
         .collect();
     let counts = f.op_counts();
     let nodes: usize = counts.iter().map(|(_, n)| n).sum();
-    println!(
+    outln!(
         "  @{}: {nodes} nodes, {} channels; arguments ({}) -> results ({})",
         f.name,
         f.channels.len(),
         args.join(", "),
         results.join(", ")
-    );
+    )?;
     let ops: Vec<String> = counts.iter().map(|(op, n)| format!("{op} {n}")).collect();
-    println!("    ops: {}", ops.join(", "));
+    outln!("    ops: {}", ops.join(", "))
 }
 
 /// The text of the files that locations name, read once each. A location names its file as
@@ -156,7 +156,7 @@ impl Sources {
             std::iter::once(given)
                 .chain(beside)
                 .filter(|p| p.is_file())
-                .find_map(|p| std::fs::read_to_string(p).ok())
+                .find_map(|p| handscope_sim::input::read_text(&p).ok())
         });
         text.as_ref()?
             .lines()
@@ -167,27 +167,34 @@ impl Sources {
 
 /// Prints a problem as `file:line:col: error[rule]: message` plus, for each node, its location
 /// with the source line (of the file the location names) and a caret.
-fn print_problem(level: &str, p: &Problem, sources: &mut Sources) {
+fn print_problem(level: &str, p: &Problem, sources: &mut Sources) -> anyhow::Result<()> {
     let at = p.loc().map(|l| format!("{l}: ")).unwrap_or_default();
-    println!(
+    // Names and messages can quote the input: escaped and cut like every message.
+    let head = format!(
         "{at}{level}[{}]: @{}: {}",
         p.rule.code(),
         p.function,
         p.message
     );
+    outln!("{}", handscope_sim::quote::message(&head))?;
     for n in &p.nodes {
         match &n.loc {
             Some(loc) => {
-                println!("  --> {loc}  ({})", n.id);
+                outln!("  --> {loc}  ({})", n.id)?;
                 if let Some(line) = sources.line(&loc.file, loc.line) {
-                    println!("   | {line}");
-                    println!("   | {}^", " ".repeat(loc.col.saturating_sub(1) as usize));
+                    let shown = handscope_sim::quote::message(&line);
+                    outln!("   | {shown}")?;
+                    // The caret only under a line shown as it is (not escaped or cut).
+                    if shown == line {
+                        outln!("   | {}^", " ".repeat(loc.col.saturating_sub(1) as usize))?;
+                    }
                 }
             }
-            None => println!("  --> {} (no source location)", n.id),
+            None => outln!("  --> {} (no source location)", n.id)?,
         }
     }
     if !p.channels.is_empty() {
-        println!("  channels: {}", p.channels.join(", "));
+        outln!("  channels: {}", p.channels.join(", "))?;
     }
+    Ok(())
 }

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use handscope_compiler::c::{BufferPolicy, HsOptions, compile_to_handshake};
 use handscope_compiler::dot::{DotOptions, write_dot};
 use handscope_compiler::mlir::write_mlir;
@@ -67,8 +67,7 @@ pub fn run(a: &CompileArgs) -> anyhow::Result<ExitCode> {
             a.file.display()
         );
     }
-    let text = std::fs::read_to_string(&a.file)
-        .with_context(|| format!("cannot read {}", a.file.display()))?;
+    let text = handscope_sim::input::read_text(&a.file)?;
     let opts = HsOptions {
         buffers: match a.buffers {
             Buffers::None => BufferPolicy::None,
@@ -96,7 +95,7 @@ pub fn run(a: &CompileArgs) -> anyhow::Result<ExitCode> {
         }
     };
     if a.output.as_os_str() == "-" {
-        print!("{out}");
+        out!("{out}")?;
     } else {
         crate::output::write_bytes(&a.output, out)?;
     }

@@ -45,7 +45,7 @@ pub fn run(a: &DotArgs) -> anyhow::Result<ExitCode> {
     };
     let text = write_dot(f, &opts);
     if a.output.as_os_str() == "-" {
-        print!("{text}");
+        out!("{text}")?;
     } else {
         crate::output::write_bytes(&a.output, text)?;
     }

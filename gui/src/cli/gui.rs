@@ -62,7 +62,16 @@ pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
             t.display()
         );
     }
-    let wcp = a.wcp.as_deref().map(|addr| a.wcp_flags.options(addr));
+    let wcp = match a.wcp.as_deref() {
+        Some(addr) => {
+            let mut o = a.wcp_flags.options(addr);
+            let token = crate::wcp::server::new_token();
+            a.wcp_flags.write_token(&token)?;
+            o.token = Some(token);
+            Some(o)
+        }
+        None => None,
+    };
     let mut start = start;
     let follow = match (&mut start, a.live) {
         (Start::File(_, trace, ..), true) => trace.take().map(|path| crate::app::Follow {

@@ -29,8 +29,8 @@ pub struct LayoutStatsArgs {
 /// Lays out every file and prints the table (Markdown); files that do not load are reported
 /// and make the exit code 1.
 pub fn run(a: &LayoutStatsArgs) -> anyhow::Result<ExitCode> {
-    println!("| file | nodes | engine | aspect | zoom at fit | label px | crossings |");
-    println!("|---|---:|---|---:|---:|---:|---:|");
+    outln!("| file | nodes | engine | aspect | zoom at fit | label px | crossings |")?;
+    outln!("|---|---:|---|---:|---:|---:|---:|")?;
     let mut failed = false;
     for f in &a.files {
         let c = match Circuit::from_file(
@@ -51,7 +51,7 @@ pub fn run(a: &LayoutStatsArgs) -> anyhow::Result<ExitCode> {
         let name = f
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-        println!(
+        outln!(
             "| {name} | {} | {} | {:.2} | {:.0}% | {:.1}{} | {} |",
             s.nodes,
             l.engine,
@@ -64,7 +64,7 @@ pub fn run(a: &LayoutStatsArgs) -> anyhow::Result<ExitCode> {
                 ""
             },
             s.crossings
-        );
+        )?;
     }
     Ok(if failed {
         ExitCode::from(crate::exit::ERROR)

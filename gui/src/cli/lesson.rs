@@ -27,12 +27,12 @@ pub fn run(a: &LessonArgs) -> anyhow::Result<ExitCode> {
     if a.list {
         for b in lessons::BUILTIN {
             let l = lessons::find(b.name)?;
-            println!(
+            outln!(
                 "{:<28} {} ({} steps)",
                 b.name,
                 l.lesson.title,
                 l.lesson.steps.len()
-            );
+            )?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -55,10 +55,10 @@ pub fn run(a: &LessonArgs) -> anyhow::Result<ExitCode> {
             eprintln!("{} problem(s) in {} lesson(s)", problems.len(), set.len());
             return Ok(ExitCode::from(crate::exit::ERROR));
         }
-        println!(
+        outln!(
             "ok: {} lessons, {steps} steps, {answers} expected answers hold",
             set.len()
-        );
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     let Some(name) = &a.name else {

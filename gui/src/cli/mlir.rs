@@ -24,7 +24,7 @@ pub fn run(a: &MlirArgs) -> anyhow::Result<ExitCode> {
     let text = write_mlir_with(&loaded.module, &opts);
     match &a.output {
         Some(out) => crate::output::write_bytes(out, text)?,
-        None => print!("{text}"),
+        None => out!("{text}")?,
     }
     Ok(ExitCode::SUCCESS)
 }

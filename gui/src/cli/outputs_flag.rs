@@ -67,16 +67,16 @@ impl OutputsFlag {
             if mode == OutputsMode::Summary {
                 let mut cut = report.clone();
                 cut.cut_outputs(SUMMARY_ENDS);
-                println!("{}", serde_json::to_string_pretty(&cut)?);
+                outln!("{}", serde_json::to_string_pretty(&cut)?)?;
             } else {
-                println!("{}", serde_json::to_string_pretty(report)?);
+                outln!("{}", serde_json::to_string_pretty(report)?)?;
             }
         } else {
             let detail = match mode {
                 OutputsMode::Summary => OutputDetail::Summary,
                 OutputsMode::All => OutputDetail::All,
             };
-            print!("{}", render_human_with(report, detail));
+            out!("{}", render_human_with(report, detail))?;
         }
         Ok(())
     }

@@ -35,7 +35,9 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = 16)]
     pub deadlock_window: u64,
     /// Replay even when some channels of the circuit have no signal in the file (they read
-    /// as idle); without it that is an error, since the file is likely of another circuit.
+    /// as idle) or a data signal is not as wide as its channel's type (its values are cut to
+    /// the channel's width, or extended by their sign); without it those are errors, since the file is likely of another
+    /// circuit or another version of it.
     #[arg(long)]
     pub force: bool,
     /// Print the mapping report (matched channels, unmatched signals and channels).
@@ -56,7 +58,7 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let stimulus = a.stimulus.args();
     let mut session = super::session_exactly(&loaded, &timing, &stimulus, a.deadlock_window)?;
     session.set_keep_all_outputs(a.outputs.keep_all(a.json));
-    let given = !stimulus.is_empty();
+    let given = !stimulus.inputs.is_empty();
     let progress = super::progress::ReadProgress::new(&a.trace.display().to_string());
     let opts = ReplayOptions {
         clock: a.clock.clone(),
@@ -64,6 +66,9 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
         map_file: a.map.clone(),
         progress: Some(progress.callback()),
         force: a.force,
+        // Without `--in`, the tokens are the trace's; the rest (`--ready`, `--mem`, the
+        // window, `--outputs`) is the command line's.
+        base: (!given).then(|| session.environment().clone()),
     };
     let mut r = replay_file(
         &a.trace,

@@ -148,18 +148,18 @@ fn run_batch(a: &SimArgs) -> anyhow::Result<ExitCode> {
     let max_cycles = a.max_cycles.unwrap_or(u64::MAX);
     let keep_all = a.json && a.outputs.keep_all(true);
     let mut report = batch::execute(&session, &runs, max_cycles, threads, keep_all, stop)?;
-    for e in &mut report.runs {
-        e.report.timing = (!timing.is_ideal()).then(|| timing.name().to_string());
+    for r in report.runs.iter_mut().filter_map(|e| e.report.as_mut()) {
+        r.timing = (!timing.is_ideal()).then(|| timing.name().to_string());
     }
     if a.json {
         if !keep_all {
-            for e in &mut report.runs {
-                e.report.cut_outputs(handscope_sim::report::SUMMARY_ENDS);
+            for r in report.runs.iter_mut().filter_map(|e| e.report.as_mut()) {
+                r.cut_outputs(handscope_sim::report::SUMMARY_ENDS);
             }
         }
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", batch::render_text(&report));
+        out!("{}", batch::render_text(&report))?;
     }
     Ok(batch::exit_code(&report, runs.len()))
 }
@@ -220,30 +220,21 @@ fn run_writing_fst(
     use handscope_traces::fst_out::FstWriter;
     let mut sim = session.simulation()?;
     let tap = sim.signal_tap();
-    // A temporary file next to `path`, renamed when complete (FST needs a seekable file).
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let tmp = tempfile::Builder::new()
-        .prefix(".handscope-")
-        .suffix(".fst.tmp")
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let file = tmp
-        .as_file()
-        .try_clone()
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let mut w = FstWriter::new(out, tap.channels(), tap.state_meta())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let (report, failed) = run_streaming(&mut sim, max_cycles, stop, |c, words| w.cycle(c, words));
-    if let Some(e) = failed {
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
-    }
-    w.finish()
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let mut report = None;
+    // FST needs a seekable file: a temporary one renamed over `path` when complete (or, for a
+    // device or FIFO, copied into it).
+    crate::output::write_seekable(path, |file| {
+        let err = || format!("cannot write {}", path.display());
+        let out = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut w = FstWriter::new(out, tap.channels(), tap.state_meta()).with_context(err)?;
+        let (r, failed) = run_streaming(&mut sim, max_cycles, stop, |c, words| w.cycle(c, words));
+        report = Some(r);
+        if let Some(e) = failed {
+            return Err(e).with_context(err);
+        }
+        w.finish().with_context(err)?;
+        Ok(())
+    })?;
+    let report = report.context("the run did not start")?;
     Ok(report)
 }

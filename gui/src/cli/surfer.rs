@@ -47,6 +47,10 @@ pub fn run(a: &SurferArgs) -> anyhow::Result<ExitCode> {
         (None, Some(l)) => Link::Listen(l.clone()),
         (None, None) => Link::Connect(crate::wcp::server::DEFAULT_ADDR.into()),
     };
+    // A refused address fails at once, before the run and before anything binds.
+    if let Some(l) = &a.listen {
+        crate::wcp::surfer::listen_addrs(l)?;
+    }
     // The stimulus of the file's header (`// sim:`, a kernel's first `// RUN:`), as the
     // debugger runs it, with --in/--mem/--ready replacing entries.
     let circuit = crate::app::circuit::Circuit::from_file(
@@ -81,29 +85,29 @@ pub fn run(a: &SurferArgs) -> anyhow::Result<ExitCode> {
     });
     let stop = super::interrupt::stop_flag();
     let report = super::sim::run_writing_vcd(&session, a.max_cycles, stop, &vcd)?;
-    println!(
+    outln!(
         "ran @{}: {} after {} cycles; wrote {}",
         f.name,
         report.status.as_str(),
         report.cycles,
         vcd.display()
-    );
+    )?;
     let log = show_in_surfer(
         &link,
         &vcd,
         &variables,
         Duration::from_secs(a.timeout),
         &mut |addr| {
-            println!(
+            // A failed write shows in the next line printed, which returns the error.
+            let _ = outln!(
                 "WCP: waiting for Surfer on {addr} (start it with `surfer --wcp-initiate PORT`)"
-            );
-            use std::io::Write as _;
-            let _ = std::io::stdout().flush();
+            )
+            .and_then(|()| crate::stdout::flush());
         },
     )
     .context("cannot show the run in Surfer")?;
     for (out, m) in log {
-        println!("{} {m}", if out { "->" } else { "<-" });
+        outln!("{} {m}", if out { "->" } else { "<-" })?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -52,8 +52,8 @@ pub struct TuneArgs {
     /// The circuit and its stimulus.
     #[command(flatten)]
     pub input: RunInput,
-    /// Most buffer slots to add in all.
-    #[arg(long, default_value_t = 16)]
+    /// Most buffer slots to add in all (at most 1,048,576, the slots a function may hold).
+    #[arg(long, default_value_t = 16, value_parser = max_slots_range())]
     pub max_slots: u32,
     /// Channels tried per round of the search.
     #[arg(long, default_value_t = 16)]
@@ -64,6 +64,13 @@ pub struct TuneArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--max-slots`: 0 to [`handscope_sim::limits::MAX_TOTAL_BUFFER_SLOTS`].
+fn max_slots_range() -> clap::builder::RangedI64ValueParser<u32> {
+    // Clap's ranges are `i64`; the limit (2^20) fits.
+    let max = i64::try_from(handscope_sim::limits::MAX_TOTAL_BUFFER_SLOTS).unwrap_or(i64::MAX);
+    clap::value_parser!(u32).range(0..=max)
 }
 
 /// The loaded module, the session with its stimulus bound, and that stimulus.
@@ -80,8 +87,7 @@ fn open(a: &RunInput) -> anyhow::Result<Opened> {
         timing: timing.clone(),
         ..crate::load::c_options()
     };
-    let text = std::fs::read_to_string(&a.file)
-        .with_context(|| format!("cannot read {}", a.file.display()))?;
+    let text = handscope_sim::input::read_text(&a.file)?;
     let loaded = crate::load::load_text_with(&a.file, &text, a.func.as_deref(), &opts)?;
     let (session, stimulus) = super::session(
         &loaded,
@@ -106,10 +112,10 @@ pub fn run_throughput(a: &ThroughputArgs) -> anyhow::Result<ExitCode> {
     if a.json {
         let mut v = serde_json::to_value(&report)?;
         v["status"] = serde_json::to_value(run.report.status)?;
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        println!("status: {}", run.report.status.as_str());
-        print!("{}", throughput::render_text(&report));
+        outln!("status: {}", run.report.status.as_str())?;
+        out!("{}", throughput::render_text(&report))?;
     }
     Ok(crate::exit::of_run(run.report.status))
 }
@@ -131,39 +137,39 @@ pub fn run_tune(a: &TuneArgs) -> anyhow::Result<ExitCode> {
     };
     let t = tune::tune(&o.session, opts)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&t)?);
+        outln!("{}", serde_json::to_string_pretty(&t)?)?;
     } else {
-        println!("before: {} cycles, {}", t.before.cycles, ii_text(&t.before));
+        outln!("before: {} cycles, {}", t.before.cycles, ii_text(&t.before))?;
         if t.changes.is_empty() && t.simulations <= 2 {
-            println!(
+            outln!(
                 "no candidate: no channel stalls and the critical cycle has no free-space step"
-            );
+            )?;
         } else if t.changes.is_empty() {
-            println!("no slot change makes this run faster");
+            outln!("no slot change makes this run faster")?;
         } else {
             for c in &t.changes {
-                println!(
+                outln!(
                     "  +{} slot{} on {}",
                     c.slots,
                     if c.slots == 1 { "" } else { "s" },
                     c.channel
-                );
+                )?;
             }
         }
-        println!(
+        outln!(
             "after:  {} cycles, {} ({} slot{} added, {} verified runs: same outputs and memories)",
             t.after.cycles,
             ii_text(&t.after),
             t.added_slots,
             if t.added_slots == 1 { "" } else { "s" },
             t.simulations
-        );
+        )?;
     }
     if let Some(out) = &a.output {
         let text = tuned_mlir(&a.input.file, &o, &t);
-        std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+        crate::output::write_bytes(out, text)?;
         if !a.json {
-            println!("wrote {}", out.display());
+            outln!("wrote {}", out.display())?;
         }
     }
     Ok(ExitCode::SUCCESS)

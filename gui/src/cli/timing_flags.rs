@@ -1,7 +1,6 @@
 //! The timing option every command that builds or runs a circuit takes (`--timing`), declared
 //! once and flattened into each command's arguments.
 
-use anyhow::Context;
 use handscope_sim::spec::timing::{Base, TimingProfile};
 
 /// `--timing`.
@@ -36,7 +35,6 @@ pub fn resolve(text: &str) -> anyhow::Result<TimingProfile> {
             "unknown timing profile `{text}`: use `ideal`, `fpga` or a TOML file (docs/timing.md)"
         );
     }
-    let body =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let body = handscope_sim::input::read_text(path)?;
     Ok(TimingProfile::from_toml(&body, text)?)
 }

@@ -86,7 +86,7 @@ pub fn run_verilog(a: &VerilogArgs) -> anyhow::Result<ExitCode> {
     let sv = write_verilog(&flat)?;
     match &a.output {
         Some(p) => crate::output::write_bytes(p, sv)?,
-        None => print!("{sv}"),
+        None => out!("{sv}")?,
     }
     Ok(ExitCode::SUCCESS)
 }

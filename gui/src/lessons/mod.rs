@@ -233,9 +233,8 @@ pub fn find(name: &str) -> anyhow::Result<Named> {
         });
     }
     let p = Path::new(name);
-    if p.is_file() {
-        let text =
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?;
+    if p.exists() {
+        let text = handscope_sim::input::read_text(p)?;
         let origin = p.display().to_string();
         return Ok(Named {
             lesson: parse(&text, &origin)?,

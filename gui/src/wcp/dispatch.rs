@@ -3,9 +3,14 @@
 //! the window see one cursor, one selection, one set of breakpoints and one trace.
 //!
 //! A command either answers at once or waits ([`Pending`]) for the engine to simulate the
-//! cycles it needs, for a breakpoint search, or for the end of the run; the hub polls it.
+//! cycles it needs, for a breakpoint search, for the end of the run, or for a file that a
+//! thread of its own loads (`load`, `reload`: the model's thread goes on answering the other
+//! clients meanwhile); the hub polls it.
+//!
+//! `load` reads only files under the directories the server allows
+//! ([`Controller::allow_loads_from`]; symbolic links are followed before the check).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use cranelift_entity::EntityRef;
 use handscope_sim::report::render_value_as;
@@ -41,6 +46,21 @@ pub enum Pending {
         /// `true`: the deadlock report; `false`: the run report.
         deadlock: bool,
     },
+    /// A file is loading in its own thread (`load`, `reload`).
+    Load {
+        /// The command's name.
+        command: &'static str,
+    },
+}
+
+/// A `load` or `reload` in progress.
+#[derive(Debug)]
+struct LoadJob {
+    rx: std::sync::mpsc::Receiver<crate::app::model::Prepared>,
+    /// The file as the client named it (for messages).
+    source: String,
+    /// A reload (keeps cursor, selection and waves).
+    keep: bool,
 }
 
 /// The result of starting or polling a command.
@@ -52,11 +72,15 @@ pub enum Outcome {
     Wait(Pending),
 }
 
-/// The part of the protocol's state that the model does not hold: marker names.
+/// The part of the protocol's state that the model does not hold: marker names, what
+/// clients may load and the load in progress.
 #[derive(Debug, Default)]
 pub struct Controller {
     /// Marker names by cycle.
     marker_names: std::collections::BTreeMap<u64, String>,
+    /// Canonical directories (or files) `load` may read under; `None`: anything.
+    load_dirs: Option<Vec<PathBuf>>,
+    load_job: Option<LoadJob>,
 }
 
 /// A `Selection` or item resolved from a stable name.
@@ -111,11 +135,28 @@ fn response_cursor(command: &str, m: &Model) -> ServerMessage {
 }
 
 impl Controller {
+    /// Lets `load` read only files under `dirs` (canonical paths; a file allows itself).
+    pub fn allow_loads_from(&mut self, dirs: Vec<PathBuf>) {
+        self.load_dirs = Some(dirs);
+    }
+
     /// Starts `cmd` on `m`.
     pub fn start(&mut self, m: &mut Model, cmd: &Command) -> Outcome {
         let name = cmd.name();
+        if matches!(cmd, Command::Load { .. } | Command::Reload) && self.load_job.is_some() {
+            return Outcome::Reply(ServerMessage::error(
+                "busy",
+                vec![name.into()],
+                format!(
+                    "`{name}`: another `load` or `reload` is in progress; send it again once that one has answered"
+                ),
+            ));
+        }
         if let Command::Load { source } = cmd {
-            return Outcome::Reply(self.load(m, source));
+            return match self.load(m, source) {
+                Ok(()) => Outcome::Wait(Pending::Load { command: "load" }),
+                Err(e) => Outcome::Reply(e),
+            };
         }
         if matches!(cmd, Command::Shutdown) {
             return Outcome::Reply(ServerMessage::ack());
@@ -129,15 +170,23 @@ impl Controller {
             Command::AddVariables { variables } => self.add(m, f, name, variables, false),
             Command::AddItems { items, recursive } => self.add(m, f, name, items, *recursive),
             Command::AddMarkers { markers } => {
+                // One pass over the markers already set, then constant time per new one.
+                let mut at: std::collections::HashMap<u64, usize> = m
+                    .markers
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .map(|(k, &c)| (c, k))
+                    .collect();
                 let mut ids = Vec::new();
                 for mk in markers {
-                    if !m.markers.contains(&mk.time) {
+                    let k = *at.entry(mk.time).or_insert_with(|| {
                         m.markers.push(mk.time);
-                    }
+                        m.markers.len() - 1
+                    });
                     if let Some(n) = &mk.name {
                         self.marker_names.insert(mk.time, n.clone());
                     }
-                    let k = m.markers.iter().position(|&c| c == mk.time).unwrap_or(0);
                     ids.push(format!("marker:{k}"));
                     if mk.move_focus {
                         m.goto(mk.time);
@@ -227,11 +276,15 @@ impl Controller {
                 ServerMessage::ack()
             }
             Command::Reload => {
-                m.reload();
-                match &m.error {
-                    Some(e) => ServerMessage::error("load_failed", vec![name.into()], e.clone()),
-                    None => ServerMessage::ack(),
-                }
+                let Some(p) = m
+                    .circuit
+                    .as_ref()
+                    .and_then(|c| c.path().map(Path::to_path_buf))
+                else {
+                    return Outcome::Reply(ServerMessage::ack());
+                };
+                self.spawn_load(m, &p, m.vcd.clone(), name.into(), true);
+                return Outcome::Wait(Pending::Load { command: name });
             }
             Command::Clear => {
                 m.waves.clear();
@@ -378,6 +431,50 @@ impl Controller {
                 }
                 Outcome::Reply(values(m, ids, *cycle))
             }
+            Pending::Load { command } => {
+                let Some(job) = &self.load_job else {
+                    return Outcome::Reply(ServerMessage::ack());
+                };
+                let prepared = match job.rx.try_recv() {
+                    Ok(p) => p,
+                    Err(std::sync::mpsc::TryRecvError::Empty) => return Outcome::Wait(p.clone()),
+                    Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                        let job = self.load_job.take();
+                        return Outcome::Reply(ServerMessage::error(
+                            "load_failed",
+                            vec![(*command).into()],
+                            format!(
+                                "`{command}`: loading {} failed",
+                                job.map(|j| j.source).unwrap_or_default()
+                            ),
+                        ));
+                    }
+                };
+                let Some(job) = self.load_job.take() else {
+                    return Outcome::Reply(ServerMessage::ack());
+                };
+                Outcome::Reply(match m.finish_open(prepared, job.keep) {
+                    Ok(()) => {
+                        if !job.keep {
+                            self.marker_names.clear();
+                        }
+                        ServerMessage::ack()
+                    }
+                    Err(e) => {
+                        if job.keep {
+                            // As the window shows a failed reload: the last good circuit
+                            // stays, with the error.
+                            m.error = Some(e.clone());
+                        }
+                        let mut args = vec![(*command).to_string()];
+                        if !job.keep {
+                            args.push(job.source.clone());
+                        }
+                        let e = e.trim_end_matches(crate::app::model::TRACE_FALLBACK);
+                        ServerMessage::error("load_failed", args, format!("`{command}`: {e}"))
+                    }
+                })
+            }
             Pending::Complete { deadlock } => {
                 if !m.complete() {
                     let n = m.cycles();
@@ -412,16 +509,10 @@ impl Controller {
         }
     }
 
-    fn load(&mut self, m: &mut Model, source: &str) -> ServerMessage {
+    /// Checks what `load` may read and starts loading it in a thread of its own.
+    fn load(&mut self, m: &mut Model, source: &str) -> Result<(), ServerMessage> {
         let p = Path::new(source);
         let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-        if !p.is_file() {
-            return ServerMessage::error(
-                "load_failed",
-                vec!["load".into(), source.into()],
-                format!("`load`: cannot read {source}: no such file"),
-            );
-        }
         let failed = |e: &str| {
             ServerMessage::error(
                 "load_failed",
@@ -429,36 +520,67 @@ impl Controller {
                 format!("`load`: {e}"),
             )
         };
+        if let Some(dirs) = &self.load_dirs {
+            // The file itself when it exists (symbolic links followed), else its absolute
+            // name: either way a file outside is refused before anything says whether it
+            // exists.
+            let real = std::fs::canonicalize(p)
+                .or_else(|_| std::path::absolute(p).map(|a| normalize(&a)))
+                .unwrap_or_else(|_| p.to_path_buf());
+            if !dirs.iter().any(|d| real.starts_with(d)) {
+                return Err(ServerMessage::error(
+                    "forbidden",
+                    vec!["load".into(), source.into()],
+                    format!(
+                        "`load`: {source} is outside the directories clients may load from ({}); start the server with --wcp-allow-load DIR to allow more",
+                        dirs.iter()
+                            .map(|d| d.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+        if !p.is_file() {
+            return Err(failed(&format!("cannot read {source}: no such file")));
+        }
         if matches!(ext, "vcd" | "fst") {
             let Some(c) = &m.circuit else {
-                return no_circuit("load", m);
+                return Err(no_circuit("load", m));
             };
-            if c.path().is_none() {
-                return failed(
+            let Some(circuit) = c.path().map(Path::to_path_buf) else {
+                return Err(failed(
                     "the open circuit is a built-in example; load the circuit's file first, then its waveform",
-                );
-            }
-            // Replay it; on failure go back to what was shown (an error changes nothing).
-            let old = m.vcd.replace(p.to_path_buf());
-            m.error = None;
-            m.reload();
-            if let Some(e) = m.error.take() {
-                m.vcd = old;
-                m.reload();
-                return failed(e.trim_end_matches(crate::app::model::TRACE_FALLBACK));
-            }
+                ));
+            };
+            // Replayed in the thread; on failure what was shown stays.
+            self.spawn_load(m, &circuit, Some(p.to_path_buf()), source.into(), true);
         } else {
-            let old_vcd = m.vcd.take();
-            m.error = None;
-            m.open_file(p);
-            if let Some(e) = m.error.clone() {
-                // The last good circuit stays, as in the window (which shows the error).
-                m.vcd = old_vcd;
-                return failed(&e);
-            }
-            self.marker_names.clear();
+            self.spawn_load(m, p, None, source.into(), false);
         }
-        ServerMessage::ack()
+        Ok(())
+    }
+
+    /// Loads `p` (with trace `vcd`) in a new thread; [`Pending::Load`] installs it.
+    fn spawn_load(
+        &mut self,
+        m: &Model,
+        p: &Path,
+        vcd: Option<PathBuf>,
+        source: String,
+        keep: bool,
+    ) {
+        let job = m.prepare_open(p, vcd);
+        let wake = m.wake();
+        let (tx, rx) = std::sync::mpsc::channel();
+        // A thread that cannot start drops `tx`: the poll reports the load as failed.
+        let _ = std::thread::Builder::new()
+            .name("wcp-load".into())
+            .spawn(move || {
+                let _ = tx.send(job());
+                wake();
+            });
+        self.load_job = Some(LoadJob { rx, source, keep });
     }
 
     fn add(
@@ -532,6 +654,21 @@ impl Controller {
             }
         }
     }
+}
+
+/// `p` (absolute) without `.` and `..` components, as far as they go.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The displayed items: the waveform channels, then nodes, then markers.
@@ -815,6 +952,139 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn counter_loop() -> Model {
+        Model::new(
+            Start::File(
+                concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../examples/circuits/counter_loop.mlir"
+                )
+                .into(),
+                None,
+                Default::default(),
+                None,
+                Default::default(),
+            ),
+            Arc::new(|| {}),
+        )
+    }
+
+    /// Issue 36, item 7: `add_markers` is linear in the markers set. Before: each marker
+    /// searched the list twice (8.4 s per message at 220k markers; 100k in one message
+    /// never finished); after: one pass, and existing markers keep their IDs.
+    #[test]
+    fn many_markers_are_added_in_one_pass() {
+        let mut m = counter_loop();
+        let mut ctl = Controller::default();
+        let markers = |times: &mut dyn Iterator<Item = u64>| Command::AddMarkers {
+            markers: times
+                .map(|time| MarkerInfo {
+                    time,
+                    name: None,
+                    move_focus: false,
+                })
+                .collect(),
+        };
+        let r = reply(&mut ctl, &mut m, &markers(&mut (0..100_000)));
+        let ServerMessage::Response { fields, .. } = r else {
+            panic!("{r:?}")
+        };
+        assert_eq!(fields["ids"][99_999], "marker:99999");
+        assert_eq!(m.markers.len(), 100_000);
+        // Old and new, and the same new one twice.
+        let r = reply(
+            &mut ctl,
+            &mut m,
+            &markers(&mut [5, 100_000, 7, 100_000].into_iter()),
+        );
+        let ServerMessage::Response { fields, .. } = r else {
+            panic!("{r:?}")
+        };
+        assert_eq!(
+            fields["ids"],
+            json!(["marker:5", "marker:100000", "marker:7", "marker:100000"])
+        );
+        assert_eq!(m.markers.len(), 100_001);
+    }
+
+    /// Issue 36, item 7: `load` reads the file in a thread of its own. Before: the model's
+    /// thread parsed it, and every client waited (20 s for a 36 MB circuit); after: `load`
+    /// waits while other commands are answered, then installs the circuit.
+    #[test]
+    fn load_runs_off_the_models_thread() {
+        let mut m = counter_loop();
+        let mut ctl = Controller::default();
+        let load = Command::Load {
+            source: concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../examples/circuits/deadlock_join.mlir"
+            )
+            .into(),
+        };
+        let Outcome::Wait(p) = ctl.start(&mut m, &load) else {
+            panic!("load answered at once")
+        };
+        assert_eq!(p, Pending::Load { command: "load" });
+        // Others are served meanwhile, on the circuit still shown; a second load is `busy`.
+        let r = reply(&mut ctl, &mut m, &Command::GetCursor);
+        assert!(matches!(r, ServerMessage::Response { .. }), "{r:?}");
+        let Outcome::Reply(ServerMessage::Error { error, .. }) = ctl.start(&mut m, &load) else {
+            panic!("a second load was started")
+        };
+        assert_eq!(error, "busy");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let r = loop {
+            match ctl.poll(&mut m, &p) {
+                Outcome::Reply(r) => break r,
+                Outcome::Wait(_) => {
+                    assert!(Instant::now() < deadline, "the load never finished");
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+        };
+        assert!(matches!(r, ServerMessage::Response { .. }), "{r:?}");
+        let f = &m.circuit.as_ref().expect("a circuit").func;
+        assert!(f.node_by_id("join0").is_some());
+    }
+
+    /// Issue 36, item 8: `load` outside the allowed directories is `forbidden`, whether the
+    /// file exists or not, through a symlink or `..`.
+    #[test]
+    fn load_outside_the_allowed_directories_is_forbidden() {
+        let mut m = counter_loop();
+        let mut ctl = Controller::default();
+        let circuits =
+            std::fs::canonicalize(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/circuits"))
+                .unwrap();
+        ctl.allow_loads_from(vec![circuits.clone()]);
+        for source in [
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md").to_string(),
+            format!("{}/../kernels/dot.c", circuits.display()),
+            format!("{}/../no_such.mlir", circuits.display()),
+            "/etc/passwd".into(),
+        ] {
+            let r = reply(
+                &mut ctl,
+                &mut m,
+                &Command::Load {
+                    source: source.clone(),
+                },
+            );
+            let ServerMessage::Error { error, .. } = &r else {
+                panic!("{source}: {r:?}")
+            };
+            assert_eq!(error, "forbidden", "{source}");
+        }
+        let r = reply(
+            &mut ctl,
+            &mut m,
+            &Command::Load {
+                source: format!("{}/deadlock_join.mlir", circuits.display()),
+            },
+        );
+        assert!(matches!(r, ServerMessage::Response { .. }), "{r:?}");
     }
 
     proptest! {

@@ -51,23 +51,38 @@ pub struct Hub {
     clients: BTreeMap<u64, Client>,
     ctl: Controller,
     seen: Option<Seen>,
+    /// Loads whose client left before they finished: they are still installed (and other
+    /// loads wait for them).
+    orphan_loads: Vec<Pending>,
     /// A client sent `shutdown`.
     pub shutdown_requested: bool,
-    /// Every message in and out, when set (`handscope serve --transcript`).
-    pub transcript: Option<Vec<LogLine>>,
+    /// Receives every message in and out, when set (`handscope serve --transcript` writes
+    /// each to its file as it goes, so a long session keeps none of them in memory).
+    pub transcript: Option<Box<dyn FnMut(&LogLine)>>,
 }
 
 impl Hub {
-    /// A hub reading `rx` (from [`super::server::Server::start`]).
-    pub fn new(rx: crossbeam_channel::Receiver<ToHub>) -> Hub {
+    /// A hub answering the clients of `server` (from [`super::server::Server::start`]);
+    /// they may `load` what the server allows ([`super::server::Server::load_dirs`]).
+    pub fn new(server: &super::server::Server) -> Hub {
+        let mut ctl = Controller::default();
+        ctl.allow_loads_from(server.load_dirs.clone());
         Hub {
-            rx,
+            rx: server.rx.clone(),
             clients: BTreeMap::new(),
-            ctl: Controller::default(),
+            ctl,
             seen: None,
+            orphan_loads: Vec::new(),
             shutdown_requested: false,
             transcript: None,
         }
+    }
+
+    /// Lets clients also `load` (and `reload`) `file`, the one the server opened.
+    pub fn allow_load_of(&mut self, file: &std::path::Path, dirs: &[std::path::PathBuf]) {
+        let mut all = dirs.to_vec();
+        all.extend(std::fs::canonicalize(file).ok());
+        self.ctl.allow_loads_from(all);
     }
 
     /// Handles what arrived, re-checks waiting commands, sends events. Returns true while a
@@ -98,13 +113,29 @@ impl Hub {
             if let Outcome::Reply(r) = self.ctl.poll(m, &p)
                 && let Some((_, done)) = self.clients.get_mut(&id).and_then(|c| c.pending.take())
             {
+                let loaded =
+                    matches!(p, Pending::Load { .. }) && !matches!(r, ServerMessage::Error { .. });
                 self.send(id, r);
                 let _ = done.send(false);
+                if loaded {
+                    self.loaded(m);
+                }
                 self.events(m);
             }
         }
+        let orphans = std::mem::take(&mut self.orphan_loads);
+        for p in orphans {
+            match self.ctl.poll(m, &p) {
+                Outcome::Wait(p) => self.orphan_loads.push(p),
+                Outcome::Reply(r) => {
+                    if !matches!(r, ServerMessage::Error { .. }) {
+                        self.loaded(m);
+                    }
+                }
+            }
+        }
         self.events(m);
-        self.clients.values().any(|c| c.pending.is_some())
+        self.clients.values().any(|c| c.pending.is_some()) || !self.orphan_loads.is_empty()
     }
 
     fn snapshot(&self, m: &Model) -> Seen {
@@ -129,9 +160,7 @@ impl Hub {
                     },
                 );
             }
-            ToHub::Disconnected { client } => {
-                self.clients.remove(&client);
-            }
+            ToHub::Disconnected { client } => self.drop_client(client),
             ToHub::Message {
                 client,
                 msg,
@@ -142,7 +171,7 @@ impl Hub {
                     // The frame as sent when it is JSON, else as a JSON string.
                     let json = serde_json::from_str::<serde_json::Value>(&text)
                         .map_or_else(|_| json!(text).to_string(), |v| v.to_string());
-                    log.push(LogLine {
+                    log(&LogLine {
                         client,
                         incoming: true,
                         json,
@@ -150,7 +179,9 @@ impl Hub {
                 }
                 let reply = match msg {
                     Err(reply) => reply,
-                    Ok(ClientMessage::Greeting { version, commands }) => {
+                    Ok(ClientMessage::Greeting {
+                        version, commands, ..
+                    }) => {
                         if version != VERSION {
                             ServerMessage::error(
                                 "unsupported_version",
@@ -210,7 +241,7 @@ impl Hub {
     /// Queues `msg` for `client`; a client whose queue is full is dropped.
     fn send(&mut self, client: u64, msg: ServerMessage) {
         if let Some(log) = &mut self.transcript {
-            log.push(LogLine {
+            log(&LogLine {
                 client,
                 incoming: false,
                 json: serde_json::to_string(&msg).unwrap_or_default(),
@@ -220,7 +251,16 @@ impl Hub {
             return;
         };
         if c.out.try_send(Some(msg)).is_err() {
-            self.clients.remove(&client);
+            self.drop_client(client);
+        }
+    }
+
+    /// Forgets `client`; a load it was waiting for goes on (see `orphan_loads`).
+    fn drop_client(&mut self, client: u64) {
+        if let Some(c) = self.clients.remove(&client)
+            && let Some((p @ Pending::Load { .. }, _)) = c.pending
+        {
+            self.orphan_loads.push(p);
         }
     }
 

@@ -60,6 +60,9 @@ pub enum ClientMessage {
         version: String,
         /// Commands and events the client understands (the events it wants to receive).
         commands: Vec<String>,
+        /// The server's session token (Handscope's extension: its server serves only
+        /// clients that know it, see `docs/wcp.md`).
+        token: Option<String>,
     },
     /// A command.
     Command(Command),
@@ -479,7 +482,21 @@ pub fn parse_client(frame: &[u8]) -> Result<ClientMessage, ParseError> {
                     })?
                 }
             };
-            Ok(ClientMessage::Greeting { version, commands })
+            let token = match obj.get("token") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(_) => {
+                    return Err(ParseError::InvalidArguments {
+                        command: "greeting".into(),
+                        detail: "`token` must be a string".into(),
+                    });
+                }
+            };
+            Ok(ClientMessage::Greeting {
+                version,
+                commands,
+                token,
+            })
         }
         "command" => {
             let name = match obj.get("command") {
@@ -523,7 +540,8 @@ mod tests {
             g,
             Ok(ClientMessage::Greeting {
                 version: "0".into(),
-                commands: vec!["cursor_moved".into()]
+                commands: vec!["cursor_moved".into()],
+                token: None,
             })
         );
         let c = parse_client(br#"{"type":"command","command":"set_cursor","timestamp":12}"#);

@@ -4,10 +4,20 @@
 //! without ever waiting on a socket. Each client has one command in flight: its next frame is
 //! read once the hub has answered the previous one, so a client cannot queue work without
 //! bound. Only loopback addresses are accepted unless the options allow remote clients.
+//!
+//! Authentication: every server has a session token ([`Server::token`], random unless the
+//! options give one); a connection's first message must be a greeting that carries it, else
+//! the connection gets an `unauthorized` error and is closed. Until then the hub does not
+//! know the connection exists. A connection that has not greeted within
+//! [`ServerOptions::greeting_timeout`], or that has sent nothing for
+//! [`ServerOptions::idle_timeout`], is told so and closed, so idle connections cannot hold
+//! the [`MAX_CLIENTS`] places.
 
 use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -35,7 +45,22 @@ pub struct ServerOptions {
     pub allow_remote: bool,
     /// Largest message in bytes.
     pub max_message: usize,
+    /// The session token clients must send in their greeting (`None`: a random one).
+    pub token: Option<String>,
+    /// Directories (and files) whose files clients may `load`; empty: the working
+    /// directory.
+    pub load_dirs: Vec<PathBuf>,
+    /// How long a new connection may take to send its greeting.
+    pub greeting_timeout: Duration,
+    /// How long a greeted connection may stay silent (`None`: for ever).
+    pub idle_timeout: Option<Duration>,
 }
+
+/// The default of [`ServerOptions::greeting_timeout`].
+pub const GREETING_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default of [`ServerOptions::idle_timeout`], in seconds.
+pub const IDLE_TIMEOUT_S: u64 = 600;
 
 impl Default for ServerOptions {
     fn default() -> Self {
@@ -43,8 +68,44 @@ impl Default for ServerOptions {
             addr: DEFAULT_ADDR.into(),
             allow_remote: false,
             max_message: super::codec::DEFAULT_MAX_MESSAGE,
+            token: None,
+            load_dirs: Vec::new(),
+            greeting_timeout: GREETING_TIMEOUT,
+            idle_timeout: Some(Duration::from_secs(IDLE_TIMEOUT_S)),
         }
     }
+}
+
+/// A random session token: 128 bits from the system's generator, in hex.
+pub fn new_token() -> String {
+    let mut bytes = [0u8; 16];
+    let read = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes));
+    if read.is_err() {
+        // No /dev/urandom (not Unix): the standard library's per-process random hash keys.
+        use std::hash::{BuildHasher as _, Hasher as _};
+        for (k, chunk) in bytes.chunks_mut(8).enumerate() {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_usize(k);
+            h.write_u128(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos()),
+            );
+            chunk.copy_from_slice(&h.finish().to_le_bytes()[..chunk.len()]);
+        }
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether `given` is `token`, comparing every byte whatever the first difference.
+fn token_matches(given: &str, token: &str) -> bool {
+    given.len() == token.len()
+        && given
+            .bytes()
+            .zip(token.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
 }
 
 /// One client's outgoing queue: `None` closes the connection after what is queued.
@@ -83,6 +144,10 @@ pub enum ToHub {
 pub struct Server {
     /// Where it listens.
     pub local_addr: SocketAddr,
+    /// The session token clients send in their greeting.
+    pub token: String,
+    /// What clients may `load` (canonical paths): see [`ServerOptions::load_dirs`].
+    pub load_dirs: Vec<PathBuf>,
     /// Messages for the hub.
     pub rx: crossbeam_channel::Receiver<ToHub>,
     stop: Option<watch::Sender<bool>>,
@@ -118,13 +183,26 @@ impl Server {
     pub fn start(opts: &ServerOptions, wake: crate::app::model::Wake) -> anyhow::Result<Server> {
         let listener = bind(opts)?;
         let local_addr = listener.local_addr()?;
+        let mut opts = opts.clone();
+        let token = opts.token.get_or_insert_with(new_token).clone();
+        let load_dirs = if opts.load_dirs.is_empty() {
+            vec![std::env::current_dir().context("WCP: no working directory")?]
+        } else {
+            opts.load_dirs.clone()
+        };
+        let load_dirs = load_dirs
+            .iter()
+            .map(|d| {
+                std::fs::canonicalize(d)
+                    .with_context(|| format!("WCP: cannot allow loads from {}", d.display()))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
         let (tx, rx) = crossbeam_channel::unbounded();
         let (stop_tx, stop_rx) = watch::channel(false);
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .context("WCP: cannot start the tokio runtime")?;
-        let opts = opts.clone();
         let thread = std::thread::Builder::new()
             .name("wcp-server".into())
             .spawn(move || {
@@ -134,6 +212,8 @@ impl Server {
             .context("WCP: cannot start the server thread")?;
         Ok(Server {
             local_addr,
+            token,
+            load_dirs,
             rx,
             stop: Some(stop_tx),
             thread: Some(thread),
@@ -195,9 +275,9 @@ async fn accept_loop(
         }
         next += 1;
         live.fetch_add(1, Ordering::SeqCst);
-        let (tx, wake, live, max) = (tx.clone(), wake.clone(), live.clone(), opts.max_message);
+        let (tx, wake, live, opts) = (tx.clone(), wake.clone(), live.clone(), opts.clone());
         tokio::spawn(async move {
-            connection(stream, next, max, tx, wake).await;
+            connection(stream, next, &opts, tx, wake).await;
             live.fetch_sub(1, Ordering::SeqCst);
         });
     }
@@ -213,13 +293,20 @@ async fn refuse(mut stream: tokio::net::TcpStream) {
     let _ = stream.shutdown().await;
 }
 
+/// Why a connection is closed without the hub.
+fn closing_error(kind: &str, message: String) -> ServerMessage {
+    ServerMessage::error(kind, vec!["greeting".into()], message)
+}
+
 async fn connection(
     stream: tokio::net::TcpStream,
     client: u64,
-    max: usize,
+    opts: &ServerOptions,
     tx: crossbeam_channel::Sender<ToHub>,
     wake: crate::app::model::Wake,
 ) {
+    let max = opts.max_message;
+    let token = opts.token.clone().unwrap_or_default();
     let (mut rd, mut wr) = stream.into_split();
     let (out, mut out_rx) = mpsc::channel::<Option<ServerMessage>>(CLIENT_QUEUE);
     let writer = tokio::spawn(async move {
@@ -230,25 +317,48 @@ async fn connection(
         }
         let _ = wr.shutdown().await;
     });
-    if tx
-        .send(ToHub::Connected {
-            client,
-            out: out.clone(),
-        })
-        .is_err()
-    {
-        return;
-    }
-    wake();
+    // The hub hears of the connection once it has greeted with the token.
+    let mut greeted = false;
     let mut dec = FrameDecoder::new(max);
     let mut buf = vec![0u8; 16 * 1024];
+    let start = tokio::time::Instant::now();
     'read: loop {
-        let n = match rd.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
+        let limit = if greeted {
+            opts.idle_timeout.map(|t| tokio::time::Instant::now() + t)
+        } else {
+            Some(start + opts.greeting_timeout)
+        };
+        let read = match limit {
+            Some(at) => tokio::time::timeout_at(at, rd.read(&mut buf)).await,
+            None => Ok(rd.read(&mut buf).await),
+        };
+        let n = match read {
+            Ok(Ok(0) | Err(_)) => break,
+            Ok(Ok(n)) => n,
+            Err(_) => {
+                let m = if greeted {
+                    closing_error(
+                        "idle_timeout",
+                        format!(
+                            "no message for {} s; the connection is closed",
+                            opts.idle_timeout.unwrap_or_default().as_secs()
+                        ),
+                    )
+                } else {
+                    closing_error(
+                        "greeting_timeout",
+                        format!(
+                            "no greeting within {} ms; the connection is closed",
+                            opts.greeting_timeout.as_millis()
+                        ),
+                    )
+                };
+                let _ = out.send(Some(m)).await;
+                break;
+            }
         };
         for frame in dec.push(&buf[..n]) {
-            let text = match &frame {
+            let mut text: String = match &frame {
                 Frame::Message(bytes) => {
                     String::from_utf8_lossy(bytes).chars().take(2000).collect()
                 }
@@ -264,6 +374,40 @@ async fn connection(
                     ),
                 )),
             };
+            if !greeted {
+                let ok = matches!(&msg, Ok(ClientMessage::Greeting { token: Some(t), .. }) if token_matches(t, &token));
+                if !ok {
+                    let m = closing_error(
+                        "unauthorized",
+                        "the first message must be a greeting with the session's `token` (printed by the server when it starts, or in its --wcp-token-file); the connection is closed".into(),
+                    );
+                    let _ = out.send(Some(m)).await;
+                    break 'read;
+                }
+                greeted = true;
+                if tx
+                    .send(ToHub::Connected {
+                        client,
+                        out: out.clone(),
+                    })
+                    .is_err()
+                {
+                    break 'read;
+                }
+            }
+            if let Ok(ClientMessage::Greeting {
+                version, commands, ..
+            }) = &msg
+            {
+                // Transcripts never hold the token.
+                text = serde_json::json!({
+                    "type": "greeting",
+                    "version": version,
+                    "commands": commands,
+                    "token": "(hidden)",
+                })
+                .to_string();
+            }
             let shutdown = matches!(msg, Ok(ClientMessage::Command(Command::Shutdown)));
             let (done, done_rx) = oneshot::channel();
             if tx
@@ -284,8 +428,10 @@ async fn connection(
             }
         }
     }
-    let _ = tx.send(ToHub::Disconnected { client });
-    wake();
+    if greeted {
+        let _ = tx.send(ToHub::Disconnected { client });
+        wake();
+    }
     let _ = out.send(None).await;
     drop(out);
     let _ = writer.await;

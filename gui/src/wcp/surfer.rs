@@ -110,6 +110,24 @@ impl Conn {
     }
 }
 
+/// The addresses `addr` names for `--listen`, all of them loopback: checked before anything
+/// binds (as `serve` checks `--wcp`), so a refused address is never opened, not even for a
+/// moment.
+pub fn listen_addrs(addr: &str) -> anyhow::Result<Vec<std::net::SocketAddr>> {
+    let addrs: Vec<_> = std::net::ToSocketAddrs::to_socket_addrs(addr)
+        .with_context(|| format!("WCP: `{addr}` is not a HOST:PORT address"))?
+        .collect();
+    if addrs.is_empty() {
+        bail!("WCP: `{addr}` resolves to no address");
+    }
+    if let Some(a) = addrs.iter().find(|a| !a.ip().is_loopback()) {
+        bail!(
+            "WCP: refusing to listen for Surfer on {a}, which is not a loopback address: anyone who can reach it could connect instead of Surfer"
+        );
+    }
+    Ok(addrs)
+}
+
 /// Opens the link: connects, or listens and accepts one connection (`on_listen` hears the
 /// address first, so a user or test knows where to point Surfer).
 fn open(
@@ -135,14 +153,10 @@ fn open(
             ))
         }
         Link::Listen(addr) => {
-            let l = TcpListener::bind(addr.as_str())
+            let addrs = listen_addrs(addr)?;
+            let l = TcpListener::bind(&addrs[..])
                 .with_context(|| format!("WCP: cannot listen on {addr}"))?;
             let local = l.local_addr()?;
-            if !local.ip().is_loopback() {
-                bail!(
-                    "WCP: listening for Surfer on {local}, which is not a loopback address, is not allowed"
-                );
-            }
             on_listen(&local.to_string());
             l.set_nonblocking(true)?;
             let deadline = Instant::now() + timeout;

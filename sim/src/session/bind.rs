@@ -203,7 +203,7 @@ fn split_assignment<'a>(flag: &'static str, s: &'a str) -> Result<(&'a str, &'a 
         Some((n, v)) if !n.trim().is_empty() => Ok((n.trim(), v.trim())),
         _ => Err(BindError::NotAssignment {
             flag,
-            text: s.to_string(),
+            text: crate::quote::excerpt(s),
         }),
     }
 }
@@ -220,7 +220,7 @@ pub(super) fn channel_arg<'f>(
         .find(|a| a.name == name)
         .ok_or_else(|| BindError::NoArgument {
             flag,
-            name: name.to_string(),
+            name: crate::quote::excerpt(name),
             func: f.name.clone(),
             valid: f.args.iter().map(|a| a.name.clone()).collect(),
         })?;
@@ -228,7 +228,7 @@ pub(super) fn channel_arg<'f>(
         ArgType::Channel(ty) => Ok(ty),
         ArgType::MemRef(_) => Err(BindError::MemoryArgument {
             flag,
-            name: name.to_string(),
+            name: crate::quote::excerpt(name),
         }),
     }
 }
@@ -244,7 +244,7 @@ pub(super) fn memory(f: &Function, name: &str) -> Result<(Type, bool, u64), Bind
         }) => Ok((m.elem.clone(), false, m.len())),
         Some(_) => Err(BindError::NotMemory {
             flag,
-            name: name.to_string(),
+            name: crate::quote::excerpt(name),
         }),
         None => match f.node_by_id(name).map(|n| &f.nodes[n].op) {
             Some(Op::Memory { memref, .. }) => Ok((memref.elem.clone(), true, memref.len())),
@@ -263,7 +263,7 @@ pub(super) fn memory(f: &Function, name: &str) -> Result<(Type, bool, u64), Bind
                 );
                 Err(BindError::NoMemory {
                     flag,
-                    name: name.to_string(),
+                    name: crate::quote::excerpt(name),
                     func: f.name.clone(),
                     valid,
                 })
@@ -279,7 +279,7 @@ pub(super) fn result(f: &Function, name: &str) -> Result<(), BindError> {
     }
     Err(BindError::NoResult {
         flag: "--ready",
-        name: name.to_string(),
+        name: crate::quote::excerpt(name),
         func: f.name.clone(),
         valid: f.results.iter().map(|r| r.name.clone()).collect(),
     })
@@ -294,15 +294,15 @@ pub(super) fn bind_text(s: &mut Session, args: &StimulusArgs) -> Result<(), Bind
         let src = if ty.is_none() {
             let n: u64 = tokens.parse().map_err(|source| BindError::NoneCount {
                 flag,
-                name: name.to_string(),
-                text: tokens.to_string(),
+                name: crate::quote::excerpt(name),
+                text: crate::quote::excerpt(tokens),
                 source,
             })?;
             TokenSource::None(n)
         } else {
             TokenSource::parse(tokens, ty).map_err(|source| BindError::Value {
                 flag,
-                name: name.to_string(),
+                name: crate::quote::excerpt(name),
                 source,
             })?
         };
@@ -314,13 +314,13 @@ pub(super) fn bind_text(s: &mut Session, args: &StimulusArgs) -> Result<(), Bind
         let (elem, _, size) = memory(&s.func, name)?;
         let src = TokenSource::parse(values, &elem).map_err(|source| BindError::Value {
             flag,
-            name: name.to_string(),
+            name: crate::quote::excerpt(name),
             source,
         })?;
         if src.len() > size {
             return Err(BindError::TooManyValues {
                 flag,
-                name: name.to_string(),
+                name: crate::quote::excerpt(name),
                 given: src.len(),
                 size,
             });
@@ -347,7 +347,7 @@ pub(super) fn bind_text(s: &mut Session, args: &StimulusArgs) -> Result<(), Bind
         result(&s.func, name)?;
         let p = ReadyPolicy::parse(policy).map_err(|source| BindError::Value {
             flag,
-            name: name.to_string(),
+            name: crate::quote::excerpt(name),
             source,
         })?;
         s.env.set_ready(name, p);

@@ -157,3 +157,24 @@ fn tune_balances_the_diamond() {
         }]
     );
 }
+
+/// Issue 36, item 4: `tune --max-slots 3000000000` never returned (the doubling step count
+/// wrapped to 0). Any limit ends, with the same answer as a small one.
+#[test]
+fn tune_ends_for_any_slot_limit() {
+    let huge = TuneOptions {
+        max_slots: u32::MAX,
+        ..TuneOptions::default()
+    };
+    // Nothing to gain: every step size is tried, up to one buffer's limit.
+    let t = tune(&session(diamond(0, 0), 10), huge).unwrap();
+    assert!(t.changes.is_empty(), "{:?}", t.changes);
+    let t = tune(&session(diamond(4, 0), 40), huge).unwrap();
+    assert_eq!(
+        t.changes,
+        [SlotChange {
+            channel: "fork0.out1".into(),
+            slots: 4
+        }]
+    );
+}

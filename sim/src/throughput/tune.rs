@@ -45,7 +45,9 @@ const GROUP_MAX: usize = 6;
 /// Limits of the search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TuneOptions {
-    /// Most slots added in all.
+    /// Most slots added in all; more than [`crate::limits::MAX_TOTAL_BUFFER_SLOTS`] counts as
+    /// that many (a function with more does not simulate), and no one buffer grows past
+    /// [`crate::limits::MAX_BUFFER_SLOTS`].
     pub max_slots: u32,
     /// Channels tried per round.
     pub candidates: usize,
@@ -304,14 +306,19 @@ pub fn tune(session: &Session, opts: TuneOptions) -> Result<Tuned, TuneError> {
     let mut current = orig.clone();
     let mut analysis = analysis;
     let mut added = 0u32;
+    // No count below can pass these, so none wraps (`k` doubles up to one buffer's limit).
+    let max_slots = opts
+        .max_slots
+        .min(u32::try_from(crate::limits::MAX_TOTAL_BUFFER_SLOTS).unwrap_or(u32::MAX));
+    let max_step = u32::try_from(crate::limits::MAX_BUFFER_SLOTS).unwrap_or(u32::MAX);
     // Search, prune, and search again with the slots pruning gave back (a few times at most).
     for _pass in 0..PASSES {
         let cycles_before_pass = best_cycles;
-        'rounds: while added < opts.max_slots {
+        'rounds: while added < max_slots {
             let cands = candidates(&current, orig, &analysis, opts.candidates);
             let limit = 2 * best_cycles + 1000;
-            let mut k = 1;
-            while added + k <= opts.max_slots {
+            let mut k = 1u32;
+            while k <= max_slots - added && k <= max_step {
                 let mut best: Option<(u64, Vec<SlotChange>, Function)> = None;
                 for c in &cands {
                     let next = merge(
@@ -340,14 +347,14 @@ pub fn tune(session: &Session, opts: TuneOptions) -> Result<Tuned, TuneError> {
                     analysis = super::Analysis::new(&current, &t);
                     continue 'rounds;
                 }
-                k *= 2;
+                k = k.saturating_mul(2);
             }
             // No single channel helps: several bottlenecks of the same weight (two equally
             // unbalanced diamonds) only give way together. Try the first `n` candidates at once.
             let mut best: Option<(u64, Vec<SlotChange>, Function, u32)> = None;
             for n in 2..=cands.len().min(GROUP_MAX) {
                 let cost = n as u32;
-                if added + cost > opts.max_slots {
+                if cost > max_slots - added {
                     break;
                 }
                 let mut next = changes.clone();

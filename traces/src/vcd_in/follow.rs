@@ -150,7 +150,7 @@ impl<'f> Follower<'f> {
         p.body
             .finish()
             .map_err(|(e, line)| syntax(&name, e, line))?;
-        Ok(super::finish(p.sampler, warnings))
+        super::finish(p.sampler, warnings)
     }
 
     /// Appends the file's new bytes to `pending`; true when the file shrank and following
@@ -160,12 +160,16 @@ impl<'f> Follower<'f> {
             path: self.name.clone(),
             error,
         };
-        let mut file = match std::fs::File::open(&self.path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-            Err(e) => return Err(ioerr(e)),
+        // A regular file only (a FIFO would block here, a device never end).
+        let (mut file, len) = match handscope_sim::input::open_regular(&self.path) {
+            Ok((f, meta)) => (f, meta.len()),
+            Err(handscope_sim::input::InputError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Ok(false);
+            }
+            Err(e) => return Err(e.into()),
         };
-        let len = file.metadata().map_err(ioerr)?.len();
         let restarted = len < self.read;
         if restarted {
             self.read = 0;

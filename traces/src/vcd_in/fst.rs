@@ -20,7 +20,8 @@ use super::{Replay, ReplayOptions, VcdError, finish, prepare};
 /// a VCD starts with text.
 pub fn is_fst(path: &Path) -> std::io::Result<bool> {
     let mut first = [0u8; 1];
-    let n = std::fs::File::open(path)?.read(&mut first)?;
+    let (mut file, _) = handscope_sim::input::open_regular(path).map_err(std::io::Error::other)?;
+    let n = file.read(&mut first)?;
     Ok(n == 1 && first[0] == 0)
 }
 
@@ -174,7 +175,7 @@ pub(super) fn replay_fst(
     };
     // The reader trusts the file's lengths and counts (it can loop or abort on damaged
     // ones): walk the block chain first, and show it only the complete blocks.
-    let mut file = std::fs::File::open(path).map_err(|e| bad(format!("cannot read: {e}")))?;
+    let (mut file, _) = handscope_sim::input::open_regular(path)?;
     let checked = super::fst_guard::check(&mut file)
         .map_err(|m| bad(format!("cannot read the FST file: {m}")))?;
     let mut warnings = Vec::new();
@@ -226,7 +227,7 @@ pub(super) fn replay_fst(
             "{name}: reading the FST body failed ({p}); it looks truncated or damaged, replayed up to the last timestamp read"
         ));
     }
-    Ok(finish(sampler, warnings))
+    finish(sampler, warnings)
 }
 
 #[cfg(test)]

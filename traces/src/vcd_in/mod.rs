@@ -11,9 +11,18 @@
 //! line is incomplete replays up to the last complete line with a warning.
 //!
 //! Widths: a signal's values are read at its declared width, as wide words beyond 64 bits
-//! (see [`handscope_sim::wide`]); a signal whose width differs from its channel's (or state
-//! word's) is brought to that width when either is wider than 64 bits (the low bits kept,
-//! zero-extended), and masked to it otherwise, as always.
+//! (see [`handscope_sim::wide`]). A channel whose data signal is declared with another width
+//! than the channel's type is [`VcdError::Width`] (the file is of another version of the
+//! circuit: its values would be cut or misread); with [`ReplayOptions::force`] it is a
+//! warning and the signal's value, read at its own width, is brought to the channel's: cut
+//! to its low bits, or extended by its sign bit on a signed integer channel (by zeros on an
+//! unsigned or float one, and for state words, whose registers may be narrower).
+//!
+//! Stimulus: with an [`Environment`] the replay stops where the engine would have. Without
+//! one (a run of unknown stimulus) the stimulus is the trace's own: the whole file is read,
+//! the tokens each argument transferred become its input ([`ReplayOptions::base`] gives the
+//! rest of the environment), and the report is that of the cycles up to where the engine,
+//! given those tokens, would have stopped, so a replay agrees with `sim` on how a run ended.
 //!
 //! FST files (recognised by their first byte) are read through `wellen` ([`fst`]) into the
 //! same mapping and sampler. [`ReplayOptions::progress`] receives how much of a VCD's value
@@ -53,8 +62,13 @@ pub struct ReplayOptions {
     /// Called while a VCD's value changes are read, about every 4 MiB and once at the end.
     pub progress: Option<OnProgress>,
     /// Replay even when some channels have no signal in the file (they read as idle, with
-    /// a warning); without it that is [`VcdError::Mismatch`].
+    /// a warning) or a data signal's width is not its channel's (a warning); without it
+    /// those are [`VcdError::Mismatch`] and [`VcdError::Width`].
     pub force: bool,
+    /// A replay without an environment takes its tokens from the trace; the rest of its
+    /// environment (ready policies, memories, deadlock window, outputs kept) is this one
+    /// (default: [`Environment::default`]).
+    pub base: Option<Environment>,
 }
 
 /// A progress callback: `(bytes of value changes read, bytes of value changes in total)`.
@@ -79,6 +93,10 @@ pub enum VcdError {
         /// would repeat it).
         error: std::io::Error,
     },
+    /// The file (or the mapping file) is not a regular file, or too large
+    /// ([`handscope_sim::input`]).
+    #[error(transparent)]
+    Input(#[from] handscope_sim::input::InputError),
     /// The file is not a valid VCD.
     #[error("{path}:{line}: (byte {offset}) {message}")]
     Syntax {
@@ -138,6 +156,25 @@ pub enum VcdError {
         /// Channels of the function.
         total: usize,
         /// The first few of them.
+        names: Vec<String>,
+    },
+    /// Data signals whose declared width is not their channel's: a run of another version
+    /// of the circuit, whose values would be cut (a 32-bit signal on an `i8` channel) or
+    /// misread.
+    #[error(
+        "{path}: {count} data signal(s) in scope `{scope}` are not as wide as their channels of @{func} ({}); the file looks like a run of another version of the circuit. Replay anyway with --force (values are cut to the channel's width, or extended by their sign)",
+        names.join(", ")
+    )]
+    Width {
+        /// The file.
+        path: String,
+        /// The function.
+        func: String,
+        /// The scope tried.
+        scope: String,
+        /// How many channels differ.
+        count: usize,
+        /// The first few, as `channel: N-bit signal, type T`.
         names: Vec<String>,
     },
     /// The graph cannot be simulated (so it has no trace layout).
@@ -205,29 +242,109 @@ struct Sampler<'f> {
     /// than theirs, one of them above 64 bits: see [`Rewidth`].
     data_rewidth: Vec<Rewidth>,
     state_rewidth: Vec<Rewidth>,
+    /// Warnings found while mapping (widths replayed with `force`).
+    warnings: Vec<String>,
+    /// Without an environment: the tokens each argument transferred (see [`FromTrace`]).
+    from_trace: Option<FromTrace>,
+}
+
+/// A replay whose stimulus is the trace's: per channel argument, its channel and the number
+/// of tokens it transferred, and the environment the rest comes from.
+struct FromTrace {
+    base: Environment,
+    /// `(argument name, channel index, tokens transferred)`.
+    args: Vec<(String, usize, u64)>,
+}
+
+impl FromTrace {
+    fn new(f: &Function, base: Environment) -> FromTrace {
+        use cranelift_entity::EntityRef;
+        let args = f
+            .args
+            .iter()
+            .filter_map(|a| {
+                let ch = *f.nodes[a.node?].outputs.first()?;
+                Some((a.name.clone(), ch.index(), 0))
+            })
+            .collect();
+        FromTrace { base, args }
+    }
+
+    /// The environment of the run: the base with each argument's transferred tokens, and
+    /// one more for an argument still offering a token it did not hand over in the last cycle
+    /// (`valid` without `ready`). Only their number matters to the monitor, which is all the
+    /// environment is used for.
+    fn environment(&self, valid: &[bool], ready: &[bool]) -> Environment {
+        let mut env = self.base.clone();
+        env.inputs = self
+            .args
+            .iter()
+            .map(|(name, ch, n)| {
+                let offered = u64::from(
+                    valid.get(*ch).copied().unwrap_or(false)
+                        && !ready.get(*ch).copied().unwrap_or(false),
+                );
+                (
+                    name.clone(),
+                    vec![handscope_sim::stimulus::TokenSource::None(n + offered)],
+                )
+            })
+            .collect();
+        env
+    }
 }
 
 /// A value whose signal (`code`, read at width `from`) is not as wide as its channel or
-/// state word (`to`), one of them wider than 64 bits: the word is rebuilt at width `to`.
+/// state word (`to`), one of them wider than 64 bits or the signal narrower than a signed
+/// channel: the word is rebuilt at width `to`.
 struct Rewidth {
     index: usize,
     code: u32,
     from: u32,
     to: u32,
+    /// Widen by sign extension (a signed integer channel), else by zeros.
+    signed: bool,
 }
 
 impl Rewidth {
-    /// The word of `word` (a `from`-bit signal's) at `to` bits: the low bits, zero-extended.
+    /// The word of `word` (a `from`-bit signal's) at `to` bits: the low bits, extended by
+    /// copies of the sign bit when `signed` (the signal's value read at its own width),
+    /// else by zeros.
     fn apply(&self, word: u64) -> u64 {
-        if wide::is_wide(self.from) {
-            wide::from_limbs(&wide::to_limbs(word, self.from), self.to)
+        let mut limbs = if wide::is_wide(self.from) {
+            wide::to_limbs(word, self.from)
         } else {
-            wide::from_limbs(&[word & width_mask(self.from)], self.to)
+            vec![word & width_mask(self.from)]
+        };
+        let from = self.from as usize;
+        if self.signed
+            && self.from > 0
+            && self.from < self.to
+            && limbs
+                .get((from - 1) / 64)
+                .is_some_and(|l| l >> ((from - 1) % 64) & 1 == 1)
+        {
+            limbs.resize(self.to.div_ceil(64) as usize, 0);
+            for (k, l) in limbs.iter_mut().enumerate() {
+                let lo = k * 64;
+                if lo >= from {
+                    *l = u64::MAX;
+                } else if lo + 64 > from {
+                    *l |= u64::MAX << (from - lo);
+                }
+            }
         }
+        wide::from_limbs(&limbs, self.to)
     }
 
-    /// The rewidths of the values whose signals are `codes`, expected at `widths`.
-    fn list(codes: &[Option<u32>], widths: &[u32], code_widths: &[u32]) -> Vec<Rewidth> {
+    /// The rewidths of the values whose signals are `codes`, expected at `widths` (signed
+    /// integers where `signed`).
+    fn list(
+        codes: &[Option<u32>],
+        widths: &[u32],
+        signed: &[bool],
+        code_widths: &[u32],
+    ) -> Vec<Rewidth> {
         codes
             .iter()
             .zip(widths)
@@ -235,12 +352,15 @@ impl Rewidth {
             .filter_map(|(index, (&code, &to))| {
                 let code = code?;
                 let from = code_widths.get(code as usize).copied()?;
-                (from != to && (wide::is_wide(from) || wide::is_wide(to))).then_some(Rewidth {
-                    index,
-                    code,
-                    from,
-                    to,
-                })
+                let signed = signed.get(index).copied().unwrap_or(false);
+                (from != to && (wide::is_wide(from) || wide::is_wide(to) || (signed && from < to)))
+                    .then_some(Rewidth {
+                        index,
+                        code,
+                        from,
+                        to,
+                        signed,
+                    })
             })
             .collect()
     }
@@ -291,7 +411,14 @@ impl Sampler<'_> {
             state: &self.state,
         };
         self.tb.push_cycle(s);
-        let cycle = self.obs.cycles();
+        if let Some(ft) = &mut self.from_trace {
+            for (_, ch, n) in &mut ft.args {
+                if self.valid[*ch] && self.ready[*ch] {
+                    *n += 1;
+                }
+            }
+        }
+        let cycle = self.tb.cycles() - 1;
         for p in &self.stores {
             if self.valid[p.addr] && self.valid[p.data] {
                 let addr = self.data[p.addr] & p.mask;
@@ -305,7 +432,9 @@ impl Sampler<'_> {
                 }
             }
         }
-        if self.obs.push(s).is_some() {
+        // Without an environment the whole file is read (the tokens are counted first);
+        // the observer's report is made afterwards, in `finish`.
+        if self.from_trace.is_none() && self.obs.push(s).is_some() {
             self.done = true;
         }
     }
@@ -357,17 +486,8 @@ pub fn replay_file(
         path: name.clone(),
         error,
     };
-    let mut file = std::fs::File::open(path).map_err(ioerr)?;
-    let meta = file.metadata().map_err(ioerr)?;
-    if meta.is_dir() {
-        return Err(ioerr(std::io::Error::other("it is a directory")));
-    }
-    if !meta.is_file() {
-        // `/dev/zero` would never end, a FIFO never rewind.
-        return Err(ioerr(std::io::Error::other(
-            "not a regular file (a device, FIFO or socket); give a VCD or FST file",
-        )));
-    }
+    // Only a regular file: `/dev/zero` would never end, a FIFO block and never rewind.
+    let (mut file, meta) = handscope_sim::input::open_regular(path)?;
     let len = meta.len();
     let map_text = read_map_file(opts)?;
     if fst::is_fst(path).map_err(ioerr)? {
@@ -440,7 +560,7 @@ pub fn replay_reader(
     if let Some(at) = end.truncated_at {
         warnings.push(truncation_warning(name, at));
     }
-    Ok(finish(sampler, warnings))
+    finish(sampler, warnings)
 }
 
 fn truncation_warning(name: &str, at: u64) -> String {
@@ -509,18 +629,13 @@ pub fn replay_bytes(
     if let Some(at) = end.truncated_at {
         warnings.push(truncation_warning(name, at));
     }
-    Ok(finish(sampler, warnings))
+    finish(sampler, warnings)
 }
 
 /// The mapping file's text, if one is given.
 fn read_map_file(opts: &ReplayOptions) -> Result<Option<String>, VcdError> {
     match &opts.map_file {
-        Some(p) => Ok(Some(std::fs::read_to_string(p).map_err(|error| {
-            VcdError::Io {
-                path: p.display().to_string(),
-                error,
-            }
-        })?)),
+        Some(p) => Ok(Some(handscope_sim::input::read_text(p)?)),
         None => Ok(None),
     }
 }
@@ -577,12 +692,55 @@ fn prepare<'f>(
             names,
         });
     }
-    new_sampler(header, f, env, map, tb, opts.progress.clone())
+    let widths = width_mismatches(header, f, &map);
+    let mut warnings = Vec::new();
+    if !widths.is_empty() {
+        let mut names: Vec<String> = widths.iter().take(8).cloned().collect();
+        if widths.len() > names.len() {
+            names.push("...".into());
+        }
+        if !opts.force {
+            return Err(VcdError::Width {
+                path: name.to_string(),
+                func: f.name.clone(),
+                scope: map.report.scope.clone(),
+                count: widths.len(),
+                names,
+            });
+        }
+        warnings.push(format!(
+            "{} data signal(s) are not as wide as their channels ({}); their values are cut to the channel's width, or extended by their sign",
+            widths.len(),
+            names.join(", ")
+        ));
+    }
+    let mut sampler = new_sampler(header, f, env, map, tb, opts.progress.clone())?;
+    sampler.warnings = warnings;
+    if env.is_none() {
+        sampler.from_trace = Some(FromTrace::new(f, opts.base.clone().unwrap_or_default()));
+    }
+    Ok(sampler)
+}
+
+/// The mapped channels whose data signal is declared with another width than the channel's
+/// type, as `channel: N-bit signal, type T`.
+fn width_mismatches(header: &Header, f: &Function, map: &mapping::Mapping) -> Vec<String> {
+    f.channels
+        .values()
+        .zip(&map.channels)
+        .filter_map(|(c, codes)| {
+            let code = codes.data?;
+            let w = *header.code_widths.get(code as usize)?;
+            let want = c.ty.bit_width();
+            (want > 0 && w != want).then(|| format!("`{}`: {w}-bit signal, type {}", c.name, c.ty))
+        })
+        .collect()
 }
 
 /// Closes the last timestamp and builds the [`Replay`].
-fn finish(mut sampler: Sampler<'_>, mut warnings: Vec<String>) -> Replay {
+fn finish(mut sampler: Sampler<'_>, mut warnings: Vec<String>) -> Result<Replay, VcdError> {
     sampler.end_timestamp();
+    warnings.append(&mut sampler.warnings);
     let m = &sampler.map.report;
     let clock_unknown = sampler.unknown[sampler.map.clock as usize];
     if sampler.edges == 0 {
@@ -615,14 +773,21 @@ fn finish(mut sampler: Sampler<'_>, mut warnings: Vec<String>) -> Replay {
                 .join(", ")
         ));
     }
-    let report = sampler.obs.report();
-    Replay {
-        trace: sampler.tb.finish(),
+    let trace = sampler.tb.finish();
+    let report = match &sampler.from_trace {
+        Some(ft) => {
+            let env = ft.environment(&sampler.valid, &sampler.ready);
+            handscope_sim::analysis::report_from_trace(sampler.obs.function(), &trace, Some(&env))?
+        }
+        None => sampler.obs.report(),
+    };
+    Ok(Replay {
+        trace,
         report,
         mapping: sampler.map.report,
         warnings,
         edges: sampler.edges,
-    }
+    })
 }
 
 fn new_sampler<'f>(
@@ -662,9 +827,17 @@ fn new_sampler<'f>(
         .collect();
     let data_codes: Vec<Option<u32>> = map.channels.iter().map(|c| c.data).collect();
     let data_widths: Vec<u32> = metas.iter().map(|c| c.ty.bit_width()).collect();
-    let data_rewidth = Rewidth::list(&data_codes, &data_widths, &header.code_widths);
+    let unsigned = f.unsigned_names();
+    let data_signed: Vec<bool> = metas
+        .iter()
+        .map(|c| {
+            let int = matches!(c.ty, handscope_sim::types::Type::Int(_));
+            int && !unsigned.contains(&c.name)
+        })
+        .collect();
+    let data_rewidth = Rewidth::list(&data_codes, &data_widths, &data_signed, &header.code_widths);
     let state_widths = crate::vcd_out::state_widths(&metas, tb.state_meta());
-    let state_rewidth = Rewidth::list(&map.state, &state_widths, &header.code_widths);
+    let state_rewidth = Rewidth::list(&map.state, &state_widths, &[], &header.code_widths);
     let mut stores = Vec::new();
     let mut mem = 0u32;
     for node in f.nodes.values() {
@@ -706,6 +879,8 @@ fn new_sampler<'f>(
         unknown: vec![false; n],
         data_rewidth,
         state_rewidth,
+        warnings: Vec::new(),
+        from_trace: None,
     })
 }
 
@@ -722,6 +897,7 @@ mod tests {
             code: 0,
             from,
             to,
+            signed: false,
         };
         let big = wide::from_limbs(&[u64::MAX, 5], 128);
         assert_eq!(r(128, 64).apply(big), u64::MAX);
@@ -738,10 +914,30 @@ mod tests {
         let l = Rewidth::list(
             &[Some(0), Some(1), None, Some(2), Some(3)],
             &[32, 128, 128, 64, 128],
+            &[],
             &[64, 64, 128, 128, 128],
         );
         let got: Vec<(usize, u32, u32, u32)> =
             l.iter().map(|r| (r.index, r.code, r.from, r.to)).collect();
         assert_eq!(got, vec![(1, 1, 64, 128), (3, 2, 128, 64)]);
+        // A signed channel wider than its signal: the signal's value, sign-extended
+        // (issue 36: −10 on 32 bits read onto `i64` was 4294967286).
+        let s = |from, to| Rewidth {
+            index: 0,
+            code: 0,
+            from,
+            to,
+            signed: true,
+        };
+        assert_eq!(s(32, 64).apply(0xffff_fff6), (-10i64) as u64);
+        assert_eq!(s(32, 64).apply(10), 10);
+        assert_eq!(s(8, 16).apply(0x80), 0xff80);
+        assert_eq!(
+            s(32, 128).apply(0xffff_fff6),
+            wide::from_limbs(&[(-10i64) as u64, u64::MAX], 128)
+        );
+        assert_eq!(s(64, 8).apply(0x1ff), 0xff);
+        let l = Rewidth::list(&[Some(0), Some(1)], &[64, 8], &[true, true], &[32, 32]);
+        assert_eq!(l.len(), 1, "narrowing needs no rewidth below 64 bits");
     }
 }

@@ -9,7 +9,8 @@
 //! [`MAX_DATA_WIDTH`](handscope_sim::types::MAX_DATA_WIDTH), which no channel has, are
 //! dropped; `x`, `z` and the other non-1 digits read as 0 at every width.
 //!
-//! Robustness: every malformed token is an error with its line and byte offset; an
+//! Robustness: every malformed token is an error with its line and byte offset, and so is a
+//! timestamp smaller than the one before it (a cycle would be counted twice or lost); an
 //! incomplete last line (a run that crashed while writing) is ignored with a warning, so the
 //! changes up to the last complete line are still delivered.
 
@@ -498,6 +499,8 @@ pub fn parse_body_read(
 #[derive(Debug)]
 pub struct BodyStream {
     open: Option<Open>,
+    /// The last timestamp fed (see [`BodyParser::last_time`]).
+    last_time: Option<u64>,
     /// File offset of the next region.
     base: u64,
     /// Lines before the next region.
@@ -510,6 +513,7 @@ impl BodyStream {
         let body_start = h.body_start.min(head.len());
         BodyStream {
             open: None,
+            last_time: None,
             base: body_start as u64,
             lines_before: 1 + head[..body_start].iter().filter(|&&c| c == b'\n').count() as u64,
         }
@@ -527,7 +531,11 @@ impl BodyStream {
         region: &[u8],
         sink: &mut impl BodySink,
     ) -> Result<(), (SyntaxError, u64)> {
-        let mut p = BodyParser { h, open: self.open };
+        let mut p = BodyParser {
+            h,
+            open: self.open,
+            last_time: self.last_time,
+        };
         let (base, lines_before) = (self.base, self.lines_before);
         p.lines(region, base, 0, 0, sink).map_err(|e| {
             let local = (e.offset.saturating_sub(base) as usize).min(region.len());
@@ -537,6 +545,7 @@ impl BodyStream {
         })?;
         p.locate_open(region, base, lines_before);
         self.open = p.open;
+        self.last_time = p.last_time;
         self.lines_before += region.iter().filter(|&&c| c == b'\n').count() as u64;
         self.base += region.len() as u64;
         Ok(())
@@ -547,6 +556,7 @@ impl BodyStream {
         let p = BodyParser {
             h: &EMPTY_HEADER,
             open: self.open,
+            last_time: self.last_time,
         };
         p.finish()
             .map_err(|(e, line)| (e, line.unwrap_or(self.lines_before)))
@@ -595,11 +605,17 @@ impl OpenKind {
 struct BodyParser<'h> {
     h: &'h Header,
     open: Option<Open>,
+    /// The last timestamp read: a later one may not be smaller.
+    last_time: Option<u64>,
 }
 
 impl<'h> BodyParser<'h> {
     fn new(h: &'h Header) -> Self {
-        BodyParser { h, open: None }
+        BodyParser {
+            h,
+            open: None,
+            last_time: None,
+        }
     }
 
     /// Something left open at the end of the body is an error (with its line, when known).
@@ -693,6 +709,18 @@ impl<'h> BodyParser<'h> {
                     let time = s.ok_or_else(|| {
                         err(at(off), format!("invalid timestamp `{}`", text(tok)))
                     })?;
+                    if let Some(last) = self.last_time
+                        && time < last
+                    {
+                        // A cycle would be counted twice or lost: the file is not one run.
+                        return Err(err(
+                            at(off),
+                            format!(
+                                "timestamp `#{time}` goes back in time (after `#{last}`); a VCD's timestamps never decrease"
+                            ),
+                        ));
+                    }
+                    self.last_time = Some(time);
                     sink.timestamp(time);
                 }
                 b'b' | b'B' => {

@@ -99,7 +99,7 @@ impl DebuggerApp {
     /// --wcp`), which never waits on a client.
     pub fn attach_wcp(&mut self, server: crate::wcp::server::Server) {
         self.model.status = format!("WCP: listening on {}", server.local_addr);
-        let hub = crate::wcp::hub::Hub::new(server.rx.clone());
+        let hub = crate::wcp::hub::Hub::new(&server);
         self.wcp = Some((server, hub));
     }
 
@@ -191,9 +191,7 @@ impl DebuggerApp {
         {
             // For scripted tests of the real window (HANDSCOPE_LOG_CURSOR=1).
             *last = Some(self.model.cycle);
-            println!("cursor {}", self.model.cycle);
-            use std::io::Write as _;
-            let _ = std::io::stdout().flush();
+            let _ = outln!("cursor {}", self.model.cycle).and_then(|()| crate::stdout::flush());
         }
         let m = &mut self.model;
         let before = self.panels;
