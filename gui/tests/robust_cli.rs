@@ -543,8 +543,9 @@ fn mkfifo(p: &std::path::Path) {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(p.as_os_str().as_bytes()).expect("path");
     // SAFETY: a valid NUL-terminated path.
+    let made = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
     assert_eq!(
-        unsafe { libc::mkfifo(c.as_ptr(), 0o600) },
+        made,
         0,
         "mkfifo {}",
         p.display()

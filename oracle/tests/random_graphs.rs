@@ -4,6 +4,9 @@
 //! `ORACLE_RANDOM_GRAPHS` (default 200) and `ORACLE_CYCLES` (default 1000) override the size.
 //! Every fifth graph has data wider than 64 bits (`suite_options`).
 
+// The counts and mismatches are printed for `--nocapture`.
+#![allow(clippy::print_stdout)]
+
 use handscope_oracle::generator::{random_function, suite_options};
 use handscope_oracle::harness::{DesignSpec, engine_waves, run_designs, through_mlir};
 use handscope_oracle::model::BuildOptions;

@@ -269,7 +269,7 @@ fn for_each_item<'t>(
             }
             f(item)?;
         }
-        if !any && !(lenient && last) {
+        if !(any || lenient && last) {
             return Err(StimulusError::EmptyItem(excerpt(t)));
         }
     }

@@ -47,7 +47,7 @@ fn sim_without_flags_runs_what_the_debugger_shows() {
             super::session(&loaded, &path, &timing, &none, DEADLOCK_WINDOW).unwrap();
         assert_eq!(stimulus, shown.stimulus, "{name}: the stimulus differs");
         assert_eq!(shown.sim_error, None, "{name}");
-        if loaded.is_c && loaded.header.runs().first().is_some() {
+        if loaded.is_c && !loaded.header.runs().is_empty() {
             assert!(
                 !stimulus.is_empty(),
                 "{name}: its `// RUN:` line was ignored"

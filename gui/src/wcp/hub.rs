@@ -58,8 +58,11 @@ pub struct Hub {
     pub shutdown_requested: bool,
     /// Receives every message in and out, when set (`handscope serve --transcript` writes
     /// each to its file as it goes, so a long session keeps none of them in memory).
-    pub transcript: Option<Box<dyn FnMut(&LogLine)>>,
+    pub transcript: Option<TranscriptSink>,
 }
+
+/// Where the transcript's lines go (`Hub::transcript`).
+pub type TranscriptSink = Box<dyn FnMut(&LogLine)>;
 
 impl Hub {
     /// A hub answering the clients of `server` (from [`super::server::Server::start`]);
