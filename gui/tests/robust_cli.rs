@@ -544,12 +544,7 @@ fn mkfifo(p: &std::path::Path) {
     let c = std::ffi::CString::new(p.as_os_str().as_bytes()).expect("path");
     // SAFETY: a valid NUL-terminated path.
     let made = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
-    assert_eq!(
-        made,
-        0,
-        "mkfifo {}",
-        p.display()
-    );
+    assert_eq!(made, 0, "mkfifo {}", p.display());
 }
 
 /// Runs `handscope args...` and kills it when it is still running after `limit` (a hang is a
