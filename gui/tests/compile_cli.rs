@@ -276,6 +276,25 @@ fn without_a_display_the_debugger_points_to_render() {
     }
 }
 
+/// A Wayland-only session (no XWayland) in a build without the `wayland` feature: the error
+/// says why the window cannot open and how to get one.
+#[test]
+fn a_wayland_only_display_names_xwayland_and_the_feature() {
+    let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args(["gui", "examples/kernels/gcd.c"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .env_remove("DISPLAY")
+        .env("WAYLAND_DISPLAY", "wayland-0")
+        .output()
+        .expect("run handscope");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(69), "{err}");
+    assert!(err.contains("only a Wayland display is set"), "{err}");
+    assert!(err.contains("XWayland"), "{err}");
+    assert!(err.contains("--features wayland"), "{err}");
+    assert!(err.contains("handscope render"), "{err}");
+}
+
 /// `check` on MLIR compiled from C shows, under a C location, the C source line (read beside
 /// the MLIR file) and never the MLIR file's line of the same number.
 #[test]

@@ -34,14 +34,36 @@ use std::sync::Arc;
 
 use model::Start;
 
-/// True when a display server is reachable (X11 or Wayland).
-pub fn have_display() -> bool {
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+/// The environment variables naming a display this build can open a window on: X11's, and
+/// Wayland's when built with the `wayland` feature (without it, Wayland desktops serve the
+/// window through XWayland, which sets `DISPLAY`).
+const DISPLAY_VARS: &[&str] = if cfg!(feature = "wayland") {
+    &["DISPLAY", "WAYLAND_DISPLAY"]
+} else {
+    &["DISPLAY"]
+};
+
+fn env_set(var: &str) -> bool {
+    std::env::var_os(var).is_some_and(|x| !x.is_empty())
 }
 
-const NO_DISPLAY: &str = "handscope: no display available (neither DISPLAY nor WAYLAND_DISPLAY is set), so the debugger window cannot open.";
+/// True when a display server this build can use is reachable (X11, or Wayland with the
+/// `wayland` feature).
+pub fn have_display() -> bool {
+    DISPLAY_VARS.iter().any(|v| env_set(v))
+}
+
+/// Why no window can open: no display, or only a Wayland one in a build without Wayland.
+fn no_display_message() -> String {
+    if !cfg!(feature = "wayland") && env_set("WAYLAND_DISPLAY") {
+        "handscope: only a Wayland display is set (WAYLAND_DISPLAY, no DISPLAY), and this build opens its window through X11: start XWayland (it sets DISPLAY), or build the native Wayland window with `cargo run --release --features wayland`.".to_owned()
+    } else if cfg!(feature = "wayland") {
+        "handscope: no display available (neither DISPLAY nor WAYLAND_DISPLAY is set), so the debugger window cannot open.".to_owned()
+    } else {
+        "handscope: no display available (DISPLAY is not set), so the debugger window cannot open."
+            .to_owned()
+    }
+}
 
 const RENDER_HINT: &str = "Draw the view at a cycle without a window instead:\n    handscope render FILE [--in NAME=TOKENS ...] --cycle N -o view.svg   (or view.png)";
 
@@ -65,7 +87,7 @@ pub fn run(
     follow: Option<Follow>,
 ) -> ExitCode {
     if !have_display() {
-        eprintln!("{NO_DISPLAY}\n{RENDER_HINT}");
+        eprintln!("{}\n{RENDER_HINT}", no_display_message());
         return ExitCode::from(crate::exit::NO_DISPLAY);
     }
     // The WCP server starts before the window so that a port in use is a plain error; it
@@ -123,7 +145,7 @@ pub fn run(
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let display = ["WAYLAND_DISPLAY", "DISPLAY"]
+            let display = DISPLAY_VARS
                 .iter()
                 .filter_map(|v| std::env::var(v).ok().filter(|x| !x.is_empty()))
                 .map(|x| format!("`{x}`"))
