@@ -11,6 +11,7 @@
 
 pub mod codec;
 pub mod dispatch;
+pub mod gate;
 pub mod hub;
 pub mod proto;
 pub mod server;

@@ -24,6 +24,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::codec::{Frame, FrameDecoder, encode};
+use super::gate::{Admission, Gate, transcript_text};
 use super::proto::{ClientMessage, Command, ServerMessage, parse_client};
 
 /// The default address: loopback, the port Surfer's WCP examples use.
@@ -96,16 +97,6 @@ pub fn new_token() -> String {
         }
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Whether `given` is `token`, comparing every byte whatever the first difference.
-fn token_matches(given: &str, token: &str) -> bool {
-    given.len() == token.len()
-        && given
-            .bytes()
-            .zip(token.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0
 }
 
 /// One client's outgoing queue: `None` closes the connection after what is queued.
@@ -318,11 +309,12 @@ async fn connection(
         let _ = wr.shutdown().await;
     });
     // The hub hears of the connection once it has greeted with the token.
-    let mut greeted = false;
+    let mut gate = Gate::new(token);
     let mut dec = FrameDecoder::new(max);
     let mut buf = vec![0u8; 16 * 1024];
     let start = tokio::time::Instant::now();
     'read: loop {
+        let greeted = gate.greeted();
         let limit = if greeted {
             opts.idle_timeout.map(|t| tokio::time::Instant::now() + t)
         } else {
@@ -358,7 +350,7 @@ async fn connection(
             }
         };
         for frame in dec.push(&buf[..n]) {
-            let mut text: String = match &frame {
+            let text: String = match &frame {
                 Frame::Message(bytes) => {
                     String::from_utf8_lossy(bytes).chars().take(2000).collect()
                 }
@@ -374,40 +366,23 @@ async fn connection(
                     ),
                 )),
             };
-            if !greeted {
-                let ok = matches!(&msg, Ok(ClientMessage::Greeting { token: Some(t), .. }) if token_matches(t, &token));
-                if !ok {
-                    let m = closing_error(
-                        "unauthorized",
-                        "the first message must be a greeting with the session's `token` (printed by the server when it starts, or in its --wcp-token-file); the connection is closed".into(),
-                    );
-                    let _ = out.send(Some(m)).await;
-                    break 'read;
-                }
-                greeted = true;
-                if tx
+            let was_greeted = gate.greeted();
+            if let Admission::Close(m) = gate.admit(&msg) {
+                let _ = out.send(Some(m)).await;
+                break 'read;
+            }
+            if !was_greeted
+                && tx
                     .send(ToHub::Connected {
                         client,
                         out: out.clone(),
                     })
                     .is_err()
-                {
-                    break 'read;
-                }
-            }
-            if let Ok(ClientMessage::Greeting {
-                version, commands, ..
-            }) = &msg
             {
-                // Transcripts never hold the token.
-                text = serde_json::json!({
-                    "type": "greeting",
-                    "version": version,
-                    "commands": commands,
-                    "token": "(hidden)",
-                })
-                .to_string();
+                break 'read;
             }
+            // Transcripts never hold the token.
+            let text = transcript_text(text, &msg);
             let shutdown = matches!(msg, Ok(ClientMessage::Command(Command::Shutdown)));
             let (done, done_rx) = oneshot::channel();
             if tx
@@ -428,7 +403,7 @@ async fn connection(
             }
         }
     }
-    if greeted {
+    if gate.greeted() {
         let _ = tx.send(ToHub::Disconnected { client });
         wake();
     }
