@@ -13,6 +13,7 @@ mod c_kernels;
 mod c_scale;
 mod circt_accepts;
 mod common;
+mod dynamatic_reader;
 mod engine_compiled;
 mod fuzz_corpus;
 mod invocation_tags;

@@ -10,6 +10,7 @@ mod stdout;
 
 mod app;
 mod cli;
+mod dynamatic;
 mod examples;
 mod exit;
 mod lessons;

@@ -491,3 +491,64 @@ fn include_dirs_from_the_command_line_and_cpath() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("handshake.func @k("));
 }
+
+/// A file in Dynamatic's dialect: `check` reads it and says what it holds; commands that
+/// simulate say plainly that Dynamatic's components are not simulated yet (never CIRCT's
+/// "expected a type" on the first `!handshake.channel`).
+#[test]
+fn dynamatic_files_are_recognized_and_checked() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    for era in ["e2", "e3", "e4", "e5"] {
+        let file = format!("compiler/tests/data/dynamatic/{era}.mlir");
+        let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+            .args(["check", &file])
+            .current_dir(root)
+            .output()
+            .expect("run handscope");
+        let (so, se) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(out.status.code(), Some(0), "{file}: {so}{se}");
+        let era_upper = era.to_uppercase();
+        assert!(
+            so.contains(&format!("Dynamatic's dialect, syntax era {era_upper}")),
+            "{file}: {so}"
+        );
+        assert!(so.contains("operations,"), "{file}: {so}");
+        assert!(so.contains("    ops: "), "{file}: {so}");
+        assert!(so.contains("not implemented yet"), "{file}: {so}");
+        assert!(
+            so.lines().last().unwrap_or("").starts_with("ok: "),
+            "{file}: {so}"
+        );
+
+        let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+            .args(["sim", &file])
+            .current_dir(root)
+            .output()
+            .expect("run handscope");
+        let se = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{file}: {se}");
+        assert!(se.contains("Dynamatic's dialect"), "{file}: {se}");
+        assert!(se.contains("does not simulate"), "{file}: {se}");
+        assert!(!se.contains("panicked"), "{file}: {se}");
+    }
+    // A Dynamatic file with an error: located, exit 1.
+    let dir = std::env::temp_dir().join(format!("hs-dyn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.mlir");
+    std::fs::write(
+        &bad,
+        "module {\n  handshake.func @f(%arg0: !handshake.control<>, ...) -> (!handshake.control<>) attributes {argNames = [\"start\"], resNames = [\"end\"]} {\n    end {handshake.bb = 0 : ui32, handshake.name = \"end0\"} %nowhere : <>\n  }\n}\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .args(["check", bad.to_str().unwrap()])
+        .output()
+        .expect("run handscope");
+    let se = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{se}");
+    assert!(se.contains("bad.mlir:3:"), "{se}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

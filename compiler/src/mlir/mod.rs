@@ -3,10 +3,13 @@
 //! [`parse_mlir`] accepts what CIRCT 1.62 prints (custom and generic op forms, `loc(...)`
 //! information, several functions per file) and builds a [`handscope_sim::Module`];
 //! [`write_mlir`] prints a module back in normalized custom form that CIRCT parses.
+//! [`parse_dynamatic`] reads Dynamatic's dialect (a fork of CIRCT's with its own syntax)
+//! into a typed tree ([`dynamatic`]); [`looks_dynamatic`] tells the two apart.
 
 mod ast;
 mod build;
 pub mod diag;
+pub mod dynamatic;
 mod lexer;
 mod opcheck;
 mod opforms;
@@ -15,6 +18,7 @@ mod structure;
 mod writer;
 
 pub use diag::{Diagnostic, ParseError, Span};
+pub use dynamatic::{DynModule, looks_dynamatic, parse_dynamatic};
 pub use writer::{WriteOptions, float_literal, write_function, write_mlir, write_mlir_with};
 
 /// Parses MLIR text into a graph module. `file_name` is used in error messages.

@@ -23,7 +23,11 @@ pub struct CheckArgs {
 
 /// Parses and verifies the file; exits non-zero when any error is found.
 pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let loaded = crate::load::load(&a.file)?;
+    let text = handscope_sim::input::read_text(&a.file)?;
+    if crate::dynamatic::is_dynamatic(&a.file, &text) {
+        return crate::dynamatic::check(&a.file, &text);
+    }
+    let loaded = crate::load::load_text_for(&a.file, &text, None)?;
     let mut sources = Sources::new(&a.file);
     let module = &loaded.module;
     let opts = VerifyOptions {

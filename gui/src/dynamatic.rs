@@ -1,0 +1,152 @@
+//! Dynamatic circuits at the command line: what Handscope can do with them today.
+//!
+//! Files in Dynamatic's dialect are recognized wherever a `.mlir` file is accepted. `check`
+//! reads and checks them and prints what they contain; commands that simulate or draw say
+//! that Dynamatic's components are not simulated yet (issue #31), instead of failing on the
+//! first type CIRCT's reader does not know.
+
+use std::path::Path;
+
+use handscope_compiler::mlir::dynamatic::{DynModule, DynType, FuncSummary, InterfaceKind};
+use handscope_compiler::mlir::{Diagnostic, parse_dynamatic};
+
+/// Whether `path`'s text is read as Dynamatic's dialect: an MLIR file (or one without an
+/// extension) that looks like it.
+pub fn is_dynamatic(path: &Path, text: &str) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("mlir") | None
+    ) && handscope_compiler::mlir::looks_dynamatic(text)
+}
+
+/// Parses a Dynamatic file, rendering a syntax or graph error with its excerpt.
+pub fn read(path: &Path, text: &str) -> anyhow::Result<(DynModule, Vec<Diagnostic>)> {
+    let name = path.display().to_string();
+    parse_dynamatic(text, &name).map_err(|e| crate::load::Rendered(e.render()).into())
+}
+
+/// The error of a command that would simulate a Dynamatic circuit.
+pub fn not_simulated(path: &Path, text: &str) -> anyhow::Error {
+    match read(path, text) {
+        Err(e) => e,
+        Ok((m, _)) => {
+            let what: Vec<String> = m
+                .summary()
+                .iter()
+                .map(|f| {
+                    format!(
+                        "@{} ({} operations)",
+                        f.name,
+                        f.op_counts.values().sum::<usize>()
+                    )
+                })
+                .collect();
+            anyhow::anyhow!(
+                "{}: a circuit in Dynamatic's dialect (syntax era {}: {}). Handscope reads it \
+                 (`handscope check` shows what it holds) but does not simulate Dynamatic's \
+                 components yet (its buffers, muxes, memory controller and multi-cycle units \
+                 behave differently from CIRCT's; issue #31)",
+                path.display(),
+                m.era,
+                what.join(", ")
+            )
+        }
+    }
+}
+
+/// `check` on a Dynamatic file: the summary of every function, the reader's warnings, and a
+/// verdict line like CIRCT files get.
+pub fn check(path: &Path, text: &str) -> anyhow::Result<std::process::ExitCode> {
+    let (m, warnings) = read(path, text)?;
+    outln!("{}", path.display())?;
+    outln!(
+        "  Dynamatic's dialect, syntax era {} ({})",
+        m.era,
+        m.era_reason
+    )?;
+    for (f, s) in m.funcs.iter().zip(m.summary()) {
+        let args: Vec<String> = f
+            .args
+            .iter()
+            .map(|p| format!("{}: {}", p.name, type_text(&p.ty)))
+            .collect();
+        let results: Vec<String> = f
+            .results
+            .iter()
+            .map(|p| format!("{}: {}", p.name, type_text(&p.ty)))
+            .collect();
+        print_function(&s, &args, &results)?;
+    }
+    for w in &warnings {
+        eprintln!("{}", handscope_sim::quote::message(&w.to_string()));
+    }
+    outln!(
+        "  note: simulating, drawing and replaying Dynamatic circuits is not implemented yet \
+         (issue #31)"
+    )?;
+    let n = m.funcs.len();
+    outln!(
+        "ok: {n} function{}, 0 errors, {} warning{}",
+        plural(n),
+        warnings.len(),
+        plural(warnings.len())
+    )?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn print_function(s: &FuncSummary, args: &[String], results: &[String]) -> anyhow::Result<()> {
+    let ops: usize = s.op_counts.values().sum();
+    let blocks = match (s.basic_blocks.first(), s.basic_blocks.last()) {
+        (Some(a), Some(b)) if a != b => format!("basic blocks {a} to {b}"),
+        (Some(a), _) => format!("basic block {a}"),
+        _ => "no basic blocks".into(),
+    };
+    outln!(
+        "  @{}: {ops} operations, {} channels, {blocks}; arguments ({}) -> results ({})",
+        s.name,
+        s.channels,
+        args.join(", "),
+        results.join(", ")
+    )?;
+    let counts: Vec<String> = s
+        .op_counts
+        .iter()
+        .map(|(op, n)| format!("{op} {n}"))
+        .collect();
+    outln!("    ops: {}", counts.join(", "))?;
+    for mem in &s.memories {
+        let how = match mem.interface {
+            InterfaceKind::MemController => "a memory controller",
+            InterfaceKind::MemControllerWithLsq => "a memory controller and a load-store queue",
+            InterfaceKind::Lsq => "a load-store queue",
+            InterfaceKind::Unused => "nothing (unused)",
+        };
+        let name = mem
+            .interface_name
+            .as_deref()
+            .map(|n| format!(" `{n}`"))
+            .unwrap_or_default();
+        outln!("    memory {}: {} through {how}{name}", mem.name, mem.ty)?;
+    }
+    Ok(())
+}
+
+fn type_text(t: &DynType) -> String {
+    let extra = |e: &[handscope_compiler::mlir::dynamatic::ExtraSignal]| {
+        if e.is_empty() {
+            String::new()
+        } else {
+            let parts: Vec<String> = e.iter().map(|x| format!("{}: {}", x.name, x.ty)).collect();
+            format!(" [{}]", parts.join(", "))
+        }
+    };
+    match t {
+        DynType::Channel { data, extra: e } => format!("{data}{}", extra(e)),
+        DynType::Control { extra: e } => format!("control{}", extra(e)),
+        DynType::MemRef(m) => m.to_string(),
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
