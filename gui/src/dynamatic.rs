@@ -58,6 +58,7 @@ pub fn not_simulated(path: &Path, text: &str) -> anyhow::Error {
 /// verdict line like CIRCT files get.
 pub fn check(path: &Path, text: &str) -> anyhow::Result<std::process::ExitCode> {
     let (m, warnings) = read(path, text)?;
+    let mut notes = Vec::new();
     outln!("{}", path.display())?;
     outln!(
         "  Dynamatic's dialect, syntax era {} ({})",
@@ -76,9 +77,13 @@ pub fn check(path: &Path, text: &str) -> anyhow::Result<std::process::ExitCode> 
             .map(|p| format!("{}: {}", p.name, type_text(&p.ty)))
             .collect();
         print_function(&s, &args, &results)?;
+        notes.extend(beyond_mainline(f));
     }
     for w in &warnings {
         eprintln!("{}", handscope_sim::quote::message(&w.to_string()));
+    }
+    for n in &notes {
+        outln!("  note: {n}")?;
     }
     outln!(
         "  note: simulating, drawing and replaying Dynamatic circuits is not implemented yet \
@@ -92,6 +97,54 @@ pub fn check(path: &Path, text: &str) -> anyhow::Result<std::process::ExitCode> 
         plural(warnings.len())
     )?;
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// What in `f` needs more than Dynamatic's mainline semantics: operations of its research
+/// branches (speculation, out-of-order tagging, LSQ replacement) and channels with extra
+/// signals. Such a circuit will be refused by `sim` even once Dynamatic's components are
+/// simulated.
+fn beyond_mainline(f: &handscope_compiler::mlir::dynamatic::DynFunc) -> Vec<String> {
+    use handscope_compiler::mlir::dynamatic::DynOpKind;
+    let mut unsupported: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut extra = 0usize;
+    for op in &f.ops {
+        if let DynOpKind::Unsupported(m) = &op.kind {
+            *unsupported.entry(m.as_str()).or_default() += 1;
+        }
+        extra += op
+            .out_types
+            .iter()
+            .filter(|t| t.has_extra_signals())
+            .count();
+    }
+    extra += f
+        .args
+        .iter()
+        .chain(&f.results)
+        .filter(|p| p.ty.has_extra_signals())
+        .count();
+    let mut notes = Vec::new();
+    if !unsupported.is_empty() {
+        let list: Vec<String> = unsupported
+            .iter()
+            .map(|(m, n)| format!("{m} {n}"))
+            .collect();
+        notes.push(format!(
+            "@{} uses operations of Dynamatic's research branches (speculation, out-of-order \
+             tagging, LSQ replacement) that Handscope does not simulate: {}",
+            f.name,
+            list.join(", ")
+        ));
+    }
+    if extra > 0 {
+        notes.push(format!(
+            "@{} has {extra} channel type{} with extra signals (speculation or tags), whose \
+             semantics Handscope does not simulate",
+            f.name,
+            plural(extra)
+        ));
+    }
+    notes
 }
 
 fn print_function(s: &FuncSummary, args: &[String], results: &[String]) -> anyhow::Result<()> {

@@ -522,6 +522,17 @@ fn dynamatic_files_are_recognized_and_checked() {
             so.lines().last().unwrap_or("").starts_with("ok: "),
             "{file}: {so}"
         );
+        // The E3 snippet holds a research-branch op (`passer`) and extra signals: said.
+        assert_eq!(
+            so.contains("that Handscope does not simulate: passer 1"),
+            era == "e3",
+            "{file}: {so}"
+        );
+        assert_eq!(
+            so.contains("with extra signals"),
+            era == "e3",
+            "{file}: {so}"
+        );
 
         let out = Command::new(env!("CARGO_BIN_EXE_handscope"))
             .args(["sim", &file])
