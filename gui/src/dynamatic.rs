@@ -10,6 +10,8 @@ use std::path::Path;
 use handscope_compiler::mlir::dynamatic::{DynModule, DynType, FuncSummary, InterfaceKind};
 use handscope_compiler::mlir::{Diagnostic, parse_dynamatic};
 
+use crate::cli::check::plural;
+
 /// Whether `path`'s text is read as Dynamatic's dialect: an MLIR file (or one without an
 /// extension) that looks like it.
 pub fn is_dynamatic(path: &Path, text: &str) -> bool {
@@ -198,8 +200,4 @@ fn type_text(t: &DynType) -> String {
         DynType::Control { extra: e } => format!("control{}", extra(e)),
         DynType::MemRef(m) => m.to_string(),
     }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

@@ -28,6 +28,16 @@ fn file(name: &str, text: &str) -> String {
 }
 
 /// Exit code 1 with a message, never a panic (101) or an abort.
+/// Asserts that an error message stays under `max` bytes (quoting its start when it does not).
+fn assert_short(msg: &str, max: usize) {
+    assert!(
+        msg.len() < max,
+        "{} bytes: {}",
+        msg.len(),
+        &msg[..msg.len().min(500)]
+    );
+}
+
 fn fails(args: &[&str]) -> String {
     let (code, out, err) = handscope(args);
     assert_eq!(code, 1, "{args:?}\nstdout:\n{out}\nstderr:\n{err}");
@@ -836,24 +846,12 @@ fn long_input_is_quoted_as_a_short_excerpt() {
         "token.mlir",
         &format!("handshake.func @f(%a: i{token}) {{\n}}\n"),
     );
-    let msg = fails(&["check", &big]);
-    assert!(
-        msg.len() < 4000,
-        "{} bytes: {}",
-        msg.len(),
-        &msg[..msg.len().min(500)]
-    );
+    assert_short(&fails(&["check", &big]), 4000);
     let big = file(
         "ident.mlir",
         &format!("handshake.func @f{token}x(%a: i32) {{\n  bogus.op{token}\n}}\n"),
     );
-    let msg = fails(&["check", &big]);
-    assert!(
-        msg.len() < 4000,
-        "{} bytes: {}",
-        msg.len(),
-        &msg[..msg.len().min(500)]
-    );
+    assert_short(&fails(&["check", &big]), 4000);
 }
 
 /// Issue 36, item 6, end to end: `replay p.mlir p.vcd` without `--in` takes its stimulus

@@ -323,11 +323,13 @@ pub fn verilator_args(opts: &BuildOptions) -> Vec<String> {
     // Compile the split C++ files separately so `make -j` can use both cores.
     a.extend(["-MAKEFLAGS".to_string(), "VM_PARALLEL_BUILDS=1".to_string()]);
     a.extend(["--output-split".to_string(), "20000".to_string()]);
-    // Unoptimized builds (the tests'): no generated function over 200 statements. Verilator
-    // otherwise writes a large model's variable resets as one function that g++ compiles
-    // superlinearly (handscope_traces::verilator::build_command_for measures it).
+    // Unoptimized builds (the tests'): generated functions split like Handscope's own quick
+    // builds.
     if opts.cxx_opt == "-O0" {
-        a.extend(["--output-split-cfuncs".to_string(), "200".to_string()]);
+        a.extend([
+            "--output-split-cfuncs".to_string(),
+            handscope_traces::verilator::QUICK_SPLIT_CFUNCS.to_string(),
+        ]);
     }
     a
 }

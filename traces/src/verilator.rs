@@ -108,6 +108,12 @@ pub fn fst_testbench(tb: &str) -> String {
         .replace("\"trace.vcd\"", "\"trace.fst\"")
 }
 
+/// The most statements Verilator puts in one generated C++ function in unoptimized (`-O0`)
+/// builds (`--output-split-cfuncs`). Unsplit, a large model's variable resets are one
+/// function that g++ compiles in time and memory far beyond its share (14 s and 3 GB for the
+/// kernels' round-trip model, whose other files of similar size took under 2 s each).
+pub const QUICK_SPLIT_CFUNCS: u32 = 200;
+
 /// How a model is built.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BuildConfig<'a> {
@@ -166,12 +172,9 @@ pub fn build_command_for(mdir: &Path, cfg: &BuildConfig<'_>) -> Vec<String> {
     .collect();
     v.push(mdir.display().to_string());
     if cfg.quick {
-        // Verilator writes each design's variable resets and trace set-up as one function
-        // each: for the kernels' round-trip model a 20,000-line function that g++ took 14 s and
-        // 3 GB to compile at -O0. Split into functions of at most 200 statements, that model
-        // built in 1 min 27 s instead of 2 min 31 s.
+        // Split, the kernels' round-trip model built in 1 min 27 s instead of 2 min 31 s.
         v.push("--output-split-cfuncs".into());
-        v.push("200".into());
+        v.push(QUICK_SPLIT_CFUNCS.to_string());
         for m in ["OPT_FAST=-O0", "OPT_GLOBAL=-O0"] {
             v.push("-MAKEFLAGS".into());
             v.push(m.into());

@@ -95,7 +95,8 @@ pub fn run(a: &CheckArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn plural(n: usize) -> &'static str {
+/// `"s"` unless `n` is 1.
+pub(crate) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 

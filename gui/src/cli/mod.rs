@@ -3,7 +3,7 @@
 mod batch;
 mod bench;
 mod bench_engine;
-mod check;
+pub(crate) mod check;
 mod compile;
 mod dot;
 mod gui;
