@@ -207,6 +207,16 @@ fn odd_files_get_clear_errors() {
         &dir.display().to_string(),
     ]);
     assert_eq!(msg.matches("a directory").count(), 1, "{msg}");
+    // A missing file: the reason once, for each command that reads one.
+    for cmd in ["check", "sim", "render"] {
+        let mut args = vec![cmd, "no_such_kernel.mlir"];
+        if cmd == "render" {
+            args.extend(["-o", "never.svg"]);
+        }
+        let msg = fails(&args);
+        assert!(msg.contains("cannot read no_such_kernel.mlir"), "{msg}");
+        assert_eq!(msg.matches("os error 2").count(), 1, "{cmd}: {msg}");
+    }
     // `replay /dev/zero` hung.
     let msg = fails(&[
         "replay",

@@ -23,12 +23,14 @@ pub const MAX_TEXT_BYTES: u64 = 512 << 20;
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
     /// The operating system refused (missing file, no permission, ...).
-    #[error("cannot read {path}: {source}")]
+    /// The reason is part of the message, not a `source` (reports that print the chain
+    /// would name it twice).
+    #[error("cannot read {path}: {error}")]
     Io {
         /// The file as named.
         path: String,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Not a regular file.
     #[error("cannot read {path}: it is {kind}, not a regular file")]
@@ -118,9 +120,9 @@ fn shown(path: &Path) -> String {
 /// Opens regular file `path` for reading, with its metadata; anything else is refused before
 /// it is opened (opening a FIFO would block).
 pub fn open_regular(path: &Path) -> Result<(File, std::fs::Metadata), InputError> {
-    let io = |source| InputError::Io {
+    let io = |error| InputError::Io {
         path: shown(path),
-        source,
+        error,
     };
     let check = |meta: &std::fs::Metadata| match kind_of(meta) {
         Some(kind) => Err(InputError::NotRegular {
@@ -152,9 +154,9 @@ pub fn read_bytes(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
     let mut bytes = Vec::with_capacity(len as usize);
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|source| InputError::Io {
+        .map_err(|error| InputError::Io {
             path: shown(path),
-            source,
+            error,
         })?;
     if bytes.len() as u64 > limit {
         return Err(InputError::GrewPastLimit {

@@ -15,6 +15,8 @@ pub mod layout;
 pub mod layout_stack;
 pub mod layout_stats;
 pub mod model;
+pub mod picture;
+pub mod png;
 pub mod program_order;
 pub mod reload;
 pub mod render;

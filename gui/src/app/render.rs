@@ -1,11 +1,12 @@
 //! Headless drawing of the view at a cycle (`handscope render`, the export button, tests).
 
 use super::model::Model;
+use super::picture::{Caption, Picture};
 use super::style::ChanState;
-use super::svg::{Caption, to_svg};
 
-/// The view of `m` at its cursor as an SVG document (`None` until layout and trace exist).
-pub fn svg_of(m: &mut Model) -> Option<String> {
+/// The view of `m` at its cursor as a picture with its caption (`None` until layout and trace
+/// exist).
+pub fn picture_of(m: &mut Model) -> Option<Picture> {
     let scene = m.scene()?;
     let pal = m.look.palette();
     let c = m.circuit.as_ref()?;
@@ -36,7 +37,7 @@ pub fn svg_of(m: &mut Model) -> Option<String> {
             .collect(),
         color: Some(pal.text),
     };
-    Some(to_svg(&scene, &caption))
+    Some(Picture::new(&scene, &caption))
 }
 
 /// Opens `start` headlessly, moves to `cycle` and returns the SVG.
@@ -45,17 +46,18 @@ pub fn render_svg(
     cycle: u64,
     look: super::model::Look,
 ) -> anyhow::Result<String> {
-    render_svg_noting(start, cycle, look, &mut |_| {})
+    render_picture_noting(start, cycle, look, &mut |_| {}).map(|p| super::svg::to_svg(&p))
 }
 
-/// Like [`render_svg`], and tells `note` what a reader of the picture should know: the
-/// arguments that got no tokens (a run without stimulus stalls at once) and a deadlock.
-pub fn render_svg_noting(
+/// Opens `start` headlessly, moves to `cycle` and returns the picture (for SVG or PNG); tells
+/// `note` what a reader of the picture should know: the arguments that got no tokens (a run
+/// without stimulus stalls at once) and a deadlock.
+pub fn render_picture_noting(
     start: super::model::Start,
     cycle: u64,
     look: super::model::Look,
     note: &mut dyn FnMut(String),
-) -> anyhow::Result<String> {
+) -> anyhow::Result<Picture> {
     let mut m = Model::new(start, std::sync::Arc::new(|| {}));
     m.watcher = None;
     if let Some(e) = &m.error {
@@ -93,5 +95,5 @@ pub fn render_svg_noting(
             d.since_cycle
         ));
     }
-    svg_of(&mut m).ok_or_else(|| anyhow::anyhow!("nothing to draw (the circuit has no cycles)"))
+    picture_of(&mut m).ok_or_else(|| anyhow::anyhow!("nothing to draw (the circuit has no cycles)"))
 }

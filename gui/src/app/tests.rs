@@ -713,8 +713,29 @@ fn svg_render_shows_states_and_deadlock() {
     )
     .unwrap();
     assert_eq!(svg, again);
-    let png = super::svg::svg_to_png(&svg, 1.0).unwrap();
+    // The PNG draws the same picture: deterministic, with stalled channels in the stall
+    // colour among its pixels.
+    let pic = || {
+        super::render::render_picture_noting(
+            Start::Example(example("deadlock_join.mlir")),
+            1000,
+            Look::default(),
+            &mut |_| {},
+        )
+        .unwrap()
+    };
+    let png = super::png::to_png(&pic(), 1.0).unwrap();
     assert_eq!(&png[1..4], b"PNG");
+    assert_eq!(png, super::png::to_png(&pic(), 1.0).unwrap());
+    let pixels = vello_cpu::Pixmap::from_png(std::io::Cursor::new(&png))
+        .unwrap()
+        .take_unpremultiplied();
+    let stall = pal.chan(ChanState::Stall);
+    let stalled = pixels
+        .iter()
+        .filter(|p| (p.r, p.g, p.b) == (stall.0, stall.1, stall.2))
+        .count();
+    assert!(stalled > 20, "{stalled} pixels in the stall colour");
 }
 
 /// Float channels show their values on the edges in the shortest round-trip form (`0.75`,

@@ -105,7 +105,7 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
             a.timing.profile()?,
         ),
     };
-    let svg = crate::app::render::render_svg_noting(start, a.cycle, look, &mut |note| {
+    let picture = crate::app::render::render_picture_noting(start, a.cycle, look, &mut |note| {
         eprintln!("warning: {note}");
     })?;
     let ext = a
@@ -115,8 +115,8 @@ pub fn run(a: &RenderArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or("")
         .to_ascii_lowercase();
     let bytes = match ext.as_str() {
-        "svg" => svg.into_bytes(),
-        "png" => crate::app::svg::svg_to_png(&svg, a.scale)?,
+        "svg" => crate::app::svg::to_svg(&picture).into_bytes(),
+        "png" => crate::app::png::to_png(&picture, a.scale)?,
         _ => bail!(
             "{}: the output must end in .svg or .png",
             a.output.display()

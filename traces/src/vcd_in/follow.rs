@@ -163,8 +163,8 @@ impl<'f> Follower<'f> {
         // A regular file only (a FIFO would block here, a device never end).
         let (mut file, len) = match handscope_sim::input::open_regular(&self.path) {
             Ok((f, meta)) => (f, meta.len()),
-            Err(handscope_sim::input::InputError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::NotFound =>
+            Err(handscope_sim::input::InputError::Io { error, .. })
+                if error.kind() == std::io::ErrorKind::NotFound =>
             {
                 return Ok(false);
             }

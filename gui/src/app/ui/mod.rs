@@ -346,7 +346,7 @@ impl DebuggerApp {
 /// Writes the view at the cursor as `dir/handscope-cycle{N}.{ext}` (`svg` or `png`); returns
 /// the status line.
 pub(crate) fn export_view(m: &mut Model, ext: &str, dir: &std::path::Path) -> String {
-    let Some(svg) = crate::app::render::svg_of(m) else {
+    let Some(picture) = crate::app::render::picture_of(m) else {
         return "nothing to export yet".into();
     };
     let name = dir
@@ -354,12 +354,12 @@ pub(crate) fn export_view(m: &mut Model, ext: &str, dir: &std::path::Path) -> St
         .display()
         .to_string();
     let bytes = if ext == "png" {
-        match crate::app::svg::svg_to_png(&svg, 1.5) {
+        match crate::app::png::to_png(&picture, 1.5) {
             Ok(b) => b,
             Err(e) => return format!("cannot draw {name}: {e}"),
         }
     } else {
-        svg.into_bytes()
+        crate::app::svg::to_svg(&picture).into_bytes()
     };
     match crate::output::write_bytes(std::path::Path::new(&name), bytes) {
         Ok(()) => format!("wrote {name}"),
