@@ -3,15 +3,17 @@
 
 use std::path::{Path, PathBuf};
 
-use handscope_compiler::mlir::dynamatic::DynOpKind;
+use handscope_compiler::mlir::dynamatic::{DynOpKind, DynTiming, lower};
 use handscope_compiler::mlir::{looks_dynamatic, parse_dynamatic, parse_mlir};
 use proptest::prelude::*;
 
-const SNIPPETS: [&str; 4] = [
+const SNIPPETS: [&str; 6] = [
     include_str!("data/dynamatic/e2.mlir"),
     include_str!("data/dynamatic/e3.mlir"),
     include_str!("data/dynamatic/e4.mlir"),
     include_str!("data/dynamatic/e5.mlir"),
+    include_str!("data/dynamatic/inc_e4.mlir"),
+    include_str!("data/dynamatic/mem_e4.mlir"),
 ];
 
 fn mlir_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -73,7 +75,7 @@ proptest! {
         while !s.is_char_boundary(at) {
             at -= 1;
         }
-        let _ = parse_dynamatic(&s[..at], "t.mlir");
+        read_lower_and_run(&s[..at]);
     }
 
     #[test]
@@ -94,7 +96,28 @@ proptest! {
             }
         }
         let text = String::from_utf8_lossy(&b);
-        let _ = parse_dynamatic(&text, "t.mlir");
+        read_lower_and_run(&text);
         let _ = looks_dynamatic(&text);
+    }
+}
+
+/// Reads `text`; what reads is mapped onto the simulator's graph, and what maps and passes
+/// the verifier runs a few cycles: none of it may panic.
+fn read_lower_and_run(text: &str) {
+    let Ok((m, _)) = parse_dynamatic(text, "t.mlir") else {
+        return;
+    };
+    let Ok(module) = lower(&m, text, "t.mlir", &DynTiming::builtin()) else {
+        return;
+    };
+    for f in &module.functions {
+        if handscope_sim::verify::verify(f).is_ok()
+            && let Ok(mut sim) = handscope_sim::engine::Simulation::new(
+                f,
+                handscope_sim::stimulus::Environment::default(),
+            )
+        {
+            sim.run(50);
+        }
     }
 }

@@ -14,6 +14,7 @@ mod c_scale;
 mod circt_accepts;
 mod common;
 mod dynamatic_reader;
+mod dynamatic_sim;
 mod engine_compiled;
 mod fuzz_corpus;
 mod invocation_tags;

@@ -29,6 +29,36 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "%0 = \"handshake.pipeline\"(%a) {latency = 3 : i32} : (f32) -> f32\n%1 = \"handshake.pipeline\"(%0) {ii = 2 : i32, latency = 4 : i32} : (f32) -> f32\n\"handshake.return\"(%1, %c) : (f32, none) -> ()",
     ),
     (
+        "dyn_pipeline",
+        "%a: f32, %c: none",
+        "%0 = dyn_pipeline [9] %a : f32\nreturn %0, %c : f32, none",
+        "%0 = \"handshake.dyn_pipeline\"(%a) {latency = 9 : i32} : (f32) -> f32\n\"handshake.return\"(%0, %c) : (f32, none) -> ()",
+    ),
+    (
+        "dyn_buffer",
+        "%a: i32, %c: none",
+        "%0 = dyn_buffer [1] ONE_SLOT_BREAK_R %a : i32\n%1 = dyn_buffer [3] FIFO_BREAK_DV %0 : i32\nreturn %1, %c : i32, none",
+        "%0 = \"handshake.dyn_buffer\"(%a) {bufferType = \"ONE_SLOT_BREAK_R\", slots = 1 : i32} : (i32) -> i32\n%1 = \"handshake.dyn_buffer\"(%0) {bufferType = \"FIFO_BREAK_DV\", slots = 3 : i32} : (i32) -> i32\n\"handshake.return\"(%1, %c) : (i32, none) -> ()",
+    ),
+    (
+        "dyn_select",
+        "%k: i1, %a: f32, %b: f32, %c: none",
+        "%0 = dyn_select %k, %a, %b : f32\nreturn %0, %c : f32, none",
+        "%0 = \"handshake.dyn_select\"(%k, %a, %b) : (i1, f32, f32) -> f32\n\"handshake.return\"(%0, %c) : (f32, none) -> ()",
+    ),
+    (
+        "dyn_load_store",
+        "%a: i4, %d: f32, %c: none",
+        "%0, %1 = dyn_load %a, %d : i4, f32\n%2, %3 = dyn_store %0, %1 : i4, f32\nreturn %2, %3, %c : i4, f32, none",
+        "%0:2 = \"handshake.dyn_load\"(%a, %d) : (i4, f32) -> (i4, f32)\n%1:2 = \"handshake.dyn_store\"(%0#0, %0#1) : (i4, f32) -> (i4, f32)\n\"handshake.return\"(%1#0, %1#1, %c) : (i4, f32, none) -> ()",
+    ),
+    (
+        "dyn_control_merge",
+        "%a: none, %b: none",
+        "%r, %i = dyn_control_merge %a, %b : none, i1\nreturn %r, %i : none, i1",
+        "%0:2 = \"handshake.dyn_control_merge\"(%a, %b) : (none, none) -> (none, i1)\n\"handshake.return\"(%0#0, %0#1) : (none, i1) -> ()",
+    ),
+    (
         "merge",
         "%a: i32, %b: i32, %c: none",
         "%0 = merge %a, %b : i32\nreturn %0, %c : i32, none",
@@ -105,6 +135,12 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "%mem: memref<8xi32>, %v: i32, %i: index, %c: none",
         "%done = extmemory[ld = 0, st = 1] (%mem : memref<8xi32>) (%v, %i) {id = 0 : i32} : (i32, index) -> none\n%j = join %done, %c : none, none\nreturn %j : none",
         "%done = \"handshake.extmemory\"(%mem, %v, %i) {id = 0 : i32, ldCount = 0 : i32, stCount = 1 : i32} : (memref<8xi32>, i32, index) -> none\n%j = \"handshake.join\"(%done, %c) : (none, none) -> none\n\"handshake.return\"(%j) : (none) -> ()",
+    ),
+    (
+        "dyn_mem_controller",
+        "%mem: memref<8xi32>, %n: i32, %sa: i3, %sd: i32, %la: i3, %s: none, %e: none",
+        "%ld, %end = dyn_mem_controller[ctrl = 1, ld = 1, st = 1] (%mem : memref<8xi32>) (%s, %n, %la, %sa, %sd, %e) : (none, i32, i3, i3, i32, none) -> (i32, none)\nreturn %ld, %end : i32, none",
+        "%0:2 = \"handshake.dyn_mem_controller\"(%mem, %s, %n, %la, %sa, %sd, %e) {ctrlCount = 1 : i32, ldCount = 1 : i32, stCount = 1 : i32} : (memref<8xi32>, none, i32, i3, i3, i32, none) -> (i32, none)\n\"handshake.return\"(%0#0, %0#1) : (i32, none) -> ()",
     ),
     (
         "arith",

@@ -7,7 +7,9 @@
 
 use std::path::Path;
 
-use handscope_compiler::mlir::dynamatic::{DynModule, DynType, FuncSummary, InterfaceKind};
+use handscope_compiler::mlir::dynamatic::{
+    DynModule, DynTiming, DynType, FuncSummary, InterfaceKind, lower,
+};
 use handscope_compiler::mlir::{Diagnostic, parse_dynamatic};
 
 use crate::cli::check::plural;
@@ -27,33 +29,33 @@ pub fn read(path: &Path, text: &str) -> anyhow::Result<(DynModule, Vec<Diagnosti
     parse_dynamatic(text, &name).map_err(|e| crate::load::Rendered(e.render()).into())
 }
 
-/// The error of a command that would simulate a Dynamatic circuit.
-pub fn not_simulated(path: &Path, text: &str) -> anyhow::Error {
-    match read(path, text) {
-        Err(e) => e,
-        Ok((m, _)) => {
-            let what: Vec<String> = m
-                .summary()
-                .iter()
-                .map(|f| {
-                    format!(
-                        "@{} ({} operations)",
-                        f.name,
-                        f.op_counts.values().sum::<usize>()
-                    )
-                })
-                .collect();
-            anyhow::anyhow!(
-                "{}: a circuit in Dynamatic's dialect (syntax era {}: {}). Handscope reads it \
-                 (`handscope check` shows what it holds) but does not simulate Dynamatic's \
-                 components yet (its buffers, muxes, memory controller and multi-cycle units \
-                 behave differently from CIRCT's; issue #31)",
-                path.display(),
-                m.era,
-                what.join(", ")
-            )
-        }
+/// Reads a Dynamatic file into the simulator's graph, its units' latencies from `timing`'s
+/// `components.json` (`--timing dynamatic=FILE`) or the built-in table. A CIRCT timing
+/// profile is refused: Dynamatic's units carry their own latencies.
+pub fn load(
+    path: &Path,
+    text: &str,
+    timing: &handscope_sim::spec::timing::TimingProfile,
+) -> anyhow::Result<handscope_sim::Module> {
+    if !timing.is_ideal() {
+        anyhow::bail!(
+            "{}: a Dynamatic circuit takes its units' latencies from Dynamatic's tables, not \
+             from the `{}` profile; use `--timing dynamatic` (the default) or \
+             `--timing dynamatic=PATH/components.json`",
+            path.display(),
+            timing.name()
+        );
     }
+    let (m, warnings) = read(path, text)?;
+    for w in &warnings {
+        eprintln!("{}", handscope_sim::quote::message(&w.to_string()));
+    }
+    let table = match timing.dynamatic_components() {
+        Some((name, body)) => DynTiming::from_components_json(body, name)?,
+        None => DynTiming::builtin(),
+    };
+    let name = path.display().to_string();
+    lower(&m, text, &name, &table).map_err(|e| crate::load::Rendered(e.render()).into())
 }
 
 /// `check` on a Dynamatic file: the summary of every function, the reader's warnings, and a
@@ -84,13 +86,45 @@ pub fn check(path: &Path, text: &str) -> anyhow::Result<std::process::ExitCode> 
     for w in &warnings {
         eprintln!("{}", handscope_sim::quote::message(&w.to_string()));
     }
+    // What `sim` and the debugger will make of it.
+    let name = path.display().to_string();
+    match lower(&m, text, &name, &DynTiming::builtin()) {
+        Ok(module) => {
+            for f in &module.functions {
+                let report = handscope_sim::verify::verify(f);
+                let pipes = f
+                    .nodes
+                    .values()
+                    .filter(|n| matches!(n.op, handscope_sim::Op::DynPipeline { .. }))
+                    .count();
+                if report.is_ok() {
+                    outln!(
+                        "  @{}: simulates as {} components, {} multi-cycle unit{} (latencies \
+                         from the file, else Dynamatic 1f61d1c3's table)",
+                        f.name,
+                        f.nodes.len() - f.args.len() - pipes,
+                        pipes,
+                        plural(pipes)
+                    )?;
+                } else {
+                    let first = report
+                        .errors
+                        .first()
+                        .map(|p| p.to_string())
+                        .unwrap_or_default();
+                    notes.push(format!("@{} does not verify: {first}", f.name));
+                }
+            }
+        }
+        Err(e) => notes.push(format!(
+            "`handscope sim` refuses it: {} (line {})",
+            e.message,
+            e.line_col().0
+        )),
+    }
     for n in &notes {
         outln!("  note: {n}")?;
     }
-    outln!(
-        "  note: simulating, drawing and replaying Dynamatic circuits is not implemented yet \
-         (issue #31)"
-    )?;
     let n = m.funcs.len();
     outln!(
         "ok: {n} function{}, 0 errors, {} warning{}",

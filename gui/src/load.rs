@@ -160,9 +160,13 @@ pub fn load_text_with(
                 Err(e) => Err(Rendered(render_diagnostic(&e)).into()),
             }
         }
-        Some("mlir") | None if crate::dynamatic::is_dynamatic(path, text) => {
-            Err(crate::dynamatic::not_simulated(path, text))
-        }
+        Some("mlir") | None if crate::dynamatic::is_dynamatic(path, text) => Ok(Loaded {
+            module: crate::dynamatic::load(path, text, &opts.timing)?,
+            reader_warnings: 0,
+            header,
+            is_c,
+            func,
+        }),
         Some("mlir") | None => match handscope_compiler::mlir::parse_mlir(text, &name) {
             Ok((module, warnings)) => {
                 for w in &warnings {

@@ -17,7 +17,6 @@ use crate::engine::compile::compile;
 use crate::engine::monitor::{Monitor, Signals};
 use crate::engine::program::Program;
 use crate::graph::Function;
-use crate::ops::Op;
 use crate::report::{RunReport, Status};
 use crate::stimulus::{Environment, graph_memory_inits};
 use crate::trace::{Sample, Trace};
@@ -69,21 +68,18 @@ impl<'f> TraceObserver<'f> {
         mems.shrink_to_fit();
         let mut stores = Vec::new();
         for node in f.nodes.values() {
-            let (st, name) = match &node.op {
-                Op::Memory { st, .. } => (*st, node.id.clone()),
-                Op::ExtMemory { st, memref_arg, .. } => (
-                    *st,
-                    f.args
-                        .get(*memref_arg)
-                        .map_or_else(|| node.id.clone(), |a| a.name.clone()),
-                ),
-                _ => continue,
+            let Some(array) = node.op.array() else {
+                continue;
             };
+            let name = array
+                .memref_arg
+                .and_then(|k| f.args.get(k))
+                .map_or_else(|| node.id.clone(), |a| a.name.clone());
             let Some(mi) = prog.mems.iter().position(|m| m.name == name) else {
                 continue;
             };
-            for j in 0..st as usize {
-                if let (Some(d), Some(a)) = (node.inputs.get(2 * j), node.inputs.get(2 * j + 1)) {
+            for &(a, d) in &array.stores {
+                if let (Some(d), Some(a)) = (node.inputs.get(d), node.inputs.get(a)) {
                     stores.push((mi, a.index(), d.index()));
                 }
             }

@@ -163,7 +163,7 @@ pub fn deciding_compare(f: &Function, n: NodeId) -> Option<(NodeId, crate::ops::
         let p = f.channels[c].producer.node;
         match &f.nodes[p].op {
             Op::Arith(crate::ops::ArithOp::Cmpi(pred)) => return Some((p, *pred)),
-            Op::Fork | Op::LazyFork | Op::Buffer { .. } | Op::Br => {
+            Op::Fork | Op::LazyFork | Op::Buffer { .. } | Op::DynBuffer { .. } | Op::Br => {
                 c = *f.nodes[p].inputs.first()?
             }
             _ => return None,
@@ -280,6 +280,36 @@ impl LiveView<'_> {
                     Vec::new()
                 } else {
                     node.inputs.clone()
+                }
+            }
+            WaitRule::ConditionThenChosen => {
+                let (regs, _) = (self.registers)(n);
+                let ins = &node.inputs;
+                // An antitoken waits for its input's next token: that input is needed.
+                if let crate::spec::NodeState::Antitokens(at) = node.op.spec().state.decode(regs) {
+                    let pending: Vec<ChannelId> = (0..2)
+                        .filter(|&k| at[k])
+                        .filter_map(|k| ins.get(k + 1).copied())
+                        .filter(|&c| !self.v(c))
+                        .collect();
+                    if !pending.is_empty() {
+                        return pending;
+                    }
+                }
+                let Some(&cond) = ins.first() else {
+                    return Vec::new();
+                };
+                if !self.v(cond) {
+                    return vec![cond];
+                }
+                let k = if self.data[cond.index()] & 1 == 1 {
+                    1
+                } else {
+                    2
+                };
+                match ins.get(k) {
+                    Some(&c) if !self.v(c) => vec![c],
+                    _ => Vec::new(),
                 }
             }
             WaitRule::InputWhenEmpty => {
@@ -429,7 +459,10 @@ impl LiveView<'_> {
                 ),
                 _ => format!("{id} has no input token"),
             },
-            Op::Buffer { .. } | Op::Pipeline { .. } => {
+            Op::Buffer { .. }
+            | Op::Pipeline { .. }
+            | Op::DynBuffer { .. }
+            | Op::DynPipeline { .. } => {
                 format!("{id} is empty and receives nothing")
             }
             Op::Return
@@ -437,6 +470,11 @@ impl LiveView<'_> {
             | Op::Merge
             | Op::Mux
             | Op::ControlMerge
+            | Op::DynControlMerge
+            | Op::DynSelect
+            | Op::DynLoad
+            | Op::DynStore
+            | Op::DynMemController { .. }
             | Op::Br
             | Op::Join
             | Op::Pack
@@ -934,7 +972,7 @@ pub fn effective_window(requested: u64, f: &crate::Function) -> u64 {
         .nodes
         .values()
         .filter_map(|n| match n.op {
-            crate::Op::Buffer { slots, .. } => Some(slots),
+            crate::Op::Buffer { slots, .. } | crate::Op::DynBuffer { slots, .. } => Some(slots),
             _ => None,
         })
         .max()
@@ -946,6 +984,7 @@ pub fn effective_window(requested: u64, f: &crate::Function) -> u64 {
         .values()
         .filter_map(|n| match n.op {
             crate::Op::Pipeline { latency, ii } => Some(u64::from(latency) + u64::from(ii)),
+            crate::Op::DynPipeline { latency } => Some(u64::from(latency) + 1),
             _ => None,
         })
         .max()

@@ -95,6 +95,14 @@ pub struct FuncArg {
     pub ty: ArgType,
     /// For channel arguments, the [`Op::Argument`] node that produces the channel.
     pub node: Option<NodeId>,
+    /// The first cycle in which the environment offers this argument's tokens (0: from the
+    /// start). Dynamatic's testbench offers its data arguments from cycle 1, a cycle after
+    /// `start` (`docs/semantics.md`, "The function's boundary").
+    pub offered_from: u64,
+    /// The environment gives this (`none`) argument one token when the stimulus names
+    /// none for it, as it does the function's last `none` argument: Dynamatic's memory start
+    /// controls, which its testbench holds valid.
+    pub one_token_by_default: bool,
 }
 
 /// A function result.
@@ -215,7 +223,13 @@ impl Function {
             }
             ArgType::MemRef(_) => (None, None),
         };
-        self.args.push(FuncArg { name, ty, node });
+        self.args.push(FuncArg {
+            name,
+            ty,
+            node,
+            offered_from: 0,
+            one_token_by_default: false,
+        });
         chan
     }
 

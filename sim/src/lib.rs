@@ -37,5 +37,8 @@ pub use graph::{
     Node, NodeId, PortRef,
 };
 pub use location::SourceLoc;
-pub use ops::{ArithClass, ArithOp, BufferKind, CmpPredicate, Dialect, FloatPredicate, Op, OpKind};
+pub use ops::{
+    ArithClass, ArithOp, ArrayPorts, BufferKind, CmpPredicate, Dialect, DynBufferKind,
+    FloatPredicate, Op, OpKind,
+};
 pub use types::{FloatKind, MemRefType, Type};

@@ -102,7 +102,7 @@ pub fn check(f: &Function) -> Vec<Excess> {
             }
         }
         match &node.op {
-            Op::Buffer { slots: s, .. } => {
+            Op::Buffer { slots: s, .. } | Op::DynBuffer { slots: s, .. } => {
                 let s = u64::from(*s);
                 if s > MAX_BUFFER_SLOTS {
                     over(format!(
@@ -119,6 +119,11 @@ pub fn check(f: &Function) -> Vec<Excess> {
             Op::Pipeline { latency, ii } if *latency > MAX_LATENCY || *ii > MAX_LATENCY => {
                 over(format!(
                     "a pipeline of latency {latency} and interval {ii}; the limit is {MAX_LATENCY}"
+                ));
+            }
+            Op::DynPipeline { latency } if *latency > MAX_LATENCY => {
+                over(format!(
+                    "a pipeline of latency {latency}; the limit is {MAX_LATENCY}"
                 ));
             }
             Op::Memory { memref, .. } | Op::ExtMemory { memref, .. } => {

@@ -21,6 +21,61 @@ impl BufferKind {
     }
 }
 
+/// A Dynamatic buffer, named by the paths it cuts (`docs/semantics.md` "Dynamatic's
+/// components", Buffers). All four are a FIFO of `slots` tokens; they differ in whether an
+/// empty FIFO passes a token straight through (a bypass) and whether a full one takes a token
+/// in the cycle its head leaves (ready through).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DynBufferKind {
+    /// `ONE_SLOT_BREAK_DV` (`oehb`): one register, one cycle of latency.
+    OneSlotBreakDv,
+    /// `ONE_SLOT_BREAK_R` (`tehb`): a skid register bypassed while empty.
+    OneSlotBreakR,
+    /// `FIFO_BREAK_NONE` (`tfifo`): a FIFO beside a bypass.
+    FifoBreakNone,
+    /// `FIFO_BREAK_DV` (`elastic_fifo_inner`): a FIFO, one cycle of latency.
+    FifoBreakDv,
+}
+
+impl DynBufferKind {
+    /// Every kind.
+    pub const ALL: [DynBufferKind; 4] = [
+        DynBufferKind::OneSlotBreakDv,
+        DynBufferKind::OneSlotBreakR,
+        DynBufferKind::FifoBreakNone,
+        DynBufferKind::FifoBreakDv,
+    ];
+
+    /// Dynamatic's name (`bufferType = ...`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DynBufferKind::OneSlotBreakDv => "ONE_SLOT_BREAK_DV",
+            DynBufferKind::OneSlotBreakR => "ONE_SLOT_BREAK_R",
+            DynBufferKind::FifoBreakNone => "FIFO_BREAK_NONE",
+            DynBufferKind::FifoBreakDv => "FIFO_BREAK_DV",
+        }
+    }
+
+    /// The kind Dynamatic calls `name`.
+    pub fn from_name(name: &str) -> Option<DynBufferKind> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// An empty buffer offers the arriving token in the same cycle.
+    pub fn bypass(self) -> bool {
+        matches!(
+            self,
+            DynBufferKind::OneSlotBreakR | DynBufferKind::FifoBreakNone
+        )
+    }
+
+    /// A full buffer whose head leaves takes a token in the same cycle (`in.ready` reads
+    /// `out.ready`).
+    pub fn ready_through(self) -> bool {
+        !matches!(self, DynBufferKind::OneSlotBreakR)
+    }
+}
+
 /// `arith.cmpi` predicates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpPredicate {
@@ -618,6 +673,59 @@ pub enum Op {
         /// Initiation interval: cycles between two accepted tokens (at least 1).
         ii: u32,
     },
+    /// A Dynamatic buffer of `slots` tokens (`docs/semantics.md` "Dynamatic's components").
+    DynBuffer {
+        /// Which paths it cuts.
+        kind: DynBufferKind,
+        /// Tokens it holds (at least 1; the one-slot kinds hold exactly 1).
+        slots: u32,
+    },
+    /// A Dynamatic multi-cycle unit's pipeline, behind the unit's combinational join:
+    /// `latency` stages that advance together while the last is empty or taken, so a stalled
+    /// output freezes every stage, bubbles included.
+    DynPipeline {
+        /// Cycles from taking a token to offering it (at least 1).
+        latency: u32,
+    },
+    /// Dynamatic's `control_merge`: a priority merge into a one-slot skid register that holds
+    /// the winner's data and index, then an eager fork onto `outs` and `index`.
+    DynControlMerge,
+    /// Dynamatic's `load` port: a one-slot skid buffer (`ONE_SLOT_BREAK_R`) on the address
+    /// going to the memory interface and another on the data coming back.
+    DynLoad,
+    /// Dynamatic's `store` port: passes the address and the data on to the memory interface.
+    DynStore,
+    /// Dynamatic's memory controller of one array (`docs/semantics.md`, Memory): inputs
+    /// `memStart`, `ctrl<k>` (a block's store count), `ldAddr<i>`, `stAddr<j>`/`stData<j>`,
+    /// `ctrlEnd`; outputs `ldData<i>`, `memEnd`. Fixed-priority arbiters, a read answered the
+    /// next cycle, stores counted against the blocks' counts.
+    DynMemController {
+        /// Block-control (store count) inputs.
+        ctrl: u32,
+        /// Load ports.
+        ld: u32,
+        /// Store ports.
+        st: u32,
+        /// Index of the memref argument whose array it serves.
+        memref_arg: usize,
+        /// Shape and element type (copied from the argument).
+        memref: MemRefType,
+    },
+    /// Dynamatic's eager `select`: fires once the condition and the chosen input have tokens;
+    /// the other input's token is taken with them, or, when it has not arrived, discarded on
+    /// arrival by an antitoken (no result is offered while an antitoken waits).
+    DynSelect,
+}
+
+/// The array of a node that holds one ([`Op::array`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayPorts<'a> {
+    /// Shape and element type.
+    pub memref: &'a MemRefType,
+    /// The memref argument it serves (`None`: an internal `memory`, named by its node).
+    pub memref_arg: Option<usize>,
+    /// Store ports: (address input, data input). A write happens when both transfer.
+    pub stores: Vec<(usize, usize)>,
 }
 
 /// Defines [`OpKind`] from one line per kind: variant and MLIR mnemonic.
@@ -695,6 +803,20 @@ op_kinds! {
     Arith = "arith";
     /// [`Op::Pipeline`]
     Pipeline = "pipeline";
+    /// [`Op::DynBuffer`]
+    DynBuffer = "dyn_buffer";
+    /// [`Op::DynPipeline`]
+    DynPipeline = "dyn_pipeline";
+    /// [`Op::DynControlMerge`]
+    DynControlMerge = "dyn_control_merge";
+    /// [`Op::DynSelect`]
+    DynSelect = "dyn_select";
+    /// [`Op::DynLoad`]
+    DynLoad = "dyn_load";
+    /// [`Op::DynStore`]
+    DynStore = "dyn_store";
+    /// [`Op::DynMemController`]
+    DynMemController = "dyn_mem_controller";
 }
 
 impl OpKind {
@@ -742,6 +864,13 @@ impl Op {
             Op::Instance { .. } => OpKind::Instance,
             Op::Arith(_) => OpKind::Arith,
             Op::Pipeline { .. } => OpKind::Pipeline,
+            Op::DynBuffer { .. } => OpKind::DynBuffer,
+            Op::DynPipeline { .. } => OpKind::DynPipeline,
+            Op::DynControlMerge => OpKind::DynControlMerge,
+            Op::DynSelect => OpKind::DynSelect,
+            Op::DynLoad => OpKind::DynLoad,
+            Op::DynStore => OpKind::DynStore,
+            Op::DynMemController { .. } => OpKind::DynMemController,
         }
     }
 
@@ -751,6 +880,46 @@ impl Op {
             Op::Argument { .. } => "",
             Op::Arith(a) => a.dialect().name(),
             _ => "handshake",
+        }
+    }
+
+    /// For a node that holds an array (`memory`, `extmemory`, Dynamatic's memory controller):
+    /// the array's type, the memref argument it serves (`None` for an internal `memory`),
+    /// and its store ports as (address input, data input) port indices.
+    pub fn array(&self) -> Option<ArrayPorts<'_>> {
+        match self {
+            Op::Memory { st, memref, .. } => Some(ArrayPorts {
+                memref,
+                memref_arg: None,
+                stores: (0..*st as usize).map(|j| (2 * j + 1, 2 * j)).collect(),
+            }),
+            Op::ExtMemory {
+                st,
+                memref,
+                memref_arg,
+                ..
+            } => Some(ArrayPorts {
+                memref,
+                memref_arg: Some(*memref_arg),
+                stores: (0..*st as usize).map(|j| (2 * j + 1, 2 * j)).collect(),
+            }),
+            Op::DynMemController {
+                ctrl,
+                ld,
+                st,
+                memref,
+                memref_arg,
+            } => {
+                let first = 1 + *ctrl as usize + *ld as usize;
+                Some(ArrayPorts {
+                    memref,
+                    memref_arg: Some(*memref_arg),
+                    stores: (0..*st as usize)
+                        .map(|j| (first + 2 * j, first + 2 * j + 1))
+                        .collect(),
+                })
+            }
+            _ => None,
         }
     }
 

@@ -603,9 +603,33 @@ pub fn graph_memory_inits(f: &Function) -> Result<BTreeMap<String, Vec<u64>>, Si
     Ok(out)
 }
 
+/// The tokens argument `ai` of `f` gets in `env`: its stimulus, else one token for the last
+/// `none` argument (the start control) and for arguments marked
+/// [`FuncArg::one_token_by_default`](crate::graph::FuncArg::one_token_by_default), else none.
+/// Testbenches generated for other simulators follow the same rule.
+pub fn argument_tokens(f: &Function, env: &Environment, ai: usize) -> Vec<TokenSource> {
+    let a = &f.args[ai];
+    if let Some(s) = env.inputs.get(&a.name) {
+        return s.clone();
+    }
+    let last_none = f.args.iter().rposition(|a| {
+        matches!(
+            &a.ty,
+            crate::graph::ArgType::Channel(crate::types::Type::None)
+        )
+    });
+    if Some(ai) == last_none || a.one_token_by_default {
+        vec![TokenSource::None(1)]
+    } else {
+        Vec::new()
+    }
+}
+
 /// Runtime cursor over one argument's tokens.
 #[derive(Clone, Debug)]
 pub(crate) struct ArgCursor {
+    /// The first cycle a token is offered.
+    from: u64,
     sources: std::sync::Arc<[TokenSource]>,
     src: usize,
     off: u64,
@@ -614,8 +638,15 @@ pub(crate) struct ArgCursor {
 }
 
 impl ArgCursor {
+    #[cfg(test)]
     pub(crate) fn new(sources: Vec<TokenSource>, ty: &Type) -> Self {
+        Self::offered_from(sources, ty, 0)
+    }
+
+    /// A cursor that offers nothing before cycle `from`.
+    pub(crate) fn offered_from(sources: Vec<TokenSource>, ty: &Type, from: u64) -> Self {
         let mut c = ArgCursor {
+            from,
             sources: sources.into(),
             src: 0,
             off: 0,
@@ -642,6 +673,15 @@ impl ArgCursor {
         } else {
             s.get(self.off) & self.mask
         })
+    }
+
+    /// The token offered in `cycle` (none before the argument's first cycle).
+    #[inline]
+    pub(crate) fn offered(&self, cycle: u64) -> Option<u64> {
+        if cycle < self.from {
+            return None;
+        }
+        self.peek()
     }
 
     /// Consumes the current token.

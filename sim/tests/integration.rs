@@ -5,6 +5,7 @@
 
 mod common;
 mod deadlock;
+mod dynamatic;
 mod engine_ops;
 mod engine_wide;
 mod float_native;

@@ -118,12 +118,27 @@ pub fn state_register_names(field: RegField) -> Vec<String> {
             vec![format!("{field}_reg")]
         }
         RegField::StoreWriteValid { .. } => vec!["writeValidBuffer".into()],
-        // CIRCT has no pipeline component (a Handscope timing extension).
+        // CIRCT has no pipeline component (a Handscope timing extension) and none of
+        // Dynamatic's components.
         RegField::Emitted(_)
         | RegField::LoadEmitted { .. }
         | RegField::StageValid(_)
         | RegField::StageData(_)
-        | RegField::Cooldown => Vec::new(),
+        | RegField::Cooldown
+        | RegField::FifoCount
+        | RegField::FifoHead
+        | RegField::FifoEntry(_)
+        | RegField::SkidFull
+        | RegField::SkidIndex
+        | RegField::SkidData
+        | RegField::Antitoken(_)
+        | RegField::LoadPath { .. }
+        | RegField::McStartTaken
+        | RegField::McEndValid
+        | RegField::McCtrlEndReady
+        | RegField::McRemainingStores
+        | RegField::McLoadValid(_)
+        | RegField::McLoadData(_) => Vec::new(),
     }
 }
 

@@ -71,6 +71,125 @@ fn kernels_round_trip_through_verilator_fpga() {
     round_trip("kf", &ks);
 }
 
+/// Dynamatic's components in our SystemVerilog (every buffer kind, the stalling pipeline,
+/// `control_merge`, `select` with antitokens, a data argument offered from cycle 1), under
+/// random back-pressure: Verilator's VCD replays to the engine's trace, state words included.
+#[test]
+fn dynamatic_components_round_trip_through_verilator() {
+    if !have_verilator("dynamatic_components_round_trip_through_verilator") {
+        return;
+    }
+    round_trip("dyn", &[dynamatic_components()]);
+}
+
+/// A circuit of Dynamatic's components: `a` (11 down to 0) through a skid buffer into a fork
+/// feeding a ONE_SLOT_BREAK_DV, a 3-stage pipeline into a FIFO_BREAK_DV and a comparison
+/// (`a < 5`) that chooses between `b` (late: through a 4-stage pipeline and a
+/// FIFO_BREAK_NONE) and `c` in a `select`; two controls into a `control_merge`. Results are
+/// ready at random.
+fn dynamatic_components() -> Example {
+    use handscope_sim::stimulus::{ReadyPolicy, TokenSource};
+    use handscope_sim::{ArgType, CmpPredicate, DynBufferKind as K, FuncResult, Op, Type};
+    let mut f = handscope_sim::Function::new("dyn_parts");
+    let i8t = Type::Int(8);
+    let a = f.add_arg("a", ArgType::Channel(i8t.clone())).unwrap();
+    let b = f.add_arg("b", ArgType::Channel(i8t.clone())).unwrap();
+    let c = f.add_arg("c", ArgType::Channel(i8t.clone())).unwrap();
+    let x = f.add_arg("x", ArgType::Channel(Type::None)).unwrap();
+    let y = f.add_arg("y", ArgType::Channel(Type::None)).unwrap();
+    f.args[0].offered_from = 1;
+    let node = |f: &mut handscope_sim::Function, op: Op, ins: Vec<_>, outs: Vec<Type>| {
+        let n = f.add_node(op, outs);
+        f.set_inputs(n, ins);
+        f.nodes[n].outputs.clone()
+    };
+    let buf = |kind, slots| Op::DynBuffer { kind, slots };
+    let r = node(&mut f, buf(K::OneSlotBreakR, 1), vec![a], vec![i8t.clone()]);
+    let fk = node(&mut f, Op::Fork, vec![r[0]], vec![i8t.clone(); 3]);
+    let o0 = node(
+        &mut f,
+        buf(K::OneSlotBreakDv, 1),
+        vec![fk[0]],
+        vec![i8t.clone()],
+    );
+    let p = node(
+        &mut f,
+        Op::DynPipeline { latency: 3 },
+        vec![fk[1]],
+        vec![i8t.clone()],
+    );
+    let o1 = node(
+        &mut f,
+        buf(K::FifoBreakDv, 3),
+        vec![p[0]],
+        vec![i8t.clone()],
+    );
+    let k5 = node(&mut f, Op::Source, vec![], vec![Type::None]);
+    let five = node(
+        &mut f,
+        Op::Constant { value: 5 },
+        vec![k5[0]],
+        vec![i8t.clone()],
+    );
+    let cmp = node(
+        &mut f,
+        Op::Arith(handscope_sim::ArithOp::Cmpi(CmpPredicate::Slt)),
+        vec![fk[2], five[0]],
+        vec![Type::Int(1)],
+    );
+    // `b` arrives late: the first selections of `c` leave antitokens on `trueValue`.
+    let bp = node(
+        &mut f,
+        Op::DynPipeline { latency: 4 },
+        vec![b],
+        vec![i8t.clone()],
+    );
+    let bq = node(
+        &mut f,
+        buf(K::FifoBreakNone, 2),
+        vec![bp[0]],
+        vec![i8t.clone()],
+    );
+    let sel = node(
+        &mut f,
+        Op::DynSelect,
+        vec![cmp[0], bq[0], c],
+        vec![i8t.clone()],
+    );
+    let cm = node(
+        &mut f,
+        Op::DynControlMerge,
+        vec![x, y],
+        vec![Type::None, Type::Int(1)],
+    );
+    let outs = [o0[0], o1[0], sel[0], cm[0], cm[1]];
+    for (i, &o) in outs.iter().enumerate() {
+        let ty = f.channels[o].ty.clone();
+        f.results.push(FuncResult {
+            name: format!("r{i}"),
+            ty,
+        });
+    }
+    node(&mut f, Op::Return, outs.to_vec(), vec![]);
+    f.assign_ids().unwrap();
+    let mut env = handscope_sim::stimulus::Environment::default();
+    env.push_tokens("a", TokenSource::Values((0..12).rev().collect()));
+    env.push_tokens("b", TokenSource::Values((20..32).collect()));
+    env.push_tokens("c", TokenSource::Values((40..52).collect()));
+    env.push_tokens("x", TokenSource::None(6));
+    env.push_tokens("y", TokenSource::None(6));
+    for (i, seed) in [3u64, 5, 7, 11, 13].into_iter().enumerate() {
+        env.set_ready(format!("r{i}"), ReadyPolicy::Random { seed, prob: 0.6 });
+    }
+    Example {
+        name: "dyn_parts".into(),
+        path: std::path::PathBuf::from("dyn_parts"),
+        text: String::new(),
+        func: f,
+        env,
+    }
+}
+
 /// Builds one model of all `exs` (top modules `<prefix>_<name>`), runs it, and checks every
 /// design's replayed trace, memory writes and report against the engine's.
 fn round_trip(prefix: &str, exs: &[Example]) {

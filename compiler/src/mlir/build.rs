@@ -409,6 +409,9 @@ fn build_function(
                     Val::MemRef(i, m),
                     Op::ExtMemory {
                         memref_arg, memref, ..
+                    }
+                    | Op::DynMemController {
+                        memref_arg, memref, ..
                     },
                 ) if k == 0 => {
                     if m != memref {
@@ -432,7 +435,7 @@ fn build_function(
                         )
                         .with_help(here));
                 }
-                (Val::Chan(_), Op::ExtMemory { .. }) if k == 0 => {
+                (Val::Chan(_), Op::ExtMemory { .. } | Op::DynMemController { .. }) if k == 0 => {
                     return Err(p.err(
                         u.span,
                         format!(
@@ -516,7 +519,7 @@ fn build_function(
             let used = f
                 .nodes
                 .values()
-                .any(|n| matches!(n.op, Op::ExtMemory { memref_arg, .. } if memref_arg == i));
+                .any(|n| n.op.array().and_then(|a| a.memref_arg) == Some(i));
             if matches!(a.ty.ty, PType::MemRef(_)) && !used {
                 let sp = a.ssa.as_ref().map_or(a.ty.span, |s| s.1);
                 return Err(p

@@ -2,8 +2,8 @@
 //! normalized into an [`OpSpec`].
 
 use handscope_sim::{
-    ArithClass, ArithOp, BufferKind, CmpPredicate, Dialect, FloatKind, FloatPredicate, MemRefType,
-    Op, OpKind, Type,
+    ArithClass, ArithOp, BufferKind, CmpPredicate, Dialect, DynBufferKind, FloatKind,
+    FloatPredicate, MemRefType, Op, OpKind, Type,
 };
 
 use super::ast::{Attr, AttrValue, OpSpec, PType, SType, ValueUse};
@@ -277,6 +277,70 @@ impl<'a> Parser<'a> {
                     spec(Op::Unpack, all_typed(uses, &tst), members, attrs, sp)
                 }
             }
+            "dyn_pipeline" => {
+                let (latency, lsp) = self.bracket_u32("the latency")?;
+                let uses = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, tst) = self.parse_chan_type()?;
+                self.want_operands(&uses, 1, short, sp)?;
+                let op = self.dyn_pipeline_op(latency, lsp)?;
+                spec(op, all_typed(uses, &tst), vec![t], attrs, sp)
+            }
+            "dyn_buffer" => {
+                let (slots, ssp) = self.bracket_u32("the number of slots")?;
+                let kind = match self.peek()? {
+                    Tok::Ident(w) => DynBufferKind::from_name(&w),
+                    _ => None,
+                };
+                let Some(kind) = kind else {
+                    return Err(self.expected(
+                        "a Dynamatic buffer kind (ONE_SLOT_BREAK_DV, ONE_SLOT_BREAK_R, FIFO_BREAK_NONE, FIFO_BREAK_DV)",
+                    ));
+                };
+                self.bump()?;
+                let uses = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, tst) = self.parse_chan_type()?;
+                self.want_operands(&uses, 1, short, sp)?;
+                let op = self.dyn_buffer_op(kind, slots, ssp)?;
+                spec(op, all_typed(uses, &tst), vec![t], attrs, sp)
+            }
+            "dyn_select" => {
+                let uses = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, tst) = self.parse_chan_type()?;
+                self.want_operands(&uses, 3, short, sp)?;
+                let mut it = uses.into_iter();
+                let c = it.next().expect("3 operands");
+                let csp = c.span;
+                let mut ops = vec![(c, st(Type::Int(1), csp))];
+                ops.extend(all_typed(it.collect(), &tst));
+                spec(Op::DynSelect, ops, vec![t], attrs, sp)
+            }
+            "dyn_control_merge" => {
+                let uses = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (t, tst) = self.parse_chan_type()?;
+                self.expect(&Tok::Comma)?;
+                let (i, ist) = self.parse_chan_type()?;
+                if uses.is_empty() {
+                    return Err(self.err(sp, "`dyn_control_merge` needs at least one operand"));
+                }
+                if !i.is_integer() {
+                    return Err(self.err(ist.span, format!("the index type of `dyn_control_merge` must be an integer or index, found {i}")));
+                }
+                spec(
+                    Op::DynControlMerge,
+                    all_typed(uses, &tst),
+                    vec![t, i],
+                    attrs,
+                    sp,
+                )
+            }
             "pipeline" => {
                 let (latency, lsp) = self.bracket_u32("the latency")?;
                 let uses = self.parse_operand_list()?;
@@ -407,6 +471,59 @@ impl<'a> Parser<'a> {
                 };
                 self.finish_functional(op, uses, ins, outs, fsp, attrs, sp)?
             }
+            "dyn_mem_controller" => {
+                self.expect(&Tok::LBracket)?;
+                self.expect_word("ctrl")?;
+                self.expect(&Tok::Equal)?;
+                let (ctrl, _) = self.expect_u32("the number of block controls")?;
+                self.expect(&Tok::Comma)?;
+                self.expect_word("ld")?;
+                self.expect(&Tok::Equal)?;
+                let (ld, _) = self.expect_u32("the number of load ports")?;
+                self.expect(&Tok::Comma)?;
+                self.expect_word("st")?;
+                self.expect(&Tok::Equal)?;
+                let (st_, _) = self.expect_u32("the number of store ports")?;
+                self.expect(&Tok::RBracket)?;
+                self.expect(&Tok::LParen)?;
+                let mem = self.parse_value_use()?;
+                self.expect(&Tok::Colon)?;
+                let mt = self.parse_type()?;
+                let memref = self.memref_type(&mt)?;
+                self.expect(&Tok::RParen)?;
+                self.expect(&Tok::LParen)?;
+                let uses = self.parse_operand_list()?;
+                self.expect(&Tok::RParen)?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (ins, outs, fsp) = self.functional_type()?;
+                let op = Op::DynMemController {
+                    ctrl,
+                    ld,
+                    st: st_,
+                    memref_arg: usize::MAX,
+                    memref,
+                };
+                let mut s = self.finish_functional(op, uses, ins, outs, fsp, attrs, sp)?;
+                s.operands.insert(0, (mem, mt));
+                s
+            }
+            "dyn_load" | "dyn_store" => {
+                let uses = self.parse_operand_list()?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let tsp = self.peek_span()?;
+                let types = self.parse_type_list()?;
+                let tys = self.chan_types(&types)?;
+                self.want_operands(&uses, 2, short, sp)?;
+                let ops = self.zip_types(uses, types, tsp)?;
+                let op = if short == "dyn_load" {
+                    Op::DynLoad
+                } else {
+                    Op::DynStore
+                };
+                spec(op, ops, tys, attrs, sp)
+            }
             "extmemory" => {
                 let (ld, st_) = self.ld_st()?;
                 self.expect(&Tok::LParen)?;
@@ -490,7 +607,12 @@ impl<'a> Parser<'a> {
                 "arith and math operations need their dialect prefix: `{q}`"
             ));
         }
-        let handshake: Vec<&str> = OpKind::handshake_ops().map(OpKind::mnemonic).collect();
+        // Dynamatic's components (`dyn_*`), which Handscope writes for circuits read from
+        // Dynamatic's dialect, are left out: nobody writes them by hand.
+        let handshake: Vec<&str> = OpKind::handshake_ops()
+            .map(OpKind::mnemonic)
+            .filter(|m| !m.starts_with("dyn_"))
+            .collect();
         let of = |d: Dialect| -> Vec<&str> {
             ArithOp::SIMPLE
                 .iter()
@@ -590,6 +712,40 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(Op::Pipeline { latency, ii })
+    }
+
+    /// A Dynamatic multi-cycle unit's pipeline: latency between 1 and
+    /// [`handscope_sim::limits::MAX_LATENCY`].
+    fn dyn_pipeline_op(&self, latency: u32, at: Span) -> PResult<Op> {
+        let max = handscope_sim::limits::MAX_LATENCY;
+        if latency == 0 || latency > max {
+            return Err(self.err(
+                at,
+                format!("a pipeline needs a latency between 1 and {max} (found {latency})"),
+            ));
+        }
+        Ok(Op::DynPipeline { latency })
+    }
+
+    /// A Dynamatic buffer: one slot for the one-slot kinds, 1 to
+    /// [`handscope_sim::limits::MAX_BUFFER_SLOTS`] for the FIFOs.
+    fn dyn_buffer_op(&self, kind: DynBufferKind, slots: u32, at: Span) -> PResult<Op> {
+        let max = handscope_sim::limits::MAX_BUFFER_SLOTS;
+        let one = matches!(
+            kind,
+            DynBufferKind::OneSlotBreakDv | DynBufferKind::OneSlotBreakR
+        );
+        if slots == 0 || u64::from(slots) > max || (one && slots != 1) {
+            return Err(self.err(
+                at,
+                if one {
+                    format!("{} holds exactly one slot (found {slots})", kind.name())
+                } else {
+                    format!("a buffer needs between 1 and {max} slots (found {slots})")
+                },
+            ));
+        }
+        Ok(Op::DynBuffer { kind, slots })
     }
 
     fn u32_attr(&self, attrs: &mut Vec<Attr>, name: &str) -> PResult<Option<u32>> {
@@ -1081,7 +1237,7 @@ impl<'a> Parser<'a> {
             _ => return Err(self.unknown_op(&name, sp)),
         };
         let mut operands: Vec<(ValueUse, SType)> = uses.into_iter().zip(ins).collect();
-        let memref_operand = if matches!(op, Op::ExtMemory { .. }) {
+        let memref_operand = if matches!(op, Op::ExtMemory { .. } | Op::DynMemController { .. }) {
             Some(operands.remove(0))
         } else {
             None
@@ -1117,6 +1273,65 @@ impl<'a> Parser<'a> {
             OpKind::Merge => Op::Merge,
             OpKind::Mux => Op::Mux,
             OpKind::ControlMerge => Op::ControlMerge,
+            OpKind::DynControlMerge => Op::DynControlMerge,
+            OpKind::DynSelect => Op::DynSelect,
+            OpKind::DynLoad => Op::DynLoad,
+            OpKind::DynStore => Op::DynStore,
+            OpKind::DynMemController => {
+                let need = |this: &Self, attrs: &mut Vec<Attr>, name: &str| {
+                    this.u32_attr(attrs, name)?.ok_or_else(|| {
+                        this.err(sp, format!("`handshake.dyn_mem_controller` needs `{name}`"))
+                    })
+                };
+                let ctrl = need(self, attrs, "ctrlCount")?;
+                let ld = need(self, attrs, "ldCount")?;
+                let st_ = need(self, attrs, "stCount")?;
+                let Some(first) = ins.first() else {
+                    return Err(
+                        self.err(sp, "`handshake.dyn_mem_controller` needs a memref operand")
+                    );
+                };
+                Op::DynMemController {
+                    ctrl,
+                    ld,
+                    st: st_,
+                    memref_arg: usize::MAX,
+                    memref: self.memref_type(first)?,
+                }
+            }
+            OpKind::DynPipeline => {
+                let Some(la) = take_attr(attrs, "latency") else {
+                    return Err(
+                        self.err(sp, "`handshake.dyn_pipeline` needs a `latency` attribute")
+                    );
+                };
+                let latency = u32::try_from(self.int_attr(&la)?)
+                    .map_err(|_| self.err(la.value_span, "`latency` is out of range"))?;
+                self.dyn_pipeline_op(latency, la.value_span)?
+            }
+            OpKind::DynBuffer => {
+                let Some(sa) = take_attr(attrs, "slots") else {
+                    return Err(self.err(sp, "`handshake.dyn_buffer` needs a `slots` attribute"));
+                };
+                let slots = u32::try_from(self.int_attr(&sa)?)
+                    .map_err(|_| self.err(sa.value_span, "`slots` is out of range"))?;
+                let Some(ka) = take_attr(attrs, "bufferType") else {
+                    return Err(
+                        self.err(sp, "`handshake.dyn_buffer` needs a `bufferType` attribute")
+                    );
+                };
+                let kind = match &ka.value {
+                    AttrValue::Str(s) => DynBufferKind::from_name(s),
+                    _ => None,
+                }
+                .ok_or_else(|| {
+                    self.err(
+                        ka.value_span,
+                        "`bufferType` must name a Dynamatic buffer kind (\"ONE_SLOT_BREAK_DV\", \"ONE_SLOT_BREAK_R\", \"FIFO_BREAK_NONE\", \"FIFO_BREAK_DV\")",
+                    )
+                })?;
+                self.dyn_buffer_op(kind, slots, sa.value_span)?
+            }
             OpKind::CondBr => Op::CondBr,
             OpKind::Br => Op::Br,
             OpKind::Join => Op::Join,

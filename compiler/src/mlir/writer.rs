@@ -427,6 +427,25 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
                 dict(&attrs)
             )
         }
+        Op::DynBuffer { kind, slots } => format!(
+            "dyn_buffer [{slots}] {} {ops}{} : {first_out}",
+            kind.name(),
+            dict(&attrs)
+        ),
+        Op::DynPipeline { latency } => {
+            format!(
+                "dyn_pipeline [{latency}] {ops}{} : {first_out}",
+                dict(&attrs)
+            )
+        }
+        Op::DynSelect => format!("dyn_select {ops}{} : {first_out}", dict(&attrs)),
+        Op::DynControlMerge => {
+            let idx = out_t.get(1).cloned().unwrap_or(Type::Index);
+            format!(
+                "dyn_control_merge {ops}{} : {first_out}, {idx}",
+                dict(&attrs)
+            )
+        }
         Op::Pipeline { latency, ii } => {
             if *ii != 1 {
                 attrs.insert("ii".into(), format!("{ii} : i32"));
@@ -498,6 +517,29 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
                 fn_type(&in_t, &out_t)
             )
         }
+        Op::DynMemController {
+            ctrl,
+            ld,
+            st,
+            memref_arg,
+            memref,
+        } => {
+            let mem = names
+                .memref
+                .get(memref_arg)
+                .map_or_else(|| "%undefined".to_string(), |n| format!("%{n}"));
+            format!(
+                "dyn_mem_controller[ctrl = {ctrl}, ld = {ld}, st = {st}] ({mem} : {memref}) ({ops}){} : {}",
+                dict(&attrs),
+                fn_type(&in_t, &out_t)
+            )
+        }
+        Op::DynLoad | Op::DynStore => format!(
+            "{} {ops}{} : {}",
+            node.op.mnemonic(),
+            dict(&attrs),
+            types(&in_t)
+        ),
         Op::Instance { callee } => format!(
             "instance {}({ops}){} : {}",
             symbol(callee),

@@ -75,6 +75,8 @@ pub fn addr_bits(size: u64) -> u32 {
     64 - size.saturating_sub(1).leading_zeros()
 }
 
+mod dynamatic;
+
 struct Gen {
     ports: Vec<String>,
     body: String,
@@ -600,6 +602,27 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
             let all: Vec<String> = (0..no).map(|k| format!("out{k}_ready")).collect();
             g.line(format!("assign in0_ready = {};", all.join(" & ")));
+        }
+        Op::DynBuffer { kind, slots } => {
+            name = dynamatic::buffer(&mut g, *kind, *slots, s.outs[0])?;
+        }
+        Op::DynPipeline { latency } => {
+            name = dynamatic::pipeline(&mut g, *latency, s.outs[0])?;
+        }
+        Op::DynControlMerge => {
+            name = dynamatic::control_merge(&mut g, ni, s.outs[0], s.outs[1])?;
+        }
+        Op::DynSelect => {
+            name = dynamatic::select(&mut g, s.outs[0]);
+        }
+        Op::DynLoad => {
+            name = dynamatic::load(&mut g, s.ins[0], s.ins[1]);
+        }
+        Op::DynStore => {
+            name = dynamatic::store(&mut g, s.ins[0], s.ins[1]);
+        }
+        Op::DynMemController { .. } => {
+            return Err("Dynamatic's memory controller has no SystemVerilog model yet (issue #31); the circuit simulates in Handscope".into());
         }
         Op::Pipeline { latency, ii } => {
             // `docs/semantics.md` "Pipelined units": stage k is free when it is empty or the

@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 use handscope_sim::stimulus::{Environment, ReadyPolicy, TokenSource};
 use handscope_sim::types::width_mask;
 use handscope_sim::wide::{is_wide, to_limbs};
-use handscope_sim::{ArgType, Function, Op, Type};
+use handscope_sim::{ArgType, Function, Op};
 
 use super::{addr_bits, encode_instance_name};
 
@@ -271,16 +271,7 @@ fn wide_segments(s: &mut String, k: usize, ai: usize, width: u32, srcs: &[TokenS
 }
 
 fn tokens_of(env: &Environment, f: &Function, ai: usize) -> Vec<TokenSource> {
-    let a = &f.args[ai];
-    let last_none = f
-        .args
-        .iter()
-        .rposition(|a| matches!(&a.ty, ArgType::Channel(Type::None)));
-    match env.inputs.get(&a.name) {
-        Some(s) => s.clone(),
-        None if Some(ai) == last_none => vec![TokenSource::None(1)],
-        None => Vec::new(),
-    }
+    handscope_sim::stimulus::argument_tokens(f, env, ai)
 }
 
 /// The C++ expression of wrapper port `name` of design `k`.
@@ -506,17 +497,23 @@ struct ReadyGen {
             let p = encode_instance_name(&a.name);
             let pv = port(k, f, &format!("{p}_valid"));
             let pd = port(k, f, &p);
+            // An argument offered from a later cycle (Dynamatic's data arguments) offers
+            // nothing before it.
+            let from = match a.offered_from {
+                0 => String::new(),
+                n => format!("c >= {n}ULL && "),
+            };
             if is_wide(t.bit_width()) {
                 let n = wide_words(t.bit_width());
                 let _ = writeln!(
                     s,
-                    "      {{ uint32_t v[{n}]; bool ok = d{k}_c{ai}.peek(v); {pv} = ok; for (int i = 0; i < {n}; i++) {pd}[i] = ok ? v[i] : 0u; }}"
+                    "      {{ uint32_t v[{n}]; bool ok = {from}d{k}_c{ai}.peek(v); {pv} = ok; for (int i = 0; i < {n}; i++) {pd}[i] = ok ? v[i] : 0u; }}"
                 );
                 continue;
             }
             let _ = writeln!(
                 s,
-                "      {{ uint64_t v = 0; bool ok = d{k}_c{ai}.peek(v); {pv} = ok;{} }}",
+                "      {{ uint64_t v = 0; bool ok = {from}d{k}_c{ai}.peek(v); {pv} = ok;{} }}",
                 if t.bit_width() > 0 {
                     format!(" {pd} = ok ? v : 0;")
                 } else {

@@ -5,7 +5,7 @@
 
 use cranelift_entity::EntityRef;
 use handscope_sim::spec::NodeState;
-use handscope_sim::{ArithClass, ChannelId, Function, NodeId, Op};
+use handscope_sim::{ArithClass, ChannelId, DynBufferKind, Function, NodeId, Op};
 
 use super::binding::Binding;
 use super::cycle::CycleState;
@@ -359,33 +359,108 @@ fn what(x: &At<'_>) -> (String, String) {
                 now,
             )
         }
-        Op::Buffer { slots, init, .. } => {
-            let held: usize = match &x.state {
-                NodeState::Buffer(s) => s.iter().map(|s| s.tokens()).sum(),
+        Op::Buffer { slots, init, .. } => (
+            format!(
+                "buffer: {} (up to {} tokens), each adding one cycle of latency{}",
+                plural(*slots as usize, "slot", "slots"),
+                2 * slots,
+                if init.is_some() { ", preloaded" } else { "" }
+            ),
+            buffer_now(x),
+        ),
+        Op::DynBuffer { kind, slots } => {
+            let n = plural(*slots as usize, "token", "tokens");
+            let does = match kind {
+                DynBufferKind::OneSlotBreakDv => "buffer ONE_SLOT_BREAK_DV (Dynamatic's oehb): one slot that adds one cycle of latency and cuts the valid and data paths".to_string(),
+                DynBufferKind::OneSlotBreakR => "buffer ONE_SLOT_BREAK_R (Dynamatic's tehb): passes tokens straight through and keeps one while its output stalls; cuts the ready path".to_string(),
+                DynBufferKind::FifoBreakNone => format!("buffer FIFO_BREAK_NONE: passes tokens straight through while empty and queues up to {n} while its output stalls"),
+                DynBufferKind::FifoBreakDv => format!("buffer FIFO_BREAK_DV: a FIFO of up to {n} that adds one cycle of latency"),
+            };
+            (does, buffer_now(x))
+        }
+        Op::DynPipeline { latency } => {
+            let held = match &x.state {
+                NodeState::Pipeline(p) => p.occupancy(),
                 _ => 0,
             };
             let out = outs[0];
             let now = match (held, x.st(out)) {
                 (0, _) => "empty".into(),
                 (h, ChanState::Transfer) => format!(
-                    "holds {}, hands out {}",
+                    "{} in flight, hands out {}",
                     plural(h, "token", "tokens"),
                     x.value(out)
                 ),
                 (h, ChanState::Stall) => format!(
-                    "holds {}; {} waits to be accepted",
+                    "{} in flight, all stopped: {} waits to be accepted",
                     plural(h, "token", "tokens"),
                     x.value(out)
                 ),
-                (h, _) => format!("holds {} moving towards its output", plural(h, "token", "tokens")),
+                (h, _) => format!("{} in flight", plural(h, "token", "tokens")),
             };
             (
                 format!(
-                    "buffer: {} (up to {} tokens), each adding one cycle of latency{}",
-                    plural(*slots as usize, "slot", "slots"),
-                    2 * slots,
-                    if init.is_some() { ", preloaded" } else { "" }
+                    "pipeline of a Dynamatic unit: {} that advance together, so a stalled output stops every stage",
+                    plural(*latency as usize, "stage", "stages")
                 ),
+                now,
+            )
+        }
+        Op::DynSelect => {
+            let at = match &x.state {
+                NodeState::Antitokens(at) => *at,
+                _ => [false; 2],
+            };
+            let names = ["trueValue", "falseValue"];
+            let now = if let Some(k) = (0..2).find(|&k| at[k]) {
+                format!(
+                    "an antitoken waits to discard the next token on {}; no result until then",
+                    names[k]
+                )
+            } else if !x.valid(ins[0]) {
+                "waiting for the condition".into()
+            } else {
+                let c = x.cs.data.get(ins[0].index()).copied().unwrap_or(0) & 1 == 1;
+                let k = if c { 1 } else { 2 };
+                if x.valid(ins[k]) {
+                    x.output_now(&format!("condition = {}: passes on {}", u8::from(c), names[k - 1]))
+                } else {
+                    format!("condition = {}: waiting for {}", u8::from(c), names[k - 1])
+                }
+            };
+            (
+                "select (Dynamatic): passes on trueValue or falseValue as the condition says, as soon as the chosen one has a token; the other one's token is discarded, now or when it arrives".into(),
+                now,
+            )
+        }
+        Op::DynControlMerge => {
+            let now = match &x.state {
+                NodeState::ControlMerge {
+                    won: Some(w),
+                    result_emitted,
+                    index_emitted,
+                } => {
+                    let sent: Vec<&str> = [(*result_emitted, "outs"), (*index_emitted, "index")]
+                        .iter()
+                        .filter(|(e, _)| *e)
+                        .map(|(_, n)| *n)
+                        .collect();
+                    format!(
+                        "keeps in{w}'s token in its skid register{}",
+                        if sent.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", already sent {}", sent.join(" and "))
+                        }
+                    )
+                }
+                _ => match (0..ins.len()).find(|&k| x.valid(ins[k])) {
+                    None => "waiting for a token on any input".into(),
+                    Some(k) => format!("{} wins this cycle", x.in_name(k)),
+                },
+            };
+            (
+                "control_merge (Dynamatic): passes on a token from whichever input has one (the lowest-numbered first) and says on `index` which input that was; a skid register keeps it while an output stalls".into(),
                 now,
             )
         }
@@ -447,6 +522,81 @@ fn what(x: &At<'_>) -> (String, String) {
                 now,
             )
         }
+        Op::DynLoad => {
+            let held = match &x.state {
+                NodeState::Buffer(s) => [s[0].main.is_some(), s[1].main.is_some()],
+                _ => [false; 2],
+            };
+            let mut now = Vec::new();
+            if x.st(outs[0]) == ChanState::Transfer {
+                now.push(format!("sends address {} to the memory", x.value(outs[0])));
+            } else if held[0] {
+                now.push(format!("keeps address {} until the memory takes it", x.value(outs[0])));
+            }
+            if x.st(outs[1]) == ChanState::Transfer {
+                now.push(format!("hands out {}", x.value(outs[1])));
+            } else if held[1] {
+                now.push(format!("keeps {} until it is taken", x.value(outs[1])));
+            }
+            (
+                "load (Dynamatic): sends each address to its memory controller and passes the data that comes back, a one-slot skid buffer on each way".into(),
+                if now.is_empty() { "idle".into() } else { now.join("; ") },
+            )
+        }
+        Op::DynStore => (
+            "store (Dynamatic): passes each address and value on to its memory controller, which writes them".into(),
+            if x.st(outs[0]) == ChanState::Transfer {
+                format!("writes {} at address {}", x.value(outs[1]), x.value(outs[0]))
+            } else {
+                "no write".into()
+            },
+        ),
+        Op::DynMemController { ctrl, ld, st, memref, .. } => {
+            let now = match &x.state {
+                NodeState::MemoryController {
+                    started,
+                    end_offered,
+                    remaining_stores,
+                    ..
+                } => {
+                    let mut parts = Vec::new();
+                    let busy: Vec<String> = (0..ins.len())
+                        .filter(|&k| x.st(ins[k]) == ChanState::Transfer)
+                        .map(|k| x.in_name(k))
+                        .collect();
+                    if !busy.is_empty() {
+                        parts.push(format!("takes {}", list(&busy)));
+                    }
+                    if *remaining_stores != 0 {
+                        parts.push(format!(
+                            "{} announced and not done",
+                            plural(remaining_stores.unsigned_abs() as usize, "store", "stores")
+                        ));
+                    }
+                    if *end_offered {
+                        parts.push("offers memEnd: every announced store is done".into());
+                    } else if !started {
+                        parts.push("waits for memStart".into());
+                    }
+                    if parts.is_empty() {
+                        "no access".into()
+                    } else {
+                        parts.join("; ")
+                    }
+                }
+                _ => "no access".into(),
+            };
+            (
+                format!(
+                    "memory controller (Dynamatic): {} words, {} and {} served by fixed priority, a read answered the next cycle; {} count the stores to wait for before memEnd",
+                    memref.dims.iter().product::<u64>(),
+                    plural(*ld as usize, "load port", "load ports"),
+                    plural(*st as usize, "store port", "store ports"),
+                    plural(*ctrl as usize, "block control", "block controls")
+                ),
+                now,
+            )
+        }
         Op::Instance { callee } => (
             format!("instance: a call of @{callee} (flattened for simulation)"),
             x.join_like("runs"),
@@ -484,6 +634,33 @@ fn what(x: &At<'_>) -> (String, String) {
             };
             (does, now)
         }
+    }
+}
+
+/// What a buffer holds and does with its front token now.
+fn buffer_now(x: &At<'_>) -> String {
+    let held: usize = match &x.state {
+        NodeState::Buffer(s) => s.iter().map(|s| s.tokens()).sum(),
+        _ => 0,
+    };
+    let out = x.node().outputs[0];
+    match (held, x.st(out)) {
+        (0, ChanState::Transfer) => format!("empty; passes {} straight through", x.value(out)),
+        (0, _) => "empty".into(),
+        (h, ChanState::Transfer) => format!(
+            "holds {}, hands out {}",
+            plural(h, "token", "tokens"),
+            x.value(out)
+        ),
+        (h, ChanState::Stall) => format!(
+            "holds {}; {} waits to be accepted",
+            plural(h, "token", "tokens"),
+            x.value(out)
+        ),
+        (h, _) => format!(
+            "holds {} moving towards its output",
+            plural(h, "token", "tokens")
+        ),
     }
 }
 

@@ -156,7 +156,9 @@ pub fn node_text(f: &Function, n: NodeId) -> (String, String) {
         StateLayout::EmittedPerOutput if node.outputs.len() <= MAX_OUTPUT_MARKS => op
             .strip_suffix(&format!(" [{}]", node.outputs.len()))
             .map(str::to_string),
-        StateLayout::BufferSlots { slots } if slots as usize <= MAX_SLOT_MARKS => {
+        StateLayout::BufferSlots { slots } | StateLayout::Fifo { slots }
+            if slots as usize <= MAX_SLOT_MARKS =>
+        {
             op.replacen(&format!(" [{slots}]"), "", 1).into()
         }
         _ => None,
@@ -169,7 +171,7 @@ pub fn node_text(f: &Function, n: NodeId) -> (String, String) {
     let (word, rest) = op.split_once(' ').unwrap_or((&op, ""));
     let drawn = match node.op.spec().state {
         _ if !numbered(&id, word) => op.clone(),
-        StateLayout::ControlMerge if rest.is_empty() => String::new(),
+        StateLayout::ControlMerge | StateLayout::SkidMerge if rest.is_empty() => String::new(),
         StateLayout::BufferSlots { .. } if rest == "seq" => word.to_string(),
         _ if !rest.is_empty() => rest.to_string(),
         _ => op.clone(),
@@ -201,7 +203,7 @@ pub fn state_marks(f: &Function, n: NodeId) -> Option<(usize, f32)> {
         StateLayout::EmittedPerOutput => {
             Some((node.outputs.len().min(MAX_OUTPUT_MARKS), OUTPUT_MARK))
         }
-        StateLayout::BufferSlots { slots } => {
+        StateLayout::BufferSlots { slots } | StateLayout::Fifo { slots } => {
             Some(((slots as usize).min(MAX_SLOT_MARKS), SLOT_MARK))
         }
         _ => None,

@@ -152,8 +152,8 @@ fn enters_merge(f: &Function, n: NodeId) -> bool {
         }
         let node = &f.nodes[n];
         match node.op {
-            Op::Mux | Op::Merge | Op::ControlMerge => return true,
-            Op::Buffer { .. } | Op::Fork => {
+            Op::Mux | Op::Merge | Op::ControlMerge | Op::DynControlMerge => return true,
+            Op::Buffer { .. } | Op::DynBuffer { .. } | Op::Fork => {
                 for &o in &node.outputs {
                     todo.extend(
                         f.channels[o]

@@ -595,6 +595,33 @@ fn node_state(
             }
             items.push(state_text(c, y, fit_text(&text, width, 8.0), p));
         }
+        NodeState::MemoryController {
+            end_offered,
+            remaining_stores,
+            ..
+        } => {
+            let mut text = Vec::new();
+            if remaining_stores != 0 {
+                text.push(format!("{remaining_stores} stores pending"));
+            }
+            if end_offered {
+                text.push("memEnd".to_string());
+            }
+            if !text.is_empty() {
+                items.push(state_text(c, y, fit_text(&text.join(", "), width, 8.0), p));
+            }
+        }
+        NodeState::Antitokens(at) => {
+            let pending: Vec<&str> = [(at[0], "trueValue"), (at[1], "falseValue")]
+                .iter()
+                .filter(|(a, _)| *a)
+                .map(|(_, n)| *n)
+                .collect();
+            if !pending.is_empty() {
+                let text = format!("antitoken on {}", pending.join("+"));
+                items.push(state_text(c, y, fit_text(&text, width, 8.0), p));
+            }
+        }
         NodeState::Memory { .. } | NodeState::Stateless => {
             // Other state: the non-zero register words, as many as fit in the node.
             let text: Vec<String> = names

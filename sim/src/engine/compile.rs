@@ -7,7 +7,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use super::SimError;
 use super::arith::{BinOp, CastKind};
 use super::float_arith::{FBinOp, FConv, FUnOp};
-use super::program::{Bwd, Clk, Fwd, Kinded, MemInfo, Program, Seg, Span, WideOp};
+use super::program::{Bwd, Clk, DynMcInfo, Fwd, Kinded, MemInfo, Program, Seg, Span, WideOp};
 use crate::graph::Function;
 use crate::ops::{ArithOp, Op};
 use crate::spec::{CountContext, RegField, SlotPart, StateLayout, slot_regs, stage_regs};
@@ -773,6 +773,224 @@ fn compile_node(
                 reg,
                 latency,
                 ii,
+            });
+        }
+        Op::DynBuffer { kind, slots } => {
+            let slots = *slots;
+            if slots == 0 {
+                return Err(malformed(node, "buffer with 0 slots"));
+            }
+            let (inp, out) = (ins[0], outs[0]);
+            let (bypass, through) = (kind.bypass(), kind.ready_through());
+            b.fwd(
+                nid,
+                Fwd::DynBufOut {
+                    inp,
+                    out,
+                    reg,
+                    bypass,
+                },
+                if bypass { vec![inp] } else { vec![] },
+                vec![out],
+            );
+            b.bwd(
+                nid,
+                Bwd::DynBufIn {
+                    inp,
+                    out,
+                    reg,
+                    slots,
+                    through,
+                },
+                if through { vec![out] } else { vec![] },
+                vec![inp],
+            );
+            b.p.clk.push(Clk::DynBuf {
+                inp,
+                out,
+                reg,
+                slots,
+                bypass,
+            });
+        }
+        Op::DynPipeline { latency } => {
+            let latency = *latency;
+            if latency == 0 {
+                return Err(malformed(node, "pipeline with latency 0"));
+            }
+            let last = reg + stage_regs::WORDS * (latency - 1);
+            let (inp, out) = (ins[0], outs[0]);
+            b.fwd(nid, Fwd::PipeOut { out, reg: last }, vec![], vec![out]);
+            b.bwd(nid, Bwd::DynPipeIn { inp, out, last }, vec![out], vec![inp]);
+            b.p.clk.push(Clk::DynPipe {
+                inp,
+                out,
+                reg,
+                latency,
+            });
+        }
+        Op::DynLoad => {
+            // Two one-slot skid buffers (`ONE_SLOT_BREAK_R`), their FIFO words side by side.
+            for path in 0..2u32 {
+                let (inp, out) = (ins[path as usize], outs[path as usize]);
+                let reg = reg
+                    + sp.state
+                        .offset(RegField::LoadPath { path, word: 0 })
+                        .expect("a load path's registers");
+                b.fwd(
+                    nid,
+                    Fwd::DynBufOut {
+                        inp,
+                        out,
+                        reg,
+                        bypass: true,
+                    },
+                    vec![inp],
+                    vec![out],
+                );
+                b.bwd(
+                    nid,
+                    Bwd::DynBufIn {
+                        inp,
+                        out,
+                        reg,
+                        slots: 1,
+                        through: false,
+                    },
+                    vec![],
+                    vec![inp],
+                );
+                b.p.clk.push(Clk::DynBuf {
+                    inp,
+                    out,
+                    reg,
+                    slots: 1,
+                    bypass: true,
+                });
+            }
+        }
+        Op::DynStore => {
+            for k in 0..2 {
+                let (inp, out) = (ins[k], outs[k]);
+                b.fwd(nid, Fwd::Wire { inp, out }, vec![inp], vec![out]);
+                b.bwd(nid, Bwd::Wire { inp, out }, vec![out], vec![inp]);
+            }
+        }
+        Op::DynMemController {
+            ctrl,
+            ld,
+            st,
+            memref_arg,
+            memref,
+        } => {
+            let (nc, nl, ns) = (*ctrl as usize, *ld as usize, *st as usize);
+            let size = memref.len();
+            let elem_width = memref.elem.bit_width();
+            if elem_width > MAX_DATA_WIDTH {
+                return Err(malformed(
+                    node,
+                    format!("memory element wider than {MAX_DATA_WIDTH} bits"),
+                ));
+            }
+            if size == 0 || size > (1 << 32) {
+                return Err(malformed(
+                    node,
+                    "memory size must be between 1 and 2^32 elements",
+                ));
+            }
+            let abits = 64 - (size - 1).leading_zeros();
+            let mem = b.p.mems.len() as u32;
+            b.p.mems.push(MemInfo {
+                name: f
+                    .args
+                    .get(*memref_arg)
+                    .map(|a| a.name.clone())
+                    .unwrap_or_else(|| node.id.clone()),
+                size,
+                elem_width,
+                elem: memref.elem.clone(),
+                addr_mask: crate::types::width_mask(abits),
+                external: true,
+            });
+            let info = DynMcInfo {
+                mem,
+                start: ins[0],
+                ctrl: ins[1..1 + nc].to_vec(),
+                ld_addr: ins[1 + nc..1 + nc + nl].to_vec(),
+                ld_data: outs[..nl].to_vec(),
+                st_addr: (0..ns).map(|j| ins[1 + nc + nl + 2 * j]).collect(),
+                st_data: (0..ns).map(|j| ins[2 + nc + nl + 2 * j]).collect(),
+                ctrl_end: ins[ins.len() - 1],
+                mem_end: outs[nl],
+                reg,
+            };
+            for &a in &info.ld_addr {
+                b.p.addr_checks.push((nid, a, mem, false));
+            }
+            for &a in &info.st_addr {
+                b.p.addr_checks.push((nid, a, mem, true));
+            }
+            let mc = b.p.dyn_mcs.len() as u32;
+            b.p.dyn_mcs.push(info);
+            b.fwd(nid, Fwd::DynMcOut { mc }, vec![], outs.clone());
+            // The grants read the load data outputs' readies.
+            b.bwd(nid, Bwd::DynMcIn { mc }, outs[..nl].to_vec(), ins.clone());
+            b.p.clk.push(Clk::DynMc { mc });
+        }
+        Op::DynSelect => {
+            let (c, t, fl, out) = (ins[0], ins[1], ins[2], outs[0]);
+            b.fwd(
+                nid,
+                Fwd::DynSelect {
+                    c,
+                    t,
+                    f: fl,
+                    out,
+                    reg,
+                },
+                ins.clone(),
+                vec![out],
+            );
+            b.bwd(
+                nid,
+                Bwd::DynSelect {
+                    c,
+                    t,
+                    f: fl,
+                    out,
+                    reg,
+                },
+                vec![out],
+                ins.clone(),
+            );
+            b.p.clk.push(Clk::DynSelect {
+                c,
+                t,
+                f: fl,
+                out,
+                reg,
+            });
+        }
+        Op::DynControlMerge => {
+            let sp = b.span(ins.iter().copied());
+            let (out, idx) = (outs[0], outs[1]);
+            b.fwd(
+                nid,
+                Fwd::DynMerge {
+                    ins: sp,
+                    out,
+                    idx,
+                    reg,
+                },
+                ins.clone(),
+                outs.clone(),
+            );
+            b.bwd(nid, Bwd::DynMerge { ins: sp, reg }, vec![], ins.clone());
+            b.p.clk.push(Clk::DynMerge {
+                ins: sp,
+                out,
+                idx,
+                reg,
             });
         }
         Op::Constant { value } => {

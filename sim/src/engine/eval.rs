@@ -5,6 +5,8 @@ use super::{arith, float_arith, wide_arith};
 use crate::spec::{cmerge_regs, mux_input, slot_regs, stage_regs};
 use crate::types::width_mask;
 
+mod dynamatic;
+
 // Register word offsets, from the components' state layouts (`crate::spec`).
 pub(super) const WON: usize = cmerge_regs::WON as usize;
 pub(super) const RESULT_EMITTED: usize = cmerge_regs::RESULT_EMITTED as usize;
@@ -482,6 +484,15 @@ pub(super) fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
             *s.valid.at_mut(done as usize) = s.regs.at(reg as usize) != 0;
             *s.data.at_mut(done as usize) = 0;
         }
+        Fwd::DynBufOut {
+            inp,
+            out,
+            reg,
+            bypass,
+        } => dynamatic::buf_out(s, inp, out, reg, bypass),
+        Fwd::DynMerge { ins, out, idx, reg } => dynamatic::merge_out(p, s, ins, out, idx, reg),
+        Fwd::DynSelect { c, t, f, out, reg } => dynamatic::select_out(s, c, t, f, out, reg),
+        Fwd::DynMcOut { mc } => dynamatic::mc_out(p, s, mc),
     }
 }
 
@@ -671,6 +682,17 @@ pub(super) fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
             *s.ready.at_mut(addr as usize) = r;
             *s.ready.at_mut(data as usize) = r;
         }
+        Bwd::DynBufIn {
+            inp,
+            out,
+            reg,
+            slots,
+            through,
+        } => dynamatic::buf_in(s, inp, out, reg, slots, through),
+        Bwd::DynPipeIn { inp, out, last } => dynamatic::pipe_in(s, inp, out, last),
+        Bwd::DynMerge { ins, reg } => dynamatic::merge_in(p, s, ins, reg),
+        Bwd::DynSelect { c, t, f, out, reg } => dynamatic::select_in(s, c, t, f, out, reg),
+        Bwd::DynMcIn { mc } => dynamatic::mc_in(p, s, mc),
     }
 }
 
@@ -868,6 +890,22 @@ pub(super) fn clk_one(p: &Program, s: &mut Sig<'_>, i: &Clk) {
             }
             *s.regs.at_mut(r) = u64::from(if eoc { wv } else { wvb });
         }
+        Clk::DynBuf {
+            inp,
+            out,
+            reg,
+            slots,
+            bypass,
+        } => dynamatic::buf_clk(s, inp, out, reg, slots, bypass),
+        Clk::DynPipe {
+            inp,
+            out,
+            reg,
+            latency,
+        } => dynamatic::pipe_clk(s, inp, out, reg, latency),
+        Clk::DynMerge { ins, out, idx, reg } => dynamatic::merge_clk(p, s, ins, out, idx, reg),
+        Clk::DynSelect { c, t, f, out, reg } => dynamatic::select_clk(s, c, t, f, out, reg),
+        Clk::DynMc { mc } => dynamatic::mc_clk(p, s, mc),
     }
 }
 

@@ -24,6 +24,7 @@ pub mod arith;
 pub(crate) mod compile;
 pub(crate) mod counters;
 mod eval;
+#[cfg(any(test, feature = "bench-support"))]
 pub(crate) use eval::{slot_ready, slot_step};
 pub mod float_arith;
 mod jit;
@@ -202,7 +203,14 @@ impl Simulation {
             let ArgType::Channel(ty) = &f.args[ai].ty else {
                 continue;
             };
-            args.push((chan, ArgCursor::new(monitor::arg_sources(f, &env, ai), ty)));
+            args.push((
+                chan,
+                ArgCursor::offered_from(
+                    monitor::arg_sources(f, &env, ai),
+                    ty,
+                    f.args[ai].offered_from,
+                ),
+            ));
         }
 
         // Ready policies.
@@ -565,7 +573,7 @@ impl Simulation {
             tap.regs.clear();
             tap.regs.extend_from_slice(&st.regs);
         }
-        resim::drive_args(&self.args, st);
+        resim::drive_args(&self.args, st, cycle);
         for (chan, ready) in &mut self.readies {
             st.ready[*chan as usize] = ready.next(cycle);
         }

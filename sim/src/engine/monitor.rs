@@ -17,13 +17,12 @@ use std::collections::BTreeMap;
 use cranelift_entity::EntityRef;
 
 use crate::deadlock::{self, DeadlockReport};
-use crate::graph::{ArgType, Function, NodeId};
+use crate::graph::{Function, NodeId};
 use crate::report::{
     ChannelStats, EventKind, OutputSummary, OutputToken, RunReport, RuntimeEvent, Status,
     render_value_as,
 };
 use crate::stimulus::{Environment, ReadyPolicy, TokenSource};
-use crate::types::Type;
 
 use super::counters::Counters;
 use super::program::Program;
@@ -143,19 +142,7 @@ struct ResultObs {
 /// The tokens the environment drives into argument `ai` of `f`: its bound sources, else one
 /// token for the last `none` argument, else none.
 pub(crate) fn arg_sources(f: &Function, env: &Environment, ai: usize) -> Vec<TokenSource> {
-    let a = &f.args[ai];
-    if let Some(s) = env.inputs.get(&a.name) {
-        return s.clone();
-    }
-    let last_none = f
-        .args
-        .iter()
-        .rposition(|a| matches!(&a.ty, ArgType::Channel(Type::None)));
-    if Some(ai) == last_none {
-        vec![TokenSource::None(1)]
-    } else {
-        Vec::new()
-    }
+    crate::stimulus::argument_tokens(f, env, ai)
 }
 
 /// The message of an [`EventKind::AddressOutOfRange`] event: the address as given (signed

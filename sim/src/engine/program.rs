@@ -124,6 +124,31 @@ pub enum Fwd {
     BufOut { out: u32, reg: u32 },
     /// Pipeline output from the last stage's registers at `reg`.
     PipeOut { out: u32, reg: u32 },
+    /// Dynamatic buffer output: the FIFO's head, or (with a bypass, while empty) the input.
+    DynBufOut {
+        inp: u32,
+        out: u32,
+        reg: u32,
+        bypass: bool,
+    },
+    /// Dynamatic `control_merge`: the skid register's winner, or the priority choice, onto
+    /// `out` and `idx` (each until its fork flag is set).
+    DynMerge {
+        ins: Span,
+        out: u32,
+        idx: u32,
+        reg: u32,
+    },
+    /// Dynamatic memory controller `mc`: read data and `memEnd` from its registers.
+    DynMcOut { mc: u32 },
+    /// Dynamatic `select`: the chosen input onto `out` while no antitoken waits.
+    DynSelect {
+        c: u32,
+        t: u32,
+        f: u32,
+        out: u32,
+        reg: u32,
+    },
     /// `constant`.
     Const { ctrl: u32, out: u32, value: u64 },
     /// `source` (valid) / `never` (not valid).
@@ -252,6 +277,31 @@ pub enum Bwd {
         latency: u32,
         ii: u32,
     },
+    /// Dynamatic buffer input: ready while not full, or (when ready-through) when the head
+    /// leaves.
+    DynBufIn {
+        inp: u32,
+        out: u32,
+        reg: u32,
+        slots: u32,
+        through: bool,
+    },
+    /// Dynamatic pipeline input: ready while the last stage (at `last`) is empty or taken.
+    DynPipeIn { inp: u32, out: u32, last: u32 },
+    /// Dynamatic `control_merge` inputs: the priority winner is ready while the skid
+    /// register is empty.
+    DynMerge { ins: Span, reg: u32 },
+    /// Dynamatic memory controller `mc`: its arbiters' grants and its control readies.
+    DynMcIn { mc: u32 },
+    /// Dynamatic `select` inputs: ready without a token, when the result fires, or to be
+    /// discarded by an antitoken.
+    DynSelect {
+        c: u32,
+        t: u32,
+        f: u32,
+        out: u32,
+        reg: u32,
+    },
     /// `store`.
     Store {
         addr: u32,
@@ -336,6 +386,39 @@ pub enum Clk {
         reg: u32,
         mem: u32,
     },
+    /// Dynamatic buffer: the FIFO takes and gives tokens.
+    DynBuf {
+        inp: u32,
+        out: u32,
+        reg: u32,
+        slots: u32,
+        bypass: bool,
+    },
+    /// Dynamatic pipeline: every stage shifts while the last is empty or taken.
+    DynPipe {
+        inp: u32,
+        out: u32,
+        reg: u32,
+        latency: u32,
+    },
+    /// Dynamatic `control_merge`: skid register and fork flags.
+    DynMerge {
+        ins: Span,
+        out: u32,
+        idx: u32,
+        reg: u32,
+    },
+    /// Dynamatic memory controller `mc`: the write, the read, the store count and the
+    /// start/end handshake.
+    DynMc { mc: u32 },
+    /// Dynamatic `select`: its two antitoken registers.
+    DynSelect {
+        c: u32,
+        t: u32,
+        f: u32,
+        out: u32,
+        reg: u32,
+    },
 }
 
 /// Instructions stored as plain operand tuples in [`Program::typed`] and run in a loop
@@ -391,6 +474,31 @@ pub struct MemInfo {
     pub external: bool,
 }
 
+/// The ports of one of Dynamatic's memory controllers (channel indices) and its registers.
+#[derive(Clone, Debug)]
+pub struct DynMcInfo {
+    /// Index into [`Program::mems`].
+    pub mem: u32,
+    /// `memStart`.
+    pub start: u32,
+    /// `ctrl<k>`.
+    pub ctrl: Vec<u32>,
+    /// `ldAddr<i>`.
+    pub ld_addr: Vec<u32>,
+    /// `ldData<i>`.
+    pub ld_data: Vec<u32>,
+    /// `stAddr<j>`.
+    pub st_addr: Vec<u32>,
+    /// `stData<j>`.
+    pub st_data: Vec<u32>,
+    /// `ctrlEnd`.
+    pub ctrl_end: u32,
+    /// `memEnd`.
+    pub mem_end: u32,
+    /// First register word (`spec::mc_regs`).
+    pub reg: u32,
+}
+
 /// A compiled function.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
@@ -439,6 +547,8 @@ pub struct Program {
     pub reg_init: Vec<u64>,
     /// Memories.
     pub mems: Vec<MemInfo>,
+    /// Dynamatic's memory controllers, for the `DynMc*` instructions.
+    pub dyn_mcs: Vec<DynMcInfo>,
     /// True when forward and backward passes must be iterated together (`lazy_fork`).
     pub global_iterate: bool,
     /// Channel of each channel argument: (argument index, channel).
@@ -495,6 +605,10 @@ impl Kinded for Fwd {
             Fwd::LazyFork { .. } => 30,
             Fwd::BufOut { .. } => 31,
             Fwd::PipeOut { .. } => 39,
+            Fwd::DynBufOut { .. } => 81,
+            Fwd::DynMerge { .. } => 82,
+            Fwd::DynSelect { .. } => 83,
+            Fwd::DynMcOut { .. } => 84,
             Fwd::Const { .. } => 32,
             Fwd::Fixed { .. } => 33,
             Fwd::Store { .. } => 34,
@@ -522,6 +636,11 @@ impl Kinded for Bwd {
             Bwd::LazyFork { .. } => 7,
             Bwd::BufIn { .. } => 8,
             Bwd::PipeIn { .. } => 16,
+            Bwd::DynBufIn { .. } => 17,
+            Bwd::DynPipeIn { .. } => 18,
+            Bwd::DynMerge { .. } => 19,
+            Bwd::DynSelect { .. } => 20,
+            Bwd::DynMcIn { .. } => 21,
             Bwd::Store { .. } => 9,
             Bwd::MemSt { .. } => 10,
             Bwd::Join2 { .. } => 11,
@@ -541,6 +660,11 @@ impl Kinded for Clk {
             Clk::Buffer { slots, .. } => 100 + (*slots).min(99) as u16,
             Clk::MemSt { .. } => 2,
             Clk::Pipe { .. } => 3,
+            Clk::DynBuf { .. } => 4,
+            Clk::DynPipe { .. } => 5,
+            Clk::DynMerge { .. } => 6,
+            Clk::DynSelect { .. } => 7,
+            Clk::DynMc { .. } => 8,
         }
     }
 }

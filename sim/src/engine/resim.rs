@@ -162,10 +162,10 @@ fn alias_roots(aliases: &[Option<u32>]) -> Vec<u32> {
 
 /// Drives every argument channel from its token cursor: the current token, or not valid
 /// (data 0) once the tokens are used up. Shared by `Simulation::step` and re-simulation.
-pub(crate) fn drive_args(args: &[(u32, ArgCursor)], st: &mut State) {
+pub(crate) fn drive_args(args: &[(u32, ArgCursor)], st: &mut State, cycle: u64) {
     for (chan, cur) in args {
         let c = *chan as usize;
-        let tok = cur.peek();
+        let tok = cur.offered(cycle);
         st.valid[c] = tok.is_some();
         st.data[c] = tok.unwrap_or(0);
     }
@@ -180,7 +180,7 @@ struct Env<'a> {
 impl Env<'_> {
     /// Drives argument valid/data and result ready for `sim_cycle` (as `Simulation::step`).
     fn drive(&mut self, st: &mut State, sim_cycle: u64) {
-        drive_args(self.args, st);
+        drive_args(self.args, st, sim_cycle);
         for (chan, gen_) in self.readies.iter_mut() {
             st.ready[*chan as usize] = gen_.next(sim_cycle);
         }

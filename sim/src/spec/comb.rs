@@ -38,6 +38,35 @@ pub enum Comb {
     /// reads the output's ready (a full pipeline passes its last token on and takes a new one
     /// in the same cycle).
     Pipeline,
+    /// A Dynamatic buffer with a bypass (`ONE_SLOT_BREAK_R`, `FIFO_BREAK_NONE`): the input's
+    /// forward group reaches the output (an empty buffer passes a token through); the output's
+    /// ready reaches the input's only when `ready_through` (`FIFO_BREAK_NONE`).
+    Bypass {
+        /// `in.ready` reads `out.ready`.
+        ready_through: bool,
+    },
+    /// Dynamatic's `control_merge`: the inputs' forward groups reach both outputs and the
+    /// inputs' readies (the priority choice), but no output's ready reaches an input (the skid
+    /// register takes the winner whatever the outputs do).
+    SkidMerge,
+    /// Independent paths, input `i` to output `i`: with a bypass and no ready path
+    /// (Dynamatic's `load`: a skid buffer on each path), or as wires (its `store`).
+    Parallel {
+        /// Ready goes through (wires) or not (skid buffers).
+        ready_through: bool,
+    },
+    /// Dynamatic's memory controller: outputs come from registers; a load port's address is
+    /// taken when it wins its arbiter (the valid addresses of the ports before it, and the
+    /// readiness of their data outputs and its own decide), a store port's address and data
+    /// when they win theirs (the valid store requests before it decide).
+    DynMc {
+        /// Block controls.
+        ctrl: u32,
+        /// Load ports.
+        ld: u32,
+        /// Store ports.
+        st: u32,
+    },
     /// `memory`/`extmemory`: each load port is an eager fork of `ldAddr<i>` onto `ldData<i>`
     /// and `ldDone<i>`; a store port writes on the clock edge and raises `stDone<j>` from a
     /// register, so only its ready depends on `stDone<j>`'s ready.
@@ -74,6 +103,56 @@ impl Comb {
             Comb::Pipeline => {
                 if n_in > 0 && n_out > 0 {
                     deps.push((Ready(PortRef::Out(0)), Ready(PortRef::In(0))));
+                }
+            }
+            Comb::Bypass { ready_through } => {
+                if n_in > 0 && n_out > 0 {
+                    deps.push((Forward(PortRef::In(0)), Forward(PortRef::Out(0))));
+                    if ready_through {
+                        deps.push((Ready(PortRef::Out(0)), Ready(PortRef::In(0))));
+                    }
+                }
+            }
+            Comb::Parallel { ready_through } => {
+                for k in 0..n_in.min(n_out) {
+                    deps.push((Forward(PortRef::In(k)), Forward(PortRef::Out(k))));
+                    if ready_through {
+                        deps.push((Ready(PortRef::Out(k)), Ready(PortRef::In(k))));
+                    }
+                }
+            }
+            Comb::DynMc { ctrl, ld, st } => {
+                let (c, l, s) = (ctrl as usize, ld as usize, st as usize);
+                for i in 0..l {
+                    for k in 0..=i {
+                        deps.push((
+                            Forward(PortRef::In(1 + c + k)),
+                            Ready(PortRef::In(1 + c + i)),
+                        ));
+                        deps.push((Ready(PortRef::Out(k)), Ready(PortRef::In(1 + c + i))));
+                    }
+                }
+                for j in 0..s {
+                    for k in 0..=j {
+                        for a in [0, 1] {
+                            for b in [0, 1] {
+                                deps.push((
+                                    Forward(PortRef::In(1 + c + l + 2 * k + a)),
+                                    Ready(PortRef::In(1 + c + l + 2 * j + b)),
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+            Comb::SkidMerge => {
+                for i in 0..n_in {
+                    for o in 0..n_out {
+                        deps.push((Forward(PortRef::In(i)), Forward(PortRef::Out(o))));
+                    }
+                    for j in 0..n_in {
+                        deps.push((Forward(PortRef::In(j)), Ready(PortRef::In(i))));
+                    }
                 }
             }
             Comb::Load => {

@@ -106,6 +106,23 @@ pub fn describe_op(
             }
             s
         }
+        Op::DynBuffer { kind, slots } => format!("buffer [{slots}] {}", kind.name()),
+        Op::DynPipeline { latency } => format!("pipeline [{latency}] stalling"),
+        Op::DynControlMerge if full => format!("control_merge [{n_in}]"),
+        Op::DynControlMerge => "control_merge".into(),
+        Op::DynSelect => "select".into(),
+        Op::DynLoad => "load".into(),
+        Op::DynStore => "store".into(),
+        Op::DynMemController {
+            ctrl,
+            ld,
+            st,
+            memref,
+            ..
+        } if full => {
+            format!("mem_controller [ld={ld}, st={st}, ctrl={ctrl}]\n{memref}")
+        }
+        Op::DynMemController { .. } => "mem_controller".into(),
         Op::Constant { value } if full => match out_ty {
             Some(t) => format!("constant {} : {t}", signed_value(*value, t)),
             None => format!("constant {value}"),

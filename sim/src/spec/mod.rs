@@ -27,7 +27,7 @@ pub use display::{Detail, DisplayClass, describe_op, signed_value};
 pub use ports::{Count, CountContext, PortRef, Ports, Resolved};
 pub use state::{
     NodeState, PipelineState, RegField, SlotPart, SlotState, StageToken, StateLayout, cmerge_regs,
-    slot_regs, stage_regs,
+    fifo_regs, mc_regs, skid_merge_regs, slot_regs, stage_regs,
 };
 pub use typing::{Typing, Violation, ViolationKind};
 
@@ -46,6 +46,9 @@ pub enum WaitRule {
     SelectedInput,
     /// Any one input (`merge`, `control_merge`).
     AnyInput,
+    /// The condition (input 0), then the input it chooses (1 when true, 2 when false), and
+    /// an input whose token an antitoken waits to discard (Dynamatic's `select`).
+    ConditionThenChosen,
     /// Its input, but only while it holds no token (`buffer`).
     InputWhenEmpty,
 }
@@ -329,6 +332,97 @@ pub fn spec(op: &Op) -> ComponentSpec {
             },
             DisplayClass::Pipeline,
             WaitRule::InputWhenEmpty,
+            NotLowered,
+        ),
+        Op::DynBuffer { kind, slots } => s(
+            numbered("in", Exactly(1)),
+            numbered("out", Exactly(1)),
+            Typing::OutputsLikeInput,
+            if kind.bypass() {
+                Comb::Bypass {
+                    ready_through: kind.ready_through(),
+                }
+            } else {
+                Comb::Pipeline
+            },
+            StateLayout::Fifo { slots: *slots },
+            DisplayClass::Buffer,
+            WaitRule::InputWhenEmpty,
+            NotLowered,
+        ),
+        Op::DynPipeline { latency } => s(
+            numbered("in", Exactly(1)),
+            numbered("out", Exactly(1)),
+            Typing::OutputsLikeInput,
+            Comb::Pipeline,
+            StateLayout::Pipeline {
+                latency: *latency,
+                ii: 1,
+            },
+            DisplayClass::Pipeline,
+            WaitRule::InputWhenEmpty,
+            NotLowered,
+        ),
+        Op::DynControlMerge => s(
+            numbered("in", AtLeast(1)),
+            Ports::Named(&["outs", "index"]),
+            Typing::ControlMerge,
+            Comb::SkidMerge,
+            StateLayout::SkidMerge,
+            DisplayClass::Merge,
+            WaitRule::AnyInput,
+            NotLowered,
+        ),
+        Op::DynLoad => s(
+            Ports::Named(&["addrIn", "dataFromMem"]),
+            Ports::Named(&["addrOut", "dataOut"]),
+            Typing::Pairwise,
+            Comb::Parallel {
+                ready_through: false,
+            },
+            StateLayout::LoadPaths,
+            DisplayClass::MemoryAccess,
+            WaitRule::AllInputs,
+            NotLowered,
+        ),
+        Op::DynStore => s(
+            Ports::Named(&["addrIn", "dataIn"]),
+            Ports::Named(&["addrOut", "dataToMem"]),
+            Typing::Pairwise,
+            Comb::Parallel {
+                ready_through: true,
+            },
+            StateLayout::None,
+            DisplayClass::MemoryAccess,
+            WaitRule::AllInputs,
+            NotLowered,
+        ),
+        Op::DynMemController { ctrl, ld, st, .. } => s(
+            Ports::DynMcInputs {
+                ctrl: *ctrl,
+                ld: *ld,
+                st: *st,
+            },
+            Ports::DynMcOutputs { ld: *ld },
+            Typing::DynMemory,
+            Comb::DynMc {
+                ctrl: *ctrl,
+                ld: *ld,
+                st: *st,
+            },
+            StateLayout::DynMc { ld: *ld },
+            DisplayClass::Memory,
+            WaitRule::AllInputs,
+            NotLowered,
+        ),
+        Op::DynSelect => s(
+            Ports::Named(&["condition", "trueValue", "falseValue"]),
+            Ports::Named(&["result"]),
+            Typing::Arith(crate::ops::ArithClass::Select),
+            Comb::Join,
+            StateLayout::Antitokens,
+            DisplayClass::Compute,
+            WaitRule::ConditionThenChosen,
             NotLowered,
         ),
         Op::Arith(a) => s(

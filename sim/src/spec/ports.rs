@@ -99,6 +99,21 @@ pub enum Ports {
         /// Store ports.
         st: u32,
     },
+    /// A Dynamatic memory controller's inputs: `memStart`, `ctrl<k>`, `ldAddr<i>`, then
+    /// `stAddr<j>`, `stData<j>` for each store port, then `ctrlEnd`.
+    DynMcInputs {
+        /// Block controls.
+        ctrl: u32,
+        /// Load ports.
+        ld: u32,
+        /// Store ports.
+        st: u32,
+    },
+    /// A Dynamatic memory controller's outputs: `ldData<i>`, then `memEnd`.
+    DynMcOutputs {
+        /// Load ports.
+        ld: u32,
+    },
 }
 
 impl Ports {
@@ -111,6 +126,10 @@ impl Ports {
             Ports::SelectThenData => Count::AtLeast(2),
             Ports::MemoryInputs { ld, st } => Count::Exactly(2 * st as usize + ld as usize),
             Ports::MemoryOutputs { ld, st } => Count::Exactly(2 * ld as usize + st as usize),
+            Ports::DynMcInputs { ctrl, ld, st } => {
+                Count::Exactly(2 + ctrl as usize + ld as usize + 2 * st as usize)
+            }
+            Ports::DynMcOutputs { ld } => Count::Exactly(ld as usize + 1),
         }
     }
 
@@ -150,6 +169,30 @@ impl Ports {
                     format!("stDone{}", i - ld)
                 } else {
                     format!("ldDone{}", i - ld - st)
+                }
+            }
+            Ports::DynMcInputs { ctrl, ld, st } => {
+                let (c, l, s) = (ctrl as usize, ld as usize, st as usize);
+                match i {
+                    0 => "memStart".into(),
+                    i if i <= c => format!("ctrl{}", i - 1),
+                    i if i <= c + l => format!("ldAddr{}", i - 1 - c),
+                    i if i <= c + l + 2 * s => {
+                        let k = i - 1 - c - l;
+                        if k.is_multiple_of(2) {
+                            format!("stAddr{}", k / 2)
+                        } else {
+                            format!("stData{}", k / 2)
+                        }
+                    }
+                    _ => "ctrlEnd".into(),
+                }
+            }
+            Ports::DynMcOutputs { ld } => {
+                if i < ld as usize {
+                    format!("ldData{i}")
+                } else {
+                    "memEnd".into()
                 }
             }
         }

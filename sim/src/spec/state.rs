@@ -45,6 +45,47 @@ pub mod stage_regs {
     pub const WORDS: u32 = 2;
 }
 
+/// Word offsets of a Dynamatic buffer's FIFO: the number of tokens held, the head's entry,
+/// then one word per entry.
+pub mod fifo_regs {
+    /// Tokens held.
+    pub const COUNT: u32 = 0;
+    /// The entry holding the oldest token.
+    pub const HEAD: u32 = 1;
+    /// Entry 0; entry `k` is at `ENTRIES + k`.
+    pub const ENTRIES: u32 = 2;
+}
+
+/// Word offsets of Dynamatic's `control_merge`: its skid register (full, winner's index,
+/// winner's data), then its fork's two `emitted` flags (`outs`, `index`).
+pub mod skid_merge_regs {
+    /// The skid register holds the winner.
+    pub const FULL: u32 = 0;
+    /// The held winner's index.
+    pub const INDEX: u32 = 1;
+    /// The held winner's data.
+    pub const DATA: u32 = 2;
+    /// `emitted_0` (`outs`) and `emitted_1` (`index`).
+    pub const EMITTED: u32 = 3;
+    /// Number of words.
+    pub const WORDS: u32 = 5;
+}
+
+/// Word offsets of Dynamatic's memory controller: its control registers, then two words per
+/// load port (`valid`, `data`) from [`mc_regs::LOADS`].
+pub mod mc_regs {
+    /// `memStart` was taken (its ready is low until `memEnd` is taken).
+    pub const START_TAKEN: u32 = 0;
+    /// `memEnd` is offered.
+    pub const END_VALID: u32 = 1;
+    /// `ctrlEnd` is ready.
+    pub const CTRL_END_READY: u32 = 2;
+    /// Stores announced by the block controls and not done yet (32-bit, wrapping).
+    pub const REMAINING_STORES: u32 = 3;
+    /// Load port 0's `valid`; port `i`'s is at `LOADS + 2 i`, its data next to it.
+    pub const LOADS: u32 = 4;
+}
+
 /// One of a buffer slot's four registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SlotPart {
@@ -114,6 +155,41 @@ pub enum RegField {
     StageData(u32),
     /// A pipeline's initiation-interval counter: cycles until it may take the next token.
     Cooldown,
+    /// A Dynamatic buffer's token count.
+    FifoCount,
+    /// A Dynamatic buffer's head entry.
+    FifoHead,
+    /// A Dynamatic buffer's entry `k`.
+    FifoEntry(u32),
+    /// Dynamatic `control_merge`: the skid register is full.
+    SkidFull,
+    /// Dynamatic `control_merge`: the held winner's index.
+    SkidIndex,
+    /// Dynamatic `control_merge`: the held winner's data.
+    SkidData,
+    /// Dynamatic `select`: an antitoken waits to discard input `k`'s next token (0 for
+    /// `trueValue`, 1 for `falseValue`).
+    Antitoken(u32),
+    /// Dynamatic `load`: word `word` (0 count, 1 head, 2 the token) of the skid buffer on
+    /// `path` 0 (the address) or 1 (the data).
+    LoadPath {
+        /// 0 address, 1 data.
+        path: u32,
+        /// Word of the path's one-slot FIFO.
+        word: u32,
+    },
+    /// Dynamatic memory controller: `memStart` was taken.
+    McStartTaken,
+    /// Dynamatic memory controller: `memEnd` is offered.
+    McEndValid,
+    /// Dynamatic memory controller: `ctrlEnd` is ready.
+    McCtrlEndReady,
+    /// Dynamatic memory controller: stores announced and not done.
+    McRemainingStores,
+    /// Dynamatic memory controller: load port `i`'s data is offered.
+    McLoadValid(u32),
+    /// Dynamatic memory controller: load port `i`'s data.
+    McLoadData(u32),
     /// Memory load port `port`'s eager-fork register for `ldData` (`output` 0) or `ldDone` (1).
     LoadEmitted {
         /// Load port.
@@ -133,6 +209,10 @@ impl RegField {
                 part: SlotPart::Data | SlotPart::SkidData,
                 ..
             } | RegField::StageData(_)
+                | RegField::FifoEntry(_)
+                | RegField::SkidData
+                | RegField::LoadPath { word: 2, .. }
+                | RegField::McLoadData(_)
         )
     }
 
@@ -149,6 +229,17 @@ impl RegField {
             "result_emitted" => return Some(RegField::ResultEmitted),
             "index_emitted" => return Some(RegField::IndexEmitted),
             "cooldown" => return Some(RegField::Cooldown),
+            "count" => return Some(RegField::FifoCount),
+            "head" => return Some(RegField::FifoHead),
+            "skid_full" => return Some(RegField::SkidFull),
+            "skid_index" => return Some(RegField::SkidIndex),
+            "skid_data" => return Some(RegField::SkidData),
+            "start_taken" => return Some(RegField::McStartTaken),
+            "end_valid" => return Some(RegField::McEndValid),
+            "ctrl_end_ready" => return Some(RegField::McCtrlEndReady),
+            "remaining_stores" => return Some(RegField::McRemainingStores),
+            "antitoken_0" => return Some(RegField::Antitoken(0)),
+            "antitoken_1" => return Some(RegField::Antitoken(1)),
             _ => {}
         }
         if let Some(i) = name.strip_prefix("emitted_").and_then(num) {
@@ -160,6 +251,23 @@ impl RegField {
             let tail = tail.strip_prefix('.').or_else(|| tail.strip_prefix('_'))?;
             Some((num(k)?, tail.to_string()))
         };
+        if let Some(k) = name.strip_prefix("entry").and_then(num) {
+            return Some(RegField::FifoEntry(k));
+        }
+        for (path, prefix) in [(0, "addr"), (1, "data")] {
+            if let Some(rest) = name
+                .strip_prefix(prefix)
+                .and_then(|r| r.strip_prefix('.').or_else(|| r.strip_prefix('_')))
+            {
+                let word = match rest {
+                    "count" => 0,
+                    "head" => 1,
+                    "entry0" => 2,
+                    _ => return None,
+                };
+                return Some(RegField::LoadPath { path, word });
+            }
+        }
         if let Some((slot, part)) = name.strip_prefix("slot").and_then(split) {
             let part = SlotPart::ALL.into_iter().find(|p| p.name() == part)?;
             return Some(RegField::Slot { slot, part });
@@ -177,6 +285,11 @@ impl RegField {
             return Some(RegField::StoreWriteValid { port });
         }
         if let Some((port, tail)) = name.strip_prefix("ld").and_then(split) {
+            match tail.as_str() {
+                "valid" => return Some(RegField::McLoadValid(port)),
+                "data" => return Some(RegField::McLoadData(port)),
+                _ => {}
+            }
             let output = tail.strip_prefix("emitted_").and_then(num)?;
             return (output < 2).then_some(RegField::LoadEmitted { port, output });
         }
@@ -196,6 +309,29 @@ impl fmt::Display for RegField {
             RegField::StageValid(k) => write!(f, "stage{k}.valid"),
             RegField::StageData(k) => write!(f, "stage{k}.data"),
             RegField::Cooldown => write!(f, "cooldown"),
+            RegField::FifoCount => write!(f, "count"),
+            RegField::FifoHead => write!(f, "head"),
+            RegField::FifoEntry(k) => write!(f, "entry{k}"),
+            RegField::SkidFull => write!(f, "skid_full"),
+            RegField::SkidIndex => write!(f, "skid_index"),
+            RegField::SkidData => write!(f, "skid_data"),
+            RegField::Antitoken(k) => write!(f, "antitoken_{k}"),
+            RegField::LoadPath { path, word } => write!(
+                f,
+                "{}.{}",
+                if path == 0 { "addr" } else { "data" },
+                match word {
+                    0 => "count",
+                    1 => "head",
+                    _ => "entry0",
+                }
+            ),
+            RegField::McStartTaken => write!(f, "start_taken"),
+            RegField::McEndValid => write!(f, "end_valid"),
+            RegField::McCtrlEndReady => write!(f, "ctrl_end_ready"),
+            RegField::McRemainingStores => write!(f, "remaining_stores"),
+            RegField::McLoadValid(i) => write!(f, "ld{i}.valid"),
+            RegField::McLoadData(i) => write!(f, "ld{i}.data"),
             RegField::LoadEmitted { port, output } => write!(f, "ld{port}.emitted_{output}"),
         }
     }
@@ -222,6 +358,22 @@ pub enum StateLayout {
         latency: u32,
         /// Initiation interval.
         ii: u32,
+    },
+    /// A Dynamatic buffer: token count, head entry, one word per entry.
+    Fifo {
+        /// Entries.
+        slots: u32,
+    },
+    /// Dynamatic's `control_merge`: skid full, index, data, then `emitted_0`, `emitted_1`.
+    SkidMerge,
+    /// Dynamatic's `select`: `antitoken_0` (`trueValue`), `antitoken_1` (`falseValue`).
+    Antitokens,
+    /// Dynamatic's `load`: a one-slot FIFO (count, head, token) per path, address first.
+    LoadPaths,
+    /// Dynamatic's memory controller: [`mc_regs`].
+    DynMc {
+        /// Load ports.
+        ld: u32,
     },
     /// One write-valid flag per store port, then two eager-fork flags per load port.
     MemoryPorts {
@@ -252,6 +404,30 @@ impl StateLayout {
                 .flat_map(|k| [RegField::StageValid(k), RegField::StageData(k)])
                 .chain((ii > 1).then_some(RegField::Cooldown))
                 .collect(),
+            StateLayout::Fifo { slots } => [RegField::FifoCount, RegField::FifoHead]
+                .into_iter()
+                .chain((0..slots).map(RegField::FifoEntry))
+                .collect(),
+            StateLayout::Antitokens => vec![RegField::Antitoken(0), RegField::Antitoken(1)],
+            StateLayout::LoadPaths => (0..2)
+                .flat_map(|path| (0..3).map(move |word| RegField::LoadPath { path, word }))
+                .collect(),
+            StateLayout::DynMc { ld } => [
+                RegField::McStartTaken,
+                RegField::McEndValid,
+                RegField::McCtrlEndReady,
+                RegField::McRemainingStores,
+            ]
+            .into_iter()
+            .chain((0..ld).flat_map(|i| [RegField::McLoadValid(i), RegField::McLoadData(i)]))
+            .collect(),
+            StateLayout::SkidMerge => vec![
+                RegField::SkidFull,
+                RegField::SkidIndex,
+                RegField::SkidData,
+                RegField::Emitted(0),
+                RegField::Emitted(1),
+            ],
             StateLayout::MemoryPorts { ld, st } => {
                 (0..st)
                     .map(|port| RegField::StoreWriteValid { port })
@@ -273,6 +449,11 @@ impl StateLayout {
             StateLayout::Pipeline { latency, ii } => {
                 latency * stage_regs::WORDS + u32::from(ii > 1)
             }
+            StateLayout::Fifo { slots } => fifo_regs::ENTRIES + slots,
+            StateLayout::SkidMerge => skid_merge_regs::WORDS,
+            StateLayout::Antitokens => 2,
+            StateLayout::LoadPaths => 6,
+            StateLayout::DynMc { ld } => mc_regs::LOADS + 2 * ld,
             StateLayout::MemoryPorts { ld, st } => st + 2 * ld,
         }
     }
@@ -297,6 +478,33 @@ impl StateLayout {
             }
             (StateLayout::Pipeline { latency, ii }, RegField::Cooldown) if ii > 1 => {
                 Some(latency * stage_regs::WORDS)
+            }
+            (StateLayout::Fifo { .. }, RegField::FifoCount) => Some(fifo_regs::COUNT),
+            (StateLayout::Fifo { .. }, RegField::FifoHead) => Some(fifo_regs::HEAD),
+            (StateLayout::Fifo { slots }, RegField::FifoEntry(k)) if k < slots => {
+                Some(fifo_regs::ENTRIES + k)
+            }
+            (StateLayout::Antitokens, RegField::Antitoken(k)) if k < 2 => Some(k),
+            (StateLayout::LoadPaths, RegField::LoadPath { path, word }) if path < 2 && word < 3 => {
+                Some(3 * path + word)
+            }
+            (StateLayout::DynMc { .. }, RegField::McStartTaken) => Some(mc_regs::START_TAKEN),
+            (StateLayout::DynMc { .. }, RegField::McEndValid) => Some(mc_regs::END_VALID),
+            (StateLayout::DynMc { .. }, RegField::McCtrlEndReady) => Some(mc_regs::CTRL_END_READY),
+            (StateLayout::DynMc { .. }, RegField::McRemainingStores) => {
+                Some(mc_regs::REMAINING_STORES)
+            }
+            (StateLayout::DynMc { ld }, RegField::McLoadValid(i)) if i < ld => {
+                Some(mc_regs::LOADS + 2 * i)
+            }
+            (StateLayout::DynMc { ld }, RegField::McLoadData(i)) if i < ld => {
+                Some(mc_regs::LOADS + 2 * i + 1)
+            }
+            (StateLayout::SkidMerge, RegField::SkidFull) => Some(skid_merge_regs::FULL),
+            (StateLayout::SkidMerge, RegField::SkidIndex) => Some(skid_merge_regs::INDEX),
+            (StateLayout::SkidMerge, RegField::SkidData) => Some(skid_merge_regs::DATA),
+            (StateLayout::SkidMerge, RegField::Emitted(i)) if i < 2 => {
+                Some(skid_merge_regs::EMITTED + i)
             }
             (StateLayout::MemoryPorts { st, .. }, RegField::StoreWriteValid { port })
                 if port < st =>
@@ -355,6 +563,46 @@ impl StateLayout {
                     0
                 },
             }),
+            // A FIFO's tokens as the slots of a buffer, the oldest in the last slot (at the
+            // output), so views of buffers show them the same way.
+            StateLayout::Fifo { slots } => {
+                let (count, head) = (w(fifo_regs::COUNT), w(fifo_regs::HEAD));
+                let n = u64::from(slots.max(1));
+                NodeState::Buffer(
+                    (0..slots)
+                        .map(|k| {
+                            let age = u64::from(slots - 1 - k);
+                            let main = (age < count)
+                                .then(|| w(fifo_regs::ENTRIES + ((head + age) % n) as u32));
+                            SlotState { main, skid: None }
+                        })
+                        .collect(),
+                )
+            }
+            StateLayout::Antitokens => NodeState::Antitokens([w(0) != 0, w(1) != 0]),
+            StateLayout::LoadPaths => NodeState::Buffer(
+                (0..2)
+                    .map(|p| SlotState {
+                        main: (w(3 * p) != 0).then(|| w(3 * p + 2)),
+                        skid: None,
+                    })
+                    .collect(),
+            ),
+            StateLayout::DynMc { ld } => NodeState::MemoryController {
+                started: w(mc_regs::START_TAKEN) != 0,
+                end_offered: w(mc_regs::END_VALID) != 0,
+                remaining_stores: w(mc_regs::REMAINING_STORES) as u32 as i32 as i64,
+                loads: (0..ld)
+                    .map(|i| {
+                        (w(mc_regs::LOADS + 2 * i) != 0).then(|| w(mc_regs::LOADS + 2 * i + 1))
+                    })
+                    .collect(),
+            },
+            StateLayout::SkidMerge => NodeState::ControlMerge {
+                won: (w(skid_merge_regs::FULL) != 0).then(|| w(skid_merge_regs::INDEX) as u32),
+                result_emitted: w(skid_merge_regs::EMITTED) != 0,
+                index_emitted: w(skid_merge_regs::EMITTED + 1) != 0,
+            },
             StateLayout::MemoryPorts { ld, st } => NodeState::Memory {
                 store_done_pending: (0..st).map(|j| w(j) != 0).collect(),
                 load_emitted: (0..ld)
@@ -453,6 +701,20 @@ pub enum NodeState {
     },
     /// A buffer's slots, slot 0 at the input.
     Buffer(Vec<SlotState>),
+    /// Dynamatic `select`: an antitoken waits on `trueValue`, on `falseValue`.
+    Antitokens([bool; 2]),
+    /// Dynamatic's memory controller.
+    MemoryController {
+        /// `memStart` was taken and `memEnd` not yet.
+        started: bool,
+        /// `memEnd` is offered.
+        end_offered: bool,
+        /// Stores the block controls announced that have not been done (negative while
+        /// stores run ahead of their block's count).
+        remaining_stores: i64,
+        /// Per load port, the data it offers.
+        loads: Vec<Option<u64>>,
+    },
     /// A pipeline's stages.
     Pipeline(PipelineState),
     /// A memory's port registers.
@@ -473,6 +735,8 @@ impl NodeState {
             NodeState::Stateless
             | NodeState::Emitted(_)
             | NodeState::ControlMerge { .. }
+            | NodeState::Antitokens(_)
+            | NodeState::MemoryController { .. }
             | NodeState::Memory { .. } => false,
         }
     }

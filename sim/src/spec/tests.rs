@@ -57,6 +57,26 @@ fn one_of_each() -> Vec<Op> {
             }),
             OpKind::Instance => ops.push(Op::Instance { callee: "f".into() }),
             OpKind::Pipeline => ops.push(Op::Pipeline { latency: 3, ii: 2 }),
+            OpKind::DynBuffer => ops.extend(
+                crate::ops::DynBufferKind::ALL
+                    .iter()
+                    .map(|&kind| Op::DynBuffer { kind, slots: 2 }),
+            ),
+            OpKind::DynPipeline => ops.push(Op::DynPipeline { latency: 4 }),
+            OpKind::DynControlMerge => ops.push(Op::DynControlMerge),
+            OpKind::DynSelect => ops.push(Op::DynSelect),
+            OpKind::DynLoad => ops.push(Op::DynLoad),
+            OpKind::DynStore => ops.push(Op::DynStore),
+            OpKind::DynMemController => ops.push(Op::DynMemController {
+                ctrl: 1,
+                ld: 2,
+                st: 1,
+                memref_arg: 0,
+                memref: MemRefType {
+                    dims: vec![8],
+                    elem: Type::Int(32),
+                },
+            }),
             OpKind::Arith => {
                 ops.extend(ArithOp::SIMPLE.iter().map(|&(a, _)| Op::Arith(a)));
                 ops.push(Op::Arith(ArithOp::Cmpi(CmpPredicate::Slt)));
@@ -84,6 +104,29 @@ fn port_names_follow_circt() {
         outs,
         ["ldData0", "ldData1", "stDone0", "ldDone0", "ldDone1"]
     );
+    // Dynamatic's memory controller, in the order its RTL lists its ports.
+    let mc = Op::DynMemController {
+        ctrl: 1,
+        ld: 2,
+        st: 1,
+        memref_arg: 0,
+        memref: MemRefType {
+            dims: vec![8],
+            elem: Type::Int(32),
+        },
+    };
+    let ins: Vec<_> = (0..7).map(|i| mc.input_port_name(i)).collect();
+    assert_eq!(
+        ins,
+        [
+            "memStart", "ctrl0", "ldAddr0", "ldAddr1", "stAddr0", "stData0", "ctrlEnd"
+        ]
+    );
+    let outs: Vec<_> = (0..3).map(|i| mc.output_port_name(i)).collect();
+    assert_eq!(outs, ["ldData0", "ldData1", "memEnd"]);
+    assert_eq!(Op::DynSelect.input_port_name(2), "falseValue");
+    assert_eq!(Op::DynLoad.output_port_name(1), "dataOut");
+    assert_eq!(Op::DynControlMerge.output_port_name(0), "outs");
 }
 
 #[test]

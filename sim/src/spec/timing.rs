@@ -194,6 +194,10 @@ pub struct TimingProfile {
     /// Overrides by qualified op name (`arith.addf`, `math.sqrt`) and format (`None`: every
     /// format of the op).
     ops: BTreeMap<(String, Option<Format>), Unit>,
+    /// For Dynamatic's circuits (`--timing dynamatic[=FILE]`): the name and text of the
+    /// `components.json` whose latency tables give their units' depths (`None`: the reader's
+    /// built-in table). Circuits in CIRCT's dialect and C kernels ignore it.
+    dynamatic_components: Option<(String, String)>,
 }
 
 impl Default for TimingProfile {
@@ -210,7 +214,26 @@ impl TimingProfile {
             base,
             memory_read: base.memory_read(),
             ops: BTreeMap::new(),
+            dynamatic_components: None,
         }
+    }
+
+    /// The profile of Dynamatic's circuits (`--timing dynamatic[=FILE]`): nothing added to
+    /// the graph (Dynamatic's units carry their own pipelines), the latencies of the
+    /// `components.json` named `name` with text `text`, or the built-in table.
+    pub fn dynamatic(components: Option<(String, String)>) -> TimingProfile {
+        TimingProfile {
+            name: "dynamatic".into(),
+            dynamatic_components: components,
+            ..TimingProfile::builtin(Base::Ideal)
+        }
+    }
+
+    /// The `components.json` (name, text) of a [`TimingProfile::dynamatic`] profile.
+    pub fn dynamatic_components(&self) -> Option<(&str, &str)> {
+        self.dynamatic_components
+            .as_ref()
+            .map(|(n, t)| (n.as_str(), t.as_str()))
     }
 
     /// `ideal`: CIRCT 1.62's RTL, every unit combinational.
@@ -296,6 +319,13 @@ impl TimingProfile {
             | Op::Pack
             | Op::Unpack
             | Op::Buffer { .. }
+            | Op::DynBuffer { .. }
+            | Op::DynPipeline { .. }
+            | Op::DynControlMerge
+            | Op::DynSelect
+            | Op::DynLoad
+            | Op::DynStore
+            | Op::DynMemController { .. }
             | Op::Constant { .. }
             | Op::Source
             | Op::Sink

@@ -41,6 +41,9 @@ pub enum Typing {
     MemoryAccess,
     /// `memory`/`extmemory`: element-typed data, integer addresses, `none` done tokens.
     Memory,
+    /// Dynamatic's memory controller: `none` start and end controls, integer block counts
+    /// and addresses, element-typed data.
+    DynMemory,
     /// An `arith` operation of the class.
     Arith(ArithClass),
 }
@@ -259,6 +262,37 @@ pub(super) fn check(op: &Op, sp: &ComponentSpec, ins: &[Type], outs: &[Type]) ->
                 }
             }
         }
+        Typing::DynMemory => {
+            if let Op::DynMemController {
+                ctrl,
+                ld,
+                st,
+                memref,
+                ..
+            } = op
+            {
+                let (nc, nl, ns) = (*ctrl as usize, *ld as usize, *st as usize);
+                c.expect_port(PortRef::In(0), &ins[0], &Type::None);
+                for (k, t) in ins.iter().enumerate().take(nc + 1).skip(1) {
+                    let what = c.port(PortRef::In(k));
+                    c.expect_integer(&what, t);
+                }
+                for i in 0..nl {
+                    let what = c.port(PortRef::In(1 + nc + i));
+                    c.expect_integer(&what, &ins[1 + nc + i]);
+                    c.expect_port(PortRef::Out(i), &outs[i], &memref.elem);
+                }
+                for j in 0..ns {
+                    let a = 1 + nc + nl + 2 * j;
+                    let what = c.port(PortRef::In(a));
+                    c.expect_integer(&what, &ins[a]);
+                    c.expect_port(PortRef::In(a + 1), &ins[a + 1], &memref.elem);
+                }
+                let last = ins.len() - 1;
+                c.expect_port(PortRef::In(last), &ins[last], &Type::None);
+                c.expect_port(PortRef::Out(nl), &outs[nl], &Type::None);
+            }
+        }
         Typing::Arith(class) => check_arith(&mut c, class, ins, &outs[0]),
     }
     check_attributes(&mut c, op, ins, outs);
@@ -400,6 +434,28 @@ fn check_attributes(c: &mut Checker<'_>, op: &Op, ins: &[Type], outs: &[Type]) {
                 );
             }
         }
+        Op::DynBuffer { kind, slots } => {
+            if *slots == 0 {
+                c.push(ViolationKind::Attribute, "buffer has 0 slots".into());
+            }
+            if *slots > 1
+                && matches!(
+                    kind,
+                    crate::ops::DynBufferKind::OneSlotBreakDv
+                        | crate::ops::DynBufferKind::OneSlotBreakR
+                )
+            {
+                c.push(
+                    ViolationKind::Attribute,
+                    format!("{} holds one slot, not {slots}", kind.name()),
+                );
+            }
+        }
+        Op::DynPipeline { latency } => {
+            if *latency == 0 {
+                c.push(ViolationKind::Attribute, "pipeline has latency 0".into());
+            }
+        }
         Op::Constant { value } => {
             let t = &outs[0];
             if (t.is_integer() || t.is_float()) && value & !t.mask() != 0 {
@@ -416,6 +472,11 @@ fn check_attributes(c: &mut Checker<'_>, op: &Op, ins: &[Type], outs: &[Type]) {
         | Op::Merge
         | Op::Mux
         | Op::ControlMerge
+        | Op::DynControlMerge
+        | Op::DynSelect
+        | Op::DynLoad
+        | Op::DynStore
+        | Op::DynMemController { .. }
         | Op::CondBr
         | Op::Br
         | Op::Join

@@ -127,12 +127,39 @@ enum OutputKind {
     /// Pipeline stages: registered valid, one token each, and a combinational ready (a full
     /// stage takes a token in the cycle its own moves on).
     Stages,
+    /// A Dynamatic buffer, one vertex: forward latency 0 with a bypass, else 1; backward
+    /// latency 0 when its ready goes through, else 1; as many free places as slots.
+    Fifo {
+        /// Forward latency.
+        fwd: u64,
+        /// Backward latency.
+        back: u64,
+        /// Slots.
+        places: u64,
+    },
 }
 
 fn output_kind(op: &Op, port: usize) -> OutputKind {
     match op.spec().state {
         StateLayout::None => OutputKind::Comb,
-        StateLayout::EmittedPerOutput | StateLayout::ControlMerge => OutputKind::Comb,
+        // Dynamatic's `control_merge` is modelled like CIRCT's: its skid register adds a place
+        // but no latency.
+        StateLayout::EmittedPerOutput
+        | StateLayout::ControlMerge
+        | StateLayout::SkidMerge
+        | StateLayout::Antitokens
+        // A load's skid buffers add places but no latency.
+        | StateLayout::LoadPaths => OutputKind::Comb,
+        // Read data and `memEnd` come from registers.
+        StateLayout::DynMc { .. } => OutputKind::Registered,
+        StateLayout::Fifo { slots } => match op {
+            Op::DynBuffer { kind, .. } => OutputKind::Fifo {
+                fwd: u64::from(!kind.bypass()),
+                back: u64::from(!kind.ready_through()),
+                places: u64::from(slots),
+            },
+            _ => OutputKind::Slots,
+        },
         StateLayout::MemoryPorts { ld, st } => {
             let (ld, st) = (ld as usize, st as usize);
             if port >= ld && port < ld + st {
@@ -153,8 +180,15 @@ fn output_kind(op: &Op, port: usize) -> OutputKind {
 pub(crate) fn port_groups(op: &Op) -> usize {
     match op.spec().comb {
         Comb::Memory { ld, st } => (ld + st).max(1) as usize,
-        Comb::Load => 2,
-        Comb::None | Comb::Join | Comb::LazyFork | Comb::Pipeline => 1,
+        Comb::Load | Comb::Parallel { .. } => 2,
+        // A part per load port, per store port, and one for the start, counts and end.
+        Comb::DynMc { ld, st, .. } => (ld + st + 1) as usize,
+        Comb::None
+        | Comb::Join
+        | Comb::LazyFork
+        | Comb::Pipeline
+        | Comb::Bypass { .. }
+        | Comb::SkidMerge => 1,
     }
 }
 
@@ -170,7 +204,21 @@ pub(crate) fn input_group(op: &Op, port: usize) -> usize {
             }
         }
         Comb::Load => usize::from(port == 1),
-        Comb::None | Comb::Join | Comb::LazyFork | Comb::Pipeline => 0,
+        Comb::Parallel { .. } => port.min(1),
+        Comb::DynMc { ctrl, ld, st } => {
+            let (c, l, s) = (ctrl as usize, ld as usize, st as usize);
+            match port {
+                p if p > c && p <= c + l => p - 1 - c,
+                p if p > c + l && p <= c + l + 2 * s => l + (p - 1 - c - l) / 2,
+                _ => l + s,
+            }
+        }
+        Comb::None
+        | Comb::Join
+        | Comb::LazyFork
+        | Comb::Pipeline
+        | Comb::Bypass { .. }
+        | Comb::SkidMerge => 0,
     }
 }
 
@@ -183,7 +231,17 @@ pub(crate) fn output_group(op: &Op, port: usize) -> usize {
             if port < ld + st { port } else { port - ld - st }
         }
         Comb::Load => usize::from(port == 0),
-        Comb::None | Comb::Join | Comb::LazyFork | Comb::Pipeline => 0,
+        Comb::Parallel { .. } => port.min(1),
+        Comb::DynMc { ld, st, .. } => {
+            let (l, s) = (ld as usize, st as usize);
+            if port < l { port } else { l + s }
+        }
+        Comb::None
+        | Comb::Join
+        | Comb::LazyFork
+        | Comb::Pipeline
+        | Comb::Bypass { .. }
+        | Comb::SkidMerge => 0,
     }
 }
 
@@ -193,9 +251,15 @@ fn slots(op: &Op) -> Vec<bool> {
     let n = match op.spec().state {
         StateLayout::BufferSlots { slots } => slots as usize,
         StateLayout::Pipeline { latency, .. } => latency as usize,
+        // A FIFO is one vertex, its slots the free places of its output link.
+        StateLayout::Fifo { .. } => 1,
         StateLayout::None
         | StateLayout::EmittedPerOutput
         | StateLayout::ControlMerge
+        | StateLayout::SkidMerge
+        | StateLayout::Antitokens
+        | StateLayout::LoadPaths
+        | StateLayout::DynMc { .. }
         | StateLayout::MemoryPorts { .. } => 0,
     };
     let init = if let Op::Buffer { init: Some(v), .. } = op {
@@ -225,7 +289,10 @@ fn data_inputs(op: &Op) -> Option<usize> {
     match op.spec().waits_for {
         WaitRule::SelectedInput => Some(1),
         WaitRule::AnyInput => Some(0),
-        WaitRule::Nothing | WaitRule::AllInputs | WaitRule::InputWhenEmpty => None,
+        WaitRule::Nothing
+        | WaitRule::AllInputs
+        | WaitRule::InputWhenEmpty
+        | WaitRule::ConditionThenChosen => None,
     }
 }
 
@@ -403,7 +470,9 @@ impl Model {
             let loop_tok = u64::from(back_edges.contains(&ch));
             let pv = &verts[p.index()];
             let from = match kind {
-                OutputKind::Slots | OutputKind::Stages => pv[pv.len() - 1],
+                OutputKind::Slots | OutputKind::Stages | OutputKind::Fifo { .. } => {
+                    pv[pv.len() - 1]
+                }
                 OutputKind::Comb | OutputKind::Registered => {
                     pv[output_group(&pnode.op, port).min(pv.len() - 1)]
                 }
@@ -497,6 +566,7 @@ fn link(
         OutputKind::Registered => (1, 0, 1),
         OutputKind::Slots => (1, 1, 2 - pre),
         OutputKind::Stages => (1, 0, 1),
+        OutputKind::Fifo { fwd, back, places } => (fwd, back, places.saturating_sub(pre)),
     };
     let fwd = g.add_edge(
         from.0,

@@ -104,6 +104,45 @@ fn dep_groups(f: &Function, n: NodeId) -> (Vec<(Signal, Signal)>, Vec<DepGroup>,
                 }
             }
         }
+        Comb::Bypass { ready_through } => {
+            for &i in ins {
+                for &o in outs {
+                    deps.push((Signal::Forward(i), Signal::Forward(o)));
+                    if ready_through {
+                        deps.push((Signal::Ready(o), Signal::Ready(i)));
+                    }
+                }
+            }
+        }
+        Comb::Parallel { .. } | Comb::DynMc { .. } => {
+            // Stated once in `spec::Comb::deps`, by port.
+            for (from, to) in node.op.spec().comb.deps(ins.len(), outs.len()) {
+                let sig = |p: crate::spec::PortSignal| -> Option<Signal> {
+                    use crate::spec::{PortRef, PortSignal};
+                    let ch = |r: PortRef| match r {
+                        PortRef::In(i) => ins.get(i).copied(),
+                        PortRef::Out(o) => outs.get(o).copied(),
+                    };
+                    match p {
+                        PortSignal::Forward(r) => ch(r).map(Signal::Forward),
+                        PortSignal::Ready(r) => ch(r).map(Signal::Ready),
+                    }
+                };
+                if let (Some(a), Some(b)) = (sig(from), sig(to)) {
+                    deps.push((a, b));
+                }
+            }
+        }
+        Comb::SkidMerge => {
+            for &i in ins {
+                for &o in outs {
+                    deps.push((Signal::Forward(i), Signal::Forward(o)));
+                }
+                for &j in ins {
+                    deps.push((Signal::Forward(j), Signal::Ready(i)));
+                }
+            }
+        }
         Comb::Load => {
             join(&pick(ins, &[0, 2]), &pick(outs, &[1]));
             join(&pick(ins, &[1]), &pick(outs, &[0]));

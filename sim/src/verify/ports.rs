@@ -79,6 +79,9 @@ fn check_node_ports(cx: &mut Cx<'_>, n: NodeId, module: Option<&Module>) {
         }
         Op::ExtMemory {
             memref_arg, memref, ..
+        }
+        | Op::DynMemController {
+            memref_arg, memref, ..
         } => match f.args.get(*memref_arg).map(|a| &a.ty) {
             Some(ArgType::MemRef(m)) if m == memref => {}
             Some(ArgType::MemRef(m)) => cx.error(
@@ -106,6 +109,12 @@ fn check_node_ports(cx: &mut Cx<'_>, n: NodeId, module: Option<&Module>) {
         | Op::Unpack
         | Op::Buffer { .. }
         | Op::Pipeline { .. }
+        | Op::DynBuffer { .. }
+        | Op::DynPipeline { .. }
+        | Op::DynControlMerge
+        | Op::DynSelect
+        | Op::DynLoad
+        | Op::DynStore
         | Op::Constant { .. }
         | Op::Source
         | Op::Sink

@@ -38,6 +38,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use handscope_sim::Function;
 use handscope_sim::analysis::TraceObserver;
 use handscope_sim::engine::{SimError, Simulation};
 use handscope_sim::report::RunReport;
@@ -45,7 +46,6 @@ use handscope_sim::stimulus::Environment;
 use handscope_sim::trace::{ChannelMeta, MemWrite, Sample, StateMeta, Trace, TraceBuilder};
 use handscope_sim::types::width_mask;
 use handscope_sim::wide;
-use handscope_sim::{Function, Op};
 
 pub use mapping::{MapError, MappingReport};
 use parse::{BodySink, Header};
@@ -841,10 +841,11 @@ fn new_sampler<'f>(
     let mut stores = Vec::new();
     let mut mem = 0u32;
     for node in f.nodes.values() {
-        if let Op::Memory { st, memref, .. } | Op::ExtMemory { st, memref, .. } = &node.op {
+        if let Some(array) = node.op.array() {
+            let memref = array.memref;
             let abits = 64 - (memref.len().max(1) - 1).leading_zeros();
-            for j in 0..*st as usize {
-                if let (Some(d), Some(a)) = (node.inputs.get(2 * j), node.inputs.get(2 * j + 1)) {
+            for &(a, d) in &array.stores {
+                if let (Some(d), Some(a)) = (node.inputs.get(d), node.inputs.get(a)) {
                     use cranelift_entity::EntityRef;
                     stores.push(MemPort {
                         mem,

@@ -11,10 +11,12 @@ mod attrs;
 mod check;
 mod era;
 mod kinds;
+mod lower;
 mod ops;
 mod reader;
 mod shapes;
 mod summary;
+mod timing;
 mod types;
 
 #[cfg(test)]
@@ -27,7 +29,9 @@ pub use ast::{
 };
 pub use era::Era;
 pub use kinds::DynOpKind;
+pub use lower::lower;
 pub use summary::{FuncSummary, InterfaceKind, MemorySummary};
+pub use timing::{DynTiming, LatencyError, TimingFileError};
 
 use crate::mlir::{Diagnostic, ParseError};
 

@@ -2,7 +2,7 @@
 //! run's stimulus is known (a simulation, or a replay given `--mem`), else unknown until the
 //! trace reads (a load) or writes (a store) an element.
 
-use handscope_sim::{NodeId, Op};
+use handscope_sim::NodeId;
 
 use super::Model;
 
@@ -34,20 +34,12 @@ impl Model {
         }
         let c = self.circuit.as_ref()?;
         let node = &c.func.nodes[n];
-        let (name, memref, external) = match &node.op {
-            Op::Memory { memref, .. } => (node.id.clone(), memref, false),
-            Op::ExtMemory {
-                memref, memref_arg, ..
-            } => (
-                c.func
-                    .args
-                    .get(*memref_arg)
-                    .map_or(node.id.clone(), |a| a.name.clone()),
-                memref,
-                true,
-            ),
-            _ => return None,
-        };
+        let array = node.op.array()?;
+        let (memref, external) = (array.memref, array.memref_arg.is_some());
+        let name = array
+            .memref_arg
+            .and_then(|k| c.func.args.get(k))
+            .map_or(node.id.clone(), |a| a.name.clone());
         let size = (memref.len() as usize).min(MAX_SHOWN);
         let env = c.session.environment();
         let given = env

@@ -1,7 +1,7 @@
 //! The side panel: the selection in words, memory contents, the deadlock explanation, the
 //! breakpoint list and editor.
 
-use handscope_sim::{NodeId, Op};
+use handscope_sim::NodeId;
 
 use crate::app::breakpoints::{Breakpoint, Cmp, Dir};
 use crate::app::describe::{self, Selection};
@@ -255,9 +255,8 @@ fn memory_view(ui: &mut egui::Ui, m: &mut Model, n: NodeId) {
         return;
     };
     let Some(c) = &m.circuit else { return };
-    let elem = match &c.func.nodes[n].op {
-        Op::Memory { memref, .. } | Op::ExtMemory { memref, .. } => memref.elem.clone(),
-        _ => return,
+    let Some(elem) = c.func.nodes[n].op.array().map(|a| a.memref.elem.clone()) else {
+        return;
     };
     ui.separator();
     ui.label(format!(

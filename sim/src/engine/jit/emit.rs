@@ -797,7 +797,11 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Fwd::FUn { .. }
             | Fwd::FCmp { .. }
             | Fwd::FConv { .. }
-            | Fwd::Wide { .. } => self.call(Helper::Fwd, idx),
+            | Fwd::Wide { .. }
+            | Fwd::DynBufOut { .. }
+            | Fwd::DynMerge { .. }
+            | Fwd::DynSelect { .. }
+            | Fwd::DynMcOut { .. } => self.call(Helper::Fwd, idx),
         }
     }
 
@@ -958,7 +962,13 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 o1,
                 reg,
             } => self.sync2_bwd(i0, i1, o0, o1, reg as usize, true),
-            Bwd::LazyFork { .. } | Bwd::PipeIn { .. } => self.call(Helper::Bwd, idx),
+            Bwd::LazyFork { .. }
+            | Bwd::PipeIn { .. }
+            | Bwd::DynBufIn { .. }
+            | Bwd::DynPipeIn { .. }
+            | Bwd::DynMerge { .. }
+            | Bwd::DynSelect { .. }
+            | Bwd::DynMcIn { .. } => self.call(Helper::Bwd, idx),
         }
     }
 
@@ -1012,7 +1022,13 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 reg,
                 slots,
             } => self.buffer_clock(inp, out, reg, slots),
-            Clk::Pipe { .. } | Clk::MemSt { .. } => self.call(Helper::Clk, idx),
+            Clk::Pipe { .. }
+            | Clk::MemSt { .. }
+            | Clk::DynBuf { .. }
+            | Clk::DynPipe { .. }
+            | Clk::DynMerge { .. }
+            | Clk::DynSelect { .. }
+            | Clk::DynMc { .. } => self.call(Helper::Clk, idx),
         }
     }
 }

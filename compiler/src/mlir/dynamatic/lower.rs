@@ -1,0 +1,524 @@
+//! From the syntax tree of a Dynamatic file to the simulator's graph.
+//!
+//! Each of Dynamatic's components becomes the node that behaves as its RTL does
+//! (`docs/semantics.md` "Dynamatic's components"), named by its `handshake.name`, in the
+//! basic block its `handshake.bb` gives: `buffer` a [`Op::DynBuffer`], `control_merge` a
+//! [`Op::DynControlMerge`], `mux`, `merge`, `fork`, `cond_br` and the arithmetic the nodes of
+//! the same behaviour, `end` the return. A unit of latency `L > 0` is its combinational node
+//! followed by a [`Op::DynPipeline`] of `L` stages named `<name>_pipe`. What the engine does not
+//! simulate yet (memory interfaces, `select`, research-branch ops, extra signals) is refused
+//! with the op's position.
+
+use std::collections::HashMap;
+
+use handscope_sim::{
+    ArgType, ArithOp, ChannelId, DynBufferKind, FuncResult, Function, Module, NameHint, NodeId, Op,
+    Type,
+};
+
+use super::ast::{
+    BufferType, ConstValue, DynFunc, DynModule, DynOp, DynType, DynValue, MemInterfaceRef,
+    OpParams, Predicate,
+};
+use super::kinds::DynOpKind;
+use super::timing::DynTiming;
+use crate::mlir::diag::ErrExt;
+use crate::mlir::{ParseError, Span};
+
+/// The graph of every function of `m` (read from `source`, named `file` in messages), with
+/// multi-cycle units' latencies from `timing` where the file does not give them.
+// The error carries the whole source for rendering; it is returned once per file.
+#[allow(clippy::result_large_err)]
+pub fn lower(
+    m: &DynModule,
+    source: &str,
+    file: &str,
+    timing: &DynTiming,
+) -> Result<Module, ParseError> {
+    let mut functions = Vec::new();
+    for f in &m.funcs {
+        let mut l = Lowering {
+            source,
+            file,
+            timing,
+            f: Function::new(f.name.clone()),
+            values: HashMap::new(),
+        };
+        l.func(f).map_err(|e| *e)?;
+        functions.push(l.f);
+    }
+    Ok(Module { functions })
+}
+
+struct Lowering<'a> {
+    source: &'a str,
+    file: &'a str,
+    timing: &'a DynTiming,
+    f: Function,
+    /// SSA value (name, result number) → the channel that carries it.
+    values: HashMap<(String, u32), ChannelId>,
+}
+
+/// A node made for an op, waiting for its operands (in the node's port order).
+struct Pending {
+    operands: Vec<DynValue>,
+    node: NodeId,
+}
+
+/// What produces each value: the op's kind and the value's result number among the op's
+/// results.
+type Producers<'o> = HashMap<(String, u32), (&'o DynOpKind, usize)>;
+
+impl Lowering<'_> {
+    fn err(&self, span: Span, msg: impl Into<String>) -> Box<ParseError> {
+        Box::new(ParseError::new(self.source, self.file, span, msg))
+    }
+
+    fn func(&mut self, f: &DynFunc) -> Result<(), Box<ParseError>> {
+        for a in &f.args {
+            let ty = match &a.ty {
+                DynType::MemRef(m) => ArgType::MemRef(m.clone()),
+                t => ArgType::Channel(self.data_type(t, a.span)?),
+            };
+            // Dynamatic's testbench offers `start` and the memories' start controls from the
+            // first cycle, the data arguments (one register each) from the next.
+            let data = matches!(a.ty, DynType::Channel { .. });
+            if let Some(c) = self.f.add_arg(a.name.clone(), ty) {
+                self.values.insert((a.ssa.clone(), 0), c);
+            }
+            if let Some(arg) = self.f.args.last_mut() {
+                if data {
+                    arg.offered_from = 1;
+                } else if a.ty.is_control() {
+                    arg.one_token_by_default = true;
+                }
+            }
+        }
+        for r in &f.results {
+            let ty = self.data_type(&r.ty, r.span)?;
+            self.f.results.push(FuncResult {
+                name: r.name.clone(),
+                ty,
+            });
+        }
+        // Nodes and their outputs first (operands may name values defined further down:
+        // loops), then every node's inputs.
+        let mut producers: Producers = HashMap::new();
+        for op in &f.ops {
+            let mut k = 0;
+            for g in &op.results {
+                for i in 0..g.count {
+                    producers.insert((g.name.clone(), i), (&op.kind, k));
+                    k += 1;
+                }
+            }
+        }
+        let mut pending = Vec::new();
+        for op in &f.ops {
+            pending.push(self.node(op, f, &producers)?);
+        }
+        for p in pending {
+            let mut ins = Vec::with_capacity(p.operands.len());
+            for v in &p.operands {
+                let c = self
+                    .values
+                    .get(&(v.name.clone(), v.index))
+                    .copied()
+                    .ok_or_else(|| self.err(v.span, format!("`%{}` is not defined", v.name)))?;
+                ins.push(c);
+            }
+            self.f.set_inputs(p.node, ins);
+        }
+        self.f
+            .assign_ids()
+            .map_err(|e| self.err(f.span, format!("two components share the name `{}`", e.id)))?;
+        Ok(())
+    }
+
+    /// The simulator's type of a channel or control type.
+    fn data_type(&self, t: &DynType, at: Span) -> Result<Type, Box<ParseError>> {
+        if t.has_extra_signals() {
+            return Err(self
+                .err(at, "a channel with extra signals (speculation or tagging)")
+                .with_help(
+                    "Handscope simulates Dynamatic's mainline components; circuits that carry \
+                     extra signals need the speculation or out-of-order semantics, which it does \
+                     not have yet",
+                ));
+        }
+        match t {
+            DynType::Channel { data, .. } => Ok(data.clone()),
+            DynType::Control { .. } => Ok(Type::None),
+            DynType::MemRef(_) => Err(self.err(at, "a memref where a channel is expected")),
+        }
+    }
+
+    /// The node of `op` (and its latency stages), its outputs registered as the op's result
+    /// values.
+    fn node(
+        &mut self,
+        op: &DynOp,
+        f: &DynFunc,
+        producers: &Producers<'_>,
+    ) -> Result<Pending, Box<ParseError>> {
+        let mut outs = Vec::with_capacity(op.out_types.len());
+        for t in &op.out_types {
+            outs.push(self.data_type(t, op.span)?);
+        }
+        let mut operands = op.operands.clone();
+        for t in &op.in_types {
+            self.data_type(t, op.span)
+                .map(|_| ())
+                .or_else(|e| match t {
+                    DynType::MemRef(_) => Ok(()),
+                    _ => Err(e),
+                })?;
+        }
+        let not_yet = |what: &str| {
+            self.err(
+                op.name_span,
+                format!("`{}`: {what} is not simulated yet", op.mnemonic),
+            )
+            .with_help(
+                "Handscope reads the whole circuit (`handscope check`); this component's \
+                     semantics are still being built (issue #31)",
+            )
+        };
+        let sim_op = match &op.kind {
+            DynOpKind::Fork => Op::Fork,
+            DynOpKind::LazyFork => Op::LazyFork,
+            DynOpKind::Merge => Op::Merge,
+            DynOpKind::Mux => Op::Mux,
+            DynOpKind::ControlMerge => Op::DynControlMerge,
+            DynOpKind::Br => Op::Br,
+            DynOpKind::CondBr => Op::CondBr,
+            DynOpKind::Sink => Op::Sink,
+            DynOpKind::Source => Op::Source,
+            DynOpKind::Join => Op::Join,
+            DynOpKind::End => Op::Return,
+            DynOpKind::Buffer => self.buffer(op)?,
+            DynOpKind::Constant => match op.params {
+                OpParams::Constant(c) => Op::Constant {
+                    value: match c {
+                        ConstValue::Int { bits, .. } => bits,
+                        ConstValue::Bool(b) => u64::from(b),
+                        ConstValue::Float { bits, .. } => bits,
+                    },
+                },
+                _ => return Err(self.err(op.span, "a constant without a value")),
+            },
+            DynOpKind::Select => Op::DynSelect,
+            DynOpKind::Load | DynOpKind::Store => {
+                if let Some(MemInterfaceRef::Lsq(_)) = op.mem_interface {
+                    return Err(not_yet("an access through a load-store queue (issue #32)"));
+                }
+                if op.kind == DynOpKind::Load {
+                    Op::DynLoad
+                } else {
+                    Op::DynStore
+                }
+            }
+            DynOpKind::MemController => {
+                let (o, mc) = self.mem_controller(op, f, producers)?;
+                operands = o;
+                // `memEnd`, which the printed type leaves out.
+                outs.push(Type::None);
+                mc
+            }
+            DynOpKind::Lsq => {
+                return Err(not_yet("the load-store queue (issue #32)"));
+            }
+            DynOpKind::Not => return Err(not_yet("`not`")),
+            DynOpKind::AbsI => return Err(not_yet("`absi`")),
+            DynOpKind::Init | DynOpKind::Blocker => {
+                return Err(not_yet("a research-branch component"));
+            }
+            DynOpKind::Unsupported(m) => {
+                return Err(self
+                    .err(
+                        op.name_span,
+                        format!("`{m}` is not one of Dynamatic's mainline components"),
+                    )
+                    .with_help(
+                        "it comes from one of Dynamatic's research branches (speculation, \
+                         out-of-order execution, LSQ replacement); Handscope simulates the \
+                         mainline components",
+                    ));
+            }
+            k => Op::Arith(self.arith(op, k)?),
+        };
+        let hint = match &op.name {
+            Some(n) => NameHint::Name(n.clone()),
+            None => NameHint::Counter,
+        };
+        let block = op.bb.map(|b| format!("bb{b}"));
+        let latency = match &sim_op {
+            Op::Arith(_) => self.latency(op, &outs)?,
+            _ => 0,
+        };
+        let node = self.f.add_node(sim_op, outs.clone());
+        self.f.nodes[node].name_hint = hint;
+        self.f.nodes[node].block = block.clone();
+        let mut produced: Vec<ChannelId> = self.f.nodes[node].outputs.clone();
+        if latency > 0 {
+            let pipe = self
+                .f
+                .add_node(Op::DynPipeline { latency }, vec![outs[0].clone()]);
+            if let Some(n) = &op.name {
+                self.f.nodes[pipe].name_hint = NameHint::Name(format!("{n}_pipe"));
+            }
+            self.f.nodes[pipe].block = block;
+            self.f.set_inputs(pipe, vec![produced[0]]);
+            produced = self.f.nodes[pipe].outputs.clone();
+        }
+        let mut k = 0;
+        for group in &op.results {
+            for i in 0..group.count {
+                let Some(&c) = produced.get(k) else {
+                    return Err(self.err(
+                        group.span,
+                        format!("`{}` defines more results than its type lists", op.mnemonic),
+                    ));
+                };
+                self.values.insert((group.name.clone(), i), c);
+                k += 1;
+            }
+        }
+        Ok(Pending { operands, node })
+    }
+
+    /// A memory controller: its operands in the simulator's port order (`memStart`, the
+    /// block controls, the load addresses, each store's address and data, `ctrlEnd`) and its
+    /// op. Which printed operand is which follows from what produces it: a `load`'s address,
+    /// a `store`'s address or data, else a block's store count.
+    fn mem_controller(
+        &self,
+        op: &DynOp,
+        f: &DynFunc,
+        producers: &Producers<'_>,
+    ) -> Result<(Vec<DynValue>, Op), Box<ParseError>> {
+        let Some(mem) = &op.memref else {
+            return Err(self.err(op.span, "a memory controller without its memref"));
+        };
+        let Some(memref_arg) = f.args.iter().position(|a| a.ssa == mem.value.name) else {
+            return Err(self.err(
+                mem.value.span,
+                format!("`%{}` is not a memref argument", mem.value.name),
+            ));
+        };
+        let n = op.operands.len();
+        if n < 2 {
+            return Err(self.err(
+                op.span,
+                "a memory controller needs its start and end controls",
+            ));
+        }
+        let (start, end) = (op.operands[0].clone(), op.operands[n - 1].clone());
+        let (mut ctrl, mut lds, mut sts) = (Vec::new(), Vec::new(), Vec::new());
+        let mut st_data: HashMap<(String, u32), DynValue> = HashMap::new();
+        for v in &op.operands[1..n - 1] {
+            match producers.get(&(v.name.clone(), v.index)) {
+                Some((DynOpKind::Load, 0)) => lds.push(v.clone()),
+                Some((DynOpKind::Store, 0)) => sts.push(v.clone()),
+                Some((DynOpKind::Store, _)) => {
+                    st_data.insert((v.name.clone(), v.index), v.clone());
+                }
+                Some((DynOpKind::Lsq, _)) => {
+                    return Err(self
+                        .err(v.span, "a memory controller serving a load-store queue")
+                        .with_help("load-store queues are simulated by issue #32"));
+                }
+                _ => ctrl.push(v.clone()),
+            }
+        }
+        let mut ordered = vec![start];
+        ordered.extend(ctrl.iter().cloned());
+        ordered.extend(lds.iter().cloned());
+        for a in &sts {
+            // The data result of the store whose address `a` is.
+            let data = f
+                .ops
+                .iter()
+                .find(|o| {
+                    o.kind == DynOpKind::Store
+                        && result_value(o, 0) == Some((a.name.clone(), a.index))
+                })
+                .and_then(|o| result_value(o, 1))
+                .and_then(|key| st_data.get(&key).cloned());
+            let Some(d) = data else {
+                return Err(self.err(
+                    a.span,
+                    "a store address whose data does not go to the same memory controller",
+                ));
+            };
+            ordered.push(a.clone());
+            ordered.push(d);
+        }
+        ordered.push(end);
+        if ordered.len() != n {
+            return Err(self.err(
+                op.span,
+                "a memory controller whose store data does not pair with its store addresses",
+            ));
+        }
+        Ok((
+            ordered,
+            Op::DynMemController {
+                ctrl: ctrl.len() as u32,
+                ld: lds.len() as u32,
+                st: sts.len() as u32,
+                memref_arg,
+                memref: mem.ty.clone(),
+            },
+        ))
+    }
+
+    fn buffer(&self, op: &DynOp) -> Result<Op, Box<ParseError>> {
+        let OpParams::Buffer(p) = &op.params else {
+            return Err(self.err(op.span, "a buffer without its kind"));
+        };
+        let kind = match p.kind {
+            BufferType::OneSlotBreakDv => DynBufferKind::OneSlotBreakDv,
+            BufferType::OneSlotBreakR => DynBufferKind::OneSlotBreakR,
+            BufferType::FifoBreakNone => DynBufferKind::FifoBreakNone,
+            BufferType::FifoBreakDv => DynBufferKind::FifoBreakDv,
+            other => {
+                return Err(self
+                    .err(
+                        op.span,
+                        format!("buffer kind {} is not simulated yet", other.keyword()),
+                    )
+                    .with_help(
+                        "none of Dynamatic's published kernels uses it; the four kinds they use \
+                         (ONE_SLOT_BREAK_DV, ONE_SLOT_BREAK_R, FIFO_BREAK_NONE, FIFO_BREAK_DV) \
+                         are simulated",
+                    ));
+            }
+        };
+        // A one-slot kind with more slots is Dynamatic's FIFO of the same cuts.
+        let kind = match (kind, p.slots) {
+            (DynBufferKind::OneSlotBreakDv, n) if n > 1 => DynBufferKind::FifoBreakDv,
+            (DynBufferKind::OneSlotBreakR, n) if n > 1 => DynBufferKind::FifoBreakNone,
+            (k, _) => k,
+        };
+        if p.slots == 0 || u64::from(p.slots) > handscope_sim::limits::MAX_BUFFER_SLOTS {
+            return Err(self.err(
+                op.span,
+                format!(
+                    "a buffer needs between 1 and {} slots (found {})",
+                    handscope_sim::limits::MAX_BUFFER_SLOTS,
+                    p.slots
+                ),
+            ));
+        }
+        Ok(Op::DynBuffer {
+            kind,
+            slots: p.slots,
+        })
+    }
+
+    fn arith(&self, op: &DynOp, k: &DynOpKind) -> Result<ArithOp, Box<ParseError>> {
+        use DynOpKind as K;
+        let pred = || match op.params {
+            OpParams::Compare(p) => Some(p),
+            _ => None,
+        };
+        Ok(match k {
+            K::AddF => ArithOp::Addf,
+            K::AddI => ArithOp::Addi,
+            K::AndI => ArithOp::Andi,
+            K::DivF => ArithOp::Divf,
+            K::DivSI => ArithOp::Divsi,
+            K::DivUI => ArithOp::Divui,
+            K::RemSI => ArithOp::Remsi,
+            K::MaxSI => ArithOp::Maxsi,
+            K::MaxUI => ArithOp::Maxui,
+            K::MinSI => ArithOp::Minsi,
+            K::MinUI => ArithOp::Minui,
+            K::MaximumF => ArithOp::Maximumf,
+            K::MinimumF => ArithOp::Minimumf,
+            K::MulF => ArithOp::Mulf,
+            K::MulI => ArithOp::Muli,
+            K::OrI => ArithOp::Ori,
+            K::ShLI => ArithOp::Shli,
+            K::ShRSI => ArithOp::Shrsi,
+            K::ShRUI => ArithOp::Shrui,
+            K::SubF => ArithOp::Subf,
+            K::SubI => ArithOp::Subi,
+            K::XorI => ArithOp::Xori,
+            K::NegF => ArithOp::Negf,
+            K::AbsF => ArithOp::Absf,
+            K::ExtSI => ArithOp::Extsi,
+            K::ExtUI => ArithOp::Extui,
+            K::TruncI => ArithOp::Trunci,
+            K::ExtF => ArithOp::Extf,
+            K::TruncF => ArithOp::Truncf,
+            K::SIToFP => ArithOp::Sitofp,
+            K::UIToFP => ArithOp::Uitofp,
+            K::FPToSI => ArithOp::Fptosi,
+            K::CmpI => match pred() {
+                Some(Predicate::Int(p)) => ArithOp::Cmpi(p),
+                _ => return Err(self.err(op.span, "`cmpi` without an integer predicate")),
+            },
+            K::CmpF => match pred() {
+                Some(Predicate::Float(p)) => ArithOp::Cmpf(p),
+                _ => return Err(self.err(op.span, "`cmpf` without a float predicate")),
+            },
+            other => {
+                return Err(self.err(
+                    op.name_span,
+                    format!("`{}` is not an arithmetic operation", other.mnemonic()),
+                ));
+            }
+        })
+    }
+
+    /// The pipeline depth of arithmetic `op` with result types `outs`: its `latency`
+    /// attribute, else the timing table's entry for its `internal_delay`.
+    fn latency(&self, op: &DynOp, outs: &[Type]) -> Result<u32, Box<ParseError>> {
+        if let Some(l) = op.latency {
+            return Ok(l);
+        }
+        // The unit's width: its widest operand or result.
+        let width = op
+            .in_types
+            .iter()
+            .filter_map(|t| t.data())
+            .chain(outs)
+            .map(Type::bit_width)
+            .max()
+            .unwrap_or(32);
+        let unit = op.kind.mnemonic();
+        let l = self
+            .timing
+            .latency(unit, width, op.internal_delay.as_deref())
+            .map_err(|e| {
+                self.err(op.span, e.to_string()).with_help(
+                    "give the latencies of the Dynamatic that generated the file with \
+                     `--timing dynamatic=PATH/components.json`",
+                )
+            })?;
+        if l > handscope_sim::limits::MAX_LATENCY {
+            return Err(self.err(
+                op.span,
+                format!(
+                    "a latency of {l} cycles; the limit is {}",
+                    handscope_sim::limits::MAX_LATENCY
+                ),
+            ));
+        }
+        Ok(l)
+    }
+}
+
+/// The value that is result `k` of `op`, as (name, result number within its group).
+fn result_value(op: &DynOp, k: usize) -> Option<(String, u32)> {
+    let mut left = k as u32;
+    for g in &op.results {
+        if left < g.count {
+            return Some((g.name.clone(), left));
+        }
+        left -= g.count;
+    }
+    None
+}

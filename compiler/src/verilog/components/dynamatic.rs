@@ -1,0 +1,275 @@
+//! SystemVerilog of Dynamatic's components, with the equations of `docs/semantics.md`
+//! ("Dynamatic's components") and the register names of their state layouts.
+
+use handscope_sim::DynBufferKind;
+
+use super::{Gen, sig};
+
+/// A buffer of `kind` with `n` slots between `in0` and `out0` of width `w`: a FIFO
+/// (`count`, `head`, `entry<k>`), with a bypass and a ready-through path as the kind says.
+pub(super) fn buffer(g: &mut Gen, kind: DynBufferKind, n: u32, w: u32) -> Result<String, String> {
+    if n == 0 {
+        return Err("buffer with 0 slots".into());
+    }
+    let dw = w.max(1);
+    g.line("logic [31:0] count;");
+    g.line("logic [31:0] head;");
+    for k in 0..n {
+        g.line(format!("logic [{}:0] entry{k};", dw - 1));
+    }
+    g.line(format!("logic [{}:0] head_data;", dw - 1));
+    g.line("always_comb begin");
+    g.line("  head_data = entry0;");
+    for k in 1..n {
+        g.line(format!("  if (head == 32'd{k}) head_data = entry{k};"));
+    }
+    g.line("end");
+    g.line("wire held = count != 32'd0;");
+    let ind = if w > 0 { "in0" } else { "1'b0" };
+    if kind.bypass() {
+        g.line("assign out0_valid = held | in0_valid;");
+        if w > 0 {
+            g.line("assign out0 = held ? head_data : in0;");
+        }
+    } else {
+        g.line("assign out0_valid = held;");
+        if w > 0 {
+            g.line("assign out0 = head_data;");
+        }
+    }
+    let through = if kind.ready_through() {
+        " | out0_ready"
+    } else {
+        ""
+    };
+    g.line(format!("assign in0_ready = (count != 32'd{n}){through};"));
+    g.line("wire leave = held & out0_ready;");
+    g.line(format!(
+        "wire enter = in0_valid & in0_ready{};",
+        if kind.bypass() {
+            " & !(!held & out0_ready)"
+        } else {
+            ""
+        }
+    ));
+    g.line("wire [31:0] tail_sum = head + count;");
+    g.line(format!(
+        "wire [31:0] tail = tail_sum >= 32'd{n} ? tail_sum - 32'd{n} : tail_sum;"
+    ));
+    g.line("always_ff @(posedge clock) begin");
+    g.line("  if (reset) begin");
+    g.line("    count <= '0; head <= '0;");
+    for k in 0..n {
+        g.line(format!("    entry{k} <= '0;"));
+    }
+    g.line("  end else begin");
+    for k in 0..n {
+        g.line(format!(
+            "    if (enter && tail == 32'd{k}) entry{k} <= {ind};"
+        ));
+    }
+    g.line("    count <= count + {31'd0, enter} - {31'd0, leave};");
+    g.line(format!(
+        "    if (leave) head <= (head == 32'd{}) ? 32'd0 : head + 32'd1;",
+        n - 1
+    ));
+    g.line("  end");
+    g.line("end");
+    Ok(format!(
+        "hs_dyn_buffer_{}_s{n}_i{}_o{}",
+        kind.name().to_ascii_lowercase(),
+        w,
+        w
+    ))
+}
+
+/// A stalling pipeline of `n` stages (`stage<k>_valid`, `stage<k>_data`): every stage
+/// shifts while the last is empty or taken.
+pub(super) fn pipeline(g: &mut Gen, n: u32, w: u32) -> Result<String, String> {
+    if n == 0 {
+        return Err("pipeline with latency 0".into());
+    }
+    let dw = w.max(1);
+    for k in 0..n {
+        g.line(format!("logic stage{k}_valid;"));
+        g.line(format!("logic [{}:0] stage{k}_data;", dw - 1));
+    }
+    let last = n - 1;
+    g.line(format!("wire advance = !stage{last}_valid | out0_ready;"));
+    g.line("assign in0_ready = advance;");
+    g.line(format!("assign out0_valid = stage{last}_valid;"));
+    if w > 0 {
+        g.line(format!("assign out0 = stage{last}_data;"));
+    }
+    let ind = if w > 0 { "in0" } else { "1'b0" };
+    g.line("always_ff @(posedge clock) begin");
+    g.line("  if (reset) begin");
+    for k in 0..n {
+        g.line(format!("    stage{k}_valid <= 1'b0; stage{k}_data <= '0;"));
+    }
+    g.line("  end else if (advance) begin");
+    g.line(format!(
+        "    stage0_valid <= in0_valid; if (in0_valid) stage0_data <= {ind};"
+    ));
+    for k in 1..n {
+        let p = k - 1;
+        g.line(format!(
+            "    stage{k}_valid <= stage{p}_valid; if (stage{p}_valid) stage{k}_data <= stage{p}_data;"
+        ));
+    }
+    g.line("  end");
+    g.line("end");
+    Ok(format!("hs_dyn_pipeline_l{n}_i{w}_o{w}"))
+}
+
+/// Dynamatic's `control_merge` of `ni` inputs: a priority choice into a skid register
+/// (`skid_full`, `skid_index`, `skid_data`) and an eager fork (`emitted_0`, `emitted_1`)
+/// onto `outs` (width `w`) and `index` (width `iw`).
+pub(super) fn control_merge(g: &mut Gen, ni: usize, w: u32, iw: u32) -> Result<String, String> {
+    if ni == 0 {
+        return Err("`control_merge` needs at least one input".into());
+    }
+    let (dw, xw) = (w.max(1), iw.max(1));
+    g.line("logic skid_full;");
+    g.line(format!("logic [{}:0] skid_index;", xw - 1));
+    g.line(format!("logic [{}:0] skid_data;", dw - 1));
+    g.line("logic emitted_0, emitted_1;");
+    g.line(format!("logic [{}:0] prio;", ni - 1));
+    g.line(format!("logic [{}:0] win_index;", xw - 1));
+    g.line(format!("logic [{}:0] win_data;", dw - 1));
+    g.line("always_comb begin");
+    g.line(format!("  prio = {ni}'d0; win_index = '0; win_data = '0;"));
+    for k in 0..ni {
+        g.line(format!(
+            "  {}if (in{k}_valid) begin prio[{k}] = 1'b1; win_index = {xw}'({k}); {}end",
+            if k > 0 { "else " } else { "" },
+            if w > 0 {
+                format!("win_data = in{k}; ")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    g.line("end");
+    g.line("wire t_valid = skid_full | (|prio);");
+    g.line(format!(
+        "wire [{}:0] t_index = skid_full ? skid_index : win_index;",
+        xw - 1
+    ));
+    g.line(format!(
+        "wire [{}:0] t_data = skid_full ? skid_data : win_data;",
+        dw - 1
+    ));
+    g.line("assign outs_valid = t_valid & !emitted_0;");
+    g.line("assign index_valid = t_valid & !emitted_1;");
+    if w > 0 {
+        g.line("assign outs = t_data;");
+    }
+    if iw > 0 {
+        g.line("assign index = t_index;");
+    }
+    g.line("wire done0 = (outs_valid & outs_ready) | emitted_0;");
+    g.line("wire done1 = (index_valid & index_ready) | emitted_1;");
+    g.line("wire all_done = t_valid & done0 & done1;");
+    for k in 0..ni {
+        g.line(format!("assign in{k}_ready = !skid_full & prio[{k}];"));
+    }
+    g.line("always_ff @(posedge clock) begin");
+    g.line("  if (reset) begin");
+    g.line("    skid_full <= 1'b0; skid_index <= '0; skid_data <= '0;");
+    g.line("    emitted_0 <= 1'b0; emitted_1 <= 1'b0;");
+    g.line("  end else begin");
+    g.line("    emitted_0 <= t_valid & done0 & !all_done;");
+    g.line("    emitted_1 <= t_valid & done1 & !all_done;");
+    g.line("    skid_full <= t_valid & !all_done;");
+    g.line("    if (t_valid & !all_done) begin skid_index <= t_index; skid_data <= t_data; end");
+    g.line("  end");
+    g.line("end");
+    let ins: Vec<u32> = vec![w; ni];
+    Ok(format!(
+        "hs_dyn_control_merge_i{}_o{}",
+        sig(&ins),
+        sig(&[w, iw])
+    ))
+}
+
+/// Dynamatic's eager `select` on data of width `w`: `condition` (1 bit), `trueValue`,
+/// `falseValue` onto `result`, with an antitoken register per data input (`antitoken_0` for
+/// `trueValue`, `antitoken_1` for `falseValue`).
+pub(super) fn select(g: &mut Gen, w: u32) -> String {
+    g.line("logic antitoken_0, antitoken_1;");
+    g.line("wire chosen_valid = condition ? trueValue_valid : falseValue_valid;");
+    g.line("assign result_valid = condition_valid & chosen_valid & !(antitoken_0 | antitoken_1);");
+    if w > 0 {
+        g.line("assign result = condition ? trueValue : falseValue;");
+    }
+    g.line("wire fire = result_valid & result_ready;");
+    g.line("wire kill_0 = (!trueValue_valid & fire) | antitoken_0;");
+    g.line("wire kill_1 = (!falseValue_valid & fire) | antitoken_1;");
+    g.line("assign condition_ready = !condition_valid | fire;");
+    g.line("assign trueValue_ready = !trueValue_valid | fire | kill_0;");
+    g.line("assign falseValue_ready = !falseValue_valid | fire | kill_1;");
+    g.line("always_ff @(posedge clock) begin");
+    g.line("  if (reset) begin");
+    g.line("    antitoken_0 <= 1'b0; antitoken_1 <= 1'b0;");
+    g.line("  end else begin");
+    g.line("    antitoken_0 <= !trueValue_valid & kill_0;");
+    g.line("    antitoken_1 <= !falseValue_valid & kill_1;");
+    g.line("  end");
+    g.line("end");
+    format!("hs_dyn_select_i1_{w}_{w}_o{w}")
+}
+
+/// One `ONE_SLOT_BREAK_R` path of a `load` from `input` to `output` (width `w`), its
+/// registers `<prefix>_count`, `<prefix>_head` (always 0) and `<prefix>_entry0`.
+fn skid_path(g: &mut Gen, prefix: &str, input: &str, output: &str, w: u32) {
+    let dw = w.max(1);
+    g.line(format!("logic [31:0] {prefix}_count;"));
+    g.line(format!("logic [31:0] {prefix}_head;"));
+    g.line(format!("logic [{}:0] {prefix}_entry0;", dw - 1));
+    g.line(format!("wire {prefix}_full = {prefix}_count != 32'd0;"));
+    g.line(format!(
+        "assign {output}_valid = {prefix}_full | {input}_valid;"
+    ));
+    if w > 0 {
+        g.line(format!(
+            "assign {output} = {prefix}_full ? {prefix}_entry0 : {input};"
+        ));
+    }
+    g.line(format!("assign {input}_ready = !{prefix}_full;"));
+    let ind = if w > 0 { input } else { "1'b0" };
+    g.line("always_ff @(posedge clock) begin");
+    g.line("  if (reset) begin");
+    g.line(format!(
+        "    {prefix}_count <= '0; {prefix}_head <= '0; {prefix}_entry0 <= '0;"
+    ));
+    g.line("  end else begin");
+    g.line(format!(
+        "    if ({prefix}_full & {output}_ready) {prefix}_count <= 32'd0;"
+    ));
+    g.line(format!(
+        "    else if (!{prefix}_full & {input}_valid & !{output}_ready) begin {prefix}_count <= 32'd1; {prefix}_entry0 <= {ind}; end"
+    ));
+    g.line("  end");
+    g.line("end");
+}
+
+/// Dynamatic's `load`: a skid buffer on the address (`addrIn` to `addrOut`, width `aw`) and
+/// one on the data (`dataFromMem` to `dataOut`, width `dw`).
+pub(super) fn load(g: &mut Gen, aw: u32, dw: u32) -> String {
+    skid_path(g, "addr", "addrIn", "addrOut", aw);
+    skid_path(g, "data", "dataFromMem", "dataOut", dw);
+    format!("hs_dyn_load_i{aw}_{dw}_o{aw}_{dw}")
+}
+
+/// Dynamatic's `store`: wires from `addrIn`/`dataIn` to `addrOut`/`dataToMem`.
+pub(super) fn store(g: &mut Gen, aw: u32, dw: u32) -> String {
+    for (i, o, w) in [("addrIn", "addrOut", aw), ("dataIn", "dataToMem", dw)] {
+        g.line(format!("assign {o}_valid = {i}_valid;"));
+        if w > 0 {
+            g.line(format!("assign {o} = {i};"));
+        }
+        g.line(format!("assign {i}_ready = {o}_ready;"));
+    }
+    format!("hs_dyn_store_i{aw}_{dw}_o{aw}_{dw}")
+}

@@ -1,0 +1,114 @@
+//! Dynamatic circuits simulated end to end (reader, lowering, engine) on circuits written for
+//! these tests, with cycle counts worked out by hand from `docs/semantics.md` ("Dynamatic's
+//! components"), and the refusals of what is not simulated yet.
+
+use handscope_compiler::mlir::dynamatic::{DynTiming, lower};
+use handscope_compiler::mlir::parse_dynamatic;
+use handscope_sim::engine::Simulation;
+use handscope_sim::report::{RunReport, Status, Value};
+use handscope_sim::stimulus::{Environment, TokenSource};
+use handscope_sim::{Module, Op};
+
+const INC: &str = include_str!("data/dynamatic/inc_e4.mlir");
+const MEM: &str = include_str!("data/dynamatic/mem_e4.mlir");
+
+fn module(src: &str, timing: &DynTiming) -> Module {
+    let (m, _) = parse_dynamatic(src, "t.mlir").unwrap_or_else(|e| panic!("{}", e.render()));
+    lower(&m, src, "t.mlir", timing).unwrap_or_else(|e| panic!("{}", e.render()))
+}
+
+fn run(m: &Module, env: Environment) -> RunReport {
+    let f = m.default_function().expect("a function");
+    let mut sim = Simulation::new(f, env).expect("simulates");
+    sim.run(1000)
+}
+
+fn cycles(r: &RunReport, result: &str) -> Vec<u64> {
+    r.outputs[result].iter().map(|t| t.cycle).collect()
+}
+
+/// `x` arrives in cycle 1 (a cycle after `start`), `muli` takes 4 cycles (the built-in
+/// table) and the ONE_SLOT_BREAK_DV buffer one more: 3 * 7 leaves in cycle 6.
+#[test]
+fn a_multi_cycle_unit_and_a_buffer_take_their_cycles() {
+    let m = module(INC, &DynTiming::builtin());
+    let f = m.default_function().unwrap();
+    let pipe = f.node_by_id("muli0_pipe").expect("the unit's pipeline");
+    assert_eq!(f.nodes[pipe].op, Op::DynPipeline { latency: 4 });
+    assert_eq!(f.nodes[pipe].block.as_deref(), Some("bb0"));
+    let x = f.args.iter().find(|a| a.name == "x").unwrap();
+    assert_eq!(x.offered_from, 1);
+    let mut env = Environment::default();
+    env.push_tokens("x", TokenSource::Values(vec![7]));
+    let r = run(&m, env);
+    assert_eq!(r.status, Status::Done);
+    assert_eq!(cycles(&r, "out0"), [6]);
+    assert_eq!(r.outputs["out0"][0].value, Some(Value::Signed(21)));
+    assert_eq!(cycles(&r, "end"), [0]);
+}
+
+/// The latencies of another `components.json`: a 2-cycle `muli` leaves in cycle 4.
+#[test]
+fn a_components_json_gives_other_latencies() {
+    let json = r#"{"handshake.muli": {"latency": {"64": {"1.0": 2.0}}}}"#;
+    let t = DynTiming::from_components_json(json, "c.json").unwrap();
+    let mut env = Environment::default();
+    env.push_tokens("x", TokenSource::Values(vec![7]));
+    let r = run(&module(INC, &t), env);
+    assert_eq!(cycles(&r, "out0"), [4]);
+}
+
+/// The memory controller: the load is granted in cycle 0 (its data buffer is empty) and
+/// answered in cycle 1, when the store writes a[2] = a[1] + 10; the store count drops to 0 at
+/// that edge, so `memEnd` is raised at the edge of cycle 2 and taken in cycle 3.
+#[test]
+fn the_memory_controller_reads_writes_and_ends() {
+    let m = module(MEM, &DynTiming::builtin());
+    let mut env = Environment::default();
+    env.ext_memories.insert("a".into(), vec![1, 2, 3, 4]);
+    let r = run(&m, env);
+    assert_eq!(r.status, Status::Done);
+    assert_eq!(cycles(&r, "a_end"), [3]);
+    let a: Vec<String> = r.memories["a"].iter().map(|v| v.to_string()).collect();
+    assert_eq!(a, ["1", "2", "12", "4"]);
+}
+
+/// What is not simulated yet is refused at the op, naming it.
+#[test]
+fn what_is_not_simulated_is_refused_at_the_op() {
+    let lsq = include_str!("data/dynamatic/e4.mlir");
+    let (m, _) = parse_dynamatic(lsq, "e4.mlir").unwrap();
+    let e = lower(&m, lsq, "e4.mlir", &DynTiming::builtin()).unwrap_err();
+    assert!(e.message.contains("load-store queue"), "{}", e.render());
+    let line = lsq
+        .lines()
+        .position(|l| l.contains("= store[%18]"))
+        .unwrap()
+        + 1;
+    assert_eq!(e.line_col().0, line, "{}", e.render());
+    // A research-branch op.
+    let spec = MEM.replace(
+        "%6 = addi %dataResult, %5",
+        "%6 = speculator %dataResult, %5",
+    );
+    let (m, _) = parse_dynamatic(&spec, "s.mlir").unwrap();
+    let e = lower(&m, &spec, "s.mlir", &DynTiming::builtin()).unwrap_err();
+    assert!(e.message.contains("`speculator`"), "{}", e.render());
+    // A float unit whose delay the table does not know.
+    let odd = INC
+        .replace("muli %arg0, %1", "addf %arg0, %1")
+        .replace(
+            "handshake.name = \"muli0\"",
+            "handshake.name = \"addf0\", internal_delay = \"7_500000\"",
+        )
+        .replace("<i32>", "<f32>")
+        .replace("value = 3 : i32", "value = 3.0 : f32");
+    let (m, _) = parse_dynamatic(&odd, "f.mlir").unwrap_or_else(|e| panic!("{}", e.render()));
+    let e = lower(&m, &odd, "f.mlir", &DynTiming::builtin()).unwrap_err();
+    assert!(
+        e.message.contains("internal_delay = \"7_500000\""),
+        "{}",
+        e.render()
+    );
+    assert!(e.render().contains("--timing dynamatic="), "{}", e.render());
+}
