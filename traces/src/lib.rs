@@ -4,6 +4,7 @@
 //! ([`circt_names`]).
 
 pub mod circt_names;
+pub mod dynamatic_names;
 pub mod fst_out;
 pub mod fuzzing;
 pub mod vcd_in;

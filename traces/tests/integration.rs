@@ -5,6 +5,7 @@
 
 mod circt_replay;
 mod common;
+mod dynamatic_replay;
 mod fuzz_corpus;
 mod vcd_follow;
 mod vcd_robustness;

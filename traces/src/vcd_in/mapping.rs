@@ -10,7 +10,9 @@
 //!    `encode_instance_name` rules), argument ports `<arg>`;
 //! 3. instance ports `<node>.<port>` (same encoding), as Verilator traces them;
 //! 4. Handscope's own VCD writer: scopes along the node ID's `/` hierarchy;
-//! 5. CIRCT 1.62: nets `_<inst>_<port>` with `ready` on the consumer's net
+//! 5. Dynamatic's RTL (GHDL or ModelSim running its VHDL): nets `<handshake.name>_<port>`
+//!    with Dynamatic's port names ([`crate::dynamatic_names`]);
+//! 6. CIRCT 1.62: nets `_<inst>_<port>` with `ready` on the consumer's net
 //!    `_<consumer inst>_<input port>_ready`, result ports (`resNames` or `out<k>`), argument
 //!    ports (`argNames` or `in<i>`); instances `handshake_<op><k>` / `arith_<op><k>` counted
 //!    per op kind in textual order (or `<op>_id<N>` with `handshake_id`), whatever the
@@ -41,7 +43,7 @@ pub struct ChannelMatch {
     /// Path of its `valid` signal.
     pub valid: String,
     /// Naming scheme that matched (`map-file`, `handscope-sv`, `instance-port`,
-    /// `handscope-vcd`, `circt-net`, `circt-instance`).
+    /// `handscope-vcd`, `dynamatic`, `circt-net`, `circt-instance`).
     pub scheme: &'static str,
 }
 
@@ -58,6 +60,10 @@ pub struct MappingReport {
     pub matched: Vec<ChannelMatch>,
     /// Channels without signals (their valid/ready/data read as 0).
     pub unmatched_channels: Vec<String>,
+    /// Channels inside Dynamatic's multi-cycle units (from a unit's combinational node to its
+    /// pipeline), which Dynamatic's RTL has no net for: they read as idle, and a replay does
+    /// not count them as missing.
+    pub unit_internal_channels: Vec<String>,
     /// Signals directly in the function scope that no channel uses.
     pub unmatched_signals: Vec<String>,
     /// Number of state words rebuilt from register signals, of all state words.
@@ -206,6 +212,10 @@ fn candidates(
             v.push(("handscope-sv", a, r, d));
             let (a, r, d) = trio(&join(scope, &format!("{enc}.{port}")));
             v.push(("instance-port", a, r, d));
+            if let Some(net) = crate::dynamatic_names::channel_net(f, cid) {
+                let (a, r, d) = trio(&join(scope, &net));
+                v.push(("dynamatic", a, r, d));
+            }
             let path: Vec<String> = p.id.split('/').map(sanitize).collect();
             let (a, r, d) = trio(&join(
                 scope,
@@ -292,6 +302,7 @@ pub fn map_signals(
         let mut chans = Vec::new();
         let mut matched = Vec::new();
         let mut unmatched = Vec::new();
+        let mut internal = Vec::new();
         for (cid, ch) in f.channels.iter() {
             let w = ch.ty.bit_width();
             let mut found = None;
@@ -335,22 +346,34 @@ pub fn map_signals(
                 }
                 None => {
                     chans.push(ChannelCodes::default());
-                    unmatched.push(ch.name.clone());
+                    if crate::dynamatic_names::is_unit_internal(f, cid) {
+                        internal.push(ch.name.clone());
+                    } else {
+                        unmatched.push(ch.name.clone());
+                    }
                 }
             }
         }
-        (chans, matched, unmatched)
+        (chans, matched, unmatched, internal)
     };
     let mut best: Option<(String, _)> = None;
     for s in &scopes {
         let r = try_scope(s);
-        if best.as_ref().is_none_or(
-            |(_, b): &(String, (Vec<ChannelCodes>, Vec<_>, Vec<String>))| r.1.len() > b.1.len(),
-        ) {
+        type Tried = (
+            Vec<ChannelCodes>,
+            Vec<(ChannelMatch, String, String)>,
+            Vec<String>,
+            Vec<String>,
+        );
+        if best
+            .as_ref()
+            .is_none_or(|(_, b): &(String, Tried)| r.1.len() > b.1.len())
+        {
             best = Some((s.clone(), r));
         }
     }
-    let Some((scope, (channels, matched, unmatched_channels))) = best else {
+    let Some((scope, (channels, matched, unmatched_channels, unit_internal_channels))) = best
+    else {
         return Err(MapError::NoClock);
     };
     let clock_path = clock_names
@@ -427,6 +450,7 @@ pub fn map_signals(
         reset: reset_path,
         matched: matched.into_iter().map(|m| m.0).collect(),
         unmatched_channels,
+        unit_internal_channels,
         unmatched_signals,
         state_words: (found_state, state.len()),
     };

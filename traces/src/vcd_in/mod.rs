@@ -761,6 +761,18 @@ fn finish(mut sampler: Sampler<'_>, mut warnings: Vec<String>) -> Result<Replay,
             if clock_unknown { ", the clock among them" } else { "" }
         ));
     }
+    if !m.unit_internal_channels.is_empty() {
+        warnings.push(format!(
+            "{} channel(s) inside Dynamatic's multi-cycle units have no net in its RTL and read as idle: {}",
+            m.unit_internal_channels.len(),
+            m.unit_internal_channels
+                .iter()
+                .take(8)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if !m.unmatched_channels.is_empty() {
         warnings.push(format!(
             "{} channel(s) have no signal in the file and read as idle: {}",

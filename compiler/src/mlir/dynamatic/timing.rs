@@ -120,16 +120,29 @@ impl DynTiming {
                 continue;
             };
             let mut widths = BTreeMap::new();
+            let cycles = |c: &serde_json::Value| {
+                c.as_f64()
+                    .filter(|c| *c >= 0.0 && c.fract() == 0.0 && *c <= f64::from(u32::MAX))
+                    .map(|c| c as u32)
+            };
             for (w, delays) in lat {
                 let Ok(w) = w.parse::<u32>() else { continue };
-                let Some(delays) = delays.as_object() else {
-                    continue;
-                };
                 let mut m = BTreeMap::new();
-                for (d, c) in delays {
-                    if let Some(c) = c.as_f64().filter(|c| *c >= 0.0 && c.fract() == 0.0) {
-                        m.insert(d.clone(), c as u32);
+                match delays {
+                    // Files of 2024 give one latency per width (`"64": 4.0`).
+                    serde_json::Value::Number(_) => {
+                        if let Some(c) = cycles(delays) {
+                            m.insert("any".to_string(), c);
+                        }
                     }
+                    serde_json::Value::Object(delays) => {
+                        for (d, c) in delays {
+                            if let Some(c) = cycles(c) {
+                                m.insert(d.clone(), c);
+                            }
+                        }
+                    }
+                    _ => continue,
                 }
                 widths.insert(w, m);
             }
@@ -246,6 +259,11 @@ mod tests {
         assert_eq!(t.latency("addf", 32, Some("2_500000")), Ok(7));
         assert_eq!(t.latency("muli", 16, None), Ok(3));
         assert_eq!(t.latency("addi", 32, None), Ok(0));
+        // The 2024 format: one latency per width, whatever the delay.
+        let old = r#"{"handshake.muli": {"latency": {"64": 4.0}}, "handshake.addf": {"latency": {"64": 9.0}}}"#;
+        let t = DynTiming::from_components_json(old, "old.json").unwrap();
+        assert_eq!(t.latency("muli", 32, None), Ok(4));
+        assert_eq!(t.latency("addf", 32, Some("2_500000")), Ok(9));
         assert!(DynTiming::from_components_json("[", "c.json").is_err());
         assert!(DynTiming::from_components_json("[1]", "c.json").is_err());
     }
