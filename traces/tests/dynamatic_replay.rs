@@ -21,8 +21,9 @@ fn function(src: &str) -> Function {
 }
 
 /// A VCD of `trace` in Dynamatic's naming: scope `tb.duv_inst` with `clk` and `rst` (two
-/// reset cycles, as the testbench's 10 ns), argument ports named as the arguments, every
-/// channel its net; a unit's internal channel has none.
+/// reset edges, then reset falling at the timestamp of the first working edge, 10 ns, as in
+/// Dynamatic's testbench), argument ports named as the arguments, every channel its net; a
+/// unit's internal channel has none.
 fn dynamatic_vcd(f: &Function, trace: &handscope_sim::trace::Trace) -> String {
     let mut signals = Vec::new();
     for (i, meta) in trace.channels().iter().enumerate() {
@@ -61,9 +62,6 @@ fn dynamatic_vcd(f: &Function, trace: &handscope_sim::trace::Trace) -> String {
         let view = trace.cycle(c).unwrap();
         let t = 9 + 4 * c;
         let _ = writeln!(v, "#{t}");
-        if c == 0 {
-            v.push_str("0r\n");
-        }
         for (k, (i, _, w)) in signals.iter().enumerate() {
             let _ = writeln!(v, "{}v{k}", u8::from(view.valid(*i)));
             let _ = writeln!(v, "{}r{k}", u8::from(view.ready(*i)));
@@ -71,7 +69,14 @@ fn dynamatic_vcd(f: &Function, trace: &handscope_sim::trace::Trace) -> String {
                 let _ = writeln!(v, "b{:b} d{k}", view.data(*i));
             }
         }
-        let _ = writeln!(v, "#{}\n1c\n#{}\n0c", t + 1, t + 3);
+        // Reset falls with the first working edge (10 ns), as in Dynamatic's testbench.
+        let _ = writeln!(
+            v,
+            "#{}\n1c{}\n#{}\n0c",
+            t + 1,
+            if c == 0 { "\n0r" } else { "" },
+            t + 3
+        );
     }
     v
 }

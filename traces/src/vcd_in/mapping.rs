@@ -151,12 +151,18 @@ use handscope_sim::rtl_names::encode_instance_name as encode_id;
 
 struct Index<'h> {
     by_path: BTreeMap<String, (u32, u32)>,
+    /// The same paths in lower case: VHDL names are case-insensitive and GHDL writes them in
+    /// lower case (`load0_addrout` for Dynamatic's `load0_addrOut`).
+    by_lower: BTreeMap<String, (u32, u32)>,
     h: &'h Header,
 }
 
 impl Index<'_> {
     fn get(&self, path: &str) -> Option<u32> {
-        self.by_path.get(path).map(|x| x.0)
+        self.by_path
+            .get(path)
+            .or_else(|| self.by_lower.get(&path.to_ascii_lowercase()))
+            .map(|x| x.0)
     }
 }
 
@@ -263,7 +269,15 @@ pub fn map_signals(
     for (i, v) in h.vars.iter().enumerate() {
         by_path.entry(v.path()).or_insert((v.code, i as u32));
     }
-    let idx = Index { by_path, h };
+    let mut by_lower = BTreeMap::new();
+    for (p, &v) in &by_path {
+        by_lower.entry(p.to_ascii_lowercase()).or_insert(v);
+    }
+    let idx = Index {
+        by_path,
+        by_lower,
+        h,
+    };
     let circt = circt_instance_names(f);
     // Scopes holding a clock.
     let clock_names: Vec<&str> = match clock {

@@ -6,7 +6,8 @@
 //! instead of a SIGBUS; devices and FIFOs are refused. Only mapped signals are kept (module
 //! `mapping`). Values are sampled at every rising edge of the clock, using the values
 //! from before that timestamp (the settled values of the cycle), so one step is one cycle;
-//! edges where `reset` is high are skipped. Sampling stops where the engine would have
+//! edges where `reset` is high are skipped (one where it falls at the same timestamp is not:
+//! the registers see it low). Sampling stops where the engine would have
 //! stopped (results complete or deadlock, see [`handscope_sim::analysis`]). A file whose last
 //! line is incomplete replays up to the last complete line with a warning.
 //!
@@ -387,7 +388,14 @@ impl Sampler<'_> {
             return;
         }
         self.edges += 1;
-        if self.map.reset.is_some_and(|r| self.old(r) & 1 == 1) {
+        // A reset that falls at the edge's own timestamp is already low for the registers
+        // (a VHDL testbench releases reset in the same delta as the clock: Dynamatic's does
+        // at 10 ns, its first working edge).
+        if self
+            .map
+            .reset
+            .is_some_and(|r| self.old(r) & 1 == 1 && self.cur[r as usize] & 1 == 1)
+        {
             return;
         }
         for (i, c) in self.map.channels.iter().enumerate() {
