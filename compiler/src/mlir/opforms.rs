@@ -200,7 +200,7 @@ impl<'a> Parser<'a> {
                 self.check(&Op::Mux, &ins, std::slice::from_ref(&t), sp)?;
                 spec(Op::Mux, ops, vec![t], attrs, sp)
             }
-            "control_merge" => {
+            "control_merge" | "dyn_control_merge" => {
                 let uses = self.parse_operand_list()?;
                 let attrs = self.parse_opt_attr_dict()?;
                 self.expect(&Tok::Colon)?;
@@ -208,18 +208,22 @@ impl<'a> Parser<'a> {
                 self.expect(&Tok::Comma)?;
                 let (i, ist) = self.parse_chan_type()?;
                 if uses.is_empty() {
-                    return Err(self.err(sp, "`control_merge` needs at least one operand"));
+                    return Err(self.err(sp, format!("`{short}` needs at least one operand")));
                 }
                 if !i.is_integer() {
-                    return Err(self.err(ist.span, format!("the index type of `control_merge` must be an integer or index, found {i}")));
+                    return Err(self.err(
+                        ist.span,
+                        format!(
+                            "the index type of `{short}` must be an integer or index, found {i}"
+                        ),
+                    ));
                 }
-                spec(
-                    Op::ControlMerge,
-                    all_typed(uses, &tst),
-                    vec![t, i],
-                    attrs,
-                    sp,
-                )
+                let op = if short == "control_merge" {
+                    Op::ControlMerge
+                } else {
+                    Op::DynControlMerge
+                };
+                spec(op, all_typed(uses, &tst), vec![t, i], attrs, sp)
             }
             "cond_br" => {
                 let uses = self.parse_operand_list()?;
@@ -319,27 +323,6 @@ impl<'a> Parser<'a> {
                 let mut ops = vec![(c, st(Type::Int(1), csp))];
                 ops.extend(all_typed(it.collect(), &tst));
                 spec(Op::DynSelect, ops, vec![t], attrs, sp)
-            }
-            "dyn_control_merge" => {
-                let uses = self.parse_operand_list()?;
-                let attrs = self.parse_opt_attr_dict()?;
-                self.expect(&Tok::Colon)?;
-                let (t, tst) = self.parse_chan_type()?;
-                self.expect(&Tok::Comma)?;
-                let (i, ist) = self.parse_chan_type()?;
-                if uses.is_empty() {
-                    return Err(self.err(sp, "`dyn_control_merge` needs at least one operand"));
-                }
-                if !i.is_integer() {
-                    return Err(self.err(ist.span, format!("the index type of `dyn_control_merge` must be an integer or index, found {i}")));
-                }
-                spec(
-                    Op::DynControlMerge,
-                    all_typed(uses, &tst),
-                    vec![t, i],
-                    attrs,
-                    sp,
-                )
             }
             "pipeline" => {
                 let (latency, lsp) = self.bracket_u32("the latency")?;

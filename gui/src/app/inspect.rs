@@ -238,37 +238,10 @@ fn what(x: &At<'_>) -> (String, String) {
                 now,
             )
         }
-        Op::ControlMerge => {
-            let now = match &x.state {
-                NodeState::ControlMerge {
-                    won: Some(w),
-                    result_emitted,
-                    index_emitted,
-                } => {
-                    let sent: Vec<&str> = [(*result_emitted, "dataOut"), (*index_emitted, "index")]
-                        .iter()
-                        .filter(|(e, _)| *e)
-                        .map(|(_, n)| *n)
-                        .collect();
-                    format!(
-                        "holds in{w} as the winner{}",
-                        if sent.is_empty() {
-                            String::new()
-                        } else {
-                            format!(", already sent {}", sent.join(" and "))
-                        }
-                    )
-                }
-                _ => match (0..ins.len()).find(|&k| x.valid(ins[k])) {
-                    None => "waiting for a token on any input".into(),
-                    Some(k) => format!("{} wins this cycle", x.in_name(k)),
-                },
-            };
-            (
-                "control_merge: passes on a token from whichever input has one and says on `index` which input that was".into(),
-                now,
-            )
-        }
+        Op::ControlMerge => (
+            "control_merge: passes on a token from whichever input has one and says on `index` which input that was".into(),
+            merge_now(x, "dataOut", "holds in{} as the winner"),
+        ),
         Op::CondBr => {
             let now = match (x.valid(ins[0]), x.valid(ins[1])) {
                 (false, false) => "waiting for a condition and a data token".into(),
@@ -433,37 +406,10 @@ fn what(x: &At<'_>) -> (String, String) {
                 now,
             )
         }
-        Op::DynControlMerge => {
-            let now = match &x.state {
-                NodeState::ControlMerge {
-                    won: Some(w),
-                    result_emitted,
-                    index_emitted,
-                } => {
-                    let sent: Vec<&str> = [(*result_emitted, "outs"), (*index_emitted, "index")]
-                        .iter()
-                        .filter(|(e, _)| *e)
-                        .map(|(_, n)| *n)
-                        .collect();
-                    format!(
-                        "keeps in{w}'s token in its skid register{}",
-                        if sent.is_empty() {
-                            String::new()
-                        } else {
-                            format!(", already sent {}", sent.join(" and "))
-                        }
-                    )
-                }
-                _ => match (0..ins.len()).find(|&k| x.valid(ins[k])) {
-                    None => "waiting for a token on any input".into(),
-                    Some(k) => format!("{} wins this cycle", x.in_name(k)),
-                },
-            };
-            (
-                "control_merge (Dynamatic): passes on a token from whichever input has one (the lowest-numbered first) and says on `index` which input that was; a skid register keeps it while an output stalls".into(),
-                now,
-            )
-        }
+        Op::DynControlMerge => (
+            "control_merge (Dynamatic): passes on a token from whichever input has one (the lowest-numbered first) and says on `index` which input that was; a skid register keeps it while an output stalls".into(),
+            merge_now(x, "outs", "keeps in{}'s token in its skid register"),
+        ),
         Op::Constant { value } => {
             let v = outs
                 .first()
@@ -634,6 +580,39 @@ fn what(x: &At<'_>) -> (String, String) {
             };
             (does, now)
         }
+    }
+}
+
+/// What a control merge (CIRCT's or Dynamatic's, its first output `first`) does now: the
+/// input it holds (`held`, with `{}` for the input's number) and the outputs already sent,
+/// else the input that wins this cycle.
+fn merge_now(x: &At<'_>, first: &str, held: &str) -> String {
+    let ins = &x.node().inputs;
+    match &x.state {
+        NodeState::ControlMerge {
+            won: Some(w),
+            result_emitted,
+            index_emitted,
+        } => {
+            let sent: Vec<&str> = [(*result_emitted, first), (*index_emitted, "index")]
+                .iter()
+                .filter(|(e, _)| *e)
+                .map(|(_, n)| *n)
+                .collect();
+            format!(
+                "{}{}",
+                held.replace("{}", &w.to_string()),
+                if sent.is_empty() {
+                    String::new()
+                } else {
+                    format!(", already sent {}", sent.join(" and "))
+                }
+            )
+        }
+        _ => match (0..ins.len()).find(|&k| x.valid(ins[k])) {
+            None => "waiting for a token on any input".into(),
+            Some(k) => format!("{} wins this cycle", x.in_name(k)),
+        },
     }
 }
 

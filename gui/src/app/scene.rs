@@ -580,12 +580,17 @@ fn node_state(
             result_emitted,
             index_emitted,
         } => {
-            // `won` is the winner held until both outputs are sent.
-            let mut text = match won {
-                None => "no winner held".to_string(),
-                Some(k) => format!("winner in{k}"),
+            // `won` is the winner held until both outputs are sent (in Dynamatic's
+            // `control_merge`, the token its skid register keeps while an output stalls).
+            let skid = matches!(node.op, handscope_sim::Op::DynControlMerge);
+            let mut text = match (won, skid) {
+                (None, false) => "no winner held".to_string(),
+                (None, true) => "skid empty".to_string(),
+                (Some(k), false) => format!("winner in{k}"),
+                (Some(k), true) => format!("keeps in{k}"),
             };
-            let sent: Vec<&str> = [(result_emitted, "result"), (index_emitted, "index")]
+            let first = if skid { "outs" } else { "result" };
+            let sent: Vec<&str> = [(result_emitted, first), (index_emitted, "index")]
                 .iter()
                 .filter(|(k, _)| *k)
                 .map(|(_, v)| *v)

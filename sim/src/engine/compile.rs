@@ -884,34 +884,12 @@ fn compile_node(
             memref,
         } => {
             let (nc, nl, ns) = (*ctrl as usize, *ld as usize, *st as usize);
-            let size = memref.len();
-            let elem_width = memref.elem.bit_width();
-            if elem_width > MAX_DATA_WIDTH {
-                return Err(malformed(
-                    node,
-                    format!("memory element wider than {MAX_DATA_WIDTH} bits"),
-                ));
-            }
-            if size == 0 || size > (1 << 32) {
-                return Err(malformed(
-                    node,
-                    "memory size must be between 1 and 2^32 elements",
-                ));
-            }
-            let abits = 64 - (size - 1).leading_zeros();
-            let mem = b.p.mems.len() as u32;
-            b.p.mems.push(MemInfo {
-                name: f
-                    .args
-                    .get(*memref_arg)
-                    .map(|a| a.name.clone())
-                    .unwrap_or_else(|| node.id.clone()),
-                size,
-                elem_width,
-                elem: memref.elem.clone(),
-                addr_mask: crate::types::width_mask(abits),
-                external: true,
-            });
+            let name = f
+                .args
+                .get(*memref_arg)
+                .map(|a| a.name.clone())
+                .unwrap_or_else(|| node.id.clone());
+            let mem = add_memory(b, node, name, memref, true)?;
             let info = DynMcInfo {
                 mem,
                 start: ins[0],
@@ -1107,32 +1085,7 @@ fn compile_node(
                 ),
                 _ => (node.id.clone(), false),
             };
-            let size = memref.len();
-            let elem_width = memref.elem.bit_width();
-            if elem_width > MAX_DATA_WIDTH {
-                return Err(malformed(
-                    node,
-                    format!("memory element wider than {MAX_DATA_WIDTH} bits"),
-                ));
-            }
-            if size == 0 || size > (1 << 32) {
-                return Err(malformed(
-                    node,
-                    "memory size must be between 1 and 2^32 elements",
-                ));
-            }
-            // Address bits above ceil(log2(size)) are ignored, as in CIRCT's RTL.
-            let abits = 64 - (size - 1).leading_zeros();
-            let addr_mask = crate::types::width_mask(abits);
-            let mem = b.p.mems.len() as u32;
-            b.p.mems.push(MemInfo {
-                name,
-                size,
-                elem_width,
-                elem: memref.elem.clone(),
-                addr_mask,
-                external,
-            });
+            let mem = add_memory(b, node, name, memref, external)?;
             for j in 0..st {
                 let (data, addr, done) = (ins[2 * j], ins[2 * j + 1], outs[ld + j]);
                 let field = RegField::StoreWriteValid { port: j as u32 };
@@ -1194,4 +1147,41 @@ fn compile_node(
         }
     }
     Ok(())
+}
+
+/// Registers the array of `node` (named `name`: its node ID, or the memref argument it
+/// serves when `external`) in the program's memories; returns its index. Address bits above
+/// `ceil(log2(size))` are ignored, as in CIRCT's RTL (and Dynamatic's RAM sees no more).
+fn add_memory(
+    b: &mut Builder<'_>,
+    node: &crate::Node,
+    name: String,
+    memref: &crate::types::MemRefType,
+    external: bool,
+) -> Result<u32, SimError> {
+    let size = memref.len();
+    let elem_width = memref.elem.bit_width();
+    if elem_width > MAX_DATA_WIDTH {
+        return Err(malformed(
+            node,
+            format!("memory element wider than {MAX_DATA_WIDTH} bits"),
+        ));
+    }
+    if size == 0 || size > (1 << 32) {
+        return Err(malformed(
+            node,
+            "memory size must be between 1 and 2^32 elements",
+        ));
+    }
+    let abits = 64 - (size - 1).leading_zeros();
+    let mem = b.p.mems.len() as u32;
+    b.p.mems.push(MemInfo {
+        name,
+        size,
+        elem_width,
+        elem: memref.elem.clone(),
+        addr_mask: crate::types::width_mask(abits),
+        external,
+    });
+    Ok(mem)
 }

@@ -144,6 +144,13 @@ impl Comb {
                         }
                     }
                 }
+                // Only ports the node has (a malformed node may have fewer).
+                deps.retain(|&(from, to)| {
+                    [from, to].into_iter().all(|p| match p {
+                        Forward(PortRef::In(i)) | Ready(PortRef::In(i)) => i < n_in,
+                        Forward(PortRef::Out(o)) | Ready(PortRef::Out(o)) => o < n_out,
+                    })
+                });
             }
             Comb::SkidMerge => {
                 for i in 0..n_in {
