@@ -923,6 +923,21 @@ impl Op {
         }
     }
 
+    /// True for Dynamatic's components ([`Op::DynBuffer`], [`Op::DynPipeline`], ...), which
+    /// only circuits read from Dynamatic's dialect hold.
+    pub fn is_dynamatic(&self) -> bool {
+        matches!(
+            self,
+            Op::DynBuffer { .. }
+                | Op::DynPipeline { .. }
+                | Op::DynControlMerge
+                | Op::DynSelect
+                | Op::DynLoad
+                | Op::DynStore
+                | Op::DynMemController { .. }
+        )
+    }
+
     /// MLIR mnemonic without the dialect prefix (`fork`, `addi`, ...).
     pub fn mnemonic(&self) -> &'static str {
         match self {

@@ -143,6 +143,65 @@ fn apply_grows_buffers_or_inserts_one() {
     );
 }
 
+/// In a circuit of Dynamatic's components, slots go into Dynamatic's buffers: a grown
+/// one-slot buffer becomes the FIFO of its cuts, a new one is a FIFO_BREAK_NONE.
+#[test]
+fn apply_uses_dynamatic_buffers_in_dynamatic_circuits() {
+    use crate::ops::DynBufferKind as K;
+    let mut f = Function::new("d");
+    let a = f.add_arg("a", ArgType::Channel(Type::Int(8))).unwrap();
+    let b = f.add_node(
+        Op::DynBuffer {
+            kind: K::OneSlotBreakDv,
+            slots: 1,
+        },
+        vec![Type::Int(8)],
+    );
+    f.set_inputs(b, vec![a]);
+    let fk = f.add_node(Op::Fork, vec![Type::Int(8), Type::Int(8)]);
+    f.set_inputs(fk, vec![f.nodes[b].outputs[0]]);
+    for i in 0..2 {
+        f.results.push(FuncResult {
+            name: format!("r{i}"),
+            ty: Type::Int(8),
+        });
+    }
+    let r = f.add_node(Op::Return, vec![]);
+    f.set_inputs(r, f.nodes[fk].outputs.clone());
+    f.assign_ids().unwrap();
+    let g = apply(
+        &f,
+        &[
+            SlotChange {
+                channel: "dyn_buffer0.out0".into(),
+                slots: 2,
+            },
+            SlotChange {
+                channel: "fork0.out1".into(),
+                slots: 3,
+            },
+        ],
+    )
+    .unwrap();
+    let b0 = g.node_by_id("dyn_buffer0").unwrap();
+    assert_eq!(
+        g.nodes[b0].op,
+        Op::DynBuffer {
+            kind: K::FifoBreakDv,
+            slots: 3
+        }
+    );
+    let t0 = g.node_by_id("tune0").unwrap();
+    assert_eq!(
+        g.nodes[t0].op,
+        Op::DynBuffer {
+            kind: K::FifoBreakNone,
+            slots: 3
+        }
+    );
+    assert!(crate::verify::verify(&g).is_ok());
+}
+
 #[test]
 fn tune_balances_the_diamond() {
     let s = session(diamond(4, 0), 40);

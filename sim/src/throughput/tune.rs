@@ -25,14 +25,17 @@
 //!
 //! Slots go where the channel already has room for them: a channel produced by (or feeding)
 //! a buffer without initial values grows that buffer; any other channel gets a new
-//! `buffer [k] fifo` named `tune<i>` on it.
+//! `buffer [k] fifo` named `tune<i>` on it. In a circuit of Dynamatic's components the buffers
+//! are Dynamatic's: a grown one-slot buffer becomes the FIFO of the same cuts
+//! (`ONE_SLOT_BREAK_DV` a `FIFO_BREAK_DV`, `ONE_SLOT_BREAK_R` a `FIFO_BREAK_NONE`), and a new
+//! one is a `FIFO_BREAK_NONE` (slots without latency, as Dynamatic's own throughput buffers).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::graph::{ChannelId, Function, NameHint, Node, NodeId};
-use crate::ops::{BufferKind, Op};
+use crate::ops::{BufferKind, DynBufferKind, Op};
 use crate::report::{RunReport, Status};
 use crate::session::Session;
 
@@ -181,6 +184,7 @@ pub fn same_answer(a: &RunReport, b: &RunReport) -> bool {
 pub fn apply(f: &Function, changes: &[SlotChange]) -> Result<Function, TuneError> {
     let mut g = f.clone();
     let mut fresh = 0usize;
+    let dynamatic = g.nodes.values().any(|n| n.op.is_dynamatic());
     for ch in changes {
         if ch.slots == 0 {
             continue;
@@ -206,14 +210,19 @@ pub fn apply(f: &Function, changes: &[SlotChange]) -> Result<Function, TuneError
             }
         };
         let ty = g.channels[cid].ty.clone();
-        let b = g.add_node(
+        let op = if dynamatic {
+            Op::DynBuffer {
+                kind: DynBufferKind::FifoBreakNone,
+                slots: ch.slots,
+            }
+        } else {
             Op::Buffer {
                 slots: ch.slots,
                 kind: BufferKind::Fifo,
                 init: None,
-            },
-            vec![ty],
-        );
+            }
+        };
+        let b = g.add_node(op, vec![ty]);
         let out = g.nodes[b].outputs[0];
         for k in consumers {
             g.replace_input(k.node, k.port as usize, out);
@@ -232,16 +241,26 @@ pub fn apply(f: &Function, changes: &[SlotChange]) -> Result<Function, TuneError
     Ok(g)
 }
 
-/// Adds `k` slots to `n` when it is a buffer without initial values.
+/// Adds `k` slots to `n` when it is a buffer without initial values (a one-slot Dynamatic
+/// buffer becomes the FIFO of the same cuts).
 fn grow(n: &mut Node, k: u32) -> bool {
-    if let Op::Buffer {
-        slots, init: None, ..
-    } = &mut n.op
-    {
-        *slots += k;
-        true
-    } else {
-        false
+    match &mut n.op {
+        Op::Buffer {
+            slots, init: None, ..
+        } => {
+            *slots += k;
+            true
+        }
+        Op::DynBuffer { kind, slots } => {
+            *slots += k;
+            *kind = match *kind {
+                DynBufferKind::OneSlotBreakDv => DynBufferKind::FifoBreakDv,
+                DynBufferKind::OneSlotBreakR => DynBufferKind::FifoBreakNone,
+                other => other,
+            };
+            true
+        }
+        _ => false,
     }
 }
 
