@@ -52,6 +52,8 @@ fn every_snippet_parses_and_circt_reader_refuses_them_cleanly() {
     for s in SNIPPETS {
         let (m, w) = parse_dynamatic(s, "s.mlir").unwrap_or_else(|e| panic!("{}", e.render()));
         assert!(w.is_empty(), "{w:?}");
+        // The circuits that map are written in Handscope's form and read back alike.
+        read_lower_and_run(s);
         let unsupported: Vec<_> = m
             .funcs
             .iter()
@@ -102,8 +104,10 @@ proptest! {
 }
 
 /// Reads `text`; what reads is mapped onto the simulator's graph, and what maps and passes
-/// the verifier runs a few cycles: none of it may panic.
+/// the verifier runs a few cycles: none of it may panic. What maps is written in
+/// Handscope's form and read back to the same graph (the fuzz target's check).
 fn read_lower_and_run(text: &str) {
+    handscope_compiler::fuzzing::parse_mlir_roundtrip(text.as_bytes());
     let Ok((m, _)) = parse_dynamatic(text, "t.mlir") else {
         return;
     };

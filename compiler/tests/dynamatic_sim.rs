@@ -94,6 +94,19 @@ fn what_is_not_simulated_is_refused_at_the_op() {
     let (m, _) = parse_dynamatic(&spec, "s.mlir").unwrap();
     let e = lower(&m, &spec, "s.mlir", &DynTiming::builtin()).unwrap_err();
     assert!(e.message.contains("`speculator`"), "{}", e.render());
+    // Types that do not fit the component (a fuzzed file): a load whose address result is
+    // printed wider than its address.
+    let wide = MEM.replacen(
+        "handshake.name = \"load0\"} : <i2>, <i32>, <i2>, <i32>",
+        "handshake.name = \"load0\"} : <i2>, <i32>, <i23>, <i32>",
+        1,
+    );
+    assert_ne!(wide, MEM);
+    let (m, _) = parse_dynamatic(&wide, "w.mlir").unwrap_or_else(|e| panic!("{}", e.render()));
+    let e = lower(&m, &wide, "w.mlir", &DynTiming::builtin()).unwrap_err();
+    assert!(e.message.starts_with("`load`:"), "{}", e.render());
+    let line = wide.lines().position(|l| l.contains("= load[")).unwrap() + 1;
+    assert_eq!(e.line_col().0, line, "{}", e.render());
     // A float unit whose delay the table does not know.
     let odd = INC
         .replace("muli %arg0, %1", "addf %arg0, %1")

@@ -63,6 +63,9 @@ struct Lowering<'a> {
 struct Pending {
     operands: Vec<DynValue>,
     node: NodeId,
+    /// The op and its mnemonic, for errors.
+    span: Span,
+    mnemonic: String,
 }
 
 /// What produces each value: the op's kind and the value's result number among the op's
@@ -126,6 +129,25 @@ impl Lowering<'_> {
                     .copied()
                     .ok_or_else(|| self.err(v.span, format!("`%{}` is not defined", v.name)))?;
                 ins.push(c);
+            }
+            // The types as the values are defined must fit the component (the printed
+            // operand types are only checked against them by the reader).
+            let in_t: Vec<Type> = ins.iter().map(|&c| self.f.channels[c].ty.clone()).collect();
+            let node = &self.f.nodes[p.node];
+            let out_t: Vec<Type> = node
+                .outputs
+                .iter()
+                .map(|&c| self.f.channels[c].ty.clone())
+                .collect();
+            let results = if node.op == Op::Return {
+                self.f.results.len()
+            } else {
+                0
+            };
+            if let Some(v) =
+                handscope_sim::spec::check_node(&node.op, &in_t, &out_t, results).first()
+            {
+                return Err(self.err(p.span, format!("`{}`: {}", p.mnemonic, v.message)));
             }
             self.f.set_inputs(p.node, ins);
         }
@@ -284,7 +306,12 @@ impl Lowering<'_> {
                 k += 1;
             }
         }
-        Ok(Pending { operands, node })
+        Ok(Pending {
+            operands,
+            node,
+            span: op.span,
+            mnemonic: op.mnemonic.clone(),
+        })
     }
 
     /// A memory controller: its operands in the simulator's port order (`memStart`, the

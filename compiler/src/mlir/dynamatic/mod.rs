@@ -45,16 +45,19 @@ pub fn looks_dynamatic(source: &str) -> bool {
         return true;
     }
     let named = source.contains("handshake.name = \"") || source.contains("#handshake.name<\"");
+    // Dynamatic's `mem_controller[%mem : ...]` (Handscope's own form of it, which the
+    // CIRCT-form reader reads, is `dyn_mem_controller[ctrl = ...]`).
+    let mem_controller = source.contains("mem_controller[%");
     named
-        && [
-            "mem_controller",
-            "end {",
-            "lsq[",
-            ", bufferType = ",
-            "hw.parameters = {NUM_SLOTS",
-        ]
-        .iter()
-        .any(|m| source.contains(m))
+        && (mem_controller
+            || [
+                "end {",
+                "lsq[",
+                ", bufferType = ",
+                "hw.parameters = {NUM_SLOTS",
+            ]
+            .iter()
+            .any(|m| source.contains(m)))
 }
 
 /// Parses Dynamatic handshake text; `file_name` is used in messages. Returns the tree and
