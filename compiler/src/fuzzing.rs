@@ -126,6 +126,17 @@ fn dynamatic_roundtrip(text: &str) {
                     ops(b),
                     "written form read back differently:\n{written}"
                 );
+                let conventions = |f: &handscope_sim::Function| -> Vec<(u64, bool)> {
+                    f.args
+                        .iter()
+                        .map(|a| (a.offered_from, a.one_token_by_default))
+                        .collect()
+                };
+                assert_eq!(
+                    conventions(a),
+                    conventions(b),
+                    "argument conventions lost:\n{written}"
+                );
             }
         }
         Err(e) => panic!("writer output rejected: {e}\n{written}"),

@@ -125,3 +125,22 @@ fn what_is_not_simulated_is_refused_at_the_op() {
     );
     assert!(e.render().contains("--timing dynamatic="), "{}", e.render());
 }
+
+/// Handscope's written form of a Dynamatic circuit (what `mlir` and `tune -o` write) keeps
+/// the testbench's argument conventions: read back, it runs the same cycles.
+#[test]
+fn the_written_form_runs_the_same_cycles() {
+    let m = module(INC, &DynTiming::builtin());
+    let written = handscope_compiler::mlir::write_mlir(&m);
+    assert!(
+        written.contains("handscope.offered_from = [1, 0]"),
+        "{written}"
+    );
+    assert!(written.contains("handscope.token_by_default"), "{written}");
+    let (again, _) = handscope_compiler::mlir::parse_mlir(&written, "w.mlir")
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let mut env = Environment::default();
+    env.push_tokens("x", TokenSource::Values(vec![7]));
+    let r = run(&again, env);
+    assert_eq!(cycles(&r, "out0"), [6]);
+}

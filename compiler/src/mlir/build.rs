@@ -112,6 +112,32 @@ fn string_array(p: &Parser<'_>, a: &Attr, n: usize) -> PResult<Vec<String>> {
     Ok(v)
 }
 
+/// An array attribute of `n` small non-negative integers (`handscope.offered_from`).
+fn int_array(p: &Parser<'_>, a: &Attr, n: usize) -> PResult<Vec<u64>> {
+    let bad = |sp| {
+        p.err(
+            sp,
+            format!("`{}` must be an array of {n} small integers", a.name),
+        )
+    };
+    let AttrValue::Array(items) = &a.value else {
+        return Err(bad(a.value_span));
+    };
+    let mut v = Vec::new();
+    for (item, sp) in items {
+        match item {
+            AttrValue::Int { value, .. } if (0..=i128::from(u32::MAX)).contains(value) => {
+                v.push(*value as u64)
+            }
+            _ => return Err(bad(*sp)),
+        }
+    }
+    if v.len() != n {
+        return Err(bad(a.value_span));
+    }
+    Ok(v)
+}
+
 /// Builds the module from a parsed file.
 pub(crate) fn build_module(p: &mut Parser<'_>, ast: &FileAst) -> PResult<Module> {
     let mut locs = Locs {
@@ -244,6 +270,16 @@ fn build_function(
         Some(a) => string_array(p, &a, fa.results.len())?,
         None => (0..fa.results.len()).map(|i| format!("out{i}")).collect(),
     };
+    // The environment's conventions per argument (Handscope's own attributes, written for
+    // circuits read from Dynamatic's dialect: its testbench's).
+    let offered_from = match take_attr(&mut attrs, "handscope.offered_from") {
+        Some(a) => Some(int_array(p, &a, fa.args.len())?),
+        None => None,
+    };
+    let token_by_default = match take_attr(&mut attrs, "handscope.token_by_default") {
+        Some(a) => Some(int_array(p, &a, fa.args.len())?),
+        None => None,
+    };
     f.attrs = attrs
         .iter()
         .map(|a| (a.name.clone(), a.raw.clone()))
@@ -282,6 +318,10 @@ fn build_function(
                 },
             );
         }
+    }
+    for (i, a) in f.args.iter_mut().enumerate() {
+        a.offered_from = offered_from.as_ref().map_or(0, |v| v[i]);
+        a.one_token_by_default = token_by_default.as_ref().is_some_and(|v| v[i] != 0);
     }
     for (r, name) in fa.results.iter().zip(&res_names) {
         let t = p.chan_type(r)?;

@@ -303,6 +303,31 @@ fn write_function_into(out: &mut String, f: &Function, ind: &str) {
         "resNames".into(),
         list(f.results.iter().map(|r| r.name.as_str()).collect()),
     );
+    // The environment's conventions per argument, when any differs from the default
+    // (circuits read from Dynamatic's dialect: its testbench's).
+    let ints = |v: Vec<u64>| {
+        format!(
+            "[{}]",
+            v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+        )
+    };
+    if f.args.iter().any(|a| a.offered_from != 0) {
+        fattrs.insert(
+            "handscope.offered_from".into(),
+            ints(f.args.iter().map(|a| a.offered_from).collect()),
+        );
+    }
+    if f.args.iter().any(|a| a.one_token_by_default) {
+        fattrs.insert(
+            "handscope.token_by_default".into(),
+            ints(
+                f.args
+                    .iter()
+                    .map(|a| u64::from(a.one_token_by_default))
+                    .collect(),
+            ),
+        );
+    }
     for (k, v) in attrs {
         fattrs.entry(k).or_insert(v);
     }
