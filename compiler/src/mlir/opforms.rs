@@ -468,28 +468,15 @@ impl<'a> Parser<'a> {
                 self.expect(&Tok::Equal)?;
                 let (st_, _) = self.expect_u32("the number of store ports")?;
                 self.expect(&Tok::RBracket)?;
-                self.expect(&Tok::LParen)?;
-                let mem = self.parse_value_use()?;
-                self.expect(&Tok::Colon)?;
-                let mt = self.parse_type()?;
-                let memref = self.memref_type(&mt)?;
-                self.expect(&Tok::RParen)?;
-                self.expect(&Tok::LParen)?;
-                let uses = self.parse_operand_list()?;
-                self.expect(&Tok::RParen)?;
-                let attrs = self.parse_opt_attr_dict()?;
-                self.expect(&Tok::Colon)?;
-                let (ins, outs, fsp) = self.functional_type()?;
-                let op = Op::DynMemController {
-                    ctrl,
-                    ld,
-                    st: st_,
-                    memref_arg: usize::MAX,
-                    memref,
-                };
-                let mut s = self.finish_functional(op, uses, ins, outs, fsp, attrs, sp)?;
-                s.operands.insert(0, (mem, mt));
-                s
+                self.memory_form(sp, |_, memref| {
+                    Ok(Op::DynMemController {
+                        ctrl,
+                        ld,
+                        st: st_,
+                        memref_arg: usize::MAX,
+                        memref,
+                    })
+                })?
             }
             "dyn_load" | "dyn_store" => {
                 let uses = self.parse_operand_list()?;
@@ -509,29 +496,15 @@ impl<'a> Parser<'a> {
             }
             "extmemory" => {
                 let (ld, st_) = self.ld_st()?;
-                self.expect(&Tok::LParen)?;
-                let mem = self.parse_value_use()?;
-                self.expect(&Tok::Colon)?;
-                let mt = self.parse_type()?;
-                let memref = self.memref_type(&mt)?;
-                self.expect(&Tok::RParen)?;
-                self.expect(&Tok::LParen)?;
-                let uses = self.parse_operand_list()?;
-                self.expect(&Tok::RParen)?;
-                let mut attrs = self.parse_opt_attr_dict()?;
-                self.expect(&Tok::Colon)?;
-                let (ins, outs, fsp) = self.functional_type()?;
-                let id = self.u32_attr(&mut attrs, "id")?.unwrap_or(0);
-                let op = Op::ExtMemory {
-                    ld,
-                    st: st_,
-                    id,
-                    memref_arg: usize::MAX,
-                    memref,
-                };
-                let mut s = self.finish_functional(op, uses, ins, outs, fsp, attrs, sp)?;
-                s.operands.insert(0, (mem, mt));
-                s
+                self.memory_form(sp, |this, memref| {
+                    Ok(Op::ExtMemory {
+                        ld,
+                        st: st_,
+                        id: this.0.u32_attr(this.1, "id")?.unwrap_or(0),
+                        memref_arg: usize::MAX,
+                        memref,
+                    })
+                })?
             }
             "instance" => {
                 let callee = match self.peek()? {
@@ -649,6 +622,32 @@ impl<'a> Parser<'a> {
                 format!("the memref of `memory` must have one dimension, found {m}"),
             ))
         }
+    }
+
+    /// The rest of an external memory's custom form after its bracketed counts:
+    /// `(%mem : memref<..>) (%operands) {attrs} : (types) -> (types)`, the memref first among
+    /// the operands; `op` makes the op from the attributes and the memref.
+    fn memory_form(
+        &mut self,
+        sp: Span,
+        op: impl FnOnce((&Self, &mut Vec<Attr>), MemRefType) -> PResult<Op>,
+    ) -> PResult<OpSpec> {
+        self.expect(&Tok::LParen)?;
+        let mem = self.parse_value_use()?;
+        self.expect(&Tok::Colon)?;
+        let mt = self.parse_type()?;
+        let memref = self.memref_type(&mt)?;
+        self.expect(&Tok::RParen)?;
+        self.expect(&Tok::LParen)?;
+        let uses = self.parse_operand_list()?;
+        self.expect(&Tok::RParen)?;
+        let mut attrs = self.parse_opt_attr_dict()?;
+        self.expect(&Tok::Colon)?;
+        let (ins, outs, fsp) = self.functional_type()?;
+        let op = op((self, &mut attrs), memref)?;
+        let mut s = self.finish_functional(op, uses, ins, outs, fsp, attrs, sp)?;
+        s.operands.insert(0, (mem, mt));
+        Ok(s)
     }
 
     fn ld_st(&mut self) -> PResult<(u32, u32)> {
