@@ -144,3 +144,29 @@ fn the_written_form_runs_the_same_cycles() {
     let r = run(&again, env);
     assert_eq!(cycles(&r, "out0"), [6]);
 }
+
+/// A block control that announces more stores than happen: the memory controller never
+/// offers `memEnd`, and the deadlock explanation names the announced store that never came
+/// (not a wait-for cycle through the load and the store, which both did their work).
+#[test]
+fn a_missing_announced_store_is_named_as_the_cause() {
+    let two = MEM.replace(
+        "handshake.name = \"constant2\", value = 1 : i32",
+        "handshake.name = \"constant2\", value = 2 : i32",
+    );
+    assert_ne!(two, MEM);
+    let m = module(&two, &DynTiming::builtin());
+    let mut env = Environment::default();
+    env.ext_memories.insert("a".into(), vec![1, 2, 3, 4]);
+    let r = run(&m, env);
+    assert_eq!(r.status, Status::Deadlock);
+    let d = r.deadlock.expect("a deadlock report");
+    assert!(
+        d.causes
+            .first()
+            .is_some_and(|c| c.contains("announced 1 store more than its store ports delivered")),
+        "{:?}",
+        d.causes
+    );
+    assert!(d.cycles.is_empty(), "{:?}", d.cycles);
+}

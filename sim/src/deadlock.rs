@@ -282,6 +282,33 @@ impl LiveView<'_> {
                     node.inputs.clone()
                 }
             }
+            WaitRule::MemoryEnd => {
+                let ins = &node.inputs;
+                let Some(&ctrl_end) = ins.last() else {
+                    return Vec::new();
+                };
+                if !self.v(ctrl_end) {
+                    return vec![ctrl_end];
+                }
+                let (regs, _) = (self.registers)(n);
+                let pending = match node.op.spec().state.decode(regs) {
+                    crate::spec::NodeState::MemoryController {
+                        remaining_stores, ..
+                    } => remaining_stores,
+                    _ => 0,
+                };
+                if pending <= 0 {
+                    return Vec::new();
+                }
+                // The half of a store request that is missing; none when no port has a token.
+                let stores = node.op.array().map(|a| a.stores).unwrap_or_default();
+                stores
+                    .iter()
+                    .filter_map(|&(a, d)| Some((*ins.get(a)?, *ins.get(d)?)))
+                    .filter(|&(a, d)| self.v(a) != self.v(d))
+                    .map(|(a, d)| if self.v(a) { d } else { a })
+                    .collect()
+            }
             WaitRule::ConditionThenChosen => {
                 let (regs, _) = (self.registers)(n);
                 let ins = &node.inputs;
@@ -465,6 +492,19 @@ impl LiveView<'_> {
             | Op::DynPipeline { .. } => {
                 format!("{id} is empty and receives nothing")
             }
+            Op::DynMemController { .. } => {
+                let (regs, _) = (self.registers)(n);
+                match node.op.spec().state.decode(regs) {
+                    crate::spec::NodeState::MemoryController {
+                        remaining_stores, ..
+                    } if remaining_stores > 0 => format!(
+                        "{id}'s block controls announced {remaining_stores} store{} more than its store ports delivered, and none is on its way: memEnd waits for {}",
+                        if remaining_stores == 1 { "" } else { "s" },
+                        if remaining_stores == 1 { "it" } else { "them" }
+                    ),
+                    _ => format!("{id} produces nothing"),
+                }
+            }
             Op::Return
             | Op::LazyFork
             | Op::Merge
@@ -474,7 +514,6 @@ impl LiveView<'_> {
             | Op::DynSelect
             | Op::DynLoad
             | Op::DynStore
-            | Op::DynMemController { .. }
             | Op::Br
             | Op::Join
             | Op::Pack

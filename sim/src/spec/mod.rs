@@ -49,6 +49,11 @@ pub enum WaitRule {
     /// The condition (input 0), then the input it chooses (1 when true, 2 when false), and
     /// an input whose token an antitoken waits to discard (Dynamatic's `select`).
     ConditionThenChosen,
+    /// Dynamatic's memory controller, whose end waits for its `ctrlEnd` (the last input)
+    /// and for the stores its block controls announced: the half of a store request that has
+    /// not arrived. When announced stores are missing and no store port has a token, nothing
+    /// upstream is to blame: the controller itself is the end of the chain.
+    MemoryEnd,
     /// Its input, but only while it holds no token (`buffer`).
     InputWhenEmpty,
 }
@@ -412,7 +417,7 @@ pub fn spec(op: &Op) -> ComponentSpec {
             },
             StateLayout::DynMc { ld: *ld },
             DisplayClass::Memory,
-            WaitRule::AllInputs,
+            WaitRule::MemoryEnd,
             NotLowered,
         ),
         Op::DynSelect => s(

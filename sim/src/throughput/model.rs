@@ -292,7 +292,8 @@ fn data_inputs(op: &Op) -> Option<usize> {
         WaitRule::Nothing
         | WaitRule::AllInputs
         | WaitRule::InputWhenEmpty
-        | WaitRule::ConditionThenChosen => None,
+        | WaitRule::ConditionThenChosen
+        | WaitRule::MemoryEnd => None,
     }
 }
 
