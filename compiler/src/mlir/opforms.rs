@@ -460,14 +460,7 @@ impl<'a> Parser<'a> {
                 self.expect(&Tok::Equal)?;
                 let (ctrl, _) = self.expect_u32("the number of block controls")?;
                 self.expect(&Tok::Comma)?;
-                self.expect_word("ld")?;
-                self.expect(&Tok::Equal)?;
-                let (ld, _) = self.expect_u32("the number of load ports")?;
-                self.expect(&Tok::Comma)?;
-                self.expect_word("st")?;
-                self.expect(&Tok::Equal)?;
-                let (st_, _) = self.expect_u32("the number of store ports")?;
-                self.expect(&Tok::RBracket)?;
+                let (ld, st_) = self.ld_st_rest()?;
                 self.memory_form(sp, |_, memref| {
                     Ok(Op::DynMemController {
                         ctrl,
@@ -652,6 +645,12 @@ impl<'a> Parser<'a> {
 
     fn ld_st(&mut self) -> PResult<(u32, u32)> {
         self.expect(&Tok::LBracket)?;
+        self.ld_st_rest()
+    }
+
+    /// `ld = N, st = M]`: the port counts of a memory's custom form, after its `[` (and a
+    /// Dynamatic memory controller's `ctrl = K,`).
+    fn ld_st_rest(&mut self) -> PResult<(u32, u32)> {
         self.expect_word("ld")?;
         self.expect(&Tok::Equal)?;
         let (ld, _) = self.expect_u32("the number of load ports")?;
