@@ -7,12 +7,15 @@ use handscope_compiler::mlir::dynamatic::{DynOpKind, DynTiming, lower};
 use handscope_compiler::mlir::{looks_dynamatic, parse_dynamatic, parse_mlir};
 use proptest::prelude::*;
 
-const SNIPPETS: [&str; 6] = [
+const SNIPPETS: [&str; 9] = [
+    include_str!("data/dynamatic/diamond_e4.mlir"),
     include_str!("data/dynamatic/e2.mlir"),
     include_str!("data/dynamatic/e3.mlir"),
     include_str!("data/dynamatic/e4.mlir"),
     include_str!("data/dynamatic/e5.mlir"),
+    include_str!("data/dynamatic/inc_e3.mlir"),
     include_str!("data/dynamatic/inc_e4.mlir"),
+    include_str!("data/dynamatic/inc_e5.mlir"),
     include_str!("data/dynamatic/mem_e4.mlir"),
 ];
 

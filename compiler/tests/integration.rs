@@ -15,6 +15,7 @@ mod circt_accepts;
 mod common;
 mod dynamatic_reader;
 mod dynamatic_sim;
+mod dynamatic_writer;
 mod engine_compiled;
 mod fuzz_corpus;
 mod invocation_tags;

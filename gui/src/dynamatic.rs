@@ -7,6 +7,8 @@
 
 use std::path::Path;
 
+use anyhow::Context;
+
 use handscope_compiler::mlir::dynamatic::{
     DynModule, DynTiming, DynType, FuncSummary, InterfaceKind, lower,
 };
@@ -234,4 +236,73 @@ fn type_text(t: &DynType) -> String {
         DynType::Control { extra: e } => format!("control{}", extra(e)),
         DynType::MemRef(m) => m.to_string(),
     }
+}
+
+/// `tuned` (the tuned version of `orig`, which was read from the Dynamatic file `path`)
+/// written back into the file's own text and dialect: the buffers tune grew get their new
+/// kind and slots, the ones it added are new `buffer` ops, every other byte is as it was.
+/// The written text is read back and must lower to the tuned circuit; anything else is an
+/// error, never a file that says something else.
+pub fn write_tuned(
+    path: &Path,
+    text: &str,
+    timing: &handscope_sim::spec::timing::TimingProfile,
+    orig: &handscope_sim::Function,
+    tuned: &handscope_sim::Function,
+) -> anyhow::Result<String> {
+    use handscope_compiler::mlir::dynamatic::{buffer_edits, lower_with_names, write_edited};
+    let name = path.display().to_string();
+    let (m, _) = read(path, text)?;
+    let table = match timing.dynamatic_components() {
+        Some((n, body)) => DynTiming::from_components_json(body, n)?,
+        None => DynTiming::builtin(),
+    };
+    let (_, names) = lower_with_names(&m, text, &name, &table)
+        .map_err(|e| anyhow::Error::from(crate::load::Rendered(e.render())))?;
+    let (file_func, func_names) = m
+        .funcs
+        .iter()
+        .zip(&names)
+        .find(|(f, _)| f.name == tuned.name)
+        .with_context(|| format!("{name} has no function `@{}`", tuned.name))?;
+    let edits = buffer_edits(orig, tuned, func_names, file_func)
+        .with_context(|| format!("the tuned circuit cannot be written in {name}'s dialect"))?;
+    let out = write_edited(text, &m, &edits)
+        .with_context(|| format!("the tuned circuit cannot be written in {name}'s dialect"))?;
+    // Read it back: the file must say exactly the tuned circuit.
+    let back = parse_dynamatic(&out, &name)
+        .map_err(|e| anyhow::anyhow!("the written file does not read back: {}", e.message))?;
+    let module = lower(&back.0, &out, &name, &table)
+        .map_err(|e| anyhow::anyhow!("the written file does not lower: {}", e.message))?;
+    let again = module
+        .function(&tuned.name)
+        .context("the written file lost the tuned function")?;
+    if shape(again) != shape(tuned) {
+        anyhow::bail!(
+            "internal error: the written file reads back as a different circuit than the tuned \
+             one; nothing is written"
+        );
+    }
+    Ok(out)
+}
+
+/// Every node's ID, op and input channel names, sorted: what must survive a round trip
+/// through the file.
+fn shape(f: &handscope_sim::Function) -> Vec<(String, String, Vec<String>)> {
+    let mut v: Vec<_> = f
+        .nodes
+        .values()
+        .map(|n| {
+            (
+                n.id.clone(),
+                format!("{:?}", n.op),
+                n.inputs
+                    .iter()
+                    .map(|&c| f.channels[c].name.clone())
+                    .collect(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
 }

@@ -104,12 +104,7 @@ pub fn c_options() -> handscope_compiler::c::HsOptions {
     }
 }
 
-/// Reads and parses `path`, rendering syntax errors with their source excerpt.
-pub fn load(path: &Path) -> anyhow::Result<Loaded> {
-    load_for(path, None)
-}
-
-/// Like [`load`]; for a C file, `top` names the function to compile (the others are
+/// Reads and parses `path`, rendering syntax errors with their source excerpt; for a C file, `top` names the function to compile (the others are
 /// inlined; default: the header's `// TOP:`).
 pub fn load_for(path: &Path, top: Option<&str>) -> anyhow::Result<Loaded> {
     let text = handscope_sim::input::read_text(path)?;

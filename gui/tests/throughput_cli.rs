@@ -325,3 +325,70 @@ fn tune_slot_limit_is_range_checked_and_always_ends() {
 {default:#}"
     );
 }
+
+/// A Dynamatic circuit is tuned with Dynamatic's buffers and written back in Dynamatic's
+/// dialect: the file is the input's text with one `buffer` op more, reads back with the tuned
+/// cycles, and `mlir` writes it unchanged (`--handscope-form` in Handscope's form).
+#[test]
+fn a_tuned_dynamatic_circuit_is_written_in_dynamatics_dialect() {
+    let file = "compiler/tests/data/dynamatic/diamond_e4.mlir";
+    let stim = ["--in", "x=1..9", "--in", "start=8"];
+    let out = tmp("diamond_e4_tuned.mlir");
+    let mut args = vec!["tune", file, "-o", out.to_str().unwrap()];
+    args.extend(stim);
+    let t = json(&args);
+    assert_eq!(t["before"]["cycles"], 41, "{t:#}");
+    assert_eq!(t["after"]["cycles"], 13, "{t:#}");
+    // The pace of the data result, not of `start` passed straight to `end`.
+    assert_eq!(f(&t["before"]["ii"]), 5.0, "{t:#}");
+    assert_eq!(f(&t["after"]["ii"]), 1.0, "{t:#}");
+    assert_eq!(t["after"]["ii_channel"], "addi0.out0", "{t:#}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let input = std::fs::read_to_string(workspace().join(file)).unwrap();
+    assert!(
+        text.contains(
+            "    %tune0 = buffer %0#1, bufferType = FIFO_BREAK_NONE, numSlots = 4 {handshake.bb = 0 : ui32, handshake.name = \"tune0\"} : <i32>\n    %4 = addi %3, %tune0 "
+        ),
+        "{text}"
+    );
+    // Every line of the input but the one whose operand now reads the buffer is kept.
+    let kept = input
+        .lines()
+        .filter(|l| text.lines().any(|o| o == *l))
+        .count();
+    assert_eq!(kept, input.lines().count() - 1, "{text}");
+    let mut sim = vec!["sim", out.to_str().unwrap()];
+    sim.extend(stim);
+    let r = json(&sim);
+    assert_eq!(r["cycles"], 13);
+    let before = {
+        let mut a = vec!["sim", file];
+        a.extend(stim);
+        json(&a)
+    };
+    assert_eq!(r["outputs"]["out0"].as_array().unwrap().len(), 8);
+    let values = |r: &Value| -> Vec<Value> {
+        r["outputs"]["out0"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["value"].clone())
+            .collect()
+    };
+    assert_eq!(values(&r), values(&before));
+    // `mlir` writes Dynamatic's dialect as read; `--handscope-form` the simulated graph.
+    let mlir = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .current_dir(workspace())
+        .args(["mlir", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&mlir.stdout), text);
+    let hs = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .current_dir(workspace())
+        .args(["mlir", "--handscope-form", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let hs = String::from_utf8_lossy(&hs.stdout);
+    assert!(hs.contains("dyn_buffer"), "{hs}");
+    assert!(!hs.contains("!handshake.channel"), "{hs}");
+}

@@ -333,7 +333,7 @@ mod tests {
     fn counter() -> Session {
         let path =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/circuits/counter_loop.mlir");
-        let loaded = crate::load::load(&path).unwrap();
+        let loaded = crate::load::load_for(&path, None).unwrap();
         Session::open(&loaded.module, None).unwrap()
     }
 

@@ -76,6 +76,10 @@ fn max_slots_range() -> clap::builder::RangedI64ValueParser<u32> {
 /// The loaded module, the session with its stimulus bound, and that stimulus.
 struct Opened {
     module: Module,
+    /// The file's text.
+    text: String,
+    /// The timing profile it was read with.
+    timing: handscope_sim::spec::timing::TimingProfile,
     session: Session,
     stimulus: StimulusArgs,
 }
@@ -98,6 +102,8 @@ fn open(a: &RunInput) -> anyhow::Result<Opened> {
     )?;
     Ok(Opened {
         module: loaded.module,
+        text,
+        timing,
         session,
         stimulus,
     })
@@ -166,7 +172,7 @@ pub fn run_tune(a: &TuneArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     if let Some(out) = &a.output {
-        let text = tuned_mlir(&a.input.file, &o, &t);
+        let text = tuned_mlir(&a.input.file, &o, &t)?;
         crate::output::write_bytes(out, text)?;
         if !a.json {
             outln!("wrote {}", out.display())?;
@@ -178,8 +184,12 @@ pub fn run_tune(a: &TuneArgs) -> anyhow::Result<ExitCode> {
 /// The tuned circuit as MLIR: the other functions of the module as they were (unless the
 /// tuned one was flattened, which makes them unnecessary), with a header naming the changes
 /// and the stimulus as `// sim:` lines.
-fn tuned_mlir(file: &Path, o: &Opened, t: &tune::Tuned) -> String {
+///
+/// A Dynamatic file is written in its own dialect: its text with the buffer changes put in
+/// (`crate::dynamatic::write_tuned`), so the tuned circuit goes back into Dynamatic's flow.
+fn tuned_mlir(file: &Path, o: &Opened, t: &tune::Tuned) -> anyhow::Result<String> {
     let name = &t.function.name;
+    let dynamatic = crate::dynamatic::is_dynamatic(file, &o.text);
     let flattened = o.module.function(name).is_some_and(|f| {
         f.nodes
             .values()
@@ -205,7 +215,12 @@ fn tuned_mlir(file: &Path, o: &Opened, t: &tune::Tuned) -> String {
         t.after.cycles
     );
     for c in &t.changes {
-        s.push_str(&format!("// +{} slots on {}\n", c.slots, c.channel));
+        s.push_str(&format!(
+            "// +{} slot{} on {}\n",
+            c.slots,
+            if c.slots == 1 { "" } else { "s" },
+            c.channel
+        ));
     }
     let mut flags = Vec::new();
     for i in &o.stimulus.inputs {
@@ -220,6 +235,17 @@ fn tuned_mlir(file: &Path, o: &Opened, t: &tune::Tuned) -> String {
     if !flags.is_empty() {
         s.push_str(&format!("// sim: {}\n", flags.join(" ")));
     }
-    s.push_str(&write_mlir(&module));
-    s
+    if dynamatic {
+        let orig = o.session.function();
+        s.push_str(&crate::dynamatic::write_tuned(
+            file,
+            &o.text,
+            &o.timing,
+            orig,
+            &t.function,
+        )?);
+    } else {
+        s.push_str(&write_mlir(&module));
+    }
+    Ok(s)
 }

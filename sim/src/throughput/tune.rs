@@ -6,7 +6,9 @@
 //!
 //! 1. Run the circuit with a trace; candidates are the channels whose free space closes the
 //!    critical cycle (its backward steps: more slots there add tokens to it), then the most
-//!    stalled channels, at most [`TuneOptions::candidates`] of them.
+//!    stalled channels, at most [`TuneOptions::candidates`] of them. A channel whose value
+//!    is always on offer (a `source`'s, and the constants it triggers) stalls whenever its
+//!    consumer is busy, which no slot changes: it is no candidate.
 //! 2. Add `k` slots (k = 1, 2, 4, … within the budget) to each candidate in turn and run
 //!    again. A change is *valid* when the run ends the same way, every result carries the
 //!    same values in the same order and every memory ends with the same contents; it is
@@ -127,15 +129,27 @@ pub struct Tuned {
 }
 
 /// Initiation interval of a run: mean cycles between transfers on the busiest result
-/// channel when one carries at least two tokens; else on the busiest loop back edge (the
-/// loop that iterates most); `None` when neither repeats.
+/// channel when one carries at least two tokens (of equally busy ones, the slowest, then a
+/// data one: a `start` passed straight to `end` does not hide the data's pace); else on the busiest loop
+/// back edge (the loop that iterates most); `None` when neither repeats.
 pub fn run_ii(f: &Function, acts: &[super::measure::Activity]) -> (Option<f64>, Option<String>) {
     let pick = |chans: Vec<ChannelId>| {
         chans
             .into_iter()
             .map(|c| (c, super::measure::of(acts, c)))
             .filter(|(_, a)| a.fires >= 2)
-            .max_by_key(|(c, a)| (a.fires, std::cmp::Reverse(*c)))
+            .max_by(|(c, a), (d, b)| {
+                let data = |x: &ChannelId| f.channels[*x].ty != crate::Type::None;
+                a.fires
+                    .cmp(&b.fires)
+                    .then(
+                        a.interval()
+                            .partial_cmp(&b.interval())
+                            .unwrap_or(std::cmp::Ordering::Equal),
+                    )
+                    .then(data(c).cmp(&data(d)))
+                    .then(d.cmp(c))
+            })
     };
     let results: Vec<ChannelId> = f
         .return_node()
@@ -459,6 +473,21 @@ pub fn tune(session: &Session, opts: TuneOptions) -> Result<Tuned, TuneError> {
 
 /// Channels to try: the backward steps of the critical cycle (free space that closes it),
 /// then the most stalled channels; named as in the untuned circuit, without repeats.
+/// Whether channel `c` carries a value that is always on offer: a `source`'s, or one computed
+/// (within `depth` steps) from such values alone, as the constants that a source triggers.
+/// Such a channel stalls whenever its consumer is busy, which no buffer slot changes: the
+/// advisor does not spend candidates on it.
+fn always_offered(f: &Function, c: ChannelId, depth: u32) -> bool {
+    let node = &f.nodes[f.channels[c].producer.node];
+    match node.op {
+        Op::Source => true,
+        Op::Constant { .. } | Op::Arith(_) | Op::Fork | Op::LazyFork if depth > 0 => {
+            !node.inputs.is_empty() && node.inputs.iter().all(|&i| always_offered(f, i, depth - 1))
+        }
+        _ => false,
+    }
+}
+
 fn candidates(f: &Function, orig: &Function, a: &super::Analysis, max: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut push = |name: Option<String>| {
@@ -486,7 +515,7 @@ fn candidates(f: &Function, orig: &Function, a: &super::Analysis, max: usize) ->
         .channels
         .keys()
         .map(|c| (super::measure::of(&a.activity, c).stalls, c))
-        .filter(|(s, _)| *s > 0)
+        .filter(|&(s, c)| s > 0 && !always_offered(f, c, 4))
         .collect();
     stalled.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
     for (_, c) in stalled {

@@ -35,7 +35,32 @@ pub fn lower(
     file: &str,
     timing: &DynTiming,
 ) -> Result<Module, ParseError> {
+    lower_with_names(m, source, file, timing).map(|(module, _)| module)
+}
+
+/// How the names of a lowered function relate to its file: which SSA value each channel
+/// carries and which op each node was made from. The writer of Dynamatic's dialect
+/// (`super::edit`) uses it to put graph changes back into the file's text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceNames {
+    /// Channel name → the SSA value it carries (name without `%`, result number); the
+    /// channel inside a multi-cycle unit carries none.
+    pub values: HashMap<String, (String, u32)>,
+    /// Node ID → the index in [`DynFunc::ops`] of the op it was made from (a unit's
+    /// combinational node and its `<name>_pipe` both map to the unit).
+    pub ops: HashMap<String, usize>,
+}
+
+/// [`lower`], with each function's [`SourceNames`] (in function order).
+#[allow(clippy::result_large_err)]
+pub fn lower_with_names(
+    m: &DynModule,
+    source: &str,
+    file: &str,
+    timing: &DynTiming,
+) -> Result<(Module, Vec<SourceNames>), ParseError> {
     let mut functions = Vec::new();
+    let mut names = Vec::new();
     for f in &m.funcs {
         let mut l = Lowering {
             source,
@@ -43,11 +68,21 @@ pub fn lower(
             timing,
             f: Function::new(f.name.clone()),
             values: HashMap::new(),
+            op_nodes: Vec::new(),
         };
         l.func(f).map_err(|e| *e)?;
+        let mut n = SourceNames::default();
+        for ((name, k), &c) in &l.values {
+            n.values
+                .insert(l.f.channels[c].name.clone(), (name.clone(), *k));
+        }
+        for &(node, op) in &l.op_nodes {
+            n.ops.insert(l.f.nodes[node].id.clone(), op);
+        }
         functions.push(l.f);
+        names.push(n);
     }
-    Ok(Module { functions })
+    Ok((Module { functions }, names))
 }
 
 struct Lowering<'a> {
@@ -57,6 +92,8 @@ struct Lowering<'a> {
     f: Function,
     /// SSA value (name, result number) → the channel that carries it.
     values: HashMap<(String, u32), ChannelId>,
+    /// Each node made for an op, with the op's index in the function body.
+    op_nodes: Vec<(NodeId, usize)>,
 }
 
 /// A node made for an op, waiting for its operands (in the node's port order).
@@ -117,8 +154,11 @@ impl Lowering<'_> {
             }
         }
         let mut pending = Vec::new();
-        for op in &f.ops {
+        for (i, op) in f.ops.iter().enumerate() {
+            let before = self.f.nodes.len();
             pending.push(self.node(op, f, &producers)?);
+            let made: Vec<NodeId> = self.f.nodes.keys().skip(before).collect();
+            self.op_nodes.extend(made.into_iter().map(|n| (n, i)));
         }
         for p in pending {
             let mut ins = Vec::with_capacity(p.operands.len());
@@ -341,16 +381,34 @@ impl Lowering<'_> {
             ));
         }
         let (start, end) = (op.operands[0].clone(), op.operands[n - 1].clone());
+        // What an operand comes from, through any buffers on the way (a buffer between a
+        // port and the controller, as `tune` may write, does not change what the port is).
+        let origin = |v: &DynValue| -> Option<(&DynOpKind, usize, (String, u32))> {
+            let mut key = (v.name.clone(), v.index);
+            for _ in 0..=f.ops.len() {
+                let &(kind, k) = producers.get(&key)?;
+                if *kind != DynOpKind::Buffer {
+                    return Some((kind, k, key));
+                }
+                let buffer = f
+                    .ops
+                    .iter()
+                    .find(|o| result_value(o, 0) == Some(key.clone()))?;
+                let input = buffer.operands.first()?;
+                key = (input.name.clone(), input.index);
+            }
+            None
+        };
         let (mut ctrl, mut lds, mut sts) = (Vec::new(), Vec::new(), Vec::new());
         let mut st_data: HashMap<(String, u32), DynValue> = HashMap::new();
         for v in &op.operands[1..n - 1] {
-            match producers.get(&(v.name.clone(), v.index)) {
-                Some((DynOpKind::Load, 0)) => lds.push(v.clone()),
-                Some((DynOpKind::Store, 0)) => sts.push(v.clone()),
-                Some((DynOpKind::Store, _)) => {
-                    st_data.insert((v.name.clone(), v.index), v.clone());
+            match origin(v) {
+                Some((DynOpKind::Load, 0, _)) => lds.push(v.clone()),
+                Some((DynOpKind::Store, 0, key)) => sts.push((v.clone(), key)),
+                Some((DynOpKind::Store, _, key)) => {
+                    st_data.insert(key, v.clone());
                 }
-                Some((DynOpKind::Lsq, _)) => {
+                Some((DynOpKind::Lsq, _, _)) => {
                     return Err(self
                         .err(v.span, "a memory controller serving a load-store queue")
                         .with_help("load-store queues are simulated by issue #32"));
@@ -361,15 +419,12 @@ impl Lowering<'_> {
         let mut ordered = vec![start];
         ordered.extend(ctrl.iter().cloned());
         ordered.extend(lds.iter().cloned());
-        for a in &sts {
+        for (a, key) in &sts {
             // The data result of the store whose address `a` is.
             let data = f
                 .ops
                 .iter()
-                .find(|o| {
-                    o.kind == DynOpKind::Store
-                        && result_value(o, 0) == Some((a.name.clone(), a.index))
-                })
+                .find(|o| o.kind == DynOpKind::Store && result_value(o, 0).as_ref() == Some(key))
                 .and_then(|o| result_value(o, 1))
                 .and_then(|key| st_data.get(&key).cloned());
             let Some(d) = data else {

@@ -9,6 +9,7 @@
 mod ast;
 mod attrs;
 mod check;
+mod edit;
 mod era;
 mod kinds;
 mod lower;
@@ -27,9 +28,10 @@ pub use ast::{
     DynResult, DynType, DynValue, ExtraSignal, LsqMode, LsqParams, MemInterfaceRef, MemOperand,
     OpParams, Predicate, RawAttr,
 };
+pub use edit::{BufferEdit, EditError, buffer_edits, write_edited};
 pub use era::Era;
 pub use kinds::DynOpKind;
-pub use lower::lower;
+pub use lower::{SourceNames, lower, lower_with_names};
 pub use summary::{FuncSummary, InterfaceKind, MemorySummary};
 pub use timing::{DynTiming, LatencyError, TimingFileError};
 
