@@ -2,7 +2,8 @@
 
 /// One embedded example: a file name and its text.
 pub struct Example {
-    /// File name under `examples/circuits/` (`.mlir`) or `examples/kernels/` (`.c`).
+    /// File name under `examples/circuits/` (`.mlir`), `examples/dynamatic/` (`.mlir` in
+    /// Dynamatic's dialect) or `examples/kernels/` (`.c`).
     pub name: &'static str,
     /// File contents.
     pub text: &'static str,
@@ -77,6 +78,11 @@ pub const CIRCUITS: &[Example] = &[
     Example {
         name: "comb_cycle.mlir",
         text: include_str!("../../examples/circuits/comb_cycle.mlir"),
+    },
+    // A circuit in Dynamatic's dialect (examples/dynamatic).
+    Example {
+        name: "dynamatic_diamond.mlir",
+        text: include_str!("../../examples/dynamatic/dynamatic_diamond.mlir"),
     },
     // C kernels (examples/kernels), stimulus from their first `// RUN:` line.
     Example {

@@ -392,3 +392,41 @@ fn a_tuned_dynamatic_circuit_is_written_in_dynamatics_dialect() {
     assert!(hs.contains("dyn_buffer"), "{hs}");
     assert!(!hs.contains("!handshake.channel"), "{hs}");
 }
+
+/// The gallery's Dynamatic circuit tuned from its own header's stimulus: the written file has
+/// one `// sim:` line (the run's; the file's own is not repeated), re-simulates from it at
+/// the tuned cycles, and is the `_tuned.mlir` committed beside it.
+#[test]
+fn the_dynamatic_gallery_circuit_tunes_to_its_committed_placement() {
+    let file = "examples/dynamatic/dynamatic_diamond.mlir";
+    let out = tmp("dynamatic_diamond_tuned.mlir");
+    let t = json(&["tune", file, "-o", out.to_str().unwrap()]);
+    assert_eq!(
+        (&t["before"]["cycles"], &t["after"]["cycles"]),
+        (&29.into(), &14.into())
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.matches("// sim:").count(), 1, "{text}");
+    assert_eq!(json(&["sim", out.to_str().unwrap()])["cycles"], 14);
+    let committed = std::fs::read_to_string(
+        workspace().join("examples/dynamatic/dynamatic_diamond_tuned.mlir"),
+    )
+    .unwrap();
+    assert_eq!(
+        text, committed,
+        "regenerate it with `handscope tune {file} -o ...`"
+    );
+    // `gui --compare` names a missing file before opening any window.
+    let gui = Command::new(env!("CARGO_BIN_EXE_handscope"))
+        .current_dir(workspace())
+        .args(["gui", file, "--compare", "no/such/placement.mlir"])
+        .output()
+        .unwrap();
+    assert_ne!(gui.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&gui.stderr)
+            .contains("--compare no/such/placement.mlir: no such file"),
+        "{}",
+        String::from_utf8_lossy(&gui.stderr)
+    );
+}

@@ -124,6 +124,17 @@ impl Circuit {
         Self::from_path(path, given, function, timing, false)
     }
 
+    /// Reads `path` and builds its circuit with exactly `stimulus` (its header's is not read):
+    /// the other side of a compare view, which runs the main side's inputs.
+    pub fn with_stimulus(
+        path: &Path,
+        stimulus: &StimulusArgs,
+        function: Option<&str>,
+        timing: &TimingProfile,
+    ) -> anyhow::Result<Circuit> {
+        Self::from_path(path, stimulus, function, timing, false)
+    }
+
     /// Reads `path` and builds its circuit, with the header's stimulus when `use_header`.
     fn from_path(
         path: &Path,

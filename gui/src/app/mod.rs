@@ -82,11 +82,12 @@ pub struct Follow {
 /// Opens the debugger window on `start` (serving WCP with `wcp`). Without a display, says so
 /// and points to `render`.
 /// With `follow`, the view follows that VCD while it is written (the flag says when it is
-/// complete).
+/// complete). With `compare`, the compare view opens with that file beside the circuit.
 pub fn run(
     start: Start,
     wcp: Option<crate::wcp::server::ServerOptions>,
     follow: Option<Follow>,
+    compare: Option<std::path::PathBuf>,
 ) -> ExitCode {
     if !have_display() {
         eprintln!("{}\n{RENDER_HINT}", no_display_message());
@@ -137,6 +138,11 @@ pub fn run(
             let mut app = ui::DebuggerApp::new(start, wake);
             if let Some(f) = follow {
                 app.model.follow_vcd(&f.path, f.opts, f.writer_done);
+            }
+            if let Some(p) = compare {
+                app.model.compare_file = Some(p);
+                app.model
+                    .open_compare(Some(crate::app::model::Setting::File));
             }
             if let Some(server) = server {
                 app.attach_wcp(server);

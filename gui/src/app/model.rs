@@ -194,6 +194,8 @@ pub struct Model {
     /// The compare view: the same kernel under another setting, cursor and selection
     /// synchronized.
     pub compare: Option<Compare>,
+    /// The file the compare view can put beside the circuit (`gui FILE --compare OTHER`).
+    pub compare_file: Option<std::path::PathBuf>,
 }
 
 /// A followed VCD: the thread that reads it, whether the cursor stays at the newest cycle,
@@ -288,6 +290,7 @@ impl Model {
             lesson: None,
             mem_cache: None,
             compare: None,
+            compare_file: None,
         }
     }
 

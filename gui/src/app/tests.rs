@@ -1752,3 +1752,67 @@ fn compare_view_puts_the_other_timing_profile_beside_the_kernel() {
         b.line()
     );
 }
+
+/// Two buffer placements of one Dynamatic circuit side by side (`gui A --compare B`): the
+/// circuit as written and as `tune -o` wrote it, run with the same stimulus, the selection
+/// following by ID, the figures telling them apart.
+#[test]
+fn compare_view_puts_another_buffer_placement_beside_a_dynamatic_circuit() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/dynamatic");
+    let mut m = Model::new(
+        Start::File(
+            dir.join("dynamatic_diamond.mlir"),
+            None,
+            Default::default(),
+            None,
+            Default::default(),
+        ),
+        noop(),
+    );
+    m.watcher = None;
+    // Without another file, a circuit without compile settings says how to get one.
+    m.cycle_compare();
+    assert!(m.compare.is_none());
+    assert!(m.status.contains("--compare"), "{}", m.status);
+    m.compare_file = Some(dir.join("dynamatic_diamond_tuned.mlir"));
+    m.cycle_compare();
+    m.settle_compare(100_000);
+    let cmp = m.compare.as_ref().expect("the compare view is open");
+    assert_eq!(cmp.setting, super::model::Setting::File);
+    assert_eq!(cmp.base_label, "dynamatic_diamond.mlir");
+    assert_eq!(cmp.other_label, "dynamatic_diamond_tuned.mlir");
+    let (a, b) = cmp.figures.as_ref().expect("figures once both ran");
+    assert_eq!(
+        (a.cycles, b.cycles),
+        (29, 14),
+        "{} | {}",
+        a.line(),
+        b.line()
+    );
+    // The other side draws the grown buffer under the same name.
+    let of = cmp.other.circuit.as_ref().unwrap().func.clone();
+    let b1 = of.node_by_id("buffer1").unwrap();
+    assert_eq!(
+        of.nodes[b1].op,
+        handscope_sim::Op::DynBuffer {
+            kind: handscope_sim::DynBufferKind::FifoBreakNone,
+            slots: 5
+        }
+    );
+    m.goto(4);
+    let n = m
+        .circuit
+        .as_ref()
+        .unwrap()
+        .func
+        .node_by_id("buffer1")
+        .unwrap();
+    m.select(Some(Selection::Node(n)));
+    m.update(0.0);
+    let o = &m.compare.as_ref().unwrap().other;
+    assert_eq!(o.cycle, 4);
+    assert_eq!(o.selection, Some(Selection::Node(b1)));
+    // `k` after the file closes the view (no compile settings to step through).
+    m.cycle_compare();
+    assert!(m.compare.is_none());
+}

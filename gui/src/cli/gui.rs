@@ -35,6 +35,10 @@ pub struct GuiArgs {
     /// The timing profile: `--timing`.
     #[command(flatten)]
     pub timing: super::timing_flags::TimingFlags,
+    /// Put another file beside the circuit in the compare view (`k`), run with the same
+    /// stimulus: another buffer placement of the same kernel, such as `tune -o` writes.
+    #[arg(long, value_name = "OTHER")]
+    pub compare: Option<PathBuf>,
 }
 
 /// Opens the window.
@@ -81,7 +85,12 @@ pub fn run(a: &GuiArgs) -> anyhow::Result<ExitCode> {
         }),
         _ => None,
     };
-    Ok(crate::app::run(start, wcp, follow))
+    if let Some(c) = &a.compare
+        && !c.exists()
+    {
+        anyhow::bail!("--compare {}: no such file", c.display());
+    }
+    Ok(crate::app::run(start, wcp, follow, a.compare.clone()))
 }
 
 /// Index of the gallery example named like `f` (`deadlock_join` or `deadlock_join.mlir`).

@@ -79,5 +79,6 @@ pub fn run(a: &LessonArgs) -> anyhow::Result<ExitCode> {
         Start::Lesson(Box::new(l), a.step - 1),
         None,
         None,
+        None,
     ))
 }

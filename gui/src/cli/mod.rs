@@ -128,6 +128,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             crate::app::model::Start::Example(0),
             None,
             None,
+            None,
         )),
     }
 }

@@ -181,6 +181,28 @@ pub fn run_tune(a: &TuneArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `text` without the `// KEY: ...` lines of its header (the comment lines before the first
+/// other line, as `Header::parse` reads them).
+fn without_header_key(text: &str, key: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_header = true;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        if in_header && !t.is_empty() && !t.starts_with("//") {
+            in_header = false;
+        }
+        let drop = in_header
+            && t.strip_prefix("//")
+                .map(|b| b.trim_start_matches('/').trim())
+                .and_then(|b| b.split_once(':'))
+                .is_some_and(|(k, _)| k.trim() == key);
+        if !drop {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// The tuned circuit as MLIR: the other functions of the module as they were (unless the
 /// tuned one was flattened, which makes them unnecessary), with a header naming the changes
 /// and the stimulus as `// sim:` lines.
@@ -237,13 +259,9 @@ fn tuned_mlir(file: &Path, o: &Opened, t: &tune::Tuned) -> anyhow::Result<String
     }
     if dynamatic {
         let orig = o.session.function();
-        s.push_str(&crate::dynamatic::write_tuned(
-            file,
-            &o.text,
-            &o.timing,
-            orig,
-            &t.function,
-        )?);
+        let text = crate::dynamatic::write_tuned(file, &o.text, &o.timing, orig, &t.function)?;
+        // The stimulus line above is the run's; the file's own would add to it.
+        s.push_str(&without_header_key(&text, "sim"));
     } else {
         s.push_str(&write_mlir(&module));
     }

@@ -237,7 +237,7 @@ fn run_live(
         a.func.clone(),
         a.timing.profile()?,
     );
-    let code = crate::app::run(start, None, Some(follow));
+    let code = crate::app::run(start, None, Some(follow), None);
     if let Ok(mut c) = child.lock()
         && matches!(c.try_wait(), Ok(None))
     {

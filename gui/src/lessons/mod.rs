@@ -186,6 +186,7 @@ builtin!(
     "06-memory-order",
     "07-task-pipelining",
     "08-reconvergent-buffers",
+    "09-dynamatic",
 );
 
 /// Parses a lesson file's text; `origin` names it in errors.

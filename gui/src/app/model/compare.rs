@@ -1,7 +1,8 @@
 //! The compare view's model: the kernel on screen compiled under another setting (task
-//! pipelining, a buffer policy), run with the same stimulus, its cursor and selection
-//! following the main view's, and the figures that tell the two apart (total cycles, the
-//! measured initiation interval of every loop).
+//! pipelining, a buffer policy), or another file (`gui A --compare B`: another buffer
+//! placement of the same circuit, as `tune -o` writes), run with the same stimulus, its
+//! cursor and selection following the main view's, and the figures that tell the two apart
+//! (total cycles, the measured initiation interval of every loop).
 
 use handscope_compiler::c::BufferPolicy;
 
@@ -22,6 +23,9 @@ pub enum Setting {
     BuffersCycles,
     /// The other timing profile: `fpga` beside `ideal`, `ideal` beside any other.
     Timing,
+    /// Another file, [`Model::compare_file`] (`gui A --compare B`): for any circuit, MLIR
+    /// and Dynamatic's included, such as two buffer placements of one kernel.
+    File,
 }
 
 impl Setting {
@@ -45,6 +49,7 @@ impl Setting {
             Setting::BuffersAll => o.buffers = BufferPolicy::All,
             Setting::BuffersNone => o.buffers = BufferPolicy::None,
             Setting::BuffersCycles => o.buffers = BufferPolicy::Cycles,
+            Setting::File => {}
             Setting::Timing => {
                 use handscope_sim::spec::timing::TimingProfile;
                 o.timing = if o.timing.is_ideal() {
@@ -74,6 +79,13 @@ pub fn describe_options(o: &handscope_compiler::c::HsOptions) -> String {
         "buffers {b}, task pipelining {}{timing}",
         if o.task_pipelining { "on" } else { "off" }
     )
+}
+
+/// A file name without its directories.
+fn short_name(name: &str) -> String {
+    std::path::Path::new(name)
+        .file_name()
+        .map_or_else(|| name.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// The figures of one side once its run ended.
@@ -168,9 +180,15 @@ impl Model {
         let Some(c) = &self.circuit else {
             return;
         };
+        if setting == Setting::File {
+            self.open_compare_file();
+            return;
+        }
         if !c.name.ends_with(".c") {
-            self.status =
-                "compare: only C kernels have compile settings (task pipelining, buffers)".into();
+            self.status = "compare: only C kernels have compile settings (task pipelining, \
+                           buffers); another file is compared with `handscope gui FILE \
+                           --compare OTHER`"
+                .into();
             return;
         }
         let opts = setting.apply(&c.options);
@@ -184,35 +202,73 @@ impl Model {
         );
         match other {
             Ok(oc) => {
-                let mut m = Model::empty(self.wake.clone());
-                m.engine = self.engine;
-                m.look = self.look.clone();
-                m.install(oc, false);
-                self.compare = Some(Compare {
-                    setting,
-                    base_label: describe_options(&c.options),
-                    other_label: describe_options(&opts),
-                    other: Box::new(m),
-                    figures: None,
-                    synced: None,
-                });
-                self.status = format!("compare: {}", describe_options(&opts));
+                let labels = (describe_options(&c.options), describe_options(&opts));
+                self.status = format!("compare: {}", labels.1);
+                self.install_compare(setting, oc, labels);
             }
             Err(e) => self.status = format!("compare: {e:#}"),
         }
     }
 
+    /// The other side from [`Model::compare_file`], with the main side's stimulus and timing
+    /// (its own header's stimulus is not used: both sides run the same inputs).
+    fn open_compare_file(&mut self) {
+        let Some(c) = &self.circuit else {
+            return;
+        };
+        let Some(path) = self.compare_file.clone() else {
+            self.status = "compare: no other file (`handscope gui FILE --compare OTHER`)".into();
+            return;
+        };
+        match Circuit::with_stimulus(&path, &c.stimulus, None, &self.timing) {
+            Ok(oc) => {
+                let base = short_name(&c.name);
+                let mut other = short_name(&oc.name);
+                if other == base {
+                    other = oc.name.clone();
+                }
+                self.status = format!("compare: {other}");
+                self.install_compare(Setting::File, oc, (base, other));
+            }
+            Err(e) => self.status = format!("compare: {}: {e:#}", path.display()),
+        }
+    }
+
+    fn install_compare(&mut self, setting: Setting, oc: Circuit, labels: (String, String)) {
+        let mut m = Model::empty(self.wake.clone());
+        m.engine = self.engine;
+        m.look = self.look.clone();
+        m.install(oc, false);
+        self.compare = Some(Compare {
+            setting,
+            base_label: labels.0,
+            other_label: labels.1,
+            other: Box::new(m),
+            figures: None,
+            synced: None,
+        });
+    }
+
     /// Steps the compare view to the next setting (`k`), closing it after the last.
     pub fn cycle_compare(&mut self) {
+        let is_c = self
+            .circuit
+            .as_ref()
+            .is_some_and(|c| c.name.ends_with(".c"));
+        let mut order: Vec<Setting> = Vec::new();
+        if self.compare_file.is_some() {
+            order.push(Setting::File);
+        }
+        if is_c || order.is_empty() {
+            order.extend(Setting::ALL);
+        }
         let next = match &self.compare {
-            None => Some(Setting::ALL[0]),
-            Some(c) => {
-                let i = Setting::ALL
-                    .iter()
-                    .position(|s| *s == c.setting)
-                    .unwrap_or(0);
-                Setting::ALL.get(i + 1).copied()
-            }
+            None => order.first().copied(),
+            Some(c) => order
+                .iter()
+                .position(|s| *s == c.setting)
+                .and_then(|i| order.get(i + 1))
+                .copied(),
         };
         self.open_compare(next);
     }
