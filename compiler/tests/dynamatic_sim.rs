@@ -94,6 +94,22 @@ fn what_is_not_simulated_is_refused_at_the_op() {
     let (m, _) = parse_dynamatic(&spec, "s.mlir").unwrap();
     let e = lower(&m, &spec, "s.mlir", &DynTiming::builtin()).unwrap_err();
     assert!(e.message.contains("`speculator`"), "{}", e.render());
+    // A signature whose result type is not what `end` gives (found by the byte-mutation
+    // proptest): located at the operand.
+    let sig = INC.replacen(
+        "-> (!handshake.channel<i32>, !handshake.control<>)",
+        "-> (!handshake.channel<i3>, !handshake.control<>)",
+        1,
+    );
+    let (m, _) = parse_dynamatic(&sig, "r.mlir").unwrap();
+    let e = lower(&m, &sig, "r.mlir", &DynTiming::builtin()).unwrap_err();
+    assert!(
+        e.message.contains(
+            "`end` gives result `out0` a value of type i32, but the function declares i3"
+        ),
+        "{}",
+        e.render()
+    );
     // Types that do not fit the component (a fuzzed file): a load whose address result is
     // printed wider than its address.
     let wide = MEM.replacen(
@@ -169,4 +185,79 @@ fn a_missing_announced_store_is_named_as_the_cause() {
         d.causes
     );
     assert!(d.cycles.is_empty(), "{:?}", d.cycles);
+}
+
+/// E5's other buffer kinds: a SHIFT_REG_BREAK_DV of 3 is the 3 stages of a unit's pipeline
+/// (x enters in cycle 1 and leaves in cycle 4), a ONE_SLOT_BREAK_DVR a register (one cycle
+/// more: cycle 5); a COUNTER_BUFFER and a DVR of two slots are refused at the op.
+#[test]
+fn the_shift_register_and_the_dvr_buffer_take_their_cycles() {
+    let src = INC.replace(
+        "%3 = buffer %2, bufferType = ONE_SLOT_BREAK_DV, numSlots = 1 {handshake.bb = 0 : ui32, handshake.name = \"buffer0\"} : <i32>",
+        "%4 = buffer %2, bufferType = SHIFT_REG_BREAK_DV, numSlots = 3, dvLatency = 3 {handshake.bb = 0 : ui32, handshake.name = \"shift0\"} : <i32>\n    %3 = buffer %4, bufferType = ONE_SLOT_BREAK_DVR, numSlots = 1, dvLatency = 1 {handshake.bb = 0 : ui32, handshake.name = \"dvr0\"} : <i32>",
+    )
+    .replace("%2 = muli %arg0, %1", "%2 = addi %arg0, %1");
+    assert!(src.contains("SHIFT_REG_BREAK_DV"));
+    let m = module(&src, &DynTiming::builtin());
+    let f = m.default_function().unwrap();
+    let shift = f.node_by_id("shift0").unwrap();
+    assert_eq!(f.nodes[shift].op, Op::DynPipeline { latency: 3 });
+    let dvr = f.node_by_id("dvr0").unwrap();
+    assert_eq!(
+        f.nodes[dvr].op,
+        Op::DynBuffer {
+            kind: handscope_sim::DynBufferKind::OneSlotBreakDvr,
+            slots: 1
+        }
+    );
+    let mut env = Environment::default();
+    env.push_tokens("x", TokenSource::Values(vec![7]));
+    let r = run(&m, env);
+    assert_eq!(r.status, Status::Done);
+    assert_eq!(cycles(&r, "out0"), [5]);
+    assert_eq!(r.outputs["out0"][0].value, Some(Value::Signed(10)));
+    for (from, to, why) in [
+        (
+            "bufferType = ONE_SLOT_BREAK_DVR, numSlots = 1",
+            "bufferType = ONE_SLOT_BREAK_DVR, numSlots = 2",
+            "ONE_SLOT_BREAK_DVR holds one slot, not 2",
+        ),
+        (
+            "bufferType = ONE_SLOT_BREAK_DVR, numSlots = 1, dvLatency = 1",
+            "bufferType = COUNTER_BUFFER, numSlots = 1, dvLatency = 4",
+            "COUNTER_BUFFER is not simulated yet",
+        ),
+    ] {
+        let bad = src.replace(from, to);
+        let (dm, _) = parse_dynamatic(&bad, "b.mlir").unwrap();
+        let e = lower(&dm, &bad, "b.mlir", &DynTiming::builtin()).unwrap_err();
+        assert!(e.message.contains(why), "{}", e.render());
+    }
+}
+
+/// `noti` (and its E4 name `not`) inverts every bit: out0 = ~(3 * 7) = -22.
+#[test]
+fn noti_inverts_every_bit() {
+    for mnemonic in ["noti", "not"] {
+        let src = INC
+            .replace(
+                "%3 = buffer %2,",
+                &format!(
+                    "%4 = {mnemonic} %2 {{handshake.bb = 0 : ui32, handshake.name = \"noti0\"}} : <i32>\n    %3 = buffer %4,"
+                ),
+            );
+        let m = module(&src, &DynTiming::builtin());
+        let f = m.default_function().unwrap();
+        let n = f.node_by_id("noti0").unwrap();
+        assert_eq!(f.nodes[n].op, Op::Arith(handscope_sim::ArithOp::Noti));
+        let mut env = Environment::default();
+        env.push_tokens("x", TokenSource::Values(vec![7]));
+        let r = run(&m, env);
+        assert_eq!(
+            r.outputs["out0"][0].value,
+            Some(Value::Signed(-22)),
+            "{mnemonic}"
+        );
+        assert_eq!(cycles(&r, "out0"), [6]);
+    }
 }

@@ -215,6 +215,7 @@ fn every_op_kind_has_syntax_cases() {
     for &(op, m) in ArithOp::SIMPLE {
         let (sig, ins, tys, out): (&str, &str, &str, &str) = match op.class() {
             ArithClass::Binary => ("%a: i32, %b: i32", "%a, %b", "i32, i32", "i32"),
+            ArithClass::IntUnary => ("%a: i16", "%a", "i16", "i16"),
             ArithClass::Compare => unreachable!("cmpi is not in SIMPLE"),
             ArithClass::FloatCompare => unreachable!("cmpf is not in SIMPLE"),
             ArithClass::Select => (

@@ -22,9 +22,10 @@ impl BufferKind {
 }
 
 /// A Dynamatic buffer, named by the paths it cuts (`docs/semantics.md` "Dynamatic's
-/// components", Buffers). All four are a FIFO of `slots` tokens; they differ in whether an
+/// components", Buffers). All five are a FIFO of `slots` tokens; they differ in whether an
 /// empty FIFO passes a token straight through (a bypass) and whether a full one takes a token
-/// in the cycle its head leaves (ready through).
+/// in the cycle its head leaves (ready through). (`SHIFT_REG_BREAK_DV` is a
+/// [`Op::DynPipeline`], the same circuit as a unit's stages.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DynBufferKind {
     /// `ONE_SLOT_BREAK_DV` (`oehb`): one register, one cycle of latency.
@@ -35,15 +36,19 @@ pub enum DynBufferKind {
     FifoBreakNone,
     /// `FIFO_BREAK_DV` (`elastic_fifo_inner`): a FIFO, one cycle of latency.
     FifoBreakDv,
+    /// `ONE_SLOT_BREAK_DVR`: one register that cuts every path: it takes a token only while
+    /// empty, so a stream passes one token every two cycles.
+    OneSlotBreakDvr,
 }
 
 impl DynBufferKind {
     /// Every kind.
-    pub const ALL: [DynBufferKind; 4] = [
+    pub const ALL: [DynBufferKind; 5] = [
         DynBufferKind::OneSlotBreakDv,
         DynBufferKind::OneSlotBreakR,
         DynBufferKind::FifoBreakNone,
         DynBufferKind::FifoBreakDv,
+        DynBufferKind::OneSlotBreakDvr,
     ];
 
     /// Dynamatic's name (`bufferType = ...`).
@@ -53,6 +58,7 @@ impl DynBufferKind {
             DynBufferKind::OneSlotBreakR => "ONE_SLOT_BREAK_R",
             DynBufferKind::FifoBreakNone => "FIFO_BREAK_NONE",
             DynBufferKind::FifoBreakDv => "FIFO_BREAK_DV",
+            DynBufferKind::OneSlotBreakDvr => "ONE_SLOT_BREAK_DVR",
         }
     }
 
@@ -72,7 +78,20 @@ impl DynBufferKind {
     /// A full buffer whose head leaves takes a token in the same cycle (`in.ready` reads
     /// `out.ready`).
     pub fn ready_through(self) -> bool {
-        !matches!(self, DynBufferKind::OneSlotBreakR)
+        !matches!(
+            self,
+            DynBufferKind::OneSlotBreakR | DynBufferKind::OneSlotBreakDvr
+        )
+    }
+
+    /// Holds one token at most.
+    pub fn one_slot(self) -> bool {
+        matches!(
+            self,
+            DynBufferKind::OneSlotBreakDv
+                | DynBufferKind::OneSlotBreakR
+                | DynBufferKind::OneSlotBreakDvr
+        )
     }
 }
 
@@ -264,6 +283,8 @@ impl Dialect {
 pub enum ArithClass {
     /// Two operands and a result of one integer type (`addi`, `xori`, ...).
     Binary,
+    /// One operand and a result of one integer type (Dynamatic's `noti`).
+    IntUnary,
     /// `cmpi`: two operands of one integer type, an `i1` result.
     Compare,
     /// `select`: an `i1` condition and two values of the result type.
@@ -299,7 +320,8 @@ impl ArithClass {
             | ArithClass::FloatBinary
             | ArithClass::FloatCompare => 2,
             ArithClass::Select => 3,
-            ArithClass::Extend
+            ArithClass::IntUnary
+            | ArithClass::Extend
             | ArithClass::Truncate
             | ArithClass::IndexCast
             | ArithClass::FloatUnary
@@ -321,6 +343,7 @@ impl ArithClass {
             | ArithClass::FloatExtend
             | ArithClass::FloatTruncate => true,
             ArithClass::Binary
+            | ArithClass::IntUnary
             | ArithClass::Compare
             | ArithClass::Select
             | ArithClass::FloatBinary
@@ -340,6 +363,7 @@ impl ArithClass {
             | ArithClass::FloatExtend
             | ArithClass::FloatTruncate => true,
             ArithClass::Binary
+            | ArithClass::IntUnary
             | ArithClass::Compare
             | ArithClass::Select
             | ArithClass::Extend
@@ -430,6 +454,9 @@ arith_ops! {
     Ori = arith.ori, Binary, Lowered;
     /// `xori`
     Xori = arith.xori, Binary, Lowered;
+    /// `noti`: every bit inverted (Dynamatic's `not`/`noti`; Handscope's written form prints
+    /// it `arith.noti`, which CIRCT does not have)
+    Noti = arith.noti, IntUnary, NotLowered;
     /// `shli`: shift left
     Shli = arith.shli, Binary, Lowered;
     /// `shrsi`: arithmetic shift right
@@ -524,6 +551,7 @@ impl ArithOp {
             | ArithOp::Andi
             | ArithOp::Ori
             | ArithOp::Xori
+            | ArithOp::Noti
             | ArithOp::Shli
             | ArithOp::Shrsi
             | ArithOp::Shrui

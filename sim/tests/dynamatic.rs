@@ -92,6 +92,16 @@ fn fifo_break_dv_delays_by_one_and_wraps() {
     );
 }
 
+/// `ONE_SLOT_BREAK_DVR`: one cycle of latency, and every path cut: it takes a token only
+/// while empty, never in the cycle its token leaves, so a stream passes every other cycle.
+#[test]
+fn one_slot_break_dvr_takes_a_token_only_while_empty() {
+    assert_eq!(
+        buffer_wave(DynBufferKind::OneSlotBreakDvr, 1),
+        ["F10 .", "V11 V10", "V11 V10", "V11 F10", "F11 R", "V12 F11"]
+    );
+}
+
 /// A stalling pipeline of 3 stages fed 1, (nothing), 3: while its output stalls every stage
 /// freezes, the bubble between the tokens included, so 3 leaves two cycles after 1 (an
 /// elastic `pipeline` would have closed the gap: one cycle).

@@ -72,7 +72,7 @@ pub fn is_unit_internal(f: &Function, cid: ChannelId) -> bool {
 }
 
 /// The output port of an arithmetic unit in Dynamatic's RTL: `outs` for one operand
-/// (conversions, `absf`, `negf`), `result` for two or more.
+/// (conversions, `absf`, `negf`, `noti`), `result` for two or more.
 fn arith_port(op: &Op) -> Option<&'static str> {
     let Op::Arith(a) = op else { return None };
     Some(match a.class() {
@@ -81,7 +81,8 @@ fn arith_port(op: &Op) -> Option<&'static str> {
         | ArithClass::Select
         | ArithClass::FloatBinary
         | ArithClass::FloatCompare => "result",
-        ArithClass::Extend
+        ArithClass::IntUnary
+        | ArithClass::Extend
         | ArithClass::Truncate
         | ArithClass::IndexCast
         | ArithClass::FloatUnary

@@ -83,8 +83,8 @@ fn dynamatic_components_round_trip_through_verilator() {
 }
 
 /// A circuit of Dynamatic's components: `a` (11 down to 0) through a skid buffer into a fork
-/// feeding a ONE_SLOT_BREAK_DV, a 3-stage pipeline into a FIFO_BREAK_DV and a comparison
-/// (`a < 5`) that chooses between `b` (late: through a 4-stage pipeline and a
+/// feeding a ONE_SLOT_BREAK_DV and a ONE_SLOT_BREAK_DVR, a 3-stage pipeline into a FIFO_BREAK_DV and a comparison
+/// (`a < 5`, inverted by a `noti`) that chooses between `b` (late: through a 4-stage pipeline and a
 /// FIFO_BREAK_NONE) and `c` in a `select`; two controls into a `control_merge`. Results are
 /// ready at random.
 fn dynamatic_components() -> Example {
@@ -106,10 +106,16 @@ fn dynamatic_components() -> Example {
     let buf = |kind, slots| Op::DynBuffer { kind, slots };
     let r = node(&mut f, buf(K::OneSlotBreakR, 1), vec![a], vec![i8t.clone()]);
     let fk = node(&mut f, Op::Fork, vec![r[0]], vec![i8t.clone(); 3]);
-    let o0 = node(
+    let dv = node(
         &mut f,
         buf(K::OneSlotBreakDv, 1),
         vec![fk[0]],
+        vec![i8t.clone()],
+    );
+    let o0 = node(
+        &mut f,
+        buf(K::OneSlotBreakDvr, 1),
+        vec![dv[0]],
         vec![i8t.clone()],
     );
     let p = node(
@@ -150,10 +156,17 @@ fn dynamatic_components() -> Example {
         vec![bp[0]],
         vec![i8t.clone()],
     );
+    // Dynamatic's `noti` turns the choice around (`a >= 5` picks `b`).
+    let not = node(
+        &mut f,
+        Op::Arith(handscope_sim::ArithOp::Noti),
+        vec![cmp[0]],
+        vec![Type::Int(1)],
+    );
     let sel = node(
         &mut f,
         Op::DynSelect,
-        vec![cmp[0], bq[0], c],
+        vec![not[0], bq[0], c],
         vec![i8t.clone()],
     );
     let cm = node(

@@ -1071,7 +1071,7 @@ impl<'a> Parser<'a> {
                 self.want_operands(&uses, 2, &name, sp)?;
                 (all_typed(uses, &st1), t1.clone(), vec![t1.clone(), t1])
             }
-            ArithClass::FloatUnary => {
+            ArithClass::FloatUnary | ArithClass::IntUnary => {
                 self.want_operands(&uses, 1, &name, sp)?;
                 (all_typed(uses, &st1), t1.clone(), vec![t1])
             }

@@ -607,6 +607,7 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
                 ) => format!("{name} {ops}{} : {first_in} to {first_out}", dict(&attrs)),
                 (
                     ArithClass::Binary
+                    | ArithClass::IntUnary
                     | ArithClass::Compare
                     | ArithClass::FloatBinary
                     | ArithClass::FloatUnary

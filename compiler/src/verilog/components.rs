@@ -288,6 +288,7 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 ArithOp::Andi => "in0 & in1".into(),
                 ArithOp::Ori => "in0 | in1".into(),
                 ArithOp::Xori => "in0 ^ in1".into(),
+                ArithOp::Noti => "~in0".into(),
                 ArithOp::Divui => format!("(in1 == {w}'d0) ? {w}'d0 : in0 / in1"),
                 ArithOp::Remui => format!("(in1 == {w}'d0) ? {w}'d0 : in0 % in1"),
                 // x / -1 is written as a negation: it wraps like the engine and avoids the

@@ -348,6 +348,7 @@ fn what(x: &At<'_>) -> (String, String) {
                 DynBufferKind::OneSlotBreakR => "buffer ONE_SLOT_BREAK_R (Dynamatic's tehb): passes tokens straight through and keeps one while its output stalls; cuts the ready path".to_string(),
                 DynBufferKind::FifoBreakNone => format!("buffer FIFO_BREAK_NONE: passes tokens straight through while empty and queues up to {n} while its output stalls"),
                 DynBufferKind::FifoBreakDv => format!("buffer FIFO_BREAK_DV: a FIFO of up to {n} that adds one cycle of latency"),
+                DynBufferKind::OneSlotBreakDvr => "buffer ONE_SLOT_BREAK_DVR: one slot that adds one cycle of latency and cuts every path; it takes a token only while empty, one every two cycles".to_string(),
             };
             (does, buffer_now(x))
         }
@@ -570,6 +571,9 @@ fn what(x: &At<'_>) -> (String, String) {
                 }
                 ArithClass::FloatUnary => {
                     format!("{}: computes a result from one operand", a.mnemonic())
+                }
+                ArithClass::IntUnary => {
+                    format!("{}: inverts every bit of its operand", a.mnemonic())
                 }
             };
             let operands: Vec<String> = ins.iter().map(|&i| x.value(i)).collect();

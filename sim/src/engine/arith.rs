@@ -144,6 +144,8 @@ pub enum CastKind {
     Zext,
     /// Truncation (`trunci`, narrowing `index_cast`).
     Trunc,
+    /// Every bit inverted, same width (Dynamatic's `noti`).
+    Not,
 }
 
 /// Casts `a` of `from` bits to `to` bits.
@@ -152,6 +154,7 @@ pub fn cast(kind: CastKind, a: u64, from: u32, to: u32) -> u64 {
     let v = match kind {
         CastKind::Sext => sext(a, from) as u64,
         CastKind::Zext | CastKind::Trunc => a,
+        CastKind::Not => !a,
     };
     v & width_mask(to)
 }
@@ -243,6 +246,9 @@ mod tests {
         assert_eq!(cast(CastKind::Sext, 0x40, 7, 33), width_mask(33) & !0x3f);
         assert_eq!(cast(CastKind::Zext, 0x40, 7, 33), 0x40);
         assert_eq!(cast(CastKind::Trunc, 0x1ff, 33, 7), 0x7f);
+        assert_eq!(cast(CastKind::Not, 0b101, 3, 3), 0b010);
+        assert_eq!(cast(CastKind::Not, 0, 1, 1), 1);
+        assert_eq!(cast(CastKind::Not, 0, 64, 64), u64::MAX);
         assert_eq!(cast(CastKind::Sext, 1, 1, 64), u64::MAX);
         assert_eq!(cast(CastKind::Sext, 0, 0, 8), 0);
     }

@@ -422,6 +422,7 @@ fn compile_node(
                 ArithOp::Extsi => cast(CastKind::Sext),
                 ArithOp::Extui => cast(CastKind::Zext),
                 ArithOp::Trunci => cast(CastKind::Trunc),
+                ArithOp::Noti => cast(CastKind::Not),
                 ArithOp::IndexCast if to < from => cast(CastKind::Trunc),
                 ArithOp::IndexCast => cast(CastKind::Sext),
                 ArithOp::Addf => fbin(FBinOp::Add),

@@ -128,6 +128,7 @@ impl FloatOp {
             | A::Andi
             | A::Ori
             | A::Xori
+            | A::Noti
             | A::Shli
             | A::Shrsi
             | A::Shrui

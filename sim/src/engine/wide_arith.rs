@@ -88,6 +88,10 @@ pub fn cast(kind: CastKind, a: u64, from: u32, to: u32) -> u64 {
     match kind {
         CastKind::Sext => wide::from_bigint(&wide::to_bigint(a, from), to),
         CastKind::Zext | CastKind::Trunc => wide::from_biguint(&wide::to_biguint(a, from), to),
+        CastKind::Not => {
+            let ones = (BigUint::from(1u8) << from) - BigUint::from(1u8);
+            wide::from_biguint(&(ones - wide::to_biguint(a, from)), to)
+        }
     }
 }
 
@@ -204,6 +208,8 @@ mod tests {
         assert_eq!(cast(CastKind::Zext, 0xff, 8, 128), 0xff);
         assert_eq!(cast(CastKind::Sext, u64::MAX, 64, 4096), w("-1", 4096));
         assert_eq!(cast(CastKind::Trunc, w("-2", 4096), 4096, 8), 0xfe);
+        assert_eq!(cast(CastKind::Not, w("1", 200), 200, 200), w("-2", 200));
+        assert_eq!(cast(CastKind::Not, w("-1", 65), 65, 65), w("0", 65));
         assert_eq!(cast(CastKind::Trunc, w("-2", 4096), 4096, 64), u64::MAX - 1);
         assert_eq!(cast(CastKind::Trunc, w("-2", 4096), 4096, 65), w("-2", 65));
     }

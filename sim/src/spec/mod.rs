@@ -347,8 +347,10 @@ pub fn spec(op: &Op) -> ComponentSpec {
                 Comb::Bypass {
                     ready_through: kind.ready_through(),
                 }
-            } else {
+            } else if kind.ready_through() {
                 Comb::Pipeline
+            } else {
+                Comb::None
             },
             StateLayout::Fifo { slots: *slots },
             DisplayClass::Buffer,

@@ -145,6 +145,7 @@ fn fpga_arith(a: ArithOp, double: bool) -> Unit {
         | A::Andi
         | A::Ori
         | A::Xori
+        | A::Noti
         | A::Shli
         | A::Shrsi
         | A::Shrui

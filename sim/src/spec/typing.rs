@@ -307,6 +307,10 @@ fn check_arith(c: &mut Checker<'_>, class: ArithClass, ins: &[Type], out: &Type)
             c.expect("operand 1", &ins[1], &ins[0]);
             c.expect("result", out, &Type::Int(1));
         }
+        ArithClass::IntUnary => {
+            c.expect_integer("operand", &ins[0]);
+            c.expect("result", out, &ins[0]);
+        }
         ArithClass::Select => {
             c.expect("condition", &ins[0], &Type::Int(1));
             c.expect("true value", &ins[1], out);
@@ -438,13 +442,7 @@ fn check_attributes(c: &mut Checker<'_>, op: &Op, ins: &[Type], outs: &[Type]) {
             if *slots == 0 {
                 c.push(ViolationKind::Attribute, "buffer has 0 slots".into());
             }
-            if *slots > 1
-                && matches!(
-                    kind,
-                    crate::ops::DynBufferKind::OneSlotBreakDv
-                        | crate::ops::DynBufferKind::OneSlotBreakR
-                )
-            {
+            if *slots > 1 && kind.one_slot() {
                 c.push(
                     ViolationKind::Attribute,
                     format!("{} holds one slot, not {slots}", kind.name()),

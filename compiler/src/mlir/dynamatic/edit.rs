@@ -140,6 +140,7 @@ fn file_kind(k: DynBufferKind) -> BufferType {
         DynBufferKind::OneSlotBreakR => BufferType::OneSlotBreakR,
         DynBufferKind::FifoBreakNone => BufferType::FifoBreakNone,
         DynBufferKind::FifoBreakDv => BufferType::FifoBreakDv,
+        DynBufferKind::OneSlotBreakDvr => BufferType::OneSlotBreakDvr,
     }
 }
 

@@ -189,6 +189,21 @@ impl Lowering<'_> {
             {
                 return Err(self.err(p.span, format!("`{}`: {}", p.mnemonic, v.message)));
             }
+            // `end`'s operands are the function's results: the signature must say their types.
+            if node.op == Op::Return {
+                for (k, (t, r)) in in_t.iter().zip(&self.f.results).enumerate() {
+                    if *t != r.ty {
+                        return Err(self.err(
+                            p.operands[k].span,
+                            format!(
+                                "`end` gives result `{}` a value of type {t}, but the function \
+                                 declares {}",
+                                r.name, r.ty
+                            ),
+                        ));
+                    }
+                }
+            }
             self.f.set_inputs(p.node, ins);
         }
         self.f
@@ -290,7 +305,6 @@ impl Lowering<'_> {
             DynOpKind::Lsq => {
                 return Err(not_yet("the load-store queue (issue #32)"));
             }
-            DynOpKind::Not => return Err(not_yet("`not`")),
             DynOpKind::AbsI => return Err(not_yet("`absi`")),
             DynOpKind::Init | DynOpKind::Blocker => {
                 return Err(not_yet("a research-branch component"));
@@ -464,16 +478,26 @@ impl Lowering<'_> {
             BufferType::OneSlotBreakR => DynBufferKind::OneSlotBreakR,
             BufferType::FifoBreakNone => DynBufferKind::FifoBreakNone,
             BufferType::FifoBreakDv => DynBufferKind::FifoBreakDv,
-            other => {
-                return Err(self
-                    .err(
+            BufferType::OneSlotBreakDvr => {
+                if p.slots != 1 {
+                    return Err(self.err(
                         op.span,
-                        format!("buffer kind {} is not simulated yet", other.keyword()),
-                    )
+                        format!("ONE_SLOT_BREAK_DVR holds one slot, not {}", p.slots),
+                    ));
+                }
+                DynBufferKind::OneSlotBreakDvr
+            }
+            // N stages that advance together: the circuit of a unit's pipeline.
+            BufferType::ShiftRegBreakDv => {
+                self.check_slots(op, p.slots)?;
+                return Ok(Op::DynPipeline { latency: p.slots });
+            }
+            BufferType::CounterBuffer => {
+                return Err(self
+                    .err(op.span, "buffer kind COUNTER_BUFFER is not simulated yet")
                     .with_help(
-                        "none of Dynamatic's published kernels uses it; the four kinds they use \
-                         (ONE_SLOT_BREAK_DV, ONE_SLOT_BREAK_R, FIFO_BREAK_NONE, FIFO_BREAK_DV) \
-                         are simulated",
+                        "Dynamatic prints it since 2026-04 and no published kernel uses it; the \
+                         other six kinds are simulated",
                     ));
             }
         };
@@ -483,20 +507,25 @@ impl Lowering<'_> {
             (DynBufferKind::OneSlotBreakR, n) if n > 1 => DynBufferKind::FifoBreakNone,
             (k, _) => k,
         };
-        if p.slots == 0 || u64::from(p.slots) > handscope_sim::limits::MAX_BUFFER_SLOTS {
+        self.check_slots(op, p.slots)?;
+        Ok(Op::DynBuffer {
+            kind,
+            slots: p.slots,
+        })
+    }
+
+    fn check_slots(&self, op: &DynOp, slots: u32) -> Result<(), Box<ParseError>> {
+        if slots == 0 || u64::from(slots) > handscope_sim::limits::MAX_BUFFER_SLOTS {
             return Err(self.err(
                 op.span,
                 format!(
                     "a buffer needs between 1 and {} slots (found {})",
                     handscope_sim::limits::MAX_BUFFER_SLOTS,
-                    p.slots
+                    slots
                 ),
             ));
         }
-        Ok(Op::DynBuffer {
-            kind,
-            slots: p.slots,
-        })
+        Ok(())
     }
 
     fn arith(&self, op: &DynOp, k: &DynOpKind) -> Result<ArithOp, Box<ParseError>> {
@@ -528,6 +557,7 @@ impl Lowering<'_> {
             K::SubF => ArithOp::Subf,
             K::SubI => ArithOp::Subi,
             K::XorI => ArithOp::Xori,
+            K::Not => ArithOp::Noti,
             K::NegF => ArithOp::Negf,
             K::AbsF => ArithOp::Absf,
             K::ExtSI => ArithOp::Extsi,

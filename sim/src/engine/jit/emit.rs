@@ -574,6 +574,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 let x = match kind {
                     CastKind::Sext => self.sext(x, u32::from(from)),
                     CastKind::Zext | CastKind::Trunc => x,
+                    CastKind::Not => self.b.ins().bnot(x),
                 };
                 let r = self.mask(x, u32::from(to));
                 self.set_d(out, r);
