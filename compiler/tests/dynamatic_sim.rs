@@ -189,7 +189,8 @@ fn a_missing_announced_store_is_named_as_the_cause() {
 
 /// E5's other buffer kinds: a SHIFT_REG_BREAK_DV of 3 is the 3 stages of a unit's pipeline
 /// (x enters in cycle 1 and leaves in cycle 4), a ONE_SLOT_BREAK_DVR a register (one cycle
-/// more: cycle 5); a COUNTER_BUFFER and a DVR of two slots are refused at the op.
+/// more: cycle 5), a COUNTER_BUFFER of 4 in its place holds x from cycle 4 to 8; a DVR of two
+/// slots and a COUNTER_BUFFER without `dvLatency` are refused at the op.
 #[test]
 fn the_shift_register_and_the_dvr_buffer_take_their_cycles() {
     let src = INC.replace(
@@ -216,6 +217,18 @@ fn the_shift_register_and_the_dvr_buffer_take_their_cycles() {
     assert_eq!(r.status, Status::Done);
     assert_eq!(cycles(&r, "out0"), [5]);
     assert_eq!(r.outputs["out0"][0].value, Some(Value::Signed(10)));
+    let counter = src.replace(
+        "bufferType = ONE_SLOT_BREAK_DVR, numSlots = 1, dvLatency = 1",
+        "bufferType = COUNTER_BUFFER, numSlots = 1, dvLatency = 4",
+    );
+    let m = module(&counter, &DynTiming::builtin());
+    let f = m.default_function().unwrap();
+    let n = f.node_by_id("dvr0").unwrap();
+    assert_eq!(f.nodes[n].op, Op::DynCounterBuffer { latency: 4 });
+    let mut env = Environment::default();
+    env.push_tokens("x", TokenSource::Values(vec![7]));
+    let r = run(&m, env);
+    assert_eq!(cycles(&r, "out0"), [8]);
     for (from, to, why) in [
         (
             "bufferType = ONE_SLOT_BREAK_DVR, numSlots = 1",
@@ -224,8 +237,8 @@ fn the_shift_register_and_the_dvr_buffer_take_their_cycles() {
         ),
         (
             "bufferType = ONE_SLOT_BREAK_DVR, numSlots = 1, dvLatency = 1",
-            "bufferType = COUNTER_BUFFER, numSlots = 1, dvLatency = 4",
-            "COUNTER_BUFFER is not simulated yet",
+            "bufferType = COUNTER_BUFFER, numSlots = 1, dvLatency = 0",
+            "a COUNTER_BUFFER needs `dvLatency` of at least 1",
         ),
     ] {
         let bad = src.replace(from, to);

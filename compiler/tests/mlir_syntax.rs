@@ -35,10 +35,16 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "%0 = \"handshake.dyn_pipeline\"(%a) {latency = 9 : i32} : (f32) -> f32\n\"handshake.return\"(%0, %c) : (f32, none) -> ()",
     ),
     (
+        "dyn_counter_buffer",
+        "%a: i32, %c: none",
+        "%0 = dyn_counter_buffer [4] %a : i32\nreturn %0, %c : i32, none",
+        "%0 = \"handshake.dyn_counter_buffer\"(%a) {latency = 4 : i32} : (i32) -> i32\n\"handshake.return\"(%0, %c) : (i32, none) -> ()",
+    ),
+    (
         "dyn_buffer",
         "%a: i32, %c: none",
-        "%0 = dyn_buffer [1] ONE_SLOT_BREAK_R %a : i32\n%1 = dyn_buffer [3] FIFO_BREAK_DV %0 : i32\nreturn %1, %c : i32, none",
-        "%0 = \"handshake.dyn_buffer\"(%a) {bufferType = \"ONE_SLOT_BREAK_R\", slots = 1 : i32} : (i32) -> i32\n%1 = \"handshake.dyn_buffer\"(%0) {bufferType = \"FIFO_BREAK_DV\", slots = 3 : i32} : (i32) -> i32\n\"handshake.return\"(%1, %c) : (i32, none) -> ()",
+        "%0 = dyn_buffer [1] ONE_SLOT_BREAK_R %a : i32\n%1 = dyn_buffer [3] FIFO_BREAK_DV %0 : i32\n%2 = dyn_buffer [1] ONE_SLOT_BREAK_DVR %1 : i32\nreturn %2, %c : i32, none",
+        "%0 = \"handshake.dyn_buffer\"(%a) {bufferType = \"ONE_SLOT_BREAK_R\", slots = 1 : i32} : (i32) -> i32\n%1 = \"handshake.dyn_buffer\"(%0) {bufferType = \"FIFO_BREAK_DV\", slots = 3 : i32} : (i32) -> i32\n%2 = \"handshake.dyn_buffer\"(%1) {bufferType = \"ONE_SLOT_BREAK_DVR\", slots = 1 : i32} : (i32) -> i32\n\"handshake.return\"(%2, %c) : (i32, none) -> ()",
     ),
     (
         "dyn_select",

@@ -499,12 +499,12 @@ fn include_dirs_from_the_command_line_and_cpath() {
 fn dynamatic_files_are_recognized_and_checked() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     // Why each snippet is refused: a valid-path cycle without a buffer (E2), extra signals
-    // (E3), an LSQ (E4), a COUNTER_BUFFER (E5).
+    // (E3), an LSQ (E4), a research-branch `init` (E5).
     let refusals = [
         ("e2", "combinational cycle"),
         ("e3", "extra signals"),
         ("e4", "load-store queue"),
-        ("e5", "COUNTER_BUFFER"),
+        ("e5", "`init`: a research-branch component"),
     ];
     for (era, why) in refusals {
         let file = format!("compiler/tests/data/dynamatic/{era}.mlir");

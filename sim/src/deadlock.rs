@@ -489,7 +489,8 @@ impl LiveView<'_> {
             Op::Buffer { .. }
             | Op::Pipeline { .. }
             | Op::DynBuffer { .. }
-            | Op::DynPipeline { .. } => {
+            | Op::DynPipeline { .. }
+            | Op::DynCounterBuffer { .. } => {
                 format!("{id} is empty and receives nothing")
             }
             Op::DynMemController { .. } => {
@@ -1023,7 +1024,9 @@ pub fn effective_window(requested: u64, f: &crate::Function) -> u64 {
         .values()
         .filter_map(|n| match n.op {
             crate::Op::Pipeline { latency, ii } => Some(u64::from(latency) + u64::from(ii)),
-            crate::Op::DynPipeline { latency } => Some(u64::from(latency) + 1),
+            crate::Op::DynPipeline { latency } | crate::Op::DynCounterBuffer { latency } => {
+                Some(u64::from(latency) + 1)
+            }
             _ => None,
         })
         .max()

@@ -98,9 +98,10 @@ fn node_rules(f: &Function, n: NodeId) -> (Vec<OutRule>, usize) {
             all(OutRule::Queue(vec![0])),
             init.as_ref().map_or(0, Vec::len),
         ),
-        Op::Pipeline { .. } | Op::DynBuffer { .. } | Op::DynPipeline { .. } => {
-            (all(OutRule::Queue(vec![0])), 0)
-        }
+        Op::Pipeline { .. }
+        | Op::DynBuffer { .. }
+        | Op::DynPipeline { .. }
+        | Op::DynCounterBuffer { .. } => (all(OutRule::Queue(vec![0])), 0),
         Op::DynControlMerge => (all(OutRule::Merge), 0),
         Op::DynSelect | Op::DynLoad | Op::DynStore | Op::DynMemController { .. } => (latest(), 0),
         Op::Memory { ld, st, .. } | Op::ExtMemory { ld, st, .. } => {

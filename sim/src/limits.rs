@@ -126,6 +126,11 @@ pub fn check(f: &Function) -> Vec<Excess> {
                     "a pipeline of latency {latency}; the limit is {MAX_LATENCY}"
                 ));
             }
+            Op::DynCounterBuffer { latency } if *latency > MAX_LATENCY => {
+                over(format!(
+                    "a counter buffer of latency {latency}; the limit is {MAX_LATENCY}"
+                ));
+            }
             Op::Memory { memref, .. } | Op::ExtMemory { memref, .. } => {
                 let len = memref
                     .dims

@@ -715,6 +715,13 @@ pub enum Op {
         /// Cycles from taking a token to offering it (at least 1).
         latency: u32,
     },
+    /// Dynamatic's `COUNTER_BUFFER`: takes one token while empty and offers it `latency`
+    /// cycles later (its `dvLatency`); the token leaving makes room for the next in the same
+    /// cycle.
+    DynCounterBuffer {
+        /// Cycles from taking a token to offering it (at least 1).
+        latency: u32,
+    },
     /// Dynamatic's `control_merge`: a priority merge into a one-slot skid register that holds
     /// the winner's data and index, then an eager fork onto `outs` and `index`.
     DynControlMerge,
@@ -835,6 +842,8 @@ op_kinds! {
     DynBuffer = "dyn_buffer";
     /// [`Op::DynPipeline`]
     DynPipeline = "dyn_pipeline";
+    /// [`Op::DynCounterBuffer`]
+    DynCounterBuffer = "dyn_counter_buffer";
     /// [`Op::DynControlMerge`]
     DynControlMerge = "dyn_control_merge";
     /// [`Op::DynSelect`]
@@ -894,6 +903,7 @@ impl Op {
             Op::Pipeline { .. } => OpKind::Pipeline,
             Op::DynBuffer { .. } => OpKind::DynBuffer,
             Op::DynPipeline { .. } => OpKind::DynPipeline,
+            Op::DynCounterBuffer { .. } => OpKind::DynCounterBuffer,
             Op::DynControlMerge => OpKind::DynControlMerge,
             Op::DynSelect => OpKind::DynSelect,
             Op::DynLoad => OpKind::DynLoad,
@@ -958,6 +968,7 @@ impl Op {
             self,
             Op::DynBuffer { .. }
                 | Op::DynPipeline { .. }
+                | Op::DynCounterBuffer { .. }
                 | Op::DynControlMerge
                 | Op::DynSelect
                 | Op::DynLoad

@@ -30,14 +30,15 @@ fn wave_both(
 
 /// `a` (i8) through one Dynamatic buffer into result `r0`, which is ready from cycle 3.
 fn buffer_wave(kind: DynBufferKind, slots: u32) -> Vec<String> {
+    op_wave(Op::DynBuffer { kind, slots }, "dyn_buffer0.out0")
+}
+
+/// `a` (i8) through one node of `op` (its output `out`) into result `r0`, which is ready
+/// from cycle 3.
+fn op_wave(op: Op, out_name: &str) -> Vec<String> {
     let mut f = handscope_sim::Function::new("t");
     let a = arg(&mut f, "a", Type::Int(8));
-    let b = node(
-        &mut f,
-        Op::DynBuffer { kind, slots },
-        vec![a],
-        vec![Type::Int(8)],
-    );
+    let b = node(&mut f, op, vec![a], vec![Type::Int(8)]);
     let o = out(&f, b, 0);
     ret(&mut f, vec![o]);
     let mut e = Environment::default();
@@ -46,7 +47,7 @@ fn buffer_wave(kind: DynBufferKind, slots: u32) -> Vec<String> {
         "r0",
         ReadyPolicy::Pattern(vec![false, false, false, true, true, true, true]),
     );
-    wave_both(&f, &e, &["a", "dyn_buffer0.out0"], 6)
+    wave_both(&f, &e, &["a", out_name], 6)
 }
 
 /// `ONE_SLOT_BREAK_DV`: one token, one cycle of latency, and a full buffer whose token leaves
@@ -99,6 +100,19 @@ fn one_slot_break_dvr_takes_a_token_only_while_empty() {
     assert_eq!(
         buffer_wave(DynBufferKind::OneSlotBreakDvr, 1),
         ["F10 .", "V11 V10", "V11 V10", "V11 F10", "F11 R", "V12 F11"]
+    );
+}
+
+/// `COUNTER_BUFFER` of 2 cycles: a token taken in cycle 0 is offered from cycle 2; nothing
+/// enters while it waits or stalls, and the next enters in the cycle it leaves.
+#[test]
+fn counter_buffer_holds_each_token_its_latency() {
+    assert_eq!(
+        op_wave(
+            Op::DynCounterBuffer { latency: 2 },
+            "dyn_counter_buffer0.out0"
+        ),
+        ["F10 .", "V11 .", "V11 V10", "F11 F10", "V12 R", "F12 F11"]
     );
 }
 

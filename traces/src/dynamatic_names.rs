@@ -42,7 +42,8 @@ pub fn channel_net(f: &Function, cid: ChannelId) -> Option<String> {
         | Op::Join
         | Op::Constant { .. }
         | Op::Source
-        | Op::DynBuffer { .. } => "outs".into(),
+        | Op::DynBuffer { .. }
+        | Op::DynCounterBuffer { .. } => "outs".into(),
         // CIRCT's components: not in Dynamatic's RTL.
         Op::ControlMerge
         | Op::Sync

@@ -83,9 +83,11 @@ fn dynamatic_components_round_trip_through_verilator() {
 }
 
 /// A circuit of Dynamatic's components: `a` (11 down to 0) through a skid buffer into a fork
-/// feeding a ONE_SLOT_BREAK_DV and a ONE_SLOT_BREAK_DVR, a 3-stage pipeline into a FIFO_BREAK_DV and a comparison
+/// feeding a ONE_SLOT_BREAK_DV and a ONE_SLOT_BREAK_DVR, a 3-stage pipeline and a
+/// COUNTER_BUFFER into a FIFO_BREAK_DV and a comparison
 /// (`a < 5`, inverted by a `noti`) that chooses between `b` (late: through a 4-stage pipeline and a
-/// FIFO_BREAK_NONE) and `c` in a `select`; two controls into a `control_merge`. Results are
+/// FIFO_BREAK_NONE) and `c` in a `select`; two controls (one through a dataless
+/// COUNTER_BUFFER) into a `control_merge`. Results are
 /// ready at random.
 fn dynamatic_components() -> Example {
     use handscope_sim::stimulus::{ReadyPolicy, TokenSource};
@@ -124,10 +126,16 @@ fn dynamatic_components() -> Example {
         vec![fk[1]],
         vec![i8t.clone()],
     );
+    let held = node(
+        &mut f,
+        Op::DynCounterBuffer { latency: 2 },
+        vec![p[0]],
+        vec![i8t.clone()],
+    );
     let o1 = node(
         &mut f,
         buf(K::FifoBreakDv, 3),
-        vec![p[0]],
+        vec![held[0]],
         vec![i8t.clone()],
     );
     let k5 = node(&mut f, Op::Source, vec![], vec![Type::None]);
@@ -169,10 +177,16 @@ fn dynamatic_components() -> Example {
         vec![not[0], bq[0], c],
         vec![i8t.clone()],
     );
+    let xc = node(
+        &mut f,
+        Op::DynCounterBuffer { latency: 3 },
+        vec![x],
+        vec![Type::None],
+    );
     let cm = node(
         &mut f,
         Op::DynControlMerge,
-        vec![x, y],
+        vec![xc[0], y],
         vec![Type::None, Type::Int(1)],
     );
     let outs = [o0[0], o1[0], sel[0], cm[0], cm[1]];

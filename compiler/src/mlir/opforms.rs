@@ -281,14 +281,19 @@ impl<'a> Parser<'a> {
                     spec(Op::Unpack, all_typed(uses, &tst), members, attrs, sp)
                 }
             }
-            "dyn_pipeline" => {
+            "dyn_pipeline" | "dyn_counter_buffer" => {
                 let (latency, lsp) = self.bracket_u32("the latency")?;
                 let uses = self.parse_operand_list()?;
                 let attrs = self.parse_opt_attr_dict()?;
                 self.expect(&Tok::Colon)?;
                 let (t, tst) = self.parse_chan_type()?;
                 self.want_operands(&uses, 1, short, sp)?;
-                let op = self.dyn_pipeline_op(latency, lsp)?;
+                let op = match self.dyn_pipeline_op(latency, lsp)? {
+                    Op::DynPipeline { latency } if short == "dyn_counter_buffer" => {
+                        Op::DynCounterBuffer { latency }
+                    }
+                    op => op,
+                };
                 spec(op, all_typed(uses, &tst), vec![t], attrs, sp)
             }
             "dyn_buffer" => {
@@ -298,9 +303,9 @@ impl<'a> Parser<'a> {
                     _ => None,
                 };
                 let Some(kind) = kind else {
-                    return Err(self.expected(
-                        "a Dynamatic buffer kind (ONE_SLOT_BREAK_DV, ONE_SLOT_BREAK_R, FIFO_BREAK_NONE, FIFO_BREAK_DV)",
-                    ));
+                    return Err(
+                        self.expected(&format!("a Dynamatic buffer kind ({})", kind_names(", ")))
+                    );
                 };
                 self.bump()?;
                 let uses = self.parse_operand_list()?;
@@ -712,10 +717,7 @@ impl<'a> Parser<'a> {
     /// [`handscope_sim::limits::MAX_BUFFER_SLOTS`] for the FIFOs.
     fn dyn_buffer_op(&self, kind: DynBufferKind, slots: u32, at: Span) -> PResult<Op> {
         let max = handscope_sim::limits::MAX_BUFFER_SLOTS;
-        let one = matches!(
-            kind,
-            DynBufferKind::OneSlotBreakDv | DynBufferKind::OneSlotBreakR
-        );
+        let one = kind.one_slot();
         if slots == 0 || u64::from(slots) > max || (one && slots != 1) {
             return Err(self.err(
                 at,
@@ -1280,15 +1282,20 @@ impl<'a> Parser<'a> {
                     memref: self.memref_type(first)?,
                 }
             }
-            OpKind::DynPipeline => {
+            OpKind::DynPipeline | OpKind::DynCounterBuffer => {
                 let Some(la) = take_attr(attrs, "latency") else {
                     return Err(
-                        self.err(sp, "`handshake.dyn_pipeline` needs a `latency` attribute")
+                        self.err(sp, format!("`handshake.{}` needs a `latency` attribute", m))
                     );
                 };
                 let latency = u32::try_from(self.int_attr(&la)?)
                     .map_err(|_| self.err(la.value_span, "`latency` is out of range"))?;
-                self.dyn_pipeline_op(latency, la.value_span)?
+                match self.dyn_pipeline_op(latency, la.value_span)? {
+                    Op::DynPipeline { latency } if kind == OpKind::DynCounterBuffer => {
+                        Op::DynCounterBuffer { latency }
+                    }
+                    op => op,
+                }
             }
             OpKind::DynBuffer => {
                 let Some(sa) = take_attr(attrs, "slots") else {
@@ -1308,7 +1315,10 @@ impl<'a> Parser<'a> {
                 .ok_or_else(|| {
                     self.err(
                         ka.value_span,
-                        "`bufferType` must name a Dynamatic buffer kind (\"ONE_SLOT_BREAK_DV\", \"ONE_SLOT_BREAK_R\", \"FIFO_BREAK_NONE\", \"FIFO_BREAK_DV\")",
+                        format!(
+                            "`bufferType` must name a Dynamatic buffer kind (\"{}\")",
+                            kind_names("\", \"")
+                        ),
                     )
                 })?;
                 self.dyn_buffer_op(kind, slots, sa.value_span)?
@@ -1436,4 +1446,13 @@ impl<'a> Parser<'a> {
             }
         })
     }
+}
+
+/// The names of the simulated Dynamatic buffer kinds, joined by `sep`.
+fn kind_names(sep: &str) -> String {
+    DynBufferKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect::<Vec<_>>()
+        .join(sep)
 }

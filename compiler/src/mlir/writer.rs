@@ -463,6 +463,12 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
                 dict(&attrs)
             )
         }
+        Op::DynCounterBuffer { latency } => {
+            format!(
+                "dyn_counter_buffer [{latency}] {ops}{} : {first_out}",
+                dict(&attrs)
+            )
+        }
         Op::DynSelect => format!("dyn_select {ops}{} : {first_out}", dict(&attrs)),
         Op::DynControlMerge => {
             let idx = out_t.get(1).cloned().unwrap_or(Type::Index);

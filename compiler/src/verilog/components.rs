@@ -610,6 +610,9 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
         Op::DynPipeline { latency } => {
             name = dynamatic::pipeline(&mut g, *latency, s.outs[0])?;
         }
+        Op::DynCounterBuffer { latency } => {
+            name = dynamatic::counter_buffer(&mut g, *latency, s.outs[0])?;
+        }
         Op::DynControlMerge => {
             name = dynamatic::control_merge(&mut g, ni, s.outs[0], s.outs[1])?;
         }

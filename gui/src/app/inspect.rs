@@ -352,6 +352,13 @@ fn what(x: &At<'_>) -> (String, String) {
             };
             (does, buffer_now(x))
         }
+        Op::DynCounterBuffer { latency } => (
+            format!(
+                "buffer COUNTER_BUFFER: takes one token at a time and offers it {} later",
+                plural(*latency as usize, "cycle", "cycles")
+            ),
+            buffer_now(x),
+        ),
         Op::DynPipeline { latency } => {
             let held = match &x.state {
                 NodeState::Pipeline(p) => p.occupancy(),

@@ -814,6 +814,21 @@ fn compile_node(
                 bypass,
             });
         }
+        Op::DynCounterBuffer { latency } => {
+            let latency = *latency;
+            if latency == 0 {
+                return Err(malformed(node, "counter buffer with latency 0"));
+            }
+            let (inp, out) = (ins[0], outs[0]);
+            b.fwd(nid, Fwd::DynCountOut { out, reg }, vec![], vec![out]);
+            b.bwd(nid, Bwd::DynCountIn { inp, out, reg }, vec![out], vec![inp]);
+            b.p.clk.push(Clk::DynCount {
+                inp,
+                out,
+                reg,
+                latency,
+            });
+        }
         Op::DynPipeline { latency } => {
             let latency = *latency;
             if latency == 0 {

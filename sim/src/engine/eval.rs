@@ -493,6 +493,7 @@ pub(super) fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
         Fwd::DynMerge { ins, out, idx, reg } => dynamatic::merge_out(p, s, ins, out, idx, reg),
         Fwd::DynSelect { c, t, f, out, reg } => dynamatic::select_out(s, c, t, f, out, reg),
         Fwd::DynMcOut { mc } => dynamatic::mc_out(p, s, mc),
+        Fwd::DynCountOut { out, reg } => dynamatic::count_out(s, out, reg),
     }
 }
 
@@ -693,6 +694,7 @@ pub(super) fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
         Bwd::DynMerge { ins, reg } => dynamatic::merge_in(p, s, ins, reg),
         Bwd::DynSelect { c, t, f, out, reg } => dynamatic::select_in(s, c, t, f, out, reg),
         Bwd::DynMcIn { mc } => dynamatic::mc_in(p, s, mc),
+        Bwd::DynCountIn { inp, out, reg } => dynamatic::count_in(s, inp, out, reg),
     }
 }
 
@@ -903,6 +905,12 @@ pub(super) fn clk_one(p: &Program, s: &mut Sig<'_>, i: &Clk) {
             reg,
             latency,
         } => dynamatic::pipe_clk(s, inp, out, reg, latency),
+        Clk::DynCount {
+            inp,
+            out,
+            reg,
+            latency,
+        } => dynamatic::count_clk(s, inp, out, reg, latency),
         Clk::DynMerge { ins, out, idx, reg } => dynamatic::merge_clk(p, s, ins, out, idx, reg),
         Clk::DynSelect { c, t, f, out, reg } => dynamatic::select_clk(s, c, t, f, out, reg),
         Clk::DynMc { mc } => dynamatic::mc_clk(p, s, mc),

@@ -131,6 +131,8 @@ pub enum Fwd {
         reg: u32,
         bypass: bool,
     },
+    /// Dynamatic `COUNTER_BUFFER` output: its token once its wait is over.
+    DynCountOut { out: u32, reg: u32 },
     /// Dynamatic `control_merge`: the skid register's winner, or the priority choice, onto
     /// `out` and `idx` (each until its fork flag is set).
     DynMerge {
@@ -288,6 +290,8 @@ pub enum Bwd {
     },
     /// Dynamatic pipeline input: ready while the last stage (at `last`) is empty or taken.
     DynPipeIn { inp: u32, out: u32, last: u32 },
+    /// Dynamatic `COUNTER_BUFFER` input: ready while empty, or when its token leaves.
+    DynCountIn { inp: u32, out: u32, reg: u32 },
     /// Dynamatic `control_merge` inputs: the priority winner is ready while the skid
     /// register is empty.
     DynMerge { ins: Span, reg: u32 },
@@ -393,6 +397,13 @@ pub enum Clk {
         reg: u32,
         slots: u32,
         bypass: bool,
+    },
+    /// Dynamatic `COUNTER_BUFFER`: takes a token and counts `latency - 1` cycles down.
+    DynCount {
+        inp: u32,
+        out: u32,
+        reg: u32,
+        latency: u32,
     },
     /// Dynamatic pipeline: every stage shifts while the last is empty or taken.
     DynPipe {
@@ -609,6 +620,7 @@ impl Kinded for Fwd {
             Fwd::DynMerge { .. } => 82,
             Fwd::DynSelect { .. } => 83,
             Fwd::DynMcOut { .. } => 84,
+            Fwd::DynCountOut { .. } => 85,
             Fwd::Const { .. } => 32,
             Fwd::Fixed { .. } => 33,
             Fwd::Store { .. } => 34,
@@ -641,6 +653,7 @@ impl Kinded for Bwd {
             Bwd::DynMerge { .. } => 19,
             Bwd::DynSelect { .. } => 20,
             Bwd::DynMcIn { .. } => 21,
+            Bwd::DynCountIn { .. } => 22,
             Bwd::Store { .. } => 9,
             Bwd::MemSt { .. } => 10,
             Bwd::Join2 { .. } => 11,
@@ -665,6 +678,7 @@ impl Kinded for Clk {
             Clk::DynMerge { .. } => 6,
             Clk::DynSelect { .. } => 7,
             Clk::DynMc { .. } => 8,
+            Clk::DynCount { .. } => 9,
         }
     }
 }

@@ -108,6 +108,7 @@ pub fn describe_op(
         }
         Op::DynBuffer { kind, slots } => format!("buffer [{slots}] {}", kind.name()),
         Op::DynPipeline { latency } => format!("pipeline [{latency}] stalling"),
+        Op::DynCounterBuffer { latency } => format!("buffer COUNTER_BUFFER, {latency} cycles"),
         Op::DynControlMerge if full => format!("control_merge [{n_in}]"),
         Op::DynControlMerge => "control_merge".into(),
         Op::DynSelect => "select".into(),

@@ -370,6 +370,17 @@ pub fn spec(op: &Op) -> ComponentSpec {
             WaitRule::InputWhenEmpty,
             NotLowered,
         ),
+        // One place: COUNT, HEAD (the cycles still to wait) and the token.
+        Op::DynCounterBuffer { .. } => s(
+            numbered("in", Exactly(1)),
+            numbered("out", Exactly(1)),
+            Typing::OutputsLikeInput,
+            Comb::Pipeline,
+            StateLayout::Fifo { slots: 1 },
+            DisplayClass::Buffer,
+            WaitRule::InputWhenEmpty,
+            NotLowered,
+        ),
         Op::DynControlMerge => s(
             numbered("in", AtLeast(1)),
             Ports::Named(&["outs", "index"]),

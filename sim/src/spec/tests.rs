@@ -63,6 +63,7 @@ fn one_of_each() -> Vec<Op> {
                     .map(|&kind| Op::DynBuffer { kind, slots: 2 }),
             ),
             OpKind::DynPipeline => ops.push(Op::DynPipeline { latency: 4 }),
+            OpKind::DynCounterBuffer => ops.push(Op::DynCounterBuffer { latency: 3 }),
             OpKind::DynControlMerge => ops.push(Op::DynControlMerge),
             OpKind::DynSelect => ops.push(Op::DynSelect),
             OpKind::DynLoad => ops.push(Op::DynLoad),

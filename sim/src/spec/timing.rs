@@ -322,6 +322,7 @@ impl TimingProfile {
             | Op::Buffer { .. }
             | Op::DynBuffer { .. }
             | Op::DynPipeline { .. }
+            | Op::DynCounterBuffer { .. }
             | Op::DynControlMerge
             | Op::DynSelect
             | Op::DynLoad

@@ -449,7 +449,7 @@ fn check_attributes(c: &mut Checker<'_>, op: &Op, ins: &[Type], outs: &[Type]) {
                 );
             }
         }
-        Op::DynPipeline { latency } => {
+        Op::DynPipeline { latency } | Op::DynCounterBuffer { latency } => {
             if *latency == 0 {
                 c.push(ViolationKind::Attribute, "pipeline has latency 0".into());
             }

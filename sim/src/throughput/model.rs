@@ -158,6 +158,12 @@ fn output_kind(op: &Op, port: usize) -> OutputKind {
                 back: u64::from(!kind.ready_through()),
                 places: u64::from(slots),
             },
+            // One place; a token waits `latency` cycles; the next enters as it leaves.
+            Op::DynCounterBuffer { latency } => OutputKind::Fifo {
+                fwd: u64::from(*latency),
+                back: 0,
+                places: 1,
+            },
             _ => OutputKind::Slots,
         },
         StateLayout::MemoryPorts { ld, st } => {

@@ -237,3 +237,28 @@ fn tune_ends_for_any_slot_limit() {
         }]
     );
 }
+
+/// A Dynamatic `COUNTER_BUFFER` of 3 cycles passes a stream one token every 3 cycles: the
+/// model's critical cycle (3 forward, one place) says so and the run measures it.
+#[test]
+fn a_counter_buffer_paces_a_stream_by_its_latency() {
+    let mut f = Function::new("c");
+    let a = f.add_arg("a", ArgType::Channel(Type::Int(8))).unwrap();
+    let b = f.add_node(Op::DynCounterBuffer { latency: 3 }, vec![Type::Int(8)]);
+    f.set_inputs(b, vec![a]);
+    f.results.push(FuncResult {
+        name: "out".into(),
+        ty: Type::Int(8),
+    });
+    let r = f.add_node(Op::Return, vec![]);
+    f.set_inputs(r, vec![f.nodes[b].outputs[0]]);
+    f.assign_ids().unwrap();
+    let m = Model::build(&f, ModelOptions::default());
+    let c = critical_cycle(&m, |_| true).expect("the buffer's place closes a cycle");
+    assert_eq!((c.latency, c.tokens), (3, 1), "{c:?}");
+    let run = session(f.clone(), 30).run(10_000, true).unwrap();
+    let acts = measure::activity(&f, run.trace.as_ref().unwrap());
+    let out = f.nodes[b].outputs[0];
+    let ii = measure::of(&acts, out).interval().unwrap();
+    assert!((ii - 3.0).abs() < 0.01, "{ii}");
+}

@@ -111,6 +111,7 @@ fn check_node_ports(cx: &mut Cx<'_>, n: NodeId, module: Option<&Module>) {
         | Op::Pipeline { .. }
         | Op::DynBuffer { .. }
         | Op::DynPipeline { .. }
+        | Op::DynCounterBuffer { .. }
         | Op::DynControlMerge
         | Op::DynSelect
         | Op::DynLoad

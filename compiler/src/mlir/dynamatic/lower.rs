@@ -492,13 +492,29 @@ impl Lowering<'_> {
                 self.check_slots(op, p.slots)?;
                 return Ok(Op::DynPipeline { latency: p.slots });
             }
+            // One token at a time, offered `dvLatency` cycles after it was taken (the RTL
+            // has no slot count: it holds one token whatever `numSlots` says).
             BufferType::CounterBuffer => {
-                return Err(self
-                    .err(op.span, "buffer kind COUNTER_BUFFER is not simulated yet")
-                    .with_help(
-                        "Dynamatic prints it since 2026-04 and no published kernel uses it; the \
-                         other six kinds are simulated",
+                let latency = match p.dv_latency {
+                    Some(l) if l > 0 => l,
+                    _ => {
+                        return Err(self.err(
+                            op.span,
+                            "a COUNTER_BUFFER needs `dvLatency` of at least 1 (the cycles it \
+                             holds each token)",
+                        ));
+                    }
+                };
+                if latency > handscope_sim::limits::MAX_LATENCY {
+                    return Err(self.err(
+                        op.span,
+                        format!(
+                            "a COUNTER_BUFFER's `dvLatency` is at most {} (found {latency})",
+                            handscope_sim::limits::MAX_LATENCY
+                        ),
                     ));
+                }
+                return Ok(Op::DynCounterBuffer { latency });
             }
         };
         // A one-slot kind with more slots is Dynamatic's FIFO of the same cuts.

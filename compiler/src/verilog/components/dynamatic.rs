@@ -83,6 +83,43 @@ pub(super) fn buffer(g: &mut Gen, kind: DynBufferKind, n: u32, w: u32) -> Result
     ))
 }
 
+/// A `COUNTER_BUFFER` of `latency` cycles between `in0` and `out0` of width `w`, in the
+/// registers of a one-slot FIFO: `count` (holds a token), `head` (cycles still to wait) and
+/// `entry0` (the token).
+pub(super) fn counter_buffer(g: &mut Gen, latency: u32, w: u32) -> Result<String, String> {
+    if latency == 0 {
+        return Err("counter buffer with latency 0".into());
+    }
+    let dw = w.max(1);
+    g.line("logic [31:0] count;");
+    g.line("logic [31:0] head;");
+    g.line(format!("logic [{}:0] entry0;", dw - 1));
+    g.line("wire busy = count != 32'd0;");
+    g.line("wire done = busy & (head == 32'd0);");
+    g.line("assign out0_valid = done;");
+    if w > 0 {
+        g.line(format!("assign out0 = done ? entry0 : {w}'d0;"));
+    }
+    g.line("assign in0_ready = !busy | (done & out0_ready);");
+    g.line("wire taken = in0_valid & in0_ready;");
+    g.line("always_ff @(posedge clock) begin");
+    g.line("  if (reset) begin");
+    g.line("    count <= '0; head <= '0; entry0 <= '0;");
+    g.line("  end else if (taken) begin");
+    g.line(format!(
+        "    count <= 32'd1; head <= 32'd{}; entry0 <= {};",
+        latency - 1,
+        if w > 0 { "in0" } else { "1'b0" }
+    ));
+    g.line("  end else if (done & out0_ready) begin");
+    g.line("    count <= '0;");
+    g.line("  end else if (busy & !done) begin");
+    g.line("    head <= head - 32'd1;");
+    g.line("  end");
+    g.line("end");
+    Ok(format!("hs_dyn_counter_buffer_l{latency}_i{w}_o{w}"))
+}
+
 /// A stalling pipeline of `n` stages (`stage<k>_valid`, `stage<k>_data`): every stage
 /// shifts while the last is empty or taken.
 pub(super) fn pipeline(g: &mut Gen, n: u32, w: u32) -> Result<String, String> {

@@ -58,6 +58,44 @@ pub(super) fn buf_clk(s: &mut Sig<'_>, inp: u32, out: u32, reg: u32, slots: u32,
     }
 }
 
+/// A `COUNTER_BUFFER`'s output: its token (`ENTRIES`) once it holds one (`COUNT`) and the
+/// wait (`HEAD`, the cycles still to count) is over.
+#[inline(always)]
+pub(super) fn count_out(s: &mut Sig<'_>, out: u32, reg: u32) {
+    let r = reg as usize;
+    let done = s.regs.at(r + COUNT) != 0 && s.regs.at(r + HEAD) == 0;
+    *s.valid.at_mut(out as usize) = done;
+    *s.data.at_mut(out as usize) = if done { s.regs.at(r + ENTRIES) } else { 0 };
+}
+
+/// A `COUNTER_BUFFER`'s `in.ready`: empty, or its token leaves now.
+#[inline(always)]
+pub(super) fn count_in(s: &mut Sig<'_>, inp: u32, out: u32, reg: u32) {
+    let r = reg as usize;
+    let busy = s.regs.at(r + COUNT) != 0;
+    let done = busy && s.regs.at(r + HEAD) == 0;
+    *s.ready.at_mut(inp as usize) = !busy || (done && s.ready.at(out as usize));
+}
+
+/// A `COUNTER_BUFFER`'s clock edge: a taken token is held for `latency - 1` more cycles;
+/// else the token leaves when taken, or the wait counts down.
+#[inline(always)]
+pub(super) fn count_clk(s: &mut Sig<'_>, inp: u32, out: u32, reg: u32, latency: u32) {
+    let r = reg as usize;
+    let (busy, wait) = (s.regs.at(r + COUNT) != 0, s.regs.at(r + HEAD));
+    let taken = s.valid.at(inp as usize) & s.ready.at(inp as usize);
+    let leave = busy && wait == 0 && s.ready.at(out as usize);
+    if taken {
+        *s.regs.at_mut(r + COUNT) = 1;
+        *s.regs.at_mut(r + HEAD) = u64::from(latency.saturating_sub(1));
+        *s.regs.at_mut(r + ENTRIES) = s.data.at(inp as usize);
+    } else if leave {
+        *s.regs.at_mut(r + COUNT) = 0;
+    } else if busy && wait > 0 {
+        *s.regs.at_mut(r + HEAD) = wait - 1;
+    }
+}
+
 /// A stalling pipeline's `in.ready`: its last stage (at `last`) is empty or taken.
 #[inline(always)]
 pub(super) fn pipe_in(s: &mut Sig<'_>, inp: u32, out: u32, last: u32) {

@@ -802,7 +802,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Fwd::DynBufOut { .. }
             | Fwd::DynMerge { .. }
             | Fwd::DynSelect { .. }
-            | Fwd::DynMcOut { .. } => self.call(Helper::Fwd, idx),
+            | Fwd::DynMcOut { .. }
+            | Fwd::DynCountOut { .. } => self.call(Helper::Fwd, idx),
         }
     }
 
@@ -966,6 +967,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             Bwd::LazyFork { .. }
             | Bwd::PipeIn { .. }
             | Bwd::DynBufIn { .. }
+            | Bwd::DynCountIn { .. }
             | Bwd::DynPipeIn { .. }
             | Bwd::DynMerge { .. }
             | Bwd::DynSelect { .. }
@@ -1026,6 +1028,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             Clk::Pipe { .. }
             | Clk::MemSt { .. }
             | Clk::DynBuf { .. }
+            | Clk::DynCount { .. }
             | Clk::DynPipe { .. }
             | Clk::DynMerge { .. }
             | Clk::DynSelect { .. }
