@@ -94,6 +94,12 @@ impl VerilogBuilder {
         Self::default()
     }
 
+    /// The names of the component modules written so far (one per distinct component:
+    /// op, parameters and port widths), sorted.
+    pub fn component_names(&self) -> impl Iterator<Item = &str> {
+        self.components.keys().map(String::as_str)
+    }
+
     /// Adds the top module of `f`, named `top` (default: the encoded function name).
     pub fn add(&mut self, f: &Function, top: Option<&str>) -> Result<String, VerilogError> {
         let top = top

@@ -86,3 +86,94 @@ pub fn timed_kernels(timing: &handscope_sim::spec::timing::TimingProfile) -> Vec
         })
         .collect()
 }
+
+/// The fewest of `ks` (greedily: most new modules first, then file order) whose SystemVerilog
+/// instantiates every kind of component module that any of `ks` does: every component (op and
+/// parameters) any kernel needs, at every class of width it is used at (0, 1, 2 to 63, 64, or
+/// more bits: the cases the generated code distinguishes), is checked against the engine in
+/// at least one kernel, in a Verilator model a fraction of the size of all kernels' (the
+/// suite's time budget).
+pub fn covering(ks: Vec<Example>) -> Vec<Example> {
+    covering_beyond(ks, &Default::default())
+}
+
+/// The kinds of component module (see [`covering`]) that `ks` instantiate.
+pub fn module_kinds(ks: &[Example]) -> std::collections::BTreeSet<String> {
+    ks.iter().flat_map(kernel_module_kinds).collect()
+}
+
+fn kernel_module_kinds(k: &Example) -> std::collections::BTreeSet<String> {
+    let mut b = handscope_compiler::verilog::VerilogBuilder::new();
+    b.add(&k.func, None)
+        .unwrap_or_else(|e| panic!("{}: {e}", k.name));
+    b.component_names().map(width_classes).collect()
+}
+
+/// [`covering`] for the kinds of module not in `done` (checked by another round trip).
+pub fn covering_beyond(
+    ks: Vec<Example>,
+    done: &std::collections::BTreeSet<String>,
+) -> Vec<Example> {
+    use std::collections::BTreeSet;
+    let modules: Vec<BTreeSet<String>> = ks
+        .iter()
+        .map(|k| kernel_module_kinds(k).difference(done).cloned().collect())
+        .collect();
+    let mut covered: BTreeSet<String> = BTreeSet::new();
+    let mut chosen = vec![false; ks.len()];
+    loop {
+        let best = (0..ks.len())
+            .filter(|&i| !chosen[i])
+            .map(|i| (modules[i].difference(&covered).count(), i))
+            .filter(|&(n, _)| n > 0)
+            .max_by_key(|&(n, i)| (n, std::cmp::Reverse(i)));
+        let Some((_, i)) = best else { break };
+        chosen[i] = true;
+        covered.extend(modules[i].iter().cloned());
+    }
+    let all: BTreeSet<&String> = modules.iter().flatten().collect();
+    assert_eq!(covered.len(), all.len(), "every module is covered");
+    ks.into_iter()
+        .zip(chosen)
+        .filter_map(|(k, c)| c.then_some(k))
+        .collect()
+}
+
+/// A module name with every number replaced by its class: `0`, `1`, `w` (2 to 63), `64` or `W`
+/// (more): widths, slot counts and sizes at which the generated code is the same; repeated
+/// ports of one class count once.
+fn width_classes(name: &str) -> String {
+    let mut out = String::new();
+    let mut digits = String::new();
+    let flush = |digits: &mut String, out: &mut String| {
+        if digits.is_empty() {
+            return;
+        }
+        let class = match digits.parse::<u64>() {
+            Ok(0) => "0",
+            Ok(1) => "1",
+            Ok(2..=63) => "w",
+            Ok(64) => "64",
+            _ => "W",
+        };
+        out.push_str(class);
+        digits.clear();
+    };
+    for c in name.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+        } else {
+            flush(&mut digits, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut digits, &mut out);
+    // Port lists of any length (a fork of 2 or 5 outputs) are one kind.
+    let mut parts: Vec<&str> = Vec::new();
+    for p in out.split('_') {
+        if parts.last() != Some(&p) {
+            parts.push(p);
+        }
+    }
+    parts.join("_")
+}
