@@ -7,7 +7,8 @@ use handscope_compiler::mlir::dynamatic::{DynOpKind, DynTiming, lower};
 use handscope_compiler::mlir::{looks_dynamatic, parse_dynamatic, parse_mlir};
 use proptest::prelude::*;
 
-const SNIPPETS: [&str; 11] = [
+const SNIPPETS: [&str; 12] = [
+    include_str!("data/dynamatic/lsq3_e4.mlir"),
     include_str!("../../examples/dynamatic/dynamatic_diamond.mlir"),
     include_str!("../../examples/dynamatic/dynamatic_diamond_tuned.mlir"),
     include_str!("data/dynamatic/diamond_e4.mlir"),

@@ -13,6 +13,7 @@ mod c_kernels;
 mod c_scale;
 mod circt_accepts;
 mod common;
+mod dynamatic_lsq;
 mod dynamatic_reader;
 mod dynamatic_sim;
 mod dynamatic_writer;

@@ -83,6 +83,7 @@ pub fn check(path: &Path, text: &str) -> anyhow::Result<std::process::ExitCode> 
             .map(|p| format!("{}: {}", p.name, type_text(&p.ty)))
             .collect();
         print_function(&s, &args, &results)?;
+        print_lsqs(f, &mut notes)?;
         notes.extend(beyond_mainline(f));
     }
     for w in &warnings {
@@ -183,6 +184,43 @@ fn beyond_mainline(f: &handscope_compiler::mlir::dynamatic::DynFunc) -> Vec<Stri
         ));
     }
     notes
+}
+
+/// Each load-store queue's configuration as the IR gives it (groups, each load's place among
+/// its group's stores, queue depths); a queue whose operands make no configuration is a note.
+fn print_lsqs(
+    f: &handscope_compiler::mlir::dynamatic::DynFunc,
+    notes: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    use handscope_compiler::mlir::dynamatic::{DynOpKind, LsqMode, lsq_config};
+    for op in f.ops.iter().filter(|o| o.kind == DynOpKind::Lsq) {
+        let name = op.name.as_deref().unwrap_or("lsq");
+        match lsq_config(f, op) {
+            Ok(c) => {
+                let mode = match c.mode {
+                    LsqMode::Master => "master",
+                    LsqMode::Slave => "behind the memory controller",
+                };
+                outln!("    lsq {name} ({mode}): {c}")?;
+                let orders: Vec<String> = (0..c.groups.len())
+                    .filter(|&g| c.loads(g) > 0 && c.stores(g) > 0)
+                    .map(|g| {
+                        let o: Vec<String> =
+                            c.load_order(g).iter().map(|n| n.to_string()).collect();
+                        format!("group {g} [{}]", o.join(", "))
+                    })
+                    .collect();
+                if !orders.is_empty() {
+                    outln!(
+                        "      stores before each load of a group: {}",
+                        orders.join("; ")
+                    )?;
+                }
+            }
+            Err(e) => notes.push(format!("{name}: {}", e.message)),
+        }
+    }
+    Ok(())
 }
 
 fn print_function(s: &FuncSummary, args: &[String], results: &[String]) -> anyhow::Result<()> {

@@ -13,6 +13,7 @@ mod edit;
 mod era;
 mod kinds;
 mod lower;
+mod lsq;
 mod ops;
 mod reader;
 mod shapes;
@@ -32,6 +33,7 @@ pub use edit::{BufferEdit, EditError, buffer_edits, write_edited};
 pub use era::Era;
 pub use kinds::DynOpKind;
 pub use lower::{SourceNames, lower, lower_with_names};
+pub use lsq::{DEFAULT_DEPTH, DepthSource, LsqAccess, LsqConfig, LsqConfigError, lsq_config};
 pub use summary::{FuncSummary, InterfaceKind, MemorySummary};
 pub use timing::{DynTiming, LatencyError, TimingFileError};
 
