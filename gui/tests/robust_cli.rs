@@ -934,3 +934,31 @@ fn replay_of_signals_of_another_width_needs_force() {
         assert!(err.contains("not as wide as their channels"), "{err}");
     }
 }
+
+/// A replayed memory outside the circuit whose contents before the run no `--mem` gave is
+/// said to be the trace's writes over zeros, not shown as if known; with `--mem` nothing is
+/// said.
+#[test]
+fn replay_says_when_a_memory_starts_unknown() {
+    let circuit = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/circuits/extmem_add.mlir"
+    );
+    let vcd = file("extmem_add.mem.vcd", "");
+    let (code, _, err) = handscope(&["sim", circuit, "--vcd", &vcd]);
+    assert_eq!(code, 0, "{err}");
+    let (_, _, err) = handscope(&["replay", circuit, &vcd]);
+    assert!(
+        err.contains("its contents before the run are not in the waveform"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(circuit).unwrap();
+    let mem = handscope_sim::session::header::Header::parse(&text)
+        .values("sim")
+        .flat_map(|v| v.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .skip_while(|w| w != "--mem")
+        .nth(1)
+        .expect("the example's header gives its memory");
+    let (_, _, err) = handscope(&["replay", circuit, &vcd, "--mem", &mem]);
+    assert!(!err.contains("not in the waveform"), "{err}");
+}

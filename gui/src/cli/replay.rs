@@ -107,6 +107,28 @@ pub fn run(a: &ReplayArgs) -> anyhow::Result<ExitCode> {
             eprintln!("  unused signal {s}");
         }
     }
+    // A waveform shows the accesses a run made to a memory outside the circuit, not what the
+    // memory held before: one without `--mem` is the writes the trace shows over zeros, and
+    // says so.
+    let given_mems: Vec<&str> = stimulus
+        .mems
+        .iter()
+        .filter_map(|m| m.split_once('=').map(|(n, _)| n.trim()))
+        .collect();
+    let f = session.function();
+    let outside = |name: &str| {
+        f.args
+            .iter()
+            .any(|a| a.name == name && matches!(a.ty, handscope_sim::ArgType::MemRef(_)))
+    };
+    for name in r.report.memories.keys() {
+        if outside(name) && !given_mems.contains(&name.as_str()) {
+            eprintln!(
+                "note: memory {name}: its contents before the run are not in the waveform and \
+                 no --mem {name}=... gave them; it is shown as the trace's writes over zeros"
+            );
+        }
+    }
     a.outputs.print(&mut r.report, a.json, &timing)?;
     Ok(crate::exit::of_run(r.report.status))
 }
