@@ -86,14 +86,106 @@ fn kernels_round_trip_through_verilator_fpga() {
 }
 
 /// Dynamatic's components in our SystemVerilog (every buffer kind, the stalling pipeline,
-/// `control_merge`, `select` with antitokens, a data argument offered from cycle 1), under
+/// `control_merge`, `select` with antitokens, a data argument offered from cycle 1, the
+/// memory controller), under
 /// random back-pressure: Verilator's VCD replays to the engine's trace, state words included.
 #[test]
 fn dynamatic_components_round_trip_through_verilator() {
     if !have_verilator("dynamatic_components_round_trip_through_verilator") {
         return;
     }
-    round_trip("dyn", &[dynamatic_components()]);
+    let mem = dynamatic_memory();
+    let mut sim = handscope_sim::engine::Simulation::new(&mem.func, mem.env.clone()).unwrap();
+    let r = sim.run(MAX_CYCLES);
+    assert_eq!(r.status, handscope_sim::report::Status::Done, "{r:?}");
+    let m: Vec<String> = r.memories["m"].iter().map(|v| v.to_string()).collect();
+    assert_eq!(m, ["1", "30", "20", "4"]);
+    assert_eq!(r.outputs["m_end"].len(), 1);
+    round_trip("dyn", &[dynamatic_components(), mem]);
+}
+
+/// Dynamatic's memory controller on a memory of 4 words: two load ports (the lower wins a
+/// cycle both ask for), one store port fed three stores that one block control announces, a
+/// load and a store to one address in one cycle (the load reads the stored value), `memEnd`
+/// once `ctrlEnd` came and the three stores are written; load results ready at random.
+fn dynamatic_memory() -> Example {
+    use handscope_sim::stimulus::{ReadyPolicy, TokenSource};
+    use handscope_sim::{ArgType, FuncResult, MemRefType, Op, Type};
+    let mut f = handscope_sim::Function::new("dyn_mem");
+    let i2 = Type::Int(2);
+    let i32t = Type::Int(32);
+    let mem = f
+        .add_arg(
+            "m",
+            ArgType::MemRef(MemRefType {
+                dims: vec![4],
+                elem: i32t.clone(),
+            }),
+        )
+        .is_none();
+    assert!(mem, "a memref argument has no channel");
+    let mut chan = |name: &str, t: &Type| f.add_arg(name, ArgType::Channel(t.clone())).unwrap();
+    let start = chan("m_start", &Type::None);
+    let count = chan("count", &i32t);
+    let la0 = chan("la0", &i2);
+    let la1 = chan("la1", &i2);
+    let sa = chan("sa", &i2);
+    let sd = chan("sd", &i32t);
+    let end = chan("ctrl_end", &Type::None);
+    let mc = f.add_node(
+        Op::DynMemController {
+            ctrl: 1,
+            ld: 2,
+            st: 1,
+            memref_arg: 0,
+            memref: MemRefType {
+                dims: vec![4],
+                elem: i32t.clone(),
+            },
+        },
+        vec![i32t.clone(), i32t.clone(), Type::None],
+    );
+    f.set_inputs(mc, vec![start, count, la0, la1, sa, sd, end]);
+    let outs = f.nodes[mc].outputs.clone();
+    for (name, t) in [("ld0", &i32t), ("ld1", &i32t), ("m_end", &Type::None)] {
+        f.results.push(FuncResult {
+            name: name.into(),
+            ty: t.clone(),
+        });
+    }
+    let r = f.add_node(Op::Return, vec![]);
+    f.set_inputs(r, outs);
+    f.assign_ids().unwrap();
+    let mut env = handscope_sim::stimulus::Environment::default();
+    env.ext_memories.insert("m".into(), vec![1, 2, 3, 4]);
+    env.push_tokens("count", TokenSource::Values(vec![3]));
+    env.push_tokens("la0", TokenSource::Values(vec![1, 1, 2, 3, 0, 1]));
+    env.push_tokens("la1", TokenSource::Values(vec![1, 3, 2, 0]));
+    env.push_tokens("sa", TokenSource::Values(vec![1, 2, 1]));
+    env.push_tokens("sd", TokenSource::Values(vec![10, 20, 30]));
+    env.push_tokens("m_start", TokenSource::None(1));
+    env.push_tokens("ctrl_end", TokenSource::None(1));
+    env.set_ready(
+        "ld0",
+        ReadyPolicy::Random {
+            seed: 17,
+            prob: 0.7,
+        },
+    );
+    env.set_ready(
+        "ld1",
+        ReadyPolicy::Random {
+            seed: 19,
+            prob: 0.5,
+        },
+    );
+    Example {
+        name: "dyn_mem".into(),
+        path: std::path::PathBuf::from("dyn_mem"),
+        text: String::new(),
+        func: f,
+        env,
+    }
 }
 
 /// A circuit of Dynamatic's components: `a` (11 down to 0) through a skid buffer into a fork

@@ -420,6 +420,9 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                     } else {
                         "1'b0".into()
                     }
+                } else if sw == 1 {
+                    // A 1-bit port has no range to select from (Dynamatic's `i1` selects).
+                    format!("select == 1'd{}", k - 1)
                 } else {
                     format!("select[{}:0] == {bits}'d{}", bits - 1, k - 1)
                 }
@@ -625,8 +628,21 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
         Op::DynStore => {
             name = dynamatic::store(&mut g, s.ins[0], s.ins[1]);
         }
-        Op::DynMemController { .. } => {
-            return Err("Dynamatic's memory controller has no SystemVerilog model yet (issue #31); the circuit simulates in Handscope".into());
+        Op::DynMemController {
+            ctrl,
+            ld,
+            st,
+            memref,
+            ..
+        } => {
+            name = dynamatic::mem_controller(
+                &mut g,
+                &mut ex,
+                (*ctrl as usize, *ld as usize, *st as usize),
+                (memref.len(), memref.elem.bit_width()),
+                &s.ins,
+                &s.outs,
+            )?;
         }
         Op::Pipeline { latency, ii } => {
             // `docs/semantics.md` "Pipelined units": stage k is free when it is empty or the

@@ -223,7 +223,9 @@ impl VerilogBuilder {
                 conns.push(format!(".{p}_valid({net}_valid)"));
                 conns.push(format!(".{p}_ready({net}_ready)"));
             }
-            if let Op::ExtMemory { memref_arg, .. } = node.op {
+            if let Op::ExtMemory { memref_arg, .. } | Op::DynMemController { memref_arg, .. } =
+                node.op
+            {
                 let mname = f
                     .args
                     .get(memref_arg)

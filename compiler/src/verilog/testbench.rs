@@ -161,30 +161,36 @@ struct ExtMem {
 fn ext_memories(f: &Function) -> Vec<(usize, ExtMem)> {
     let mut v = Vec::new();
     for (_, n) in f.nodes.iter() {
-        if let Op::ExtMemory {
-            ld,
-            st,
-            memref_arg,
-            memref,
-            ..
-        } = &n.op
-        {
-            let name = f
-                .args
-                .get(*memref_arg)
-                .map(|a| a.name.clone())
-                .unwrap_or_else(|| n.id.clone());
-            v.push((
-                v.len(),
-                ExtMem {
-                    name,
-                    size: memref.len(),
-                    elem: memref.elem.bit_width(),
-                    ld: *ld,
-                    st: *st,
-                },
-            ));
-        }
+        // A Dynamatic memory controller reaches its memory through one read and one write
+        // port, whatever its own load and store ports.
+        let (ld, st, memref_arg, memref) = match &n.op {
+            Op::ExtMemory {
+                ld,
+                st,
+                memref_arg,
+                memref,
+                ..
+            } => (*ld, *st, *memref_arg, memref),
+            Op::DynMemController {
+                memref_arg, memref, ..
+            } => (1, 1, *memref_arg, memref),
+            _ => continue,
+        };
+        let name = f
+            .args
+            .get(memref_arg)
+            .map(|a| a.name.clone())
+            .unwrap_or_else(|| n.id.clone());
+        v.push((
+            v.len(),
+            ExtMem {
+                name,
+                size: memref.len(),
+                elem: memref.elem.bit_width(),
+                ld,
+                st,
+            },
+        ));
     }
     v
 }

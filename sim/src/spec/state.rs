@@ -286,8 +286,8 @@ impl RegField {
         }
         if let Some((port, tail)) = name.strip_prefix("ld").and_then(split) {
             match tail.as_str() {
-                "valid" => return Some(RegField::McLoadValid(port)),
-                "data" => return Some(RegField::McLoadData(port)),
+                "out_valid" => return Some(RegField::McLoadValid(port)),
+                "out_data" => return Some(RegField::McLoadData(port)),
                 _ => {}
             }
             let output = tail.strip_prefix("emitted_").and_then(num)?;
@@ -330,8 +330,8 @@ impl fmt::Display for RegField {
             RegField::McEndValid => write!(f, "end_valid"),
             RegField::McCtrlEndReady => write!(f, "ctrl_end_ready"),
             RegField::McRemainingStores => write!(f, "remaining_stores"),
-            RegField::McLoadValid(i) => write!(f, "ld{i}.valid"),
-            RegField::McLoadData(i) => write!(f, "ld{i}.data"),
+            RegField::McLoadValid(i) => write!(f, "ld{i}.out_valid"),
+            RegField::McLoadData(i) => write!(f, "ld{i}.out_data"),
             RegField::LoadEmitted { port, output } => write!(f, "ld{port}.emitted_{output}"),
         }
     }

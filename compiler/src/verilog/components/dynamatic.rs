@@ -310,3 +310,202 @@ pub(super) fn store(g: &mut Gen, aw: u32, dw: u32) -> String {
     }
     format!("hs_dyn_store_i{aw}_{dw}_o{aw}_{dw}")
 }
+
+/// Dynamatic's memory controller (`docs/semantics.md` "Memory") with `ctrl` block controls,
+/// `ld` load ports and `st` store ports on a memory of `size` elements of `ew` bits, which
+/// sits outside the module behind one read port (`ld0_addr` out, `ld0_data` in, read in the
+/// same cycle) and one write port (`st0_addr`, `st0_data`, `st0_en`, written at the edge),
+/// the interface of an external memory. `ins`/`outs` are the port widths in the spec's
+/// order. The registers are the state words of its layout: `start_taken`, `end_valid`,
+/// `ctrl_end_ready`, `remaining_stores` and each load port's `ld<i>_out_valid`/`_out_data`.
+pub(super) fn mem_controller(
+    g: &mut Gen,
+    ex: &mut super::InstanceExtras,
+    (ctrl, ld, st): (usize, usize, usize),
+    (size, ew): (u64, u32),
+    ins: &[u32],
+    outs: &[u32],
+) -> Result<String, String> {
+    if size == 0 || size > (1 << 32) {
+        return Err("memory size must be between 1 and 2^32 elements".into());
+    }
+    if ew == 0 || ew > 64 {
+        return Err("memory elements must have 1 to 64 bits".into());
+    }
+    let ab = super::addr_bits(size).max(1);
+    let am = super::addr_bits(size);
+    let addr = |e: &str, w: u32| -> String {
+        if am == 0 || w == 0 {
+            format!("{ab}'d0")
+        } else {
+            super::resize(e, w, am, false)
+        }
+    };
+    let in_range = |e: &str| format!("({{{}'d0, {e}}} < 65'd{size})", 65 - ab);
+    ex.mem_ports.push(("ld0_addr".into(), true, ab));
+    ex.mem_ports.push(("ld0_data".into(), false, ew));
+    ex.mem_ports.push(("st0_addr".into(), true, ab));
+    ex.mem_ports.push(("st0_data".into(), true, ew));
+    ex.mem_ports.push(("st0_en".into(), true, 1));
+    g.ports
+        .push(format!("output logic [{}:0] ld0_addr", ab - 1));
+    g.ports.push(format!("input [{}:0] ld0_data", ew - 1));
+    g.ports
+        .push(format!("output logic [{}:0] st0_addr", ab - 1));
+    g.ports
+        .push(format!("output logic [{}:0] st0_data", ew - 1));
+    g.ports.push("output logic st0_en".into());
+    g.line("logic start_taken, end_valid, ctrl_end_ready;");
+    g.line("logic [31:0] remaining_stores;");
+    // Fixed-priority arbiters: the lowest load port with a valid address and a ready data
+    // output; the lowest store port with a valid address and data.
+    for i in 0..ld {
+        let dw = outs[i].max(1);
+        g.line(format!("logic ld{i}_out_valid;"));
+        g.line(format!("logic [{}:0] ld{i}_out_data;", dw - 1));
+        g.line(format!(
+            "wire ld{i}_req = ldAddr{i}_valid & ldData{i}_ready;"
+        ));
+        let lower: Vec<String> = (0..i).map(|k| format!(" & !ld{k}_req")).collect();
+        g.line(format!("wire ld{i}_grant = ld{i}_req{};", lower.concat()));
+        g.line(format!("assign ldAddr{i}_ready = ld{i}_grant;"));
+        g.line(format!("assign ldData{i}_valid = ld{i}_out_valid;"));
+        if outs[i] > 0 {
+            g.line(format!("assign ldData{i} = ld{i}_out_data;"));
+        }
+    }
+    for j in 0..st {
+        g.line(format!(
+            "wire st{j}_req = stAddr{j}_valid & stData{j}_valid;"
+        ));
+        let lower: Vec<String> = (0..j).map(|k| format!(" & !st{k}_req")).collect();
+        g.line(format!("wire st{j}_grant = st{j}_req{};", lower.concat()));
+        g.line(format!("assign stAddr{j}_ready = st{j}_grant;"));
+        g.line(format!("assign stData{j}_ready = st{j}_grant;"));
+    }
+    let any = |p: &str, n: usize| -> String {
+        if n == 0 {
+            "1'b0".into()
+        } else {
+            (0..n)
+                .map(|k| format!("{p}{k}_grant"))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        }
+    };
+    g.line(format!("wire any_ld = {};", any("ld", ld)));
+    g.line(format!("wire any_st = {};", any("st", st)));
+    // The granted addresses and data (0 when none).
+    let mux = |parts: Vec<String>, w: u32| -> String {
+        if parts.is_empty() {
+            format!("{w}'d0")
+        } else {
+            parts.join(" | ")
+        }
+    };
+    let ld_a: Vec<String> = (0..ld)
+        .map(|i| {
+            let a = addr(&format!("ldAddr{i}"), ins[1 + ctrl + i]);
+            format!("({{{ab}{{ld{i}_grant}}}} & {a})")
+        })
+        .collect();
+    g.line(format!("assign ld0_addr = {};", mux(ld_a, ab)));
+    let st_a: Vec<String> = (0..st)
+        .map(|j| {
+            let a = addr(&format!("stAddr{j}"), ins[1 + ctrl + ld + 2 * j]);
+            format!("({{{ab}{{st{j}_grant}}}} & {a})")
+        })
+        .collect();
+    g.line(format!("assign st0_addr = {};", mux(st_a, ab)));
+    let st_d: Vec<String> = (0..st)
+        .map(|j| {
+            let dwi = ins[1 + ctrl + ld + 2 * j + 1];
+            let d = if dwi == 0 {
+                format!("{ew}'d0")
+            } else {
+                super::resize(&format!("stData{j}"), dwi, ew, false)
+            };
+            format!("({{{ew}{{st{j}_grant}}}} & {d})")
+        })
+        .collect();
+    g.line(format!("assign st0_data = {};", mux(st_d, ew)));
+    g.line("assign st0_en = any_st & !reset;");
+    // A load and a store to one address in one cycle: the load reads the stored value (the
+    // engine writes before it reads, like the testbench's RAM it models).
+    g.line(format!(
+        "wire [{}:0] rd = (any_st && st0_addr == ld0_addr && {}) ? st0_data : ({} ? ld0_data : {ew}'d0);",
+        ew - 1,
+        in_range("st0_addr"),
+        in_range("ld0_addr")
+    ));
+    for k in 0..ctrl {
+        g.line(format!("assign ctrl{k}_ready = 1'b1;"));
+    }
+    g.line("assign memStart_ready = !start_taken;");
+    g.line("assign ctrlEnd_ready = ctrl_end_ready;");
+    g.line("assign memEnd_valid = end_valid;");
+    let counts: Vec<String> = (0..ctrl)
+        .map(|k| {
+            let cw = ins[1 + k];
+            let v = if cw == 0 {
+                "32'd0".to_string()
+            } else {
+                super::resize(&format!("ctrl{k}"), cw, 32, false)
+            };
+            format!(" + (ctrl{k}_valid ? {v} : 32'd0)")
+        })
+        .collect();
+    let counting: Vec<String> = (0..ctrl).map(|k| format!("ctrl{k}_valid")).collect();
+    g.line(format!(
+        "wire counting = {};",
+        if counting.is_empty() {
+            "1'b0".into()
+        } else {
+            counting.join(" | ")
+        }
+    ));
+    g.line("wire done = remaining_stores == 32'd0 && !counting;");
+    g.line("always_ff @(posedge clock) begin");
+    g.line("  if (reset) begin");
+    g.line("    start_taken <= 1'b0; end_valid <= 1'b0; ctrl_end_ready <= 1'b0;");
+    g.line("    remaining_stores <= 32'd0;");
+    for i in 0..ld {
+        g.line(format!(
+            "    ld{i}_out_valid <= 1'b0; ld{i}_out_data <= '0;"
+        ));
+    }
+    g.line("  end else begin");
+    for i in 0..ld {
+        let dw = outs[i];
+        let v = if dw == 0 {
+            "'0".to_string()
+        } else {
+            super::resize("rd", ew, dw, false)
+        };
+        g.line(format!(
+            "    if (ld{i}_grant) begin ld{i}_out_valid <= 1'b1; ld{i}_out_data <= {v}; end"
+        ));
+        g.line(format!(
+            "    else if (ldData{i}_ready) ld{i}_out_valid <= 1'b0;"
+        ));
+    }
+    g.line(format!(
+        "    remaining_stores <= remaining_stores{} - {{31'd0, any_st}};",
+        counts.concat()
+    ));
+    // memEnd once ctrlEnd is offered with nothing pending; ctrlEnd is taken the cycle after.
+    g.line("    if (end_valid && memEnd_ready) begin start_taken <= 1'b0; end_valid <= 1'b0; end");
+    g.line("    else begin");
+    g.line("      if (ctrlEnd_valid && done) end_valid <= 1'b1;");
+    g.line("      if (memStart_valid && !start_taken) start_taken <= 1'b1;");
+    g.line("    end");
+    g.line("    if (ctrlEnd_valid && ctrl_end_ready) ctrl_end_ready <= 1'b0;");
+    g.line("    else if (ctrlEnd_valid && done) ctrl_end_ready <= 1'b1;");
+    g.line("  end");
+    g.line("end");
+    Ok(format!(
+        "hs_dyn_mem_controller_c{ctrl}_l{ld}_s{st}_n{size}_e{ew}_i{}_o{}",
+        super::sig(ins),
+        super::sig(outs)
+    ))
+}
