@@ -359,8 +359,8 @@ pub(super) fn mem_controller(
     g.line("logic [31:0] remaining_stores;");
     // Fixed-priority arbiters: the lowest load port with a valid address and a ready data
     // output; the lowest store port with a valid address and data.
-    for i in 0..ld {
-        let dw = outs[i].max(1);
+    for (i, &ow) in outs.iter().enumerate().take(ld) {
+        let dw = ow.max(1);
         g.line(format!("logic ld{i}_out_valid;"));
         g.line(format!("logic [{}:0] ld{i}_out_data;", dw - 1));
         g.line(format!(
@@ -370,7 +370,7 @@ pub(super) fn mem_controller(
         g.line(format!("wire ld{i}_grant = ld{i}_req{};", lower.concat()));
         g.line(format!("assign ldAddr{i}_ready = ld{i}_grant;"));
         g.line(format!("assign ldData{i}_valid = ld{i}_out_valid;"));
-        if outs[i] > 0 {
+        if ow > 0 {
             g.line(format!("assign ldData{i} = ld{i}_out_data;"));
         }
     }
@@ -475,8 +475,7 @@ pub(super) fn mem_controller(
         ));
     }
     g.line("  end else begin");
-    for i in 0..ld {
-        let dw = outs[i];
+    for (i, &dw) in outs.iter().enumerate().take(ld) {
         let v = if dw == 0 {
             "'0".to_string()
         } else {
