@@ -1,7 +1,7 @@
 //! (c) Random well-formed graphs against CIRCT's RTL, in two Verilator models (the two halves of the
 //! seeds, built and run on both cores at once).
 //!
-//! `ORACLE_RANDOM_GRAPHS` (default 200) and `ORACLE_CYCLES` (default 1000) override the size.
+//! `ORACLE_RANDOM_GRAPHS` (default 120) and `ORACLE_CYCLES` (default 1000) override the size.
 //! Every fifth graph has data wider than 64 bits (`suite_options`).
 
 // The counts and mismatches are printed for `--nocapture`.
@@ -45,7 +45,7 @@ fn designs(seeds: std::ops::Range<u64>, cycles: u32) -> Vec<DesignSpec> {
 /// The suite's size: `ORACLE_RANDOM_GRAPHS` designs of `ORACLE_CYCLES` cycles.
 fn size() -> (u64, u32) {
     (
-        env_num("ORACLE_RANDOM_GRAPHS", 200),
+        env_num("ORACLE_RANDOM_GRAPHS", 120),
         env_num("ORACLE_CYCLES", 1000) as u32,
     )
 }

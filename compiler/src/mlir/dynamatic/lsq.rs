@@ -28,7 +28,7 @@ pub enum DepthSource {
     File,
     /// The command line (`--lsq-depth NAME=LOADS/STORES`).
     Given,
-    /// Dynamatic's default, [`DEFAULT_DEPTH`], raised to one more than the largest group.
+    /// Dynamatic's default, [`DEFAULT_DEPTH`].
     Default,
 }
 
@@ -41,7 +41,8 @@ pub struct LsqConfig {
     pub mode: LsqMode,
     /// The groups in operand order, each its accesses in program order.
     pub groups: Vec<Vec<LsqAccess>>,
-    /// Load queue entries.
+    /// Load queue entries (from [`LsqConfig::depth_source`], raised to one more than the
+    /// largest group's loads when not deeper, as Dynamatic does).
     pub load_depth: u32,
     /// Store queue entries.
     pub store_depth: u32,
@@ -243,18 +244,16 @@ pub fn lsq_config(f: &DynFunc, op: &DynOp) -> Result<LsqConfig, LsqConfigError> 
         store_depth: DEFAULT_DEPTH,
         depth_source: DepthSource::Default,
     };
-    match p.depth {
-        Some((l, s)) => {
-            config.load_depth = l;
-            config.store_depth = s;
-            config.depth_source = DepthSource::File;
-        }
-        None => {
-            let (l, s) = config.largest_group();
-            config.load_depth = config.load_depth.max(l as u32 + 1);
-            config.store_depth = config.store_depth.max(s as u32 + 1);
-        }
+    if let Some((l, s)) = p.depth {
+        config.load_depth = l;
+        config.store_depth = s;
+        config.depth_source = DepthSource::File;
     }
+    // Dynamatic raises a queue no deeper than its largest group to one entry more (a group
+    // must fit, and the generator needs the spare entry).
+    let (l, s) = config.largest_group();
+    config.load_depth = config.load_depth.max(l as u32 + 1);
+    config.store_depth = config.store_depth.max(s as u32 + 1);
     Ok(config)
 }
 
