@@ -371,12 +371,16 @@ impl ServerMessage {
         }
     }
 
-    /// An error of kind `error` about `arguments`.
+    /// An error of kind `error` about `arguments`. The message is for people: control
+    /// characters that it quotes from a client's input (an ID, a file name) are escaped and
+    /// overlong lines cut, as on the terminal, so a client that prints it prints no escape
+    /// sequence; the arguments stay exactly as the client sent them.
     pub fn error(error: &str, arguments: Vec<String>, message: impl Into<String>) -> ServerMessage {
+        let message = message.into();
         ServerMessage::Error {
             error: error.into(),
             arguments,
-            message: message.into(),
+            message: handscope_sim::quote::message(&message).into_owned(),
         }
     }
 
@@ -532,6 +536,25 @@ pub fn command_json(c: &Command) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_messages_escape_control_characters() {
+        let e = ServerMessage::error(
+            "no_item",
+            vec!["a\x1b[2Jb".into()],
+            "no item `a\x1b[2Jb`\nsee the list",
+        );
+        let ServerMessage::Error {
+            arguments, message, ..
+        } = e
+        else {
+            panic!("an error");
+        };
+        assert_eq!(arguments, ["a\x1b[2Jb"]);
+        assert!(!message.contains('\x1b'), "{message:?}");
+        assert!(message.contains("a\\x1b[2Jb"), "{message:?}");
+        assert!(message.contains('\n'), "line breaks stay: {message:?}");
+    }
 
     #[test]
     fn greeting_and_commands_parse() {
