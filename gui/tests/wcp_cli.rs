@@ -863,3 +863,32 @@ fn surfer_client_waits_for_surfer() {
     assert!(child.wait().expect("wait").success());
     check_surfer_exchange(&got, &vcd);
 }
+
+/// Without `--vcd`, the waveform goes into a new directory of this user's under the temporary
+/// directory (a random name, mode 0700), never a fixed name someone else could have planted a
+/// link at (a #36 leftover).
+#[test]
+fn surfer_without_vcd_writes_into_a_private_directory() {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = l.local_addr().unwrap().to_string();
+    let fake = std::thread::spawn(move || fake_surfer(l.accept().expect("accept").0));
+    let out = bin()
+        .args(["surfer", &example("counter_loop.mlir"), "--connect", &addr])
+        .args(["--channel", "addi0.out0", "--channel", "n"])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let got = fake.join().expect("fake surfer");
+    let source = std::path::PathBuf::from(got[1]["source"].as_str().expect("source"));
+    check_surfer_exchange(&got, &source);
+    let dir = source.parent().expect("a directory");
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("handscope-surfer-"), "{}", dir.display());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{}", dir.display());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -80,9 +80,17 @@ pub fn run(a: &SurferArgs) -> anyhow::Result<ExitCode> {
             f.channels[c].ty.bit_width() > 0,
         ));
     }
-    let vcd = a.vcd.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("handscope-{}.vcd", f.name.replace('/', "_")))
-    });
+    // Without `--vcd`, a directory of our own under the temporary directory (a random name,
+    // readable by this user only), kept for Surfer to read: a fixed name in a shared /tmp could
+    // be a link someone else planted.
+    let vcd = match &a.vcd {
+        Some(p) => p.clone(),
+        None => private_dir_builder()
+            .tempdir()
+            .context("cannot create a temporary directory for the waveform")?
+            .keep()
+            .join(format!("{}.vcd", f.name.replace('/', "_"))),
+    };
     let stop = super::interrupt::stop_flag();
     let report = super::sim::run_writing_vcd(&session, a.max_cycles, stop, &vcd)?;
     outln!(
@@ -110,4 +118,16 @@ pub fn run(a: &SurferArgs) -> anyhow::Result<ExitCode> {
         outln!("{} {m}", if out { "->" } else { "<-" })?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A builder of temporary directories named `handscope-surfer-*`, readable by this user only.
+fn private_dir_builder() -> tempfile::Builder<'static, 'static> {
+    let mut b = tempfile::Builder::new();
+    b.prefix("handscope-surfer-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    b
 }
