@@ -4,8 +4,8 @@
 //! (eras E2 to E5) takes a buffer in turn.
 
 use handscope_compiler::mlir::dynamatic::{
-    BufferEdit, BufferType, DynModule, DynTiming, EditError, Era, SourceNames, buffer_edits, lower,
-    lower_with_names, write_edited,
+    BufferEdit, BufferType, DynModule, DynTiming, EditError, Era, SourceNames, buffer_edits,
+    graph_shape, lower, lower_with_names, write_edited,
 };
 use handscope_compiler::mlir::parse_dynamatic;
 use handscope_sim::engine::Simulation;
@@ -35,26 +35,6 @@ fn reread(src: &str) -> Module {
         .unwrap_or_else(|e| panic!("written file does not parse:\n{}\n{src}", e.render()));
     lower(&m, src, "out.mlir", &DynTiming::builtin())
         .unwrap_or_else(|e| panic!("written file does not lower:\n{}\n{src}", e.render()))
-}
-
-/// Every node's ID, op and input channels: what the file must say of the graph.
-fn shape(f: &Function) -> Vec<(String, String, Vec<String>)> {
-    let mut v: Vec<_> = f
-        .nodes
-        .values()
-        .map(|n| {
-            (
-                n.id.clone(),
-                format!("{:?}", n.op),
-                n.inputs
-                    .iter()
-                    .map(|&c| f.channels[c].name.clone())
-                    .collect(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 /// The inside of a multi-cycle unit: from its combinational node to its pipeline.
@@ -113,7 +93,12 @@ fn every_channel_takes_a_buffer_and_reads_back_as_the_changed_graph() {
                 let out = write_edited(src, &m, &edits).unwrap();
                 let back = reread(&out);
                 let again = back.function(&f.name).unwrap();
-                assert_eq!(shape(again), shape(&tuned), "{file}: {}\n{out}", ch.name);
+                assert_eq!(
+                    graph_shape(again),
+                    graph_shape(&tuned),
+                    "{file}: {}\n{out}",
+                    ch.name
+                );
                 let kept = src.lines().filter(|l| out.lines().any(|o| o == *l)).count();
                 let touched = src.lines().count() - kept;
                 assert!(

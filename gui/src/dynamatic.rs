@@ -288,7 +288,9 @@ pub fn write_tuned(
     orig: &handscope_sim::Function,
     tuned: &handscope_sim::Function,
 ) -> anyhow::Result<String> {
-    use handscope_compiler::mlir::dynamatic::{buffer_edits, lower_with_names, write_edited};
+    use handscope_compiler::mlir::dynamatic::{
+        buffer_edits, graph_shape, lower_with_names, write_edited,
+    };
     let name = path.display().to_string();
     let (m, _) = read(path, text)?;
     let table = match timing.dynamatic_components() {
@@ -315,32 +317,11 @@ pub fn write_tuned(
     let again = module
         .function(&tuned.name)
         .context("the written file lost the tuned function")?;
-    if shape(again) != shape(tuned) {
+    if graph_shape(again) != graph_shape(tuned) {
         anyhow::bail!(
             "internal error: the written file reads back as a different circuit than the tuned \
              one; nothing is written"
         );
     }
     Ok(out)
-}
-
-/// Every node's ID, op and input channel names, sorted: what must survive a round trip
-/// through the file.
-fn shape(f: &handscope_sim::Function) -> Vec<(String, String, Vec<String>)> {
-    let mut v: Vec<_> = f
-        .nodes
-        .values()
-        .map(|n| {
-            (
-                n.id.clone(),
-                format!("{:?}", n.op),
-                n.inputs
-                    .iter()
-                    .map(|&c| f.channels[c].name.clone())
-                    .collect(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
 }

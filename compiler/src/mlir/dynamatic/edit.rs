@@ -505,3 +505,29 @@ fn fresh_ssa_name(f: &DynFunc, name: &str) -> String {
         .find(|s| ok(s))
         .unwrap_or_default()
 }
+
+/// One node as a written file must give it back: its ID, its op (debug-printed) and the
+/// names of its input channels.
+pub type NodeShape = (String, String, Vec<String>);
+
+/// Every node of `f` as [`NodeShape`]s, sorted: two functions with equal shapes are the same
+/// graph under the same names, which is what a file written from a tuned graph must read back
+/// as.
+pub fn graph_shape(f: &Function) -> Vec<NodeShape> {
+    let mut v: Vec<NodeShape> = f
+        .nodes
+        .values()
+        .map(|n| {
+            (
+                n.id.clone(),
+                format!("{:?}", n.op),
+                n.inputs
+                    .iter()
+                    .map(|&c| f.channels[c].name.clone())
+                    .collect(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}

@@ -29,7 +29,7 @@ pub use ast::{
     DynResult, DynType, DynValue, ExtraSignal, LsqMode, LsqParams, MemInterfaceRef, MemOperand,
     OpParams, Predicate, RawAttr,
 };
-pub use edit::{BufferEdit, EditError, buffer_edits, write_edited};
+pub use edit::{BufferEdit, EditError, NodeShape, buffer_edits, graph_shape, write_edited};
 pub use era::Era;
 pub use kinds::DynOpKind;
 pub use lower::{SourceNames, lower, lower_with_names};
