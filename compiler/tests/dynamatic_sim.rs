@@ -1,6 +1,7 @@
 //! Dynamatic circuits simulated end to end (reader, lowering, engine) on circuits written for
 //! these tests, with cycle counts worked out by hand from `docs/semantics.md` ("Dynamatic's
-//! components"), and the refusals of what is not simulated yet.
+//! components"), and the refusals of what is not simulated yet (load-store queues:
+//! `dynamatic_lsq_sim.rs`).
 
 use handscope_compiler::mlir::dynamatic::{DynTiming, lower};
 use handscope_compiler::mlir::parse_dynamatic;
@@ -76,16 +77,6 @@ fn the_memory_controller_reads_writes_and_ends() {
 /// What is not simulated yet is refused at the op, naming it.
 #[test]
 fn what_is_not_simulated_is_refused_at_the_op() {
-    let lsq = include_str!("data/dynamatic/e4.mlir");
-    let (m, _) = parse_dynamatic(lsq, "e4.mlir").unwrap();
-    let e = lower(&m, lsq, "e4.mlir", &DynTiming::builtin()).unwrap_err();
-    assert!(e.message.contains("load-store queue"), "{}", e.render());
-    let line = lsq
-        .lines()
-        .position(|l| l.contains("= store[%18]"))
-        .unwrap()
-        + 1;
-    assert_eq!(e.line_col().0, line, "{}", e.render());
     // A research-branch op.
     let spec = MEM.replace(
         "%6 = addi %dataResult, %5",

@@ -25,8 +25,14 @@ const FILES: [(&str, &str); 6] = [
 
 fn read(src: &str) -> (DynModule, Module, Vec<SourceNames>) {
     let (m, _) = parse_dynamatic(src, "t.mlir").unwrap_or_else(|e| panic!("{}", e.render()));
-    let (module, names) = lower_with_names(&m, src, "t.mlir", &DynTiming::builtin())
-        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let (module, names) = lower_with_names(
+        &m,
+        src,
+        "t.mlir",
+        &DynTiming::builtin(),
+        &Default::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}", e.render()));
     (m, module, names)
 }
 

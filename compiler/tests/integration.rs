@@ -14,6 +14,7 @@ mod c_scale;
 mod circt_accepts;
 mod common;
 mod dynamatic_lsq;
+mod dynamatic_lsq_sim;
 mod dynamatic_reader;
 mod dynamatic_sim;
 mod dynamatic_writer;

@@ -149,6 +149,12 @@ const CASES: &[(&str, &str, &str, &str)] = &[
         "%0:2 = \"handshake.dyn_mem_controller\"(%mem, %s, %n, %la, %sa, %sd, %e) {ctrlCount = 1 : i32, ldCount = 1 : i32, stCount = 1 : i32} : (memref<8xi32>, none, i32, i3, i3, i32, none) -> (i32, none)\n\"handshake.return\"(%0#0, %0#1) : (i32, none) -> ()",
     ),
     (
+        "dyn_lsq",
+        "%mem: memref<8xi32>, %s: none, %c0: none, %c1: none, %la0: i3, %la1: i3, %sa: i3, %sd: i32, %e: none, %d: none, %sla: i3, %ssa: i3, %ssd: i32, %mcd: i32",
+        "%l0, %l1, %end = dyn_lsq[groups = \"ls,l\", ldq = 4, stq = 2] (%mem : memref<8xi32>) (%s, %c0, %c1, %la0, %la1, %sa, %sd, %e) : (none, none, none, i3, i3, i3, i32, none) -> (i32, i32, none)\n%k, %ra, %wa, %wd = dyn_lsq[slave, groups = \"ls\", ldq = 2, stq = 2] (%d, %sla, %ssa, %ssd, %mcd) : (none, i3, i3, i32, i32) -> (i32, i3, i3, i32)\nreturn %l0, %l1, %end, %k, %ra, %wa, %wd : i32, i32, none, i32, i3, i3, i32",
+        "%0:3 = \"handshake.dyn_lsq\"(%mem, %s, %c0, %c1, %la0, %la1, %sa, %sd, %e) {groups = \"ls,l\", ldq = 4 : i32, stq = 2 : i32} : (memref<8xi32>, none, none, none, i3, i3, i3, i32, none) -> (i32, i32, none)\n%1:4 = \"handshake.dyn_lsq\"(%d, %sla, %ssa, %ssd, %mcd) {groups = \"ls\", ldq = 2 : i32, stq = 2 : i32} : (none, i3, i3, i32, i32) -> (i32, i3, i3, i32)\n\"handshake.return\"(%0#0, %0#1, %0#2, %1#0, %1#1, %1#2, %1#3) : (i32, i32, none, i32, i3, i3, i32) -> ()",
+    ),
+    (
         "arith",
         "%a: i32, %b: i32, %c: none",
         "%x:7 = fork [7] %a : i32\n%y:6 = fork [6] %b : i32\n%0 = arith.addi %x#0, %y#0 : i32\n%1 = arith.cmpi uge, %x#1, %y#1 : i32\n%2 = arith.select %1, %x#2, %y#2 : i32\n%3 = arith.trunci %x#3 : i32 to i8\n%4 = arith.extui %3 : i8 to i16\n%5 = arith.extsi %4 : i16 to i64\n%6 = arith.index_cast %x#4 : i32 to index\n%7 = arith.shrsi %x#5, %y#3 : i32\n%8 = arith.divui %x#6, %y#4 : i32\n%9 = arith.xori %8, %y#5 : i32\n%j = join %0, %2, %5, %6, %7, %9 : i32, i32, i64, index, i32, i32\nreturn %j, %c : none, none",

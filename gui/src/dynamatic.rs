@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::Context;
 
 use handscope_compiler::mlir::dynamatic::{
-    DynModule, DynTiming, DynType, FuncSummary, InterfaceKind, lower,
+    DynModule, DynTiming, DynType, FuncSummary, InterfaceKind, lower, lower_with_depths,
 };
 use handscope_compiler::mlir::{Diagnostic, parse_dynamatic};
 
@@ -57,7 +57,8 @@ pub fn load(
         None => DynTiming::builtin(),
     };
     let name = path.display().to_string();
-    lower(&m, text, &name, &table).map_err(|e| crate::load::Rendered(e.render()).into())
+    lower_with_depths(&m, text, &name, &table, &crate::load::lsq_depths())
+        .map_err(|e| crate::load::Rendered(e.render()).into())
 }
 
 /// `check` on a Dynamatic file: the summary of every function, the reader's warnings, and a
@@ -297,7 +298,7 @@ pub fn write_tuned(
         Some((n, body)) => DynTiming::from_components_json(body, n)?,
         None => DynTiming::builtin(),
     };
-    let (_, names) = lower_with_names(&m, text, &name, &table)
+    let (_, names) = lower_with_names(&m, text, &name, &table, &crate::load::lsq_depths())
         .map_err(|e| anyhow::Error::from(crate::load::Rendered(e.render())))?;
     let (file_func, func_names) = m
         .funcs

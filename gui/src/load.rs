@@ -78,6 +78,20 @@ pub fn include_dirs() -> Vec<std::path::PathBuf> {
     INCLUDE_DIRS.get().cloned().unwrap_or_default()
 }
 
+/// The load-store queue depths of this process's command line (`--lsq-depth`).
+static LSQ_DEPTHS: std::sync::OnceLock<handscope_compiler::mlir::dynamatic::LsqDepths> =
+    std::sync::OnceLock::new();
+
+/// Sets the queue depths Dynamatic circuits are read with (once, from the command line).
+pub fn set_lsq_depths(depths: handscope_compiler::mlir::dynamatic::LsqDepths) {
+    let _ = LSQ_DEPTHS.set(depths);
+}
+
+/// The queue depths Dynamatic circuits are read with (none unless set).
+pub fn lsq_depths() -> handscope_compiler::mlir::dynamatic::LsqDepths {
+    LSQ_DEPTHS.get().cloned().unwrap_or_default()
+}
+
 /// The directories of a `CPATH` value: `:`-separated, an empty entry meaning the current
 /// directory (as GCC and Clang read it).
 pub fn cpath_dirs(cpath: Option<std::ffi::OsString>) -> Vec<std::path::PathBuf> {

@@ -309,6 +309,49 @@ impl LiveView<'_> {
                     .map(|(a, d)| if self.v(a) { d } else { a })
                     .collect()
             }
+            WaitRule::QueueEntries => {
+                let Op::DynLsq { shape, memref, .. } = &node.op else {
+                    return Vec::new();
+                };
+                let (regs, _) = (self.registers)(n);
+                let crate::spec::NodeState::Lsq(q) = node.op.spec().state.decode(regs) else {
+                    return Vec::new();
+                };
+                let ins = &node.inputs;
+                let m = usize::from(memref.is_some());
+                let (g, nl) = (shape.groups.len(), shape.load_ports() as usize);
+                let never_fits = (0..g).any(|k| {
+                    ins.get(m + k).is_some_and(|&c| self.v(c))
+                        && (shape.loads(k) > shape.load_depth as usize
+                            || shape.stores(k) > shape.store_depth as usize)
+                });
+                if never_fits {
+                    return Vec::new();
+                }
+                let mut need: Vec<ChannelId> = Vec::new();
+                for (_, l) in q.loads_by_age() {
+                    if l.addr.is_none() {
+                        need.extend(ins.get(m + g + l.port as usize));
+                    }
+                }
+                for (_, s) in q.stores_by_age() {
+                    let a = m + g + nl + 2 * s.port as usize;
+                    if s.addr.is_none() {
+                        need.extend(ins.get(a));
+                    }
+                    if s.data.is_none() {
+                        need.extend(ins.get(a + 1));
+                    }
+                }
+                let (l, s) = q.occupancy();
+                if need.is_empty() && m == 1 && l + s == 0 {
+                    need.extend(ins.last());
+                }
+                need.retain(|&c| !self.v(c));
+                need.sort_unstable();
+                need.dedup();
+                need
+            }
             WaitRule::ConditionThenChosen => {
                 let (regs, _) = (self.registers)(n);
                 let ins = &node.inputs;
@@ -503,6 +546,13 @@ impl LiveView<'_> {
                         if remaining_stores == 1 { "" } else { "s" },
                         if remaining_stores == 1 { "it" } else { "them" }
                     ),
+                    _ => format!("{id} produces nothing"),
+                }
+            }
+            Op::DynLsq { shape, .. } => {
+                let (regs, _) = (self.registers)(n);
+                match node.op.spec().state.decode(regs) {
+                    crate::spec::NodeState::Lsq(q) => lsq_reason(id, shape, &q),
                     _ => format!("{id} produces nothing"),
                 }
             }
@@ -909,7 +959,7 @@ pub fn analyze(v: &LiveView<'_>) -> DeadlockReport {
                 4
             } else if t.starts_with("argument `") && t.contains("ran out of tokens") {
                 0
-            } else if t.contains(" sent its token to ") {
+            } else if t.contains(" sent its token to ") || t.contains("can never be allocated") {
                 1
             } else {
                 3
@@ -1035,4 +1085,33 @@ pub fn effective_window(requested: u64, f: &crate::Function) -> u64 {
         .max(1)
         .max(2 * u64::from(max_slots) + 4)
         .max(max_pipe + 4)
+}
+
+/// Why a load-store queue gives nothing: a group too large for its queues, else the oldest
+/// load without data and what holds it, else the oldest store and what holds it, else
+/// empty queues.
+fn lsq_reason(id: &str, shape: &crate::ops::LsqShape, q: &crate::spec::LsqState) -> String {
+    let (big_l, big_s) = shape.largest_group();
+    if big_l > shape.load_depth as usize || big_s > shape.store_depth as usize {
+        return format!(
+            "{id}'s queues ({} load / {} store entries) are too shallow for its largest group ({big_l} loads, {big_s} stores): that group can never be allocated",
+            shape.load_depth, shape.store_depth
+        );
+    }
+    let loads = q.loads_by_age();
+    let stores = q.stores_by_age();
+    if let Some((i, _)) = loads.iter().find(|(_, l)| l.data.is_none())
+        && let Some(why) = q.load_status(*i)
+    {
+        return format!("{id}'s {why}");
+    }
+    if let Some((j, _)) = stores.first()
+        && let Some(why) = q.store_status(*j)
+    {
+        return format!("{id}'s {why}");
+    }
+    if loads.is_empty() && stores.is_empty() {
+        return format!("{id}'s queues are empty: no group is allocated");
+    }
+    format!("{id}'s loads have their data and wait to be taken")
 }

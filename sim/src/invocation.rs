@@ -103,7 +103,11 @@ fn node_rules(f: &Function, n: NodeId) -> (Vec<OutRule>, usize) {
         | Op::DynPipeline { .. }
         | Op::DynCounterBuffer { .. } => (all(OutRule::Queue(vec![0])), 0),
         Op::DynControlMerge => (all(OutRule::Merge), 0),
-        Op::DynSelect | Op::DynLoad | Op::DynStore | Op::DynMemController { .. } => (latest(), 0),
+        Op::DynSelect
+        | Op::DynLoad
+        | Op::DynStore
+        | Op::DynMemController { .. }
+        | Op::DynLsq { .. } => (latest(), 0),
         Op::Memory { ld, st, .. } | Op::ExtMemory { ld, st, .. } => {
             let (ld, st) = (*ld as usize, *st as usize);
             let mut r = latest();

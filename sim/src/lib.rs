@@ -39,6 +39,6 @@ pub use graph::{
 pub use location::SourceLoc;
 pub use ops::{
     ArithClass, ArithOp, ArrayPorts, BufferKind, CmpPredicate, Dialect, DynBufferKind,
-    FloatPredicate, Op, OpKind,
+    FloatPredicate, LsqAccess, LsqShape, Op, OpKind,
 };
 pub use types::{FloatKind, MemRefType, Type};

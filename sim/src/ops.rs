@@ -746,10 +746,135 @@ pub enum Op {
         /// Shape and element type (copied from the argument).
         memref: MemRefType,
     },
+    /// Dynamatic's load-store queue (`docs/semantics.md` "The load-store queue"): groups of
+    /// accesses allocated together into a load queue and a store queue, loads issued out of
+    /// order when no older store may write their address, stores in order. Ports, master
+    /// (it holds the array): `memStart`, `ctrl<g>`, `ldAddr<p>`, `stAddr<q>`/`stData<q>`,
+    /// `ctrlEnd`; outputs `ldData<p>`, `memEnd`. Slave (behind a memory controller):
+    /// `ctrl<g>`, `ldAddr<p>`, `stAddr<q>`/`stData<q>`, `ldDataFromMC`; outputs `ldData<p>`,
+    /// `ldAddrToMC`, `stAddrToMC`, `stDataToMC`.
+    DynLsq {
+        /// Groups, queue depths.
+        shape: LsqShape,
+        /// Master: the memref argument whose array it holds (`usize::MAX` until a reader
+        /// resolves it); `None` for a slave.
+        memref_arg: Option<usize>,
+        /// Master: the array's shape and element type; `None` for a slave.
+        memref: Option<MemRefType>,
+    },
     /// Dynamatic's eager `select`: fires once the condition and the chosen input have tokens;
     /// the other input's token is taken with them, or, when it has not arrived, discarded on
     /// arrival by an antitoken (no result is offered while an antitoken waits).
     DynSelect,
+}
+
+/// One access of a load-store queue's group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LsqAccess {
+    /// A load: one port, its address.
+    Load,
+    /// A store: its address and its data.
+    Store,
+}
+
+/// A load-store queue's groups and queue depths ([`Op::DynLsq`]). Load and store ports are
+/// numbered in group order, each group's accesses in program order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LsqShape {
+    /// Per group, its accesses in program order.
+    pub groups: Vec<Vec<LsqAccess>>,
+    /// Load queue entries.
+    pub load_depth: u32,
+    /// Store queue entries.
+    pub store_depth: u32,
+}
+
+impl LsqShape {
+    /// Loads of group `g`.
+    pub fn loads(&self, g: usize) -> usize {
+        self.groups[g]
+            .iter()
+            .filter(|a| **a == LsqAccess::Load)
+            .count()
+    }
+
+    /// Stores of group `g`.
+    pub fn stores(&self, g: usize) -> usize {
+        self.groups[g].len() - self.loads(g)
+    }
+
+    /// Load ports (all groups).
+    pub fn load_ports(&self) -> u32 {
+        (0..self.groups.len()).map(|g| self.loads(g) as u32).sum()
+    }
+
+    /// Store ports (all groups).
+    pub fn store_ports(&self) -> u32 {
+        (0..self.groups.len()).map(|g| self.stores(g) as u32).sum()
+    }
+
+    /// For each load of group `g`, how many of the group's stores precede it (Dynamatic's
+    /// `ldOrder`).
+    pub fn load_order(&self, g: usize) -> Vec<usize> {
+        let mut stores = 0;
+        let mut order = Vec::new();
+        for a in &self.groups[g] {
+            match a {
+                LsqAccess::Load => order.push(stores),
+                LsqAccess::Store => stores += 1,
+            }
+        }
+        order
+    }
+
+    /// The first load port and the first store port of group `g`.
+    pub fn first_ports(&self, g: usize) -> (usize, usize) {
+        (0..g).fold((0, 0), |(l, s), k| (l + self.loads(k), s + self.stores(k)))
+    }
+
+    /// The largest group's loads and stores.
+    pub fn largest_group(&self) -> (usize, usize) {
+        (0..self.groups.len()).fold((0, 0), |(l, s), g| {
+            (l.max(self.loads(g)), s.max(self.stores(g)))
+        })
+    }
+
+    /// The groups as text: `ls,l` (a group per comma, `l` a load, `s` a store).
+    pub fn groups_text(&self) -> String {
+        let g: Vec<String> = self
+            .groups
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .map(|a| match a {
+                        LsqAccess::Load => 'l',
+                        LsqAccess::Store => 's',
+                    })
+                    .collect()
+            })
+            .collect();
+        g.join(",")
+    }
+
+    /// Parses [`LsqShape::groups_text`]'s form (no group may be empty).
+    pub fn parse_groups(text: &str) -> Option<Vec<Vec<LsqAccess>>> {
+        text.split(',')
+            .map(|g| {
+                let g = g.trim();
+                (!g.is_empty())
+                    .then(|| {
+                        g.chars()
+                            .map(|c| match c {
+                                'l' => Some(LsqAccess::Load),
+                                's' => Some(LsqAccess::Store),
+                                _ => None,
+                            })
+                            .collect::<Option<Vec<_>>>()
+                    })
+                    .flatten()
+            })
+            .collect()
+    }
 }
 
 /// The array of a node that holds one ([`Op::array`]).
@@ -854,6 +979,8 @@ op_kinds! {
     DynStore = "dyn_store";
     /// [`Op::DynMemController`]
     DynMemController = "dyn_mem_controller";
+    /// [`Op::DynLsq`]
+    DynLsq = "dyn_lsq";
 }
 
 impl OpKind {
@@ -909,6 +1036,7 @@ impl Op {
             Op::DynLoad => OpKind::DynLoad,
             Op::DynStore => OpKind::DynStore,
             Op::DynMemController { .. } => OpKind::DynMemController,
+            Op::DynLsq { .. } => OpKind::DynLsq,
         }
     }
 
@@ -957,6 +1085,20 @@ impl Op {
                         .collect(),
                 })
             }
+            Op::DynLsq {
+                shape,
+                memref_arg,
+                memref: Some(memref),
+            } => {
+                let (g, l) = (shape.groups.len(), shape.load_ports() as usize);
+                Some(ArrayPorts {
+                    memref,
+                    memref_arg: *memref_arg,
+                    stores: (0..shape.store_ports() as usize)
+                        .map(|j| (1 + g + l + 2 * j, 2 + g + l + 2 * j))
+                        .collect(),
+                })
+            }
             _ => None,
         }
     }
@@ -974,6 +1116,7 @@ impl Op {
                 | Op::DynLoad
                 | Op::DynStore
                 | Op::DynMemController { .. }
+                | Op::DynLsq { .. }
         )
     }
 

@@ -214,6 +214,10 @@ pub enum EventKind {
     /// `ceil(log2 size)` address bits count, as in CIRCT's RTL, and an element that still
     /// does not exist reads as 0 and is not written.
     AddressOutOfRange,
+    /// Several groups of a Dynamatic load-store queue were allocated in one cycle (reported
+    /// once per queue): its RTL takes every group token and allocates the bitwise OR of their
+    /// counts, ports and orders, as Handscope does; Dynamatic's newer RTL asserts against it.
+    LsqGroupsTogether,
     /// Further events were dropped (limit reached).
     Truncated,
 }

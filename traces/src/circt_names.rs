@@ -133,6 +133,9 @@ pub fn state_register_names(field: RegField) -> Vec<String> {
         | RegField::SkidData
         | RegField::Antitoken(_)
         | RegField::LoadPath { .. }
+        | RegField::Lsq(_)
+        | RegField::LsqLoad { .. }
+        | RegField::LsqStore { .. }
         | RegField::McStartTaken
         | RegField::McEndValid
         | RegField::McCtrlEndReady

@@ -33,6 +33,16 @@ pub fn channel_net(f: &Function, cid: ChannelId) -> Option<String> {
                 "memEnd".into()
             }
         }
+        Op::DynLsq { shape, memref, .. } => {
+            let ld = shape.load_ports() as usize;
+            match (k.checked_sub(ld), memref.is_some()) {
+                (None, _) => format!("ldData_{k}"),
+                (Some(_), true) => "memEnd".into(),
+                (Some(r), false) => ["ldAddrToMC", "stAddrToMC", "stDataToMC"]
+                    .get(r)?
+                    .to_string(),
+            }
+        }
         Op::DynControlMerge | Op::DynLoad | Op::DynStore | Op::DynSelect => {
             node.op.output_port_name(k)
         }

@@ -467,6 +467,27 @@ fn build_function(
                     }
                     *memref_arg = *i;
                 }
+                (
+                    Val::MemRef(i, m),
+                    Op::DynLsq {
+                        memref_arg: Some(memref_arg),
+                        memref: Some(memref),
+                        ..
+                    },
+                ) if k == 0 => {
+                    if m != memref {
+                        return Err(p
+                            .err(
+                                u.span,
+                                format!(
+                                    "type mismatch: `%{}` is a {m} but is used as {memref}",
+                                    u.name
+                                ),
+                            )
+                            .with_help(here));
+                    }
+                    *memref_arg = *i;
+                }
                 (Val::MemRef(..), _) => {
                     return Err(p
                         .err(

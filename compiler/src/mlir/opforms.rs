@@ -476,6 +476,53 @@ impl<'a> Parser<'a> {
                     })
                 })?
             }
+            "dyn_lsq" => {
+                self.expect(&Tok::LBracket)?;
+                let slave = self.at_word("slave")?;
+                if slave {
+                    self.bump()?;
+                    self.expect(&Tok::Comma)?;
+                }
+                self.expect_word("groups")?;
+                self.expect(&Tok::Equal)?;
+                let groups = self.lsq_groups()?;
+                self.expect(&Tok::Comma)?;
+                self.expect_word("ldq")?;
+                self.expect(&Tok::Equal)?;
+                let (load_depth, _) = self.expect_u32("the load queue's entries")?;
+                self.expect(&Tok::Comma)?;
+                self.expect_word("stq")?;
+                self.expect(&Tok::Equal)?;
+                let (store_depth, _) = self.expect_u32("the store queue's entries")?;
+                self.expect(&Tok::RBracket)?;
+                let shape = handscope_sim::LsqShape {
+                    groups,
+                    load_depth,
+                    store_depth,
+                };
+                if slave {
+                    self.expect(&Tok::LParen)?;
+                    let uses = self.parse_operand_list()?;
+                    self.expect(&Tok::RParen)?;
+                    let attrs = self.parse_opt_attr_dict()?;
+                    self.expect(&Tok::Colon)?;
+                    let (ins, outs, fsp) = self.functional_type()?;
+                    let op = Op::DynLsq {
+                        shape,
+                        memref_arg: None,
+                        memref: None,
+                    };
+                    self.finish_functional(op, uses, ins, outs, fsp, attrs, sp)?
+                } else {
+                    self.memory_form(sp, |_, memref| {
+                        Ok(Op::DynLsq {
+                            shape,
+                            memref_arg: Some(usize::MAX),
+                            memref: Some(memref),
+                        })
+                    })?
+                }
+            }
             "dyn_load" | "dyn_store" => {
                 let uses = self.parse_operand_list()?;
                 let attrs = self.parse_opt_attr_dict()?;
@@ -646,6 +693,30 @@ impl<'a> Parser<'a> {
         let mut s = self.finish_functional(op, uses, ins, outs, fsp, attrs, sp)?;
         s.operands.insert(0, (mem, mt));
         Ok(s)
+    }
+
+    /// A load-store queue's groups: a string like `"ls,l"` (a group per comma, `l` a load,
+    /// `s` a store, in program order).
+    fn lsq_groups(&mut self) -> PResult<Vec<Vec<handscope_sim::LsqAccess>>> {
+        match self.peek()? {
+            Tok::Str(text) => {
+                let sp = self.bump()?.1;
+                self.groups_text(&text, sp)
+            }
+            _ => Err(self.expected("the groups as a string (`\"ls,l\"`)")),
+        }
+    }
+
+    fn groups_text(&self, text: &str, sp: Span) -> PResult<Vec<Vec<handscope_sim::LsqAccess>>> {
+        handscope_sim::LsqShape::parse_groups(text).ok_or_else(|| {
+            self.err(
+                sp,
+                format!(
+                    "`{text}` is not a list of groups: each group is `l` (load) and `s` (store) \
+                     letters in program order, groups separated by commas"
+                ),
+            )
+        })
     }
 
     fn ld_st(&mut self) -> PResult<(u32, u32)> {
@@ -1220,7 +1291,15 @@ impl<'a> Parser<'a> {
             _ => return Err(self.unknown_op(&name, sp)),
         };
         let mut operands: Vec<(ValueUse, SType)> = uses.into_iter().zip(ins).collect();
-        let memref_operand = if matches!(op, Op::ExtMemory { .. } | Op::DynMemController { .. }) {
+        let memref_operand = if matches!(
+            op,
+            Op::ExtMemory { .. }
+                | Op::DynMemController { .. }
+                | Op::DynLsq {
+                    memref: Some(_),
+                    ..
+                }
+        ) {
             Some(operands.remove(0))
         } else {
             None
@@ -1280,6 +1359,34 @@ impl<'a> Parser<'a> {
                     st: st_,
                     memref_arg: usize::MAX,
                     memref: self.memref_type(first)?,
+                }
+            }
+            OpKind::DynLsq => {
+                let Some(g) = take_attr(attrs, "groups") else {
+                    return Err(self.err(sp, "`handshake.dyn_lsq` needs `groups`"));
+                };
+                let groups = match &g.value {
+                    AttrValue::Str(t) => self.groups_text(t, g.value_span)?,
+                    _ => return Err(self.err(g.value_span, "`groups` must be a string")),
+                };
+                let need = |this: &Self, attrs: &mut Vec<Attr>, name: &str| {
+                    this.u32_attr(attrs, name)?
+                        .ok_or_else(|| this.err(sp, format!("`handshake.dyn_lsq` needs `{name}`")))
+                };
+                let load_depth = need(self, attrs, "ldq")?;
+                let store_depth = need(self, attrs, "stq")?;
+                let memref = match ins.first() {
+                    Some(t) if matches!(t.ty, PType::MemRef(_)) => Some(self.memref_type(t)?),
+                    _ => None,
+                };
+                Op::DynLsq {
+                    shape: handscope_sim::LsqShape {
+                        groups,
+                        load_depth,
+                        store_depth,
+                    },
+                    memref_arg: memref.as_ref().map(|_| usize::MAX),
+                    memref,
                 }
             }
             OpKind::DynPipeline | OpKind::DynCounterBuffer => {

@@ -565,6 +565,36 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
                 fn_type(&in_t, &out_t)
             )
         }
+        Op::DynLsq {
+            shape,
+            memref_arg,
+            memref,
+        } => {
+            let head = format!(
+                "groups = \"{}\", ldq = {}, stq = {}",
+                shape.groups_text(),
+                shape.load_depth,
+                shape.store_depth
+            );
+            match (memref, memref_arg) {
+                (Some(memref), Some(arg)) => {
+                    let mem = names
+                        .memref
+                        .get(arg)
+                        .map_or_else(|| "%undefined".to_string(), |n| format!("%{n}"));
+                    format!(
+                        "dyn_lsq[{head}] ({mem} : {memref}) ({ops}){} : {}",
+                        dict(&attrs),
+                        fn_type(&in_t, &out_t)
+                    )
+                }
+                _ => format!(
+                    "dyn_lsq[slave, {head}] ({ops}){} : {}",
+                    dict(&attrs),
+                    fn_type(&in_t, &out_t)
+                ),
+            }
+        }
         Op::DynLoad | Op::DynStore => format!(
             "{} {ops}{} : {}",
             node.op.mnemonic(),

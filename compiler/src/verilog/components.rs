@@ -257,6 +257,14 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
         }
     };
     match op {
+        // Dynamatic generates its queue's RTL itself; Handscope simulates it only.
+        Op::DynLsq { .. } => {
+            return Err(
+                "Dynamatic's load-store queue has no SystemVerilog from Handscope: Dynamatic's \
+                 LSQ generator writes its RTL; Handscope simulates it"
+                    .into(),
+            );
+        }
         Op::Arith(a) => {
             let float = FloatOp::of(*a);
             if let Some(f) = float {

@@ -551,6 +551,58 @@ fn what(x: &At<'_>) -> (String, String) {
                 now,
             )
         }
+        Op::DynLsq { shape, memref, .. } => {
+            let now = match &x.state {
+                NodeState::Lsq(q) => {
+                    let (l, s) = q.occupancy();
+                    let mut parts = vec![format!(
+                        "{l} of {} load entries and {s} of {} store entries in use",
+                        shape.load_depth, shape.store_depth
+                    )];
+                    parts.extend(
+                        q.loads_by_age()
+                            .iter()
+                            .filter_map(|(i, _)| q.load_status(*i)),
+                    );
+                    parts.extend(
+                        q.stores_by_age()
+                            .iter()
+                            .filter_map(|(j, _)| q.store_status(*j)),
+                    );
+                    if q.end_offered {
+                        parts.push("offers memEnd".into());
+                    }
+                    parts.join("; ")
+                }
+                _ => "no access".into(),
+            };
+            let groups: Vec<String> = shape
+                .groups
+                .iter()
+                .map(|g| {
+                    let a: Vec<&str> = g
+                        .iter()
+                        .map(|a| match a {
+                            handscope_sim::LsqAccess::Load => "load",
+                            handscope_sim::LsqAccess::Store => "store",
+                        })
+                        .collect();
+                    format!("({})", a.join(", "))
+                })
+                .collect();
+            (
+                format!(
+                    "load-store queue (Dynamatic{}): each group token ({}) takes entries for its accesses in program order; a load goes to memory once no older store may write its address, or takes the data of the youngest older store to it; stores write in order",
+                    if memref.is_some() {
+                        ""
+                    } else {
+                        ", behind the memory controller"
+                    },
+                    groups.join(", ")
+                ),
+                now,
+            )
+        }
         Op::Instance { callee } => (
             format!("instance: a call of @{callee} (flattened for simulation)"),
             x.join_like("runs"),

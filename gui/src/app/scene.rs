@@ -616,6 +616,45 @@ fn node_state(
                 items.push(state_text(c, y, fit_text(&text.join(", "), width, 8.0), p));
             }
         }
+        NodeState::Lsq(q) => {
+            // One mark per entry of each queue (loads above, stores below), filled while
+            // allocated, darker once its data is there.
+            for (row, marks) in [
+                (
+                    -6.0,
+                    q.loads
+                        .iter()
+                        .map(|e| e.map(|l| l.data.is_some()))
+                        .collect::<Vec<_>>(),
+                ),
+                (
+                    2.0,
+                    q.stores
+                        .iter()
+                        .map(|e| e.map(|s| s.addr.is_some() && s.data.is_some()))
+                        .collect::<Vec<_>>(),
+                ),
+            ] {
+                let n = marks.len().min(32);
+                let w = ((width - 10.0) / n.max(1) as f32).clamp(2.0, 7.0);
+                let x0 = c[0] - n as f32 * w / 2.0;
+                for (k, m) in marks.iter().take(n).enumerate() {
+                    let min = [x0 + k as f32 * w + 0.5, y + row];
+                    items.push(Item::Rect {
+                        min,
+                        max: [min[0] + w - 1.0, y + row + 4.0],
+                        fill: match m {
+                            Some(true) => p.chan[0].with_alpha(200),
+                            Some(false) => p.chan[0].with_alpha(80),
+                            None => p.background,
+                        },
+                        stroke: p.weak_text,
+                        width: 0.6,
+                        radius: 0.5,
+                    });
+                }
+            }
+        }
         NodeState::Antitokens(at) => {
             let pending: Vec<&str> = [(at[0], "trueValue"), (at[1], "falseValue")]
                 .iter()

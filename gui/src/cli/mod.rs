@@ -41,6 +41,32 @@ pub struct Cli {
     /// (repeatable; searched in order, then the directories of `CPATH`), as a C compiler's `-I`.
     #[arg(short = 'I', long = "include-dir", value_name = "DIR", global = true)]
     pub include_dirs: Vec<std::path::PathBuf>,
+    /// Queue depths of a Dynamatic load-store queue, by its `handshake.name`:
+    /// `--lsq-depth lsq1=8/8` gives `lsq1` 8 load and 8 store entries (repeatable). Without
+    /// it a queue takes the file's `handshake.lsqDepth`, else Dynamatic's default of 16/16.
+    #[arg(long = "lsq-depth", value_name = "NAME=LOADS/STORES", global = true, value_parser = parse_lsq_depth)]
+    pub lsq_depths: Vec<(String, (u32, u32))>,
+}
+
+/// Parses `NAME=LOADS/STORES` (`lsq1=8/16`).
+fn parse_lsq_depth(s: &str) -> Result<(String, (u32, u32)), String> {
+    let bad = || format!("`{s}`: expected NAME=LOADS/STORES, like `lsq1=8/8`");
+    let (name, depths) = s.split_once('=').ok_or_else(bad)?;
+    let (l, st) = depths.split_once('/').ok_or_else(bad)?;
+    let n = |v: &str| -> Result<u32, String> {
+        let d: u32 = v.trim().parse().map_err(|_| bad())?;
+        if d == 0 || d > handscope_sim::limits::MAX_LSQ_DEPTH {
+            return Err(format!(
+                "`{s}`: a queue has between 1 and {} entries",
+                handscope_sim::limits::MAX_LSQ_DEPTH
+            ));
+        }
+        Ok(d)
+    };
+    if name.trim().is_empty() {
+        return Err(bad());
+    }
+    Ok((name.trim().to_string(), (n(l)?, n(st)?)))
 }
 
 /// The subcommands.
@@ -106,6 +132,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .chain(crate::load::cpath_dirs(std::env::var_os("CPATH")))
             .collect(),
     );
+    crate::load::set_lsq_depths(cli.lsq_depths.iter().cloned().collect());
     match cli.command {
         Some(Command::Check(a)) => check::run(&a),
         Some(Command::Compile(a)) => compile::run(&a),

@@ -7,7 +7,9 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use super::SimError;
 use super::arith::{BinOp, CastKind};
 use super::float_arith::{FBinOp, FConv, FUnOp};
-use super::program::{Bwd, Clk, DynMcInfo, Fwd, Kinded, MemInfo, Program, Seg, Span, WideOp};
+use super::program::{
+    Bwd, Clk, DynLsqInfo, DynMcInfo, Fwd, Kinded, LsqGroupInfo, MemInfo, Program, Seg, Span, WideOp,
+};
 use crate::graph::Function;
 use crate::ops::{ArithOp, Op};
 use crate::spec::{CountContext, RegField, SlotPart, StateLayout, slot_regs, stage_regs};
@@ -930,6 +932,72 @@ fn compile_node(
             // The grants read the load data outputs' readies.
             b.bwd(nid, Bwd::DynMcIn { mc }, outs[..nl].to_vec(), ins.clone());
             b.p.clk.push(Clk::DynMc { mc });
+        }
+        Op::DynLsq {
+            shape,
+            memref_arg,
+            memref,
+        } => {
+            let (g, nl, ns) = (
+                shape.groups.len(),
+                shape.load_ports() as usize,
+                shape.store_ports() as usize,
+            );
+            let m = usize::from(memref.is_some());
+            let mem = match memref {
+                Some(memref) => {
+                    let name = memref_arg
+                        .and_then(|a| f.args.get(a))
+                        .map(|a| a.name.clone())
+                        .unwrap_or_else(|| node.id.clone());
+                    Some(add_memory(b, node, name, memref, true)?)
+                }
+                None => None,
+            };
+            let groups = (0..g)
+                .map(|k| {
+                    let (l0, s0) = shape.first_ports(k);
+                    LsqGroupInfo {
+                        ld_ports: (0..shape.loads(k)).map(|i| (l0 + i) as u32).collect(),
+                        ld_order: shape.load_order(k).iter().map(|&o| o as u32).collect(),
+                        st_ports: (0..shape.stores(k)).map(|j| (s0 + j) as u32).collect(),
+                    }
+                })
+                .collect();
+            let info = DynLsqInfo {
+                node: nid,
+                mem,
+                reg,
+                nl: shape.load_depth,
+                ns: shape.store_depth,
+                groups,
+                ctrl: ins[m..m + g].to_vec(),
+                ld_addr: ins[m + g..m + g + nl].to_vec(),
+                ld_data: outs[..nl].to_vec(),
+                st_addr: (0..ns).map(|j| ins[m + g + nl + 2 * j]).collect(),
+                st_data: (0..ns).map(|j| ins[m + g + nl + 2 * j + 1]).collect(),
+                master: (m == 1).then(|| [ins[0], ins[ins.len() - 1], outs[nl]]),
+                slave: (m == 0).then(|| {
+                    (
+                        [outs[nl], outs[nl + 1], outs[nl + 2]],
+                        (nl > 0).then(|| ins[ins.len() - 1]),
+                    )
+                }),
+            };
+            if let Some(mem) = mem {
+                for &a in &info.ld_addr {
+                    b.p.addr_checks.push((nid, a, mem, false));
+                }
+                for &a in &info.st_addr {
+                    b.p.addr_checks.push((nid, a, mem, true));
+                }
+            }
+            let lsq = b.p.dyn_lsqs.len() as u32;
+            b.p.dyn_lsqs.push(info);
+            // Every output and every ready comes from registers.
+            b.fwd(nid, Fwd::DynLsqOut { lsq }, vec![], outs.clone());
+            b.bwd(nid, Bwd::DynLsqIn { lsq }, vec![], ins.clone());
+            b.p.clk.push(Clk::DynLsq { lsq });
         }
         Op::DynSelect => {
             let (c, t, fl, out) = (ins[0], ins[1], ins[2], outs[0]);

@@ -6,6 +6,7 @@ use crate::spec::{cmerge_regs, mux_input, slot_regs, stage_regs};
 use crate::types::width_mask;
 
 mod dynamatic;
+mod lsq;
 
 // Register word offsets, from the components' state layouts (`crate::spec`).
 pub(super) const WON: usize = cmerge_regs::WON as usize;
@@ -494,6 +495,7 @@ pub(super) fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
         Fwd::DynSelect { c, t, f, out, reg } => dynamatic::select_out(s, c, t, f, out, reg),
         Fwd::DynMcOut { mc } => dynamatic::mc_out(p, s, mc),
         Fwd::DynCountOut { out, reg } => dynamatic::count_out(s, out, reg),
+        Fwd::DynLsqOut { lsq } => lsq::lsq_out(p, s, lsq),
     }
 }
 
@@ -695,6 +697,7 @@ pub(super) fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
         Bwd::DynSelect { c, t, f, out, reg } => dynamatic::select_in(s, c, t, f, out, reg),
         Bwd::DynMcIn { mc } => dynamatic::mc_in(p, s, mc),
         Bwd::DynCountIn { inp, out, reg } => dynamatic::count_in(s, inp, out, reg),
+        Bwd::DynLsqIn { lsq } => lsq::lsq_in(p, s, lsq),
     }
 }
 
@@ -914,6 +917,7 @@ pub(super) fn clk_one(p: &Program, s: &mut Sig<'_>, i: &Clk) {
         Clk::DynMerge { ins, out, idx, reg } => dynamatic::merge_clk(p, s, ins, out, idx, reg),
         Clk::DynSelect { c, t, f, out, reg } => dynamatic::select_clk(s, c, t, f, out, reg),
         Clk::DynMc { mc } => dynamatic::mc_clk(p, s, mc),
+        Clk::DynLsq { lsq } => lsq::lsq_clk(p, s, lsq),
     }
 }
 

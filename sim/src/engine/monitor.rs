@@ -198,6 +198,8 @@ pub(crate) struct Monitor {
     /// Entries of `Program::mux_checks` not reported yet (an out-of-range select is reported
     /// once per mux).
     mux_unreported: Vec<(u32, u32, u32)>,
+    /// Load-store queues already reported for allocating several groups in one cycle.
+    lsq_reported: Vec<u32>,
     deadlock: Option<DeadlockReport>,
 }
 
@@ -258,6 +260,7 @@ impl Monitor {
             events: Vec::new(),
             drained: None,
             mux_unreported: prog.mux_checks.clone(),
+            lsq_reported: Vec::new(),
             deadlock: None,
         }
     }
@@ -463,6 +466,23 @@ impl Monitor {
                 let bits = s.data[out as usize];
                 self.event(f, node, EventKind::DivisionByZero, || {
                     crate::spec::division_by_zero_note(ty, bits)
+                });
+            }
+        }
+        for q in &prog.dyn_lsqs {
+            let together = q.ctrl.iter().filter(|&&c| fire(c)).count() > 1;
+            if together && !self.lsq_reported.contains(&q.node) {
+                self.lsq_reported.push(q.node);
+                let fired: Vec<usize> = (0..q.ctrl.len()).filter(|&g| fire(q.ctrl[g])).collect();
+                self.event(f, q.node, EventKind::LsqGroupsTogether, || {
+                    format!(
+                        "groups {} were allocated in the same cycle: the queue took every group token and allocated the bitwise OR of their loads and stores, as Dynamatic's LSQ RTL (before its 2025 assertion) does; the queue's contents are not what the program order says",
+                        fired
+                            .iter()
+                            .map(|g| g.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" and ")
+                    )
                 });
             }
         }

@@ -143,6 +143,9 @@ pub enum Fwd {
     },
     /// Dynamatic memory controller `mc`: read data and `memEnd` from its registers.
     DynMcOut { mc: u32 },
+    /// Dynamatic load-store queue `lsq`: load data, `memEnd` and (slave) the requests to the
+    /// memory controller, from its registers.
+    DynLsqOut { lsq: u32 },
     /// Dynamatic `select`: the chosen input onto `out` while no antitoken waits.
     DynSelect {
         c: u32,
@@ -297,6 +300,8 @@ pub enum Bwd {
     DynMerge { ins: Span, reg: u32 },
     /// Dynamatic memory controller `mc`: its arbiters' grants and its control readies.
     DynMcIn { mc: u32 },
+    /// Dynamatic load-store queue `lsq`: group, address and data readies from its registers.
+    DynLsqIn { lsq: u32 },
     /// Dynamatic `select` inputs: ready without a token, when the result fires, or to be
     /// discarded by an antitoken.
     DynSelect {
@@ -422,6 +427,8 @@ pub enum Clk {
     /// Dynamatic memory controller `mc`: the write, the read, the store count and the
     /// start/end handshake.
     DynMc { mc: u32 },
+    /// Dynamatic load-store queue `lsq`: allocation, arrivals, issue, answers, frees.
+    DynLsq { lsq: u32 },
     /// Dynamatic `select`: its two antitoken registers.
     DynSelect {
         c: u32,
@@ -510,6 +517,48 @@ pub struct DynMcInfo {
     pub reg: u32,
 }
 
+/// One group of a load-store queue: what allocating it writes.
+#[derive(Clone, Debug)]
+pub struct LsqGroupInfo {
+    /// Per load of the group, in program order: its load port.
+    pub ld_ports: Vec<u32>,
+    /// Per load: how many of the group's stores precede it.
+    pub ld_order: Vec<u32>,
+    /// Per store of the group, in program order: its store port.
+    pub st_ports: Vec<u32>,
+}
+
+/// The ports of one of Dynamatic's load-store queues (channel indices) and its registers.
+#[derive(Clone, Debug)]
+pub struct DynLsqInfo {
+    /// Its node.
+    pub node: u32,
+    /// Master: index into [`Program::mems`] of the array it holds.
+    pub mem: Option<u32>,
+    /// First register word (`spec::lsq_regs`).
+    pub reg: u32,
+    /// Load queue entries.
+    pub nl: u32,
+    /// Store queue entries.
+    pub ns: u32,
+    /// The groups.
+    pub groups: Vec<LsqGroupInfo>,
+    /// `ctrl<g>`.
+    pub ctrl: Vec<u32>,
+    /// `ldAddr<p>`.
+    pub ld_addr: Vec<u32>,
+    /// `ldData<p>`.
+    pub ld_data: Vec<u32>,
+    /// `stAddr<q>`.
+    pub st_addr: Vec<u32>,
+    /// `stData<q>`.
+    pub st_data: Vec<u32>,
+    /// Master: `memStart`, `ctrlEnd`, `memEnd`.
+    pub master: Option<[u32; 3]>,
+    /// Slave: `ldAddrToMC`, `stAddrToMC`, `stDataToMC`, and `ldDataFromMC` (with loads).
+    pub slave: Option<([u32; 3], Option<u32>)>,
+}
+
 /// A compiled function.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
@@ -560,6 +609,8 @@ pub struct Program {
     pub mems: Vec<MemInfo>,
     /// Dynamatic's memory controllers, for the `DynMc*` instructions.
     pub dyn_mcs: Vec<DynMcInfo>,
+    /// Dynamatic's load-store queues, for the `DynLsq*` instructions.
+    pub dyn_lsqs: Vec<DynLsqInfo>,
     /// True when forward and backward passes must be iterated together (`lazy_fork`).
     pub global_iterate: bool,
     /// Channel of each channel argument: (argument index, channel).
@@ -621,6 +672,7 @@ impl Kinded for Fwd {
             Fwd::DynSelect { .. } => 83,
             Fwd::DynMcOut { .. } => 84,
             Fwd::DynCountOut { .. } => 85,
+            Fwd::DynLsqOut { .. } => 86,
             Fwd::Const { .. } => 32,
             Fwd::Fixed { .. } => 33,
             Fwd::Store { .. } => 34,
@@ -654,6 +706,7 @@ impl Kinded for Bwd {
             Bwd::DynSelect { .. } => 20,
             Bwd::DynMcIn { .. } => 21,
             Bwd::DynCountIn { .. } => 22,
+            Bwd::DynLsqIn { .. } => 23,
             Bwd::Store { .. } => 9,
             Bwd::MemSt { .. } => 10,
             Bwd::Join2 { .. } => 11,
@@ -679,6 +732,7 @@ impl Kinded for Clk {
             Clk::DynSelect { .. } => 7,
             Clk::DynMc { .. } => 8,
             Clk::DynCount { .. } => 9,
+            Clk::DynLsq { .. } => 10,
         }
     }
 }

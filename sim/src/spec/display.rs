@@ -124,6 +124,16 @@ pub fn describe_op(
             format!("mem_controller [ld={ld}, st={st}, ctrl={ctrl}]\n{memref}")
         }
         Op::DynMemController { .. } => "mem_controller".into(),
+        Op::DynLsq { shape, memref, .. } if full => format!(
+            "lsq [{}] {}/{}{}",
+            shape.groups_text(),
+            shape.load_depth,
+            shape.store_depth,
+            memref
+                .as_ref()
+                .map_or_else(|| " (slave)".to_string(), |m| format!("\n{m}"))
+        ),
+        Op::DynLsq { .. } => "lsq".into(),
         Op::Constant { value } if full => match out_ty {
             Some(t) => format!("constant {} : {t}", signed_value(*value, t)),
             None => format!("constant {value}"),

@@ -26,8 +26,9 @@ pub use comb::{Comb, PortSignal};
 pub use display::{Detail, DisplayClass, describe_op, signed_value};
 pub use ports::{Count, CountContext, PortRef, Ports, Resolved};
 pub use state::{
-    NodeState, PipelineState, RegField, SlotPart, SlotState, StageToken, StateLayout, cmerge_regs,
-    fifo_regs, mc_regs, skid_merge_regs, slot_regs, stage_regs,
+    LsqCtl, LsqLoadEntry, LsqLoadPart, LsqState, LsqStoreEntry, LsqStorePart, NodeState,
+    PipelineState, RegField, SlotPart, SlotState, StageToken, StateLayout, cmerge_regs, fifo_regs,
+    lsq_regs, mc_regs, skid_merge_regs, slot_regs, stage_regs,
 };
 pub use typing::{Typing, Violation, ViolationKind};
 
@@ -56,6 +57,10 @@ pub enum WaitRule {
     MemoryEnd,
     /// Its input, but only while it holds no token (`buffer`).
     InputWhenEmpty,
+    /// Dynamatic's load-store queue: the addresses and data its allocated entries lack, then
+    /// (master) `ctrlEnd` once both queues are empty. A group token that no queue depth can
+    /// take waits for nothing upstream: the queue is the end of the chain.
+    QueueEntries,
 }
 
 /// Whether CIRCT 1.62's `lower-handshake-to-hw` turns an op into RTL.
@@ -433,6 +438,35 @@ pub fn spec(op: &Op) -> ComponentSpec {
             WaitRule::MemoryEnd,
             NotLowered,
         ),
+        Op::DynLsq { shape, memref, .. } => {
+            let (g, ld, st) = (
+                shape.groups.len() as u32,
+                shape.load_ports(),
+                shape.store_ports(),
+            );
+            let master = memref.is_some();
+            s(
+                if master {
+                    Ports::DynMcInputs { ctrl: g, ld, st }
+                } else {
+                    Ports::DynLsqSlaveInputs { groups: g, ld, st }
+                },
+                if master {
+                    Ports::DynMcOutputs { ld }
+                } else {
+                    Ports::DynLsqSlaveOutputs { ld }
+                },
+                Typing::DynLsq,
+                Comb::None,
+                StateLayout::DynLsq {
+                    loads: shape.load_depth,
+                    stores: shape.store_depth,
+                },
+                DisplayClass::Memory,
+                WaitRule::QueueEntries,
+                NotLowered,
+            )
+        }
         Op::DynSelect => s(
             Ports::Named(&["condition", "trueValue", "falseValue"]),
             Ports::Named(&["result"]),

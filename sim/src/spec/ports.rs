@@ -114,6 +114,22 @@ pub enum Ports {
         /// Load ports.
         ld: u32,
     },
+    /// A slave load-store queue's inputs: `ctrl<g>`, `ldAddr<i>`, then `stAddr<j>`,
+    /// `stData<j>` for each store port, then (with load ports) `ldDataFromMC`.
+    DynLsqSlaveInputs {
+        /// Groups.
+        groups: u32,
+        /// Load ports.
+        ld: u32,
+        /// Store ports.
+        st: u32,
+    },
+    /// A slave load-store queue's outputs: `ldData<i>`, then `ldAddrToMC`, `stAddrToMC`,
+    /// `stDataToMC`.
+    DynLsqSlaveOutputs {
+        /// Load ports.
+        ld: u32,
+    },
 }
 
 impl Ports {
@@ -130,6 +146,10 @@ impl Ports {
                 Count::Exactly(2 + ctrl as usize + ld as usize + 2 * st as usize)
             }
             Ports::DynMcOutputs { ld } => Count::Exactly(ld as usize + 1),
+            Ports::DynLsqSlaveInputs { groups, ld, st } => Count::Exactly(
+                groups as usize + ld as usize + 2 * st as usize + usize::from(ld > 0),
+            ),
+            Ports::DynLsqSlaveOutputs { ld } => Count::Exactly(ld as usize + 3),
         }
     }
 
@@ -195,6 +215,28 @@ impl Ports {
                     "memEnd".into()
                 }
             }
+            Ports::DynLsqSlaveInputs { groups, ld, st } => {
+                let (g, l, s) = (groups as usize, ld as usize, st as usize);
+                match i {
+                    i if i < g => format!("ctrl{i}"),
+                    i if i < g + l => format!("ldAddr{}", i - g),
+                    i if i < g + l + 2 * s => {
+                        let k = i - g - l;
+                        if k.is_multiple_of(2) {
+                            format!("stAddr{}", k / 2)
+                        } else {
+                            format!("stData{}", k / 2)
+                        }
+                    }
+                    _ => "ldDataFromMC".into(),
+                }
+            }
+            Ports::DynLsqSlaveOutputs { ld } => match i.checked_sub(ld as usize) {
+                None => format!("ldData{i}"),
+                Some(0) => "ldAddrToMC".into(),
+                Some(1) => "stAddrToMC".into(),
+                Some(_) => "stDataToMC".into(),
+            },
         }
     }
 }

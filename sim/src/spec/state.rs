@@ -86,6 +86,187 @@ pub mod mc_regs {
     pub const LOADS: u32 = 4;
 }
 
+/// Word offsets of a load-store queue: its pointers and control registers, then
+/// [`lsq_regs::LOAD_WORDS`] words per load entry from [`lsq_regs::LOADS`], then
+/// [`lsq_regs::STORE_WORDS`] per store entry.
+pub mod lsq_regs {
+    use super::{LsqCtl, LsqLoadPart, LsqStorePart};
+
+    /// Words before the first load entry (one per [`LsqCtl`]).
+    pub const LOADS: u32 = LsqCtl::ALL.len() as u32;
+    /// Words per load entry (one per [`LsqLoadPart`]).
+    pub const LOAD_WORDS: u32 = LsqLoadPart::ALL.len() as u32;
+    /// Words per store entry (one per [`LsqStorePart`]).
+    pub const STORE_WORDS: u32 = LsqStorePart::ALL.len() as u32;
+
+    /// Offset of control register `c`.
+    pub const fn ctl(c: LsqCtl) -> u32 {
+        c as u32
+    }
+
+    /// Offset of load entry `i`'s `part`.
+    pub const fn load(i: u32, part: LsqLoadPart) -> u32 {
+        LOADS + i * LOAD_WORDS + part as u32
+    }
+
+    /// Offset of store entry `j`'s `part` in a queue of `loads` load entries.
+    pub const fn store(loads: u32, j: u32, part: LsqStorePart) -> u32 {
+        LOADS + loads * LOAD_WORDS + j * STORE_WORDS + part as u32
+    }
+}
+
+/// A load-store queue's pointer and control registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LsqCtl {
+    /// Load queue tail: the entry the next group's first load takes.
+    LoadTail = 0,
+    /// Load queue head: the oldest allocated load entry.
+    LoadHead,
+    /// Store queue tail.
+    StoreTail,
+    /// Store queue head: the oldest allocated store entry.
+    StoreHead,
+    /// Store queue issue pointer: the next store to write memory.
+    StoreIssue,
+    /// Master: `memStart` was taken (its ready is low until `memEnd` is taken).
+    StartTaken,
+    /// Master: `memEnd` is offered (once raised, it stays).
+    EndValid,
+    /// Master: `ctrlEnd` is ready.
+    CtrlEndReady,
+    /// A read answer arrives this cycle (master; a slave's comes on `ldDataFromMC`).
+    ReadValid,
+    /// The load entry the read answers.
+    ReadId,
+    /// The word read (master).
+    ReadData,
+    /// A write is acknowledged this cycle: the store at the head leaves.
+    WriteAck,
+}
+
+impl LsqCtl {
+    /// Every control register, in word order.
+    pub const ALL: [LsqCtl; 12] = [
+        LsqCtl::LoadTail,
+        LsqCtl::LoadHead,
+        LsqCtl::StoreTail,
+        LsqCtl::StoreHead,
+        LsqCtl::StoreIssue,
+        LsqCtl::StartTaken,
+        LsqCtl::EndValid,
+        LsqCtl::CtrlEndReady,
+        LsqCtl::ReadValid,
+        LsqCtl::ReadId,
+        LsqCtl::ReadData,
+        LsqCtl::WriteAck,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            LsqCtl::LoadTail => "ldq_tail",
+            LsqCtl::LoadHead => "ldq_head",
+            LsqCtl::StoreTail => "stq_tail",
+            LsqCtl::StoreHead => "stq_head",
+            LsqCtl::StoreIssue => "stq_issue",
+            LsqCtl::StartTaken => "mem_start_taken",
+            LsqCtl::EndValid => "mem_end_valid",
+            LsqCtl::CtrlEndReady => "end_ctrl_ready",
+            LsqCtl::ReadValid => "read_valid",
+            LsqCtl::ReadId => "read_id",
+            LsqCtl::ReadData => "read_data",
+            LsqCtl::WriteAck => "write_ack",
+        }
+    }
+}
+
+/// One register of a load queue entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LsqLoadPart {
+    /// The entry belongs to a load of an allocated group.
+    Alloc = 0,
+    /// The load was sent to memory or answered by a store.
+    Issued,
+    /// Its address arrived.
+    AddrValid,
+    /// Its address.
+    Addr,
+    /// Its data arrived.
+    DataValid,
+    /// Its data.
+    Data,
+    /// Its load port.
+    Port,
+    /// Bit `j`: store entry `j` is older than this load (and not yet done).
+    OlderStores,
+}
+
+impl LsqLoadPart {
+    /// Every part, in word order.
+    pub const ALL: [LsqLoadPart; 8] = [
+        LsqLoadPart::Alloc,
+        LsqLoadPart::Issued,
+        LsqLoadPart::AddrValid,
+        LsqLoadPart::Addr,
+        LsqLoadPart::DataValid,
+        LsqLoadPart::Data,
+        LsqLoadPart::Port,
+        LsqLoadPart::OlderStores,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            LsqLoadPart::Alloc => "alloc",
+            LsqLoadPart::Issued => "issued",
+            LsqLoadPart::AddrValid => "addr_valid",
+            LsqLoadPart::Addr => "addr",
+            LsqLoadPart::DataValid => "data_valid",
+            LsqLoadPart::Data => "data",
+            LsqLoadPart::Port => "port",
+            LsqLoadPart::OlderStores => "older_stores",
+        }
+    }
+}
+
+/// One register of a store queue entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LsqStorePart {
+    /// The entry belongs to a store of an allocated group.
+    Alloc = 0,
+    /// Its address arrived.
+    AddrValid,
+    /// Its address.
+    Addr,
+    /// Its data arrived.
+    DataValid,
+    /// Its data.
+    Data,
+    /// Its store port.
+    Port,
+}
+
+impl LsqStorePart {
+    /// Every part, in word order.
+    pub const ALL: [LsqStorePart; 6] = [
+        LsqStorePart::Alloc,
+        LsqStorePart::AddrValid,
+        LsqStorePart::Addr,
+        LsqStorePart::DataValid,
+        LsqStorePart::Data,
+        LsqStorePart::Port,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            LsqStorePart::Alloc => "alloc",
+            LsqStorePart::AddrValid => "addr_valid",
+            LsqStorePart::Addr => "addr",
+            LsqStorePart::DataValid => "data_valid",
+            LsqStorePart::Data => "data",
+            LsqStorePart::Port => "port",
+        }
+    }
+}
+
 /// One of a buffer slot's four registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SlotPart {
@@ -190,6 +371,22 @@ pub enum RegField {
     McLoadValid(u32),
     /// Dynamatic memory controller: load port `i`'s data.
     McLoadData(u32),
+    /// Load-store queue: a pointer or control register.
+    Lsq(LsqCtl),
+    /// Load-store queue: a register of load queue entry `entry`.
+    LsqLoad {
+        /// Load queue entry.
+        entry: u32,
+        /// Which register.
+        part: LsqLoadPart,
+    },
+    /// Load-store queue: a register of store queue entry `entry`.
+    LsqStore {
+        /// Store queue entry.
+        entry: u32,
+        /// Which register.
+        part: LsqStorePart,
+    },
     /// Memory load port `port`'s eager-fork register for `ldData` (`output` 0) or `ldDone` (1).
     LoadEmitted {
         /// Load port.
@@ -213,6 +410,15 @@ impl RegField {
                 | RegField::SkidData
                 | RegField::LoadPath { word: 2, .. }
                 | RegField::McLoadData(_)
+                | RegField::Lsq(LsqCtl::ReadData)
+                | RegField::LsqLoad {
+                    part: LsqLoadPart::Data,
+                    ..
+                }
+                | RegField::LsqStore {
+                    part: LsqStorePart::Data,
+                    ..
+                }
         )
     }
 
@@ -245,6 +451,9 @@ impl RegField {
         if let Some(i) = name.strip_prefix("emitted_").and_then(num) {
             return Some(RegField::Emitted(i));
         }
+        if let Some(c) = LsqCtl::ALL.into_iter().find(|c| c.name() == name) {
+            return Some(RegField::Lsq(c));
+        }
         let split = |rest: &str| -> Option<(u32, String)> {
             let cut = rest.find(|c: char| !c.is_ascii_digit())?;
             let (k, tail) = rest.split_at(cut);
@@ -267,6 +476,14 @@ impl RegField {
                 };
                 return Some(RegField::LoadPath { path, word });
             }
+        }
+        if let Some((entry, part)) = name.strip_prefix("ldq").and_then(split) {
+            let part = LsqLoadPart::ALL.into_iter().find(|p| p.name() == part)?;
+            return Some(RegField::LsqLoad { entry, part });
+        }
+        if let Some((entry, part)) = name.strip_prefix("stq").and_then(split) {
+            let part = LsqStorePart::ALL.into_iter().find(|p| p.name() == part)?;
+            return Some(RegField::LsqStore { entry, part });
         }
         if let Some((slot, part)) = name.strip_prefix("slot").and_then(split) {
             let part = SlotPart::ALL.into_iter().find(|p| p.name() == part)?;
@@ -333,6 +550,9 @@ impl fmt::Display for RegField {
             RegField::McLoadValid(i) => write!(f, "ld{i}.out_valid"),
             RegField::McLoadData(i) => write!(f, "ld{i}.out_data"),
             RegField::LoadEmitted { port, output } => write!(f, "ld{port}.emitted_{output}"),
+            RegField::Lsq(c) => write!(f, "{}", c.name()),
+            RegField::LsqLoad { entry, part } => write!(f, "ldq{entry}.{}", part.name()),
+            RegField::LsqStore { entry, part } => write!(f, "stq{entry}.{}", part.name()),
         }
     }
 }
@@ -374,6 +594,13 @@ pub enum StateLayout {
     DynMc {
         /// Load ports.
         ld: u32,
+    },
+    /// Dynamatic's load-store queue: [`lsq_regs`].
+    DynLsq {
+        /// Load queue entries.
+        loads: u32,
+        /// Store queue entries.
+        stores: u32,
     },
     /// One write-valid flag per store port, then two eager-fork flags per load port.
     MemoryPorts {
@@ -428,6 +655,16 @@ impl StateLayout {
                 RegField::Emitted(0),
                 RegField::Emitted(1),
             ],
+            StateLayout::DynLsq { loads, stores } => LsqCtl::ALL
+                .into_iter()
+                .map(RegField::Lsq)
+                .chain((0..loads).flat_map(|entry| {
+                    LsqLoadPart::ALL.map(|part| RegField::LsqLoad { entry, part })
+                }))
+                .chain((0..stores).flat_map(|entry| {
+                    LsqStorePart::ALL.map(|part| RegField::LsqStore { entry, part })
+                }))
+                .collect(),
             StateLayout::MemoryPorts { ld, st } => {
                 (0..st)
                     .map(|port| RegField::StoreWriteValid { port })
@@ -455,6 +692,9 @@ impl StateLayout {
             StateLayout::LoadPaths => 6,
             StateLayout::DynMc { ld } => mc_regs::LOADS + 2 * ld,
             StateLayout::MemoryPorts { ld, st } => st + 2 * ld,
+            StateLayout::DynLsq { loads, stores } => {
+                lsq_regs::LOADS + loads * lsq_regs::LOAD_WORDS + stores * lsq_regs::STORE_WORDS
+            }
         }
     }
 
@@ -499,6 +739,17 @@ impl StateLayout {
             }
             (StateLayout::DynMc { ld }, RegField::McLoadData(i)) if i < ld => {
                 Some(mc_regs::LOADS + 2 * i + 1)
+            }
+            (StateLayout::DynLsq { .. }, RegField::Lsq(c)) => Some(lsq_regs::ctl(c)),
+            (StateLayout::DynLsq { loads, .. }, RegField::LsqLoad { entry, part })
+                if entry < loads =>
+            {
+                Some(lsq_regs::load(entry, part))
+            }
+            (StateLayout::DynLsq { loads, stores }, RegField::LsqStore { entry, part })
+                if entry < stores =>
+            {
+                Some(lsq_regs::store(loads, entry, part))
             }
             (StateLayout::SkidMerge, RegField::SkidFull) => Some(skid_merge_regs::FULL),
             (StateLayout::SkidMerge, RegField::SkidIndex) => Some(skid_merge_regs::INDEX),
@@ -603,6 +854,52 @@ impl StateLayout {
                 result_emitted: w(skid_merge_regs::EMITTED) != 0,
                 index_emitted: w(skid_merge_regs::EMITTED + 1) != 0,
             },
+            StateLayout::DynLsq { loads, stores } => {
+                let ctl = |c: LsqCtl| w(lsq_regs::ctl(c));
+                let ld = |i: u32, p: LsqLoadPart| w(lsq_regs::load(i, p));
+                let st = |j: u32, p: LsqStorePart| w(lsq_regs::store(loads, j, p));
+                let known = |valid: u64, v: u64| (valid != 0).then_some(v);
+                NodeState::Lsq(LsqState {
+                    load_tail: ctl(LsqCtl::LoadTail) as u32,
+                    load_head: ctl(LsqCtl::LoadHead) as u32,
+                    store_tail: ctl(LsqCtl::StoreTail) as u32,
+                    store_head: ctl(LsqCtl::StoreHead) as u32,
+                    store_issue: ctl(LsqCtl::StoreIssue) as u32,
+                    end_offered: ctl(LsqCtl::EndValid) != 0,
+                    loads: (0..loads)
+                        .map(|i| {
+                            (ld(i, LsqLoadPart::Alloc) != 0).then(|| LsqLoadEntry {
+                                port: ld(i, LsqLoadPart::Port) as u32,
+                                addr: known(
+                                    ld(i, LsqLoadPart::AddrValid),
+                                    ld(i, LsqLoadPart::Addr),
+                                ),
+                                issued: ld(i, LsqLoadPart::Issued) != 0,
+                                data: known(
+                                    ld(i, LsqLoadPart::DataValid),
+                                    ld(i, LsqLoadPart::Data),
+                                ),
+                                older_stores: ld(i, LsqLoadPart::OlderStores),
+                            })
+                        })
+                        .collect(),
+                    stores: (0..stores)
+                        .map(|j| {
+                            (st(j, LsqStorePart::Alloc) != 0).then(|| LsqStoreEntry {
+                                port: st(j, LsqStorePart::Port) as u32,
+                                addr: known(
+                                    st(j, LsqStorePart::AddrValid),
+                                    st(j, LsqStorePart::Addr),
+                                ),
+                                data: known(
+                                    st(j, LsqStorePart::DataValid),
+                                    st(j, LsqStorePart::Data),
+                                ),
+                            })
+                        })
+                        .collect(),
+                })
+            }
             StateLayout::MemoryPorts { ld, st } => NodeState::Memory {
                 store_done_pending: (0..st).map(|j| w(j) != 0).collect(),
                 load_emitted: (0..ld)
@@ -632,6 +929,139 @@ impl SlotState {
     pub fn front(self) -> Option<u64> {
         self.skid.or(self.main)
     }
+}
+
+/// A load queue entry of an allocated group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LsqLoadEntry {
+    /// Its load port.
+    pub port: u32,
+    /// Its address, once it arrived.
+    pub addr: Option<u64>,
+    /// Sent to memory or answered by a store.
+    pub issued: bool,
+    /// Its data, once it arrived.
+    pub data: Option<u64>,
+    /// Bit `j`: store entry `j` is older than this load.
+    pub older_stores: u64,
+}
+
+/// A store queue entry of an allocated group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LsqStoreEntry {
+    /// Its store port.
+    pub port: u32,
+    /// Its address, once it arrived.
+    pub addr: Option<u64>,
+    /// Its data, once it arrived.
+    pub data: Option<u64>,
+}
+
+/// A load-store queue's two queues.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LsqState {
+    /// Load queue tail (next entry to allocate).
+    pub load_tail: u32,
+    /// Load queue head (oldest entry).
+    pub load_head: u32,
+    /// Store queue tail.
+    pub store_tail: u32,
+    /// Store queue head.
+    pub store_head: u32,
+    /// The next store to write memory.
+    pub store_issue: u32,
+    /// `memEnd` is offered (master).
+    pub end_offered: bool,
+    /// Per load entry, its contents when allocated.
+    pub loads: Vec<Option<LsqLoadEntry>>,
+    /// Per store entry, its contents when allocated.
+    pub stores: Vec<Option<LsqStoreEntry>>,
+}
+
+impl LsqState {
+    /// Load entries in age order (oldest first), from the head.
+    pub fn loads_by_age(&self) -> Vec<(u32, LsqLoadEntry)> {
+        by_age(&self.loads, self.load_head)
+    }
+
+    /// Store entries in age order (oldest first), from the head.
+    pub fn stores_by_age(&self) -> Vec<(u32, LsqStoreEntry)> {
+        by_age(&self.stores, self.store_head)
+    }
+
+    /// Entries in use: (loads, stores).
+    pub fn occupancy(&self) -> (usize, usize) {
+        (
+            self.loads.iter().flatten().count(),
+            self.stores.iter().flatten().count(),
+        )
+    }
+
+    /// What load entry `i` waits for, in words (`None` when it is not allocated): its
+    /// address, an older store (the youngest older one with the same or an unknown address),
+    /// memory, or its port taking its data.
+    pub fn load_status(&self, i: u32) -> Option<String> {
+        let l = self.loads.get(i as usize).copied().flatten()?;
+        Some(match (l.addr, l.data) {
+            (None, _) => format!("load entry {i} (port {}) waits for its address", l.port),
+            (Some(a), Some(d)) => {
+                format!("load entry {i} has its data ({d} from address {a}) and waits to be taken")
+            }
+            (Some(a), None) if l.issued => {
+                format!("load entry {i} (address {a}) waits for memory's answer")
+            }
+            (Some(a), None) => {
+                let blocker =
+                    self.stores_by_age().into_iter().rev().find(|(j, s)| {
+                        l.older_stores >> j & 1 == 1 && s.addr.is_none_or(|sa| sa == a)
+                    });
+                match blocker {
+                    Some((j, s)) if s.addr.is_none() => format!(
+                        "load entry {i} (address {a}) waits: older store entry {j} has no address yet"
+                    ),
+                    Some((j, _)) => format!(
+                        "load entry {i} (address {a}) waits: older store entry {j} to the same address has no data yet"
+                    ),
+                    None => format!("load entry {i} (address {a}) waits to be sent to memory"),
+                }
+            }
+        })
+    }
+
+    /// What store entry `j` waits for, in words (`None` when it is not allocated).
+    pub fn store_status(&self, j: u32) -> Option<String> {
+        let s = self.stores.get(j as usize).copied().flatten()?;
+        Some(match (s.addr, s.data) {
+            (None, _) => format!("store entry {j} (port {}) waits for its address", s.port),
+            (Some(a), None) => format!("store entry {j} (address {a}) waits for its data"),
+            (Some(a), Some(_)) if j != self.store_issue => {
+                format!("store entry {j} (address {a}) waits for the older stores to write")
+            }
+            (Some(a), Some(_)) => {
+                let older_load = self
+                    .loads_by_age()
+                    .into_iter()
+                    .find(|(_, l)| l.older_stores >> j & 1 == 0 && l.addr.is_none_or(|la| la == a));
+                match older_load {
+                    Some((i, l)) if l.addr.is_none() => format!(
+                        "store entry {j} (address {a}) waits: older load entry {i} has no address yet"
+                    ),
+                    Some((i, _)) => format!(
+                        "store entry {j} (address {a}) waits: older load entry {i} reads the same address and has not delivered its data"
+                    ),
+                    None => format!("store entry {j} (address {a}) writes memory"),
+                }
+            }
+        })
+    }
+}
+
+fn by_age<T: Copy>(entries: &[Option<T>], head: u32) -> Vec<(u32, T)> {
+    let n = entries.len();
+    (0..n)
+        .map(|k| (head as usize + k) % n.max(1))
+        .filter_map(|i| entries[i].map(|e| (i as u32, e)))
+        .collect()
 }
 
 /// A pipeline's registers: what each stage holds, stage 0 at the input.
@@ -717,6 +1147,8 @@ pub enum NodeState {
     },
     /// A pipeline's stages.
     Pipeline(PipelineState),
+    /// Dynamatic's load-store queue.
+    Lsq(LsqState),
     /// A memory's port registers.
     Memory {
         /// Per store port: a write happened and its `stDone` token is not taken yet.
@@ -737,6 +1169,7 @@ impl NodeState {
             | NodeState::ControlMerge { .. }
             | NodeState::Antitokens(_)
             | NodeState::MemoryController { .. }
+            | NodeState::Lsq(_)
             | NodeState::Memory { .. } => false,
         }
     }

@@ -78,6 +78,27 @@ fn one_of_each() -> Vec<Op> {
                     elem: Type::Int(32),
                 },
             }),
+            OpKind::DynLsq => {
+                use crate::ops::{LsqAccess::Load as L, LsqAccess::Store as S, LsqShape};
+                let shape = LsqShape {
+                    groups: vec![vec![L, S], vec![L]],
+                    load_depth: 4,
+                    store_depth: 2,
+                };
+                ops.push(Op::DynLsq {
+                    shape: shape.clone(),
+                    memref_arg: Some(0),
+                    memref: Some(MemRefType {
+                        dims: vec![8],
+                        elem: Type::Int(32),
+                    }),
+                });
+                ops.push(Op::DynLsq {
+                    shape,
+                    memref_arg: None,
+                    memref: None,
+                });
+            }
             OpKind::Arith => {
                 ops.extend(ArithOp::SIMPLE.iter().map(|&(a, _)| Op::Arith(a)));
                 ops.push(Op::Arith(ArithOp::Cmpi(CmpPredicate::Slt)));
@@ -125,6 +146,26 @@ fn port_names_follow_circt() {
     );
     let outs: Vec<_> = (0..3).map(|i| mc.output_port_name(i)).collect();
     assert_eq!(outs, ["ldData0", "ldData1", "memEnd"]);
+    // A slave load-store queue: groups, then the memory controller's ports.
+    let lsq = Op::DynLsq {
+        shape: crate::ops::LsqShape {
+            groups: vec![vec![
+                crate::ops::LsqAccess::Load,
+                crate::ops::LsqAccess::Store,
+            ]],
+            load_depth: 4,
+            store_depth: 4,
+        },
+        memref_arg: None,
+        memref: None,
+    };
+    let ins: Vec<_> = (0..5).map(|i| lsq.input_port_name(i)).collect();
+    assert_eq!(
+        ins,
+        ["ctrl0", "ldAddr0", "stAddr0", "stData0", "ldDataFromMC"]
+    );
+    let outs: Vec<_> = (0..4).map(|i| lsq.output_port_name(i)).collect();
+    assert_eq!(outs, ["ldData0", "ldAddrToMC", "stAddrToMC", "stDataToMC"]);
     assert_eq!(Op::DynSelect.input_port_name(2), "falseValue");
     assert_eq!(Op::DynLoad.output_port_name(1), "dataOut");
     assert_eq!(Op::DynControlMerge.output_port_name(0), "outs");

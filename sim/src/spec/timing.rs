@@ -328,6 +328,7 @@ impl TimingProfile {
             | Op::DynLoad
             | Op::DynStore
             | Op::DynMemController { .. }
+            | Op::DynLsq { .. }
             | Op::Constant { .. }
             | Op::Source
             | Op::Sink

@@ -44,6 +44,9 @@ pub enum Typing {
     /// Dynamatic's memory controller: `none` start and end controls, integer block counts
     /// and addresses, element-typed data.
     DynMemory,
+    /// Dynamatic's load-store queue: `none` group controls (and, master, start and end),
+    /// integer addresses, data of one element type (the array's, master).
+    DynLsq,
     /// An `arith` operation of the class.
     Arith(ArithClass),
 }
@@ -293,6 +296,62 @@ pub(super) fn check(op: &Op, sp: &ComponentSpec, ins: &[Type], outs: &[Type]) ->
                 c.expect_port(PortRef::Out(nl), &outs[nl], &Type::None);
             }
         }
+        Typing::DynLsq => {
+            if let Op::DynLsq { shape, memref, .. } = op {
+                let master = usize::from(memref.is_some());
+                let (g, nl, ns) = (
+                    shape.groups.len(),
+                    shape.load_ports() as usize,
+                    shape.store_ports() as usize,
+                );
+                // The element type: the array's, else the first data port's.
+                let elem = memref.as_ref().map(|m| m.elem.clone()).or_else(|| {
+                    outs.first()
+                        .filter(|_| nl > 0)
+                        .or(ins.get(master + g + nl + 1))
+                        .cloned()
+                });
+                for k in 0..g {
+                    c.expect_port(PortRef::In(master + k), &ins[master + k], &Type::None);
+                }
+                for (i, out) in outs.iter().enumerate().take(nl) {
+                    let a = master + g + i;
+                    let what = c.port(PortRef::In(a));
+                    c.expect_integer(&what, &ins[a]);
+                    if let Some(e) = &elem {
+                        c.expect_port(PortRef::Out(i), out, e);
+                    }
+                }
+                for j in 0..ns {
+                    let a = master + g + nl + 2 * j;
+                    let what = c.port(PortRef::In(a));
+                    c.expect_integer(&what, &ins[a]);
+                    if let Some(e) = &elem {
+                        c.expect_port(PortRef::In(a + 1), &ins[a + 1], e);
+                    }
+                }
+                if master == 1 {
+                    c.expect_port(PortRef::In(0), &ins[0], &Type::None);
+                    let last = ins.len() - 1;
+                    c.expect_port(PortRef::In(last), &ins[last], &Type::None);
+                    c.expect_port(PortRef::Out(nl), &outs[nl], &Type::None);
+                } else {
+                    if nl > 0
+                        && let Some(e) = &elem
+                    {
+                        let last = ins.len() - 1;
+                        c.expect_port(PortRef::In(last), &ins[last], e);
+                    }
+                    let what = c.port(PortRef::Out(nl));
+                    c.expect_integer(&what, &outs[nl]);
+                    let what = c.port(PortRef::Out(nl + 1));
+                    c.expect_integer(&what, &outs[nl + 1]);
+                    if let Some(e) = &elem {
+                        c.expect_port(PortRef::Out(nl + 2), &outs[nl + 2], e);
+                    }
+                }
+            }
+        }
         Typing::Arith(class) => check_arith(&mut c, class, ins, &outs[0]),
     }
     check_attributes(&mut c, op, ins, outs);
@@ -447,6 +506,25 @@ fn check_attributes(c: &mut Checker<'_>, op: &Op, ins: &[Type], outs: &[Type]) {
                     ViolationKind::Attribute,
                     format!("{} holds one slot, not {slots}", kind.name()),
                 );
+            }
+        }
+        Op::DynLsq { shape, .. } => {
+            if shape.groups.is_empty() || shape.groups.iter().any(Vec::is_empty) {
+                c.push(
+                    ViolationKind::Attribute,
+                    "a load-store queue needs groups of at least one access".into(),
+                );
+            }
+            for (what, d) in [("load", shape.load_depth), ("store", shape.store_depth)] {
+                if d == 0 || d > crate::limits::MAX_LSQ_DEPTH {
+                    c.push(
+                        ViolationKind::Attribute,
+                        format!(
+                            "the {what} queue needs between 1 and {} entries (found {d})",
+                            crate::limits::MAX_LSQ_DEPTH
+                        ),
+                    );
+                }
             }
         }
         Op::DynPipeline { latency } | Op::DynCounterBuffer { latency } => {

@@ -151,7 +151,7 @@ fn output_kind(op: &Op, port: usize) -> OutputKind {
         // A load's skid buffers add places but no latency.
         | StateLayout::LoadPaths => OutputKind::Comb,
         // Read data and `memEnd` come from registers.
-        StateLayout::DynMc { .. } => OutputKind::Registered,
+        StateLayout::DynMc { .. } | StateLayout::DynLsq { .. } => OutputKind::Registered,
         StateLayout::Fifo { slots } => match op {
             Op::DynBuffer { kind, .. } => OutputKind::Fifo {
                 fwd: u64::from(!kind.bypass()),
@@ -266,6 +266,7 @@ fn slots(op: &Op) -> Vec<bool> {
         | StateLayout::Antitokens
         | StateLayout::LoadPaths
         | StateLayout::DynMc { .. }
+        | StateLayout::DynLsq { .. }
         | StateLayout::MemoryPorts { .. } => 0,
     };
     let init = if let Op::Buffer { init: Some(v), .. } = op {
@@ -299,7 +300,8 @@ fn data_inputs(op: &Op) -> Option<usize> {
         | WaitRule::AllInputs
         | WaitRule::InputWhenEmpty
         | WaitRule::ConditionThenChosen
-        | WaitRule::MemoryEnd => None,
+        | WaitRule::MemoryEnd
+        | WaitRule::QueueEntries => None,
     }
 }
 

@@ -16,11 +16,12 @@ use handscope_sim::{
     Type,
 };
 
+use super::ast::LsqMode;
 use super::ast::{
-    BufferType, ConstValue, DynFunc, DynModule, DynOp, DynType, DynValue, MemInterfaceRef,
-    OpParams, Predicate,
+    BufferType, ConstValue, DynFunc, DynModule, DynOp, DynType, DynValue, OpParams, Predicate,
 };
 use super::kinds::DynOpKind;
+use super::lsq::{LsqAccess, LsqDepths, lsq_config};
 use super::timing::DynTiming;
 use crate::mlir::diag::ErrExt;
 use crate::mlir::{ParseError, Span};
@@ -35,7 +36,19 @@ pub fn lower(
     file: &str,
     timing: &DynTiming,
 ) -> Result<Module, ParseError> {
-    lower_with_names(m, source, file, timing).map(|(module, _)| module)
+    lower_with_names(m, source, file, timing, &LsqDepths::new()).map(|(module, _)| module)
+}
+
+/// [`lower`], the load-store queues named in `depths` given those queue depths.
+#[allow(clippy::result_large_err)]
+pub fn lower_with_depths(
+    m: &DynModule,
+    source: &str,
+    file: &str,
+    timing: &DynTiming,
+    depths: &LsqDepths,
+) -> Result<Module, ParseError> {
+    lower_with_names(m, source, file, timing, depths).map(|(module, _)| module)
 }
 
 /// How the names of a lowered function relate to its file: which SSA value each channel
@@ -51,14 +64,43 @@ pub struct SourceNames {
     pub ops: HashMap<String, usize>,
 }
 
-/// [`lower`], with each function's [`SourceNames`] (in function order).
+/// [`lower_with_depths`], with each function's [`SourceNames`] (in function order).
 #[allow(clippy::result_large_err)]
 pub fn lower_with_names(
     m: &DynModule,
     source: &str,
     file: &str,
     timing: &DynTiming,
+    depths: &LsqDepths,
 ) -> Result<(Module, Vec<SourceNames>), ParseError> {
+    // Every depth given must name a queue of the file.
+    let queues: Vec<&str> = m
+        .funcs
+        .iter()
+        .flat_map(|f| &f.ops)
+        .filter(|o| o.kind == DynOpKind::Lsq)
+        .filter_map(|o| o.name.as_deref())
+        .collect();
+    if let Some(name) = depths.keys().find(|n| !queues.contains(&n.as_str())) {
+        let at = m.funcs.first().map_or(Span::new(0, 0), |f| f.span);
+        return Err(ParseError::new(
+            source,
+            file,
+            at,
+            format!(
+                "`--lsq-depth {name}=...` names no load-store queue of this file (it has {})",
+                if queues.is_empty() {
+                    "none".to_string()
+                } else {
+                    queues
+                        .iter()
+                        .map(|q| format!("`{q}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            ),
+        ));
+    }
     let mut functions = Vec::new();
     let mut names = Vec::new();
     for f in &m.funcs {
@@ -66,6 +108,7 @@ pub fn lower_with_names(
             source,
             file,
             timing,
+            depths,
             f: Function::new(f.name.clone()),
             values: HashMap::new(),
             op_nodes: Vec::new(),
@@ -89,6 +132,7 @@ struct Lowering<'a> {
     source: &'a str,
     file: &'a str,
     timing: &'a DynTiming,
+    depths: &'a LsqDepths,
     f: Function,
     /// SSA value (name, result number) → the channel that carries it.
     values: HashMap<(String, u32), ChannelId>,
@@ -286,9 +330,6 @@ impl Lowering<'_> {
             },
             DynOpKind::Select => Op::DynSelect,
             DynOpKind::Load | DynOpKind::Store => {
-                if let Some(MemInterfaceRef::Lsq(_)) = op.mem_interface {
-                    return Err(not_yet("an access through a load-store queue (issue #32)"));
-                }
                 if op.kind == DynOpKind::Load {
                     Op::DynLoad
                 } else {
@@ -303,7 +344,16 @@ impl Lowering<'_> {
                 mc
             }
             DynOpKind::Lsq => {
-                return Err(not_yet("the load-store queue (issue #32)"));
+                let (o, lsq) = self.lsq(op, f)?;
+                operands = o;
+                // A master's `memEnd`, when the printed types leave it out.
+                if let Op::DynLsq { shape, memref, .. } = &lsq
+                    && memref.is_some()
+                    && outs.len() == shape.load_ports() as usize
+                {
+                    outs.push(Type::None);
+                }
+                lsq
             }
             DynOpKind::AbsI => return Err(not_yet("`absi`")),
             DynOpKind::Init | DynOpKind::Blocker => {
@@ -414,6 +464,7 @@ impl Lowering<'_> {
             None
         };
         let (mut ctrl, mut lds, mut sts) = (Vec::new(), Vec::new(), Vec::new());
+        let mut lsq_st: Vec<(DynValue, (String, u32))> = Vec::new();
         let mut st_data: HashMap<(String, u32), DynValue> = HashMap::new();
         for v in &op.operands[1..n - 1] {
             match origin(v) {
@@ -422,10 +473,27 @@ impl Lowering<'_> {
                 Some((DynOpKind::Store, _, key)) => {
                     st_data.insert(key, v.clone());
                 }
-                Some((DynOpKind::Lsq, _, _)) => {
-                    return Err(self
-                        .err(v.span, "a memory controller serving a load-store queue")
-                        .with_help("load-store queues are simulated by issue #32"));
+                // A slave queue's requests: its read address, then its write's address and
+                // data (its last three results).
+                Some((DynOpKind::Lsq, k, key)) => {
+                    let results = f
+                        .ops
+                        .iter()
+                        .find(|o| o.results.iter().any(|g| g.name == key.0))
+                        .map_or(0, |o| o.results.iter().map(|g| g.count as usize).sum());
+                    match (k + 3).checked_sub(results) {
+                        Some(0) => lds.push(v.clone()),
+                        Some(1) => lsq_st.push((v.clone(), key)),
+                        Some(2) => {
+                            st_data.insert(key, v.clone());
+                        }
+                        _ => {
+                            return Err(self.err(
+                                v.span,
+                                "a load-store queue's load data given to a memory controller",
+                            ));
+                        }
+                    }
                 }
                 _ => ctrl.push(v.clone()),
             }
@@ -433,14 +501,22 @@ impl Lowering<'_> {
         let mut ordered = vec![start];
         ordered.extend(ctrl.iter().cloned());
         ordered.extend(lds.iter().cloned());
-        for (a, key) in &sts {
-            // The data result of the store whose address `a` is.
-            let data = f
-                .ops
-                .iter()
-                .find(|o| o.kind == DynOpKind::Store && result_value(o, 0).as_ref() == Some(key))
-                .and_then(|o| result_value(o, 1))
-                .and_then(|key| st_data.get(&key).cloned());
+        let n_own = sts.len();
+        sts.extend(lsq_st);
+        for (k, (a, key)) in sts.iter().enumerate() {
+            // The data result of the store whose address `a` is (a queue's write data is the
+            // result after its write address).
+            let data = if k < n_own {
+                f.ops
+                    .iter()
+                    .find(|o| {
+                        o.kind == DynOpKind::Store && result_value(o, 0).as_ref() == Some(key)
+                    })
+                    .and_then(|o| result_value(o, 1))
+            } else {
+                Some((key.0.clone(), key.1 + 1))
+            }
+            .and_then(|key| st_data.get(&key).cloned());
             let Some(d) = data else {
                 return Err(self.err(
                     a.span,
@@ -465,6 +541,86 @@ impl Lowering<'_> {
                 st: sts.len() as u32,
                 memref_arg,
                 memref: mem.ty.clone(),
+            },
+        ))
+    }
+
+    /// A load-store queue: its operands in the simulator's port order (master: `memStart`,
+    /// the group controls, the load addresses, each store's address and data, `ctrlEnd`;
+    /// slave: the same without `memStart` and `ctrlEnd`, then the controller's load data)
+    /// and its op, its groups from the operands and its depths from `--lsq-depth`, the file's
+    /// `handshake.lsqDepth` or Dynamatic's default.
+    fn lsq(&self, op: &DynOp, f: &DynFunc) -> Result<(Vec<DynValue>, Op), Box<ParseError>> {
+        let mut config = lsq_config(f, op).map_err(|e| {
+            let at = e.at.as_ref().map_or(op.span, |v| v.span);
+            self.err(at, format!("load-store queue: {}", e.message))
+        })?;
+        if let Some(&(l, s)) = op.name.as_ref().and_then(|n| self.depths.get(n)) {
+            config = config.with_depths(l, s);
+        }
+        // A queue too shallow for a group simulates: the group is never allocated, which the
+        // deadlock report names.
+        for (what, depth) in [("load", config.load_depth), ("store", config.store_depth)] {
+            if depth == 0 || depth > handscope_sim::limits::MAX_LSQ_DEPTH {
+                return Err(self.err(
+                    op.span,
+                    format!(
+                        "the {what} queue needs between 1 and {} entries (found {depth})",
+                        handscope_sim::limits::MAX_LSQ_DEPTH
+                    ),
+                ));
+            }
+        }
+        let master = config.mode == LsqMode::Master;
+        let ops = &op.operands;
+        let mut at = usize::from(master);
+        let (mut ctrl, mut lds, mut sts) = (Vec::new(), Vec::new(), Vec::new());
+        for g in &config.groups {
+            ctrl.push(ops[at].clone());
+            at += 1;
+            for a in g {
+                match a {
+                    LsqAccess::Load => {
+                        lds.push(ops[at].clone());
+                        at += 1;
+                    }
+                    LsqAccess::Store => {
+                        sts.push(ops[at].clone());
+                        sts.push(ops[at + 1].clone());
+                        at += 2;
+                    }
+                }
+            }
+        }
+        let mut ordered = Vec::with_capacity(ops.len());
+        if master {
+            ordered.push(ops[0].clone());
+        }
+        ordered.extend(ctrl);
+        ordered.extend(lds);
+        ordered.extend(sts);
+        ordered.extend(ops[at..].iter().cloned());
+        let (memref_arg, memref) = match (&op.memref, master) {
+            (Some(mem), true) => {
+                let Some(arg) = f.args.iter().position(|a| a.ssa == mem.value.name) else {
+                    return Err(self.err(
+                        mem.value.span,
+                        format!("`%{}` is not a memref argument", mem.value.name),
+                    ));
+                };
+                (Some(arg), Some(mem.ty.clone()))
+            }
+            (None, true) => {
+                return Err(self.err(op.span, "a master load-store queue without its memref"));
+            }
+            _ => (None, None),
+        };
+        Ok((
+            ordered,
+            Op::DynLsq {
+                shape: config.shape(),
+                memref_arg,
+                memref,
             },
         ))
     }

@@ -12,14 +12,11 @@ use super::kinds::DynOpKind;
 /// Dynamatic's queue depth when the file gives none (`handshake.lsqDepth` absent).
 pub const DEFAULT_DEPTH: u32 = 16;
 
-/// One access of a group, in program order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LsqAccess {
-    /// A load: one operand, its address.
-    Load,
-    /// A store: two operands, its address then its data.
-    Store,
-}
+pub use handscope_sim::LsqAccess;
+
+/// Queue depths given on the command line (`--lsq-depth NAME=LOADS/STORES`), by the LSQ's
+/// `handshake.name`: (load entries, store entries).
+pub type LsqDepths = std::collections::BTreeMap<String, (u32, u32)>;
 
 /// Where a queue depth came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +91,15 @@ impl LsqConfig {
         self.store_depth = stores;
         self.depth_source = DepthSource::Given;
         self
+    }
+
+    /// The simulator's shape of the queue: its groups and depths.
+    pub fn shape(&self) -> handscope_sim::LsqShape {
+        handscope_sim::LsqShape {
+            groups: self.groups.clone(),
+            load_depth: self.load_depth,
+            store_depth: self.store_depth,
+        }
     }
 
     /// The largest group's loads and stores: a queue needs at least that many entries to

@@ -32,8 +32,10 @@ pub use ast::{
 pub use edit::{BufferEdit, EditError, NodeShape, buffer_edits, graph_shape, write_edited};
 pub use era::Era;
 pub use kinds::DynOpKind;
-pub use lower::{SourceNames, lower, lower_with_names};
-pub use lsq::{DEFAULT_DEPTH, DepthSource, LsqAccess, LsqConfig, LsqConfigError, lsq_config};
+pub use lower::{SourceNames, lower, lower_with_depths, lower_with_names};
+pub use lsq::{
+    DEFAULT_DEPTH, DepthSource, LsqAccess, LsqConfig, LsqConfigError, LsqDepths, lsq_config,
+};
 pub use summary::{FuncSummary, InterfaceKind, MemorySummary};
 pub use timing::{DynTiming, LatencyError, TimingFileError};
 
@@ -42,7 +44,7 @@ use crate::mlir::{Diagnostic, ParseError};
 /// True when `source` looks like Dynamatic's dialect rather than CIRCT's: a
 /// `!handshake.channel<`/`!handshake.control<` type, or Dynamatic's instance names
 /// (`handshake.name = "..."`, or the 2024 `#handshake.name<"...">`) together with an op only
-/// Dynamatic has (`mem_controller`, `end {`, `lsq[`, `, bufferType =`, E2's `hw.parameters`). Cheap: one pass of
+/// Dynamatic has (`mem_controller`, `end {`, `= lsq[`, `, bufferType =`, E2's `hw.parameters`). Cheap: one pass of
 /// substring searches.
 pub fn looks_dynamatic(source: &str) -> bool {
     if source.contains("!handshake.channel<") || source.contains("!handshake.control<") {
@@ -56,7 +58,8 @@ pub fn looks_dynamatic(source: &str) -> bool {
         && (mem_controller
             || [
                 "end {",
-                "lsq[",
+                // Dynamatic's `= lsq[`, not Handscope's own `= dyn_lsq[`.
+                "= lsq[",
                 ", bufferType = ",
                 "hw.parameters = {NUM_SLOTS",
             ]

@@ -803,6 +803,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Fwd::DynMerge { .. }
             | Fwd::DynSelect { .. }
             | Fwd::DynMcOut { .. }
+            | Fwd::DynLsqOut { .. }
             | Fwd::DynCountOut { .. } => self.call(Helper::Fwd, idx),
         }
     }
@@ -971,7 +972,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Bwd::DynPipeIn { .. }
             | Bwd::DynMerge { .. }
             | Bwd::DynSelect { .. }
-            | Bwd::DynMcIn { .. } => self.call(Helper::Bwd, idx),
+            | Bwd::DynMcIn { .. }
+            | Bwd::DynLsqIn { .. } => self.call(Helper::Bwd, idx),
         }
     }
 
@@ -1032,7 +1034,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Clk::DynPipe { .. }
             | Clk::DynMerge { .. }
             | Clk::DynSelect { .. }
-            | Clk::DynMc { .. } => self.call(Helper::Clk, idx),
+            | Clk::DynMc { .. }
+            | Clk::DynLsq { .. } => self.call(Helper::Clk, idx),
         }
     }
 }
