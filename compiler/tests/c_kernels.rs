@@ -3,7 +3,8 @@
 //! - natively: the same C compiled by the system `cc` with a generated driver,
 //! - in the IR interpreter (front and middle end),
 //! - as a handshake graph in the engine, compiled with buffers on back edges, buffers
-//!   everywhere, and task pipelining (each graph must also pass `verify`),
+//!   everywhere, task pipelining, and load-store queues for the arrays both read and
+//!   written (`--memory lsq`) (each graph must also pass `verify`),
 //!
 //! and the return value and final contents of every array parameter must equal the native
 //! run's. The harness lives in `common/kernels.rs`.
@@ -17,15 +18,17 @@ use common::kernels::{
     Kernel, all_kernel_files, interpreted, kernel, native, node_count, parse_args, simulate,
     simulate_timed,
 };
-use handscope_compiler::c::{BufferPolicy, HsOptions};
+use handscope_compiler::c::{BufferPolicy, HsOptions, MemoryOrdering};
 use handscope_sim::spec::timing::TimingProfile;
 use handscope_sim::verify::verify;
 
-/// The handshake configurations every kernel is simulated in.
-const CONFIGS: [(BufferPolicy, bool); 3] = [
-    (BufferPolicy::Cycles, false),
-    (BufferPolicy::All, false),
-    (BufferPolicy::Cycles, true),
+/// The handshake configurations every kernel is simulated in: buffers, task pipelining,
+/// memory ordering.
+const CONFIGS: [(BufferPolicy, bool, MemoryOrdering); 4] = [
+    (BufferPolicy::Cycles, false, MemoryOrdering::Serial),
+    (BufferPolicy::All, false, MemoryOrdering::Serial),
+    (BufferPolicy::Cycles, true, MemoryOrdering::Serial),
+    (BufferPolicy::Cycles, false, MemoryOrdering::Lsq),
 ];
 
 fn check_kernel(file: &str) {
@@ -49,14 +52,20 @@ fn check_kernel(file: &str) {
             "{file} RUN `{line}`: interpreter\n got:\n{got}\n native:\n{want}\nIR:\n{text}"
         );
     }
-    for (buffers, task_pipelining) in CONFIGS {
+    for (buffers, task_pipelining, memory) in CONFIGS {
         let what = format!(
-            "{file} [{buffers:?}{}]",
-            if task_pipelining { ", pipelined" } else { "" }
+            "{file} [{buffers:?}{}{}]",
+            if task_pipelining { ", pipelined" } else { "" },
+            if memory == MemoryOrdering::Lsq {
+                ", lsq"
+            } else {
+                ""
+            }
         );
         let hs = k.handshake(&HsOptions {
             buffers,
             task_pipelining,
+            memory,
             ..Default::default()
         });
         let rep = verify(&hs);

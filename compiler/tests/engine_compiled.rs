@@ -1,9 +1,9 @@
 //! The compiled engine (`EngineKind::Compiled`) against the interpreter, cycle by cycle:
 //! every channel's valid/ready/data, every register and every memory word must agree after
 //! every cycle, and both runs must end the same way. Over every C kernel (several buffer
-//! policies, task pipelining, a timing profile with pipelined units) and every example
-//! circuit; `ENGINE_DIFF_DIR=dir` adds the `.mlir` files of a directory (public test
-//! circuits during development).
+//! policies, task pipelining, a timing profile with pipelined units, load-store queues) and
+//! every example circuit; `ENGINE_DIFF_DIR=dir` adds the `.mlir` files of a directory (public
+//! test circuits during development).
 
 #![allow(clippy::print_stdout)] // progress lines for `--nocapture`
 
@@ -12,7 +12,7 @@ use crate::common;
 use std::path::Path;
 
 use common::kernels::{all_kernel_files, kernel, parse_args, session};
-use handscope_compiler::c::{BufferPolicy, HsOptions};
+use handscope_compiler::c::{BufferPolicy, HsOptions, MemoryOrdering};
 use handscope_compiler::mlir::parse_mlir;
 use handscope_sim::engine::{EngineKind, Simulation};
 use handscope_sim::session::Session;
@@ -74,24 +74,52 @@ fn compare(what: &str, mut interp: Simulation, mut compiled: Simulation) -> u64 
 #[test]
 fn compiled_engine_matches_the_interpreter_on_every_kernel() {
     let configs = [
-        (BufferPolicy::Cycles, false, TimingProfile::ideal()),
-        (BufferPolicy::None, false, TimingProfile::ideal()),
-        (BufferPolicy::All, true, TimingProfile::ideal()),
-        (BufferPolicy::Cycles, false, TimingProfile::fpga()),
+        (
+            BufferPolicy::Cycles,
+            false,
+            TimingProfile::ideal(),
+            MemoryOrdering::Serial,
+        ),
+        (
+            BufferPolicy::None,
+            false,
+            TimingProfile::ideal(),
+            MemoryOrdering::Serial,
+        ),
+        (
+            BufferPolicy::All,
+            true,
+            TimingProfile::ideal(),
+            MemoryOrdering::Serial,
+        ),
+        (
+            BufferPolicy::Cycles,
+            false,
+            TimingProfile::fpga(),
+            MemoryOrdering::Serial,
+        ),
+        // Load-store queues: the compiled engine calls the interpreter's LSQ code.
+        (
+            BufferPolicy::Cycles,
+            false,
+            TimingProfile::ideal(),
+            MemoryOrdering::Lsq,
+        ),
     ];
     let mut total = 0;
     for file in all_kernel_files() {
         let k = kernel(&file);
         let ir = k.ir();
         let invocations = vec![parse_args(&ir, &k.runs[0])];
-        for (buffers, task_pipelining, timing) in &configs {
+        for (buffers, task_pipelining, timing, memory) in &configs {
             let what = format!(
-                "{file} [{buffers:?}, pipelined {task_pipelining}, {}]",
+                "{file} [{buffers:?}, pipelined {task_pipelining}, {}, {memory:?}]",
                 timing.name()
             );
             let hs = k.handshake(&HsOptions {
                 buffers: *buffers,
                 task_pipelining: *task_pipelining,
+                memory: *memory,
                 ..Default::default()
             });
             let s = session(&ir, &hs, &invocations, timing);

@@ -92,6 +92,20 @@ pub fn lsq_depths() -> handscope_compiler::mlir::dynamatic::LsqDepths {
     LSQ_DEPTHS.get().cloned().unwrap_or_default()
 }
 
+/// The memory ordering of this process's command line (`--memory`).
+static MEMORY_ORDERING: std::sync::OnceLock<handscope_compiler::c::MemoryOrdering> =
+    std::sync::OnceLock::new();
+
+/// Sets how C kernels order their memory accesses (once, from the command line).
+pub fn set_memory_ordering(m: handscope_compiler::c::MemoryOrdering) {
+    let _ = MEMORY_ORDERING.set(m);
+}
+
+/// How C kernels order their memory accesses (serial unless set).
+pub fn memory_ordering() -> handscope_compiler::c::MemoryOrdering {
+    MEMORY_ORDERING.get().copied().unwrap_or_default()
+}
+
 /// The directories of a `CPATH` value: `:`-separated, an empty entry meaning the current
 /// directory (as GCC and Clang read it).
 pub fn cpath_dirs(cpath: Option<std::ffi::OsString>) -> Vec<std::path::PathBuf> {
@@ -114,6 +128,7 @@ pub fn cpath_dirs(cpath: Option<std::ffi::OsString>) -> Vec<std::path::PathBuf> 
 pub fn c_options() -> handscope_compiler::c::HsOptions {
     handscope_compiler::c::HsOptions {
         include_dirs: include_dirs(),
+        memory: memory_ordering(),
         ..Default::default()
     }
 }

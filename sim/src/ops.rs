@@ -787,6 +787,10 @@ pub struct LsqShape {
     pub load_depth: u32,
     /// Store queue entries.
     pub store_depth: u32,
+    /// `memEnd` is offered once per `ctrlEnd` and withdrawn when taken (Handscope's own flow,
+    /// whose functions run several times), instead of staying offered once raised
+    /// (Dynamatic's RTL).
+    pub end_once: bool,
 }
 
 impl LsqShape {

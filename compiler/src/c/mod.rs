@@ -29,7 +29,7 @@ mod ssa;
 mod types;
 
 pub use error::CError;
-pub use handshake::{BufferPolicy, HsOptions, compile_to_handshake};
+pub use handshake::{BufferPolicy, HsOptions, MemoryOrdering, compile_to_handshake};
 pub use interp::{ArgValue, ExecResult, InterpError, run};
 pub use ir::IrFunction;
 pub use span::Span;

@@ -494,11 +494,17 @@ impl<'a> Parser<'a> {
                 self.expect_word("stq")?;
                 self.expect(&Tok::Equal)?;
                 let (store_depth, _) = self.expect_u32("the store queue's entries")?;
+                let end_once = self.at(&Tok::Comma)?;
+                if end_once {
+                    self.bump()?;
+                    self.expect_word("end_once")?;
+                }
                 self.expect(&Tok::RBracket)?;
                 let shape = handscope_sim::LsqShape {
                     groups,
                     load_depth,
                     store_depth,
+                    end_once,
                 };
                 if slave {
                     self.expect(&Tok::LParen)?;
@@ -1375,6 +1381,7 @@ impl<'a> Parser<'a> {
                 };
                 let load_depth = need(self, attrs, "ldq")?;
                 let store_depth = need(self, attrs, "stq")?;
+                let end_once = self.bool_attr(attrs, "endOnce")?.unwrap_or(false);
                 let memref = match ins.first() {
                     Some(t) if matches!(t.ty, PType::MemRef(_)) => Some(self.memref_type(t)?),
                     _ => None,
@@ -1384,6 +1391,7 @@ impl<'a> Parser<'a> {
                         groups,
                         load_depth,
                         store_depth,
+                        end_once,
                     },
                     memref_arg: memref.as_ref().map(|_| usize::MAX),
                     memref,

@@ -571,10 +571,11 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
             memref,
         } => {
             let head = format!(
-                "groups = \"{}\", ldq = {}, stq = {}",
+                "groups = \"{}\", ldq = {}, stq = {}{}",
                 shape.groups_text(),
                 shape.load_depth,
-                shape.store_depth
+                shape.store_depth,
+                if shape.end_once { ", end_once" } else { "" }
             );
             match (memref, memref_arg) {
                 (Some(memref), Some(arg)) => {

@@ -260,8 +260,10 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
         // Dynamatic generates its queue's RTL itself; Handscope simulates it only.
         Op::DynLsq { .. } => {
             return Err(
-                "Dynamatic's load-store queue has no SystemVerilog from Handscope: Dynamatic's \
-                 LSQ generator writes its RTL; Handscope simulates it"
+                "a load-store queue (`dyn_lsq`) has no SystemVerilog yet: Dynamatic's LSQ \
+                 generator writes the RTL of Dynamatic's circuits; a C kernel compiled with \
+                 `--memory lsq` simulates only (compile it with `--memory serial` to write \
+                 SystemVerilog)"
                     .into(),
             );
         }

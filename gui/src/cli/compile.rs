@@ -77,6 +77,7 @@ pub fn run(a: &CompileArgs) -> anyhow::Result<ExitCode> {
         task_pipelining: a.task_pipelining,
         timing: a.timing.profile()?,
         include_dirs: crate::load::include_dirs(),
+        memory: crate::load::memory_ordering(),
     };
     let name = a.file.display().to_string();
     let module = match compile_to_handshake(&text, &name, a.func.as_deref(), &opts) {

@@ -46,6 +46,21 @@ pub struct Cli {
     /// it a queue takes the file's `handshake.lsqDepth`, else Dynamatic's default of 16/16.
     #[arg(long = "lsq-depth", value_name = "NAME=LOADS/STORES", global = true, value_parser = parse_lsq_depth)]
     pub lsq_depths: Vec<(String, (u32, u32))>,
+    /// How a C kernel's accesses to an array keep program order: `serial` (each waits for
+    /// the previous one to complete) or `lsq` (an array parameter both read and written goes
+    /// through a load-store queue with a group per basic block: loads pass older stores to
+    /// other addresses).
+    #[arg(long = "memory", value_enum, global = true, default_value = "serial")]
+    pub memory: MemoryFlag,
+}
+
+/// `--memory`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MemoryFlag {
+    /// Each access waits for the previous one.
+    Serial,
+    /// Load-store queues for arrays both read and written.
+    Lsq,
 }
 
 /// Parses `NAME=LOADS/STORES` (`lsq1=8/16`).
@@ -133,6 +148,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .collect(),
     );
     crate::load::set_lsq_depths(cli.lsq_depths.iter().cloned().collect());
+    crate::load::set_memory_ordering(match cli.memory {
+        MemoryFlag::Serial => handscope_compiler::c::MemoryOrdering::Serial,
+        MemoryFlag::Lsq => handscope_compiler::c::MemoryOrdering::Lsq,
+    });
     match cli.command {
         Some(Command::Check(a)) => check::run(&a),
         Some(Command::Compile(a)) => compile::run(&a),

@@ -970,6 +970,7 @@ fn compile_node(
                 reg,
                 nl: shape.load_depth,
                 ns: shape.store_depth,
+                end_once: shape.end_once,
                 groups,
                 ctrl: ins[m..m + g].to_vec(),
                 ld_addr: ins[m + g..m + g + nl].to_vec(),

@@ -541,6 +541,8 @@ pub struct DynLsqInfo {
     pub nl: u32,
     /// Store queue entries.
     pub ns: u32,
+    /// `memEnd` once per `ctrlEnd` ([`crate::ops::LsqShape::end_once`]).
+    pub end_once: bool,
     /// The groups.
     pub groups: Vec<LsqGroupInfo>,
     /// `ctrl<g>`.

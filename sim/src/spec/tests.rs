@@ -84,6 +84,7 @@ fn one_of_each() -> Vec<Op> {
                     groups: vec![vec![L, S], vec![L]],
                     load_depth: 4,
                     store_depth: 2,
+                    end_once: false,
                 };
                 ops.push(Op::DynLsq {
                     shape: shape.clone(),
@@ -155,6 +156,7 @@ fn port_names_follow_circt() {
             ]],
             load_depth: 4,
             store_depth: 4,
+            end_once: false,
         },
         memref_arg: None,
         memref: None,

@@ -129,11 +129,19 @@ struct MemPorts {
     node: Option<usize>,
     ld: u32,
     st: u32,
+    /// Through a load-store queue: the blocks that access it, one group each (in group order).
+    lsq_blocks: Option<Vec<usize>>,
+    /// A load-store queue's group controls, by group.
+    group_ctrl: Vec<Port>,
     /// Load nodes in port order.
     loads: Vec<usize>,
     /// Store nodes in port order.
     stores: Vec<usize>,
 }
+
+/// Entries of each queue of a load-store queue in Handscope's own flow (Dynamatic's default),
+/// raised to one more than the largest group.
+const LSQ_DEPTH: u32 = 16;
 
 /// Unique, readable memory node IDs: `mem.<array>` (`mem.<array>_<k>` on clashes).
 fn memory_names(f: &IrFunction) -> Vec<String> {
@@ -154,7 +162,11 @@ fn memory_names(f: &IrFunction) -> Vec<String> {
 }
 
 /// Builds the graph. `reach[b]` tells which blocks are reachable.
-pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError> {
+pub(crate) fn build(
+    f: &IrFunction,
+    reach: &[bool],
+    ordering: super::MemoryOrdering,
+) -> Result<Built, BuildError> {
     let mut b = Built::default();
     let g = &mut b.g;
     let err = |m: &str, span: Span| BuildError {
@@ -205,6 +217,33 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
             }
         }
     }
+    // Arrays through a load-store queue: parameters both read and written; one group per
+    // block that accesses the array, its accesses in program order.
+    if ordering == super::MemoryOrdering::Lsq {
+        for (mi, m) in f.memories.iter().enumerate() {
+            let mp = &mut mems[mi];
+            if !matches!(m.kind, MemoryKind::Param(_)) || mp.ld == 0 || mp.st == 0 {
+                continue;
+            }
+            let blocks: Vec<usize> = f
+                .blocks
+                .iter()
+                .enumerate()
+                .filter(|(bi, blk)| {
+                    reach[*bi]
+                        && blk.insts.iter().any(|i| match &i.kind {
+                            InstKind::Load { mem, .. } | InstKind::Store { mem, .. } => {
+                                mem.0 as usize == mi
+                            }
+                            _ => false,
+                        })
+                })
+                .map(|(bi, _)| bi)
+                .collect();
+            mp.group_ctrl = vec![Port::PENDING; blocks.len()];
+            mp.lsq_blocks = Some(blocks);
+        }
+    }
     let names = memory_names(f);
     for (mi, m) in f.memories.iter().enumerate() {
         let mp = &mut mems[mi];
@@ -218,6 +257,50 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
             .chain((0..mp.st + mp.ld).map(|_| Type::None))
             .collect();
         let op = match &m.kind {
+            MemoryKind::Param(_) if mp.lsq_blocks.is_some() => {
+                let groups: Vec<Vec<handscope_sim::LsqAccess>> = mp
+                    .lsq_blocks
+                    .iter()
+                    .flatten()
+                    .map(|&bi| {
+                        f.blocks[bi]
+                            .insts
+                            .iter()
+                            .filter_map(|i| match &i.kind {
+                                InstKind::Load { mem, .. } if mem.0 as usize == mi => {
+                                    Some(handscope_sim::LsqAccess::Load)
+                                }
+                                InstKind::Store { mem, .. } if mem.0 as usize == mi => {
+                                    Some(handscope_sim::LsqAccess::Store)
+                                }
+                                _ => None,
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let mut shape = handscope_sim::LsqShape {
+                    groups,
+                    load_depth: LSQ_DEPTH,
+                    store_depth: LSQ_DEPTH,
+                    end_once: true,
+                };
+                let (l, s) = shape.largest_group();
+                shape.load_depth = shape.load_depth.max(l as u32 + 1);
+                shape.store_depth = shape.store_depth.max(s as u32 + 1);
+                let outs: Vec<Type> = (0..mp.ld)
+                    .map(|_| elem.clone())
+                    .chain([Type::None])
+                    .collect();
+                let op = Op::DynLsq {
+                    shape,
+                    memref_arg: Some(mem_arg.get(&(mi as u32)).copied().unwrap_or(0)),
+                    memref: Some(memref),
+                };
+                let n = g.add(op, vec![], outs, Some("bb0"), Some(m.span));
+                g.nodes[n].name = Some(names[mi].clone());
+                mp.node = Some(n);
+                continue;
+            }
             MemoryKind::Param(_) => Op::ExtMemory {
                 ld: mp.ld,
                 st: mp.st,
@@ -368,6 +451,7 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
     let mut mem_token_final: Vec<Port> = Vec::new();
     let mut ret_value: Option<Port> = None;
     let mut ret_block: Option<usize> = None;
+    let mut ret_ctrl = Port::PENDING;
     for (bi, blk) in f.blocks.iter().enumerate() {
         if !reach[bi] {
             continue;
@@ -443,6 +527,84 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                         sp,
                     );
                     vals.insert(inst.results[0], Port::new(n, 0));
+                }
+                InstKind::Load { mem, index, token }
+                    if mems[mem.0 as usize].lsq_blocks.is_some() =>
+                {
+                    // Through the queue: the block's control releases the address; the
+                    // queue keeps the order, so the ordering token passes straight on.
+                    let mp = &mut mems[mem.0 as usize];
+                    let mnode = mp
+                        .node
+                        .ok_or_else(|| err("load from a missing memory", inst.span))?;
+                    let elem = g.nodes[mnode].outs[0].clone();
+                    let idx = get(&vals, index, inst.span)?;
+                    let addr = g.add(
+                        Op::Arith(ArithOp::IndexCast),
+                        vec![idx],
+                        vec![Type::Index],
+                        lb,
+                        sp,
+                    );
+                    let k = mp.loads.len() as u32;
+                    // The queue frees a load's entry only when its data is taken, and ends
+                    // (`memEnd`) only when empty: a transparent slot takes the data at once,
+                    // so a value consumed only on the way to the function's end (which
+                    // waits for `memEnd`) does not hold the queue.
+                    let slot = g.add(
+                        Op::Buffer {
+                            slots: 1,
+                            kind: BufferKind::Fifo,
+                            init: None,
+                        },
+                        vec![Port::new(mnode, k)],
+                        vec![elem.clone()],
+                        lb,
+                        sp,
+                    );
+                    // The queue keeps the order: the address goes as soon as it is computed
+                    // (a `source` as the port's control), not held back to the block's pace.
+                    let go = g.add(Op::Source, vec![], vec![Type::None], lb, sp);
+                    let ld = g.add(
+                        Op::Load,
+                        vec![Port::new(addr, 0), Port::new(slot, 0), Port::new(go, 0)],
+                        vec![elem, Type::Index],
+                        lb,
+                        sp,
+                    );
+                    mp.loads.push(ld);
+                    vals.insert(inst.results[0], Port::new(ld, 0));
+                    let t = get(&vals, token, inst.span)?;
+                    vals.insert(inst.results[1], t);
+                }
+                InstKind::Store {
+                    mem,
+                    index,
+                    value,
+                    token,
+                } if mems[mem.0 as usize].lsq_blocks.is_some() => {
+                    let mp = &mut mems[mem.0 as usize];
+                    let idx = get(&vals, index, inst.span)?;
+                    let addr = g.add(
+                        Op::Arith(ArithOp::IndexCast),
+                        vec![idx],
+                        vec![Type::Index],
+                        lb,
+                        sp,
+                    );
+                    let data = get(&vals, value, inst.span)?;
+                    let dty = g.ty(data);
+                    let go = g.add(Op::Source, vec![], vec![Type::None], lb, sp);
+                    let st = g.add(
+                        Op::Store,
+                        vec![Port::new(addr, 0), data, Port::new(go, 0)],
+                        vec![dty, Type::Index],
+                        lb,
+                        sp,
+                    );
+                    mp.stores.push(st);
+                    let t = get(&vals, token, inst.span)?;
+                    vals.insert(inst.results[0], t);
                 }
                 InstKind::Load { mem, index, token } => {
                     let mp = &mut mems[mem.0 as usize];
@@ -544,6 +706,38 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
             }
         }
         let tsp = Some(blk.term_span);
+        // A block with groups in load-store queues hands its control on only once every
+        // queue took its group (a lazy fork), and a cycle later (a register): two groups of
+        // one queue never arrive in the same cycle, and they arrive in program order.
+        let queues: Vec<(usize, usize)> = mems
+            .iter()
+            .enumerate()
+            .filter_map(|(mi, mp)| {
+                let g = mp.lsq_blocks.as_ref()?.iter().position(|&b| b == bi)?;
+                Some((mi, g))
+            })
+            .collect();
+        let c = if queues.is_empty() {
+            c
+        } else {
+            let k = queues.len();
+            let lf = g.add(Op::LazyFork, vec![c], vec![Type::None; k + 1], lb, tsp);
+            for (j, &(mi, grp)) in queues.iter().enumerate() {
+                mems[mi].group_ctrl[grp] = Port::new(lf, j as u32);
+            }
+            let reg = g.add(
+                Op::Buffer {
+                    slots: 1,
+                    kind: BufferKind::Seq,
+                    init: None,
+                },
+                vec![Port::new(lf, k as u32)],
+                vec![Type::None],
+                lb,
+                tsp,
+            );
+            Port::new(reg, 0)
+        };
         // Connects `src` to input `edge` of successor `s`'s entry for param position `k`
         // (`None` = control).
         let mut connect =
@@ -631,6 +825,7 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
                 for t in tokens {
                     mem_token_final.push(get(&vals, t, blk.term_span)?);
                 }
+                ret_ctrl = c;
             }
         }
     }
@@ -638,6 +833,12 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
     let rlabel = format!("bb{ret_block}");
     let rspan = Some(f.blocks[ret_block].term_span);
     b.mem_final = mem_token_final[1..].to_vec();
+    // A queue's `memEnd` (its stores written) joins the done token too.
+    for mp in &mems {
+        if let (Some(n), Some(_)) = (mp.node, &mp.lsq_blocks) {
+            mem_token_final.push(Port::new(n, mp.ld));
+        }
+    }
     let done = if mem_token_final.len() == 1 {
         mem_token_final[0]
     } else {
@@ -662,9 +863,23 @@ pub(crate) fn build(f: &IrFunction, reach: &[bool]) -> Result<Built, BuildError>
     g.nodes[b.ret].name = Some("return".into());
     b.rpo = rpo_index;
 
-    // Memory inputs: store ports (data, address), then load addresses.
+    // Memory inputs: store ports (data, address), then load addresses. A queue's: `memStart`
+    // (the start token), its group controls, load addresses, store address/data pairs,
+    // `ctrlEnd` (the return block's control).
     for mp in &mems {
         let Some(n) = mp.node else { continue };
+        if mp.lsq_blocks.is_some() {
+            let mut ins = vec![start];
+            ins.extend(mp.group_ctrl.iter().copied());
+            ins.extend(mp.loads.iter().map(|&l| Port::new(l, 1)));
+            for &s in &mp.stores {
+                ins.push(Port::new(s, 1));
+                ins.push(Port::new(s, 0));
+            }
+            ins.push(ret_ctrl);
+            g.nodes[n].ins = ins;
+            continue;
+        }
         let mut ins = Vec::new();
         for &s in &mp.stores {
             ins.push(Port::new(s, 0));

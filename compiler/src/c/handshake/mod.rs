@@ -52,6 +52,22 @@ pub struct HsOptions {
     pub timing: handscope_sim::spec::timing::TimingProfile,
     /// Directories searched for `#include`d files after the including file's own (`-I`).
     pub include_dirs: Vec<std::path::PathBuf>,
+    /// How the accesses to an array are ordered (default [`MemoryOrdering::Serial`]).
+    pub memory: MemoryOrdering,
+}
+
+/// How a kernel's accesses to one array are kept in program order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum MemoryOrdering {
+    /// Each access waits for the previous one to complete (the ordering token chain).
+    #[default]
+    Serial,
+    /// An array parameter that is both read and written goes through a load-store queue
+    /// (`dyn_lsq`, Dynamatic's semantics, `memEnd` once per call) with one group per basic
+    /// block: a block's accesses are allocated together when its control token arrives, and
+    /// a load goes ahead of older stores to other addresses (or takes a same-address store's
+    /// data). The other arrays stay serial.
+    Lsq,
 }
 
 /// Compiles C `source` (top function `top`, or the unique uncalled one) to a module with one
@@ -81,7 +97,15 @@ fn lower_function(
     maximize::rematerialize_constants(&mut ir);
     maximize::maximize(&mut ir);
     let reach = maximize::reachable(&ir);
-    let mut built = build::build(&ir, &reach).map_err(|e| RawError::new(e.span, e.message))?;
+    if opts.task_pipelining && opts.memory == MemoryOrdering::Lsq {
+        return Err(RawError::new(
+            ir.span,
+            "task pipelining with load-store queues is not supported yet: compile with \
+             `--memory serial`, or without `--task-pipelining`",
+        ));
+    }
+    let mut built =
+        build::build(&ir, &reach, opts.memory).map_err(|e| RawError::new(e.span, e.message))?;
     let keep = if opts.task_pipelining {
         let mut k = pipeline::prime_outer_loops(&mut built, &ir, &reach);
         match pipeline::region_locks(&mut built, &ir, &reach) {

@@ -99,6 +99,7 @@ impl LsqConfig {
             groups: self.groups.clone(),
             load_depth: self.load_depth,
             store_depth: self.store_depth,
+            end_once: false,
         }
     }
 

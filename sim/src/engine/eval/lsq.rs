@@ -383,14 +383,17 @@ pub(super) fn lsq_clk(p: &Program, s: &mut Sig<'_>, lsq: u32) {
         let l_empty = !(0..nl).any(|i| s.regs.at(r.ld(i, L::Alloc)) != 0);
         let s_empty = s.regs.at(r.st(sh, S::Alloc)) == 0;
         let ctrl_end_valid = s.valid.at(ctrl_end as usize);
-        let t = ctrl_end_valid && l_empty && s_empty;
         let mev = get(s, LsqCtl::EndValid) != 0;
         let cer = get(s, LsqCtl::CtrlEndReady) != 0;
+        // Handscope's own queue raises `memEnd` once per `ctrlEnd` and withdraws it when
+        // taken; Dynamatic's keeps it raised.
+        let t = ctrl_end_valid && l_empty && s_empty && !(q.end_once && (cer || mev));
+        let end_taken = mev && s.ready.at(end as usize);
         let taken = get(s, LsqCtl::StartTaken) != 0;
-        let ready_next =
-            (mev && s.ready.at(end as usize)) || (!taken && !s.valid.at(start as usize));
+        let ready_next = end_taken || (!taken && !s.valid.at(start as usize));
         *s.regs.at_mut(r.ctl(LsqCtl::StartTaken)) = u64::from(!ready_next);
-        *s.regs.at_mut(r.ctl(LsqCtl::EndValid)) = u64::from(mev || t);
+        let keep = mev && !(q.end_once && end_taken);
+        *s.regs.at_mut(r.ctl(LsqCtl::EndValid)) = u64::from(keep || t);
         *s.regs.at_mut(r.ctl(LsqCtl::CtrlEndReady)) =
             u64::from((t || cer) && !(ctrl_end_valid && cer));
     }
