@@ -547,33 +547,20 @@ pub(crate) fn build(
                         sp,
                     );
                     let k = mp.loads.len() as u32;
-                    // The queue frees a load's entry only when its data is taken, and ends
-                    // (`memEnd`) only when empty: a transparent slot takes the data at once,
-                    // so a value consumed only on the way to the function's end (which
-                    // waits for `memEnd`) does not hold the queue.
-                    let slot = g.add(
-                        Op::Buffer {
-                            slots: 1,
-                            kind: BufferKind::Fifo,
-                            init: None,
-                        },
-                        vec![Port::new(mnode, k)],
-                        vec![elem.clone()],
-                        lb,
-                        sp,
-                    );
-                    // The queue keeps the order: the address goes as soon as it is computed
-                    // (a `source` as the port's control), not held back to the block's pace.
-                    let go = g.add(Op::Source, vec![], vec![Type::None], lb, sp);
+                    // Dynamatic's load port: the address goes as soon as it is computed
+                    // (the queue keeps the order), and a slot on each path takes the data
+                    // at once: the queue frees a load's entry only when its data is taken
+                    // and ends (`memEnd`) only when empty, so a value consumed on the way
+                    // to the function's end (which waits for `memEnd`) must not hold it.
                     let ld = g.add(
-                        Op::Load,
-                        vec![Port::new(addr, 0), Port::new(slot, 0), Port::new(go, 0)],
-                        vec![elem, Type::Index],
+                        Op::DynLoad,
+                        vec![Port::new(addr, 0), Port::new(mnode, k)],
+                        vec![Type::Index, elem],
                         lb,
                         sp,
                     );
                     mp.loads.push(ld);
-                    vals.insert(inst.results[0], Port::new(ld, 0));
+                    vals.insert(inst.results[0], Port::new(ld, 1));
                     let t = get(&vals, token, inst.span)?;
                     vals.insert(inst.results[1], t);
                 }
@@ -594,11 +581,11 @@ pub(crate) fn build(
                     );
                     let data = get(&vals, value, inst.span)?;
                     let dty = g.ty(data);
-                    let go = g.add(Op::Source, vec![], vec![Type::None], lb, sp);
+                    // Dynamatic's store port: address and data go on independently.
                     let st = g.add(
-                        Op::Store,
-                        vec![Port::new(addr, 0), data, Port::new(go, 0)],
-                        vec![dty, Type::Index],
+                        Op::DynStore,
+                        vec![Port::new(addr, 0), data],
+                        vec![Type::Index, dty],
                         lb,
                         sp,
                     );
@@ -871,10 +858,10 @@ pub(crate) fn build(
         if mp.lsq_blocks.is_some() {
             let mut ins = vec![start];
             ins.extend(mp.group_ctrl.iter().copied());
-            ins.extend(mp.loads.iter().map(|&l| Port::new(l, 1)));
+            ins.extend(mp.loads.iter().map(|&l| Port::new(l, 0)));
             for &s in &mp.stores {
-                ins.push(Port::new(s, 1));
                 ins.push(Port::new(s, 0));
+                ins.push(Port::new(s, 1));
             }
             ins.push(ret_ctrl);
             g.nodes[n].ins = ins;

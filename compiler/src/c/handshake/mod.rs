@@ -27,6 +27,7 @@ mod hgraph;
 mod lock;
 mod maximize;
 mod pipeline;
+mod queues;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -106,6 +107,9 @@ fn lower_function(
     }
     let mut built =
         build::build(&ir, &reach, opts.memory).map_err(|e| RawError::new(e.span, e.message))?;
+    if opts.memory == MemoryOrdering::Lsq {
+        queues::constants_paced_by_data(&mut built.g);
+    }
     let keep = if opts.task_pipelining {
         let mut k = pipeline::prime_outer_loops(&mut built, &ir, &reach);
         match pipeline::region_locks(&mut built, &ir, &reach) {
