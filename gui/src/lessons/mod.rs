@@ -49,6 +49,9 @@ pub struct Step {
     /// C kernels: the buffer policy (`none`, `cycles` (the default) or `all`).
     #[serde(default)]
     pub buffers: Option<String>,
+    /// C kernels: the memory ordering (`serial` (the default) or `lsq`, `--memory`).
+    #[serde(default)]
+    pub memory: Option<String>,
     /// Buffer slots added on channels (channel name to slots), as `handscope tune` adds them.
     #[serde(default)]
     pub slots: BTreeMap<String, u32>,
@@ -260,8 +263,8 @@ pub fn all() -> anyhow::Result<Vec<Named>> {
 /// What identifies the circuit of a step (steps with the same key share one loaded circuit).
 pub fn circuit_key(s: &Step) -> String {
     format!(
-        "{}|{:?}|{:?}|{:?}|{}|{:?}|{:?}",
-        s.file, s.inputs, s.mems, s.ready, s.task_pipelining, s.buffers, s.slots
+        "{}|{:?}|{:?}|{:?}|{}|{:?}|{:?}|{:?}",
+        s.file, s.inputs, s.mems, s.ready, s.task_pipelining, s.buffers, s.memory, s.slots
     )
 }
 
@@ -286,8 +289,17 @@ pub fn step_circuit(s: &Step) -> anyhow::Result<Circuit> {
             other => bail!("unknown buffer policy `{other}` (none, cycles or all)"),
         };
     }
-    if (s.task_pipelining || s.buffers.is_some()) && !s.file.ends_with(".c") {
-        bail!("`task_pipelining` and `buffers` apply to C kernels only");
+    if let Some(m) = &s.memory {
+        use handscope_compiler::c::MemoryOrdering;
+        opts.memory = match m.as_str() {
+            "serial" => MemoryOrdering::Serial,
+            "lsq" => MemoryOrdering::Lsq,
+            other => bail!("unknown memory ordering `{other}` (serial or lsq)"),
+        };
+    }
+    if (s.task_pipelining || s.buffers.is_some() || s.memory.is_some()) && !s.file.ends_with(".c")
+    {
+        bail!("`task_pipelining`, `buffers` and `memory` apply to C kernels only");
     }
     let over = handscope_sim::session::StimulusArgs {
         inputs: s.inputs.clone(),
