@@ -396,6 +396,55 @@ fn a_load_waits_for_an_older_store_without_address() {
     assert_eq!(loads_of(&r, 1), [(7, 4)]);
 }
 
+/// `throughput` counts what the order cost: here the load waited one cycle (2) for the older
+/// store whose address came late (in cycle 3 the store forwards its data), and the queue's
+/// group never waited for room.
+#[test]
+fn throughput_counts_the_cycles_a_load_waited_for_an_older_store() {
+    let groups = vec![vec![
+        Access::Store {
+            addr: 2,
+            data: 7,
+            addr_delay: 2,
+            data_delay: 0,
+        },
+        ld(2),
+    ]];
+    let text = program(&groups, (4, 4), false);
+    let (m, _) = parse_dynamatic(&text, "t.mlir").unwrap();
+    let module = lower_with_depths(
+        &m,
+        &text,
+        "t.mlir",
+        &DynTiming::builtin(),
+        &LsqDepths::new(),
+    )
+    .unwrap();
+    let f = module.default_function().unwrap();
+    let mut env = Environment::default();
+    env.ext_memories
+        .insert("a".into(), INIT.iter().map(|&v| v as u64).collect());
+    let mut sim = Simulation::new(f, env).unwrap();
+    sim.enable_trace();
+    sim.run(100);
+    let trace = sim.take_trace().unwrap();
+    let r = handscope_sim::throughput::analyze(f, &trace);
+    assert_eq!(r.queues.len(), 1);
+    let q = &r.queues[0];
+    assert_eq!(q.queue, "lsq0");
+    assert_eq!(
+        (
+            q.load_entry_cycles_blocked,
+            q.cycles_with_blocked_loads,
+            q.store_cycles_blocked,
+            q.group_cycles_waiting
+        ),
+        (1, 1, 0, 0),
+        "{q:?}"
+    );
+    assert!(handscope_sim::throughput::render_text(&r).contains("memory ordering in lsq0"));
+}
+
 /// Two stores to one address in two groups, then a load: the stores write in order and the
 /// load gets the younger one's data (write after write).
 #[test]

@@ -297,8 +297,7 @@ pub fn step_circuit(s: &Step) -> anyhow::Result<Circuit> {
             other => bail!("unknown memory ordering `{other}` (serial or lsq)"),
         };
     }
-    if (s.task_pipelining || s.buffers.is_some() || s.memory.is_some()) && !s.file.ends_with(".c")
-    {
+    if (s.task_pipelining || s.buffers.is_some() || s.memory.is_some()) && !s.file.ends_with(".c") {
         bail!("`task_pipelining`, `buffers` and `memory` apply to C kernels only");
     }
     let over = handscope_sim::session::StimulusArgs {

@@ -13,6 +13,7 @@
 pub mod balance;
 pub mod measure;
 pub mod model;
+pub mod ordering;
 pub mod regions;
 pub mod tune;
 
@@ -144,6 +145,9 @@ pub struct ThroughputReport {
     pub regions: Vec<RegionReport>,
     /// Channels with stalls, most stalled first (ties by name).
     pub stalls: Vec<ChannelStall>,
+    /// Cycles lost to memory ordering in each load-store queue (none without queues).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queues: Vec<ordering::QueueWaits>,
 }
 
 /// Per-channel activity and the model of a function, shared by the report and the tuner.
@@ -173,7 +177,9 @@ impl Analysis {
 /// The throughput report of `f` over `trace` (a run of `f`).
 pub fn analyze(f: &Function, trace: &Trace) -> ThroughputReport {
     let a = Analysis::new(f, trace);
-    report(f, trace.cycles(), &a)
+    let mut r = report(f, trace.cycles(), &a);
+    r.queues = ordering::queue_waits(f, trace);
+    r
 }
 
 /// The report from an [`Analysis`] of a run of `cycles` cycles.
@@ -235,6 +241,7 @@ pub fn report(f: &Function, cycles: u64, a: &Analysis) -> ThroughputReport {
         critical: Prediction::of(&a.model, f, a.critical.clone()),
         regions,
         stalls,
+        queues: Vec::new(),
     }
 }
 
@@ -361,6 +368,17 @@ pub fn render_text(r: &ThroughputReport) -> String {
                 x.fires
             );
         }
+    }
+    for q in &r.queues {
+        let _ = writeln!(
+            s,
+            "memory ordering in {}: loads waited {} entry-cycles (in {} cycles) for older stores to the same or an unknown address; the next store waited {} cycles for older loads; group controls waited {} cycles for free entries",
+            q.queue,
+            q.load_entry_cycles_blocked,
+            q.cycles_with_blocked_loads,
+            q.store_cycles_blocked,
+            q.group_cycles_waiting
+        );
     }
     s
 }
