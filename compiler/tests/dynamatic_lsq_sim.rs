@@ -554,3 +554,30 @@ proptest! {
         prop_assert!(r.events.is_empty(), "{:?}", r.events);
     }
 }
+
+/// Three groups whose controls come from one fork arrive in the same cycle: Dynamatic's RTL
+/// (and the engine) takes all three tokens and allocates the bitwise OR of their counts, and
+/// the run reports it once as a `lsq-groups-together` event.
+#[test]
+fn groups_allocated_together_are_reported() {
+    let text = include_str!("data/dynamatic/lsq3_e4.mlir");
+    let r = simulate(text, &INIT, &LsqDepths::new());
+    let kinds: Vec<_> = r
+        .events
+        .iter()
+        .map(|e| (e.cycle, e.node.as_str(), e.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [(
+            0,
+            "lsq0",
+            handscope_sim::report::EventKind::LsqGroupsTogether
+        )]
+    );
+    assert!(
+        r.events[0].message.contains("groups 0 and 1 and 2"),
+        "{:?}",
+        r.events
+    );
+}

@@ -621,3 +621,75 @@ fn dynamatic_files_are_recognized_and_checked() {
     assert!(se.contains("bad.mlir:3:"), "{se}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--memory lsq`: the kernel's array goes through a load-store queue, `sim` gives the same
+/// memory as the serial order, `throughput` says what the order cost, the MLIR holds the
+/// queue and reads back, and `verilog` refuses it plainly.
+#[test]
+fn memory_lsq_compiles_simulates_and_is_refused_by_verilog() {
+    let k = "examples/kernels/histogram.c";
+    let (ok, serial, err) = handscope(&["sim", k]);
+    assert!(ok, "{err}");
+    let (ok, lsq, err) = handscope(&["sim", k, "--memory", "lsq"]);
+    assert!(ok, "{err}");
+    let hist = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("memory hist:"))
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(!hist(&serial).is_empty(), "{serial}");
+    assert_eq!(hist(&serial), hist(&lsq));
+    assert!(serial.contains("status: done after 96 cycles"), "{serial}");
+    assert!(lsq.contains("status: done after 71 cycles"), "{lsq}");
+    let (ok, t, err) = handscope(&["throughput", k, "--memory", "lsq"]);
+    assert!(ok, "{err}");
+    assert!(t.contains("memory ordering in mem.hist:"), "{t}");
+    let (ok, mlir, err) = handscope(&["compile", k, "--memory", "lsq"]);
+    assert!(ok, "{err}");
+    assert!(
+        mlir.contains("dyn_lsq[groups = \"ls\", ldq = 16, stq = 16, end_once]"),
+        "{mlir}"
+    );
+    let dir = std::env::temp_dir().join(format!("hs-lsq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("h.mlir");
+    std::fs::write(&file, &mlir).unwrap();
+    let (ok, again, err) = handscope(&[
+        "sim",
+        file.to_str().unwrap(),
+        "--mem",
+        "data=3,3,4",
+        "--in",
+        "n=3",
+    ]);
+    assert!(ok, "{err}");
+    assert!(again.contains("status: done"), "{again}");
+    let (ok, _, err) = handscope(&["verilog", file.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        err.contains("load-store queue (`dyn_lsq`) has no SystemVerilog yet"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--lsq-depth`: a malformed value and a name that is no queue of the file are errors that
+/// say what is expected; a depth changes the run.
+#[test]
+fn lsq_depth_is_checked() {
+    let f = "compiler/tests/data/dynamatic/lsq3_e4.mlir";
+    let (ok, _, err) = handscope(&["sim", f, "--lsq-depth", "lsq0"]);
+    assert!(!ok);
+    assert!(err.contains("expected NAME=LOADS/STORES"), "{err}");
+    let (ok, _, err) = handscope(&["sim", f, "--lsq-depth", "lsq0=0/4"]);
+    assert!(!ok);
+    assert!(err.contains("between 1 and 64 entries"), "{err}");
+    let (ok, _, err) = handscope(&["sim", f, "--lsq-depth", "lsq9=4/4"]);
+    assert!(!ok);
+    assert!(err.contains("names no load-store"), "{err}");
+    assert!(err.contains("`lsq0`"), "{err}");
+    let (ok, out, err) = handscope(&["check", f, "--lsq-depth", "lsq0=8/8"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("lsq lsq0 (master)"), "{out}");
+}

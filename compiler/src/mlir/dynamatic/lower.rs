@@ -82,7 +82,11 @@ pub fn lower_with_names(
         .filter_map(|o| o.name.as_deref())
         .collect();
     if let Some(name) = depths.keys().find(|n| !queues.contains(&n.as_str())) {
-        let at = m.funcs.first().map_or(Span::new(0, 0), |f| f.span);
+        // The flag is not in the file: point at the function's first character.
+        let at = m
+            .funcs
+            .first()
+            .map_or(Span::new(0, 0), |f| Span::new(f.span.start, f.span.start));
         return Err(ParseError::new(
             source,
             file,
