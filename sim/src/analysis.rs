@@ -99,6 +99,23 @@ impl<'f> TraceObserver<'f> {
         })
     }
 
+    /// The writes the load-store queues make in a cycle whose register words are `state`:
+    /// (memory, address, value), as the engine records them (the address's low bits; none
+    /// past the memory's end).
+    pub fn queue_writes(&self, state: &[u64]) -> Vec<(u32, u64, u64)> {
+        self.prog
+            .dyn_lsqs
+            .iter()
+            .filter_map(|q| {
+                let (a, d) = q.store_written(state)?;
+                let mi = q.mem?;
+                let m = &self.prog.mems[mi as usize];
+                let a = a & m.addr_mask;
+                (a < m.size).then_some((mi, a, d))
+            })
+            .collect()
+    }
+
     /// The status once the run has ended (`done` or `deadlock`), else `None`.
     pub fn status(&self) -> Option<Status> {
         self.monitor.status()
@@ -136,6 +153,12 @@ impl<'f> TraceObserver<'f> {
             regs: &self.regs,
         };
         self.monitor.observe(&self.prog, self.func, sig);
+        for (mi, addr, value) in self.queue_writes(s.state) {
+            let m = &self.prog.mems[mi as usize];
+            if let Some(slot) = self.mems[mi as usize].get_mut(addr as usize) {
+                *slot = value & width_mask(m.elem_width);
+            }
+        }
         for &(mi, a, d) in &self.stores {
             if self.valid[a] & self.valid[d] {
                 let m = &self.prog.mems[mi];

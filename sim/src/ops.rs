@@ -888,7 +888,8 @@ pub struct ArrayPorts<'a> {
     pub memref: &'a MemRefType,
     /// The memref argument it serves (`None`: an internal `memory`, named by its node).
     pub memref_arg: Option<usize>,
-    /// Store ports: (address input, data input). A write happens when both transfer.
+    /// Store ports: (address input, data input). A write happens when both transfer. Empty
+    /// for a load-store queue, whose registers say when it writes.
     pub stores: Vec<(usize, usize)>,
 }
 
@@ -1089,20 +1090,18 @@ impl Op {
                         .collect(),
                 })
             }
+            // A queue writes when its store entry reaches the issue pointer, not when the
+            // store's ports transfer: its writes come from its registers
+            // (`DynLsqInfo::store_written`), so it lists no store ports here.
             Op::DynLsq {
-                shape,
                 memref_arg,
                 memref: Some(memref),
-            } => {
-                let (g, l) = (shape.groups.len(), shape.load_ports() as usize);
-                Some(ArrayPorts {
-                    memref,
-                    memref_arg: *memref_arg,
-                    stores: (0..shape.store_ports() as usize)
-                        .map(|j| (1 + g + l + 2 * j, 2 + g + l + 2 * j))
-                        .collect(),
-                })
-            }
+                ..
+            } => Some(ArrayPorts {
+                memref,
+                memref_arg: *memref_arg,
+                stores: Vec::new(),
+            }),
             _ => None,
         }
     }

@@ -29,7 +29,11 @@ fn examples_round_trip_through_verilator() {
 
 /// The C kernels of `examples/kernels` (compiled with the default options, first RUN line)
 /// that together instantiate every component module any kernel needs
-/// ([`kernels::covering`]): one shared Verilator model, like the examples.
+/// ([`kernels::covering`]), and three compiled with `--memory lsq` (load-store queues: one
+/// group of a load and a store in histogram, two groups with three loads in prefix sum, five
+/// groups of loads, stores and both in insertion sort, whose loads wait for older stores):
+/// one shared Verilator model, like the examples; the queues' registers and writes replay to
+/// the engine's.
 #[test]
 fn kernels_round_trip_through_verilator() {
     if !have_verilator("kernels_round_trip_through_verilator") {
@@ -39,8 +43,22 @@ fn kernels_round_trip_through_verilator() {
     let all = kernels::kernels();
     assert!(all.len() >= 10, "kernels found: {}", all.len());
     let n = all.len();
-    let ks = kernels::covering(all);
+    let mut ks = kernels::covering(all);
     eprintln!("{} of {n} kernels cover every component module", ks.len());
+    let lsq = kernels::lsq_kernels(&["histogram", "prefix_sum", "insertion_sort"]);
+    assert_eq!(lsq.len(), 3);
+    for mut k in lsq {
+        assert!(
+            k.func
+                .nodes
+                .values()
+                .any(|n| matches!(n.op, handscope_sim::Op::DynLsq { .. })),
+            "{}",
+            k.name
+        );
+        k.name.push_str("_lsq");
+        ks.push(k);
+    }
     round_trip("k", &ks);
     eprintln!(
         "{} kernels round-tripped in {:.1} s",

@@ -257,15 +257,17 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
         }
     };
     match op {
-        // Dynamatic generates its queue's RTL itself; Handscope simulates it only.
-        Op::DynLsq { .. } => {
-            return Err(
-                "a load-store queue (`dyn_lsq`) has no SystemVerilog yet: Dynamatic's LSQ \
-                 generator writes the RTL of Dynamatic's circuits; a C kernel compiled with \
-                 `--memory lsq` simulates only (compile it with `--memory serial` to write \
-                 SystemVerilog)"
-                    .into(),
-            );
+        Op::DynLsq { shape, memref, .. } => {
+            name = dynamatic::lsq(
+                &mut g,
+                &mut ex,
+                &dynamatic::LsqModule {
+                    shape,
+                    array: memref.as_ref().map(|m| (m.len(), m.elem.bit_width())),
+                    ins: &s.ins,
+                    outs: &s.outs,
+                },
+            )?;
         }
         Op::Arith(a) => {
             let float = FloatOp::of(*a);

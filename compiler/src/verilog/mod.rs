@@ -223,9 +223,17 @@ impl VerilogBuilder {
                 conns.push(format!(".{p}_valid({net}_valid)"));
                 conns.push(format!(".{p}_ready({net}_ready)"));
             }
-            if let Op::ExtMemory { memref_arg, .. } | Op::DynMemController { memref_arg, .. } =
-                node.op
-            {
+            let array_arg = match node.op {
+                Op::ExtMemory { memref_arg, .. } | Op::DynMemController { memref_arg, .. } => {
+                    Some(memref_arg)
+                }
+                Op::DynLsq {
+                    memref_arg: Some(a),
+                    ..
+                } => Some(a),
+                _ => None,
+            };
+            if let Some(memref_arg) = array_arg {
                 let mname = f
                     .args
                     .get(memref_arg)

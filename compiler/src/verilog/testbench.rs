@@ -174,6 +174,12 @@ fn ext_memories(f: &Function) -> Vec<(usize, ExtMem)> {
             Op::DynMemController {
                 memref_arg, memref, ..
             } => (1, 1, *memref_arg, memref),
+            // So does a master load-store queue.
+            Op::DynLsq {
+                memref_arg: Some(memref_arg),
+                memref: Some(memref),
+                ..
+            } => (1, 1, *memref_arg, memref),
             _ => continue,
         };
         let name = f

@@ -561,6 +561,35 @@ pub struct DynLsqInfo {
     pub slave: Option<([u32; 3], Option<u32>)>,
 }
 
+impl DynLsqInfo {
+    /// The write a master queue makes in the cycle whose registers are `regs` (the whole
+    /// function's register words): the store at the issue pointer, when its address and data
+    /// are there and no older load with the same or an unknown address is still allocated.
+    /// Registers alone decide it, so a recorded trace gives the writes too.
+    pub fn store_written(&self, regs: &[u64]) -> Option<(u64, u64)> {
+        use crate::spec::{LsqCtl, LsqLoadPart as L, LsqStorePart as S, lsq_regs};
+        let r = |off: u32| regs.get((self.reg + off) as usize).copied().unwrap_or(0);
+        let si = r(lsq_regs::ctl(LsqCtl::StoreIssue)) as u32;
+        let st = |p: S| r(lsq_regs::store(self.nl, si, p));
+        if self.mem.is_none()
+            || si >= self.ns
+            || st(S::Alloc) == 0
+            || st(S::AddrValid) == 0
+            || st(S::DataValid) == 0
+        {
+            return None;
+        }
+        let addr = st(S::Addr);
+        let blocked = (0..self.nl).any(|i| {
+            let ld = |p: L| r(lsq_regs::load(i, p));
+            ld(L::Alloc) != 0
+                && ld(L::OlderStores) >> si & 1 == 0
+                && (ld(L::AddrValid) == 0 || ld(L::Addr) == addr)
+        });
+        (!blocked).then(|| (addr, st(S::Data)))
+    }
+}
+
 /// A compiled function.
 #[derive(Clone, Debug, Default)]
 pub struct Program {

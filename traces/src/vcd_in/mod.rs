@@ -427,6 +427,14 @@ impl Sampler<'_> {
             }
         }
         let cycle = self.tb.cycles() - 1;
+        for (mem, addr, value) in self.obs.queue_writes(&self.state) {
+            self.tb.push_mem_write(MemWrite {
+                cycle,
+                mem,
+                addr,
+                value,
+            });
+        }
         for p in &self.stores {
             if self.valid[p.addr] && self.valid[p.data] {
                 let addr = self.data[p.addr] & p.mask;

@@ -87,6 +87,30 @@ pub fn timed_kernels(timing: &handscope_sim::spec::timing::TimingProfile) -> Vec
         .collect()
 }
 
+/// The kernels of `examples/kernels` named in `names`, compiled with `--memory lsq` (their
+/// arrays both read and written behind load-store queues), with their first RUN line.
+pub fn lsq_kernels(names: &[&str]) -> Vec<Example> {
+    kernels()
+        .into_iter()
+        .filter(|k| names.contains(&k.name.as_str()))
+        .map(|mut k| {
+            let header = Header::parse(&k.text);
+            let top = header.top().expect("TOP line");
+            let run = *header.runs().first().expect("RUN line");
+            let file = k.path.file_name().unwrap().to_string_lossy().into_owned();
+            let opts = HsOptions {
+                memory: handscope_compiler::c::MemoryOrdering::Lsq,
+                ..Default::default()
+            };
+            let m = compile_to_handshake(&k.text, &file, Some(top), &opts)
+                .unwrap_or_else(|e| panic!("{file}: {e:?}"));
+            k.func = m.functions.into_iter().next().expect("one function");
+            k.env = environment(&k.func, run);
+            k
+        })
+        .collect()
+}
+
 /// The fewest of `ks` (greedily: most new modules first, then file order) whose SystemVerilog
 /// instantiates every kind of component module that any of `ks` does: every component (op and
 /// parameters) any kernel needs, at every class of width it is used at (0, 1, 2 to 63, 64, or

@@ -105,11 +105,24 @@ pub fn assert_same_trace(what: &str, want: &Trace, got: &Trace, state: bool) {
                 );
             }
         }
-        if state {
-            assert_eq!(
-                a.state_words(),
-                b.state_words(),
-                "{what}: cycle {c} state words"
+        if state && a.state_words() != b.state_words() {
+            // Name the first register that differs.
+            let names: Vec<String> = want
+                .state_meta()
+                .iter()
+                .flat_map(|m| m.fields.iter().map(move |f| format!("{}.{f}", m.node)))
+                .collect();
+            let k = a
+                .state_words()
+                .iter()
+                .zip(b.state_words())
+                .position(|(x, y)| x != y)
+                .unwrap_or(0);
+            panic!(
+                "{what}: cycle {c} state word {} differs: {} against {}",
+                names.get(k).map_or("?", String::as_str),
+                a.state_words().get(k).copied().unwrap_or(0),
+                b.state_words().get(k).copied().unwrap_or(0),
             );
         }
     }
