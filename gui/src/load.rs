@@ -129,6 +129,7 @@ pub fn c_options() -> handscope_compiler::c::HsOptions {
     handscope_compiler::c::HsOptions {
         include_dirs: include_dirs(),
         memory: memory_ordering(),
+        lsq_depths: lsq_depths(),
         ..Default::default()
     }
 }

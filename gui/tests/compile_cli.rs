@@ -642,6 +642,20 @@ fn memory_lsq_compiles_simulates_and_writes_verilog() {
     assert_eq!(hist(&serial), hist(&lsq));
     assert!(serial.contains("status: done after 96 cycles"), "{serial}");
     assert!(lsq.contains("status: done after 71 cycles"), "{lsq}");
+    // The queue's depth: one entry each serializes the iterations, two let two overlap,
+    // from four on the loop sets the pace.
+    for (d, cycles) in [("1/1", 226), ("2/2", 116), ("4/4", 71)] {
+        let depth = format!("mem.hist={d}");
+        let (ok, out, err) = handscope(&["sim", k, "--memory", "lsq", "--lsq-depth", &depth]);
+        assert!(ok, "{err}");
+        assert!(
+            out.contains(&format!("status: done after {cycles} cycles")),
+            "{d}: {out}"
+        );
+    }
+    let (ok, _, err) = handscope(&["sim", k, "--memory", "lsq", "--lsq-depth", "mem.x=2/2"]);
+    assert!(!ok);
+    assert!(err.contains("(it has `mem.hist`)"), "{err}");
     let (ok, t, err) = handscope(&["throughput", k, "--memory", "lsq"]);
     assert!(ok, "{err}");
     assert!(t.contains("memory ordering in mem.hist:"), "{t}");

@@ -78,6 +78,7 @@ pub fn run(a: &CompileArgs) -> anyhow::Result<ExitCode> {
         timing: a.timing.profile()?,
         include_dirs: crate::load::include_dirs(),
         memory: crate::load::memory_ordering(),
+        lsq_depths: crate::load::lsq_depths(),
     };
     let name = a.file.display().to_string();
     let module = match compile_to_handshake(&text, &name, a.func.as_deref(), &opts) {

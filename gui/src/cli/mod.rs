@@ -41,9 +41,10 @@ pub struct Cli {
     /// (repeatable; searched in order, then the directories of `CPATH`), as a C compiler's `-I`.
     #[arg(short = 'I', long = "include-dir", value_name = "DIR", global = true)]
     pub include_dirs: Vec<std::path::PathBuf>,
-    /// Queue depths of a Dynamatic load-store queue, by its `handshake.name`:
-    /// `--lsq-depth lsq1=8/8` gives `lsq1` 8 load and 8 store entries (repeatable). Without
-    /// it a queue takes the file's `handshake.lsqDepth`, else Dynamatic's default of 16/16.
+    /// Queue depths of a load-store queue, by its name (a Dynamatic file's `handshake.name`, a
+    /// C kernel's memory node `mem.<array>` under `--memory lsq`): `--lsq-depth lsq1=8/8`
+    /// gives `lsq1` 8 load and 8 store entries (repeatable). Without it a queue takes the
+    /// file's `handshake.lsqDepth`, else 16/16.
     #[arg(long = "lsq-depth", value_name = "NAME=LOADS/STORES", global = true, value_parser = parse_lsq_depth)]
     pub lsq_depths: Vec<(String, (u32, u32))>,
     /// How a C kernel's accesses to an array keep program order: `serial` (each waits for

@@ -166,6 +166,7 @@ pub(crate) fn build(
     f: &IrFunction,
     reach: &[bool],
     ordering: super::MemoryOrdering,
+    depths: &BTreeMap<String, (u32, u32)>,
 ) -> Result<Built, BuildError> {
     let mut b = Built::default();
     let g = &mut b.g;
@@ -245,6 +246,32 @@ pub(crate) fn build(
         }
     }
     let names = memory_names(f);
+    if let Some(name) = depths.keys().find(|n| {
+        !names
+            .iter()
+            .zip(&mems)
+            .any(|(m, mp)| *m == **n && mp.lsq_blocks.is_some())
+    }) {
+        let queues: Vec<String> = names
+            .iter()
+            .zip(&mems)
+            .filter(|(_, mp)| mp.lsq_blocks.is_some())
+            .map(|(m, _)| format!("`{m}`"))
+            .collect();
+        return Err(BuildError {
+            message: format!(
+                "`--lsq-depth {name}=...` names no load-store queue of this kernel ({})",
+                if queues.is_empty() {
+                    "it has none: `--memory lsq` puts each array that is both read and \
+                     written behind one"
+                        .to_string()
+                } else {
+                    format!("it has {}", queues.join(", "))
+                }
+            ),
+            span: f.span,
+        });
+    }
     for (mi, m) in f.memories.iter().enumerate() {
         let mp = &mut mems[mi];
         let elem = elem_ty(m.elem);
@@ -284,9 +311,16 @@ pub(crate) fn build(
                     store_depth: LSQ_DEPTH,
                     end_once: true,
                 };
-                let (l, s) = shape.largest_group();
-                shape.load_depth = shape.load_depth.max(l as u32 + 1);
-                shape.store_depth = shape.store_depth.max(s as u32 + 1);
+                if let Some(&(l, s)) = depths.get(&names[mi]) {
+                    // Given: as given (a queue too shallow for a group never allocates it,
+                    // which the deadlock report says).
+                    shape.load_depth = l;
+                    shape.store_depth = s;
+                } else {
+                    let (l, s) = shape.largest_group();
+                    shape.load_depth = shape.load_depth.max(l as u32 + 1);
+                    shape.store_depth = shape.store_depth.max(s as u32 + 1);
+                }
                 let outs: Vec<Type> = (0..mp.ld)
                     .map(|_| elem.clone())
                     .chain([Type::None])

@@ -55,6 +55,9 @@ pub struct HsOptions {
     pub include_dirs: Vec<std::path::PathBuf>,
     /// How the accesses to an array are ordered (default [`MemoryOrdering::Serial`]).
     pub memory: MemoryOrdering,
+    /// Queue depths (loads, stores) of load-store queues by node ID (`mem.<array>`), from
+    /// `--lsq-depth`; the others get 16 each (raised to one more than the largest group).
+    pub lsq_depths: std::collections::BTreeMap<String, (u32, u32)>,
 }
 
 /// How a kernel's accesses to one array are kept in program order.
@@ -105,8 +108,8 @@ fn lower_function(
              `--memory serial`, or without `--task-pipelining`",
         ));
     }
-    let mut built =
-        build::build(&ir, &reach, opts.memory).map_err(|e| RawError::new(e.span, e.message))?;
+    let mut built = build::build(&ir, &reach, opts.memory, &opts.lsq_depths)
+        .map_err(|e| RawError::new(e.span, e.message))?;
     if opts.memory == MemoryOrdering::Lsq {
         queues::constants_paced_by_data(&mut built.g);
     }
