@@ -1816,3 +1816,35 @@ fn compare_view_puts_another_buffer_placement_beside_a_dynamatic_circuit() {
     m.cycle_compare();
     assert!(m.compare.is_none());
 }
+
+/// The load-store queue of the memory-ordering lesson: the inspector says how many entries
+/// are in use and what each one waits for, in words.
+#[test]
+fn the_inspector_explains_a_load_store_queue() {
+    let mut m = Model::new(lesson_start("memory-order", 3), noop());
+    m.settle_complete(10_000);
+    let n = m
+        .circuit
+        .as_ref()
+        .unwrap()
+        .func
+        .node_by_id("mem.hist")
+        .expect("the queue");
+    let mut seen = String::new();
+    for c in 0..20 {
+        m.goto(c);
+        m.update(0.0);
+        m.select(Some(Selection::Node(n)));
+        seen.push_str(&m.describe_selection().join("\n"));
+        seen.push('\n');
+    }
+    assert!(
+        seen.contains("load-store queue (Dynamatic): each group token ((load, store))"),
+        "{seen}"
+    );
+    assert!(seen.contains("of 16 load entries and"), "{seen}");
+    assert!(
+        seen.contains("waits for memory's answer") || seen.contains("has its data"),
+        "{seen}"
+    );
+}
