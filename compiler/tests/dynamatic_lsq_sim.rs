@@ -581,3 +581,27 @@ fn groups_allocated_together_are_reported() {
         r.events
     );
 }
+
+/// A queue whose memref type is not its argument's is refused at the memref (found by the
+/// byte-mutation proptest: the writer wrote the queue's type, which the reader then refused).
+#[test]
+fn a_queue_memref_of_another_type_is_refused() {
+    let text = program(&[vec![ld(1)]], (2, 2), false)
+        .replace("lsq[%arg0 : memref<8xi32>]", "lsq[%arg0 : memref<1xi32>]");
+    let (m, _) = parse_dynamatic(&text, "t.mlir").unwrap_or_else(|e| panic!("{}", e.render()));
+    let e = lower_with_depths(
+        &m,
+        &text,
+        "t.mlir",
+        &DynTiming::builtin(),
+        &LsqDepths::new(),
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains(
+            "`%arg0` is a memref<8xi32>, but the memory interface declares it as memref<1xi32>"
+        ),
+        "{}",
+        e.render()
+    );
+}

@@ -18,7 +18,8 @@ use handscope_sim::{
 
 use super::ast::LsqMode;
 use super::ast::{
-    BufferType, ConstValue, DynFunc, DynModule, DynOp, DynType, DynValue, OpParams, Predicate,
+    BufferType, ConstValue, DynFunc, DynModule, DynOp, DynType, DynValue, MemOperand, OpParams,
+    Predicate,
 };
 use super::kinds::DynOpKind;
 use super::lsq::{LsqAccess, LsqDepths, lsq_config};
@@ -435,12 +436,7 @@ impl Lowering<'_> {
         let Some(mem) = &op.memref else {
             return Err(self.err(op.span, "a memory controller without its memref"));
         };
-        let Some(memref_arg) = f.args.iter().position(|a| a.ssa == mem.value.name) else {
-            return Err(self.err(
-                mem.value.span,
-                format!("`%{}` is not a memref argument", mem.value.name),
-            ));
-        };
+        let memref_arg = self.memref_arg(f, mem)?;
         let n = op.operands.len();
         if n < 2 {
             return Err(self.err(
@@ -605,15 +601,7 @@ impl Lowering<'_> {
         ordered.extend(sts);
         ordered.extend(ops[at..].iter().cloned());
         let (memref_arg, memref) = match (&op.memref, master) {
-            (Some(mem), true) => {
-                let Some(arg) = f.args.iter().position(|a| a.ssa == mem.value.name) else {
-                    return Err(self.err(
-                        mem.value.span,
-                        format!("`%{}` is not a memref argument", mem.value.name),
-                    ));
-                };
-                (Some(arg), Some(mem.ty.clone()))
-            }
+            (Some(mem), true) => (Some(self.memref_arg(f, mem)?), Some(mem.ty.clone())),
             (None, true) => {
                 return Err(self.err(op.span, "a master load-store queue without its memref"));
             }
@@ -627,6 +615,31 @@ impl Lowering<'_> {
                 memref,
             },
         ))
+    }
+
+    /// The argument a memory interface's memref names; its declared type must be the
+    /// argument's.
+    fn memref_arg(&self, f: &DynFunc, mem: &MemOperand) -> Result<usize, Box<ParseError>> {
+        let Some(arg) = f.args.iter().position(|a| a.ssa == mem.value.name) else {
+            return Err(self.err(
+                mem.value.span,
+                format!("`%{}` is not a memref argument", mem.value.name),
+            ));
+        };
+        match &f.args[arg].ty {
+            DynType::MemRef(m) if *m == mem.ty => Ok(arg),
+            DynType::MemRef(m) => Err(self.err(
+                mem.value.span,
+                format!(
+                    "`%{}` is a {m}, but the memory interface declares it as {}",
+                    mem.value.name, mem.ty
+                ),
+            )),
+            _ => Err(self.err(
+                mem.value.span,
+                format!("`%{}` is not a memref argument", mem.value.name),
+            )),
+        }
     }
 
     fn buffer(&self, op: &DynOp) -> Result<Op, Box<ParseError>> {
