@@ -1106,6 +1106,26 @@ impl Op {
         }
     }
 
+    /// For a node whose array is a memref argument (`extmemory`, Dynamatic's memory
+    /// controller, a master load-store queue): the argument index a reader sets, and the
+    /// type the node declares.
+    pub fn memref_arg_mut(&mut self) -> Option<(&mut usize, &MemRefType)> {
+        match self {
+            Op::ExtMemory {
+                memref_arg, memref, ..
+            }
+            | Op::DynMemController {
+                memref_arg, memref, ..
+            } => Some((memref_arg, memref)),
+            Op::DynLsq {
+                memref_arg: Some(memref_arg),
+                memref: Some(memref),
+                ..
+            } => Some((memref_arg, memref)),
+            _ => None,
+        }
+    }
+
     /// True for Dynamatic's components ([`Op::DynBuffer`], [`Op::DynPipeline`], ...), which
     /// only circuits read from Dynamatic's dialect hold.
     pub fn is_dynamatic(&self) -> bool {

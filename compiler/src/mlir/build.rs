@@ -444,16 +444,15 @@ fn build_function(
                 let (l, c) = p.line_col(def.span.start);
                 format!("`%{}` is defined at line {l}, column {c}", u.name)
             };
-            match (val, &mut f.nodes[node].op) {
-                (
-                    Val::MemRef(i, m),
-                    Op::ExtMemory {
-                        memref_arg, memref, ..
-                    }
-                    | Op::DynMemController {
-                        memref_arg, memref, ..
-                    },
-                ) if k == 0 => {
+            // Operand 0 of a node whose array is a memref argument.
+            let mnemonic = f.nodes[node].op.mnemonic();
+            let slot = if k == 0 {
+                f.nodes[node].op.memref_arg_mut()
+            } else {
+                None
+            };
+            match (val, slot) {
+                (Val::MemRef(i, m), Some((memref_arg, memref))) => {
                     if m != memref {
                         return Err(p
                             .err(
@@ -467,28 +466,7 @@ fn build_function(
                     }
                     *memref_arg = *i;
                 }
-                (
-                    Val::MemRef(i, m),
-                    Op::DynLsq {
-                        memref_arg: Some(memref_arg),
-                        memref: Some(memref),
-                        ..
-                    },
-                ) if k == 0 => {
-                    if m != memref {
-                        return Err(p
-                            .err(
-                                u.span,
-                                format!(
-                                    "type mismatch: `%{}` is a {m} but is used as {memref}",
-                                    u.name
-                                ),
-                            )
-                            .with_help(here));
-                    }
-                    *memref_arg = *i;
-                }
-                (Val::MemRef(..), _) => {
+                (Val::MemRef(..), None) => {
                     return Err(p
                         .err(
                             u.span,
@@ -496,16 +474,16 @@ fn build_function(
                         )
                         .with_help(here));
                 }
-                (Val::Chan(_), Op::ExtMemory { .. } | Op::DynMemController { .. }) if k == 0 => {
+                (Val::Chan(_), Some(_)) => {
                     return Err(p.err(
                         u.span,
                         format!(
-                            "`extmemory` needs a memref argument, `%{}` is a channel",
+                            "`{mnemonic}` needs a memref argument, `%{}` is a channel",
                             u.name
                         ),
                     ));
                 }
-                (Val::Chan(ch), _) => {
+                (Val::Chan(ch), None) => {
                     let actual = &f.channels[*ch].ty;
                     if let SType {
                         ty: PType::Chan(want),

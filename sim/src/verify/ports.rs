@@ -77,51 +77,31 @@ fn check_node_ports(cx: &mut Cx<'_>, n: NodeId, module: Option<&Module>) {
                 );
             }
         }
-        Op::ExtMemory {
-            memref_arg, memref, ..
+        Op::ExtMemory { .. } | Op::DynMemController { .. } | Op::DynLsq { .. } => {
+            // A slave load-store queue holds no array.
+            if let Some(crate::ops::ArrayPorts {
+                memref,
+                memref_arg: Some(memref_arg),
+                ..
+            }) = node.op.array()
+            {
+                match f.args.get(memref_arg).map(|a| &a.ty) {
+                    Some(ArgType::MemRef(m)) if m == memref => {}
+                    Some(ArgType::MemRef(m)) => cx.error(
+                        Rule::TypeMismatch,
+                        n,
+                        format!("argument {memref_arg} is {m}, expected {memref}"),
+                    ),
+                    _ => cx.error(
+                        Rule::Attribute,
+                        n,
+                        format!("argument {memref_arg} is not a memref"),
+                    ),
+                }
+            }
         }
-        | Op::DynMemController {
-            memref_arg, memref, ..
-        } => match f.args.get(*memref_arg).map(|a| &a.ty) {
-            Some(ArgType::MemRef(m)) if m == memref => {}
-            Some(ArgType::MemRef(m)) => cx.error(
-                Rule::TypeMismatch,
-                n,
-                format!("argument {memref_arg} is {m}, expected {memref}"),
-            ),
-            _ => cx.error(
-                Rule::Attribute,
-                n,
-                format!("argument {memref_arg} is not a memref"),
-            ),
-        },
-        Op::DynLsq {
-            memref_arg: Some(memref_arg),
-            memref: Some(memref),
-            ..
-        } => match f.args.get(*memref_arg).map(|a| &a.ty) {
-            Some(ArgType::MemRef(m)) if m == memref => {}
-            Some(ArgType::MemRef(m)) => cx.error(
-                Rule::TypeMismatch,
-                n,
-                format!("argument {memref_arg} is {m}, expected {memref}"),
-            ),
-            _ => cx.error(
-                Rule::Attribute,
-                n,
-                format!("argument {memref_arg} is not a memref"),
-            ),
-        },
-        Op::DynLsq {
-            memref_arg, memref, ..
-        } if memref_arg.is_some() != memref.is_some() => cx.error(
-            Rule::Attribute,
-            n,
-            "a load-store queue holds an array only with its memref argument".to_string(),
-        ),
         Op::Instance { callee } => check_instance(cx, n, callee, &ty_in, &ty_out, module),
-        Op::DynLsq { .. }
-        | Op::Fork
+        Op::Fork
         | Op::LazyFork
         | Op::Merge
         | Op::Mux

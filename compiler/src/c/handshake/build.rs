@@ -139,6 +139,17 @@ struct MemPorts {
     stores: Vec<usize>,
 }
 
+/// An access's address: its index cast to `index`.
+fn index_cast(g: &mut HGraph, idx: Port, block: Option<&str>, span: Option<Span>) -> usize {
+    g.add(
+        Op::Arith(ArithOp::IndexCast),
+        vec![idx],
+        vec![Type::Index],
+        block,
+        span,
+    )
+}
+
 /// Entries of each queue of a load-store queue in Handscope's own flow (Dynamatic's default),
 /// raised to one more than the largest group.
 const LSQ_DEPTH: u32 = 16;
@@ -573,13 +584,7 @@ pub(crate) fn build(
                         .ok_or_else(|| err("load from a missing memory", inst.span))?;
                     let elem = g.nodes[mnode].outs[0].clone();
                     let idx = get(&vals, index, inst.span)?;
-                    let addr = g.add(
-                        Op::Arith(ArithOp::IndexCast),
-                        vec![idx],
-                        vec![Type::Index],
-                        lb,
-                        sp,
-                    );
+                    let addr = index_cast(g, idx, lb, sp);
                     let k = mp.loads.len() as u32;
                     // Dynamatic's load port: the address goes as soon as it is computed
                     // (the queue keeps the order), and a slot on each path takes the data
@@ -606,13 +611,7 @@ pub(crate) fn build(
                 } if mems[mem.0 as usize].lsq_blocks.is_some() => {
                     let mp = &mut mems[mem.0 as usize];
                     let idx = get(&vals, index, inst.span)?;
-                    let addr = g.add(
-                        Op::Arith(ArithOp::IndexCast),
-                        vec![idx],
-                        vec![Type::Index],
-                        lb,
-                        sp,
-                    );
+                    let addr = index_cast(g, idx, lb, sp);
                     let data = get(&vals, value, inst.span)?;
                     let dty = g.ty(data);
                     // Dynamatic's store port: address and data go on independently.
@@ -634,13 +633,7 @@ pub(crate) fn build(
                         .ok_or_else(|| err("load from a missing memory", inst.span))?;
                     let elem = g.nodes[mnode].outs[0].clone();
                     let idx = get(&vals, index, inst.span)?;
-                    let addr = g.add(
-                        Op::Arith(ArithOp::IndexCast),
-                        vec![idx],
-                        vec![Type::Index],
-                        lb,
-                        sp,
-                    );
+                    let addr = index_cast(g, idx, lb, sp);
                     let k = mp.loads.len() as u32;
                     let data = Port::new(mnode, k);
                     let ld_done = Port::new(mnode, mp.ld + mp.st + k);
@@ -704,13 +697,7 @@ pub(crate) fn build(
                         .node
                         .ok_or_else(|| err("store to a missing memory", inst.span))?;
                     let idx = get(&vals, index, inst.span)?;
-                    let addr = g.add(
-                        Op::Arith(ArithOp::IndexCast),
-                        vec![idx],
-                        vec![Type::Index],
-                        lb,
-                        sp,
-                    );
+                    let addr = index_cast(g, idx, lb, sp);
                     let data = get(&vals, value, inst.span)?;
                     let dty = g.ty(data);
                     let k = mp.stores.len() as u32;

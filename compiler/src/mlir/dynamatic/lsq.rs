@@ -58,31 +58,20 @@ pub struct LsqConfigError {
 }
 
 impl LsqConfig {
-    /// Loads of group `g`.
+    /// Loads of group `g` (the simulator's [`handscope_sim::LsqShape`] counts them).
     pub fn loads(&self, g: usize) -> usize {
-        self.groups[g]
-            .iter()
-            .filter(|a| **a == LsqAccess::Load)
-            .count()
+        self.shape().loads(g)
     }
 
     /// Stores of group `g`.
     pub fn stores(&self, g: usize) -> usize {
-        self.groups[g].len() - self.loads(g)
+        self.shape().stores(g)
     }
 
     /// For each load of group `g`, how many of the group's stores come before it in program
     /// order (Dynamatic's `ldOrder`).
     pub fn load_order(&self, g: usize) -> Vec<usize> {
-        let mut stores = 0;
-        let mut order = Vec::new();
-        for a in &self.groups[g] {
-            match a {
-                LsqAccess::Load => order.push(stores),
-                LsqAccess::Store => stores += 1,
-            }
-        }
-        order
+        self.shape().load_order(g)
     }
 
     /// The configuration with the queue depths `loads`/`stores` given on the command line.
@@ -106,9 +95,7 @@ impl LsqConfig {
     /// The largest group's loads and stores: a queue needs at least that many entries to
     /// allocate the group at all.
     pub fn largest_group(&self) -> (usize, usize) {
-        (0..self.groups.len()).fold((0, 0), |(l, s), g| {
-            (l.max(self.loads(g)), s.max(self.stores(g)))
-        })
+        self.shape().largest_group()
     }
 }
 

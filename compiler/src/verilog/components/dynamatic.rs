@@ -341,20 +341,7 @@ pub(super) fn mem_controller(
             super::resize(e, w, am, false)
         }
     };
-    let in_range = |e: &str| format!("({{{}'d0, {e}}} < 65'd{size})", 65 - ab);
-    ex.mem_ports.push(("ld0_addr".into(), true, ab));
-    ex.mem_ports.push(("ld0_data".into(), false, ew));
-    ex.mem_ports.push(("st0_addr".into(), true, ab));
-    ex.mem_ports.push(("st0_data".into(), true, ew));
-    ex.mem_ports.push(("st0_en".into(), true, 1));
-    g.ports
-        .push(format!("output logic [{}:0] ld0_addr", ab - 1));
-    g.ports.push(format!("input [{}:0] ld0_data", ew - 1));
-    g.ports
-        .push(format!("output logic [{}:0] st0_addr", ab - 1));
-    g.ports
-        .push(format!("output logic [{}:0] st0_data", ew - 1));
-    g.ports.push("output logic st0_en".into());
+    array_ports(g, ex, ab, ew);
     g.line("logic start_taken, end_valid, ctrl_end_ready;");
     g.line("logic [31:0] remaining_stores;");
     // Fixed-priority arbiters: the lowest load port with a valid address and a ready data
@@ -432,12 +419,7 @@ pub(super) fn mem_controller(
     g.line("assign st0_en = any_st & !reset;");
     // A load and a store to one address in one cycle: the load reads the stored value (the
     // engine writes before it reads, like the testbench's RAM it models).
-    g.line(format!(
-        "wire [{}:0] rd = (any_st && st0_addr == ld0_addr && {}) ? st0_data : ({} ? ld0_data : {ew}'d0);",
-        ew - 1,
-        in_range("st0_addr"),
-        in_range("ld0_addr")
-    ));
+    read_word(g, "any_st", size, ew);
     for k in 0..ctrl {
         g.line(format!("assign ctrl{k}_ready = 1'b1;"));
     }
@@ -507,6 +489,37 @@ pub(super) fn mem_controller(
         super::sig(ins),
         super::sig(outs)
     ))
+}
+
+/// The ports to an array outside the module (one read port, read in the same cycle, and one
+/// write port), as the testbench's RAM serves them: `ab` address bits, `ew`-bit words.
+fn array_ports(g: &mut Gen, ex: &mut super::InstanceExtras, ab: u32, ew: u32) {
+    ex.mem_ports.push(("ld0_addr".into(), true, ab));
+    ex.mem_ports.push(("ld0_data".into(), false, ew));
+    ex.mem_ports.push(("st0_addr".into(), true, ab));
+    ex.mem_ports.push(("st0_data".into(), true, ew));
+    ex.mem_ports.push(("st0_en".into(), true, 1));
+    g.ports
+        .push(format!("output logic [{}:0] ld0_addr", ab - 1));
+    g.ports.push(format!("input [{}:0] ld0_data", ew - 1));
+    g.ports
+        .push(format!("output logic [{}:0] st0_addr", ab - 1));
+    g.ports
+        .push(format!("output logic [{}:0] st0_data", ew - 1));
+    g.ports.push("output logic st0_en".into());
+}
+
+/// `rd`, the word a read gets: the stored value when `writing` writes the address read in
+/// the same cycle (the testbench's RAM), 0 past the array's `size` words.
+fn read_word(g: &mut Gen, writing: &str, size: u64, ew: u32) {
+    let ab = super::addr_bits(size).max(1);
+    let in_range = |e: &str| format!("({{{}'d0, {e}}} < 65'd{size})", 65 - ab);
+    g.line(format!(
+        "wire [{}:0] rd = ({writing} && st0_addr == ld0_addr && {}) ? st0_data : ({} ? ld0_data : {ew}'d0);",
+        ew - 1,
+        in_range("st0_addr"),
+        in_range("ld0_addr")
+    ));
 }
 
 /// The shape of a load-store queue's module: its groups and depths, its array (master) and
@@ -725,19 +738,7 @@ pub(super) fn lsq(
             }
             let ab = super::addr_bits(size).max(1);
             let am = super::addr_bits(size);
-            ex.mem_ports.push(("ld0_addr".into(), true, ab));
-            ex.mem_ports.push(("ld0_data".into(), false, ew));
-            ex.mem_ports.push(("st0_addr".into(), true, ab));
-            ex.mem_ports.push(("st0_data".into(), true, ew));
-            ex.mem_ports.push(("st0_en".into(), true, 1));
-            g.ports
-                .push(format!("output logic [{}:0] ld0_addr", ab - 1));
-            g.ports.push(format!("input [{}:0] ld0_data", ew - 1));
-            g.ports
-                .push(format!("output logic [{}:0] st0_addr", ab - 1));
-            g.ports
-                .push(format!("output logic [{}:0] st0_data", ew - 1));
-            g.ports.push("output logic st0_en".into());
+            array_ports(g, ex, ab, ew);
             let cut = |e: &str| {
                 if am == 0 {
                     format!("{ab}'d0")
@@ -749,13 +750,7 @@ pub(super) fn lsq(
             g.line(format!("assign st0_addr = {};", cut("ads[si]")));
             g.line("assign st0_data = dts[si];");
             g.line("assign st0_en = store_en & !reset;");
-            let in_range = |e: &str| format!("({{{}'d0, {e}}} < 65'd{size})", 65 - ab);
-            g.line(format!(
-                "wire [{}:0] rd = (store_en && st0_addr == ld0_addr && {}) ? st0_data : ({} ? ld0_data : {ew}'d0);",
-                ew - 1,
-                in_range("st0_addr"),
-                in_range("ld0_addr")
-            ));
+            read_word(g, "store_en", size, ew);
             g.line("assign memStart_ready = !mem_start_taken;");
             g.line("assign ctrlEnd_ready = end_ctrl_ready;");
             g.line("assign memEnd_valid = mem_end_valid;");
