@@ -24,11 +24,12 @@ use handscope_sim::verify::verify;
 
 /// The handshake configurations every kernel is simulated in: buffers, task pipelining,
 /// memory ordering.
-const CONFIGS: [(BufferPolicy, bool, MemoryOrdering); 4] = [
+const CONFIGS: [(BufferPolicy, bool, MemoryOrdering); 5] = [
     (BufferPolicy::Cycles, false, MemoryOrdering::Serial),
     (BufferPolicy::All, false, MemoryOrdering::Serial),
     (BufferPolicy::Cycles, true, MemoryOrdering::Serial),
     (BufferPolicy::Cycles, false, MemoryOrdering::Lsq),
+    (BufferPolicy::Cycles, false, MemoryOrdering::Queue),
 ];
 
 fn check_kernel(file: &str) {
@@ -56,10 +57,10 @@ fn check_kernel(file: &str) {
         let what = format!(
             "{file} [{buffers:?}{}{}]",
             if task_pipelining { ", pipelined" } else { "" },
-            if memory == MemoryOrdering::Lsq {
-                ", lsq"
-            } else {
-                ""
+            match memory {
+                MemoryOrdering::Serial => "",
+                MemoryOrdering::Lsq => ", lsq",
+                MemoryOrdering::Queue => ", queue",
             }
         );
         let hs = k.handshake(&HsOptions {
@@ -84,29 +85,32 @@ fn check_kernel(file: &str) {
         println!("{what}: {} nodes, cycles {cycles:?}", node_count(&hs));
     }
     // The `fpga` timing profile: buffers sized for its latencies, pipelines in the run. Same
-    // answers, later.
+    // answers, later; with serial order and with address queues.
     let fpga = TimingProfile::fpga();
-    let hs = k.handshake(&HsOptions {
-        timing: fpga.clone(),
-        ..Default::default()
-    });
-    let rep = verify(&hs);
-    assert!(rep.is_ok(), "{file} [fpga]: {:#?}", rep.errors);
-    for ((line, args), want) in k.runs.iter().zip(&inputs).zip(&expected) {
-        let run_what = format!("{file} [fpga] RUN `{line}`");
-        let sim = simulate_timed(
-            &ir,
-            &hs,
-            std::slice::from_ref(args),
-            4_000_000,
-            &run_what,
-            &fpga,
-        );
-        let got = sim.outcome();
-        assert_eq!(
-            got, *want,
-            "{run_what}: engine\n got:\n{got}\n native:\n{want}"
-        );
+    for memory in [MemoryOrdering::Serial, MemoryOrdering::Queue] {
+        let hs = k.handshake(&HsOptions {
+            timing: fpga.clone(),
+            memory,
+            ..Default::default()
+        });
+        let rep = verify(&hs);
+        assert!(rep.is_ok(), "{file} [fpga, {memory:?}]: {:#?}", rep.errors);
+        for ((line, args), want) in k.runs.iter().zip(&inputs).zip(&expected) {
+            let run_what = format!("{file} [fpga, {memory:?}] RUN `{line}`");
+            let sim = simulate_timed(
+                &ir,
+                &hs,
+                std::slice::from_ref(args),
+                4_000_000,
+                &run_what,
+                &fpga,
+            );
+            let got = sim.outcome();
+            assert_eq!(
+                got, *want,
+                "{run_what}: engine\n got:\n{got}\n native:\n{want}"
+            );
+        }
     }
 }
 

@@ -105,6 +105,13 @@ fn compiled_engine_matches_the_interpreter_on_every_kernel() {
             TimingProfile::ideal(),
             MemoryOrdering::Lsq,
         ),
+        // Address queues, under the `fpga` profile's latencies.
+        (
+            BufferPolicy::Cycles,
+            false,
+            TimingProfile::fpga(),
+            MemoryOrdering::Queue,
+        ),
     ];
     let mut total = 0;
     for file in all_kernel_files() {

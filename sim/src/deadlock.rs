@@ -352,6 +352,76 @@ impl LiveView<'_> {
                 need.dedup();
                 need
             }
+            WaitRule::QueuedStores => {
+                let Op::AddrQueue { ld, st, .. } = node.op else {
+                    return Vec::new();
+                };
+                let (regs, _) = (self.registers)(n);
+                let crate::spec::NodeState::AddrQueue {
+                    entries, offered, ..
+                } = node.op.spec().state.decode(regs)
+                else {
+                    return Vec::new();
+                };
+                let (ld, st) = (ld as usize, st as usize);
+                let ins = &node.inputs;
+                let done_of = |j: u32| ins.get(2 * ld + 3 * j as usize + 2).copied();
+                let head_done = entries.first().and_then(|&(_, j)| done_of(j));
+                let mut need: Vec<ChannelId> = Vec::new();
+                let mut active = false;
+                for i in 0..ld {
+                    let (Some(&a), Some(&o)) = (ins.get(2 * i), ins.get(2 * i + 1)) else {
+                        continue;
+                    };
+                    match (self.v(a), self.v(o)) {
+                        (false, false) => {}
+                        (true, true) if !offered.get(i).copied().unwrap_or(false) => {
+                            active = true;
+                            // Blocked by a queued store to its address: that store's done
+                            // (it leaves once older ones have).
+                            let addr = self.data[a.index()];
+                            if let Some(&(_, j)) = entries.iter().find(|e| e.0 == addr) {
+                                need.extend(done_of(j));
+                                need.extend(head_done);
+                            }
+                        }
+                        (true, true) => active = true,
+                        (va, _) => {
+                            active = true;
+                            need.push(if va { o } else { a });
+                        }
+                    }
+                }
+                for j in 0..st {
+                    let base = 2 * ld + 3 * j;
+                    let (Some(&a), Some(&o)) = (ins.get(base), ins.get(base + 1)) else {
+                        continue;
+                    };
+                    match (self.v(a), self.v(o)) {
+                        (false, false) => {}
+                        (true, true) => {
+                            active = true;
+                            need.extend(head_done);
+                        }
+                        (va, _) => {
+                            active = true;
+                            need.push(if va { o } else { a });
+                        }
+                    }
+                }
+                if !active {
+                    need.extend(
+                        (0..ld)
+                            .flat_map(|i| [2 * i, 2 * i + 1])
+                            .chain((0..st).flat_map(|j| [2 * ld + 3 * j, 2 * ld + 3 * j + 1]))
+                            .filter_map(|k| ins.get(k).copied()),
+                    );
+                }
+                need.retain(|&c| !self.v(c));
+                need.sort_unstable();
+                need.dedup();
+                need
+            }
             WaitRule::ConditionThenChosen => {
                 let (regs, _) = (self.registers)(n);
                 let ins = &node.inputs;
@@ -554,6 +624,37 @@ impl LiveView<'_> {
                 match node.op.spec().state.decode(regs) {
                     crate::spec::NodeState::Lsq(q) => lsq_reason(id, shape, &q),
                     _ => format!("{id} produces nothing"),
+                }
+            }
+            Op::AddrQueue { ld, depth, .. } => {
+                let (regs, _) = (self.registers)(n);
+                let crate::spec::NodeState::AddrQueue {
+                    entries, offered, ..
+                } = node.op.spec().state.decode(regs)
+                else {
+                    return format!("{id} produces nothing");
+                };
+                // A load port whose address a queued store holds.
+                let blocked = (0..*ld as usize).find_map(|i| {
+                    let (&a, &o) = (node.inputs.get(2 * i)?, node.inputs.get(2 * i + 1)?);
+                    if !(self.v(a) && self.v(o)) || offered.get(i).copied().unwrap_or(false) {
+                        return None;
+                    }
+                    let addr = self.data[a.index()];
+                    let k = entries.iter().position(|e| e.0 == addr)?;
+                    Some((i, addr, k, entries[k].1))
+                });
+                if let Some((i, addr, k, j)) = blocked {
+                    format!(
+                        "{id}: load port {i} waits: queued store {k} (store port {j}) is to the same address {addr} and has not been written"
+                    )
+                } else if entries.len() >= *depth as usize {
+                    format!(
+                        "{id} is full ({depth} store addresses queued): a store can only enter when the oldest (store port {}) is written",
+                        entries.first().map_or(0, |e| e.1)
+                    )
+                } else {
+                    format!("{id} has no address to pass on")
                 }
             }
             Op::Return

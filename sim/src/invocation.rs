@@ -119,6 +119,17 @@ fn node_rules(f: &Function, n: NodeId) -> (Vec<OutRule>, usize) {
             }
             (r, 0)
         }
+        Op::AddrQueue { ld, st, .. } => {
+            let (ld, st) = (*ld as usize, *st as usize);
+            let mut r = latest();
+            // `stOrderOut<j>` comes from a register set when store port j enqueues.
+            for j in 0..st {
+                if let Some(x) = r.get_mut(ld + j) {
+                    *x = OutRule::Queue(vec![2 * ld + 3 * j, 2 * ld + 3 * j + 1]);
+                }
+            }
+            (r, 0)
+        }
         Op::Source => (all(OutRule::Fixed(Some(0))), 0),
         // `never` offers nothing; an instance is never simulated (flattened, or refused).
         Op::Never | Op::Instance { .. } => (all(OutRule::Fixed(None)), 0),

@@ -35,6 +35,9 @@ pub const MAX_LATENCY: u32 = 1 << 12;
 /// Most entries of a load-store queue's load or store queue (each load entry keeps one bit
 /// per store entry in a 64-bit word; Dynamatic's default is 16).
 pub const MAX_LSQ_DEPTH: u32 = 64;
+/// Most store addresses one address queue holds (every load compares its address with each
+/// of them every cycle).
+pub const MAX_ADDR_QUEUE_DEPTH: u32 = 1 << 10;
 /// Most elements of all memories (`memory` and `extmemory`) of one function together.
 pub const MAX_MEMORY_ELEMENTS: u64 = 1 << 24;
 /// Most nodes of one function (after inlining its instances).

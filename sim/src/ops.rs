@@ -766,6 +766,21 @@ pub enum Op {
     /// the other input's token is taken with them, or, when it has not arrived, discarded on
     /// arrival by an antitoken (no result is offered while an antitoken waits).
     DynSelect,
+    /// `addr_queue [ld = L, st = S, depth = D]`: a Handscope component (after R-HLS's address
+    /// queue) that lets an array's loads pass older stores to other addresses. Store port
+    /// `j` enqueues its address (`stAddr<j>` with the ordering token `stOrder<j>`) and
+    /// raises `stOrderOut<j>` the next cycle; `stDone<j>` dequeues its entry once it is at
+    /// the head. Load port `i` passes its address (`ldAddr<i>` with `ldOrder<i>`) on to
+    /// `ldAddrOut<i>` while no queued store address equals it (`docs/semantics.md` "The
+    /// address queue").
+    AddrQueue {
+        /// Load ports.
+        ld: u32,
+        /// Store ports.
+        st: u32,
+        /// Store addresses the queue holds.
+        depth: u32,
+    },
 }
 
 /// One access of a load-store queue's group.
@@ -986,6 +1001,8 @@ op_kinds! {
     DynMemController = "dyn_mem_controller";
     /// [`Op::DynLsq`]
     DynLsq = "dyn_lsq";
+    /// [`Op::AddrQueue`]
+    AddrQueue = "addr_queue";
 }
 
 impl OpKind {
@@ -1042,6 +1059,7 @@ impl Op {
             Op::DynStore => OpKind::DynStore,
             Op::DynMemController { .. } => OpKind::DynMemController,
             Op::DynLsq { .. } => OpKind::DynLsq,
+            Op::AddrQueue { .. } => OpKind::AddrQueue,
         }
     }
 

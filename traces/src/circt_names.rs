@@ -141,7 +141,12 @@ pub fn state_register_names(field: RegField) -> Vec<String> {
         | RegField::McCtrlEndReady
         | RegField::McRemainingStores
         | RegField::McLoadValid(_)
-        | RegField::McLoadData(_) => Vec::new(),
+        | RegField::McLoadData(_)
+        | RegField::AqCount
+        | RegField::AqPending(_)
+        | RegField::AqOffered(_)
+        | RegField::AqAddr(_)
+        | RegField::AqPort(_) => Vec::new(),
     }
 }
 

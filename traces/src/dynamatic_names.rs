@@ -65,6 +65,7 @@ pub fn channel_net(f: &Function, cid: ChannelId) -> Option<String> {
         | Op::Store
         | Op::Memory { .. }
         | Op::ExtMemory { .. }
+        | Op::AddrQueue { .. }
         | Op::Pipeline { .. } => return None,
     };
     Some(format!("{}_{port}", node.id))

@@ -59,6 +59,25 @@ fn kernels_round_trip_through_verilator() {
         k.name.push_str("_lsq");
         ks.push(k);
     }
+    // Address queues (`--memory queue`): the queue and the transparent FIFOs of the
+    // completion chains.
+    let queue = kernels::kernels_with_memory(
+        &["histogram", "prefix_sum"],
+        handscope_compiler::c::MemoryOrdering::Queue,
+    );
+    assert_eq!(queue.len(), 2);
+    for mut k in queue {
+        assert!(
+            k.func
+                .nodes
+                .values()
+                .any(|n| matches!(n.op, handscope_sim::Op::AddrQueue { .. })),
+            "{}",
+            k.name
+        );
+        k.name.push_str("_queue");
+        ks.push(k);
+    }
     round_trip("k", &ks);
     eprintln!(
         "{} kernels round-tripped in {:.1} s",

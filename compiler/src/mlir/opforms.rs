@@ -529,6 +529,38 @@ impl<'a> Parser<'a> {
                     })?
                 }
             }
+            "addr_queue" => {
+                self.expect(&Tok::LBracket)?;
+                self.expect_word("ld")?;
+                self.expect(&Tok::Equal)?;
+                let (ld, _) = self.expect_u32("the number of load ports")?;
+                self.expect(&Tok::Comma)?;
+                self.expect_word("st")?;
+                self.expect(&Tok::Equal)?;
+                let (st_, _) = self.expect_u32("the number of store ports")?;
+                self.expect(&Tok::Comma)?;
+                self.expect_word("depth")?;
+                self.expect(&Tok::Equal)?;
+                let (depth, dsp) = self.expect_u32("the queue's entries")?;
+                if depth > handscope_sim::limits::MAX_ADDR_QUEUE_DEPTH {
+                    return Err(self.err(
+                        dsp,
+                        format!(
+                            "an address queue holds at most {} entries",
+                            handscope_sim::limits::MAX_ADDR_QUEUE_DEPTH
+                        ),
+                    ));
+                }
+                self.expect(&Tok::RBracket)?;
+                self.expect(&Tok::LParen)?;
+                let uses = self.parse_operand_list()?;
+                self.expect(&Tok::RParen)?;
+                let attrs = self.parse_opt_attr_dict()?;
+                self.expect(&Tok::Colon)?;
+                let (ins, outs, fsp) = self.functional_type()?;
+                let op = Op::AddrQueue { ld, st: st_, depth };
+                self.finish_functional(op, uses, ins, outs, fsp, attrs, sp)?
+            }
             "dyn_load" | "dyn_store" => {
                 let uses = self.parse_operand_list()?;
                 let attrs = self.parse_opt_attr_dict()?;
@@ -1345,6 +1377,26 @@ impl<'a> Parser<'a> {
             OpKind::DynSelect => Op::DynSelect,
             OpKind::DynLoad => Op::DynLoad,
             OpKind::DynStore => Op::DynStore,
+            OpKind::AddrQueue => {
+                let need = |this: &Self, attrs: &mut Vec<Attr>, name: &str| {
+                    this.u32_attr(attrs, name)?.ok_or_else(|| {
+                        this.err(sp, format!("`handshake.addr_queue` needs `{name}`"))
+                    })
+                };
+                let ld = need(self, attrs, "ld")?;
+                let st_ = need(self, attrs, "st")?;
+                let depth = need(self, attrs, "depth")?;
+                if depth > handscope_sim::limits::MAX_ADDR_QUEUE_DEPTH {
+                    return Err(self.err(
+                        sp,
+                        format!(
+                            "an address queue holds at most {} entries",
+                            handscope_sim::limits::MAX_ADDR_QUEUE_DEPTH
+                        ),
+                    ));
+                }
+                Op::AddrQueue { ld, st: st_, depth }
+            }
             OpKind::DynMemController => {
                 let need = |this: &Self, attrs: &mut Vec<Attr>, name: &str| {
                     this.u32_attr(attrs, name)?.ok_or_else(|| {

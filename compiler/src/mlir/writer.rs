@@ -596,6 +596,11 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
                 ),
             }
         }
+        Op::AddrQueue { ld, st, depth } => format!(
+            "addr_queue[ld = {ld}, st = {st}, depth = {depth}] ({ops}){} : {}",
+            dict(&attrs),
+            fn_type(&in_t, &out_t)
+        ),
         Op::DynLoad | Op::DynStore => format!(
             "{} {ops}{} : {}",
             node.op.mnemonic(),

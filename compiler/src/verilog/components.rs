@@ -75,6 +75,7 @@ pub fn addr_bits(size: u64) -> u32 {
     64 - size.saturating_sub(1).leading_zeros()
 }
 
+mod addr_queue;
 mod dynamatic;
 
 struct Gen {
@@ -633,6 +634,12 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
         }
         Op::DynSelect => {
             name = dynamatic::select(&mut g, s.outs[0]);
+        }
+        Op::AddrQueue { ld, st, depth } => {
+            let (ld, st) = (*ld as usize, *st as usize);
+            // Every address has one width (the verifier checks it).
+            let aw = s.ins.first().copied().unwrap_or(0);
+            name = addr_queue::addr_queue(&mut g, ld, st, *depth as usize, aw);
         }
         Op::DynLoad => {
             name = dynamatic::load(&mut g, s.ins[0], s.ins[1]);

@@ -603,6 +603,76 @@ fn what(x: &At<'_>) -> (String, String) {
                 now,
             )
         }
+        Op::AddrQueue { ld, st, depth } => {
+            let (ld, st) = (*ld as usize, *st as usize);
+            let (entries, pending, offered) = match &x.state {
+                NodeState::AddrQueue {
+                    entries,
+                    order_pending,
+                    offered,
+                } => (entries.clone(), order_pending.clone(), offered.clone()),
+                _ => (Vec::new(), Vec::new(), Vec::new()),
+            };
+            let mut parts = vec![format!("{} of {depth} entries in use", entries.len())];
+            if !entries.is_empty() {
+                let list: Vec<String> = entries
+                    .iter()
+                    .map(|&(a, j)| format!("{a} (stAddr{j})"))
+                    .collect();
+                parts.push(format!("queued, oldest first: {}", list.join(", ")));
+            }
+            for i in 0..ld {
+                let (a, o) = (ins[2 * i], ins[2 * i + 1]);
+                let addr = x.cs.data.get(a.index()).copied().unwrap_or(0);
+                match (x.valid(a), x.valid(o)) {
+                    (true, true) => match entries.iter().position(|e| e.0 == addr) {
+                        Some(k) if !offered.get(i).copied().unwrap_or(false) => parts.push(format!(
+                            "load {i} waits: queued store {k} (stAddr{}) is to the same address {} and has not been written",
+                            entries[k].1,
+                            x.value(a)
+                        )),
+                        _ if x.st(outs[i]) == ChanState::Transfer => {
+                            parts.push(format!("load {i} passes address {}", x.value(a)))
+                        }
+                        _ => parts.push(format!(
+                            "load {i} offers address {}, waiting for it to be accepted",
+                            x.value(a)
+                        )),
+                    },
+                    (true, false) => parts.push(format!(
+                        "load {i} has address {} and waits for its ordering token (older stores not yet queued)",
+                        x.value(a)
+                    )),
+                    (false, true) => parts.push(format!("load {i} waits for its address")),
+                    (false, false) => {}
+                }
+            }
+            for j in 0..st {
+                let (a, o) = (ins[2 * ld + 3 * j], ins[2 * ld + 3 * j + 1]);
+                if x.valid(a) && x.valid(o) && x.st(a) != ChanState::Transfer {
+                    if entries.len() >= *depth as usize {
+                        parts.push(format!(
+                            "store {j} waits: the queue is full until the oldest store is written"
+                        ));
+                    } else {
+                        parts.push(format!(
+                            "store {j} waits for stOrderOut{j}'s previous token to be taken"
+                        ));
+                    }
+                } else if x.st(a) == ChanState::Transfer {
+                    parts.push(format!("store {j} queues address {}", x.value(a)));
+                }
+                if pending.get(j).copied().unwrap_or(false) {
+                    parts.push(format!("offers stOrderOut{j}"));
+                }
+            }
+            (
+                format!(
+                    "address queue ({depth} entries): each store's address waits here from when it is ordered until the store is written (stDone); a load's address passes to memory once no queued store has the same address, so loads pass older stores to other addresses"
+                ),
+                parts.join("; "),
+            )
+        }
         Op::Instance { callee } => (
             format!("instance: a call of @{callee} (flattened for simulation)"),
             x.join_like("runs"),

@@ -655,6 +655,38 @@ fn node_state(
                 }
             }
         }
+        NodeState::AddrQueue { entries, .. } => {
+            // One mark per entry, filled while a store address waits there, and the count.
+            let depth = match node.op {
+                handscope_sim::Op::AddrQueue { depth, .. } => depth as usize,
+                _ => entries.len(),
+            };
+            let n = depth.min(32);
+            let w = ((width - 10.0) / n.max(1) as f32).clamp(2.0, 7.0);
+            let x0 = c[0] - n as f32 * w / 2.0;
+            for k in 0..n {
+                let min = [x0 + k as f32 * w + 0.5, y - 9.0];
+                items.push(Item::Rect {
+                    min,
+                    max: [min[0] + w - 1.0, y - 4.0],
+                    fill: if k < entries.len() {
+                        p.chan[0].with_alpha(200)
+                    } else {
+                        p.background
+                    },
+                    stroke: p.weak_text,
+                    width: 0.6,
+                    radius: 0.5,
+                });
+            }
+            let addrs: Vec<String> = entries.iter().map(|e| e.0.to_string()).collect();
+            let text = if addrs.is_empty() {
+                format!("0/{depth} queued")
+            } else {
+                format!("{}/{depth}: {}", entries.len(), addrs.join(" "))
+            };
+            items.push(state_text(c, y + 3.0, fit_text(&text, width, 8.0), p));
+        }
         NodeState::Antitokens(at) => {
             let pending: Vec<&str> = [(at[0], "trueValue"), (at[1], "falseValue")]
                 .iter()

@@ -44,13 +44,16 @@ pub struct Cli {
     /// Queue depths of a load-store queue, by its name (a Dynamatic file's `handshake.name`, a
     /// C kernel's memory node `mem.<array>` under `--memory lsq`): `--lsq-depth lsq1=8/8`
     /// gives `lsq1` 8 load and 8 store entries (repeatable). Without it a queue takes the
-    /// file's `handshake.lsqDepth`, else 16/16.
+    /// file's `handshake.lsqDepth`, else 16/16. Under `--memory queue`, `mem.<array>=L/S`
+    /// gives the array's address queue S entries (default 16).
     #[arg(long = "lsq-depth", value_name = "NAME=LOADS/STORES", global = true, value_parser = parse_lsq_depth)]
     pub lsq_depths: Vec<(String, (u32, u32))>,
     /// How a C kernel's accesses to an array keep program order: `serial` (each waits for
-    /// the previous one to complete) or `lsq` (an array parameter both read and written goes
-    /// through a load-store queue with a group per basic block: loads pass older stores to
-    /// other addresses).
+    /// the previous one to complete), `queue` (an array both read and written gets an
+    /// address queue: a load passes older stores once their addresses are queued and none
+    /// is its own; stores stay in order) or `lsq` (an array parameter both read and written
+    /// goes through a load-store queue with a group per basic block: loads pass older stores
+    /// to other addresses).
     #[arg(long = "memory", value_enum, global = true, default_value = "serial")]
     pub memory: MemoryFlag,
 }
@@ -60,8 +63,10 @@ pub struct Cli {
 pub enum MemoryFlag {
     /// Each access waits for the previous one.
     Serial,
-    /// Load-store queues for arrays both read and written.
+    /// Load-store queues for array parameters both read and written.
     Lsq,
+    /// Address queues for arrays both read and written.
+    Queue,
 }
 
 /// Parses `NAME=LOADS/STORES` (`lsq1=8/16`).
@@ -152,6 +157,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     crate::load::set_memory_ordering(match cli.memory {
         MemoryFlag::Serial => handscope_compiler::c::MemoryOrdering::Serial,
         MemoryFlag::Lsq => handscope_compiler::c::MemoryOrdering::Lsq,
+        MemoryFlag::Queue => handscope_compiler::c::MemoryOrdering::Queue,
     });
     match cli.command {
         Some(Command::Check(a)) => check::run(&a),

@@ -294,7 +294,8 @@ pub fn step_circuit(s: &Step) -> anyhow::Result<Circuit> {
         opts.memory = match m.as_str() {
             "serial" => MemoryOrdering::Serial,
             "lsq" => MemoryOrdering::Lsq,
-            other => bail!("unknown memory ordering `{other}` (serial or lsq)"),
+            "queue" => MemoryOrdering::Queue,
+            other => bail!("unknown memory ordering `{other}` (serial, queue or lsq)"),
         };
     }
     if (s.task_pipelining || s.buffers.is_some() || s.memory.is_some()) && !s.file.ends_with(".c") {

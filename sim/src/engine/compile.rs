@@ -8,7 +8,8 @@ use super::SimError;
 use super::arith::{BinOp, CastKind};
 use super::float_arith::{FBinOp, FConv, FUnOp};
 use super::program::{
-    Bwd, Clk, DynLsqInfo, DynMcInfo, Fwd, Kinded, LsqGroupInfo, MemInfo, Program, Seg, Span, WideOp,
+    AddrQueueInfo, Bwd, Clk, DynLsqInfo, DynMcInfo, Fwd, Kinded, LsqGroupInfo, MemInfo, Program,
+    Seg, Span, WideOp,
 };
 use crate::graph::Function;
 use crate::ops::{ArithOp, Op};
@@ -999,6 +1000,44 @@ fn compile_node(
             b.fwd(nid, Fwd::DynLsqOut { lsq }, vec![], outs.clone());
             b.bwd(nid, Bwd::DynLsqIn { lsq }, vec![], ins.clone());
             b.p.clk.push(Clk::DynLsq { lsq });
+        }
+        Op::AddrQueue { ld, st, depth } => {
+            let (nl, ns) = (*ld as usize, *st as usize);
+            let info = AddrQueueInfo {
+                reg,
+                depth: *depth,
+                ld_addr: (0..nl).map(|i| ins[2 * i]).collect(),
+                ld_order: (0..nl).map(|i| ins[2 * i + 1]).collect(),
+                ld_out: outs[..nl].to_vec(),
+                st_addr: (0..ns).map(|j| ins[2 * nl + 3 * j]).collect(),
+                st_order: (0..ns).map(|j| ins[2 * nl + 3 * j + 1]).collect(),
+                st_done: (0..ns).map(|j| ins[2 * nl + 3 * j + 2]).collect(),
+                st_out: outs[nl..].to_vec(),
+            };
+            let q = b.p.addr_queues.len() as u32;
+            for i in 0..nl {
+                let (a, o, out) = (info.ld_addr[i], info.ld_order[i], info.ld_out[i]);
+                b.fwd(
+                    nid,
+                    Fwd::AqLoad { q, port: i as u32 },
+                    vec![a, o],
+                    vec![out],
+                );
+                b.bwd(nid, Bwd::Join2 { a, b: o, out }, vec![out], vec![a, o]);
+            }
+            if ns > 0 {
+                b.fwd(nid, Fwd::AqStoreOut { q }, vec![], info.st_out.clone());
+                let writes: Vec<u32> = info
+                    .st_addr
+                    .iter()
+                    .chain(&info.st_order)
+                    .chain(&info.st_done)
+                    .copied()
+                    .collect();
+                b.bwd(nid, Bwd::AqStoreIn { q }, info.st_out.clone(), writes);
+            }
+            b.p.addr_queues.push(info);
+            b.p.clk.push(Clk::Aq { q });
         }
         Op::DynSelect => {
             let (c, t, fl, out) = (ins[0], ins[1], ins[2], outs[0]);

@@ -5,6 +5,7 @@ use super::{arith, float_arith, wide_arith};
 use crate::spec::{cmerge_regs, mux_input, slot_regs, stage_regs};
 use crate::types::width_mask;
 
+mod addr_queue;
 mod dynamatic;
 mod lsq;
 
@@ -496,6 +497,8 @@ pub(super) fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
         Fwd::DynMcOut { mc } => dynamatic::mc_out(p, s, mc),
         Fwd::DynCountOut { out, reg } => dynamatic::count_out(s, out, reg),
         Fwd::DynLsqOut { lsq } => lsq::lsq_out(p, s, lsq),
+        Fwd::AqLoad { q, port } => addr_queue::load_fwd(p, s, q, port),
+        Fwd::AqStoreOut { q } => addr_queue::store_out(p, s, q),
     }
 }
 
@@ -698,6 +701,7 @@ pub(super) fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
         Bwd::DynMcIn { mc } => dynamatic::mc_in(p, s, mc),
         Bwd::DynCountIn { inp, out, reg } => dynamatic::count_in(s, inp, out, reg),
         Bwd::DynLsqIn { lsq } => lsq::lsq_in(p, s, lsq),
+        Bwd::AqStoreIn { q } => addr_queue::store_in(p, s, q),
     }
 }
 
@@ -918,6 +922,7 @@ pub(super) fn clk_one(p: &Program, s: &mut Sig<'_>, i: &Clk) {
         Clk::DynSelect { c, t, f, out, reg } => dynamatic::select_clk(s, c, t, f, out, reg),
         Clk::DynMc { mc } => dynamatic::mc_clk(p, s, mc),
         Clk::DynLsq { lsq } => lsq::lsq_clk(p, s, lsq),
+        Clk::Aq { q } => addr_queue::clk(p, s, q),
     }
 }
 

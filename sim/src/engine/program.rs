@@ -146,6 +146,11 @@ pub enum Fwd {
     /// Dynamatic load-store queue `lsq`: load data, `memEnd` and (slave) the requests to the
     /// memory controller, from its registers.
     DynLsqOut { lsq: u32 },
+    /// Address queue `q`'s load port `port`: the address passes while no queued store
+    /// address equals it.
+    AqLoad { q: u32, port: u32 },
+    /// Address queue `q`: every `stOrderOut<j>` from its pending registers.
+    AqStoreOut { q: u32 },
     /// Dynamatic `select`: the chosen input onto `out` while no antitoken waits.
     DynSelect {
         c: u32,
@@ -302,6 +307,9 @@ pub enum Bwd {
     DynMcIn { mc: u32 },
     /// Dynamatic load-store queue `lsq`: group, address and data readies from its registers.
     DynLsqIn { lsq: u32 },
+    /// Address queue `q`: store ports' readies (room, `stOrderOut` free) and `stDone`
+    /// readies (the head's port).
+    AqStoreIn { q: u32 },
     /// Dynamatic `select` inputs: ready without a token, when the result fires, or to be
     /// discarded by an antitoken.
     DynSelect {
@@ -429,6 +437,8 @@ pub enum Clk {
     DynMc { mc: u32 },
     /// Dynamatic load-store queue `lsq`: allocation, arrivals, issue, answers, frees.
     DynLsq { lsq: u32 },
+    /// Address queue `q`: dequeue, enqueue, the pending flags.
+    Aq { q: u32 },
     /// Dynamatic `select`: its two antitoken registers.
     DynSelect {
         c: u32,
@@ -515,6 +525,29 @@ pub struct DynMcInfo {
     pub mem_end: u32,
     /// First register word (`spec::mc_regs`).
     pub reg: u32,
+}
+
+/// The ports of an address queue (channel indices) and its registers.
+#[derive(Clone, Debug)]
+pub struct AddrQueueInfo {
+    /// First register word (`spec::addr_queue_regs`).
+    pub reg: u32,
+    /// Entries.
+    pub depth: u32,
+    /// `ldAddr<i>`.
+    pub ld_addr: Vec<u32>,
+    /// `ldOrder<i>`.
+    pub ld_order: Vec<u32>,
+    /// `ldAddrOut<i>`.
+    pub ld_out: Vec<u32>,
+    /// `stAddr<j>`.
+    pub st_addr: Vec<u32>,
+    /// `stOrder<j>`.
+    pub st_order: Vec<u32>,
+    /// `stDone<j>`.
+    pub st_done: Vec<u32>,
+    /// `stOrderOut<j>`.
+    pub st_out: Vec<u32>,
 }
 
 /// One group of a load-store queue: what allocating it writes.
@@ -642,6 +675,8 @@ pub struct Program {
     pub dyn_mcs: Vec<DynMcInfo>,
     /// Dynamatic's load-store queues, for the `DynLsq*` instructions.
     pub dyn_lsqs: Vec<DynLsqInfo>,
+    /// Address queues, for the `Aq*` instructions.
+    pub addr_queues: Vec<AddrQueueInfo>,
     /// True when forward and backward passes must be iterated together (`lazy_fork`).
     pub global_iterate: bool,
     /// Channel of each channel argument: (argument index, channel).
@@ -704,6 +739,8 @@ impl Kinded for Fwd {
             Fwd::DynMcOut { .. } => 84,
             Fwd::DynCountOut { .. } => 85,
             Fwd::DynLsqOut { .. } => 86,
+            Fwd::AqLoad { .. } => 87,
+            Fwd::AqStoreOut { .. } => 88,
             Fwd::Const { .. } => 32,
             Fwd::Fixed { .. } => 33,
             Fwd::Store { .. } => 34,
@@ -738,6 +775,7 @@ impl Kinded for Bwd {
             Bwd::DynMcIn { .. } => 21,
             Bwd::DynCountIn { .. } => 22,
             Bwd::DynLsqIn { .. } => 23,
+            Bwd::AqStoreIn { .. } => 24,
             Bwd::Store { .. } => 9,
             Bwd::MemSt { .. } => 10,
             Bwd::Join2 { .. } => 11,
@@ -764,6 +802,7 @@ impl Kinded for Clk {
             Clk::DynMc { .. } => 8,
             Clk::DynCount { .. } => 9,
             Clk::DynLsq { .. } => 10,
+            Clk::Aq { .. } => 11,
         }
     }
 }

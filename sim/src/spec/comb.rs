@@ -67,6 +67,17 @@ pub enum Comb {
         /// Store ports.
         st: u32,
     },
+    /// An address queue: load port `i` is a join of `ldAddr<i>` and `ldOrder<i>` onto
+    /// `ldAddrOut<i>` (gated by the queued addresses, registers); store port `j` takes
+    /// `stAddr<j>` and `stOrder<j>` together when `stOrderOut<j>` is free or taken now (its
+    /// valid is a register) and there is room after the store ports before it; `stDone<j>`
+    /// reads registers only.
+    AddrQueue {
+        /// Load ports.
+        ld: u32,
+        /// Store ports.
+        st: u32,
+    },
     /// `memory`/`extmemory`: each load port is an eager fork of `ldAddr<i>` onto `ldData<i>`
     /// and `ldDone<i>`; a store port writes on the clock edge and raises `stDone<j>` from a
     /// register, so only its ready depends on `stDone<j>`'s ready.
@@ -177,6 +188,26 @@ impl Comb {
                     for b in 0..n_out {
                         if a != b {
                             deps.push((Ready(PortRef::Out(b)), Forward(PortRef::Out(a))));
+                        }
+                    }
+                }
+            }
+            Comb::AddrQueue { ld, st } => {
+                let (ld, st) = (ld as usize, st as usize);
+                for i in 0..ld {
+                    join(&only(&[2 * i, 2 * i + 1], n_in), &only(&[i], n_out));
+                }
+                for j in 0..st {
+                    let pair = |k: usize| only(&[2 * ld + 3 * k, 2 * ld + 3 * k + 1], n_in);
+                    for c in pair(j) {
+                        if ld + j < n_out {
+                            deps.push((Ready(PortRef::Out(ld + j)), Ready(PortRef::In(c))));
+                        }
+                        // Taken together, after the ports before it (room).
+                        for k in 0..=j {
+                            for e in pair(k) {
+                                deps.push((Forward(PortRef::In(e)), Ready(PortRef::In(c))));
+                            }
                         }
                     }
                 }

@@ -134,6 +134,10 @@ pub fn describe_op(
                 .map_or_else(|| " (slave)".to_string(), |m| format!("\n{m}"))
         ),
         Op::DynLsq { .. } => "lsq".into(),
+        Op::AddrQueue { ld, st, depth } if full => {
+            format!("addr_queue [ld={ld}, st={st}, depth={depth}]")
+        }
+        Op::AddrQueue { depth, .. } => format!("addr_queue [{depth}]"),
         Op::Constant { value } if full => match out_ty {
             Some(t) => format!("constant {} : {t}", signed_value(*value, t)),
             None => format!("constant {value}"),

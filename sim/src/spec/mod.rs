@@ -27,8 +27,8 @@ pub use display::{Detail, DisplayClass, describe_op, signed_value};
 pub use ports::{Count, CountContext, PortRef, Ports, Resolved};
 pub use state::{
     LsqCtl, LsqLoadEntry, LsqLoadPart, LsqState, LsqStoreEntry, LsqStorePart, NodeState,
-    PipelineState, RegField, SlotPart, SlotState, StageToken, StateLayout, cmerge_regs, fifo_regs,
-    lsq_regs, mc_regs, skid_merge_regs, slot_regs, stage_regs,
+    PipelineState, RegField, SlotPart, SlotState, StageToken, StateLayout, addr_queue_regs,
+    cmerge_regs, fifo_regs, lsq_regs, mc_regs, skid_merge_regs, slot_regs, stage_regs,
 };
 pub use typing::{Typing, Violation, ViolationKind};
 
@@ -61,6 +61,11 @@ pub enum WaitRule {
     /// (master) `ctrlEnd` once both queues are empty. A group token that no queue depth can
     /// take waits for nothing upstream: the queue is the end of the chain.
     QueueEntries,
+    /// An address queue: a load port waits for its address and ordering token, then for
+    /// the `stDone` of the queued store with its address; a store port for its address and
+    /// ordering token, then (queue full) for the oldest store's `stDone`; `stDone<j>` for
+    /// nothing upstream.
+    QueuedStores,
 }
 
 /// Whether CIRCT 1.62's `lower-handshake-to-hw` turns an op into RTL.
@@ -436,6 +441,20 @@ pub fn spec(op: &Op) -> ComponentSpec {
             StateLayout::DynMc { ld: *ld },
             DisplayClass::Memory,
             WaitRule::MemoryEnd,
+            NotLowered,
+        ),
+        Op::AddrQueue { ld, st, depth } => s(
+            Ports::AddrQueueInputs { ld: *ld, st: *st },
+            Ports::AddrQueueOutputs { ld: *ld, st: *st },
+            Typing::AddrQueue,
+            Comb::AddrQueue { ld: *ld, st: *st },
+            StateLayout::AddrQueue {
+                depth: *depth,
+                loads: *ld,
+                stores: *st,
+            },
+            DisplayClass::MemoryAccess,
+            WaitRule::QueuedStores,
             NotLowered,
         ),
         Op::DynLsq { shape, memref, .. } => {

@@ -114,6 +114,22 @@ pub enum Ports {
         /// Load ports.
         ld: u32,
     },
+    /// An address queue's inputs: `ldAddr<i>`, `ldOrder<i>` for each load port, then
+    /// `stAddr<j>`, `stOrder<j>`, `stDone<j>` for each store port.
+    AddrQueueInputs {
+        /// Load ports.
+        ld: u32,
+        /// Store ports.
+        st: u32,
+    },
+    /// An address queue's outputs: `ldAddrOut<i>` for each load port, then `stOrderOut<j>`
+    /// for each store port.
+    AddrQueueOutputs {
+        /// Load ports.
+        ld: u32,
+        /// Store ports.
+        st: u32,
+    },
     /// A slave load-store queue's inputs: `ctrl<g>`, `ldAddr<i>`, then `stAddr<j>`,
     /// `stData<j>` for each store port, then (with load ports) `ldDataFromMC`.
     DynLsqSlaveInputs {
@@ -150,6 +166,8 @@ impl Ports {
                 groups as usize + ld as usize + 2 * st as usize + usize::from(ld > 0),
             ),
             Ports::DynLsqSlaveOutputs { ld } => Count::Exactly(ld as usize + 3),
+            Ports::AddrQueueInputs { ld, st } => Count::Exactly(2 * ld as usize + 3 * st as usize),
+            Ports::AddrQueueOutputs { ld, st } => Count::Exactly(ld as usize + st as usize),
         }
     }
 
@@ -231,6 +249,19 @@ impl Ports {
                     _ => "ldDataFromMC".into(),
                 }
             }
+            Ports::AddrQueueInputs { ld, .. } => match i.checked_sub(2 * ld as usize) {
+                None if i.is_multiple_of(2) => format!("ldAddr{}", i / 2),
+                None => format!("ldOrder{}", i / 2),
+                Some(k) => match k % 3 {
+                    0 => format!("stAddr{}", k / 3),
+                    1 => format!("stOrder{}", k / 3),
+                    _ => format!("stDone{}", k / 3),
+                },
+            },
+            Ports::AddrQueueOutputs { ld, .. } => match i.checked_sub(ld as usize) {
+                None => format!("ldAddrOut{i}"),
+                Some(j) => format!("stOrderOut{j}"),
+            },
             Ports::DynLsqSlaveOutputs { ld } => match i.checked_sub(ld as usize) {
                 None => format!("ldData{i}"),
                 Some(0) => "ldAddrToMC".into(),

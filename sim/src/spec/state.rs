@@ -115,6 +115,32 @@ pub mod lsq_regs {
     }
 }
 
+/// Word offsets of an address queue's registers ([`StateLayout::AddrQueue`]): the number of
+/// queued store addresses, one `stOrderOut<j>`-pending flag per store port, one
+/// `ldAddrOut<i>`-offered flag per load port, then per entry (entry 0 the oldest) its
+/// address and its store port.
+pub mod addr_queue_regs {
+    /// Queued store addresses.
+    pub const COUNT: u32 = 0;
+    /// Store port `j`'s `stOrderOut<j>` is offered.
+    pub const fn pending(j: u32) -> u32 {
+        1 + j
+    }
+    /// Load port `i` offered its address and it was not taken: it stays offered whatever
+    /// enters the queue.
+    pub const fn offered(stores: u32, i: u32) -> u32 {
+        1 + stores + i
+    }
+    /// Entry `k`'s address in a queue of `loads` load and `stores` store ports.
+    pub const fn addr(loads: u32, stores: u32, k: u32) -> u32 {
+        1 + stores + loads + 2 * k
+    }
+    /// Entry `k`'s store port in a queue of `loads` load and `stores` store ports.
+    pub const fn port(loads: u32, stores: u32, k: u32) -> u32 {
+        2 + stores + loads + 2 * k
+    }
+}
+
 /// A load-store queue's pointer and control registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LsqCtl {
@@ -387,6 +413,16 @@ pub enum RegField {
         /// Which register.
         part: LsqStorePart,
     },
+    /// Address queue: the number of queued store addresses.
+    AqCount,
+    /// Address queue: store port `j`'s `stOrderOut<j>` is offered.
+    AqPending(u32),
+    /// Address queue: load port `i` offered its address and it was not taken.
+    AqOffered(u32),
+    /// Address queue: entry `entry`'s address (entry 0 the oldest).
+    AqAddr(u32),
+    /// Address queue: entry `entry`'s store port.
+    AqPort(u32),
     /// Memory load port `port`'s eager-fork register for `ldData` (`output` 0) or `ldDone` (1).
     LoadEmitted {
         /// Load port.
@@ -446,6 +482,7 @@ impl RegField {
             "remaining_stores" => return Some(RegField::McRemainingStores),
             "antitoken_0" => return Some(RegField::Antitoken(0)),
             "antitoken_1" => return Some(RegField::Antitoken(1)),
+            "queued" => return Some(RegField::AqCount),
             _ => {}
         }
         if let Some(i) = name.strip_prefix("emitted_").and_then(num) {
@@ -477,6 +514,13 @@ impl RegField {
                 return Some(RegField::LoadPath { path, word });
             }
         }
+        if let Some((entry, part)) = name.strip_prefix("q").and_then(split) {
+            return match part.as_str() {
+                "addr" => Some(RegField::AqAddr(entry)),
+                "port" => Some(RegField::AqPort(entry)),
+                _ => None,
+            };
+        }
         if let Some((entry, part)) = name.strip_prefix("ldq").and_then(split) {
             let part = LsqLoadPart::ALL.into_iter().find(|p| p.name() == part)?;
             return Some(RegField::LsqLoad { entry, part });
@@ -500,6 +544,16 @@ impl RegField {
             && tail == "write_valid_buffer"
         {
             return Some(RegField::StoreWriteValid { port });
+        }
+        if let Some((port, tail)) = name.strip_prefix("st").and_then(split)
+            && tail == "order_pending"
+        {
+            return Some(RegField::AqPending(port));
+        }
+        if let Some((port, tail)) = name.strip_prefix("ld").and_then(split)
+            && tail == "offered"
+        {
+            return Some(RegField::AqOffered(port));
         }
         if let Some((port, tail)) = name.strip_prefix("ld").and_then(split) {
             match tail.as_str() {
@@ -553,6 +607,11 @@ impl fmt::Display for RegField {
             RegField::Lsq(c) => write!(f, "{}", c.name()),
             RegField::LsqLoad { entry, part } => write!(f, "ldq{entry}.{}", part.name()),
             RegField::LsqStore { entry, part } => write!(f, "stq{entry}.{}", part.name()),
+            RegField::AqCount => write!(f, "queued"),
+            RegField::AqPending(j) => write!(f, "st{j}.order_pending"),
+            RegField::AqOffered(i) => write!(f, "ld{i}.offered"),
+            RegField::AqAddr(k) => write!(f, "q{k}.addr"),
+            RegField::AqPort(k) => write!(f, "q{k}.port"),
         }
     }
 }
@@ -600,6 +659,15 @@ pub enum StateLayout {
         /// Load queue entries.
         loads: u32,
         /// Store queue entries.
+        stores: u32,
+    },
+    /// An address queue: [`addr_queue_regs`].
+    AddrQueue {
+        /// Entries.
+        depth: u32,
+        /// Load ports.
+        loads: u32,
+        /// Store ports.
         stores: u32,
     },
     /// One write-valid flag per store port, then two eager-fork flags per load port.
@@ -665,6 +733,16 @@ impl StateLayout {
                     LsqStorePart::ALL.map(|part| RegField::LsqStore { entry, part })
                 }))
                 .collect(),
+            StateLayout::AddrQueue {
+                depth,
+                loads,
+                stores,
+            } => [RegField::AqCount]
+                .into_iter()
+                .chain((0..stores).map(RegField::AqPending))
+                .chain((0..loads).map(RegField::AqOffered))
+                .chain((0..depth).flat_map(|k| [RegField::AqAddr(k), RegField::AqPort(k)]))
+                .collect(),
             StateLayout::MemoryPorts { ld, st } => {
                 (0..st)
                     .map(|port| RegField::StoreWriteValid { port })
@@ -692,6 +770,11 @@ impl StateLayout {
             StateLayout::LoadPaths => 6,
             StateLayout::DynMc { ld } => mc_regs::LOADS + 2 * ld,
             StateLayout::MemoryPorts { ld, st } => st + 2 * ld,
+            StateLayout::AddrQueue {
+                depth,
+                loads,
+                stores,
+            } => 1 + stores + loads + 2 * depth,
             StateLayout::DynLsq { loads, stores } => {
                 lsq_regs::LOADS + loads * lsq_regs::LOAD_WORDS + stores * lsq_regs::STORE_WORDS
             }
@@ -751,6 +834,29 @@ impl StateLayout {
             {
                 Some(lsq_regs::store(loads, entry, part))
             }
+            (StateLayout::AddrQueue { .. }, RegField::AqCount) => Some(addr_queue_regs::COUNT),
+            (StateLayout::AddrQueue { stores, .. }, RegField::AqPending(j)) if j < stores => {
+                Some(addr_queue_regs::pending(j))
+            }
+            (StateLayout::AddrQueue { loads, stores, .. }, RegField::AqOffered(i)) if i < loads => {
+                Some(addr_queue_regs::offered(stores, i))
+            }
+            (
+                StateLayout::AddrQueue {
+                    depth,
+                    loads,
+                    stores,
+                },
+                RegField::AqAddr(k),
+            ) if k < depth => Some(addr_queue_regs::addr(loads, stores, k)),
+            (
+                StateLayout::AddrQueue {
+                    depth,
+                    loads,
+                    stores,
+                },
+                RegField::AqPort(k),
+            ) if k < depth => Some(addr_queue_regs::port(loads, stores, k)),
             (StateLayout::SkidMerge, RegField::SkidFull) => Some(skid_merge_regs::FULL),
             (StateLayout::SkidMerge, RegField::SkidIndex) => Some(skid_merge_regs::INDEX),
             (StateLayout::SkidMerge, RegField::SkidData) => Some(skid_merge_regs::DATA),
@@ -853,6 +959,26 @@ impl StateLayout {
                 won: (w(skid_merge_regs::FULL) != 0).then(|| w(skid_merge_regs::INDEX) as u32),
                 result_emitted: w(skid_merge_regs::EMITTED) != 0,
                 index_emitted: w(skid_merge_regs::EMITTED + 1) != 0,
+            },
+            StateLayout::AddrQueue {
+                depth,
+                loads,
+                stores,
+            } => NodeState::AddrQueue {
+                entries: (0..(w(addr_queue_regs::COUNT) as u32).min(depth))
+                    .map(|k| {
+                        (
+                            w(addr_queue_regs::addr(loads, stores, k)),
+                            w(addr_queue_regs::port(loads, stores, k)) as u32,
+                        )
+                    })
+                    .collect(),
+                order_pending: (0..stores)
+                    .map(|j| w(addr_queue_regs::pending(j)) != 0)
+                    .collect(),
+                offered: (0..loads)
+                    .map(|i| w(addr_queue_regs::offered(stores, i)) != 0)
+                    .collect(),
             },
             StateLayout::DynLsq { loads, stores } => {
                 let ctl = |c: LsqCtl| w(lsq_regs::ctl(c));
@@ -1149,6 +1275,15 @@ pub enum NodeState {
     Pipeline(PipelineState),
     /// Dynamatic's load-store queue.
     Lsq(LsqState),
+    /// An address queue.
+    AddrQueue {
+        /// Queued store addresses, the oldest first: (address, store port).
+        entries: Vec<(u64, u32)>,
+        /// Per store port: `stOrderOut<j>` is offered.
+        order_pending: Vec<bool>,
+        /// Per load port: its address was offered and not taken (it stays offered).
+        offered: Vec<bool>,
+    },
     /// A memory's port registers.
     Memory {
         /// Per store port: a write happened and its `stDone` token is not taken yet.
@@ -1170,6 +1305,7 @@ impl NodeState {
             | NodeState::Antitokens(_)
             | NodeState::MemoryController { .. }
             | NodeState::Lsq(_)
+            | NodeState::AddrQueue { .. }
             | NodeState::Memory { .. } => false,
         }
     }

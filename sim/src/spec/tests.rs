@@ -100,6 +100,11 @@ fn one_of_each() -> Vec<Op> {
                     memref: None,
                 });
             }
+            OpKind::AddrQueue => ops.push(Op::AddrQueue {
+                ld: 2,
+                st: 1,
+                depth: 4,
+            }),
             OpKind::Arith => {
                 ops.extend(ArithOp::SIMPLE.iter().map(|&(a, _)| Op::Arith(a)));
                 ops.push(Op::Arith(ArithOp::Cmpi(CmpPredicate::Slt)));

@@ -329,6 +329,7 @@ impl TimingProfile {
             | Op::DynStore
             | Op::DynMemController { .. }
             | Op::DynLsq { .. }
+            | Op::AddrQueue { .. }
             | Op::Constant { .. }
             | Op::Source
             | Op::Sink

@@ -47,6 +47,9 @@ pub enum Typing {
     /// Dynamatic's load-store queue: `none` group controls (and, master, start and end),
     /// integer addresses, data of one element type (the array's, master).
     DynLsq,
+    /// An address queue: integer addresses of one type, `ldAddrOut<i>` of `ldAddr<i>`'s
+    /// type, `none` ordering and done tokens.
+    AddrQueue,
     /// An `arith` operation of the class.
     Arith(ArithClass),
 }
@@ -296,6 +299,39 @@ pub(super) fn check(op: &Op, sp: &ComponentSpec, ins: &[Type], outs: &[Type]) ->
                 c.expect_port(PortRef::Out(nl), &outs[nl], &Type::None);
             }
         }
+        Typing::AddrQueue => {
+            if let Op::AddrQueue { ld, st, .. } = op {
+                let (nl, ns) = (*ld as usize, *st as usize);
+                let mut addrs: Vec<usize> = Vec::new();
+                for i in 0..nl {
+                    let what = c.port(PortRef::In(2 * i));
+                    c.expect_integer(&what, &ins[2 * i]);
+                    c.expect_port(PortRef::In(2 * i + 1), &ins[2 * i + 1], &Type::None);
+                    c.expect_port(PortRef::Out(i), &outs[i], &ins[2 * i]);
+                    addrs.push(2 * i);
+                }
+                for j in 0..ns {
+                    let a = 2 * nl + 3 * j;
+                    let what = c.port(PortRef::In(a));
+                    c.expect_integer(&what, &ins[a]);
+                    c.expect_port(PortRef::In(a + 1), &ins[a + 1], &Type::None);
+                    c.expect_port(PortRef::In(a + 2), &ins[a + 2], &Type::None);
+                    c.expect_port(PortRef::Out(nl + j), &outs[nl + j], &Type::None);
+                    addrs.push(a);
+                }
+                // Addresses are compared: one type for all of them.
+                if let Some(&k) = addrs.iter().find(|&&k| ins[k] != ins[addrs[0]]) {
+                    let (first, other) = (c.port(PortRef::In(addrs[0])), c.port(PortRef::In(k)));
+                    c.push(
+                        ViolationKind::Type,
+                        format!(
+                            "{other} has type {} but {first} has type {}: every address needs one type",
+                            ins[k], ins[addrs[0]]
+                        ),
+                    );
+                }
+            }
+        }
         Typing::DynLsq => {
             if let Op::DynLsq { shape, memref, .. } = op {
                 let master = usize::from(memref.is_some());
@@ -525,6 +561,17 @@ fn check_attributes(c: &mut Checker<'_>, op: &Op, ins: &[Type], outs: &[Type]) {
                         ),
                     );
                 }
+            }
+        }
+        Op::AddrQueue { depth, .. } => {
+            if *depth == 0 || *depth > crate::limits::MAX_ADDR_QUEUE_DEPTH {
+                c.push(
+                    ViolationKind::Attribute,
+                    format!(
+                        "an address queue needs between 1 and {} entries (found {depth})",
+                        crate::limits::MAX_ADDR_QUEUE_DEPTH
+                    ),
+                );
             }
         }
         Op::DynPipeline { latency } | Op::DynCounterBuffer { latency } => {

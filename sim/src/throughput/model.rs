@@ -166,6 +166,11 @@ fn output_kind(op: &Op, port: usize) -> OutputKind {
             },
             _ => OutputKind::Slots,
         },
+        // `ldAddrOut<i>` passes combinationally; `stOrderOut<j>` comes from a register.
+        StateLayout::AddrQueue { .. } => match op {
+            Op::AddrQueue { ld, .. } if port >= *ld as usize => OutputKind::Registered,
+            _ => OutputKind::Comb,
+        },
         StateLayout::MemoryPorts { ld, st } => {
             let (ld, st) = (ld as usize, st as usize);
             if port >= ld && port < ld + st {
@@ -189,6 +194,8 @@ pub(crate) fn port_groups(op: &Op) -> usize {
         Comb::Load | Comb::Parallel { .. } => 2,
         // A part per load port, per store port, and one for the start, counts and end.
         Comb::DynMc { ld, st, .. } => (ld + st + 1) as usize,
+        // A part per load port and per store port.
+        Comb::AddrQueue { ld, st } => (ld + st).max(1) as usize,
         Comb::None
         | Comb::Join
         | Comb::LazyFork
@@ -219,6 +226,14 @@ pub(crate) fn input_group(op: &Op, port: usize) -> usize {
                 _ => l + s,
             }
         }
+        Comb::AddrQueue { ld, .. } => {
+            let ld = ld as usize;
+            if port < 2 * ld {
+                port / 2
+            } else {
+                ld + (port - 2 * ld) / 3
+            }
+        }
         Comb::None
         | Comb::Join
         | Comb::LazyFork
@@ -242,6 +257,7 @@ pub(crate) fn output_group(op: &Op, port: usize) -> usize {
             let (l, s) = (ld as usize, st as usize);
             if port < l { port } else { l + s }
         }
+        Comb::AddrQueue { .. } => port,
         Comb::None
         | Comb::Join
         | Comb::LazyFork
@@ -267,6 +283,7 @@ fn slots(op: &Op) -> Vec<bool> {
         | StateLayout::LoadPaths
         | StateLayout::DynMc { .. }
         | StateLayout::DynLsq { .. }
+        | StateLayout::AddrQueue { .. }
         | StateLayout::MemoryPorts { .. } => 0,
     };
     let init = if let Op::Buffer { init: Some(v), .. } = op {
@@ -301,7 +318,8 @@ fn data_inputs(op: &Op) -> Option<usize> {
         | WaitRule::InputWhenEmpty
         | WaitRule::ConditionThenChosen
         | WaitRule::MemoryEnd
-        | WaitRule::QueueEntries => None,
+        | WaitRule::QueueEntries
+        | WaitRule::QueuedStores => None,
     }
 }
 

@@ -114,7 +114,7 @@ fn dep_groups(f: &Function, n: NodeId) -> (Vec<(Signal, Signal)>, Vec<DepGroup>,
                 }
             }
         }
-        Comb::Parallel { .. } | Comb::DynMc { .. } => {
+        Comb::Parallel { .. } | Comb::DynMc { .. } | Comb::AddrQueue { .. } => {
             // Stated once in `spec::Comb::deps`, by port.
             for (from, to) in node.op.spec().comb.deps(ins.len(), outs.len()) {
                 let sig = |p: crate::spec::PortSignal| -> Option<Signal> {

@@ -128,6 +128,7 @@ fn check_node_ports(cx: &mut Cx<'_>, n: NodeId, module: Option<&Module>) {
         | Op::Load
         | Op::Store
         | Op::Memory { .. }
+        | Op::AddrQueue { .. }
         | Op::Arith(_) => {}
     }
 }

@@ -90,6 +90,15 @@ pub fn timed_kernels(timing: &handscope_sim::spec::timing::TimingProfile) -> Vec
 /// The kernels of `examples/kernels` named in `names`, compiled with `--memory lsq` (their
 /// arrays both read and written behind load-store queues), with their first RUN line.
 pub fn lsq_kernels(names: &[&str]) -> Vec<Example> {
+    kernels_with_memory(names, handscope_compiler::c::MemoryOrdering::Lsq)
+}
+
+/// The kernels of `examples/kernels` named in `names`, compiled with memory ordering
+/// `memory`, with their first RUN line.
+pub fn kernels_with_memory(
+    names: &[&str],
+    memory: handscope_compiler::c::MemoryOrdering,
+) -> Vec<Example> {
     kernels()
         .into_iter()
         .filter(|k| names.contains(&k.name.as_str()))
@@ -99,7 +108,7 @@ pub fn lsq_kernels(names: &[&str]) -> Vec<Example> {
             let run = *header.runs().first().expect("RUN line");
             let file = k.path.file_name().unwrap().to_string_lossy().into_owned();
             let opts = HsOptions {
-                memory: handscope_compiler::c::MemoryOrdering::Lsq,
+                memory,
                 ..Default::default()
             };
             let m = compile_to_handshake(&k.text, &file, Some(top), &opts)

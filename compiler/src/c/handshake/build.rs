@@ -137,7 +137,61 @@ struct MemPorts {
     loads: Vec<usize>,
     /// Store nodes in port order.
     stores: Vec<usize>,
+    /// Behind an address queue: its node.
+    queue: Option<usize>,
+    /// The queue's load ports: (address, order token), in port order.
+    queue_loads: Vec<(Port, Port)>,
+    /// The queue's store ports: (address, order token), in port order.
+    queue_stores: Vec<(Port, Port)>,
 }
+
+/// The memories an address queue orders with `--memory queue`: every array (parameter or
+/// local) the function both reads and writes in reachable blocks.
+pub(crate) fn queued_memories(f: &IrFunction, reach: &[bool]) -> Vec<u32> {
+    let mut ld = vec![false; f.memories.len()];
+    let mut st = vec![false; f.memories.len()];
+    for (bi, blk) in f.blocks.iter().enumerate() {
+        if !reach.get(bi).copied().unwrap_or(false) {
+            continue;
+        }
+        for inst in &blk.insts {
+            match &inst.kind {
+                InstKind::Load { mem, .. } => ld[mem.0 as usize] = true,
+                InstKind::Store { mem, .. } => st[mem.0 as usize] = true,
+                _ => {}
+            }
+        }
+    }
+    (0..f.memories.len() as u32)
+        .filter(|&m| ld[m as usize] && st[m as usize])
+        .collect()
+}
+
+/// A transparent FIFO of `slots` tokens on `p` (Dynamatic's `FIFO_BREAK_NONE`: an empty
+/// one passes a token in the same cycle).
+fn fifo(
+    g: &mut HGraph,
+    p: Port,
+    ty: Type,
+    slots: u32,
+    block: Option<&str>,
+    span: Option<Span>,
+) -> Port {
+    let n = g.add(
+        Op::DynBuffer {
+            kind: handscope_sim::DynBufferKind::FifoBreakNone,
+            slots,
+        },
+        vec![p],
+        vec![ty],
+        block,
+        span,
+    );
+    Port::new(n, 0)
+}
+
+/// Store addresses an address queue holds unless `--lsq-depth mem.<array>=L/S` gives `S`.
+const ADDR_QUEUE_DEPTH: u32 = 16;
 
 /// An access's address: its index cast to `index`.
 fn index_cast(g: &mut HGraph, idx: Port, block: Option<&str>, span: Option<Span>) -> usize {
@@ -178,6 +232,7 @@ pub(crate) fn build(
     reach: &[bool],
     ordering: super::MemoryOrdering,
     depths: &BTreeMap<String, (u32, u32)>,
+    twins: &super::order_chain::Twins,
 ) -> Result<Built, BuildError> {
     let mut b = Built::default();
     let g = &mut b.g;
@@ -256,25 +311,46 @@ pub(crate) fn build(
             mp.lsq_blocks = Some(blocks);
         }
     }
+    let queued: Vec<u32> = if ordering == super::MemoryOrdering::Queue {
+        queued_memories(f, reach)
+    } else {
+        Vec::new()
+    };
+    // With address queues, the completion chains (every ordering token but the order
+    // chains' twins and the start token) may run behind the order chains by up to a queue's
+    // depth of iterations: the controls that steer them (a loop header's `mux` select, a
+    // `cond_br` condition) reach them through a FIFO, so that a fork of the control does not
+    // hold the order chain back until the completion chain catches up.
+    let twin_vals: std::collections::BTreeSet<ValueId> = twins.values().copied().collect();
+    let lags = |v: ValueId| {
+        !queued.is_empty()
+            && v != f.start_token
+            && f.ty(v) == crate::c::ir::Type::Token
+            && !twin_vals.contains(&v)
+    };
     let names = memory_names(f);
+    let has_queue =
+        |mi: usize, mp: &MemPorts| mp.lsq_blocks.is_some() || queued.contains(&(mi as u32));
     if let Some(name) = depths.keys().find(|n| {
         !names
             .iter()
             .zip(&mems)
-            .any(|(m, mp)| *m == **n && mp.lsq_blocks.is_some())
+            .enumerate()
+            .any(|(mi, (m, mp))| *m == **n && has_queue(mi, mp))
     }) {
         let queues: Vec<String> = names
             .iter()
             .zip(&mems)
-            .filter(|(_, mp)| mp.lsq_blocks.is_some())
-            .map(|(m, _)| format!("`{m}`"))
+            .enumerate()
+            .filter(|(mi, (_, mp))| has_queue(*mi, mp))
+            .map(|(_, (m, _))| format!("`{m}`"))
             .collect();
         return Err(BuildError {
             message: format!(
                 "`--lsq-depth {name}=...` names no load-store queue of this kernel ({})",
                 if queues.is_empty() {
-                    "it has none: `--memory lsq` puts each array that is both read and \
-                     written behind one"
+                    "it has none: `--memory lsq` puts each array parameter that is both read \
+                     and written behind one, `--memory queue` each array"
                         .to_string()
                 } else {
                     format!("it has {}", queues.join(", "))
@@ -366,6 +442,25 @@ pub(crate) fn build(
         // the array's declaration.
         let n = g.add(op, vec![], outs, Some("bb0"), Some(m.span));
         g.nodes[n].name = Some(names[mi].clone());
+        if queued.contains(&(mi as u32)) {
+            let depth = depths.get(&names[mi]).map_or(ADDR_QUEUE_DEPTH, |&(_, s)| s);
+            let q = g.add(
+                Op::AddrQueue {
+                    ld: mp.ld,
+                    st: mp.st,
+                    depth,
+                },
+                vec![],
+                (0..mp.ld)
+                    .map(|_| Type::Index)
+                    .chain((0..mp.st).map(|_| Type::None))
+                    .collect(),
+                Some("bb0"),
+                Some(m.span),
+            );
+            g.nodes[q].name = Some(names[mi].replacen("mem.", "queue.", 1));
+            mp.queue = Some(q);
+        }
         if let MemoryKind::Local { init: Some(vals) } = &m.kind {
             let mask = elem.mask();
             let text: Vec<String> = vals
@@ -453,9 +548,20 @@ pub(crate) fn build(
                 .params
                 .iter()
                 .map(|p| {
+                    let mut ins = ins.clone();
+                    if lags(*p) {
+                        ins[0] = fifo(
+                            g,
+                            ins[0],
+                            Type::Index,
+                            ADDR_QUEUE_DEPTH,
+                            Some(&label),
+                            Some(span),
+                        );
+                    }
                     let n = g.add(
                         Op::Mux,
-                        ins.clone(),
+                        ins,
                         vec![int_ty(f.ty(*p))],
                         Some(&label),
                         Some(span),
@@ -625,6 +731,118 @@ pub(crate) fn build(
                     mp.stores.push(st);
                     let t = get(&vals, token, inst.span)?;
                     vals.insert(inst.results[0], t);
+                }
+                InstKind::Load { mem, index, token } if mems[mem.0 as usize].queue.is_some() => {
+                    // Behind an address queue: the address passes the queue once the order
+                    // token says every older store's address is queued; the load's done
+                    // joins the completion chain (later stores wait for it).
+                    let m = mem.0;
+                    let mp = &mut mems[m as usize];
+                    let (Some(mnode), Some(q)) = (mp.node, mp.queue) else {
+                        return Err(err("load from a missing memory", inst.span));
+                    };
+                    let elem = g.nodes[mnode].outs[0].clone();
+                    let idx = get(&vals, index, inst.span)?;
+                    let addr = index_cast(g, idx, lb, sp);
+                    let k = mp.loads.len() as u32;
+                    let order_in = twins
+                        .get(&(m, *token))
+                        .and_then(|t| vals.get(t).copied())
+                        .ok_or_else(|| {
+                            err("internal error: a load without its order token", inst.span)
+                        })?;
+                    mp.queue_loads.push((Port::new(addr, 0), order_in));
+                    let passed = Port::new(q, k);
+                    let order_out = g.add(Op::Join, vec![passed], vec![Type::None], lb, sp);
+                    if let Some(t) = twins.get(&(m, inst.results[1])) {
+                        vals.insert(*t, Port::new(order_out, 0));
+                    }
+                    let data = Port::new(mnode, k);
+                    let ld_done = Port::new(mnode, mp.ld + mp.st + k);
+                    let latch = g.add(
+                        Op::Buffer {
+                            slots: 1,
+                            kind: BufferKind::Seq,
+                            init: None,
+                        },
+                        vec![data],
+                        vec![elem.clone()],
+                        lb,
+                        sp,
+                    );
+                    let ld = g.add(
+                        Op::Load,
+                        vec![passed, Port::new(latch, 0), Port::new(order_out, 0)],
+                        vec![elem, Type::Index],
+                        lb,
+                        sp,
+                    );
+                    // The memory's `ldDone` is taken at once (its port is free for the next
+                    // load the cycle it reads); the load is done once its data is latched,
+                    // and that waits in a FIFO for the completion chain.
+                    let ld_done = fifo(g, ld_done, Type::None, ADDR_QUEUE_DEPTH, lb, sp);
+                    let done = g.add(
+                        Op::Join,
+                        vec![ld_done, Port::new(ld, 0)],
+                        vec![Type::None],
+                        lb,
+                        sp,
+                    );
+                    let done = fifo(g, Port::new(done, 0), Type::None, ADDR_QUEUE_DEPTH, lb, sp);
+                    let all = g.add(
+                        Op::Join,
+                        vec![get(&vals, token, inst.span)?, done],
+                        vec![Type::None],
+                        lb,
+                        sp,
+                    );
+                    vals.insert(inst.results[1], Port::new(all, 0));
+                    mp.loads.push(ld);
+                    vals.insert(inst.results[0], Port::new(ld, 0));
+                }
+                InstKind::Store {
+                    mem,
+                    index,
+                    value,
+                    token,
+                } if mems[mem.0 as usize].queue.is_some() => {
+                    // Behind an address queue: the address is queued when the order token
+                    // arrives (the queue passes the token on a cycle later); the write
+                    // waits for every older access to be done, and its `stDone` also
+                    // takes its address out of the queue.
+                    let m = mem.0;
+                    let mp = &mut mems[m as usize];
+                    let (Some(mnode), Some(q)) = (mp.node, mp.queue) else {
+                        return Err(err("store to a missing memory", inst.span));
+                    };
+                    let idx = get(&vals, index, inst.span)?;
+                    let addr = index_cast(g, idx, lb, sp);
+                    let data = get(&vals, value, inst.span)?;
+                    let dty = g.ty(data);
+                    let k = mp.stores.len() as u32;
+                    let order_in = twins
+                        .get(&(m, *token))
+                        .and_then(|t| vals.get(t).copied())
+                        .ok_or_else(|| {
+                            err("internal error: a store without its order token", inst.span)
+                        })?;
+                    mp.queue_stores.push((Port::new(addr, 0), order_in));
+                    // The address is queued early; the write waits for the completion chain
+                    // with its address in a FIFO, so that later addresses are not held up.
+                    let waiting =
+                        fifo(g, Port::new(addr, 0), Type::Index, ADDR_QUEUE_DEPTH, lb, sp);
+                    let st = g.add(
+                        Op::Store,
+                        vec![waiting, data, get(&vals, token, inst.span)?],
+                        vec![dty, Type::Index],
+                        lb,
+                        sp,
+                    );
+                    mp.stores.push(st);
+                    vals.insert(inst.results[0], Port::new(mnode, mp.ld + k));
+                    if let Some(t) = twins.get(&(m, inst.results[0])) {
+                        vals.insert(*t, Port::new(q, mp.ld + k));
+                    }
                 }
                 InstKind::Load { mem, index, token } => {
                     let mp = &mut mems[mem.0 as usize];
@@ -798,7 +1016,11 @@ pub(crate) fn build(
                             (p, g.ty(p))
                         }
                     };
-                    let br = g.add(Op::CondBr, vec![cv, src], vec![ty.clone(), ty], lb, tsp);
+                    let c = match v {
+                        Some(v) if lags(v) => fifo(g, cv, Type::Int(1), ADDR_QUEUE_DEPTH, lb, tsp),
+                        _ => cv,
+                    };
+                    let br = g.add(Op::CondBr, vec![c, src], vec![ty.clone(), ty], lb, tsp);
                     let (tp, fp) = (Port::new(br, 0), Port::new(br, 1));
                     match v {
                         None => {
@@ -897,6 +1119,17 @@ pub(crate) fn build(
             ins.push(Port::new(l, 1));
         }
         g.nodes[n].ins = ins;
+        // An address queue: per load (address, order), per store (address, order, stDone).
+        if let Some(q) = mp.queue {
+            let mut ins = Vec::new();
+            for &(a, o) in &mp.queue_loads {
+                ins.extend([a, o]);
+            }
+            for (k, &(a, o)) in mp.queue_stores.iter().enumerate() {
+                ins.extend([a, o, Port::new(n, mp.ld + k as u32)]);
+            }
+            g.nodes[q].ins = ins;
+        }
     }
     if let Some((i, _)) = g
         .nodes

@@ -26,6 +26,7 @@ mod canon;
 mod hgraph;
 mod lock;
 mod maximize;
+mod order_chain;
 mod pipeline;
 mod queues;
 
@@ -72,6 +73,11 @@ pub enum MemoryOrdering {
     /// a load goes ahead of older stores to other addresses (or takes a same-address store's
     /// data). The other arrays stay serial.
     Lsq,
+    /// Every array that is both read and written gets an address queue (`addr_queue`, after
+    /// R-HLS's): a store's address is queued in program order and leaves when the store is
+    /// written; a load goes ahead of older stores once their addresses are queued and none
+    /// equals its own. Stores still wait for every older access to be done.
+    Queue,
 }
 
 /// Compiles C `source` (top function `top`, or the unique uncalled one) to a module with one
@@ -101,16 +107,23 @@ fn lower_function(
     maximize::rematerialize_constants(&mut ir);
     maximize::maximize(&mut ir);
     let reach = maximize::reachable(&ir);
-    if opts.task_pipelining && opts.memory == MemoryOrdering::Lsq {
+    if opts.task_pipelining && opts.memory != MemoryOrdering::Serial {
         return Err(RawError::new(
             ir.span,
-            "task pipelining with load-store queues is not supported yet: compile with \
-             `--memory serial`, or without `--task-pipelining`",
+            "task pipelining with load-store or address queues is not supported yet: \
+             compile with `--memory serial`, or without `--task-pipelining`",
         ));
     }
-    let mut built = build::build(&ir, &reach, opts.memory, &opts.lsq_depths)
+    let twins = if opts.memory == MemoryOrdering::Queue {
+        let mems = build::queued_memories(&ir, &reach);
+        order_chain::add_order_chains(&mut ir, &reach, &mems)
+            .map_err(|(m, span)| RawError::new(span, m))?
+    } else {
+        order_chain::Twins::new()
+    };
+    let mut built = build::build(&ir, &reach, opts.memory, &opts.lsq_depths, &twins)
         .map_err(|e| RawError::new(e.span, e.message))?;
-    if opts.memory == MemoryOrdering::Lsq {
+    if opts.memory != MemoryOrdering::Serial {
         queues::constants_paced_by_data(&mut built.g);
     }
     let keep = if opts.task_pipelining {

@@ -1,4 +1,5 @@
-//! Passes for kernels whose arrays go through load-store queues (`--memory lsq`).
+//! Passes for kernels whose arrays go through load-store queues or address queues
+//! (`--memory lsq`, `--memory queue`).
 //!
 //! With a queue, a block's control token no longer waits for the accesses: the queue keeps
 //! their order. What still ties it to the data is a constant that the block's control

@@ -804,6 +804,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Fwd::DynSelect { .. }
             | Fwd::DynMcOut { .. }
             | Fwd::DynLsqOut { .. }
+            | Fwd::AqLoad { .. }
+            | Fwd::AqStoreOut { .. }
             | Fwd::DynCountOut { .. } => self.call(Helper::Fwd, idx),
         }
     }
@@ -973,7 +975,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Bwd::DynMerge { .. }
             | Bwd::DynSelect { .. }
             | Bwd::DynMcIn { .. }
-            | Bwd::DynLsqIn { .. } => self.call(Helper::Bwd, idx),
+            | Bwd::DynLsqIn { .. }
+            | Bwd::AqStoreIn { .. } => self.call(Helper::Bwd, idx),
         }
     }
 
@@ -1035,7 +1038,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Clk::DynMerge { .. }
             | Clk::DynSelect { .. }
             | Clk::DynMc { .. }
-            | Clk::DynLsq { .. } => self.call(Helper::Clk, idx),
+            | Clk::DynLsq { .. }
+            | Clk::Aq { .. } => self.call(Helper::Clk, idx),
         }
     }
 }
