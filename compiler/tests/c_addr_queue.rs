@@ -348,3 +348,43 @@ fn a_one_entry_queue_is_enough() {
     ]);
     check(&src, "[1 2 3 4 5 6 7 8] [0 1 2 3 4 5 6 7 0 1 2 3] 12");
 }
+
+/// `throughput` counts the cycles loads waited for queued stores to their address and the
+/// cycles stores waited for room: the same circuit as in
+/// [`a_load_waits_only_for_a_queued_store_to_its_address`] (the load waits cycles 2 to 4),
+/// and none when the addresses differ.
+#[test]
+fn throughput_counts_the_cycles_a_load_waited_for_a_queued_store() {
+    let waits = |ld: u64| {
+        let m = parse_ok(&queue_circuit(4));
+        let f = m.default_function().expect("a function");
+        let mut env = Environment::default();
+        env.inputs
+            .insert("ld".into(), vec![TokenSource::Values(vec![ld])]);
+        env.inputs
+            .insert("st".into(), vec![TokenSource::Values(vec![5])]);
+        env.inputs.insert("done".into(), vec![TokenSource::None(1)]);
+        env.inputs
+            .insert("start".into(), vec![TokenSource::None(1)]);
+        let mut sim = Simulation::new(f, env).expect("simulates");
+        sim.enable_trace();
+        sim.run(60);
+        let trace = sim.take_trace().expect("a trace");
+        let r = handscope_sim::throughput::analyze(f, &trace);
+        assert_eq!(r.queues.len(), 1);
+        let q = &r.queues[0];
+        assert_eq!(q.queue, "addr_queue0");
+        let text = handscope_sim::throughput::render_text(&r);
+        assert!(
+            text.contains("memory ordering in addr_queue0: loads waited"),
+            "{text}"
+        );
+        (
+            q.load_entry_cycles_blocked,
+            q.cycles_with_blocked_loads,
+            q.store_cycles_blocked,
+        )
+    };
+    assert_eq!(waits(5), (3, 3, 0));
+    assert_eq!(waits(6), (0, 0, 0));
+}

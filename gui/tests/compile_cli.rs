@@ -692,6 +692,75 @@ fn memory_lsq_compiles_simulates_and_writes_verilog() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--memory queue`: the kernel's array gets an address queue, `sim` gives the same memory as
+/// the serial order in fewer cycles, the depth comes from `--lsq-depth`, `throughput` says
+/// what the order cost, the MLIR holds the queue and reads back, `verilog` writes its module,
+/// and task pipelining with it is refused.
+#[test]
+fn memory_queue_compiles_simulates_and_writes_verilog() {
+    let k = "examples/kernels/histogram.c";
+    let (ok, serial, err) = handscope(&["sim", k]);
+    assert!(ok, "{err}");
+    let (ok, queue, err) = handscope(&["sim", k, "--memory", "queue"]);
+    assert!(ok, "{err}");
+    let hist = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("memory hist:"))
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(!hist(&serial).is_empty(), "{serial}");
+    assert_eq!(hist(&serial), hist(&queue));
+    assert!(queue.contains("status: done after 65 cycles"), "{queue}");
+    for (d, cycles) in [("1/1", 80), ("1/2", 65)] {
+        let depth = format!("mem.hist={d}");
+        let (ok, out, err) = handscope(&["sim", k, "--memory", "queue", "--lsq-depth", &depth]);
+        assert!(ok, "{err}");
+        assert!(
+            out.contains(&format!("status: done after {cycles} cycles")),
+            "{d}: {out}"
+        );
+    }
+    let (ok, t, err) = handscope(&["throughput", k, "--memory", "queue"]);
+    assert!(ok, "{err}");
+    assert!(
+        t.contains("memory ordering in queue.hist: loads waited"),
+        "{t}"
+    );
+    let (ok, _, err) = handscope(&["compile", k, "--memory", "queue", "--task-pipelining"]);
+    assert!(!ok);
+    assert!(
+        err.contains("task pipelining with load-store or address queues"),
+        "{err}"
+    );
+    let (ok, mlir, err) = handscope(&["compile", k, "--memory", "queue"]);
+    assert!(ok, "{err}");
+    assert!(
+        mlir.contains("addr_queue[ld = 1, st = 1, depth = 16]"),
+        "{mlir}"
+    );
+    let dir = std::env::temp_dir().join(format!("hs-queue-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("h.mlir");
+    std::fs::write(&file, &mlir).unwrap();
+    let (ok, again, err) = handscope(&[
+        "sim",
+        file.to_str().unwrap(),
+        "--mem",
+        "data=3,3,4",
+        "--in",
+        "n=3",
+    ]);
+    assert!(ok, "{err}");
+    assert!(again.contains("status: done"), "{again}");
+    assert!(again.contains("memory hist: [0, 0, 0, 2, 1, 0"), "{again}");
+    let (ok, sv, err) = handscope(&["verilog", file.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(sv.contains("module hs_addr_queue_l1_s1_d16_a64"), "{sv}");
+    assert!(sv.contains("logic st0_order_pending;"), "{sv}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `--lsq-depth`: a malformed value and a name that is no queue of the file are errors that
 /// say what is expected; a depth changes the run.
 #[test]

@@ -1848,3 +1848,36 @@ fn the_inspector_explains_a_load_store_queue() {
         "{seen}"
     );
 }
+
+/// The address queue of the memory-ordering lesson's last step: the inspector says how many
+/// entries are in use, which addresses are queued and what the ports do, in words.
+#[test]
+fn the_inspector_explains_an_address_queue() {
+    let mut m = Model::new(lesson_start("memory-order", 5), noop());
+    m.settle_complete(10_000);
+    let n = m
+        .circuit
+        .as_ref()
+        .unwrap()
+        .func
+        .node_by_id("queue.hist")
+        .expect("the queue");
+    let mut seen = String::new();
+    for c in 0..20 {
+        m.goto(c);
+        m.update(0.0);
+        m.select(Some(Selection::Node(n)));
+        seen.push_str(&m.describe_selection().join("\n"));
+        seen.push('\n');
+    }
+    assert!(
+        seen.contains("address queue (16 entries): each store's address waits here"),
+        "{seen}"
+    );
+    assert!(seen.contains("1 of 16 entries in use"), "{seen}");
+    assert!(seen.contains("queued, oldest first: "), "{seen}");
+    assert!(
+        seen.contains("store 0 queues address") && seen.contains("load 0 passes address"),
+        "{seen}"
+    );
+}

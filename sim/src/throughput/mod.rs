@@ -370,15 +370,25 @@ pub fn render_text(r: &ThroughputReport) -> String {
         }
     }
     for q in &r.queues {
-        let _ = writeln!(
-            s,
-            "memory ordering in {}: loads waited {} entry-cycles (in {} cycles) for older stores to the same or an unknown address; the next store waited {} cycles for older loads; group controls waited {} cycles for free entries",
-            q.queue,
-            q.load_entry_cycles_blocked,
-            q.cycles_with_blocked_loads,
-            q.store_cycles_blocked,
-            q.group_cycles_waiting
-        );
+        let _ = match q.kind {
+            ordering::QueueKind::LoadStore => writeln!(
+                s,
+                "memory ordering in {}: loads waited {} entry-cycles (in {} cycles) for older stores to the same or an unknown address; the next store waited {} cycles for older loads; group controls waited {} cycles for free entries",
+                q.queue,
+                q.load_entry_cycles_blocked,
+                q.cycles_with_blocked_loads,
+                q.store_cycles_blocked,
+                q.group_cycles_waiting
+            ),
+            ordering::QueueKind::Address => writeln!(
+                s,
+                "memory ordering in {}: loads waited {} port-cycles (in {} cycles) for queued older stores to their address; stores waited {} cycles for room in the full queue",
+                q.queue,
+                q.load_entry_cycles_blocked,
+                q.cycles_with_blocked_loads,
+                q.store_cycles_blocked
+            ),
+        };
     }
     s
 }

@@ -1,5 +1,5 @@
-//! Cycles lost to memory ordering: what each load-store queue's entries waited for, read
-//! from the registers a trace records.
+//! Cycles lost to memory ordering: what each load-store queue's entries and each address
+//! queue's ports waited for, read from the registers and handshakes a trace records.
 
 use serde::Serialize;
 
@@ -8,11 +8,25 @@ use crate::ops::Op;
 use crate::spec::NodeState;
 use crate::trace::Trace;
 
-/// What one load-store queue's accesses waited for over a run.
+/// Which kind of queue a [`QueueWaits`] describes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueKind {
+    /// Dynamatic's load-store queue ([`Op::DynLsq`]).
+    #[default]
+    LoadStore,
+    /// An address queue ([`Op::AddrQueue`]): its load ports count as entries, a store port
+    /// waiting while the queue is full as the store, and there are no groups.
+    Address,
+}
+
+/// What one queue's accesses waited for over a run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct QueueWaits {
     /// The queue's node.
     pub queue: String,
+    /// Load-store or address queue.
+    pub kind: QueueKind,
     /// Load-entry cycles in which a load had its address but an older store with the same or
     /// a still unknown address kept it from memory and could not forward its data (the order
     /// costs these).
@@ -26,8 +40,86 @@ pub struct QueueWaits {
     pub group_cycles_waiting: u64,
 }
 
-/// The waits of every load-store queue of `f` over `trace`, in node order.
+/// The waits of every load-store queue of `f` over `trace`, in node order, then those of
+/// every address queue.
 pub fn queue_waits(f: &Function, trace: &Trace) -> Vec<QueueWaits> {
+    let mut out = lsq_waits(f, trace);
+    out.extend(address_queue_waits(f, trace));
+    out
+}
+
+/// The waits of every address queue of `f` over `trace`: a load port blocked while its
+/// address and order token are there and the address does not pass (a queued store has
+/// it), a store port while its address and order token are there and the queue is full.
+fn address_queue_waits(f: &Function, trace: &Trace) -> Vec<QueueWaits> {
+    let ch = |c: crate::graph::ChannelId| trace.channel_index(&f.channels[c].name);
+    let queues: Vec<_> = f
+        .nodes
+        .iter()
+        .filter_map(|(n, node)| match node.op {
+            Op::AddrQueue { ld, st, depth } => {
+                let (ld, st) = (ld as usize, st as usize);
+                let loads: Vec<(usize, usize, usize)> = (0..ld)
+                    .filter_map(|i| {
+                        Some((
+                            ch(node.inputs[2 * i])?,
+                            ch(node.inputs[2 * i + 1])?,
+                            ch(node.outputs[i])?,
+                        ))
+                    })
+                    .collect();
+                let stores: Vec<(usize, usize)> = (0..st)
+                    .filter_map(|j| {
+                        Some((
+                            ch(node.inputs[2 * ld + 3 * j])?,
+                            ch(node.inputs[2 * ld + 3 * j + 1])?,
+                        ))
+                    })
+                    .collect();
+                Some((n, loads, stores, depth))
+            }
+            _ => None,
+        })
+        .collect();
+    if queues.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<QueueWaits> = queues
+        .iter()
+        .map(|(n, ..)| QueueWaits {
+            queue: f.nodes[*n].id.clone(),
+            kind: QueueKind::Address,
+            ..QueueWaits::default()
+        })
+        .collect();
+    let mut replay = trace.replay();
+    while replay.next_cycle().is_some() {
+        let view = replay.view();
+        for ((n, loads, stores, depth), w) in queues.iter().zip(&mut out) {
+            let blocked = loads
+                .iter()
+                .filter(|&&(a, o, out)| view.valid(a) && view.valid(o) && !view.valid(out))
+                .count() as u64;
+            w.load_entry_cycles_blocked += blocked;
+            w.cycles_with_blocked_loads += u64::from(blocked > 0);
+            let full = view.state(&f.nodes[*n].id).is_some_and(|words| {
+                matches!(f.nodes[*n].op.spec().state.decode(words),
+                    NodeState::AddrQueue { entries, .. } if entries.len() >= *depth as usize)
+            });
+            if full
+                && stores
+                    .iter()
+                    .any(|&(a, o)| view.valid(a) && view.valid(o) && !view.ready(a))
+            {
+                w.store_cycles_blocked += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The waits of every load-store queue of `f` over `trace`, in node order.
+fn lsq_waits(f: &Function, trace: &Trace) -> Vec<QueueWaits> {
     let queues: Vec<_> = f
         .nodes
         .iter()
