@@ -1,4 +1,5 @@
-//! The compiled engine (`EngineKind::Compiled`) against the interpreter, cycle by cycle:
+//! The compiled engine (`EngineKind::Compiled`) and the activity-driven interpreter
+//! (`EngineKind::Activity`) against the interpreter, cycle by cycle:
 //! every channel's valid/ready/data, every register and every memory word must agree after
 //! every cycle, and both runs must end the same way. Over every C kernel (several buffer
 //! policies, task pipelining, a timing profile with pipelined units, load-store queues) and
@@ -24,15 +25,35 @@ const MAX_CYCLES: u64 = 4000;
 
 /// Steps `interp` and `compiled` side by side and compares their whole state after every
 /// cycle. Returns the number of cycles compared.
-fn compare(what: &str, mut interp: Simulation, mut compiled: Simulation) -> u64 {
+fn compare(what: &str, interp: Simulation, compiled: Simulation) -> u64 {
+    compare_engines(what, interp, compiled, EngineKind::Compiled)
+}
+
+/// Steps `interp` (the interpreter) and `other` (engine `kind`) side by side and compares
+/// their whole state after every cycle. Returns the number of cycles compared.
+fn compare_engines(
+    what: &str,
+    mut interp: Simulation,
+    mut compiled: Simulation,
+    kind: EngineKind,
+) -> u64 {
     interp.set_engine(EngineKind::Interpreter);
-    compiled.set_engine(EngineKind::Compiled);
-    let (kind, why) = compiled.engine();
+    compiled.set_engine(kind);
+    let (name, why) = compiled.engine();
     let f = interp.function().clone();
-    if kind != "compiled" {
-        // Only graphs whose passes iterate together (lazy forks) stay interpreted.
+    let want = if kind == EngineKind::Activity {
+        "activity"
+    } else {
+        "compiled"
+    };
+    if name != want {
+        // Only graphs whose passes iterate together (lazy forks; for the activity-driven
+        // interpreter also combinational cycles) stay interpreted.
         let why = why.map(|e| e.to_string()).unwrap_or_default();
-        assert!(why.contains("lazy_fork"), "{what}: not compiled: {why}");
+        assert!(
+            why.contains("lazy_fork") || kind == EngineKind::Activity,
+            "{what}: not compiled: {why}"
+        );
         return 0;
     }
     let mut n = 0;
@@ -137,10 +158,75 @@ fn compiled_engine_matches_the_interpreter_on_every_kernel() {
     assert!(total > 50_000, "only {total} cycles compared");
 }
 
+/// The activity-driven interpreter equals the interpreter on every kernel, in the same
+/// configurations as the compiled engine.
+#[test]
+fn activity_engine_matches_the_interpreter_on_every_kernel() {
+    let configs = [
+        (
+            BufferPolicy::Cycles,
+            false,
+            TimingProfile::ideal(),
+            MemoryOrdering::Serial,
+        ),
+        (
+            BufferPolicy::All,
+            true,
+            TimingProfile::ideal(),
+            MemoryOrdering::Serial,
+        ),
+        (
+            BufferPolicy::Cycles,
+            false,
+            TimingProfile::fpga(),
+            MemoryOrdering::Serial,
+        ),
+        (
+            BufferPolicy::Cycles,
+            false,
+            TimingProfile::ideal(),
+            MemoryOrdering::Lsq,
+        ),
+        (
+            BufferPolicy::Cycles,
+            false,
+            TimingProfile::fpga(),
+            MemoryOrdering::Queue,
+        ),
+    ];
+    let mut total = 0;
+    for file in all_kernel_files() {
+        let k = kernel(&file);
+        let ir = k.ir();
+        let invocations = vec![parse_args(&ir, &k.runs[0])];
+        for (buffers, task_pipelining, timing, memory) in &configs {
+            let what = format!(
+                "{file} [{buffers:?}, pipelined {task_pipelining}, {}, {memory:?}] (activity)",
+                timing.name()
+            );
+            let hs = k.handshake(&HsOptions {
+                buffers: *buffers,
+                task_pipelining: *task_pipelining,
+                memory: *memory,
+                ..Default::default()
+            });
+            let s = session(&ir, &hs, &invocations, timing);
+            let sim = || s.simulation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            total += compare_engines(&what, sim(), sim(), EngineKind::Activity);
+        }
+    }
+    assert!(total > 50_000, "only {total} cycles compared");
+}
+
 /// Compares the two engines on every `.mlir` file of `dir`, with each file's `// sim:`
 /// stimulus. Returns the cycles compared. Files that do not parse or cannot start are
 /// skipped when not `strict` (other people's test files include invalid ones on purpose).
 fn compare_circuits(dir: &Path, strict: bool) -> u64 {
+    compare_circuits_with(dir, strict, EngineKind::Compiled)
+}
+
+/// [`compare_circuits`] for engine `kind`.
+fn compare_circuits_with(dir: &Path, strict: bool, kind: EngineKind) -> u64 {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -164,7 +250,7 @@ fn compare_circuits(dir: &Path, strict: bool) -> u64 {
             });
         match started {
             Ok((a, b)) => {
-                let n = compare(&what, a, b);
+                let n = compare_engines(&what, a, b, kind);
                 println!("{what}: {n} cycles");
                 total += n;
             }
@@ -172,6 +258,19 @@ fn compare_circuits(dir: &Path, strict: bool) -> u64 {
         }
     }
     total
+}
+
+/// The activity-driven interpreter equals the interpreter on every example circuit (and,
+/// with `ENGINE_DIFF_DIR`, a directory of other circuits).
+#[test]
+fn activity_engine_matches_the_interpreter_on_every_example_circuit() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/circuits");
+    let n = compare_circuits_with(&dir, true, EngineKind::Activity);
+    assert!(n > 200, "only {n} cycles compared");
+    if let Ok(extra) = std::env::var("ENGINE_DIFF_DIR") {
+        let n = compare_circuits_with(Path::new(&extra), false, EngineKind::Activity);
+        println!("{extra}: {n} cycles compared (activity)");
+    }
 }
 
 #[test]

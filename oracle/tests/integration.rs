@@ -3,6 +3,7 @@
 //! One binary is linked once and runs all its tests on every core, where a binary per file was
 //! linked against every dependency again and ran one after the other.
 
+mod activity;
 mod examples;
 mod ops;
 mod random_graphs;

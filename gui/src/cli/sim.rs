@@ -69,6 +69,8 @@ pub enum Engine {
     Compiled,
     /// The interpreter only.
     Interpreter,
+    /// The interpreter, evaluating only the components whose inputs or registers changed.
+    Activity,
 }
 
 impl Engine {
@@ -79,6 +81,7 @@ impl Engine {
             Engine::Auto => EngineKind::Auto,
             Engine::Compiled => EngineKind::Compiled,
             Engine::Interpreter => EngineKind::Interpreter,
+            Engine::Activity => EngineKind::Activity,
         }
     }
 }

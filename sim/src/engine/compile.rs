@@ -29,6 +29,8 @@ struct Builder<'f> {
     p: Program,
     fwd: Vec<Pending<Fwd>>,
     bwd: Vec<Pending<Bwd>>,
+    /// The node of each entry of `p.clk`, in order.
+    clk_nodes: Vec<u32>,
 }
 
 fn ch(c: crate::ChannelId) -> u32 {
@@ -79,6 +81,11 @@ impl Builder<'_> {
         });
     }
 
+    fn clk(&mut self, node: u32, instr: Clk) {
+        self.p.clk.push(instr);
+        self.clk_nodes.push(node);
+    }
+
     fn bwd(&mut self, node: u32, instr: Bwd, reads: Vec<u32>, writes: Vec<u32>) {
         self.bwd.push(Pending {
             instr,
@@ -110,6 +117,7 @@ pub fn compile(f: &Function) -> Result<Program, SimError> {
         p: Program::default(),
         fwd: Vec::new(),
         bwd: Vec::new(),
+        clk_nodes: Vec::new(),
     };
     b.p.n_channels = f.channels.len();
     let mut full = Vec::with_capacity(f.channels.len());
@@ -175,13 +183,26 @@ pub fn compile(f: &Function) -> Result<Program, SimError> {
         b.p.static_bwd = stat.into_iter().map(|p| p.instr).collect();
     }
     let fwd = std::mem::take(&mut b.fwd);
-    let (fwd, fwd_segs) = order(fwd, n, &mut b.p.ports);
+    let (fwd, fwd_segs, fwd_nodes, fwd_writes) = order(fwd, n, &mut b.p.ports);
     b.p.fwd = fwd;
     b.p.fwd_segs = fwd_segs;
     let bwd = std::mem::take(&mut b.bwd);
-    let (bwd, bwd_segs) = order(bwd, n, &mut b.p.ports);
+    let (bwd, bwd_segs, bwd_nodes, bwd_writes) = order(bwd, n, &mut b.p.ports);
     b.p.bwd = bwd;
     b.p.bwd_segs = bwd_segs;
+    b.p.activity = crate::engine::program::ActivityInfo {
+        fwd_nodes,
+        fwd_writes,
+        bwd_nodes,
+        bwd_writes,
+        clk: b
+            .p
+            .clk
+            .iter()
+            .cloned()
+            .zip(b.clk_nodes.iter().copied())
+            .collect(),
+    };
     b.p.specialize();
     b.p.clk.sort_by_key(Kinded::kind);
     Ok(b.p)
@@ -191,11 +212,12 @@ pub fn compile(f: &Function) -> Result<Program, SimError> {
 /// grouped by dependency level (longest path from a source) and, within a level, sorted by
 /// kind so that runs of identical instructions execute back to back (predictable dispatch).
 /// Strongly connected groups become [`Seg::Loop`]s at their level.
+#[allow(clippy::type_complexity)]
 fn order<I: Kinded>(
     items: Vec<Pending<I>>,
     n_channels: usize,
     ports: &mut Vec<u32>,
-) -> (Vec<I>, Vec<Seg>) {
+) -> (Vec<I>, Vec<Seg>, Vec<u32>, Vec<Span>) {
     let mut writer = vec![u32::MAX; n_channels];
     for (i, it) in items.iter().enumerate() {
         for &w in &it.writes {
@@ -249,13 +271,26 @@ fn order<I: Kinded>(
     }
     let mut slots: Vec<Option<Pending<I>>> = items.into_iter().map(Some).collect();
     let mut out = Vec::with_capacity(slots.len());
+    let mut nodes = Vec::with_capacity(slots.len());
+    let mut writes = Vec::with_capacity(slots.len());
+    let span_of = |ports: &mut Vec<u32>, w: &[u32]| {
+        let start = ports.len() as u32;
+        ports.extend_from_slice(w);
+        Span {
+            start,
+            len: w.len() as u32,
+        }
+    };
     let mut segs = Vec::new();
     for l in 0..=max_level {
         let mut ixs = std::mem::take(&mut straight[l]);
         ixs.sort_by_key(|&i| (slots[i].as_ref().map_or(0, |p| p.instr.kind()), i));
         let start = out.len() as u32;
         for i in ixs {
-            out.push(slots[i].take().expect("each instruction once").instr);
+            let it = slots[i].take().expect("each instruction once");
+            nodes.push(it.node);
+            writes.push(span_of(ports, &it.writes));
+            out.push(it.instr);
         }
         if start < out.len() as u32 {
             match segs.last_mut() {
@@ -271,6 +306,8 @@ fn order<I: Kinded>(
                 let it = slots[ix.index()].take().expect("each instruction once");
                 chans.extend(it.writes.iter().copied());
                 node = node.min(it.node);
+                nodes.push(it.node);
+                writes.push(span_of(ports, &it.writes));
                 out.push(it.instr);
             }
             let end = out.len() as u32;
@@ -288,7 +325,7 @@ fn order<I: Kinded>(
             });
         }
     }
-    (out, segs)
+    (out, segs, nodes, writes)
 }
 
 fn malformed(node: &crate::Node, what: impl Into<String>) -> SimError {
@@ -619,12 +656,15 @@ fn compile_node(
                 outs.clone(),
                 ins.clone(),
             );
-            b.p.clk.push(Clk::Cmerge {
-                ins: sp,
-                out,
-                idx,
-                reg,
-            });
+            b.clk(
+                nid,
+                Clk::Cmerge {
+                    ins: sp,
+                    out,
+                    idx,
+                    reg,
+                },
+            );
             if ins.len() > 1 {
                 b.p.merge_checks.push((nid, sp, out, Some(reg)));
             }
@@ -675,7 +715,7 @@ fn compile_node(
             };
             b.fwd(nid, instr, ins.clone(), outs.clone());
             b.bwd(nid, Bwd::Fork { inp, outs: sp, reg }, outs.clone(), ins);
-            b.p.clk.push(Clk::Emit { outs: sp, reg });
+            b.clk(nid, Clk::Emit { outs: sp, reg });
         }
         Op::Sync => {
             let isp = b.span(ins.iter().copied());
@@ -700,7 +740,7 @@ fn compile_node(
                 outs,
                 ins,
             );
-            b.p.clk.push(Clk::Emit { outs: osp, reg });
+            b.clk(nid, Clk::Emit { outs: osp, reg });
         }
         Op::LazyFork => {
             let sp = b.span(outs.iter().copied());
@@ -743,12 +783,15 @@ fn compile_node(
                 outs.clone(),
             );
             b.bwd(nid, Bwd::BufIn { inp: ins[0], reg }, vec![], ins.clone());
-            b.p.clk.push(Clk::Buffer {
-                inp: ins[0],
-                out: outs[0],
-                reg,
-                slots: *slots,
-            });
+            b.clk(
+                nid,
+                Clk::Buffer {
+                    inp: ins[0],
+                    out: outs[0],
+                    reg,
+                    slots: *slots,
+                },
+            );
             b.p.buffers.push((ins[0], outs[0], reg, *slots));
         }
         Op::Pipeline { latency, ii } => {
@@ -771,13 +814,16 @@ fn compile_node(
                 vec![out],
                 vec![inp],
             );
-            b.p.clk.push(Clk::Pipe {
-                inp,
-                out,
-                reg,
-                latency,
-                ii,
-            });
+            b.clk(
+                nid,
+                Clk::Pipe {
+                    inp,
+                    out,
+                    reg,
+                    latency,
+                    ii,
+                },
+            );
         }
         Op::DynBuffer { kind, slots } => {
             let slots = *slots;
@@ -809,13 +855,16 @@ fn compile_node(
                 if through { vec![out] } else { vec![] },
                 vec![inp],
             );
-            b.p.clk.push(Clk::DynBuf {
-                inp,
-                out,
-                reg,
-                slots,
-                bypass,
-            });
+            b.clk(
+                nid,
+                Clk::DynBuf {
+                    inp,
+                    out,
+                    reg,
+                    slots,
+                    bypass,
+                },
+            );
         }
         Op::DynCounterBuffer { latency } => {
             let latency = *latency;
@@ -825,12 +874,15 @@ fn compile_node(
             let (inp, out) = (ins[0], outs[0]);
             b.fwd(nid, Fwd::DynCountOut { out, reg }, vec![], vec![out]);
             b.bwd(nid, Bwd::DynCountIn { inp, out, reg }, vec![out], vec![inp]);
-            b.p.clk.push(Clk::DynCount {
-                inp,
-                out,
-                reg,
-                latency,
-            });
+            b.clk(
+                nid,
+                Clk::DynCount {
+                    inp,
+                    out,
+                    reg,
+                    latency,
+                },
+            );
         }
         Op::DynPipeline { latency } => {
             let latency = *latency;
@@ -841,12 +893,15 @@ fn compile_node(
             let (inp, out) = (ins[0], outs[0]);
             b.fwd(nid, Fwd::PipeOut { out, reg: last }, vec![], vec![out]);
             b.bwd(nid, Bwd::DynPipeIn { inp, out, last }, vec![out], vec![inp]);
-            b.p.clk.push(Clk::DynPipe {
-                inp,
-                out,
-                reg,
-                latency,
-            });
+            b.clk(
+                nid,
+                Clk::DynPipe {
+                    inp,
+                    out,
+                    reg,
+                    latency,
+                },
+            );
         }
         Op::DynLoad => {
             // Two one-slot skid buffers (`ONE_SLOT_BREAK_R`), their FIFO words side by side.
@@ -879,13 +934,16 @@ fn compile_node(
                     vec![],
                     vec![inp],
                 );
-                b.p.clk.push(Clk::DynBuf {
-                    inp,
-                    out,
-                    reg,
-                    slots: 1,
-                    bypass: true,
-                });
+                b.clk(
+                    nid,
+                    Clk::DynBuf {
+                        inp,
+                        out,
+                        reg,
+                        slots: 1,
+                        bypass: true,
+                    },
+                );
             }
         }
         Op::DynStore => {
@@ -908,7 +966,7 @@ fn compile_node(
                 .get(*memref_arg)
                 .map(|a| a.name.clone())
                 .unwrap_or_else(|| node.id.clone());
-            let mem = add_memory(b, node, name, memref, true)?;
+            let mem = add_memory(b, node, nid, name, memref, true)?;
             let info = DynMcInfo {
                 mem,
                 start: ins[0],
@@ -932,7 +990,7 @@ fn compile_node(
             b.fwd(nid, Fwd::DynMcOut { mc }, vec![], outs.clone());
             // The grants read the load data outputs' readies.
             b.bwd(nid, Bwd::DynMcIn { mc }, outs[..nl].to_vec(), ins.clone());
-            b.p.clk.push(Clk::DynMc { mc });
+            b.clk(nid, Clk::DynMc { mc });
         }
         Op::DynLsq {
             shape,
@@ -951,7 +1009,7 @@ fn compile_node(
                         .and_then(|a| f.args.get(a))
                         .map(|a| a.name.clone())
                         .unwrap_or_else(|| node.id.clone());
-                    Some(add_memory(b, node, name, memref, true)?)
+                    Some(add_memory(b, node, nid, name, memref, true)?)
                 }
                 None => None,
             };
@@ -999,7 +1057,7 @@ fn compile_node(
             // Every output and every ready comes from registers.
             b.fwd(nid, Fwd::DynLsqOut { lsq }, vec![], outs.clone());
             b.bwd(nid, Bwd::DynLsqIn { lsq }, vec![], ins.clone());
-            b.p.clk.push(Clk::DynLsq { lsq });
+            b.clk(nid, Clk::DynLsq { lsq });
         }
         Op::AddrQueue { ld, st, depth } => {
             let (nl, ns) = (*ld as usize, *st as usize);
@@ -1037,7 +1095,7 @@ fn compile_node(
                 b.bwd(nid, Bwd::AqStoreIn { q }, info.st_out.clone(), writes);
             }
             b.p.addr_queues.push(info);
-            b.p.clk.push(Clk::Aq { q });
+            b.clk(nid, Clk::Aq { q });
         }
         Op::DynSelect => {
             let (c, t, fl, out) = (ins[0], ins[1], ins[2], outs[0]);
@@ -1065,13 +1123,16 @@ fn compile_node(
                 vec![out],
                 ins.clone(),
             );
-            b.p.clk.push(Clk::DynSelect {
-                c,
-                t,
-                f: fl,
-                out,
-                reg,
-            });
+            b.clk(
+                nid,
+                Clk::DynSelect {
+                    c,
+                    t,
+                    f: fl,
+                    out,
+                    reg,
+                },
+            );
         }
         Op::DynControlMerge => {
             let sp = b.span(ins.iter().copied());
@@ -1088,12 +1149,15 @@ fn compile_node(
                 outs.clone(),
             );
             b.bwd(nid, Bwd::DynMerge { ins: sp, reg }, vec![], ins.clone());
-            b.p.clk.push(Clk::DynMerge {
-                ins: sp,
-                out,
-                idx,
-                reg,
-            });
+            b.clk(
+                nid,
+                Clk::DynMerge {
+                    ins: sp,
+                    out,
+                    idx,
+                    reg,
+                },
+            );
         }
         Op::Constant { value } => {
             let value = value & crate::types::width_mask(wch(outs[0]));
@@ -1209,7 +1273,7 @@ fn compile_node(
                 ),
                 _ => (node.id.clone(), false),
             };
-            let mem = add_memory(b, node, name, memref, external)?;
+            let mem = add_memory(b, node, nid, name, memref, external)?;
             for j in 0..st {
                 let (data, addr, done) = (ins[2 * j], ins[2 * j + 1], outs[ld + j]);
                 let field = RegField::StoreWriteValid { port: j as u32 };
@@ -1227,13 +1291,16 @@ fn compile_node(
                     vec![done],
                     vec![addr, data],
                 );
-                b.p.clk.push(Clk::MemSt {
-                    addr,
-                    data,
-                    done,
-                    reg,
-                    mem,
-                });
+                b.clk(
+                    nid,
+                    Clk::MemSt {
+                        addr,
+                        data,
+                        done,
+                        reg,
+                        mem,
+                    },
+                );
             }
             for i in 0..ld {
                 let (addr, ldc, done) = (ins[2 * st + i], outs[i], outs[ld + st + i]);
@@ -1266,7 +1333,7 @@ fn compile_node(
                     vec![ldc, done],
                     vec![addr],
                 );
-                b.p.clk.push(Clk::Emit { outs: sp, reg });
+                b.clk(nid, Clk::Emit { outs: sp, reg });
             }
         }
     }
@@ -1279,6 +1346,7 @@ fn compile_node(
 fn add_memory(
     b: &mut Builder<'_>,
     node: &crate::Node,
+    nid: u32,
     name: String,
     memref: &crate::types::MemRefType,
     external: bool,
@@ -1306,6 +1374,7 @@ fn add_memory(
         elem: memref.elem.clone(),
         addr_mask: crate::types::width_mask(abits),
         external,
+        node: nid,
     });
     Ok(mem)
 }

@@ -55,7 +55,7 @@ impl<T: Copy> At<T> for [T] {
 impl Program {
     /// The port indices of a span (unchecked, see [`At`]).
     #[inline(always)]
-    fn span(&self, sp: Span) -> &[u32] {
+    pub(super) fn span(&self, sp: Span) -> &[u32] {
         debug_assert!((sp.start + sp.len) as usize <= self.ports.len());
         // SAFETY: spans are created by `compile` inside `ports`.
         unsafe {
@@ -104,7 +104,7 @@ impl State {
     /// The signal arrays as separate slices (so the hot loops keep their base pointers in
     /// registers), plus the fixed-point scratch buffers.
     #[allow(clippy::type_complexity)]
-    fn split(
+    pub(super) fn split(
         &mut self,
     ) -> (
         Sig<'_>,
@@ -128,12 +128,12 @@ impl State {
 
 /// Borrowed view of a [`State`]'s arrays used by the evaluator.
 pub(super) struct Sig<'a> {
-    valid: &'a mut [bool],
-    ready: &'a mut [bool],
-    data: &'a mut [u64],
-    regs: &'a mut [u64],
-    mems: &'a mut [Vec<u64>],
-    mem_writes: &'a mut Vec<(u32, u64, u64)>,
+    pub(super) valid: &'a mut [bool],
+    pub(super) ready: &'a mut [bool],
+    pub(super) data: &'a mut [u64],
+    pub(super) regs: &'a mut [u64],
+    pub(super) mems: &'a mut [Vec<u64>],
+    pub(super) mem_writes: &'a mut Vec<(u32, u64, u64)>,
 }
 
 #[inline(always)]
@@ -798,7 +798,7 @@ pub(crate) fn slot_ready(regs: &[u64], r: usize) -> u64 {
 
 /// Drives a buffer's `out.valid/data` and `in.ready` from its registers.
 #[inline(always)]
-fn buffer_outputs(s: &mut Sig<'_>, inp: u32, out: u32, reg: u32, slots: u32) {
+pub(super) fn buffer_outputs(s: &mut Sig<'_>, inp: u32, out: u32, reg: u32, slots: u32) {
     let first = reg as usize;
     let last = first + SLOT * (slots as usize - 1);
     let (v, d, sk, sd) = (

@@ -20,6 +20,7 @@
 
 /// Integer arithmetic at widths up to 64 bits (its [`arith::BinOp`] and [`arith::CastKind`]
 /// also name the operations of [`wide_arith`]).
+mod activity;
 pub mod arith;
 pub(crate) mod compile;
 pub(crate) mod counters;
@@ -119,6 +120,10 @@ pub enum EngineKind {
     /// Code compiled for the graph from the next cycle on (the interpreter when the graph
     /// cannot be compiled, see [`Simulation::engine`]).
     Compiled,
+    /// The interpreter, evaluating only the components whose inputs or registers changed
+    /// (`engine/activity.rs`); the interpreter for graphs whose passes must iterate (lazy
+    /// forks, combinational cycles).
+    Activity,
 }
 
 /// The cycle after which [`EngineKind::Auto`] compiles the graph.
@@ -138,6 +143,8 @@ const COMPILED_WARMUP_CYCLES: u64 = 256;
 enum Tier {
     /// The interpreter from now on.
     Interpret,
+    /// The activity-driven interpreter from now on.
+    Activity(Box<activity::Activity>),
     /// Compiled code from now on.
     Compiled(Box<jit::Jit>),
     /// [`EngineKind::Auto`] timing the interpreter: timed since `since` (cycle, instant),
@@ -298,11 +305,22 @@ impl Simulation {
                 Tier::Compiled(j) | Tier::TimeCompiled { jit: j, .. } => {
                     self.tier = Tier::Compiled(j)
                 }
-                Tier::Interpret | Tier::TimeInterpreter { .. } => match jit::Jit::new(&self.prog) {
-                    Ok(j) => self.tier = Tier::Compiled(Box::new(j)),
-                    Err(e) => self.jit_error = Some(e),
-                },
+                Tier::Interpret | Tier::TimeInterpreter { .. } | Tier::Activity(_) => {
+                    match jit::Jit::new(&self.prog) {
+                        Ok(j) => self.tier = Tier::Compiled(Box::new(j)),
+                        Err(e) => self.jit_error = Some(e),
+                    }
+                }
             },
+            EngineKind::Activity => {
+                if !matches!(self.tier, Tier::Activity(_)) {
+                    self.tier = if activity::Activity::supports(&self.prog) {
+                        Tier::Activity(Box::new(activity::Activity::new(&self.prog, &self.func)))
+                    } else {
+                        Tier::Interpret
+                    };
+                }
+            }
             EngineKind::Auto => {
                 if matches!(self.tier, Tier::Interpret) && self.jit_error.is_none() {
                     self.tier = Tier::TimeInterpreter {
@@ -319,9 +337,19 @@ impl Simulation {
     pub fn engine(&self) -> (&'static str, Option<&JitError>) {
         match self.tier {
             Tier::Compiled(_) | Tier::TimeCompiled { .. } => ("compiled", None),
+            Tier::Activity(_) => ("activity", None),
             Tier::Interpret | Tier::TimeInterpreter { .. } => {
                 ("interpreter", self.jit_error.as_ref())
             }
+        }
+    }
+
+    /// Instructions the activity-driven interpreter evaluated so far (forward, backward and
+    /// clock), while it runs ([`EngineKind::Activity`]).
+    pub fn activity_evaluated(&self) -> Option<u64> {
+        match &self.tier {
+            Tier::Activity(a) => Some(a.evaluated()),
+            _ => None,
         }
     }
 
@@ -329,7 +357,7 @@ impl Simulation {
     pub fn compiled_code_bytes(&self) -> Option<usize> {
         match &self.tier {
             Tier::Compiled(j) | Tier::TimeCompiled { jit: j, .. } => Some(j.code_bytes()),
-            Tier::Interpret | Tier::TimeInterpreter { .. } => None,
+            Tier::Interpret | Tier::TimeInterpreter { .. } | Tier::Activity(_) => None,
         }
     }
 
@@ -357,7 +385,7 @@ impl Simulation {
                     return;
                 }
             }
-            Tier::Interpret | Tier::Compiled(_) => return,
+            Tier::Interpret | Tier::Compiled(_) | Tier::Activity(_) => return,
         }
         match std::mem::replace(&mut self.tier, Tier::Interpret) {
             Tier::TimeInterpreter { since, .. } => {
@@ -580,6 +608,10 @@ impl Simulation {
         let unsettled = match &mut self.tier {
             Tier::Compiled(j) | Tier::TimeCompiled { jit: j, .. } => j.settle(&self.prog, st),
             Tier::Interpret | Tier::TimeInterpreter { .. } => eval::settle_step(&self.prog, st),
+            Tier::Activity(a) => {
+                a.settle(&self.prog, st);
+                None
+            }
         };
         if let Some(node) = unsettled {
             self.monitor
@@ -619,6 +651,7 @@ impl Simulation {
             Tier::Interpret | Tier::TimeInterpreter { .. } => {
                 eval::clock_step(&self.prog, &mut self.st)
             }
+            Tier::Activity(a) => a.clock(&self.prog, &mut self.st),
         }
         if let Some((t, rec)) = &mut self.trace {
             rec.after_clock(&self.st);

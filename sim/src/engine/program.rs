@@ -500,6 +500,8 @@ pub struct MemInfo {
     pub addr_mask: u64,
     /// True for `extmemory`.
     pub external: bool,
+    /// The node that holds it (reads and writes it).
+    pub node: u32,
 }
 
 /// The ports of one of Dynamatic's memory controllers (channel indices) and its registers.
@@ -623,9 +625,28 @@ impl DynLsqInfo {
     }
 }
 
+/// What activity-driven evaluation needs beyond the instruction lists: the node of every
+/// instruction, the channels each forward and backward instruction writes, and the clock
+/// instructions before [`Program::specialize`] moved the common ones to typed lists.
+#[derive(Clone, Debug, Default)]
+pub struct ActivityInfo {
+    /// Node of each [`Program::fwd`] instruction.
+    pub fwd_nodes: Vec<u32>,
+    /// Channels each [`Program::fwd`] instruction writes (`valid` and `data`).
+    pub fwd_writes: Vec<Span>,
+    /// Node of each [`Program::bwd`] instruction.
+    pub bwd_nodes: Vec<u32>,
+    /// Channels each [`Program::bwd`] instruction writes (`ready`).
+    pub bwd_writes: Vec<Span>,
+    /// Every clock instruction with its node, in compile order.
+    pub clk: Vec<(Clk, u32)>,
+}
+
 /// A compiled function.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
+    /// Per-instruction nodes and writes, for activity-driven evaluation.
+    pub activity: ActivityInfo,
     /// Number of channels (= `Function::channels.len()`).
     pub n_channels: usize,
     /// Data width of every channel, at most 64 (a wider channel carries a wide word, see
