@@ -780,3 +780,22 @@ fn lsq_depth_is_checked() {
     assert!(ok, "{err}");
     assert!(out.contains("lsq lsq0 (master)"), "{out}");
 }
+
+/// `sim --engine activity` (the activity-driven interpreter) prints the interpreter's report
+/// on C kernels under both timing profiles.
+#[test]
+fn sim_engine_activity_prints_the_interpreters_report() {
+    for (file, timing) in [
+        ("examples/kernels/histogram.c", "ideal"),
+        ("examples/kernels/jacobi1d_f32.c", "fpga"),
+        ("examples/kernels/insertion_sort.c", "fpga"),
+    ] {
+        let (ok, interp, err) =
+            handscope(&["sim", file, "--timing", timing, "--engine", "interpreter"]);
+        assert!(ok, "{err}");
+        let (ok, act, err) = handscope(&["sim", file, "--timing", timing, "--engine", "activity"]);
+        assert!(ok, "{err}");
+        assert!(interp.contains("status: done"), "{interp}");
+        assert_eq!(interp, act, "{file} under {timing}");
+    }
+}

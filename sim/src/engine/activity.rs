@@ -77,13 +77,21 @@ impl Bits {
     }
 }
 
-/// The instruction positions of one node in the three passes.
+/// The instructions of one node in the passes, as bit-set words to OR in: `(pass, word,
+/// mask)` with pass 0 forward, 1 backward, 2 clock, 3 buffer outputs.
 #[derive(Clone, Debug, Default)]
 struct NodeInstrs {
-    fwd: Vec<u32>,
-    bwd: Vec<u32>,
-    clk: Vec<u32>,
-    buffers: Vec<u32>,
+    words: Vec<(u8, u32, u64)>,
+}
+
+impl NodeInstrs {
+    fn add(&mut self, pass: u8, i: u32) {
+        let (w, bit) = (i >> 6, 1u64 << (i & 63));
+        match self.words.iter_mut().find(|e| e.0 == pass && e.1 == w) {
+            Some(e) => e.2 |= bit,
+            None => self.words.push((pass, w, bit)),
+        }
+    }
 }
 
 /// The per-run bookkeeping of activity-driven evaluation for one [`Program`].
@@ -164,17 +172,17 @@ impl Activity {
         let mut instrs = vec![NodeInstrs::default(); n_nodes];
         let act = &p.activity;
         for (i, &n) in act.fwd_nodes.iter().enumerate() {
-            instrs[n as usize].fwd.push(i as u32);
+            instrs[n as usize].add(0, i as u32);
         }
         for (i, &n) in act.bwd_nodes.iter().enumerate() {
-            instrs[n as usize].bwd.push(i as u32);
+            instrs[n as usize].add(1, i as u32);
         }
         for (i, &(_, n)) in act.clk.iter().enumerate() {
-            instrs[n as usize].clk.push(i as u32);
+            instrs[n as usize].add(2, i as u32);
         }
         for (k, &(_, _, reg, _)) in p.buffers.iter().enumerate() {
             if let Some(n) = regs.iter().position(|&(a, b)| a <= reg && reg < b) {
-                instrs[n].buffers.push(k as u32);
+                instrs[n].add(3, k as u32);
             }
         }
         Activity {
@@ -210,18 +218,14 @@ impl Activity {
         }
         self.marked[n as usize] = true;
         self.touched.push(n);
-        let ins = &self.instrs[n as usize];
-        for &i in &ins.fwd {
-            self.fwd.words[(i >> 6) as usize] |= 1 << (i & 63);
-        }
-        for &i in &ins.bwd {
-            self.bwd.words[(i >> 6) as usize] |= 1 << (i & 63);
-        }
-        for &i in &ins.clk {
-            self.clk.words[(i >> 6) as usize] |= 1 << (i & 63);
-        }
-        for &i in &ins.buffers {
-            self.buffers.words[(i >> 6) as usize] |= 1 << (i & 63);
+        for &(pass, w, mask) in &self.instrs[n as usize].words {
+            let bits = match pass {
+                0 => &mut self.fwd,
+                1 => &mut self.bwd,
+                2 => &mut self.clk,
+                _ => &mut self.buffers,
+            };
+            bits.words[w as usize] |= mask;
         }
     }
 
@@ -304,6 +308,15 @@ impl Activity {
             at = i + 1;
             self.evaluated += 1;
             let w = p.span(act.bwd_writes[i]);
+            if let [c] = *w {
+                let c = c as usize;
+                let was = s.ready[c];
+                bwd_one(p, s, &p.bwd[i]);
+                if s.ready[c] != was {
+                    self.touch(c as u32);
+                }
+                continue;
+            }
             self.old.clear();
             self.old.extend(w.iter().map(|&c| (s.ready[c as usize], 0)));
             bwd_one(p, s, &p.bwd[i]);
