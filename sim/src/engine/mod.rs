@@ -109,6 +109,9 @@ pub enum EngineKind {
     /// graph is compiled and timed over as many cycles, and the run goes on with whichever
     /// took less time per cycle (compiled code must be [`COMPILED_MARGIN`] faster: the
     /// probes are short, and a wrong switch to compiled code costs more than a missed one).
+    /// Then, where the graph allows it ([`EngineKind::Activity`]), the activity-driven
+    /// interpreter is timed over as many cycles and kept when it is [`COMPILED_MARGIN`]
+    /// faster than the engine chosen before.
     /// Short runs never pay for a compilation; compiled code wins
     /// on graphs whose instructions the interpreter dispatches one by one (loop kernels)
     /// and can lose on large regular graphs, whose straight-line code no longer fits the
@@ -153,6 +156,15 @@ enum Tier {
         since: Option<(u64, std::time::Instant)>,
         until: u64,
     },
+    /// [`EngineKind::Auto`] timing the activity-driven interpreter against the engine
+    /// chosen so far (`best`, `best_time` seconds per cycle); decides at cycle `until`.
+    TimeActivity {
+        act: Box<activity::Activity>,
+        best: Box<Tier>,
+        best_time: f64,
+        since: Option<(u64, std::time::Instant)>,
+        until: u64,
+    },
     /// [`EngineKind::Auto`] timing compiled code against the interpreter's `interp`
     /// seconds per cycle; decides at cycle `until`.
     TimeCompiled {
@@ -186,6 +198,9 @@ pub struct Simulation {
     /// [`EngineKind::Auto`]'s measurement once made: seconds per cycle of the interpreter
     /// and of compiled code.
     auto_timing: Option<(f64, f64)>,
+    /// [`EngineKind::Auto`]'s measurement of the activity-driven interpreter (seconds per
+    /// cycle).
+    auto_activity: Option<f64>,
 }
 
 impl Simulation {
@@ -291,6 +306,7 @@ impl Simulation {
             tier: Tier::Interpret,
             jit_error: None,
             auto_timing: None,
+            auto_activity: None,
         };
         sim.set_engine(engine);
         Ok(sim)
@@ -305,14 +321,24 @@ impl Simulation {
                 Tier::Compiled(j) | Tier::TimeCompiled { jit: j, .. } => {
                     self.tier = Tier::Compiled(j)
                 }
-                Tier::Interpret | Tier::TimeInterpreter { .. } | Tier::Activity(_) => {
-                    match jit::Jit::new(&self.prog) {
-                        Ok(j) => self.tier = Tier::Compiled(Box::new(j)),
-                        Err(e) => self.jit_error = Some(e),
-                    }
+                Tier::TimeActivity { best, .. } if matches!(*best, Tier::Compiled(_)) => {
+                    self.tier = *best
                 }
+                Tier::Interpret
+                | Tier::TimeInterpreter { .. }
+                | Tier::Activity(_)
+                | Tier::TimeActivity { .. } => match jit::Jit::new(&self.prog) {
+                    Ok(j) => self.tier = Tier::Compiled(Box::new(j)),
+                    Err(e) => self.jit_error = Some(e),
+                },
             },
             EngineKind::Activity => {
+                if let Tier::TimeActivity { .. } = self.tier
+                    && let Tier::TimeActivity { act, .. } =
+                        std::mem::replace(&mut self.tier, Tier::Interpret)
+                {
+                    self.tier = Tier::Activity(act);
+                }
                 if !matches!(self.tier, Tier::Activity(_)) {
                     self.tier = if activity::Activity::supports(&self.prog) {
                         Tier::Activity(Box::new(activity::Activity::new(&self.prog, &self.func)))
@@ -337,7 +363,7 @@ impl Simulation {
     pub fn engine(&self) -> (&'static str, Option<&JitError>) {
         match self.tier {
             Tier::Compiled(_) | Tier::TimeCompiled { .. } => ("compiled", None),
-            Tier::Activity(_) => ("activity", None),
+            Tier::Activity(_) | Tier::TimeActivity { .. } => ("activity", None),
             Tier::Interpret | Tier::TimeInterpreter { .. } => {
                 ("interpreter", self.jit_error.as_ref())
             }
@@ -348,7 +374,7 @@ impl Simulation {
     /// clock), while it runs ([`EngineKind::Activity`]).
     pub fn activity_evaluated(&self) -> Option<u64> {
         match &self.tier {
-            Tier::Activity(a) => Some(a.evaluated()),
+            Tier::Activity(a) | Tier::TimeActivity { act: a, .. } => Some(a.evaluated()),
             _ => None,
         }
     }
@@ -357,7 +383,10 @@ impl Simulation {
     pub fn compiled_code_bytes(&self) -> Option<usize> {
         match &self.tier {
             Tier::Compiled(j) | Tier::TimeCompiled { jit: j, .. } => Some(j.code_bytes()),
-            Tier::Interpret | Tier::TimeInterpreter { .. } | Tier::Activity(_) => None,
+            Tier::Interpret
+            | Tier::TimeInterpreter { .. }
+            | Tier::Activity(_)
+            | Tier::TimeActivity { .. } => None,
         }
     }
 
@@ -366,6 +395,13 @@ impl Simulation {
     /// [`COMPILED_MARGIN`] of the interpreter's).
     pub fn auto_timing(&self) -> Option<(f64, f64)> {
         self.auto_timing
+    }
+
+    /// [`EngineKind::Auto`]'s measurement of the activity-driven interpreter, once made:
+    /// seconds per cycle (the run went on with it when it took less than
+    /// [`COMPILED_MARGIN`] of the faster of the two engines timed before).
+    pub fn auto_activity_timing(&self) -> Option<f64> {
+        self.auto_activity
     }
 
     /// [`EngineKind::Auto`]'s steps after each cycle: start a timer, compile, decide.
@@ -377,7 +413,9 @@ impl Simulation {
             })
         };
         match &mut self.tier {
-            Tier::TimeInterpreter { since, until } | Tier::TimeCompiled { since, until, .. } => {
+            Tier::TimeInterpreter { since, until }
+            | Tier::TimeCompiled { since, until, .. }
+            | Tier::TimeActivity { since, until, .. } => {
                 if since.is_none() && cycle + PROBE_CYCLES >= *until {
                     *since = Some((cycle, std::time::Instant::now()));
                 }
@@ -408,9 +446,38 @@ impl Simulation {
             } => {
                 let compiled = per_cycle(since);
                 self.auto_timing = Some((interp, compiled));
-                if compiled < interp * COMPILED_MARGIN {
-                    self.tier = Tier::Compiled(jit);
-                }
+                let (best, best_time) = if compiled < interp * COMPILED_MARGIN {
+                    (Tier::Compiled(jit), compiled)
+                } else {
+                    (Tier::Interpret, interp)
+                };
+                // Then the activity-driven interpreter, where the graph allows it.
+                self.tier = if activity::Activity::supports(&self.prog) {
+                    Tier::TimeActivity {
+                        act: Box::new(activity::Activity::new(&self.prog, &self.func)),
+                        best: Box::new(best),
+                        best_time,
+                        since: None,
+                        until: cycle + COMPILED_WARMUP_CYCLES + PROBE_CYCLES,
+                    }
+                } else {
+                    best
+                };
+            }
+            Tier::TimeActivity {
+                act,
+                best,
+                best_time,
+                since,
+                ..
+            } => {
+                let t = per_cycle(since);
+                self.auto_activity = Some(t);
+                self.tier = if t < best_time * COMPILED_MARGIN {
+                    Tier::Activity(act)
+                } else {
+                    *best
+                };
             }
             other => self.tier = other,
         }
@@ -608,7 +675,7 @@ impl Simulation {
         let unsettled = match &mut self.tier {
             Tier::Compiled(j) | Tier::TimeCompiled { jit: j, .. } => j.settle(&self.prog, st),
             Tier::Interpret | Tier::TimeInterpreter { .. } => eval::settle_step(&self.prog, st),
-            Tier::Activity(a) => {
+            Tier::Activity(a) | Tier::TimeActivity { act: a, .. } => {
                 a.settle(&self.prog, st);
                 None
             }
@@ -651,7 +718,9 @@ impl Simulation {
             Tier::Interpret | Tier::TimeInterpreter { .. } => {
                 eval::clock_step(&self.prog, &mut self.st)
             }
-            Tier::Activity(a) => a.clock(&self.prog, &mut self.st),
+            Tier::Activity(a) | Tier::TimeActivity { act: a, .. } => {
+                a.clock(&self.prog, &mut self.st)
+            }
         }
         if let Some((t, rec)) = &mut self.trace {
             rec.after_clock(&self.st);

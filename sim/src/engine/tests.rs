@@ -296,10 +296,24 @@ fn switching_engines_between_cycles_changes_nothing() {
             (7, EngineKind::Compiled),
             (1500, EngineKind::Interpreter),
             (1501, EngineKind::Compiled),
+            (3000, EngineKind::Activity),
+            (4000, EngineKind::Interpreter),
+            (4500, EngineKind::Activity),
             (4999, EngineKind::Auto),
         ],
     );
-    assert_eq!(engines, ["compiled", "interpreter", "compiled", "compiled"]);
+    assert_eq!(
+        engines,
+        [
+            "compiled",
+            "interpreter",
+            "compiled",
+            "activity",
+            "interpreter",
+            "activity",
+            "activity"
+        ]
+    );
     assert_eq!(plain, switched);
 }
 
@@ -313,20 +327,36 @@ fn auto_compiles_after_its_probe_and_keeps_the_faster_engine() {
     step_to(&mut sim, COMPILE_AFTER_CYCLES + 1);
     assert_eq!(sim.engine().0, "compiled", "timing compiled code");
     assert!(sim.compiled_code_bytes().is_some_and(|b| b > 0));
-    step_to(&mut sim, COMPILE_AFTER_CYCLES + 2 * PROBE_CYCLES);
+    let decided = COMPILE_AFTER_CYCLES + super::COMPILED_WARMUP_CYCLES + PROBE_CYCLES;
+    step_to(&mut sim, decided + 1);
     let (interp, compiled) = sim.auto_timing().expect("decided");
     assert!(interp > 0.0 && compiled > 0.0);
-    let want = if compiled < interp * COMPILED_MARGIN {
-        "compiled"
+    // Then the activity-driven interpreter is timed against the faster of the two.
+    assert_eq!(
+        sim.engine().0,
+        "activity",
+        "timing the activity-driven interpreter"
+    );
+    assert_eq!(sim.auto_activity_timing(), None);
+    let end = decided + super::COMPILED_WARMUP_CYCLES + PROBE_CYCLES + 1;
+    step_to(&mut sim, end);
+    let activity = sim.auto_activity_timing().expect("decided");
+    let (best, best_time) = if compiled < interp * COMPILED_MARGIN {
+        ("compiled", compiled)
     } else {
-        "interpreter"
+        ("interpreter", interp)
+    };
+    let want = if activity < best_time * COMPILED_MARGIN {
+        "activity"
+    } else {
+        best
     };
     assert_eq!(sim.engine().0, want);
     // The same run interpreted throughout gives the same report.
     let mut env = chain_env(1 << 20);
     env.engine = EngineKind::Interpreter;
     let mut plain = Simulation::new(&f, env).unwrap();
-    step_to(&mut plain, COMPILE_AFTER_CYCLES + 2 * PROBE_CYCLES);
+    step_to(&mut plain, end);
     assert_eq!(
         format!("{:?}", plain.report()),
         format!("{:?}", sim.report())
