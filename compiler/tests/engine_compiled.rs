@@ -4,7 +4,7 @@
 //! every cycle, and both runs must end the same way. Over every C kernel (several buffer
 //! policies, task pipelining, a timing profile with pipelined units, load-store queues) and
 //! every example circuit; `ENGINE_DIFF_DIR=dir` adds the `.mlir` files of a directory (public
-//! test circuits during development).
+//! test circuits during development, in Handscope's dialect or Dynamatic's).
 
 #![allow(clippy::print_stdout)] // progress lines for `--nocapture`
 
@@ -237,9 +237,27 @@ fn compare_circuits_with(dir: &Path, strict: bool, kind: EngineKind) -> u64 {
     for path in files {
         let what = path.display().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
-        let started = parse_mlir(&text, &what)
-            .map_err(|e| e.to_string())
-            .and_then(|(module, _)| Session::open(&module, None).map_err(|e| e.to_string()))
+        // Handscope's dialect, or Dynamatic's (lowered with its built-in latencies).
+        let parsed: Result<handscope_sim::Module, String> =
+            if handscope_compiler::mlir::looks_dynamatic(&text) {
+                handscope_compiler::mlir::parse_dynamatic(&text, &what)
+                    .map_err(|e| e.to_string())
+                    .and_then(|(m, _)| {
+                        handscope_compiler::mlir::dynamatic::lower(
+                            &m,
+                            &text,
+                            &what,
+                            &handscope_compiler::mlir::dynamatic::DynTiming::builtin(),
+                        )
+                        .map_err(|e| e.to_string())
+                    })
+            } else {
+                parse_mlir(&text, &what)
+                    .map(|(m, _)| m)
+                    .map_err(|e| e.to_string())
+            };
+        let started = parsed
+            .and_then(|module| Session::open(&module, None).map_err(|e| e.to_string()))
             .and_then(|mut s| {
                 s.bind(&Header::parse(&text).sim_args())
                     .map_err(|e| e.to_string())?;

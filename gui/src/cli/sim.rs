@@ -53,9 +53,10 @@ pub struct SimArgs {
     /// Worker threads of --batch/--seeds (default: every core).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// The engine: `auto` interprets the first cycles and then runs code compiled for the
-    /// circuit; `compiled` compiles before the first cycle; `interpreter` never compiles.
-    /// All three compute the same cycles.
+    /// The engine: `auto` interprets the first cycles, then times code compiled for the
+    /// circuit and the activity-driven interpreter and keeps the fastest; `compiled` compiles
+    /// before the first cycle; `interpreter` never compiles; `activity` evaluates only the
+    /// components whose channels or registers changed. All four compute the same cycles.
     #[arg(long, value_enum, default_value_t = Engine::Auto)]
     pub engine: Engine,
 }
