@@ -23,12 +23,6 @@ use handscope_sim::spec::timing::TimingProfile;
 /// Cycles compared per run (runs that end earlier are compared to their end).
 const MAX_CYCLES: u64 = 4000;
 
-/// Steps `interp` and `compiled` side by side and compares their whole state after every
-/// cycle. Returns the number of cycles compared.
-fn compare(what: &str, interp: Simulation, compiled: Simulation) -> u64 {
-    compare_engines(what, interp, compiled, EngineKind::Compiled)
-}
-
 /// Steps `interp` (the interpreter) and `other` (engine `kind`) side by side and compares
 /// their whole state after every cycle. Returns the number of cycles compared.
 fn compare_engines(
@@ -92,6 +86,36 @@ fn compare_engines(
     n
 }
 
+/// Compares engine `kind` with the interpreter on every kernel's first RUN line in each of
+/// `configs` (buffers, task pipelining, timing, memory ordering). Returns the cycles compared.
+fn compare_kernels(
+    configs: &[(BufferPolicy, bool, TimingProfile, MemoryOrdering)],
+    kind: EngineKind,
+) -> u64 {
+    let mut total = 0;
+    for file in all_kernel_files() {
+        let k = kernel(&file);
+        let ir = k.ir();
+        let invocations = vec![parse_args(&ir, &k.runs[0])];
+        for (buffers, task_pipelining, timing, memory) in configs {
+            let what = format!(
+                "{file} [{buffers:?}, pipelined {task_pipelining}, {}, {memory:?}] ({kind:?})",
+                timing.name()
+            );
+            let hs = k.handshake(&HsOptions {
+                buffers: *buffers,
+                task_pipelining: *task_pipelining,
+                memory: *memory,
+                ..Default::default()
+            });
+            let s = session(&ir, &hs, &invocations, timing);
+            let sim = || s.simulation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            total += compare_engines(&what, sim(), sim(), kind);
+        }
+    }
+    total
+}
+
 #[test]
 fn compiled_engine_matches_the_interpreter_on_every_kernel() {
     let configs = [
@@ -134,27 +158,7 @@ fn compiled_engine_matches_the_interpreter_on_every_kernel() {
             MemoryOrdering::Queue,
         ),
     ];
-    let mut total = 0;
-    for file in all_kernel_files() {
-        let k = kernel(&file);
-        let ir = k.ir();
-        let invocations = vec![parse_args(&ir, &k.runs[0])];
-        for (buffers, task_pipelining, timing, memory) in &configs {
-            let what = format!(
-                "{file} [{buffers:?}, pipelined {task_pipelining}, {}, {memory:?}]",
-                timing.name()
-            );
-            let hs = k.handshake(&HsOptions {
-                buffers: *buffers,
-                task_pipelining: *task_pipelining,
-                memory: *memory,
-                ..Default::default()
-            });
-            let s = session(&ir, &hs, &invocations, timing);
-            let sim = || s.simulation().unwrap_or_else(|e| panic!("{what}: {e}"));
-            total += compare(&what, sim(), sim());
-        }
-    }
+    let total = compare_kernels(&configs, EngineKind::Compiled);
     assert!(total > 50_000, "only {total} cycles compared");
 }
 
@@ -194,27 +198,7 @@ fn activity_engine_matches_the_interpreter_on_every_kernel() {
             MemoryOrdering::Queue,
         ),
     ];
-    let mut total = 0;
-    for file in all_kernel_files() {
-        let k = kernel(&file);
-        let ir = k.ir();
-        let invocations = vec![parse_args(&ir, &k.runs[0])];
-        for (buffers, task_pipelining, timing, memory) in &configs {
-            let what = format!(
-                "{file} [{buffers:?}, pipelined {task_pipelining}, {}, {memory:?}] (activity)",
-                timing.name()
-            );
-            let hs = k.handshake(&HsOptions {
-                buffers: *buffers,
-                task_pipelining: *task_pipelining,
-                memory: *memory,
-                ..Default::default()
-            });
-            let s = session(&ir, &hs, &invocations, timing);
-            let sim = || s.simulation().unwrap_or_else(|e| panic!("{what}: {e}"));
-            total += compare_engines(&what, sim(), sim(), EngineKind::Activity);
-        }
-    }
+    let total = compare_kernels(&configs, EngineKind::Activity);
     assert!(total > 50_000, "only {total} cycles compared");
 }
 

@@ -209,10 +209,9 @@ fn check_supported(d: &DesignSpec) -> Result<(), OracleError> {
     Ok(())
 }
 
-/// Runs the engine for up to `cycles` cycles and records every channel.
-/// Returns the waves (in `f.channels` order) and the number of cycles simulated (fewer than
-/// `cycles` when the run finished: the engine does not step past `Done`).
-pub fn engine_waves(d: &DesignSpec, cycles: u32) -> Result<(Vec<ChannelWave>, usize), OracleError> {
+/// The engine's simulation of `d` with its stimulus and ready policies (no deadlock
+/// window: the run goes on as long as it is stepped).
+pub fn engine_simulation(d: &DesignSpec) -> Result<handscope_sim::engine::Simulation, OracleError> {
     let f = &d.func;
     let refuse = |e: &dyn std::fmt::Display| unsupported(d, &format!("engine refused it: {e}"));
     let mut session = Session::new(f.clone()).map_err(|e| refuse(&e))?;
@@ -235,7 +234,15 @@ pub fn engine_waves(d: &DesignSpec, cycles: u32) -> Result<(Vec<ChannelWave>, us
             .bind_ready(&r.name, spec.policy())
             .map_err(|e| refuse(&e))?;
     }
-    let mut sim = session.simulation().map_err(|e| refuse(&e))?;
+    session.simulation().map_err(|e| refuse(&e))
+}
+
+/// Runs the engine for up to `cycles` cycles and records every channel.
+/// Returns the waves (in `f.channels` order) and the number of cycles simulated (fewer than
+/// `cycles` when the run finished: the engine does not step past `Done`).
+pub fn engine_waves(d: &DesignSpec, cycles: u32) -> Result<(Vec<ChannelWave>, usize), OracleError> {
+    let f = &d.func;
+    let mut sim = engine_simulation(d)?;
     // Values are read from the engine's trace, which records each cycle's settled values
     // before the clock edge (`Simulation::valid` etc. read the state after the last step,
     // where buffer outputs already show the next cycle).

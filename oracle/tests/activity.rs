@@ -4,36 +4,12 @@
 //! memory word after every cycle. No external tools: the engine against itself.
 
 use handscope_oracle::generator::{random_function, suite_options};
-use handscope_oracle::harness::{DesignSpec, through_mlir};
+use handscope_oracle::harness::{DesignSpec, engine_simulation, through_mlir};
 use handscope_sim::engine::{EngineKind, Simulation};
-use handscope_sim::session::Session;
-use handscope_sim::stimulus::TokenSource;
-use handscope_sim::{ArgType, Function};
 
 /// A simulation of `d` with its stimulus on engine `kind`.
 fn start(d: &DesignSpec, kind: EngineKind) -> Simulation {
-    let f: &Function = &d.func;
-    let mut session = Session::new(f.clone()).expect("a session");
-    session.set_deadlock_window(u64::MAX);
-    let mut k = 0;
-    for a in &f.args {
-        if let ArgType::Channel(t) = &a.ty {
-            let toks = &d.tokens[k];
-            let src = if t.is_none() {
-                TokenSource::None(toks.len() as u64)
-            } else {
-                TokenSource::Values(toks.clone())
-            };
-            session.bind_tokens(&a.name, src).expect("tokens");
-            k += 1;
-        }
-    }
-    for (r, spec) in f.results.iter().zip(&d.ready) {
-        session
-            .bind_ready(&r.name, spec.policy())
-            .expect("a policy");
-    }
-    let mut sim = session.simulation().expect("a simulation");
+    let mut sim = engine_simulation(d).expect("a simulation");
     sim.set_engine(kind);
     sim
 }

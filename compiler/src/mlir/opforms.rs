@@ -542,15 +542,7 @@ impl<'a> Parser<'a> {
                 self.expect_word("depth")?;
                 self.expect(&Tok::Equal)?;
                 let (depth, dsp) = self.expect_u32("the queue's entries")?;
-                if depth > handscope_sim::limits::MAX_ADDR_QUEUE_DEPTH {
-                    return Err(self.err(
-                        dsp,
-                        format!(
-                            "an address queue holds at most {} entries",
-                            handscope_sim::limits::MAX_ADDR_QUEUE_DEPTH
-                        ),
-                    ));
-                }
+                let depth = self.addr_queue_depth(depth, dsp)?;
                 self.expect(&Tok::RBracket)?;
                 self.expect(&Tok::LParen)?;
                 let uses = self.parse_operand_list()?;
@@ -838,6 +830,27 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(Op::DynBuffer { kind, slots })
+    }
+
+    /// The `u32` attribute `name` that the generic form of `handshake.<op>` requires.
+    fn required_u32(&self, attrs: &mut Vec<Attr>, op: &str, name: &str, sp: Span) -> PResult<u32> {
+        self.u32_attr(attrs, name)?
+            .ok_or_else(|| self.err(sp, format!("`handshake.{op}` needs `{name}`")))
+    }
+
+    /// An address queue's depth, refused past [`handscope_sim::limits::MAX_ADDR_QUEUE_DEPTH`]
+    /// at `sp`.
+    fn addr_queue_depth(&self, depth: u32, sp: Span) -> PResult<u32> {
+        if depth > handscope_sim::limits::MAX_ADDR_QUEUE_DEPTH {
+            return Err(self.err(
+                sp,
+                format!(
+                    "an address queue holds at most {} entries",
+                    handscope_sim::limits::MAX_ADDR_QUEUE_DEPTH
+                ),
+            ));
+        }
+        Ok(depth)
     }
 
     fn u32_attr(&self, attrs: &mut Vec<Attr>, name: &str) -> PResult<Option<u32>> {
@@ -1378,30 +1391,15 @@ impl<'a> Parser<'a> {
             OpKind::DynLoad => Op::DynLoad,
             OpKind::DynStore => Op::DynStore,
             OpKind::AddrQueue => {
-                let need = |this: &Self, attrs: &mut Vec<Attr>, name: &str| {
-                    this.u32_attr(attrs, name)?.ok_or_else(|| {
-                        this.err(sp, format!("`handshake.addr_queue` needs `{name}`"))
-                    })
-                };
-                let ld = need(self, attrs, "ld")?;
-                let st_ = need(self, attrs, "st")?;
-                let depth = need(self, attrs, "depth")?;
-                if depth > handscope_sim::limits::MAX_ADDR_QUEUE_DEPTH {
-                    return Err(self.err(
-                        sp,
-                        format!(
-                            "an address queue holds at most {} entries",
-                            handscope_sim::limits::MAX_ADDR_QUEUE_DEPTH
-                        ),
-                    ));
-                }
+                let ld = self.required_u32(attrs, "addr_queue", "ld", sp)?;
+                let st_ = self.required_u32(attrs, "addr_queue", "st", sp)?;
+                let depth = self.required_u32(attrs, "addr_queue", "depth", sp)?;
+                let depth = self.addr_queue_depth(depth, sp)?;
                 Op::AddrQueue { ld, st: st_, depth }
             }
             OpKind::DynMemController => {
                 let need = |this: &Self, attrs: &mut Vec<Attr>, name: &str| {
-                    this.u32_attr(attrs, name)?.ok_or_else(|| {
-                        this.err(sp, format!("`handshake.dyn_mem_controller` needs `{name}`"))
-                    })
+                    this.required_u32(attrs, "dyn_mem_controller", name, sp)
                 };
                 let ctrl = need(self, attrs, "ctrlCount")?;
                 let ld = need(self, attrs, "ldCount")?;
@@ -1428,8 +1426,7 @@ impl<'a> Parser<'a> {
                     _ => return Err(self.err(g.value_span, "`groups` must be a string")),
                 };
                 let need = |this: &Self, attrs: &mut Vec<Attr>, name: &str| {
-                    this.u32_attr(attrs, name)?
-                        .ok_or_else(|| this.err(sp, format!("`handshake.dyn_lsq` needs `{name}`")))
+                    this.required_u32(attrs, "dyn_lsq", name, sp)
                 };
                 let load_depth = need(self, attrs, "ldq")?;
                 let store_depth = need(self, attrs, "stq")?;

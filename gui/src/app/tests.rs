@@ -1817,19 +1817,18 @@ fn compare_view_puts_another_buffer_placement_beside_a_dynamatic_circuit() {
     assert!(m.compare.is_none());
 }
 
-/// The load-store queue of the memory-ordering lesson: the inspector says how many entries
-/// are in use and what each one waits for, in words.
-#[test]
-fn the_inspector_explains_a_load_store_queue() {
-    let mut m = Model::new(lesson_start("memory-order", 3), noop());
+/// The inspector's text for node `id` of lesson `lesson`'s step `step` over its first 20
+/// cycles, one cycle after the other.
+fn inspector_over_cycles(lesson: &str, step: usize, id: &str) -> String {
+    let mut m = Model::new(lesson_start(lesson, step), noop());
     m.settle_complete(10_000);
     let n = m
         .circuit
         .as_ref()
         .unwrap()
         .func
-        .node_by_id("mem.hist")
-        .expect("the queue");
+        .node_by_id(id)
+        .expect("the node");
     let mut seen = String::new();
     for c in 0..20 {
         m.goto(c);
@@ -1838,6 +1837,14 @@ fn the_inspector_explains_a_load_store_queue() {
         seen.push_str(&m.describe_selection().join("\n"));
         seen.push('\n');
     }
+    seen
+}
+
+/// The load-store queue of the memory-ordering lesson: the inspector says how many entries
+/// are in use and what each one waits for, in words.
+#[test]
+fn the_inspector_explains_a_load_store_queue() {
+    let seen = inspector_over_cycles("memory-order", 3, "mem.hist");
     assert!(
         seen.contains("load-store queue (Dynamatic): each group token ((load, store))"),
         "{seen}"
@@ -1853,23 +1860,7 @@ fn the_inspector_explains_a_load_store_queue() {
 /// entries are in use, which addresses are queued and what the ports do, in words.
 #[test]
 fn the_inspector_explains_an_address_queue() {
-    let mut m = Model::new(lesson_start("memory-order", 5), noop());
-    m.settle_complete(10_000);
-    let n = m
-        .circuit
-        .as_ref()
-        .unwrap()
-        .func
-        .node_by_id("queue.hist")
-        .expect("the queue");
-    let mut seen = String::new();
-    for c in 0..20 {
-        m.goto(c);
-        m.update(0.0);
-        m.select(Some(Selection::Node(n)));
-        seen.push_str(&m.describe_selection().join("\n"));
-        seen.push('\n');
-    }
+    let seen = inspector_over_cycles("memory-order", 5, "queue.hist");
     assert!(
         seen.contains("address queue (16 entries): each store's address waits here"),
         "{seen}"

@@ -167,6 +167,28 @@ pub(crate) fn queued_memories(f: &IrFunction, reach: &[bool]) -> Vec<u32> {
         .collect()
 }
 
+/// A one-slot register that latches a load's data as the memory offers it (the memory reads
+/// combinationally and re-reads while its data output waits).
+fn latch(
+    g: &mut HGraph,
+    data: Port,
+    elem: &Type,
+    block: Option<&str>,
+    span: Option<Span>,
+) -> usize {
+    g.add(
+        Op::Buffer {
+            slots: 1,
+            kind: BufferKind::Seq,
+            init: None,
+        },
+        vec![data],
+        vec![elem.clone()],
+        block,
+        span,
+    )
+}
+
 /// A transparent FIFO of `slots` tokens on `p` (Dynamatic's `FIFO_BREAK_NONE`: an empty
 /// one passes a token in the same cycle).
 fn fifo(
@@ -759,17 +781,7 @@ pub(crate) fn build(
                     }
                     let data = Port::new(mnode, k);
                     let ld_done = Port::new(mnode, mp.ld + mp.st + k);
-                    let latch = g.add(
-                        Op::Buffer {
-                            slots: 1,
-                            kind: BufferKind::Seq,
-                            init: None,
-                        },
-                        vec![data],
-                        vec![elem.clone()],
-                        lb,
-                        sp,
-                    );
+                    let latch = latch(g, data, &elem, lb, sp);
                     let ld = g.add(
                         Op::Load,
                         vec![passed, Port::new(latch, 0), Port::new(order_out, 0)],
@@ -874,17 +886,7 @@ pub(crate) fn build(
                         // output waits, so the data is latched in a buffer and the next
                         // access of the memory waits for it (a store could otherwise change
                         // it first).
-                        let latch = g.add(
-                            Op::Buffer {
-                                slots: 1,
-                                kind: BufferKind::Seq,
-                                init: None,
-                            },
-                            vec![data],
-                            vec![elem.clone()],
-                            lb,
-                            sp,
-                        );
+                        let latch = latch(g, data, &elem, lb, sp);
                         ld = g.add(
                             Op::Load,
                             vec![Port::new(addr, 0), Port::new(latch, 0), token],
