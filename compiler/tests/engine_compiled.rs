@@ -86,6 +86,46 @@ fn compare_engines(
     n
 }
 
+/// Cycles of the whole runs compared by [`compare_runs`].
+const MAX_RUN_CYCLES: u64 = 300_000;
+
+/// Runs `interp` (the interpreter) and `other` (the activity-driven interpreter) with
+/// [`Simulation::run`], where the activity-driven engine simulates the cycles in which
+/// nothing can change together (time skipping), and compares where they end: cycle, report
+/// (statistics, events, deadlock analysis), signals, registers and memories.
+fn compare_runs(what: &str, mut interp: Simulation, mut other: Simulation) {
+    interp.set_engine(EngineKind::Interpreter);
+    other.set_engine(EngineKind::Activity);
+    if other.engine().0 != "activity" {
+        return;
+    }
+    let a = interp.run(MAX_RUN_CYCLES);
+    let b = other.run(MAX_RUN_CYCLES);
+    assert_eq!(interp.cycle(), other.cycle(), "{what}: whole run, cycles");
+    assert_eq!(
+        format!("{a:?}"),
+        format!("{b:?}"),
+        "{what}: whole run, reports differ"
+    );
+    let f = interp.function().clone();
+    for (c, ch) in f.channels.iter() {
+        let x = (interp.valid(c), interp.ready(c), interp.data(c));
+        let y = (other.valid(c), other.ready(c), other.data(c));
+        assert_eq!(x, y, "{what}: whole run, channel {}", ch.name);
+    }
+    for (id, node) in f.nodes.iter() {
+        assert_eq!(
+            interp.registers(id).0,
+            other.registers(id).0,
+            "{what}: whole run, registers of {}",
+            node.id
+        );
+    }
+    for ((name, x), (_, y)) in interp.memories().zip(other.memories()) {
+        assert_eq!(x, y, "{what}: whole run, memory {name}");
+    }
+}
+
 /// Compares engine `kind` with the interpreter on every kernel's first RUN line in each of
 /// `configs` (buffers, task pipelining, timing, memory ordering). Returns the cycles compared.
 fn compare_kernels(
@@ -111,6 +151,9 @@ fn compare_kernels(
             let s = session(&ir, &hs, &invocations, timing);
             let sim = || s.simulation().unwrap_or_else(|e| panic!("{what}: {e}"));
             total += compare_engines(&what, sim(), sim(), kind);
+            if kind == EngineKind::Activity {
+                compare_runs(&what, sim(), sim());
+            }
         }
     }
     total
@@ -248,11 +291,16 @@ fn compare_circuits_with(dir: &Path, strict: bool, kind: EngineKind) -> u64 {
                 Ok((
                     s.simulation().map_err(|e| e.to_string())?,
                     s.simulation().map_err(|e| e.to_string())?,
+                    s.simulation().map_err(|e| e.to_string())?,
+                    s.simulation().map_err(|e| e.to_string())?,
                 ))
             });
         match started {
-            Ok((a, b)) => {
+            Ok((a, b, c, d)) => {
                 let n = compare_engines(&what, a, b, kind);
+                if kind == EngineKind::Activity {
+                    compare_runs(&what, c, d);
+                }
                 println!("{what}: {n} cycles");
                 total += n;
             }

@@ -675,6 +675,11 @@ impl ArgCursor {
         })
     }
 
+    /// The first cycle a token may be offered in.
+    pub(crate) fn first_cycle(&self) -> u64 {
+        self.from
+    }
+
     /// The token offered in `cycle` (none before the argument's first cycle).
     #[inline]
     pub(crate) fn offered(&self, cycle: u64) -> Option<u64> {

@@ -487,8 +487,20 @@ struct ReadyGen {
             }
             let _ = writeln!(s, "  std::vector<uint64_t> d{k}_m{mi}({}ULL, 0);", m.size);
             if let Some(init) = d.env.ext_memories.get(&m.name) {
-                for (i, v) in init.iter().enumerate().take(m.size as usize) {
-                    let _ = writeln!(s, "  d{k}_m{mi}[{i}] = {}ULL;", v & width_mask(m.elem));
+                // One static table, not a statement per element: a kernel's arrays of
+                // hundreds of thousands of elements compile in seconds that way.
+                let vals: Vec<String> = init
+                    .iter()
+                    .take(m.size as usize)
+                    .map(|v| format!("{}ULL", v & width_mask(m.elem)))
+                    .collect();
+                if !vals.is_empty() {
+                    let _ = writeln!(
+                        s,
+                        "  {{ static const uint64_t init[] = {{{}}}; for (size_t i = 0; i < {}; i++) d{k}_m{mi}[i] = init[i]; }}",
+                        vals.join(","),
+                        vals.len()
+                    );
                 }
             }
         }

@@ -56,6 +56,23 @@ pub enum BenchWhat {
         /// `handscope-bench-engine` in the system temporary directory).
         #[arg(long)]
         dir: Option<std::path::PathBuf>,
+        /// C kernels to measure too (repeatable; a directory stands for its `.c` files), each
+        /// with its stimulus in its header (`// TOP:`, `// RUN:`), at every timing of
+        /// `--timings`: cycles, activity, instructions per cycle, and the engine before and
+        /// after activity-driven evaluation against Verilator (docs/bench-engine.md).
+        #[arg(long, value_name = "PATH")]
+        kernels: Vec<std::path::PathBuf>,
+        /// Timing profiles of the kernel runs, comma-separated.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "ideal,fpga",
+            requires = "kernels"
+        )]
+        timings: Vec<String>,
+        /// Only the kernels of `--kernels` (not the chains, sum of squares and matrix product).
+        #[arg(long, requires = "kernels")]
+        only_kernels: bool,
     },
 }
 
@@ -77,6 +94,9 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<ExitCode> {
             rounds,
             no_waves,
             ref dir,
+            ref kernels,
+            ref timings,
+            only_kernels,
         } => {
             let sizes = if tiny {
                 super::bench_engine::Sizes::TINY
@@ -86,7 +106,12 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<ExitCode> {
             let dir = dir
                 .clone()
                 .unwrap_or_else(|| std::env::temp_dir().join("handscope-bench-engine"));
-            super::bench_engine::run(sizes, rounds, !no_waves, &dir)
+            let kernels = super::bench_engine::Kernels {
+                files: super::bench_kernels::kernel_files(kernels)?,
+                timings: timings.clone(),
+                only: only_kernels,
+            };
+            super::bench_engine::run(sizes, rounds, !no_waves, &dir, &kernels)
         }
     }
 }

@@ -93,25 +93,25 @@ int matmul_rep(int a[N][N], int b[N][N], int c[N][N], int reps) {
 ";
 
 /// One workload: a file and the stimulus flags both sides get.
-struct Workload {
-    name: String,
-    file: PathBuf,
-    flags: Vec<String>,
-    max_cycles: u64,
+pub(super) struct Workload {
+    pub(super) name: String,
+    pub(super) file: PathBuf,
+    pub(super) flags: Vec<String>,
+    pub(super) max_cycles: u64,
     /// Whether its runs end at the cycle limit (a chain never finishes) rather than done.
-    runs_to_limit: bool,
+    pub(super) runs_to_limit: bool,
     /// Cycles of the runs with waves (`None`: no wave runs).
-    wave_cycles: Option<u64>,
+    pub(super) wave_cycles: Option<u64>,
     /// For a chain, its stages: the runs without waves also time the yardstick
     /// (`bench_support::ideal_chain`) on it.
-    ideal: Option<usize>,
+    pub(super) ideal: Option<usize>,
 }
 
 /// One side's time of one run: wall and CPU (user + system) seconds.
 #[derive(Clone, Copy, Debug, Default)]
-struct Time {
-    wall: f64,
-    cpu: f64,
+pub(super) struct Time {
+    pub(super) wall: f64,
+    pub(super) cpu: f64,
 }
 
 /// The medians of one row (a workload with or without waves).
@@ -128,7 +128,7 @@ struct Row {
 }
 
 /// The median times of `v`, wall and CPU apart.
-fn median_time(v: &[Time]) -> Time {
+pub(super) fn median_time(v: &[Time]) -> Time {
     let mut w: Vec<f64> = v.iter().map(|t| t.wall).collect();
     let mut c: Vec<f64> = v.iter().map(|t| t.cpu).collect();
     Time {
@@ -137,8 +137,24 @@ fn median_time(v: &[Time]) -> Time {
     }
 }
 
+/// The C kernels of `bench engine --kernels`.
+pub struct Kernels {
+    /// The `.c` files.
+    pub files: Vec<PathBuf>,
+    /// Timing profiles to run each at.
+    pub timings: Vec<String>,
+    /// Only the kernels (no built-in workload).
+    pub only: bool,
+}
+
 /// Runs the benchmark in `dir` (created; the models are cached there) and prints the table.
-pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Result<ExitCode> {
+pub fn run(
+    sizes: Sizes,
+    rounds: usize,
+    waves: bool,
+    dir: &Path,
+    kernels: &Kernels,
+) -> anyhow::Result<ExitCode> {
     let rounds = rounds.max(1);
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     // Absolute: the models run in their own directories (a relative `--dir` named nothing
@@ -146,7 +162,11 @@ pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Resu
     let dir =
         &std::fs::canonicalize(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
     let exe = std::env::current_exe().context("cannot find the handscope executable")?;
-    let workloads = write_workloads(sizes, waves, dir)?;
+    let workloads = if kernels.only {
+        Vec::new()
+    } else {
+        write_workloads(sizes, waves, dir)?
+    };
     let load = || {
         std::fs::read_to_string("/proc/loadavg")
             .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
@@ -200,10 +220,32 @@ pub fn run(sizes: Sizes, rounds: usize, waves: bool, dir: &Path) -> anyhow::Resu
             });
         }
     }
-    out!("{}", table(&rows))?;
-    out!("{}", yardstick_table(&rows))?;
+    if !rows.is_empty() {
+        out!("{}", table(&rows))?;
+        out!("{}", yardstick_table(&rows))?;
+    }
+    let mut failed = Vec::new();
+    if !kernels.files.is_empty() {
+        let (t, f) = super::bench_kernels::run(
+            &exe,
+            &kernels.files,
+            &kernels.timings,
+            rounds,
+            sizes.quick_models,
+            dir,
+        )?;
+        out!("{t}")?;
+        failed = f;
+    }
     outln!("load average at end {}", load())?;
-    Ok(ExitCode::SUCCESS)
+    for f in &failed {
+        eprintln!("bench engine: failed: {f}");
+    }
+    Ok(if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// Wall seconds of the yardstick on `chain(n)` for `cycles` cycles, in this process.
@@ -216,7 +258,7 @@ fn ideal_run(n: usize, cycles: u64) -> f64 {
 }
 
 /// Both sides must have simulated the same cycles for their times to compare.
-fn same_cycles(name: &str, handscope: u64, verilator: u64) -> anyhow::Result<u64> {
+pub(super) fn same_cycles(name: &str, handscope: u64, verilator: u64) -> anyhow::Result<u64> {
     if handscope != verilator {
         bail!("{name}: handscope sim ran {handscope} cycles, the Verilator model {verilator}");
     }
@@ -228,7 +270,7 @@ fn file_len(p: &Path) -> u64 {
 }
 
 /// The median of `v` (not empty).
-fn median(v: &mut [f64]) -> f64 {
+pub(super) fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
     if n % 2 == 1 {
@@ -405,11 +447,22 @@ fn cycles_of(w: &Workload, waves: bool) -> u64 {
 /// Wall time of one `handscope sim` process on `w` (with `--vcd vcd` when given) and the
 /// cycles its report gives. The run must end as `w` expects: done, or at the cycle limit.
 fn handscope_run(exe: &Path, w: &Workload, vcd: Option<&Path>) -> anyhow::Result<(Time, u64)> {
+    handscope_run_with(exe, w, vcd, &[]).map(|(t, c, _)| (t, c))
+}
+
+/// [`handscope_run`] with more `sim` options; also returns what it printed on stderr.
+pub(super) fn handscope_run_with(
+    exe: &Path,
+    w: &Workload,
+    vcd: Option<&Path>,
+    extra: &[&str],
+) -> anyhow::Result<(Time, u64, String)> {
     let cycles = cycles_of(w, vcd.is_some());
     let mut c = Command::new(exe);
     c.arg("sim")
         .arg(&w.file)
         .args(&w.flags)
+        .args(extra)
         .args(["--max-cycles", &cycles.to_string()]);
     if let Some(v) = vcd {
         c.arg("--vcd").arg(v);
@@ -444,7 +497,7 @@ fn handscope_run(exe: &Path, w: &Workload, vcd: Option<&Path>) -> anyhow::Result
         .and_then(|(_, r)| r.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .with_context(|| format!("no cycle count in the report of {}", w.file.display()))?;
-    Ok((time, ran))
+    Ok((time, ran, String::from_utf8_lossy(&out.stderr).into_owned()))
 }
 
 /// User plus system CPU seconds of this process's finished children so far.
@@ -467,16 +520,22 @@ fn children_cpu() -> f64 {
 }
 
 /// A built Verilator model.
-struct Model {
+pub(super) struct Model {
     exe: PathBuf,
 }
 
 /// Builds (or reuses) the Verilator model of `w`, traced or not.
-fn model(exe: &Path, w: &Workload, dir: &Path, traced: bool, quick: bool) -> anyhow::Result<Model> {
+pub(super) fn model(
+    exe: &Path,
+    w: &Workload,
+    dir: &Path,
+    traced: bool,
+    quick: bool,
+) -> anyhow::Result<Model> {
     let cycles = cycles_of(w, traced);
     let mdir = dir.join(format!(
         "vl-{}{}",
-        w.name.replace(['(', ')'], ""),
+        w.name.replace(['(', ')'], "").replace(['/', '@'], "-"),
         if traced { "-vcd" } else { "" }
     ));
     let fresh = dir.join(format!("{}.new", mdir.display()));
@@ -600,7 +659,7 @@ fn timed_testbench(tb: &str, traced: bool) -> anyhow::Result<String> {
 }
 
 /// Runs a model; its clocked loop's times and the cycles it ran.
-fn model_run(m: &Model, vcd: Option<&Path>) -> anyhow::Result<(Time, u64)> {
+pub(super) fn model_run(m: &Model, vcd: Option<&Path>) -> anyhow::Result<(Time, u64)> {
     let mut c = Command::new(&m.exe);
     if let Some(v) = vcd {
         c.arg(v);

@@ -3,6 +3,7 @@
 mod batch;
 mod bench;
 mod bench_engine;
+mod bench_kernels;
 pub(crate) mod check;
 mod compile;
 mod dot;

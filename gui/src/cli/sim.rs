@@ -59,6 +59,28 @@ pub struct SimArgs {
     /// components whose channels or registers changed. All four compute the same cycles.
     #[arg(long, value_enum, default_value_t = Engine::Auto)]
     pub engine: Engine,
+    /// After the run, print on stderr the engine that ended it and its work per cycle:
+    /// instructions of a cycle that evaluates every component, and those the
+    /// activity-driven interpreter evaluated (`handscope bench engine` reads this line).
+    #[arg(long, conflicts_with_all = ["batch", "seeds"])]
+    pub engine_stats: bool,
+}
+
+/// The line `--engine-stats` prints.
+pub(crate) fn engine_stats_line(w: &handscope_sim::engine::EngineWork) -> String {
+    match w.activity {
+        Some((evaluated, cycles)) if cycles > 0 => format!(
+            "engine: {}; instructions per cycle: {:.2} evaluated of {} ({:.1}%) over {cycles} cycles",
+            w.engine,
+            evaluated as f64 / cycles as f64,
+            w.instructions,
+            100.0 * evaluated as f64 / (cycles as f64 * w.instructions.max(1) as f64)
+        ),
+        _ => format!(
+            "engine: {}; instructions per cycle: {} evaluated of {} (100.0%)",
+            w.engine, w.instructions, w.instructions
+        ),
+    }
 }
 
 /// `--engine` (see [`handscope_sim::engine::EngineKind`]).
@@ -109,6 +131,12 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     let mut report = match (&a.vcd, &a.fst) {
         (Some(path), _) => run_writing_vcd(&session, max_cycles, stop, path)?,
         (None, Some(path)) => run_writing_fst(&session, max_cycles, stop, path)?,
+        (None, None) if a.engine_stats => {
+            let mut sim = session.simulation()?;
+            let report = sim.run_until(max_cycles, stop);
+            eprintln!("{}", engine_stats_line(&sim.engine_work()));
+            report
+        }
         (None, None) => session.run_until(max_cycles, false, stop)?.report,
     };
     a.outputs.print(&mut report, a.json, &timing)?;

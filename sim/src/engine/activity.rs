@@ -23,26 +23,44 @@
 
 use cranelift_entity::EntityRef;
 
-use super::eval::{Sig, State, buffer_outputs, bwd_one, clk_one, fwd_one};
-use super::program::{Program, Seg};
+use super::eval::{
+    Sig, State, buffer_outputs, bwd_one, clk_one, fwd_one, pipe_quiet_edges, pipe_shift,
+};
+use super::program::{Clk, Program, Seg};
 
-/// A set of instruction positions, visited in increasing order.
+/// The four passes' instruction sets in one vector of words: pass `k`'s positions are the
+/// bits of `words[base[k]..base[k + 1]]`, visited in increasing order.
 #[derive(Clone, Debug, Default)]
 struct Bits {
     words: Vec<u64>,
+    /// First word of each pass, and the end.
+    base: [usize; 5],
 }
 
 impl Bits {
-    fn new(n: usize) -> Bits {
+    /// Sets of `lens[k]` positions for the four passes.
+    fn new(lens: [usize; 4]) -> Bits {
+        let mut base = [0; 5];
+        for k in 0..4 {
+            base[k + 1] = base[k] + lens[k].div_ceil(64);
+        }
         Bits {
-            words: vec![0; n.div_ceil(64)],
+            words: vec![0; base[4]],
+            base,
         }
     }
 
-    fn set_all(&mut self, n: usize) {
-        for (w, word) in self.words.iter_mut().enumerate() {
+    /// The word holding position `i` of pass `pass`, as an index into `words`.
+    fn word_of(&self, pass: u8, i: u32) -> u32 {
+        (self.base[pass as usize] + (i as usize >> 6)) as u32
+    }
+
+    /// Every position of pass `pass` below `n`.
+    fn set_all(&mut self, pass: usize, n: usize) {
+        let b = self.base[pass];
+        for w in 0..self.base[pass + 1] - b {
             let left = n.saturating_sub(w * 64).min(64);
-            *word = if left == 64 {
+            self.words[b + w] = if left == 64 {
                 u64::MAX
             } else {
                 (1 << left) - 1
@@ -50,15 +68,18 @@ impl Bits {
         }
     }
 
-    fn clear(&mut self) {
-        self.words.iter_mut().for_each(|w| *w = 0);
+    /// Clears pass `pass`.
+    fn clear(&mut self, pass: usize) {
+        let (a, b) = (self.base[pass], self.base[pass + 1]);
+        self.words[a..b].iter_mut().for_each(|w| *w = 0);
     }
 
-    /// The first set position at or after `from`, cleared.
+    /// The first set position of pass `pass` at or after `from`, cleared.
     #[inline(always)]
-    fn take_next(&mut self, from: usize) -> Option<usize> {
-        let mut w = from >> 6;
-        if w >= self.words.len() {
+    fn take_next(&mut self, pass: usize, from: usize) -> Option<usize> {
+        let (base, end) = (self.base[pass], self.base[pass + 1]);
+        let mut w = base + (from >> 6);
+        if w >= end {
             return None;
         }
         let mut word = self.words[w] & (u64::MAX << (from & 63));
@@ -66,10 +87,10 @@ impl Bits {
             if word != 0 {
                 let b = word.trailing_zeros() as usize;
                 self.words[w] &= !(1 << b);
-                return Some(w * 64 + b);
+                return Some((w - base) * 64 + b);
             }
             w += 1;
-            if w >= self.words.len() {
+            if w >= end {
                 return None;
             }
             word = self.words[w];
@@ -77,54 +98,76 @@ impl Bits {
     }
 }
 
-/// The instructions of one node in the passes, as bit-set words to OR in: `(pass, word,
-/// mask)` with pass 0 forward, 1 backward, 2 clock, 3 buffer outputs.
+/// The instructions of one node (or of the nodes on a channel) in the passes, as words of
+/// [`Bits`] to OR in: `(word, mask)`. Passes: 0 forward, 1 backward, 2 clock, 3 buffer
+/// outputs.
 #[derive(Clone, Debug, Default)]
 struct NodeInstrs {
-    words: Vec<(u8, u32, u64)>,
+    words: Vec<(u32, u64)>,
 }
 
 impl NodeInstrs {
-    fn add(&mut self, pass: u8, i: u32) {
-        let (w, bit) = (i >> 6, 1u64 << (i & 63));
-        match self.words.iter_mut().find(|e| e.0 == pass && e.1 == w) {
-            Some(e) => e.2 |= bit,
-            None => self.words.push((pass, w, bit)),
+    fn add_mask(&mut self, w: u32, mask: u64) {
+        match self.words.iter_mut().find(|e| e.0 == w) {
+            Some(e) => e.1 |= mask,
+            None => self.words.push((w, mask)),
         }
+    }
+
+    fn add(&mut self, bits: &Bits, pass: u8, i: u32) {
+        self.add_mask(bits.word_of(pass, i), 1u64 << (i & 63));
     }
 }
 
 /// The per-run bookkeeping of activity-driven evaluation for one [`Program`].
 #[derive(Clone, Debug)]
 pub(crate) struct Activity {
-    /// Per channel, the nodes that touch it: `adj[adj_start[c]..adj_start[c + 1]]`.
-    adj_start: Vec<u32>,
-    adj: Vec<u32>,
+    /// Per channel, the instructions of the nodes that touch it, merged into bit-set words:
+    /// `ch_masks[ch_start[c]..ch_start[c + 1]]`.
+    ch_start: Vec<u32>,
+    ch_masks: Vec<(u32, u64)>,
     /// Per node, its instructions.
     instrs: Vec<NodeInstrs>,
-    /// Nodes marked active this cycle (so that a node's instructions are set once).
-    marked: Vec<bool>,
     /// Nodes active in the next cycle (registers or memory changed at this clock edge).
     next: Vec<u32>,
-    /// Nodes active in every cycle (the environment drives their channels).
-    always: Vec<u32>,
+    /// The channels the environment drives, with what it drove in the previous cycle:
+    /// `(channel, drives valid and data (an argument) or ready (a result))`.
+    env: Vec<(u32, bool)>,
+    env_prev: Vec<(bool, u64)>,
     /// Active instructions of each pass.
-    fwd: Bits,
-    bwd: Bits,
-    clk: Bits,
-    buffers: Bits,
-    /// Nodes marked this cycle (to clear `marked`).
-    touched: Vec<u32>,
-    /// Per node, its register range.
-    regs: Vec<(u32, u32)>,
-    /// Scratch: registers before a clock edge, written values before an instruction.
+    bits: Bits,
+    /// Per forward and backward instruction: its one written channel, or [`MANY`] (then
+    /// `Program::activity`'s spans list them).
+    fwd_one_write: Vec<u32>,
+    bwd_one_write: Vec<u32>,
+    /// Per clock instruction: its node's register range.
+    clk_regs: Vec<(u32, u32)>,
+    /// Per node: `(reg, latency, ii)` when it is a pipelined unit (its one clock
+    /// instruction a `Clk::Pipe`), which [`Activity::quiet_edges`] can look ahead for.
+    pipes: Vec<Option<(u32, u32, u32)>>,
+    /// Scratch: registers before a clock edge (wide nodes), written values before an
+    /// instruction.
     before: Vec<u64>,
     old: Vec<(bool, u64)>,
     /// The first cycle runs every instruction.
     first: bool,
+    /// Whether a channel changed in the current cycle's settle.
+    changed: bool,
     /// Instructions evaluated so far (forward, backward and clock).
     evaluated: u64,
+    /// The cycle this engine took over at.
+    since: u64,
 }
+
+/// No single written channel (see [`Activity::fwd_one_write`]).
+const MANY: u32 = u32::MAX;
+
+/// Channels an instruction writes whose old values are kept on the stack (more go through
+/// a vector).
+const STACK_WRITES: usize = 8;
+
+/// Registers of a node compared on the stack at a clock edge (more go through a vector).
+const STACK_REGS: usize = 16;
 
 impl Activity {
     /// True when `p` can be run activity-driven: passes that settle in one sweep.
@@ -138,70 +181,97 @@ impl Activity {
             && p.activity.bwd_nodes.len() == p.bwd.len()
     }
 
-    /// Bookkeeping for `p` whose function is `f`, every node active in the first cycle.
-    pub(crate) fn new(p: &Program, f: &crate::graph::Function) -> Activity {
+    /// Bookkeeping for `p` whose function is `f`, taking over at cycle `since`, every node
+    /// active in its first cycle.
+    pub(crate) fn new(p: &Program, f: &crate::graph::Function, since: u64) -> Activity {
         let n_nodes = f.nodes.len();
-        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); p.n_channels];
-        for (cid, ch) in f.channels.iter() {
-            let l = &mut lists[cid.index()];
-            l.push(ch.producer.node.index() as u32);
-            for c in &ch.consumers {
-                let n = c.node.index() as u32;
-                if !l.contains(&n) {
-                    l.push(n);
-                }
-            }
-        }
-        let mut adj_start = Vec::with_capacity(p.n_channels + 1);
-        let mut adj = Vec::new();
-        for l in &lists {
-            adj_start.push(adj.len() as u32);
-            adj.extend_from_slice(l);
-        }
-        adj_start.push(adj.len() as u32);
-        let mut always: Vec<u32> = Vec::new();
-        for &(_, c) in &p.args {
-            always.extend(lists[c as usize].iter().copied());
-        }
-        for &c in &p.results {
-            always.extend(lists[c as usize].iter().copied());
-        }
-        always.sort_unstable();
-        always.dedup();
-        let regs = p.node_regs.clone();
-        let mut instrs = vec![NodeInstrs::default(); n_nodes];
+        let regs = &p.node_regs;
         let act = &p.activity;
+        let bits = Bits::new([p.fwd.len(), p.bwd.len(), act.clk.len(), p.buffers.len()]);
+        let mut instrs = vec![NodeInstrs::default(); n_nodes];
         for (i, &n) in act.fwd_nodes.iter().enumerate() {
-            instrs[n as usize].add(0, i as u32);
+            instrs[n as usize].add(&bits, 0, i as u32);
         }
         for (i, &n) in act.bwd_nodes.iter().enumerate() {
-            instrs[n as usize].add(1, i as u32);
+            instrs[n as usize].add(&bits, 1, i as u32);
         }
         for (i, &(_, n)) in act.clk.iter().enumerate() {
-            instrs[n as usize].add(2, i as u32);
+            instrs[n as usize].add(&bits, 2, i as u32);
         }
         for (k, &(_, _, reg, _)) in p.buffers.iter().enumerate() {
             if let Some(n) = regs.iter().position(|&(a, b)| a <= reg && reg < b) {
-                instrs[n].add(3, k as u32);
+                instrs[n].add(&bits, 3, k as u32);
             }
         }
+        // Per channel, the union of its nodes' instruction words.
+        let mut ch_start = Vec::with_capacity(p.n_channels + 1);
+        let mut ch_masks: Vec<(u32, u64)> = Vec::new();
+        let mut nodes_of = vec![Vec::new(); p.n_channels];
+        for (cid, ch) in f.channels.iter() {
+            let l = &mut nodes_of[cid.index()];
+            l.push(ch.producer.node.index());
+            l.extend(ch.consumers.iter().map(|c| c.node.index()));
+        }
+        for l in &nodes_of {
+            let from = ch_masks.len();
+            ch_start.push(from as u32);
+            let mut merged = NodeInstrs::default();
+            for &n in l {
+                for &(w, mask) in &instrs[n].words {
+                    merged.add_mask(w, mask);
+                }
+            }
+            merged.words.sort_unstable();
+            ch_masks.extend(merged.words);
+        }
+        ch_start.push(ch_masks.len() as u32);
+        let mut clks_of = vec![0u32; n_nodes];
+        for &(_, n) in &act.clk {
+            clks_of[n as usize] += 1;
+        }
+        let mut pipes = vec![None; n_nodes];
+        for &(ref c, n) in &act.clk {
+            if let Clk::Pipe {
+                reg, latency, ii, ..
+            } = *c
+                && clks_of[n as usize] == 1
+            {
+                pipes[n as usize] = Some((reg, latency, ii));
+            }
+        }
+        let mut env: Vec<(u32, bool)> = p.args.iter().map(|&(_, c)| (c, true)).collect();
+        env.extend(p.results.iter().map(|&c| (c, false)));
+        let one = |spans: &[super::program::Span]| -> Vec<u32> {
+            spans
+                .iter()
+                .map(|&w| match *p.span(w) {
+                    [c] => c,
+                    _ => MANY,
+                })
+                .collect()
+        };
         Activity {
-            adj_start,
-            adj,
+            ch_start,
+            ch_masks,
             instrs,
-            marked: vec![false; n_nodes],
             next: Vec::new(),
-            always,
-            fwd: Bits::new(p.fwd.len()),
-            bwd: Bits::new(p.bwd.len()),
-            clk: Bits::new(act.clk.len()),
-            buffers: Bits::new(p.buffers.len()),
-            touched: Vec::new(),
-            regs,
+            env_prev: vec![(false, 0); env.len()],
+            env,
+            bits,
+            fwd_one_write: one(&act.fwd_writes),
+            bwd_one_write: one(&act.bwd_writes),
+            clk_regs: act
+                .clk
+                .iter()
+                .map(|&(_, n)| regs.get(n as usize).copied().unwrap_or((0, 0)))
+                .collect(),
+            pipes,
             before: Vec::new(),
             old: Vec::new(),
             first: true,
+            changed: false,
             evaluated: 0,
+            since,
         }
     }
 
@@ -210,68 +280,93 @@ impl Activity {
         self.evaluated
     }
 
-    /// Marks node `n` active for the rest of the cycle.
-    #[inline(always)]
-    fn mark(&mut self, n: u32) {
-        if self.marked[n as usize] {
-            return;
+    /// The cycle this engine took over at.
+    pub(crate) fn since(&self) -> u64 {
+        self.since
+    }
+
+    /// After a clock edge ending a cycle in which nothing changed: how many more cycles
+    /// will change nothing either, when the environment stays as it is. Those cycles' only
+    /// work is the clock edges of the nodes whose registers changed; when every one of them
+    /// is a pipelined unit whose tokens are only moving on ([`pipe_quiet_edges`]), the
+    /// answer is the fewest edges before one of their outputs changes (`u64::MAX`: none
+    /// ever does). `None` when another node's registers or a memory changed.
+    pub(crate) fn quiet_edges(&self, st: &State) -> Option<u64> {
+        let mut edges = u64::MAX;
+        for &n in &self.next {
+            let (reg, latency, ii) = self.pipes[n as usize]?;
+            edges = edges.min(pipe_quiet_edges(&st.regs, reg, latency, ii)?);
         }
-        self.marked[n as usize] = true;
-        self.touched.push(n);
-        for &(pass, w, mask) in &self.instrs[n as usize].words {
-            let bits = match pass {
-                0 => &mut self.fwd,
-                1 => &mut self.bwd,
-                2 => &mut self.clk,
-                _ => &mut self.buffers,
-            };
-            bits.words[w as usize] |= mask;
+        Some(edges)
+    }
+
+    /// Applies `k` of the cycles [`Activity::quiet_edges`] allowed: the clock edges of the
+    /// pipelined units among the nodes whose registers changed (which stay active).
+    pub(crate) fn skip_quiet(&mut self, st: &mut State, k: u64) {
+        for &n in &self.next {
+            if let Some((reg, latency, _)) = self.pipes[n as usize] {
+                pipe_shift(&mut st.regs, reg, latency, k, &mut self.before);
+                self.evaluated += k;
+            }
         }
     }
 
-    /// Marks the nodes on channel `c` active.
+    /// Marks node `n` active for the rest of the cycle.
+    #[inline(always)]
+    fn mark(&mut self, n: u32) {
+        for &(w, mask) in &self.instrs[n as usize].words {
+            self.bits.words[w as usize] |= mask;
+        }
+    }
+
+    /// Marks the nodes on channel `c` active: channel `c` changed.
     #[inline(always)]
     fn touch(&mut self, c: u32) {
+        self.changed = true;
         let (a, b) = (
-            self.adj_start[c as usize] as usize,
-            self.adj_start[c as usize + 1] as usize,
+            self.ch_start[c as usize] as usize,
+            self.ch_start[c as usize + 1] as usize,
         );
-        for k in a..b {
-            let n = self.adj[k];
-            self.mark(n);
+        for &(w, mask) in &self.ch_masks[a..b] {
+            self.bits.words[w as usize] |= mask;
         }
     }
 
     /// Settles the cycle's signals, evaluating the active nodes only. The environment's
-    /// channels must already be driven.
-    pub(crate) fn settle(&mut self, p: &Program, st: &mut State) {
-        for k in 0..self.touched.len() {
-            let n = self.touched[k];
-            self.marked[n as usize] = false;
-        }
-        self.touched.clear();
+    /// channels must already be driven. Returns whether any channel's signals changed from
+    /// the previous cycle.
+    pub(crate) fn settle(&mut self, p: &Program, st: &mut State) -> bool {
+        self.changed = false;
         if self.first {
             self.first = false;
-            self.fwd.set_all(p.fwd.len());
-            self.bwd.set_all(p.bwd.len());
-            self.clk.set_all(p.activity.clk.len());
-            self.buffers.set_all(p.buffers.len());
-            self.marked.iter_mut().for_each(|m| *m = true);
-            self.touched.extend(0..self.marked.len() as u32);
+            self.changed = true;
+            self.bits.set_all(0, p.fwd.len());
+            self.bits.set_all(1, p.bwd.len());
+            self.bits.set_all(2, p.activity.clk.len());
+            self.bits.set_all(3, p.buffers.len());
         }
         for k in 0..self.next.len() {
             let n = self.next[k];
             self.mark(n);
         }
         self.next.clear();
-        for k in 0..self.always.len() {
-            let n = self.always[k];
-            self.mark(n);
+        // The environment's channels: a change of what it drives makes their nodes active.
+        for k in 0..self.env.len() {
+            let (c, arg) = self.env[k];
+            let now = if arg {
+                (st.valid[c as usize], st.data[c as usize])
+            } else {
+                (st.ready[c as usize], 0)
+            };
+            if now != self.env_prev[k] {
+                self.env_prev[k] = now;
+                self.touch(c);
+            }
         }
         let (mut sig, _, _) = st.split();
         let s = &mut sig;
         let mut at = 0;
-        while let Some(k) = self.buffers.take_next(at) {
+        while let Some(k) = self.bits.take_next(3, at) {
             at = k + 1;
             let (inp, out, reg, slots) = p.buffers[k];
             let before = (
@@ -289,10 +384,33 @@ impl Activity {
         }
         let act = &p.activity;
         let mut at = 0;
-        while let Some(i) = self.fwd.take_next(at) {
+        while let Some(i) = self.bits.take_next(0, at) {
             at = i + 1;
             self.evaluated += 1;
+            let c = self.fwd_one_write[i];
+            if c != MANY {
+                let c = c as usize;
+                let was = (s.valid[c], s.data[c]);
+                fwd_one(p, s, &p.fwd[i]);
+                if (s.valid[c], s.data[c]) != was {
+                    self.touch(c as u32);
+                }
+                continue;
+            }
             let w = p.span(act.fwd_writes[i]);
+            if w.len() <= STACK_WRITES {
+                let mut old = [(false, 0u64); STACK_WRITES];
+                for (o, &c) in old.iter_mut().zip(w) {
+                    *o = (s.valid[c as usize], s.data[c as usize]);
+                }
+                fwd_one(p, s, &p.fwd[i]);
+                for (o, &c) in old.iter().zip(w) {
+                    if (s.valid[c as usize], s.data[c as usize]) != *o {
+                        self.touch(c);
+                    }
+                }
+                continue;
+            }
             self.old.clear();
             self.old
                 .extend(w.iter().map(|&c| (s.valid[c as usize], s.data[c as usize])));
@@ -304,16 +422,30 @@ impl Activity {
             }
         }
         let mut at = 0;
-        while let Some(i) = self.bwd.take_next(at) {
+        while let Some(i) = self.bits.take_next(1, at) {
             at = i + 1;
             self.evaluated += 1;
-            let w = p.span(act.bwd_writes[i]);
-            if let [c] = *w {
+            let c = self.bwd_one_write[i];
+            if c != MANY {
                 let c = c as usize;
                 let was = s.ready[c];
                 bwd_one(p, s, &p.bwd[i]);
                 if s.ready[c] != was {
                     self.touch(c as u32);
+                }
+                continue;
+            }
+            let w = p.span(act.bwd_writes[i]);
+            if w.len() <= STACK_WRITES {
+                let mut old = [false; STACK_WRITES];
+                for (o, &c) in old.iter_mut().zip(w) {
+                    *o = s.ready[c as usize];
+                }
+                bwd_one(p, s, &p.bwd[i]);
+                for (o, &c) in old.iter().zip(w) {
+                    if s.ready[c as usize] != *o {
+                        self.touch(c);
+                    }
                 }
                 continue;
             }
@@ -326,6 +458,7 @@ impl Activity {
                 }
             }
         }
+        self.changed
     }
 
     /// The clock edge of the active nodes; a node whose registers (or memory) changed is
@@ -335,18 +468,24 @@ impl Activity {
         let s: &mut Sig<'_> = &mut sig;
         s.mem_writes.clear();
         let mut at = 0;
-        while let Some(i) = self.clk.take_next(at) {
+        while let Some(i) = self.bits.take_next(2, at) {
             at = i + 1;
             self.evaluated += 1;
             let (instr, node) = &p.activity.clk[i];
-            let n = *node as usize;
-            let (a, b) = self.regs.get(n).copied().unwrap_or((0, 0));
+            let (a, b) = self.clk_regs[i];
             let (a, b) = (a as usize, b as usize);
-            self.before.clear();
-            self.before.extend_from_slice(&s.regs[a..b]);
             let writes = s.mem_writes.len();
-            clk_one(p, s, instr);
-            let changed = s.regs[a..b].iter().zip(&self.before).any(|(x, y)| x != y);
+            let changed = if b - a <= STACK_REGS {
+                let mut before = [0u64; STACK_REGS];
+                before[..b - a].copy_from_slice(&s.regs[a..b]);
+                clk_one(p, s, instr);
+                s.regs[a..b] != before[..b - a]
+            } else {
+                self.before.clear();
+                self.before.extend_from_slice(&s.regs[a..b]);
+                clk_one(p, s, instr);
+                s.regs[a..b] != self.before[..]
+            };
             if changed || s.mem_writes.len() != writes {
                 self.next.push(*node);
             }
@@ -356,10 +495,10 @@ impl Activity {
                 self.next.push(m.node);
             }
         }
-        // Instructions of nodes marked this cycle that did not run (none: every pass ran its
-        // set bits) leave no bits behind.
-        self.fwd.clear();
-        self.bwd.clear();
-        self.buffers.clear();
+        // Bits set behind a pass's position (a later pass changed a channel an earlier
+        // instruction reads, which it cannot: the passes settle in one sweep) are cleared.
+        self.bits.clear(0);
+        self.bits.clear(1);
+        self.bits.clear(3);
     }
 }

@@ -26,6 +26,9 @@ pub struct Counters {
     chunk_start: u64,
     /// Cycles counted in the current chunk.
     chunk_len: u32,
+    /// `valid` and `ready` of the last cycle counted by [`Counters::count`], as bytes.
+    last_valid: Vec<u8>,
+    last_ready: Vec<u8>,
 }
 
 /// Reads a `bool` slice as bytes (0 or 1).
@@ -84,6 +87,56 @@ impl Counters {
             blocks: vec![Block::default(); n.div_ceil(LANES)],
             chunk_start: 0,
             chunk_len: 0,
+            last_valid: vec![0; n],
+            last_ready: vec![0; n],
+        }
+    }
+
+    /// Counts the `k` cycles from `cycle` on as ones whose signals are those of the last
+    /// cycle counted by [`Counters::count`], in which no channel fired: one vector pass over
+    /// the lanes while the chunk has room, else straight into the totals.
+    pub fn count_same(&mut self, cycle: u64, k: u64) {
+        if k == 0 {
+            return;
+        }
+        if u64::from(self.chunk_len) + k > u64::from(CHUNK) {
+            self.flush();
+            if k >= u64::from(CHUNK) {
+                self.add_same(cycle, k);
+                return;
+            }
+        }
+        if self.chunk_len == 0 {
+            self.chunk_start = cycle;
+        }
+        self.chunk_len += k as u32;
+        let k = k as u8;
+        let n = self.fires.len();
+        for (bi, b) in self.blocks.iter_mut().enumerate() {
+            let at = bi * LANES;
+            let m = (n - at).min(LANES);
+            let (v, r) = (&self.last_valid[at..at + m], &self.last_ready[at..at + m]);
+            for i in 0..m {
+                let (vi, ri) = (v[i], r[i]);
+                b.valid[i] = b.valid[i].wrapping_add(k & 0u8.wrapping_sub(vi));
+                b.ready[i] = b.ready[i].wrapping_add(k & 0u8.wrapping_sub(ri));
+                b.wait[i] = b.wait[i].wrapping_add(k) & 0u8.wrapping_sub(vi & (ri ^ 1));
+                b.idle[i] = b.idle[i].wrapping_add(k);
+            }
+        }
+    }
+
+    /// Adds `k` repeated cycles from `cycle` on to the totals (the chunk is empty).
+    fn add_same(&mut self, cycle: u64, k: u64) {
+        let last = (cycle + k - 1) as i64;
+        for i in 0..self.fires.len() {
+            let (v, r) = (self.last_valid[i], self.last_ready[i]);
+            debug_assert!(v & r == 0, "a repeated cycle fired");
+            self.valid[i] += k * u64::from(v);
+            self.ready[i] += k * u64::from(r);
+            if v == 0 || r != 0 {
+                self.last_break[i] = last;
+            }
         }
     }
 
@@ -100,6 +153,8 @@ impl Counters {
         self.chunk_len += 1;
         let (v, r) = (bytes(valid), bytes(ready));
         let n = self.fires.len();
+        self.last_valid.copy_from_slice(&v[..n]);
+        self.last_ready.copy_from_slice(&r[..n]);
         let mut any = 0u8;
         let mut at = 0;
         for b in &mut self.blocks {
@@ -190,6 +245,56 @@ mod tests {
         for n in [5, 32, 37, 64] {
             matches_naive_counting(n);
         }
+    }
+
+    #[test]
+    fn repeated_cycles_count_as_the_cycle_they_repeat() {
+        let n = 40;
+        let mut c = Counters::new(n);
+        let mut naive = Counters::new(n);
+        let mut rng = crate::stimulus::SplitMix64::new(9);
+        let mut cycle = 0u64;
+        for round in 0..200 {
+            let valid: Vec<bool> = (0..n).map(|_| rng.next() & 1 == 0).collect();
+            // Every other round nothing fires, and that cycle is repeated.
+            let ready: Vec<bool> = (0..n)
+                .map(|i| (round % 2 == 0 || !valid[i]) && rng.next() & 1 == 0)
+                .collect();
+            c.count(cycle, &valid, &ready);
+            naive.count(cycle, &valid, &ready);
+            cycle += 1;
+            if round % 2 == 1 {
+                // Long repeats too (past a chunk).
+                let k = match round % 10 {
+                    1 => 600,
+                    3 => 300,
+                    _ => round % 7,
+                };
+                if k > 0 {
+                    c.count_same(cycle, k / 2);
+                    c.count_same(cycle + k / 2, k - k / 2);
+                }
+                for _ in 0..k {
+                    naive.count(cycle, &valid, &ready);
+                    cycle += 1;
+                }
+            }
+            if round % 13 == 0 {
+                for i in 0..n {
+                    assert_eq!(
+                        (c.fires(i), c.valid(i), c.ready(i)),
+                        (naive.fires(i), naive.valid(i), naive.ready(i))
+                    );
+                }
+            }
+        }
+        c.flush();
+        naive.flush();
+        assert_eq!(c.flushed_fires(), naive.flushed_fires());
+        assert_eq!(c.flushed_last_break(), naive.flushed_last_break());
+        assert_eq!(c.flushed_last_fire(), naive.flushed_last_fire());
+        assert_eq!(c.valid, naive.valid);
+        assert_eq!(c.ready, naive.ready);
     }
 
     fn matches_naive_counting(n: usize) {

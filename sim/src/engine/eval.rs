@@ -790,6 +790,50 @@ fn pipe_step(s: &mut Sig<'_>, inp: u32, out: u32, reg: u32, latency: u32, ii: u3
     }
 }
 
+/// Clock edges before a pipeline's output can change, when no token enters it: its tokens
+/// only move on while its last stage is empty, one stage per edge, and `in.ready` stays
+/// what it is while its cooldown is over. `None` when its last stage holds a token or it
+/// is cooling down (anything may change); `Some(u64::MAX)` when it holds no token.
+pub(super) fn pipe_quiet_edges(regs: &[u64], reg: u32, latency: u32, ii: u32) -> Option<u64> {
+    let (base, n) = (reg as usize, latency as usize);
+    if ii > 1 && regs[base + STAGE * n] != 0 {
+        return None;
+    }
+    let last = (0..n)
+        .rev()
+        .find(|&k| regs[base + STAGE * k + STAGE_VALID] != 0);
+    match last {
+        None => Some(u64::MAX),
+        Some(k) if k + 1 == n => None,
+        Some(k) => Some((n - 1 - k) as u64),
+    }
+}
+
+/// `k` clock edges of a pipeline at once, when [`pipe_quiet_edges`] allows at least `k`
+/// and no token enters: each edge moves every token one stage on, stage 0 empties, and an
+/// empty stage keeps its data word (so a stage's word is that of the last token that passed
+/// through it). Same registers as `k` calls of the clock instruction.
+pub(super) fn pipe_shift(regs: &mut [u64], reg: u32, latency: u32, k: u64, scratch: &mut Vec<u64>) {
+    let (base, n) = (reg as usize, latency as usize);
+    let k = k.min(n as u64) as usize;
+    if k == 0 {
+        return;
+    }
+    scratch.clear();
+    scratch.extend_from_slice(&regs[base..base + STAGE * n]);
+    let old = |i: usize, f: usize| scratch[STAGE * i + f];
+    for j in 0..n {
+        let valid = if j >= k { old(j - k, STAGE_VALID) } else { 0 };
+        regs[base + STAGE * j + STAGE_VALID] = valid;
+        // The last token to pass into stage j came from the lowest valid stage among
+        // j-k..j-1 (it arrived last).
+        let from = j.saturating_sub(k);
+        if let Some(i) = (from..j).find(|&i| old(i, STAGE_VALID) != 0) {
+            regs[base + STAGE * j + STAGE_DATA] = old(i, STAGE_DATA);
+        }
+    }
+}
+
 /// `in.ready` of a buffer slot at `r` as 0 or 1.
 #[inline(always)]
 pub(crate) fn slot_ready(regs: &[u64], r: usize) -> u64 {

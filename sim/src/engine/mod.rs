@@ -178,6 +178,19 @@ enum Tier {
 /// How often (in cycles) [`Simulation::run_until`] looks at its stop flag.
 pub const STOP_POLL_CYCLES: u64 = 1024;
 
+/// What [`Simulation::engine_work`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineWork {
+    /// The engine simulating the next cycle (see [`Simulation::engine`]).
+    pub engine: &'static str,
+    /// Instructions of one cycle when every component is evaluated (forward, backward and
+    /// clock passes).
+    pub instructions: u64,
+    /// While the activity-driven interpreter runs: the instructions it evaluated and the
+    /// cycles it simulated (cycles skipped count their clock edges).
+    pub activity: Option<(u64, u64)>,
+}
+
 /// A running simulation of one function.
 pub struct Simulation {
     func: Function,
@@ -201,6 +214,12 @@ pub struct Simulation {
     /// [`EngineKind::Auto`]'s measurement of the activity-driven interpreter (seconds per
     /// cycle).
     auto_activity: Option<f64>,
+    /// Whether the last simulated cycle transferred nothing (see [`Simulation::quiet_step`]).
+    last_idle: bool,
+    /// The first cycle from which the environment drives the same signals as long as no
+    /// token is taken (every argument offered, every result ready always); `u64::MAX` when
+    /// a ready policy changes by itself.
+    steady_from: u64,
 }
 
 impl Simulation {
@@ -307,6 +326,21 @@ impl Simulation {
             jit_error: None,
             auto_timing: None,
             auto_activity: None,
+            last_idle: false,
+            steady_from: 0,
+        };
+        sim.steady_from = if sim
+            .readies
+            .iter()
+            .all(|(_, r)| matches!(r.policy(), crate::stimulus::ReadyPolicy::Always))
+        {
+            sim.args
+                .iter()
+                .map(|(_, a)| a.first_cycle())
+                .max()
+                .unwrap_or(0)
+        } else {
+            u64::MAX
         };
         sim.set_engine(engine);
         Ok(sim)
@@ -341,7 +375,9 @@ impl Simulation {
                 }
                 if !matches!(self.tier, Tier::Activity(_)) {
                     self.tier = if activity::Activity::supports(&self.prog) {
-                        Tier::Activity(Box::new(activity::Activity::new(&self.prog, &self.func)))
+                        Tier::Activity(Box::new(activity::Activity::new(
+                            &self.prog, &self.func, self.cycle,
+                        )))
                     } else {
                         Tier::Interpret
                     };
@@ -370,12 +406,23 @@ impl Simulation {
         }
     }
 
-    /// Instructions the activity-driven interpreter evaluated so far (forward, backward and
-    /// clock), while it runs ([`EngineKind::Activity`]).
-    pub fn activity_evaluated(&self) -> Option<u64> {
-        match &self.tier {
-            Tier::Activity(a) | Tier::TimeActivity { act: a, .. } => Some(a.evaluated()),
+    /// The work of the engine per cycle: how many instructions a cycle has (forward,
+    /// backward and clock passes) and, while the activity-driven interpreter runs, how many
+    /// it evaluated over how many cycles.
+    pub fn engine_work(&self) -> EngineWork {
+        let p = &self.prog;
+        let activity = match &self.tier {
+            Tier::Activity(a) | Tier::TimeActivity { act: a, .. } => {
+                Some((a.evaluated(), self.cycle - a.since()))
+            }
             _ => None,
+        };
+        EngineWork {
+            engine: self.engine().0,
+            instructions: (p.activity.fwd_nodes.len()
+                + p.activity.bwd_nodes.len()
+                + p.activity.clk.len()) as u64,
+            activity,
         }
     }
 
@@ -454,7 +501,7 @@ impl Simulation {
                 // Then the activity-driven interpreter, where the graph allows it.
                 self.tier = if activity::Activity::supports(&self.prog) {
                     Tier::TimeActivity {
-                        act: Box::new(activity::Activity::new(&self.prog, &self.func)),
+                        act: Box::new(activity::Activity::new(&self.prog, &self.func, self.cycle)),
                         best: Box::new(best),
                         best_time,
                         since: None,
@@ -561,7 +608,7 @@ impl Simulation {
                 self.monitor.stop_interrupted();
                 break;
             }
-            self.step_with(Some((&mut *tap, &mut *sink)));
+            self.step_with(Some((&mut *tap, &mut *sink)), self.cycle + 1);
         }
         self.monitor.stop_at_limit();
         self.report()
@@ -639,13 +686,22 @@ impl Simulation {
 
     /// Simulates one cycle. Does nothing once the run has ended.
     pub fn step(&mut self) {
-        self.step_with(None);
+        self.step_with(None, self.cycle + 1);
     }
 
     /// [`Simulation::step`], handing the settled signal words to a tap's sink.
     #[allow(clippy::type_complexity)]
-    fn step_with(&mut self, tap: Option<(&mut SignalTap, &mut dyn FnMut(u64, &[u64]))>) {
+    /// Cycles in which nothing can change may be simulated together, up to cycle `limit`
+    /// (exclusive; at least one cycle is simulated).
+    fn step_with(
+        &mut self,
+        tap: Option<(&mut SignalTap, &mut dyn FnMut(u64, &[u64]))>,
+        limit: u64,
+    ) {
         if !self.can_step() {
+            return;
+        }
+        if tap.is_none() && self.quiet_step(limit) {
             return;
         }
         let cycle = self.cycle;
@@ -680,6 +736,65 @@ impl Simulation {
                 None
             }
         };
+        self.finish_cycle(cycle, unsettled, tap);
+    }
+
+    /// A cycle of the activity-driven engine in which nothing changes: the last cycle
+    /// transferred no token, the environment drives what it drove (no trace, no tap) and the
+    /// settle changed no channel, so every signal is the last cycle's and the monitor only
+    /// counts the cycle. Then, while `limit` allows, the cycles after it that cannot change
+    /// anything either (time skipping, [`activity::Activity::quiet_edges`]) are applied at
+    /// once. Returns false, having done nothing, when the cycle may not be quiet; when the
+    /// settle changed a channel, the cycle is finished as any other.
+    fn quiet_step(&mut self, limit: u64) -> bool {
+        if !self.last_idle
+            || self.cycle < self.steady_from
+            || self.trace.is_some()
+            || self.monitor.quiet_room(&self.st.valid, &self.st.ready) == 0
+        {
+            return false;
+        }
+        // While `Auto` times it, up to the end of its timing.
+        let (a, limit) = match &mut self.tier {
+            Tier::Activity(a) => (a, limit),
+            Tier::TimeActivity { act, until, .. } => (act, limit.min(*until)),
+            _ => return false,
+        };
+        let cycle = self.cycle;
+        if a.settle(&self.prog, &mut self.st) {
+            // Something changed: the rest of the cycle as usual (the environment's signals
+            // are what it drove in the last cycle).
+            self.finish_cycle(cycle, None, None);
+            return true;
+        }
+        self.monitor.count_quiet(&self.st.valid, &self.st.ready, 1);
+        a.clock(&self.prog, &mut self.st);
+        self.cycle += 1;
+        // Time skipping: the next cycles, up to the first whose signals may change.
+        let room = limit
+            .saturating_sub(self.cycle)
+            .min(self.monitor.quiet_room(&self.st.valid, &self.st.ready));
+        if room > 0
+            && let Some(edges) = a.quiet_edges(&self.st)
+        {
+            let k = edges.min(room);
+            a.skip_quiet(&mut self.st, k);
+            self.monitor.count_quiet(&self.st.valid, &self.st.ready, k);
+            self.cycle += k;
+        }
+        self.advance_tier();
+        true
+    }
+
+    /// The rest of a cycle after its settle: the monitor, the trace and tap, the clock edge.
+    #[allow(clippy::type_complexity)]
+    fn finish_cycle(
+        &mut self,
+        cycle: u64,
+        unsettled: Option<u32>,
+        tap: Option<(&mut SignalTap, &mut dyn FnMut(u64, &[u64]))>,
+    ) {
+        let st = &mut self.st;
         if let Some(node) = unsettled {
             self.monitor
                 .event(&self.func, node, EventKind::NoConvergence, || {
@@ -693,7 +808,9 @@ impl Simulation {
             data: &st.data,
             regs: &st.regs,
         };
-        if self.monitor.observe(&self.prog, &self.func, sig) {
+        let any = self.monitor.observe(&self.prog, &self.func, sig);
+        self.last_idle = !any;
+        if any {
             for (chan, cur) in &mut self.args {
                 let c = *chan as usize;
                 if st.valid[c] & st.ready[c] {
@@ -746,12 +863,18 @@ impl Simulation {
     /// after `stop` is set (it is read every [`STOP_POLL_CYCLES`] cycles): a Ctrl-C handler
     /// sets it so that a long run still reports what it did.
     pub fn run_until(&mut self, max_cycles: u64, stop: &AtomicBool) -> RunReport {
+        // Cycles in which nothing changes may be simulated together: `stop` is read at the
+        // first step at or after each multiple of the poll interval.
+        let mut poll = self.cycle;
         while self.can_step() && self.cycle < max_cycles {
-            if self.cycle.is_multiple_of(STOP_POLL_CYCLES) && stop.load(Ordering::Relaxed) {
-                self.monitor.stop_interrupted();
-                break;
+            if self.cycle >= poll {
+                if stop.load(Ordering::Relaxed) {
+                    self.monitor.stop_interrupted();
+                    break;
+                }
+                poll = (self.cycle / STOP_POLL_CYCLES + 1) * STOP_POLL_CYCLES;
             }
-            self.step();
+            self.step_with(None, max_cycles);
         }
         self.monitor.stop_at_limit();
         self.report()

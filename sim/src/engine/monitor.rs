@@ -359,11 +359,7 @@ impl Monitor {
             let inv = self.invocations;
             inv.is_some_and(|inv| self.results.iter().all(|r| r.outputs.len() as u64 >= inv))
         };
-        let progress = any
-            || self.results.iter().any(|r| {
-                let c = r.chan as usize;
-                r.may_ready && s.valid[c] && !s.ready[c]
-            });
+        let progress = any || self.result_waits(s.valid, s.ready);
         if progress {
             self.idle = 0;
         } else {
@@ -404,6 +400,44 @@ impl Monitor {
             self.deadlock = Some(self.analyze(prog, f, s));
         }
         any
+    }
+
+    /// Whether the results' signals `valid`/`ready` count as progress (a result offered
+    /// to an environment that may take it later).
+    fn result_waits(&self, valid: &[bool], ready: &[bool]) -> bool {
+        self.results.iter().any(|r| {
+            let c = r.chan as usize;
+            r.may_ready && valid[c] && !ready[c]
+        })
+    }
+
+    /// How many cycles whose signals are the last cycle's (which transferred nothing)
+    /// [`Monitor::count_quiet`] may count at once: those before the one that completes the
+    /// idle window (observed in full).
+    pub(crate) fn quiet_room(&self, valid: &[bool], ready: &[bool]) -> u64 {
+        if self.status.is_some() {
+            0
+        } else if self.result_waits(valid, ready) {
+            u64::MAX
+        } else {
+            self.window.saturating_sub(self.idle + 1)
+        }
+    }
+
+    /// Counts `k` cycles whose signals are the last cycle's, which transferred nothing
+    /// ([`Monitor::quiet_room`] allowed them): what [`Monitor::observe`] does with them,
+    /// without the checks whose answers cannot have changed.
+    pub(crate) fn count_quiet(&mut self, valid: &[bool], ready: &[bool], k: u64) {
+        self.counters.count_same(self.cycle, k);
+        if self.result_waits(valid, ready) {
+            self.idle = 0;
+        } else {
+            if self.idle == 0 {
+                self.idle_since = self.cycle;
+            }
+            self.idle += k;
+        }
+        self.cycle += k;
     }
 
     /// True when every argument's tokens (known totals) are consumed and no channel offers a
