@@ -26,6 +26,7 @@ use cranelift_entity::EntityRef;
 use super::eval::{
     Sig, State, buffer_outputs, bwd_one, clk_one, fwd_one, pipe_quiet_edges, pipe_shift,
 };
+use super::jit::activity::{ActivityJit, FlagLayout, Marks};
 use super::program::{Clk, Program, Seg};
 
 /// The four passes' instruction sets in one vector of words: pass `k`'s positions are the
@@ -120,8 +121,11 @@ impl NodeInstrs {
 }
 
 /// The per-run bookkeeping of activity-driven evaluation for one [`Program`].
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Activity {
+    /// The passes compiled (`super::jit::activity`), with their flags; `None`: interpreted
+    /// with [`Bits`].
+    compiled: Option<Compiled>,
     /// Per channel, the instructions of the nodes that touch it, merged into bit-set words:
     /// `ch_masks[ch_start[c]..ch_start[c + 1]]`.
     ch_start: Vec<u32>,
@@ -159,6 +163,96 @@ pub(crate) struct Activity {
     since: u64,
 }
 
+/// The compiled passes and the flags they read and set.
+#[derive(Debug)]
+struct Compiled {
+    jit: Box<ActivityJit>,
+    layout: FlagLayout,
+    flags: Vec<u8>,
+    /// Per channel, its flags (this cycle's) and the "changed" byte; per node, its flags
+    /// for the next cycle.
+    channel: Vec<Vec<u32>>,
+    node_next: Vec<Vec<u32>>,
+}
+
+impl Compiled {
+    /// Compiles the passes of `p`: `None` when the code generator cannot.
+    fn new(
+        p: &Program,
+        instrs: &[NodeInstrs],
+        nodes_of: &[Vec<usize>],
+        bits: &Bits,
+    ) -> Option<Compiled> {
+        let layout = FlagLayout::of(p);
+        // A bit position of `Bits` as a flag index: the passes are laid out alike, in the
+        // same order, except the clock instructions' next-cycle range.
+        let flag_of = |w: u32, b: u32, next: bool| -> u32 {
+            let pos = (w as usize) * 64 + b as usize;
+            let (pass, i) = (0..4)
+                .rev()
+                .find(|&k| pos >= bits.base[k] * 64)
+                .map(|k| (k, pos - bits.base[k] * 64))
+                .unwrap_or((0, pos));
+            let start = match pass {
+                0 => layout.fwd,
+                1 => layout.bwd,
+                2 if next => layout.clk_next,
+                2 => layout.clk,
+                _ => layout.buffers,
+            };
+            start + i as u32
+        };
+        let flags_of = |ni: &NodeInstrs, next: bool| -> Vec<u32> {
+            let mut v = Vec::new();
+            for &(w, mask) in &ni.words {
+                let mut m = mask;
+                while m != 0 {
+                    let b = m.trailing_zeros();
+                    m &= m - 1;
+                    v.push(flag_of(w, b, next));
+                }
+            }
+            v
+        };
+        let node_next: Vec<Vec<u32>> = instrs.iter().map(|ni| flags_of(ni, true)).collect();
+        let node_now: Vec<Vec<u32>> = instrs.iter().map(|ni| flags_of(ni, false)).collect();
+        let channel: Vec<Vec<u32>> = nodes_of
+            .iter()
+            .map(|l| {
+                let mut v: Vec<u32> = l
+                    .iter()
+                    .flat_map(|&n| node_now[n].iter().copied())
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                v.push(layout.changed);
+                v
+            })
+            .collect();
+        let clk_regs: Vec<(u32, u32)> = p
+            .activity
+            .clk
+            .iter()
+            .map(|&(_, n)| p.node_regs.get(n as usize).copied().unwrap_or((0, 0)))
+            .collect();
+        let clk_nodes: Vec<u32> = p.activity.clk.iter().map(|&(_, n)| n).collect();
+        let marks = Marks {
+            channel: &channel,
+            node_next: &node_next,
+            clk_regs: &clk_regs,
+            clk_nodes: &clk_nodes,
+        };
+        let jit = ActivityJit::new(p, &marks).ok()?;
+        Some(Compiled {
+            jit: Box::new(jit),
+            layout,
+            flags: vec![0; layout.len],
+            channel,
+            node_next,
+        })
+    }
+}
+
 /// No single written channel (see [`Activity::fwd_one_write`]).
 const MANY: u32 = u32::MAX;
 
@@ -182,8 +276,14 @@ impl Activity {
     }
 
     /// Bookkeeping for `p` whose function is `f`, taking over at cycle `since`, every node
-    /// active in its first cycle.
-    pub(crate) fn new(p: &Program, f: &crate::graph::Function, since: u64) -> Activity {
+    /// active in its first cycle; the passes compiled when `compile` and the code
+    /// generator can.
+    pub(crate) fn new(
+        p: &Program,
+        f: &crate::graph::Function,
+        since: u64,
+        compile: bool,
+    ) -> Activity {
         let n_nodes = f.nodes.len();
         let regs = &p.node_regs;
         let act = &p.activity;
@@ -250,7 +350,13 @@ impl Activity {
                 })
                 .collect()
         };
+        let compiled = if compile {
+            Compiled::new(p, &instrs, &nodes_of, &bits)
+        } else {
+            None
+        };
         Activity {
+            compiled,
             ch_start,
             ch_masks,
             instrs,
@@ -336,6 +442,9 @@ impl Activity {
     /// channels must already be driven. Returns whether any channel's signals changed from
     /// the previous cycle.
     pub(crate) fn settle(&mut self, p: &Program, st: &mut State) -> bool {
+        if self.compiled.is_some() {
+            return self.settle_compiled(p, st);
+        }
         self.changed = false;
         if self.first {
             self.first = false;
@@ -461,9 +570,79 @@ impl Activity {
         self.changed
     }
 
+    /// [`Activity::settle`] by the compiled passes.
+    fn settle_compiled(&mut self, p: &Program, st: &mut State) -> bool {
+        let Some(c) = self.compiled.as_mut() else {
+            return false;
+        };
+        let l = c.layout;
+        let (clk, next) = (l.clk as usize, l.clk_next as usize);
+        let n_clk = l.buffers as usize - clk;
+        let f = &mut c.flags;
+        // Clock instructions marked at the last clock edge.
+        for k in 0..n_clk {
+            f[clk + k] |= f[next + k];
+            f[next + k] = 0;
+        }
+        f[l.changed as usize] = 0;
+        if self.first {
+            self.first = false;
+            f[..next].fill(1);
+            f[l.changed as usize] = 1;
+        }
+        // The nodes whose registers changed were marked by the clock edge.
+        self.next.clear();
+        for k in 0..self.env.len() {
+            let (ch, arg) = self.env[k];
+            let now = if arg {
+                (st.valid[ch as usize], st.data[ch as usize])
+            } else {
+                (st.ready[ch as usize], 0)
+            };
+            if now != self.env_prev[k] {
+                self.env_prev[k] = now;
+                for &i in &c.channel[ch as usize] {
+                    c.flags[i as usize] = 1;
+                }
+            }
+        }
+        self.evaluated += c.jit.settle(p, st, &mut c.flags);
+        c.flags[l.changed as usize] != 0
+    }
+
+    /// [`Activity::clock`] by the compiled passes.
+    fn clock_compiled(&mut self, p: &Program, st: &mut State) {
+        let Some(c) = self.compiled.as_mut() else {
+            return;
+        };
+        let l = c.layout;
+        // What the settle left set (instructions behind a pass's position) is not for the
+        // next cycle; the clock edge marks that.
+        c.flags[l.fwd as usize..l.clk as usize].fill(0);
+        c.flags[l.buffers as usize..l.clk_next as usize].fill(0);
+        st.mem_writes.clear();
+        self.evaluated += c.jit.clock(p, st, &mut c.flags, &mut self.next);
+        for &(mem, _, _) in st.mem_writes.iter() {
+            if let Some(m) = p.mems.get(mem as usize) {
+                for &i in &c.node_next[m.node as usize] {
+                    c.flags[i as usize] = 1;
+                }
+                self.next.push(m.node);
+            }
+        }
+    }
+
+    /// Whether the passes run as compiled code.
+    pub(crate) fn is_compiled(&self) -> bool {
+        self.compiled.is_some()
+    }
+
     /// The clock edge of the active nodes; a node whose registers (or memory) changed is
     /// active in the next cycle.
     pub(crate) fn clock(&mut self, p: &Program, st: &mut State) {
+        if self.compiled.is_some() {
+            return self.clock_compiled(p, st);
+        }
         let (mut sig, _, _) = st.split();
         let s: &mut Sig<'_> = &mut sig;
         s.mem_writes.clear();

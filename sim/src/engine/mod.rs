@@ -216,6 +216,8 @@ pub struct Simulation {
     auto_activity: Option<f64>,
     /// Whether the last simulated cycle transferred nothing (see [`Simulation::quiet_step`]).
     last_idle: bool,
+    /// See [`Simulation::set_activity_compiled`].
+    compile_activity: bool,
     /// The first cycle from which the environment drives the same signals as long as no
     /// token is taken (every argument offered, every result ready always); `u64::MAX` when
     /// a ready policy changes by itself.
@@ -327,6 +329,7 @@ impl Simulation {
             auto_timing: None,
             auto_activity: None,
             last_idle: false,
+            compile_activity: true,
             steady_from: 0,
         };
         sim.steady_from = if sim
@@ -344,6 +347,13 @@ impl Simulation {
         };
         sim.set_engine(engine);
         Ok(sim)
+    }
+
+    /// Whether the activity-driven engine runs its passes as compiled code (the default;
+    /// they are interpreted where the code generator cannot, or after `false` here, which
+    /// takes effect the next time that engine is chosen). Both compute the same cycles.
+    pub fn set_activity_compiled(&mut self, compiled: bool) {
+        self.compile_activity = compiled;
     }
 
     /// Chooses the engine for the cycles still to simulate (default [`EngineKind::Auto`]).
@@ -376,7 +386,10 @@ impl Simulation {
                 if !matches!(self.tier, Tier::Activity(_)) {
                     self.tier = if activity::Activity::supports(&self.prog) {
                         Tier::Activity(Box::new(activity::Activity::new(
-                            &self.prog, &self.func, self.cycle,
+                            &self.prog,
+                            &self.func,
+                            self.cycle,
+                            self.compile_activity,
                         )))
                     } else {
                         Tier::Interpret
@@ -397,9 +410,16 @@ impl Simulation {
     /// The engine simulating the next cycle: `"compiled"` or `"interpreter"`, and why the
     /// graph could not be compiled when that was tried and failed.
     pub fn engine(&self) -> (&'static str, Option<&JitError>) {
-        match self.tier {
+        match &self.tier {
             Tier::Compiled(_) | Tier::TimeCompiled { .. } => ("compiled", None),
-            Tier::Activity(_) | Tier::TimeActivity { .. } => ("activity", None),
+            Tier::Activity(a) | Tier::TimeActivity { act: a, .. } => (
+                if a.is_compiled() {
+                    "activity"
+                } else {
+                    "activity (interpreted)"
+                },
+                None,
+            ),
             Tier::Interpret | Tier::TimeInterpreter { .. } => {
                 ("interpreter", self.jit_error.as_ref())
             }
@@ -501,7 +521,12 @@ impl Simulation {
                 // Then the activity-driven interpreter, where the graph allows it.
                 self.tier = if activity::Activity::supports(&self.prog) {
                     Tier::TimeActivity {
-                        act: Box::new(activity::Activity::new(&self.prog, &self.func, self.cycle)),
+                        act: Box::new(activity::Activity::new(
+                            &self.prog,
+                            &self.func,
+                            self.cycle,
+                            self.compile_activity,
+                        )),
                         best: Box::new(best),
                         best_time,
                         since: None,

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, SigRef, Value, types};
+use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, SigRef, Value, types};
 use cranelift_frontend::FunctionBuilder;
 
 use super::super::arith::{BinOp, CastKind};
@@ -44,11 +44,15 @@ pub(super) enum Helper {
     BufferOutputs,
     /// The typed clock lists (index unused).
     ClockLists,
+    /// Instruction `Program::bwd[i]` (the activity-driven passes).
+    BwdAll,
+    /// Instruction `Program::activity.clk[i]` (the activity-driven passes).
+    ClkAll,
 }
 
 impl Helper {
     /// Every helper, in discriminant order.
-    pub const ALL: [Helper; 7] = [
+    pub const ALL: [Helper; 9] = [
         Helper::Fwd,
         Helper::Bwd,
         Helper::Clk,
@@ -56,6 +60,8 @@ impl Helper {
         Helper::BwdTyped,
         Helper::BufferOutputs,
         Helper::ClockLists,
+        Helper::BwdAll,
+        Helper::ClkAll,
     ];
 }
 
@@ -66,6 +72,12 @@ pub(super) struct CtxLayout {
     pub data: i32,
     pub regs: i32,
     pub mems: i32,
+    /// The activity flags (`u8` per instruction), the list of nodes whose registers
+    /// changed and its length (activity-driven passes only).
+    pub flags: i32,
+    pub nodes: i32,
+    pub nodes_len: i32,
+    pub evaluated: i32,
 }
 
 /// Emits one pass's instructions into a function whose only parameter is the context.
@@ -82,7 +94,12 @@ pub(super) struct Emitter<'a, 'b> {
     /// registers).
     bases: [Option<Value>; 5],
     helper_sig: SigRef,
-    helpers: [i64; 7],
+    helpers: [i64; 9],
+    /// Whether the instructions are the activity-driven passes' lists (`Program::bwd` and
+    /// `Program::activity.clk`) rather than the full passes' (`bwd_step`, `clk`).
+    all_lists: bool,
+    /// Context offsets of the activity fields.
+    act_offsets: [i32; 4],
     fl: MemFlagsData,
     /// The value each state word holds at this point of the function, when the function
     /// has loaded or stored it since the last call (straight-line code: a later read,
@@ -113,7 +130,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
         ctx: Value,
         layout: &CtxLayout,
         helper_sig: SigRef,
-        helpers: [i64; 7],
+        helpers: [i64; 9],
+        all_lists: bool,
     ) -> Self {
         let fl = MemFlagsData::trusted();
         Emitter {
@@ -130,6 +148,13 @@ impl<'a, 'b> Emitter<'a, 'b> {
             bases: [None; 5],
             helper_sig,
             helpers,
+            all_lists,
+            act_offsets: [
+                layout.flags,
+                layout.nodes,
+                layout.nodes_len,
+                layout.evaluated,
+            ],
             fl,
             known: HashMap::new(),
         }
@@ -290,6 +315,131 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let f = self.fire(o);
         let e = self.reg_set(r);
         self.or(f, e)
+    }
+
+    // --- activity-driven passes (`super::activity`) -------------------------------------
+
+    /// The context's activity field `k` (flags, nodes, nodes_len, evaluated): a pointer,
+    /// or for the counts the word itself.
+    fn act_field(&mut self, k: usize) -> Value {
+        self.b
+            .ins()
+            .load(types::I64, self.fl, self.ctx, self.act_offsets[k])
+    }
+
+    /// The flag `true`.
+    pub fn truth(&mut self) -> Value {
+        self.flag(true)
+    }
+
+    /// Begins the code of an instruction that runs only when its activity flag `flag` is
+    /// set, clearing it and counting it. Returns the block after it, for
+    /// [`Emitter::unit_end`].
+    pub fn unit_begin(&mut self, flag: u32) -> Block {
+        self.forget();
+        let flags = self.act_field(0);
+        let f = self.b.ins().load(types::I8, self.fl, flags, flag as i32);
+        let (run, next) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(f, run, &[], next, &[]);
+        self.b.switch_to_block(run);
+        let zero = self.flag(false);
+        self.b.ins().store(self.fl, zero, flags, flag as i32);
+        let n = self.act_field(3);
+        let n = self.b.ins().iadd_imm_s(n, 1);
+        let ctx = self.ctx;
+        self.b.ins().store(self.fl, n, ctx, self.act_offsets[3]);
+        next
+    }
+
+    /// Ends the code [`Emitter::unit_begin`] began.
+    pub fn unit_end(&mut self, next: Block) {
+        self.b.ins().jump(next, &[]);
+        self.b.switch_to_block(next);
+        self.forget();
+    }
+
+    /// `valid` and `data` of channel `c` now.
+    pub fn fwd_signals(&mut self, c: u32) -> (Value, Value) {
+        (self.v(c), self.d(c))
+    }
+
+    /// `ready` of channel `c` now.
+    pub fn ready_signal(&mut self, c: u32) -> Value {
+        self.r(c)
+    }
+
+    /// Register words `a..b` now.
+    pub fn reg_words(&mut self, a: usize, b: usize) -> Vec<Value> {
+        (a..b).map(|r| self.reg(r)).collect()
+    }
+
+    /// Whether `valid`/`data` of `c` differ from `old`, as a flag.
+    pub fn fwd_changed(&mut self, c: u32, old: (Value, Value)) -> Value {
+        let (v, d) = self.fwd_signals(c);
+        let a = self.b.ins().icmp(IntCC::NotEqual, v, old.0);
+        let b = self.b.ins().icmp(IntCC::NotEqual, d, old.1);
+        self.or(a, b)
+    }
+
+    /// Whether `ready` of `c` differs from `old`, as a flag.
+    pub fn ready_changed(&mut self, c: u32, old: Value) -> Value {
+        let r = self.r(c);
+        self.b.ins().icmp(IntCC::NotEqual, r, old)
+    }
+
+    /// Whether register words `a..` differ from `old`, as a flag.
+    pub fn regs_changed(&mut self, a: usize, old: &[Value]) -> Value {
+        let mut acc = self.flag(false);
+        for (k, &o) in old.iter().enumerate() {
+            let x = self.reg(a + k);
+            let ne = self.b.ins().icmp(IntCC::NotEqual, x, o);
+            acc = self.or(acc, ne);
+        }
+        acc
+    }
+
+    /// When `cond` holds: sets the activity flags `flags` and, when given, appends `node`
+    /// to the context's node list.
+    pub fn on_change(&mut self, cond: Value, flags: &[u32], node: Option<u32>) {
+        let (then, after) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(cond, then, &[], after, &[]);
+        self.b.switch_to_block(then);
+        let base = self.act_field(0);
+        let one = self.flag(true);
+        for &f in flags {
+            self.b.ins().store(self.fl, one, base, f as i32);
+        }
+        if let Some(n) = node {
+            let list = self.act_field(1);
+            let len = self.act_field(2);
+            let at = self.b.ins().ishl_imm_s(len, 2);
+            let addr = self.b.ins().iadd(list, at);
+            let nv = self.b.ins().iconst(types::I32, i64::from(n));
+            self.b.ins().store(self.fl, nv, addr, 0);
+            let len = self.b.ins().iadd_imm_s(len, 1);
+            let ctx = self.ctx;
+            self.b.ins().store(self.fl, len, ctx, self.act_offsets[2]);
+        }
+        self.b.ins().jump(after, &[]);
+        self.b.switch_to_block(after);
+    }
+
+    /// The helper of a backward instruction of this emitter's lists.
+    fn bwd_helper(&self) -> Helper {
+        if self.all_lists {
+            Helper::BwdAll
+        } else {
+            Helper::Bwd
+        }
+    }
+
+    /// The helper of a clock instruction of this emitter's lists.
+    fn clk_helper(&self) -> Helper {
+        if self.all_lists {
+            Helper::ClkAll
+        } else {
+            Helper::Clk
+        }
     }
 
     /// Calls the interpreter: `h` on `idx`.
@@ -813,7 +963,12 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// Backward instruction `idx` of [`Program::bwd_step`].
     pub fn bwd(&mut self, idx: usize) {
         let p = self.p;
-        match p.bwd_step[idx] {
+        let instr = if self.all_lists {
+            &p.bwd[idx]
+        } else {
+            &p.bwd_step[idx]
+        };
+        match *instr {
             Bwd::Join { ins, out } => {
                 let f = self.fire(out);
                 for &c in self.ports(ins) {
@@ -841,7 +996,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             }
             Bwd::Mux { sel, ins, out } => {
                 if ins.len > MAX_INLINE_INPUTS {
-                    return self.call(Helper::Bwd, idx);
+                    return self.call(self.bwd_helper(), idx);
                 }
                 let f = self.fire(out);
                 let ds = self.d(sel);
@@ -875,7 +1030,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 reg,
             } => {
                 if ins.len > MAX_INLINE_INPUTS {
-                    return self.call(Helper::Bwd, idx);
+                    return self.call(self.bwd_helper(), idx);
                 }
                 let r = reg as usize;
                 let win = self.cmerge_win(ins, r);
@@ -976,14 +1131,19 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Bwd::DynSelect { .. }
             | Bwd::DynMcIn { .. }
             | Bwd::DynLsqIn { .. }
-            | Bwd::AqStoreIn { .. } => self.call(Helper::Bwd, idx),
+            | Bwd::AqStoreIn { .. } => self.call(self.bwd_helper(), idx),
         }
     }
 
     /// Clock instruction `idx` of [`Program::clk`].
     pub fn clk(&mut self, idx: usize) {
         let p = self.p;
-        match p.clk[idx] {
+        let instr = if self.all_lists {
+            &p.activity.clk[idx].0
+        } else {
+            &p.clk[idx]
+        };
+        match *instr {
             Clk::Emit { outs, reg } => {
                 let r = reg as usize;
                 let os = self.ports(outs);
@@ -1010,7 +1170,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
                 reg,
             } => {
                 if ins.len > MAX_INLINE_INPUTS {
-                    return self.call(Helper::Clk, idx);
+                    return self.call(self.clk_helper(), idx);
                 }
                 let r = reg as usize;
                 let win = self.cmerge_win(ins, r);
@@ -1039,7 +1199,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Clk::DynSelect { .. }
             | Clk::DynMc { .. }
             | Clk::DynLsq { .. }
-            | Clk::Aq { .. } => self.call(Helper::Clk, idx),
+            | Clk::Aq { .. } => self.call(self.clk_helper(), idx),
         }
     }
 }

@@ -19,6 +19,7 @@
 //! Cranelift's compile time on large graphs (its register allocation is superlinear in a
 //! function's size).
 
+pub(super) mod activity;
 mod emit;
 
 use cranelift_codegen::ir::{AbiParam, InstBuilder, UserFuncName, types};
@@ -68,6 +69,14 @@ struct Ctx {
     prog: *const Program,
     mems: *mut Vec<Vec<u64>>,
     mem_writes: *mut Vec<(u32, u64, u64)>,
+    /// The activity-driven passes' flags, one byte per instruction (null otherwise).
+    flags: *mut u8,
+    /// Nodes whose registers changed at the clock edge (activity-driven passes), and how
+    /// many were written.
+    nodes: *mut u32,
+    nodes_len: u64,
+    /// Instructions the activity-driven passes ran.
+    evaluated: u64,
 }
 
 const LAYOUT: CtxLayout = CtxLayout {
@@ -76,6 +85,10 @@ const LAYOUT: CtxLayout = CtxLayout {
     data: std::mem::offset_of!(Ctx, data) as i32,
     regs: std::mem::offset_of!(Ctx, regs) as i32,
     mems: std::mem::offset_of!(Ctx, mem_table) as i32,
+    flags: std::mem::offset_of!(Ctx, flags) as i32,
+    nodes: std::mem::offset_of!(Ctx, nodes) as i32,
+    nodes_len: std::mem::offset_of!(Ctx, nodes_len) as i32,
+    evaluated: std::mem::offset_of!(Ctx, evaluated) as i32,
 };
 
 impl Ctx {
@@ -98,6 +111,10 @@ impl Ctx {
             prog: p,
             mems: &mut st.mems,
             mem_writes: &mut st.mem_writes,
+            flags: std::ptr::null_mut(),
+            nodes: std::ptr::null_mut(),
+            nodes_len: 0,
+            evaluated: 0,
         }
     }
 
@@ -142,6 +159,18 @@ unsafe extern "C" fn clk_helper(ctx: *mut Ctx, idx: u32) {
     // SAFETY: as `fwd_helper`.
     let (p, mut s) = unsafe { (&*(*ctx).prog, (*ctx).sig()) };
     eval::clk_one(p, &mut s, &p.clk[idx as usize]);
+}
+
+unsafe extern "C" fn bwd_all_helper(ctx: *mut Ctx, idx: u32) {
+    // SAFETY: as `fwd_helper`.
+    let (p, mut s) = unsafe { (&*(*ctx).prog, (*ctx).sig()) };
+    eval::bwd_one(p, &mut s, &p.bwd[idx as usize]);
+}
+
+unsafe extern "C" fn clk_all_helper(ctx: *mut Ctx, idx: u32) {
+    // SAFETY: as `fwd_helper`.
+    let (p, mut s) = unsafe { (&*(*ctx).prog, (*ctx).sig()) };
+    eval::clk_one(p, &mut s, &p.activity.clk[idx as usize].0);
 }
 
 /// `Seg::Typed` segment `idx` of the forward pass.
@@ -280,27 +309,7 @@ impl Jit {
             return Err(JitError::TooLarge);
         }
         let cg = |e: &dyn std::fmt::Display| JitError::Codegen(e.to_string());
-        let mut flags = settings::builder();
-        for (k, v) in [
-            ("opt_level", "speed"),
-            ("is_pic", "false"),
-            ("use_colocated_libcalls", "false"),
-            (
-                "enable_verifier",
-                if cfg!(debug_assertions) {
-                    "true"
-                } else {
-                    "false"
-                },
-            ),
-        ] {
-            flags.set(k, v).map_err(|e| cg(&e))?;
-        }
-        let isa = cranelift_native::builder()
-            .map_err(|e| cg(&e))?
-            .finish(settings::Flags::new(flags))
-            .map_err(|e| cg(&e))?;
-        let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+        let mut module = new_module(true)?;
 
         let mut settle_items = Plan::new();
         if p.buffers.len() >= LOOP_CALL_MIN {
@@ -467,18 +476,7 @@ impl Builder<'_> {
             fb.switch_to_block(entry);
             let c = fb.block_params(entry)[0];
             let hs = fb.import_signature(helper_sig);
-            let helpers = Helper::ALL.map(|h| {
-                (match h {
-                    Helper::Fwd => fwd_helper,
-                    Helper::Bwd => bwd_helper,
-                    Helper::Clk => clk_helper,
-                    Helper::FwdTyped => fwd_typed_helper,
-                    Helper::BwdTyped => bwd_typed_helper,
-                    Helper::BufferOutputs => buffer_outputs_helper,
-                    Helper::ClockLists => clock_lists_helper,
-                } as PassHelper) as usize as i64
-            });
-            let mut em = Emitter::new(&mut fb, p, c, &LAYOUT, hs, helpers);
+            let mut em = Emitter::new(&mut fb, p, c, &LAYOUT, hs, helpers(), false);
             for &it in items {
                 match it {
                     Item::BufOuts => em.call(Helper::BufferOutputs, 0),
@@ -527,3 +525,49 @@ impl Builder<'_> {
 }
 
 type PassHelper = unsafe extern "C" fn(*mut Ctx, u32);
+
+/// The addresses of the interpreter entry points, in [`Helper::ALL`] order.
+fn helpers() -> [i64; 9] {
+    Helper::ALL.map(|h| {
+        (match h {
+            Helper::Fwd => fwd_helper,
+            Helper::Bwd => bwd_helper,
+            Helper::Clk => clk_helper,
+            Helper::FwdTyped => fwd_typed_helper,
+            Helper::BwdTyped => bwd_typed_helper,
+            Helper::BufferOutputs => buffer_outputs_helper,
+            Helper::ClockLists => clock_lists_helper,
+            Helper::BwdAll => bwd_all_helper,
+            Helper::ClkAll => clk_all_helper,
+        } as PassHelper) as usize as i64
+    })
+}
+
+/// A new JIT module for this processor, or why not; Cranelift's optimizer runs when `optimize`.
+fn new_module(optimize: bool) -> Result<JITModule, JitError> {
+    let cg = |e: &dyn std::fmt::Display| JitError::Codegen(e.to_string());
+    let mut flags = settings::builder();
+    for (k, v) in [
+        ("opt_level", if optimize { "speed" } else { "none" }),
+        ("is_pic", "false"),
+        ("use_colocated_libcalls", "false"),
+        (
+            "enable_verifier",
+            if cfg!(debug_assertions) {
+                "true"
+            } else {
+                "false"
+            },
+        ),
+    ] {
+        flags.set(k, v).map_err(|e| cg(&e))?;
+    }
+    let isa = cranelift_native::builder()
+        .map_err(|e| cg(&e))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| cg(&e))?;
+    Ok(JITModule::new(JITBuilder::with_isa(
+        isa,
+        default_libcall_names(),
+    )))
+}
