@@ -799,3 +799,40 @@ fn sim_engine_activity_prints_the_interpreters_report() {
         assert_eq!(interp, act, "{file} under {timing}");
     }
 }
+
+#[test]
+fn sim_engine_stats_counts_the_instructions_evaluated() {
+    // `--engine-stats` on stderr: the activity-driven engine evaluates fewer instructions per
+    // cycle than a cycle has; the others evaluate them all. The report is unchanged.
+    let file = "examples/kernels/jacobi1d_f32.c";
+    let (ok, plain, err) = handscope(&["sim", file, "--timing", "fpga", "--engine", "activity"]);
+    assert!(ok, "{err}");
+    let (ok, out, err) = handscope(&[
+        "sim",
+        file,
+        "--timing",
+        "fpga",
+        "--engine",
+        "activity",
+        "--engine-stats",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(out, plain);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("engine: activity; instructions per cycle: "))
+        .unwrap_or_else(|| panic!("{err}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let evaluated: f64 = words[5].parse().expect("evaluated");
+    let of: f64 = words[8].parse().expect("of");
+    assert!(evaluated > 0.0 && evaluated < of, "{line}");
+    let (ok, _, err) = handscope(&["sim", file, "--engine", "interpreter", "--engine-stats"]);
+    assert!(ok, "{err}");
+    assert!(
+        err.lines().any(
+            |l| l.starts_with("engine: interpreter; instructions per cycle: ")
+                && l.contains("(100.0%)")
+        ),
+        "{err}"
+    );
+}

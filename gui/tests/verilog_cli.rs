@@ -388,3 +388,81 @@ fn bench_engine_runs_tiny_and_prints_sane_rows() {
     assert_eq!(kinds, ["no"; 4], "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bench_engine_measures_kernels_at_each_timing() {
+    // `--kernels`: a kernel with its header stimulus at both timing profiles; the figures are
+    // judged in benchmark runs, this checks the rows and what they are made of.
+    if !have_verilator() {
+        return;
+    }
+    let dir = tmp("bench-kernels");
+    let d = dir.display().to_string();
+    let kernel = format!("{}/../examples/kernels/dot.c", env!("CARGO_MANIFEST_DIR"));
+    let (code, out, err) = handscope(&[
+        "bench",
+        "engine",
+        "--tiny",
+        "--rounds",
+        "1",
+        "--only-kernels",
+        "--kernels",
+        &kernel,
+        "--dir",
+        &d,
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 12 && w[0] == "dot")
+        .collect();
+    let timings: Vec<&str> = rows.iter().map(|w| w[1]).collect();
+    assert_eq!(timings, ["ideal", "fpga"], "{out}");
+    // The cycles are those `handscope sim` reports for the same kernel and timing.
+    for w in &rows {
+        let (c, sim_out, e) = handscope(&["sim", &kernel, "--timing", w[1]]);
+        assert_eq!(c, 0, "{sim_out}{e}");
+        let first = sim_out.lines().next().unwrap_or("");
+        assert_eq!(
+            first,
+            format!("status: done after {} cycles", w[2]),
+            "{out}"
+        );
+        let num = |s: &str| s.trim_end_matches('x').parse::<f64>().expect("a number");
+        let (act, eval, of) = (num(w[3]), num(w[4]), num(w[5]));
+        assert!(act > 0.0 && act <= 100.0, "{out}");
+        assert!(eval > 0.0 && eval <= of, "{out}");
+        for x in &w[6..11] {
+            assert!(num(x).is_finite() && num(x) > 0.0, "{out}");
+        }
+        assert!(
+            w[11].starts_with("activity") || w[11] == "compiled" || w[11] == "interpreter",
+            "{out}"
+        );
+    }
+    for t in ["ideal", "fpga"] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(&format!("geomean at {t}: 1 kernels, before "))),
+            "{out}"
+        );
+    }
+    // A directory that holds no kernel is refused before anything runs.
+    let empty = tmp("bench-kernels-empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (code, _, err) = handscope(&[
+        "bench",
+        "engine",
+        "--tiny",
+        "--only-kernels",
+        "--kernels",
+        &empty.display().to_string(),
+        "--dir",
+        &d,
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("no .c file"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}

@@ -201,6 +201,11 @@ impl Counters {
         self.chunk_len = 0;
     }
 
+    /// Number of channels counted.
+    pub fn channels(&self) -> usize {
+        self.fires.len()
+    }
+
     /// Total fires of channel `i` (flushed or not).
     pub fn fires(&self, i: usize) -> u64 {
         self.fires[i] + u64::from(self.blocks[i / LANES].fires[i % LANES])

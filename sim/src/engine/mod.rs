@@ -139,6 +139,15 @@ pub const PROBE_CYCLES: u64 = 2048;
 /// be kept (a fraction of the interpreter's).
 pub const COMPILED_MARGIN: f64 = 0.85;
 
+/// [`EngineKind::Auto`] times the activity-driven engine only when, over the cycles run so
+/// far, fewer than this fraction of the channels transferred per cycle. Measured with
+/// `handscope bench engine --kernels` on ten public kernels (docs/bench-engine.md): it beat
+/// compiled code on kernels with 1.2 % to 4.3 % of their channels transferring per cycle
+/// (`fpga` timing) and lost on all of them at ideal timing (4.6 % to 23 %); generating its
+/// code costs as much as a few hundred thousand cycles of a large graph, and timing it where
+/// it loses costs its probe.
+pub const ACTIVITY_PROBE_MAX: f64 = 0.05;
+
 /// Cycles of compiled code [`EngineKind::Auto`] runs before timing it (caches warm up).
 const COMPILED_WARMUP_CYCLES: u64 = 256;
 
@@ -518,8 +527,10 @@ impl Simulation {
                 } else {
                     (Tier::Interpret, interp)
                 };
-                // Then the activity-driven interpreter, where the graph allows it.
-                self.tier = if activity::Activity::supports(&self.prog) {
+                // Then the activity-driven engine, where the graph allows it and moves little.
+                self.tier = if activity::Activity::supports(&self.prog)
+                    && self.monitor.transfers_per_channel_cycle() < ACTIVITY_PROBE_MAX
+                {
                     Tier::TimeActivity {
                         act: Box::new(activity::Activity::new(
                             &self.prog,

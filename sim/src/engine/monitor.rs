@@ -289,6 +289,16 @@ impl Monitor {
         }
     }
 
+    /// Transfers per channel and cycle over the cycles observed so far (0 before any).
+    pub(crate) fn transfers_per_channel_cycle(&self) -> f64 {
+        let n = self.counters.channels();
+        if self.cycle == 0 || n == 0 {
+            return 0.0;
+        }
+        let fires: u64 = (0..n).map(|i| self.counters.fires(i)).sum();
+        fires as f64 / (n as f64 * self.cycle as f64)
+    }
+
     /// The invocation count: the largest token count over the arguments (at least 1); without
     /// an environment, the largest number of tokens an argument transferred so far.
     pub(crate) fn invocations(&self) -> u64 {

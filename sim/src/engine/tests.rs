@@ -319,8 +319,18 @@ fn switching_engines_between_cycles_changes_nothing() {
 
 #[test]
 fn auto_compiles_after_its_probe_and_keeps_the_faster_engine() {
+    // A chain whose result is ready one cycle in 64: most of it waits, so `Auto` also
+    // times the activity-driven engine.
     let f = crate::bench_support::chain(4);
-    let mut sim = Simulation::new(&f, chain_env(1 << 20)).unwrap();
+    let throttled = || {
+        let mut env = chain_env(1 << 20);
+        let mut p = vec![false; 64];
+        p[0] = true;
+        env.ready
+            .insert("out0".into(), crate::stimulus::ReadyPolicy::Pattern(p));
+        env
+    };
+    let mut sim = Simulation::new(&f, throttled()).unwrap();
     step_to(&mut sim, COMPILE_AFTER_CYCLES - 1);
     assert_eq!(sim.engine().0, "interpreter");
     assert_eq!(sim.auto_timing(), None);
@@ -331,11 +341,11 @@ fn auto_compiles_after_its_probe_and_keeps_the_faster_engine() {
     step_to(&mut sim, decided + 1);
     let (interp, compiled) = sim.auto_timing().expect("decided");
     assert!(interp > 0.0 && compiled > 0.0);
-    // Then the activity-driven interpreter is timed against the faster of the two.
+    // Then the activity-driven engine is timed against the faster of the two.
     assert_eq!(
         sim.engine().0,
         "activity",
-        "timing the activity-driven interpreter"
+        "timing the activity-driven engine"
     );
     assert_eq!(sim.auto_activity_timing(), None);
     let end = decided + super::COMPILED_WARMUP_CYCLES + PROBE_CYCLES + 1;
@@ -352,8 +362,19 @@ fn auto_compiles_after_its_probe_and_keeps_the_faster_engine() {
         best
     };
     assert_eq!(sim.engine().0, want);
+    // A chain taking a token every cycle moves on every channel: the activity-driven
+    // engine is not timed there.
+    let mut busy = Simulation::new(&f, chain_env(1 << 20)).unwrap();
+    step_to(&mut busy, decided + 1);
+    assert!(
+        matches!(busy.engine().0, "interpreter" | "compiled"),
+        "{}",
+        busy.engine().0
+    );
+    step_to(&mut busy, end);
+    assert_eq!(busy.auto_activity_timing(), None);
     // The same run interpreted throughout gives the same report.
-    let mut env = chain_env(1 << 20);
+    let mut env = throttled();
     env.engine = EngineKind::Interpreter;
     let mut plain = Simulation::new(&f, env).unwrap();
     step_to(&mut plain, end);
