@@ -433,8 +433,12 @@ fn bench_engine_measures_kernels_at_each_timing() {
         let (act, eval, of) = (num(w[3]), num(w[4]), num(w[5]));
         assert!(act > 0.0 && act <= 100.0, "{out}");
         assert!(eval > 0.0 && eval <= of, "{out}");
-        for x in &w[6..11] {
+        // Wall seconds are positive; the ratios of a tiny run may round to zero.
+        for x in &w[6..9] {
             assert!(num(x).is_finite() && num(x) > 0.0, "{out}");
+        }
+        for x in &w[9..11] {
+            assert!(num(x).is_finite() && num(x) >= 0.0, "{out}");
         }
         assert!(
             w[11].starts_with("activity") || w[11] == "compiled" || w[11] == "interpreter",

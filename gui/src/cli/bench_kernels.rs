@@ -211,7 +211,8 @@ fn table(rows: &[KernelRow], timings: &[String]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{:<20} {:>6} {:>10} {:>7.2} {:>8.1} {:>6} {:>9.4} {:>9.4} {:>9.4} {:>7.2}x {:>7.2}x  {}",
+            // Six decimals: a tiny run's clocked loop takes microseconds.
+            "{:<20} {:>6} {:>10} {:>7.2} {:>8.1} {:>6} {:>9.6} {:>9.6} {:>9.6} {:>7.2}x {:>7.2}x  {}",
             r.name,
             r.timing,
             r.cycles,
