@@ -242,6 +242,22 @@ pub fn wrapper(designs: &[TbDesign<'_>]) -> String {
     )
 }
 
+/// Copies the literals `vals` (of C type `ty`) into the memory vector `name`, from one
+/// static table rather than a statement per element: a kernel's arrays of hundreds of
+/// thousands of elements compile in seconds that way (a statement each took GCC minutes).
+fn memory_image(s: &mut String, name: &str, ty: &str, vals: &[String]) {
+    use std::fmt::Write;
+    if vals.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "  {{ static const {ty} init[] = {{{}}}; for (size_t i = 0; i < {}; i++) {name}[i] = init[i]; }}",
+        vals.join(","),
+        vals.len()
+    );
+}
+
 /// Static token tables of a wide argument `ai` of design `k` (`d<k>_a<ai>_segs`, `WSeg`s).
 fn wide_segments(s: &mut String, k: usize, ai: usize, width: u32, srcs: &[TokenSource]) {
     let mut segs = Vec::new();
@@ -474,34 +490,18 @@ struct ReadyGen {
                         .take(m.size as usize)
                         .flat_map(|&v| word_literals(v, m.elem))
                         .collect();
-                    if !words.is_empty() {
-                        let _ = writeln!(
-                            s,
-                            "  {{ static const uint32_t init[] = {{{}}}; for (size_t i = 0; i < {}; i++) d{k}_m{mi}[i] = init[i]; }}",
-                            words.join(","),
-                            words.len()
-                        );
-                    }
+                    memory_image(&mut s, &format!("d{k}_m{mi}"), "uint32_t", &words);
                 }
                 continue;
             }
             let _ = writeln!(s, "  std::vector<uint64_t> d{k}_m{mi}({}ULL, 0);", m.size);
             if let Some(init) = d.env.ext_memories.get(&m.name) {
-                // One static table, not a statement per element: a kernel's arrays of
-                // hundreds of thousands of elements compile in seconds that way.
                 let vals: Vec<String> = init
                     .iter()
                     .take(m.size as usize)
                     .map(|v| format!("{}ULL", v & width_mask(m.elem)))
                     .collect();
-                if !vals.is_empty() {
-                    let _ = writeln!(
-                        s,
-                        "  {{ static const uint64_t init[] = {{{}}}; for (size_t i = 0; i < {}; i++) d{k}_m{mi}[i] = init[i]; }}",
-                        vals.join(","),
-                        vals.len()
-                    );
-                }
+                memory_image(&mut s, &format!("d{k}_m{mi}"), "uint64_t", &vals);
             }
         }
         let window = handscope_sim::deadlock::effective_window(d.env.deadlock_window, f);

@@ -138,6 +138,8 @@ pub(crate) struct Activity {
     /// `(channel, drives valid and data (an argument) or ready (a result))`.
     env: Vec<(u32, bool)>,
     env_prev: Vec<(bool, u64)>,
+    /// Scratch: the environment's channels that changed this cycle.
+    env_changed: Vec<u32>,
     /// Active instructions of each pass.
     bits: Bits,
     /// Per forward and backward instruction: its one written channel, or [`MANY`] (then
@@ -362,6 +364,7 @@ impl Activity {
             instrs,
             next: Vec::new(),
             env_prev: vec![(false, 0); env.len()],
+            env_changed: Vec::new(),
             env,
             bits,
             fwd_one_write: one(&act.fwd_writes),
@@ -460,17 +463,10 @@ impl Activity {
         }
         self.next.clear();
         // The environment's channels: a change of what it drives makes their nodes active.
-        for k in 0..self.env.len() {
-            let (c, arg) = self.env[k];
-            let now = if arg {
-                (st.valid[c as usize], st.data[c as usize])
-            } else {
-                (st.ready[c as usize], 0)
-            };
-            if now != self.env_prev[k] {
-                self.env_prev[k] = now;
-                self.touch(c);
-            }
+        self.env_changes(st);
+        for k in 0..self.env_changed.len() {
+            let c = self.env_changed[k];
+            self.touch(c);
         }
         let (mut sig, _, _) = st.split();
         let s = &mut sig;
@@ -570,8 +566,26 @@ impl Activity {
         self.changed
     }
 
+    /// The environment's channels whose driven signals (an argument's `valid`/`data`, a
+    /// result's `ready`) differ from the last cycle's, into `env_changed`.
+    fn env_changes(&mut self, st: &State) {
+        self.env_changed.clear();
+        for (k, &(c, arg)) in self.env.iter().enumerate() {
+            let now = if arg {
+                (st.valid[c as usize], st.data[c as usize])
+            } else {
+                (st.ready[c as usize], 0)
+            };
+            if now != self.env_prev[k] {
+                self.env_prev[k] = now;
+                self.env_changed.push(c);
+            }
+        }
+    }
+
     /// [`Activity::settle`] by the compiled passes.
     fn settle_compiled(&mut self, p: &Program, st: &mut State) -> bool {
+        self.env_changes(st);
         let Some(c) = self.compiled.as_mut() else {
             return false;
         };
@@ -592,18 +606,9 @@ impl Activity {
         }
         // The nodes whose registers changed were marked by the clock edge.
         self.next.clear();
-        for k in 0..self.env.len() {
-            let (ch, arg) = self.env[k];
-            let now = if arg {
-                (st.valid[ch as usize], st.data[ch as usize])
-            } else {
-                (st.ready[ch as usize], 0)
-            };
-            if now != self.env_prev[k] {
-                self.env_prev[k] = now;
-                for &i in &c.channel[ch as usize] {
-                    c.flags[i as usize] = 1;
-                }
+        for &ch in &self.env_changed {
+            for &i in &c.channel[ch as usize] {
+                c.flags[i as usize] = 1;
             }
         }
         self.evaluated += c.jit.settle(p, st, &mut c.flags);

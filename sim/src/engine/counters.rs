@@ -26,9 +26,6 @@ pub struct Counters {
     chunk_start: u64,
     /// Cycles counted in the current chunk.
     chunk_len: u32,
-    /// `valid` and `ready` of the last cycle counted by [`Counters::count`], as bytes.
-    last_valid: Vec<u8>,
-    last_ready: Vec<u8>,
 }
 
 /// Reads a `bool` slice as bytes (0 or 1).
@@ -87,22 +84,20 @@ impl Counters {
             blocks: vec![Block::default(); n.div_ceil(LANES)],
             chunk_start: 0,
             chunk_len: 0,
-            last_valid: vec![0; n],
-            last_ready: vec![0; n],
         }
     }
 
-    /// Counts the `k` cycles from `cycle` on as ones whose signals are those of the last
-    /// cycle counted by [`Counters::count`], in which no channel fired: one vector pass over
-    /// the lanes while the chunk has room, else straight into the totals.
-    pub fn count_same(&mut self, cycle: u64, k: u64) {
+    /// Counts the `k` cycles from `cycle` on, whose signals are all `valid`/`ready` and in
+    /// which no channel fires: one vector pass over the lanes while the chunk has room,
+    /// else straight into the totals.
+    pub fn count_same(&mut self, cycle: u64, k: u64, valid: &[bool], ready: &[bool]) {
         if k == 0 {
             return;
         }
         if u64::from(self.chunk_len) + k > u64::from(CHUNK) {
             self.flush();
             if k >= u64::from(CHUNK) {
-                self.add_same(cycle, k);
+                self.add_same(cycle, k, valid, ready);
                 return;
             }
         }
@@ -115,7 +110,7 @@ impl Counters {
         for (bi, b) in self.blocks.iter_mut().enumerate() {
             let at = bi * LANES;
             let m = (n - at).min(LANES);
-            let (v, r) = (&self.last_valid[at..at + m], &self.last_ready[at..at + m]);
+            let (v, r) = (&bytes(valid)[at..at + m], &bytes(ready)[at..at + m]);
             for i in 0..m {
                 let (vi, ri) = (v[i], r[i]);
                 b.valid[i] = b.valid[i].wrapping_add(k & 0u8.wrapping_sub(vi));
@@ -127,10 +122,10 @@ impl Counters {
     }
 
     /// Adds `k` repeated cycles from `cycle` on to the totals (the chunk is empty).
-    fn add_same(&mut self, cycle: u64, k: u64) {
+    fn add_same(&mut self, cycle: u64, k: u64, valid: &[bool], ready: &[bool]) {
         let last = (cycle + k - 1) as i64;
         for i in 0..self.fires.len() {
-            let (v, r) = (self.last_valid[i], self.last_ready[i]);
+            let (v, r) = (u8::from(valid[i]), u8::from(ready[i]));
             debug_assert!(v & r == 0, "a repeated cycle fired");
             self.valid[i] += k * u64::from(v);
             self.ready[i] += k * u64::from(r);
@@ -153,8 +148,6 @@ impl Counters {
         self.chunk_len += 1;
         let (v, r) = (bytes(valid), bytes(ready));
         let n = self.fires.len();
-        self.last_valid.copy_from_slice(&v[..n]);
-        self.last_ready.copy_from_slice(&r[..n]);
         let mut any = 0u8;
         let mut at = 0;
         for b in &mut self.blocks {
@@ -276,8 +269,8 @@ mod tests {
                     _ => round % 7,
                 };
                 if k > 0 {
-                    c.count_same(cycle, k / 2);
-                    c.count_same(cycle + k / 2, k - k / 2);
+                    c.count_same(cycle, k / 2, &valid, &ready);
+                    c.count_same(cycle + k / 2, k - k / 2, &valid, &ready);
                 }
                 for _ in 0..k {
                     naive.count(cycle, &valid, &ready);

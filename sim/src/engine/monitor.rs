@@ -438,7 +438,7 @@ impl Monitor {
     /// ([`Monitor::quiet_room`] allowed them): what [`Monitor::observe`] does with them,
     /// without the checks whose answers cannot have changed.
     pub(crate) fn count_quiet(&mut self, valid: &[bool], ready: &[bool], k: u64) {
-        self.counters.count_same(self.cycle, k);
+        self.counters.count_same(self.cycle, k, valid, ready);
         if self.result_waits(valid, ready) {
             self.idle = 0;
         } else {
