@@ -451,6 +451,30 @@ fn bench_engine_measures_kernels_at_each_timing() {
                 .any(|l| l.starts_with(&format!("geomean at {t}: 1 kernels, before "))),
             "{out}"
         );
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(&format!("geomean with VCD at {t}: 1 kernels, "))),
+            "{out}"
+        );
+    }
+    // The runs writing a full VCD: the first 500 cycles (`--tiny`) or the whole run, both
+    // files written.
+    let waves: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 9 && w[0] == "dot")
+        .collect();
+    assert_eq!(waves.len(), 2, "{out}");
+    for (w, full) in waves.iter().zip(&rows) {
+        assert_eq!(w[1], full[1], "{out}");
+        let cycles: u64 = w[2].parse().unwrap();
+        assert_eq!(cycles, full[2].parse::<u64>().unwrap().min(500), "{out}");
+        for x in &w[3..5] {
+            assert!(x.parse::<f64>().unwrap() > 0.0, "{out}");
+        }
+        for x in &w[6..8] {
+            assert!(x.parse::<f64>().unwrap() > 0.0, "{out}");
+        }
     }
     // A directory that holds no kernel is refused before anything runs.
     let empty = tmp("bench-kernels-empty");

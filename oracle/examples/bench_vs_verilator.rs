@@ -64,17 +64,17 @@ fn engine_wave_rate(n: usize, cycles: u64, path: &std::path::Path) -> (f64, u64)
         let t = Instant::now();
         let file = std::fs::File::create(path).expect("create the engine's VCD");
         let out = std::io::BufWriter::with_capacity(1 << 20, file);
-        let mut w =
-            handscope_traces::vcd_out::VcdWriter::new(tap.channels(), tap.state_meta(), out)
-                .expect("VCD header");
-        let r = sim.run_tapped(
-            cycles,
-            &AtomicBool::new(false),
-            &mut tap,
-            &mut |c, words| {
-                w.cycle(c, words).expect("write the engine's VCD");
-            },
-        );
+        let mut w = handscope_traces::vcd_out::VcdWriter::new(
+            tap.channels(),
+            tap.state_meta(),
+            tap.data_aliases(),
+            out,
+        )
+        .expect("VCD header");
+        let r = sim.run_tapped(cycles, &AtomicBool::new(false), &mut tap, &mut |c| {
+            w.cycle(c.cycle, c.words, c.changed)
+                .expect("write the engine's VCD");
+        });
         w.finish().expect("finish the engine's VCD");
         let s = t.elapsed().as_secs_f64();
         assert_eq!(r.cycles, cycles);

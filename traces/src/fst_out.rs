@@ -66,7 +66,9 @@ impl FstWriter<BufWriter<File>> {
 /// Writes `trace` as an FST file at `path`.
 pub fn write_fst(trace: &Trace, path: &Path) -> Result<(), FstError> {
     let mut w = FstWriter::create(path, trace.channels(), trace.state_meta())?;
-    crate::vcd_out::for_each_cycle_words(trace, |cycle, words| w.cycle(cycle, words))?;
+    crate::vcd_out::for_each_cycle_words(trace, |cycle, words, changed| {
+        w.cycle(cycle, words, changed)
+    })?;
     w.finish()?;
     Ok(())
 }
@@ -114,6 +116,29 @@ impl<W: Write + Seek> FstWriter<W> {
         })
     }
 
+    /// Signal word `s` is `new` now: writes the variables it drives that changed.
+    fn word(&mut self, s: usize, new: u64) -> Result<(), FstError> {
+        let old = self.prev[s];
+        if new == old {
+            return Ok(());
+        }
+        self.prev[s] = new;
+        let nc = self.nc;
+        if s < nc {
+            if (new ^ old) & 1 != 0 {
+                self.set(3 * s, new & 1)?;
+            }
+            if (new ^ old) & 2 != 0 {
+                self.set(3 * s + 1, new >> 1 & 1)?;
+            }
+        } else if s < 2 * nc {
+            self.set(3 * (s - nc) + 2, new)?;
+        } else {
+            self.set(3 * nc + (s - 2 * nc), new)?;
+        }
+        Ok(())
+    }
+
     fn set(&mut self, slot: usize, v: u64) -> Result<(), FstError> {
         if let Some((id, w)) = self.slots[slot] {
             self.bits.clear();
@@ -141,30 +166,25 @@ impl<W: Write + Seek> FstWriter<W> {
         Ok(())
     }
 
-    /// Writes cycle `cycle`'s signal words (cycles must come in order from 0).
-    pub fn cycle(&mut self, cycle: u64, words: &[u64]) -> Result<(), FstError> {
+    /// Writes cycle `cycle`'s signal words (cycles must come in order from 0); `changed`
+    /// lists the indices of the words that may differ from the cycle before (the first
+    /// cycle writes every word, whatever `changed` says).
+    pub fn cycle(&mut self, cycle: u64, words: &[u64], changed: &[u32]) -> Result<(), FstError> {
         let t = cycle * CYCLE_NS;
         self.body.time_change(t)?;
         self.body.signal_change(self.clock, b"0")?;
-        let nc = self.nc;
         let n = self.prev.len().min(words.len());
-        for (s, &new) in words[..n].iter().enumerate() {
-            let old = self.prev[s];
-            if self.started && new == old {
-                continue;
+        if self.started {
+            for &s in changed {
+                let s = s as usize;
+                if s < n {
+                    self.word(s, words[s])?;
+                }
             }
-            self.prev[s] = new;
-            if s < nc {
-                if !self.started || (new ^ old) & 1 != 0 {
-                    self.set(3 * s, new & 1)?;
-                }
-                if !self.started || (new ^ old) & 2 != 0 {
-                    self.set(3 * s + 1, new >> 1 & 1)?;
-                }
-            } else if s < 2 * nc {
-                self.set(3 * (s - nc) + 2, new)?;
-            } else {
-                self.set(3 * nc + (s - 2 * nc), new)?;
+        } else {
+            for (s, &new) in words[..n].iter().enumerate() {
+                self.prev[s] = !new;
+                self.word(s, new)?;
             }
         }
         self.started = true;

@@ -108,7 +108,8 @@ fn id_code(mut n: usize) -> Vec<u8> {
 
 /// A streaming VCD writer over a run's signal words (the order of a trace's signals: per
 /// channel a control word `valid | ready << 1`, then per channel its data, then the state
-/// words). Feed it every cycle in order with [`VcdWriter::cycle`], then
+/// words). Feed it every cycle in order with [`VcdWriter::cycle`] (the words and which of
+/// them changed: a tap's [`TapCycle`](handscope_sim::engine::TapCycle)), then
 /// [`VcdWriter::finish`].
 pub struct VcdWriter<W: Write> {
     out: W,
@@ -126,12 +127,36 @@ pub struct VcdWriter<W: Write> {
 }
 
 impl<W: Write> VcdWriter<W> {
-    /// Writes the header for these channels and state words.
-    pub fn new(channels: &[ChannelMeta], state: &[StateMeta], mut out: W) -> io::Result<Self> {
+    /// Writes the header for these channels and state words. The data variable of a
+    /// channel in `aliases` (`(alias, root)`: its data is always the root's, see
+    /// [`Trace::data_aliases`]) is declared with its root's identifier code, as VCD allows
+    /// for signals that are always equal: its values are written once, under the root.
+    pub fn new(
+        channels: &[ChannelMeta],
+        state: &[StateMeta],
+        aliases: &[(u32, u32)],
+        mut out: W,
+    ) -> io::Result<Self> {
         let nc = channels.len();
         let n_state: usize = state.iter().map(|s| s.fields.len()).sum();
-        // Variables 0 and 1 are clock and reset; slot `s` of the hierarchy is variable s + 2.
-        let code = |slot: usize| id_code(slot + 2);
+        // The root whose code each channel's data variable takes (itself when none).
+        let mut root: Vec<usize> = (0..nc).collect();
+        for &(a, r) in aliases {
+            let (a, r) = (a as usize, r as usize);
+            if a < nc && r < nc && channels[a].ty.bit_width() == channels[r].ty.bit_width() {
+                root[a] = r;
+            }
+        }
+        // Variables 0 and 1 are clock and reset; slot `s` of the hierarchy is variable s + 2,
+        // except an alias's data slot, which is its root's.
+        let code = |slot: usize| {
+            let slot = if slot < 3 * nc && slot % 3 == 2 {
+                3 * root[slot / 3] + 2
+            } else {
+                slot
+            };
+            id_code(slot + 2)
+        };
         let top = hierarchy(channels, state);
         let valid_ids = (0..nc).map(|i| code(3 * i)).collect();
         let ready_ids = (0..nc).map(|i| code(3 * i + 1)).collect();
@@ -140,7 +165,7 @@ impl<W: Write> VcdWriter<W> {
             .enumerate()
             .map(|(i, ch)| {
                 let w = ch.ty.bit_width();
-                (w > 0).then(|| (code(3 * i + 2), w))
+                (w > 0 && root[i] == i).then(|| (code(3 * i + 2), w))
             })
             .collect();
         let state_ids = state_widths(channels, state)
@@ -170,8 +195,10 @@ impl<W: Write> VcdWriter<W> {
         })
     }
 
-    /// Writes cycle `cycle`'s signal words (cycles must come in order from 0).
-    pub fn cycle(&mut self, cycle: u64, words: &[u64]) -> io::Result<()> {
+    /// Writes cycle `cycle`'s signal words (cycles must come in order from 0); `changed`
+    /// lists the indices of the words that may differ from the cycle before (the first
+    /// cycle writes every word, whatever `changed` says). Work and output are per change.
+    pub fn cycle(&mut self, cycle: u64, words: &[u64], changed: &[u32]) -> io::Result<()> {
         let t = cycle * CYCLE_NS;
         let b = &mut self.buf;
         b.push(b'#');
@@ -197,7 +224,12 @@ impl<W: Write> VcdWriter<W> {
             self.started = true;
         } else {
             let n = self.prev.len().min(words.len());
-            for (s, (&new, old)) in words[..n].iter().zip(&mut self.prev[..n]).enumerate() {
+            for &s in changed {
+                let s = s as usize;
+                if s >= n {
+                    continue;
+                }
+                let (new, old) = (words[s], &mut self.prev[s]);
                 if new == *old {
                     continue;
                 }
@@ -305,23 +337,33 @@ pub(crate) fn state_widths(channels: &[ChannelMeta], state: &[StateMeta]) -> Vec
 
 /// Writes `trace` as VCD text into `out`.
 pub fn write_vcd(trace: &Trace, out: impl Write) -> io::Result<()> {
-    let mut w = VcdWriter::new(trace.channels(), trace.state_meta(), out)?;
-    for_each_cycle_words(trace, |cycle, words| w.cycle(cycle, words))?;
+    let mut w = VcdWriter::new(
+        trace.channels(),
+        trace.state_meta(),
+        trace.data_aliases(),
+        out,
+    )?;
+    for_each_cycle_words(trace, |cycle, words, changed| {
+        w.cycle(cycle, words, changed)
+    })?;
     w.finish()?;
     Ok(())
 }
 
 /// Replays `trace` and hands `f` every cycle's signal words, in the order the waveform
-/// writers take them ([`VcdWriter`]); stops at the first error.
+/// writers take them ([`VcdWriter`]), and the indices of those that changed; stops at the
+/// first error.
 pub(crate) fn for_each_cycle_words<E>(
     trace: &Trace,
-    mut f: impl FnMut(u64, &[u64]) -> Result<(), E>,
+    mut f: impl FnMut(u64, &[u64], &[u32]) -> Result<(), E>,
 ) -> Result<(), E> {
     let nc = trace.channels().len();
     let n_state: usize = trace.state_meta().iter().map(|s| s.fields.len()).sum();
     let mut words = vec![0u64; 2 * nc + n_state];
+    let mut changed = Vec::new();
     let mut replay = trace.replay();
     while let Some(cc) = replay.next_cycle() {
+        changed.clear();
         for ch in cc.changes {
             let slot = match ch.signal {
                 Signal::Ctrl(i) => i as usize,
@@ -329,8 +371,9 @@ pub(crate) fn for_each_cycle_words<E>(
                 Signal::State(k) => 2 * nc + k as usize,
             };
             words[slot] = ch.value;
+            changed.push(slot as u32);
         }
-        f(cc.cycle, &words)?;
+        f(cc.cycle, &words, &changed)?;
     }
     Ok(())
 }
@@ -370,10 +413,20 @@ fn push_dec(b: &mut Vec<u8>, v: u64) {
     b.extend_from_slice(&tmp[i..]);
 }
 
+/// An identifier code (one to three characters for any waveform of a sane size): byte by
+/// byte, where `extend_from_slice` of a slice of unknown length would call `memcpy` for a
+/// few bytes on every value change.
+#[inline(always)]
+fn push_id(b: &mut Vec<u8>, id: &[u8]) {
+    for &c in id {
+        b.push(c);
+    }
+}
+
 #[inline]
 fn scalar(b: &mut Vec<u8>, bit: u64, id: &[u8]) {
     b.push(if bit & 1 == 1 { b'1' } else { b'0' });
-    b.extend_from_slice(id);
+    push_id(b, id);
     b.push(b'\n');
 }
 
@@ -418,7 +471,7 @@ fn value(b: &mut Vec<u8>, v: u64, width: u32, id: &[u8]) {
         push_bits(b, v);
     }
     b.push(b' ');
-    b.extend_from_slice(id);
+    push_id(b, id);
     b.push(b'\n');
 }
 
@@ -458,7 +511,7 @@ fn wide_value(b: &mut Vec<u8>, word: u64, width: u32, id: &[u8]) {
         }
     }
     b.push(b' ');
-    b.extend_from_slice(id);
+    push_id(b, id);
     b.push(b'\n');
 }
 

@@ -359,44 +359,76 @@ proptest! {
 }
 
 /// `sim --vcd` streams the waveform while the engine runs (no trace recorded): the file is
-/// byte for byte the one written from a recorded trace of the same run, for every example.
+/// byte for byte the one written from a recorded trace of the same run, for every example
+/// and every engine (the activity-driven one hands out its quiet cycles without looking at
+/// the channels); every word that differs from the cycle before is among the tap's changed
+/// words, in ascending order.
 #[test]
 fn streamed_vcd_equals_the_vcd_of_the_recorded_trace() {
-    use handscope_sim::engine::Simulation;
+    use handscope_sim::engine::{EngineKind, Simulation};
     use handscope_traces::vcd_out::VcdWriter;
     use std::sync::atomic::AtomicBool;
     for ex in examples() {
         let (report, trace) = engine_run(&ex.func, &ex.env, 2000);
         let mut recorded = Vec::new();
         handscope_traces::vcd_out::write_vcd(&trace, &mut recorded).unwrap();
-
-        let mut sim = Simulation::new(&ex.func, ex.env.clone()).unwrap();
-        let mut tap = sim.signal_tap();
-        let mut w = VcdWriter::new(tap.channels(), tap.state_meta(), Vec::new()).unwrap();
-        let mut cycles = 0;
-        let streamed_report =
-            sim.run_tapped(2000, &AtomicBool::new(false), &mut tap, &mut |c, words| {
-                assert_eq!(c, cycles, "{}: cycles in order", ex.name);
-                cycles += 1;
-                w.cycle(c, words).unwrap();
-            });
-        let streamed = w.finish().unwrap();
-        assert_eq!(streamed_report, report, "{}", ex.name);
-        assert_eq!(cycles, trace.cycles(), "{}", ex.name);
-        if streamed != recorded {
-            let (a, b) = (
-                String::from_utf8_lossy(&streamed),
-                String::from_utf8_lossy(&recorded),
-            );
-            let first = a
-                .lines()
-                .zip(b.lines())
-                .enumerate()
-                .find(|(_, (x, y))| x != y);
-            panic!(
-                "{}: streamed VCD differs from the recorded trace's at line {:?}",
-                ex.name, first
-            );
+        for engine in [
+            EngineKind::Auto,
+            EngineKind::Interpreter,
+            EngineKind::Compiled,
+            EngineKind::Activity,
+        ] {
+            let mut sim = Simulation::new(&ex.func, ex.env.clone()).unwrap();
+            sim.set_engine(engine);
+            let mut tap = sim.signal_tap();
+            let mut w = VcdWriter::new(
+                tap.channels(),
+                tap.state_meta(),
+                tap.data_aliases(),
+                Vec::new(),
+            )
+            .unwrap();
+            let mut cycles = 0;
+            let mut prev: Vec<u64> = Vec::new();
+            let streamed_report =
+                sim.run_tapped(2000, &AtomicBool::new(false), &mut tap, &mut |c| {
+                    assert_eq!(c.cycle, cycles, "{}: cycles in order", ex.name);
+                    cycles += 1;
+                    prev.resize(c.words.len(), 0);
+                    assert!(
+                        c.changed.is_sorted(),
+                        "{} {engine:?}: changes in order",
+                        ex.name
+                    );
+                    for (i, (&now, &before)) in c.words.iter().zip(&prev).enumerate() {
+                        assert!(
+                            now == before || c.changed.contains(&(i as u32)),
+                            "{} {engine:?}: word {i} changed in cycle {} but is not listed",
+                            ex.name,
+                            c.cycle
+                        );
+                    }
+                    prev.copy_from_slice(c.words);
+                    w.cycle(c.cycle, c.words, c.changed).unwrap();
+                });
+            let streamed = w.finish().unwrap();
+            assert_eq!(streamed_report, report, "{}", ex.name);
+            assert_eq!(cycles, trace.cycles(), "{}", ex.name);
+            if streamed != recorded {
+                let (a, b) = (
+                    String::from_utf8_lossy(&streamed),
+                    String::from_utf8_lossy(&recorded),
+                );
+                let first = a
+                    .lines()
+                    .zip(b.lines())
+                    .enumerate()
+                    .find(|(_, (x, y))| x != y);
+                panic!(
+                    "{}: streamed VCD differs from the recorded trace's at line {:?}",
+                    ex.name, first
+                );
+            }
         }
     }
 }
@@ -414,8 +446,8 @@ fn streamed_fst_replays_to_the_engine_trace() {
         let mut tap = sim.signal_tap();
         let out = std::io::Cursor::new(Vec::new());
         let mut w = FstWriter::new(out, tap.channels(), tap.state_meta()).unwrap();
-        sim.run_tapped(2000, &AtomicBool::new(false), &mut tap, &mut |c, words| {
-            w.cycle(c, words).unwrap();
+        sim.run_tapped(2000, &AtomicBool::new(false), &mut tap, &mut |c| {
+            w.cycle(c.cycle, c.words, c.changed).unwrap();
         });
         let fst = w.finish().unwrap().into_inner();
         let path =
@@ -479,8 +511,8 @@ fn fst_counts_are_checked_and_cut_files_read_their_complete_blocks() {
         tap.state_meta(),
     )
     .unwrap();
-    sim.run_tapped(200, &AtomicBool::new(false), &mut tap, &mut |c, words| {
-        w.cycle(c, words).unwrap();
+    sim.run_tapped(200, &AtomicBool::new(false), &mut tap, &mut |c| {
+        w.cycle(c.cycle, c.words, c.changed).unwrap();
     });
     let fst = w.finish().unwrap().into_inner();
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));

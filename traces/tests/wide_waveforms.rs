@@ -221,8 +221,8 @@ fn engine_files(tag: &str) -> (Function, Environment, RunReport, Trace, Vec<u8>,
     let fst_path = scratch(&format!("wide_engine_{tag}.fst"));
     let mut tap = sim.signal_tap();
     let mut w = FstWriter::create(&fst_path, tap.channels(), tap.state_meta()).unwrap();
-    sim.run_tapped(200, &AtomicBool::new(false), &mut tap, &mut |c, words| {
-        w.cycle(c, words).unwrap();
+    sim.run_tapped(200, &AtomicBool::new(false), &mut tap, &mut |c| {
+        w.cycle(c.cycle, c.words, c.changed).unwrap();
     });
     w.finish().unwrap();
     (f, env, report, trace, vcd, fst_path)

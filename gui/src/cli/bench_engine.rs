@@ -9,7 +9,7 @@
 //! calls for the runs without waves. The Verilator model is built from Handscope's own
 //! SystemVerilog (`handscope verilate`) with `-O3`, for every workload; the oracle's models of
 //! CIRCT's RTL of the chains are measured by `oracle/examples/bench_vs_verilator.rs`.
-//! With waves (the chains only) Handscope writes `--vcd` and the model dumps every signal with
+//! With waves (the chains, and the kernels of `--kernels`) Handscope writes `--vcd` and the model dumps every signal with
 //! `VerilatedVcdC` at both clock edges.
 //!
 //! Each measurement is taken `rounds` times and the median kept; models are built once per
@@ -34,6 +34,8 @@ pub struct Sizes {
     pub sumsq_n: u64,
     /// Repetitions of the matrix product.
     pub matmul_reps: u64,
+    /// Cycles of the kernels' runs with waves (`--kernels`; the whole run when shorter).
+    pub kernel_wave_cycles: u64,
     /// Compile the Verilator models' C++ unoptimized (`-O0`): for runs that check the
     /// benchmark works, not what it measures.
     pub quick_models: bool,
@@ -47,6 +49,7 @@ impl Sizes {
         wave_cycles: 50_000,
         sumsq_n: 2_000_000,
         matmul_reps: 2_000,
+        kernel_wave_cycles: 1_000_000,
         quick_models: false,
     };
     /// Tiny sizes for the test suite (seconds, most of it the Verilator builds, whose C++ is
@@ -57,6 +60,7 @@ impl Sizes {
         wave_cycles: 500,
         sumsq_n: 300,
         matmul_reps: 2,
+        kernel_wave_cycles: 500,
         quick_models: true,
     };
 }
@@ -232,6 +236,7 @@ pub fn run(
             &kernels.timings,
             rounds,
             sizes.quick_models,
+            waves.then_some(sizes.kernel_wave_cycles),
             dir,
         )?;
         out!("{t}")?;
@@ -265,7 +270,8 @@ pub(super) fn same_cycles(name: &str, handscope: u64, verilator: u64) -> anyhow:
     Ok(handscope)
 }
 
-fn file_len(p: &Path) -> u64 {
+/// The size of file `p` in bytes (0 when it cannot be read).
+pub(super) fn file_len(p: &Path) -> u64 {
     std::fs::metadata(p).map_or(0, |m| m.len())
 }
 
@@ -480,7 +486,10 @@ pub(super) fn handscope_run_with(
     } else {
         crate::exit::OK
     };
-    if out.status.code() != Some(i32::from(want)) {
+    // A kernel's run with waves stops at the wave cycles unless it finishes before.
+    let also = (vcd.is_some() && !w.runs_to_limit).then_some(crate::exit::MAX_CYCLES);
+    let code = out.status.code();
+    if code != Some(i32::from(want)) && (also.is_none() || code != also.map(i32::from)) {
         bail!(
             "handscope sim {} ended with {:?} (expected {want}): {}{}",
             w.file.display(),

@@ -10,6 +10,11 @@
 //! every component (`sim --engine-stats`), and three median times: the Verilator model's
 //! clocked loop, `handscope sim --engine compiled` (the engine before activity-driven
 //! evaluation: what `auto` ran long runs on) and `handscope sim` with the default engine.
+//!
+//! With waves (unless `--no-waves`) each kernel and timing is also run writing a full
+//! waveform: `handscope sim --vcd` against the model built with `--trace` dumping every
+//! signal with `VerilatedVcdC` at both clock edges, over the first `wave_cycles` cycles
+//! (the whole run when it is shorter); the wave table gives both times and both files' sizes.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,7 +22,8 @@ use std::process::Command;
 use anyhow::{Context, bail};
 
 use super::bench_engine::{
-    Time, Workload, handscope_run_with, median, median_time, model, model_run, same_cycles,
+    Time, Workload, file_len, handscope_run_with, median, median_time, model, model_run,
+    same_cycles,
 };
 
 /// The `.c` files `paths` name: files as given, directories by their `.c` files in name
@@ -61,6 +67,17 @@ struct KernelRow {
     after: Time,
     /// The engine the default run ended with.
     engine: String,
+    /// The runs writing a full waveform, when measured.
+    waves: Option<WaveRow>,
+}
+
+/// One kernel's runs writing a full VCD at one timing: medians and file sizes.
+struct WaveRow {
+    cycles: u64,
+    handscope: Time,
+    verilator: Time,
+    /// Bytes of Handscope's VCD and of Verilator's.
+    bytes: (u64, u64),
 }
 
 /// Runs every kernel of `files` at every timing of `timings` (`rounds` times each) and
@@ -71,6 +88,7 @@ pub(super) fn run(
     timings: &[String],
     rounds: usize,
     quick_models: bool,
+    wave_cycles: Option<u64>,
     dir: &Path,
 ) -> anyhow::Result<(String, Vec<String>)> {
     let mut rows = Vec::new();
@@ -87,7 +105,7 @@ pub(super) fn run(
                 flags: vec!["--timing".into(), timing.clone()],
                 max_cycles: 1 << 40,
                 runs_to_limit: false,
-                wave_cycles: None,
+                wave_cycles,
                 ideal: None,
             };
             eprintln!("bench engine: {} (building the model when needed)", w.name);
@@ -126,6 +144,10 @@ fn measure(
         after.push(a);
     }
     let (activity, evaluated, instructions) = work(exe, w)?;
+    let waves = match w.wave_cycles {
+        Some(_) => Some(measure_waves(exe, w, rounds, quick_models, dir)?),
+        None => None,
+    };
     Ok(KernelRow {
         name: w.name.split('@').next().unwrap_or(&w.name).to_string(),
         timing: timing.to_string(),
@@ -137,6 +159,38 @@ fn measure(
         before: median_time(&before),
         after: median_time(&after),
         engine,
+        waves,
+    })
+}
+
+/// The runs of `w` writing a full VCD on both sides.
+fn measure_waves(
+    exe: &Path,
+    w: &Workload,
+    rounds: usize,
+    quick_models: bool,
+    dir: &Path,
+) -> anyhow::Result<WaveRow> {
+    let m = model(exe, w, dir, true, quick_models)?;
+    let ours = dir.join(format!("{}-handscope.vcd", w.name));
+    let theirs = dir.join(format!("{}-verilator.vcd", w.name));
+    let (mut hs, mut vl) = (Vec::new(), Vec::new());
+    let (mut cycles, mut bytes) = (0, (0, 0));
+    for _ in 0..rounds {
+        let (h, hc, _) = handscope_run_with(exe, w, Some(&ours), &[])?;
+        let (v, vc) = model_run(&m, Some(&theirs))?;
+        cycles = same_cycles(&w.name, hc, vc)?;
+        bytes = (file_len(&ours), file_len(&theirs));
+        let _ = std::fs::remove_file(&ours);
+        let _ = std::fs::remove_file(&theirs);
+        hs.push(h);
+        vl.push(v);
+    }
+    Ok(WaveRow {
+        cycles,
+        handscope: median_time(&hs),
+        verilator: median_time(&vl),
+        bytes,
     })
 }
 
@@ -255,6 +309,77 @@ fn table(rows: &[KernelRow], timings: &[String]) -> String {
          every component is evaluated; before = `sim --engine compiled`, after = `sim` (default \
          engine, which it ended with last); x = Verilator's time / Handscope's (above 1: \
          Handscope is faster)\n",
+    );
+    s.push_str(&wave_table(rows, timings));
+    s
+}
+
+/// The table of the runs writing a full waveform (empty without them).
+fn wave_table(rows: &[KernelRow], timings: &[String]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    if rows.iter().all(|r| r.waves.is_none()) {
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "{:<20} {:>6} {:>10} {:>9} {:>9} {:>7} {:>9} {:>9} {:>6}",
+        "kernel with VCD",
+        "timing",
+        "cycles",
+        "hs wall",
+        "vl wall",
+        "ratio",
+        "hs MB",
+        "vl MB",
+        "size"
+    );
+    for r in rows {
+        let Some(v) = &r.waves else { continue };
+        let _ = writeln!(
+            s,
+            "{:<20} {:>6} {:>10} {:>9.6} {:>9.6} {:>6.2}x {:>9.3} {:>9.3} {:>5.2}x",
+            r.name,
+            r.timing,
+            v.cycles,
+            v.handscope.wall,
+            v.verilator.wall,
+            v.verilator.wall / v.handscope.wall,
+            v.bytes.0 as f64 / 1e6,
+            v.bytes.1 as f64 / 1e6,
+            v.bytes.0 as f64 / v.bytes.1.max(1) as f64
+        );
+    }
+    for t in timings {
+        let of: Vec<&WaveRow> = rows
+            .iter()
+            .filter(|r| &r.timing == t)
+            .filter_map(|r| r.waves.as_ref())
+            .collect();
+        if of.is_empty() {
+            continue;
+        }
+        let speed: Vec<f64> = of
+            .iter()
+            .map(|v| v.verilator.wall / v.handscope.wall)
+            .collect();
+        let size: Vec<f64> = of
+            .iter()
+            .map(|v| v.bytes.0 as f64 / v.bytes.1.max(1) as f64)
+            .collect();
+        let _ = writeln!(
+            s,
+            "geomean with VCD at {t}: {} kernels, {:.2}x Verilator --trace, files {:.2}x its size (largest {:.2}x)",
+            of.len(),
+            geomean(&speed),
+            geomean(&size),
+            size.iter().copied().fold(0.0, f64::max)
+        );
+    }
+    s.push_str(
+        "with VCD: both sides write every signal of the first cycles of the run (Handscope \
+         `sim --vcd`; the model built with --trace, VerilatedVcdC at both clock edges); ratio = \
+         Verilator's wall time / Handscope's; size = Handscope's file / Verilator's\n",
     );
     s
 }

@@ -25,6 +25,7 @@ mod surfer;
 mod throughput;
 pub mod timing_flags;
 mod verilog;
+mod wave_stream;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

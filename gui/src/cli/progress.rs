@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
+use handscope_sim::limits::thousands;
 use handscope_traces::vcd_in::OnProgress;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -76,5 +77,95 @@ impl ReadProgress {
                 mb / secs.max(1e-9)
             );
         }
+    }
+}
+
+/// Runs shorter than this show no progress.
+const RUN_QUIET_FOR: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The progress of a long `sim` run on standard error (only when it is a terminal): a
+/// spinner with the cycles simulated and the rate, from the counter the engine stores into
+/// ([`handscope_sim::engine::Simulation::set_progress`]), redrawn by a thread of its own
+/// and cleared when the run ends. Runs shorter than a second show nothing.
+pub struct RunProgress {
+    counter: Arc<AtomicU64>,
+    done: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl RunProgress {
+    /// Starts the display (a no-op when standard error is not a terminal).
+    pub fn start() -> RunProgress {
+        let counter = Arc::new(AtomicU64::new(0));
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let thread = std::io::stderr().is_terminal().then(|| {
+            let (counter, done) = (counter.clone(), done.clone());
+            std::thread::spawn(move || show_run(&counter, &done))
+        });
+        RunProgress {
+            counter,
+            done,
+            thread,
+        }
+    }
+
+    /// The counter for the simulation to store its cycle into.
+    pub fn counter(&self) -> Arc<AtomicU64> {
+        self.counter.clone()
+    }
+}
+
+impl Drop for RunProgress {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}
+
+/// The display thread of [`RunProgress`].
+fn show_run(counter: &AtomicU64, done: &std::sync::atomic::AtomicBool) {
+    let start = Instant::now();
+    let tick = std::time::Duration::from_millis(250);
+    let mut bar: Option<ProgressBar> = None;
+    while !done.load(Ordering::Relaxed) {
+        std::thread::park_timeout(tick);
+        if done.load(Ordering::Relaxed) || start.elapsed() < RUN_QUIET_FOR {
+            continue;
+        }
+        let b = bar.get_or_insert_with(|| {
+            let b = ProgressBar::new_spinner();
+            b.set_style(
+                ProgressStyle::with_template("{spinner} simulating: {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            b
+        });
+        let cycles = counter.load(Ordering::Relaxed);
+        let rate = cycles as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        b.set_message(format!(
+            "{} cycles ({}/s; Ctrl-C stops and reports)",
+            thousands(cycles),
+            thousands(rate as u64)
+        ));
+        b.tick();
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_progress_without_a_terminal_draws_nothing_and_ends() {
+        // Test runs have no terminal on standard error (or do, which also must end).
+        let p = RunProgress::start();
+        p.counter().store(5, Ordering::Relaxed);
+        drop(p);
     }
 }

@@ -128,17 +128,18 @@ pub fn run(a: &SimArgs) -> anyhow::Result<ExitCode> {
     session.set_engine(a.engine.kind());
     let stop = super::interrupt::stop_flag();
     let max_cycles = a.max_cycles.unwrap_or(u64::MAX);
+    let progress = super::progress::RunProgress::start();
+    let mut sim = session.simulation()?;
+    sim.set_progress(progress.counter());
     let mut report = match (&a.vcd, &a.fst) {
-        (Some(path), _) => run_writing_vcd(&session, max_cycles, stop, path)?,
-        (None, Some(path)) => run_writing_fst(&session, max_cycles, stop, path)?,
-        (None, None) if a.engine_stats => {
-            let mut sim = session.simulation()?;
-            let report = sim.run_until(max_cycles, stop);
-            eprintln!("{}", engine_stats_line(&sim.engine_work()));
-            report
-        }
-        (None, None) => session.run_until(max_cycles, false, stop)?.report,
+        (Some(path), _) => run_writing_vcd(&mut sim, max_cycles, stop, path)?,
+        (None, Some(path)) => run_writing_fst(&mut sim, max_cycles, stop, path)?,
+        (None, None) => sim.run_until(max_cycles, stop),
     };
+    drop(progress);
+    if a.engine_stats {
+        eprintln!("{}", engine_stats_line(&sim.engine_work()));
+    }
     a.outputs.print(&mut report, a.json, &timing)?;
     Ok(crate::exit::of_run(report.status))
 }
@@ -196,42 +197,28 @@ fn run_batch(a: &SimArgs) -> anyhow::Result<ExitCode> {
     Ok(batch::exit_code(&report, runs.len()))
 }
 
-/// Runs `sim` to its end, handing every cycle's signal words to `write`; after the first
-/// error nothing more is written and the error comes back with the report.
-fn run_streaming<E>(
-    sim: &mut handscope_sim::engine::Simulation,
-    max_cycles: u64,
-    stop: &std::sync::atomic::AtomicBool,
-    mut write: impl FnMut(u64, &[u64]) -> Result<(), E>,
-) -> (handscope_sim::report::RunReport, Option<E>) {
-    let mut tap = sim.signal_tap();
-    let mut failed = None;
-    let report = sim.run_tapped(max_cycles, stop, &mut tap, &mut |cycle, words| {
-        if failed.is_none()
-            && let Err(e) = write(cycle, words)
-        {
-            failed = Some(e);
-        }
-    });
-    (report, failed)
-}
-
 /// Runs `session` and writes its waveform to `path` while it runs (constant memory: nothing
 /// is recorded).
 pub(crate) fn run_writing_vcd(
-    session: &handscope_sim::session::Session,
+    sim: &mut handscope_sim::engine::Simulation,
     max_cycles: u64,
     stop: &std::sync::atomic::AtomicBool,
     path: &std::path::Path,
 ) -> anyhow::Result<handscope_sim::report::RunReport> {
-    let mut sim = session.simulation()?;
     let tap = sim.signal_tap();
     let mut report = None;
     // Written to a temporary file renamed when complete: a failed run leaves no partial VCD.
     crate::output::write_file(path, |out| {
-        let mut w =
-            handscope_traces::vcd_out::VcdWriter::new(tap.channels(), tap.state_meta(), out)?;
-        let (r, failed) = run_streaming(&mut sim, max_cycles, stop, |c, words| w.cycle(c, words));
+        let mut w = handscope_traces::vcd_out::VcdWriter::new(
+            tap.channels(),
+            tap.state_meta(),
+            tap.data_aliases(),
+            out,
+        )?;
+        let (r, failed) =
+            super::wave_stream::run_streaming(sim, max_cycles, stop, |c, words, changed| {
+                w.cycle(c, words, changed)
+            });
         report = Some(r);
         if let Some(e) = failed {
             return Err(e);
@@ -244,13 +231,12 @@ pub(crate) fn run_writing_vcd(
 
 /// Runs `session` and writes its waveform to `path` as FST while it runs.
 fn run_writing_fst(
-    session: &handscope_sim::session::Session,
+    sim: &mut handscope_sim::engine::Simulation,
     max_cycles: u64,
     stop: &std::sync::atomic::AtomicBool,
     path: &std::path::Path,
 ) -> anyhow::Result<handscope_sim::report::RunReport> {
     use handscope_traces::fst_out::FstWriter;
-    let mut sim = session.simulation()?;
     let tap = sim.signal_tap();
     let mut report = None;
     // FST needs a seekable file: a temporary one renamed over `path` when complete (or, for a
@@ -259,7 +245,10 @@ fn run_writing_fst(
         let err = || format!("cannot write {}", path.display());
         let out = std::io::BufWriter::with_capacity(1 << 20, file);
         let mut w = FstWriter::new(out, tap.channels(), tap.state_meta()).with_context(err)?;
-        let (r, failed) = run_streaming(&mut sim, max_cycles, stop, |c, words| w.cycle(c, words));
+        let (r, failed) =
+            super::wave_stream::run_streaming(sim, max_cycles, stop, |c, words, changed| {
+                w.cycle(c, words, changed)
+            });
         report = Some(r);
         if let Some(e) = failed {
             return Err(e).with_context(err);

@@ -92,7 +92,7 @@ pub fn run(a: &SurferArgs) -> anyhow::Result<ExitCode> {
             .join(format!("{}.vcd", f.name.replace('/', "_"))),
     };
     let stop = super::interrupt::stop_flag();
-    let report = super::sim::run_writing_vcd(&session, a.max_cycles, stop, &vcd)?;
+    let report = super::sim::run_writing_vcd(&mut session.simulation()?, a.max_cycles, stop, &vcd)?;
     outln!(
         "ran @{}: {} after {} cycles; wrote {}",
         f.name,

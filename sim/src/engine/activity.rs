@@ -216,17 +216,28 @@ impl Compiled {
             }
             v
         };
-        let node_next: Vec<Vec<u32>> = instrs.iter().map(|ni| flags_of(ni, true)).collect();
+        // Every flag set with its group's (a next-cycle clock flag's group is set when it
+        // is merged, at the next settle).
+        let with_groups = |mut v: Vec<u32>| -> Vec<u32> {
+            let groups: Vec<u32> = v.iter().filter_map(|&f| layout.group_of(f)).collect();
+            v.extend(groups);
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let node_next: Vec<Vec<u32>> = instrs
+            .iter()
+            .map(|ni| with_groups(flags_of(ni, true)))
+            .collect();
         let node_now: Vec<Vec<u32>> = instrs.iter().map(|ni| flags_of(ni, false)).collect();
         let channel: Vec<Vec<u32>> = nodes_of
             .iter()
             .map(|l| {
-                let mut v: Vec<u32> = l
-                    .iter()
-                    .flat_map(|&n| node_now[n].iter().copied())
-                    .collect();
-                v.sort_unstable();
-                v.dedup();
+                let mut v = with_groups(
+                    l.iter()
+                        .flat_map(|&n| node_now[n].iter().copied())
+                        .collect(),
+                );
                 v.push(layout.changed);
                 v
             })
@@ -593,16 +604,31 @@ impl Activity {
         let (clk, next) = (l.clk as usize, l.clk_next as usize);
         let n_clk = l.buffers as usize - clk;
         let f = &mut c.flags;
-        // Clock instructions marked at the last clock edge.
-        for k in 0..n_clk {
-            f[clk + k] |= f[next + k];
-            f[next + k] = 0;
+        // Clock instructions marked at the last clock edge, and their groups; looked at
+        // 16 at once (the next-cycle range is nearly always empty).
+        for k in (0..n_clk).step_by(16) {
+            let e = (k + 16).min(n_clk);
+            let idle = match <[u8; 16]>::try_from(&f[next + k..next + e]) {
+                Ok(b) => u128::from_ne_bytes(b) == 0,
+                Err(_) => f[next + k..next + e].iter().all(|&x| x == 0),
+            };
+            if idle {
+                continue;
+            }
+            for j in k..e {
+                if f[next + j] != 0 {
+                    f[next + j] = 0;
+                    f[clk + j] = 1;
+                    f[l.clock_group(j) as usize] = 1;
+                }
+            }
         }
         f[l.changed as usize] = 0;
         if self.first {
             self.first = false;
             f[..next].fill(1);
             f[l.changed as usize] = 1;
+            f[l.groups as usize..].fill(1);
         }
         // The nodes whose registers changed were marked by the clock edge.
         self.next.clear();
@@ -625,6 +651,7 @@ impl Activity {
         // next cycle; the clock edge marks that.
         c.flags[l.fwd as usize..l.clk as usize].fill(0);
         c.flags[l.buffers as usize..l.clk_next as usize].fill(0);
+        c.flags[l.groups as usize..l.clock_groups as usize].fill(0);
         st.mem_writes.clear();
         self.evaluated += c.jit.clock(p, st, &mut c.flags, &mut self.next);
         for &(mem, _, _) in st.mem_writes.iter() {

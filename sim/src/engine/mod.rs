@@ -36,12 +36,12 @@ pub(crate) mod program;
 pub(crate) mod resim;
 pub mod tap;
 pub mod wide_arith;
-pub use tap::SignalTap;
+pub use tap::{SignalTap, TapCycle};
 #[cfg(test)]
 mod tests;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use cranelift_entity::EntityRef;
 
@@ -231,6 +231,8 @@ pub struct Simulation {
     /// token is taken (every argument offered, every result ready always); `u64::MAX` when
     /// a ready policy changes by itself.
     steady_from: u64,
+    /// Where long runs publish how far they got ([`Simulation::set_progress`]).
+    progress: Option<Arc<AtomicU64>>,
 }
 
 impl Simulation {
@@ -340,6 +342,7 @@ impl Simulation {
             last_idle: false,
             compile_activity: true,
             steady_from: 0,
+            progress: None,
         };
         sim.steady_from = if sim
             .readies
@@ -623,6 +626,13 @@ impl Simulation {
         }
     }
 
+    /// Makes [`Simulation::run_until`] and [`Simulation::run_tapped`] store the number of
+    /// cycles simulated so far into `counter` every [`STOP_POLL_CYCLES`] cycles or so, for
+    /// another thread to show the progress of a long run.
+    pub fn set_progress(&mut self, counter: Arc<AtomicU64>) {
+        self.progress = Some(counter);
+    }
+
     /// A tap for [`Simulation::run_tapped`]: the description of the signal words it
     /// streams. Take it before the first step.
     pub fn signal_tap(&self) -> SignalTap {
@@ -630,19 +640,24 @@ impl Simulation {
     }
 
     /// Like [`Simulation::run_until`], and hands `sink` every simulated cycle's signal
-    /// words (see [`tap`]) as soon as the cycle has settled: a waveform written while
-    /// simulating, in constant memory.
+    /// words and which of them changed (see [`tap`]) as soon as the cycle has settled: a
+    /// waveform written while simulating, in constant memory.
     pub fn run_tapped(
         &mut self,
         max_cycles: u64,
         stop: &AtomicBool,
         tap: &mut SignalTap,
-        sink: &mut dyn FnMut(u64, &[u64]),
+        sink: &mut dyn FnMut(&TapCycle<'_>),
     ) -> RunReport {
         while self.can_step() && self.cycle < max_cycles {
-            if self.cycle.is_multiple_of(STOP_POLL_CYCLES) && stop.load(Ordering::Relaxed) {
-                self.monitor.stop_interrupted();
-                break;
+            if self.cycle.is_multiple_of(STOP_POLL_CYCLES) {
+                if stop.load(Ordering::Relaxed) {
+                    self.monitor.stop_interrupted();
+                    break;
+                }
+                if let Some(p) = &self.progress {
+                    p.store(self.cycle, Ordering::Relaxed);
+                }
             }
             self.step_with(Some((&mut *tap, &mut *sink)), self.cycle + 1);
         }
@@ -731,13 +746,14 @@ impl Simulation {
     /// (exclusive; at least one cycle is simulated).
     fn step_with(
         &mut self,
-        tap: Option<(&mut SignalTap, &mut dyn FnMut(u64, &[u64]))>,
+        tap: Option<(&mut SignalTap, &mut dyn FnMut(&TapCycle<'_>))>,
         limit: u64,
     ) {
         if !self.can_step() {
             return;
         }
-        if tap.is_none() && self.quiet_step(limit) {
+        let mut tap = tap;
+        if self.quiet_step(limit, &mut tap) {
             return;
         }
         let cycle = self.cycle;
@@ -753,12 +769,10 @@ impl Simulation {
             );
         }
         let st = &mut self.st;
-        let mut tap = tap;
         if let Some((tap, _)) = &mut tap {
             // Before the settle: a step applies part of the clock edge (fork emitted
             // registers) while it settles.
-            tap.regs.clear();
-            tap.regs.extend_from_slice(&st.regs);
+            tap.begin_cycle(&st.regs);
         }
         resim::drive_args(&self.args, st, cycle);
         for (chan, ready) in &mut self.readies {
@@ -776,13 +790,19 @@ impl Simulation {
     }
 
     /// A cycle of the activity-driven engine in which nothing changes: the last cycle
-    /// transferred no token, the environment drives what it drove (no trace, no tap) and the
+    /// transferred no token, the environment drives what it drove (no trace) and the
     /// settle changed no channel, so every signal is the last cycle's and the monitor only
-    /// counts the cycle. Then, while `limit` allows, the cycles after it that cannot change
-    /// anything either (time skipping, [`activity::Activity::quiet_edges`]) are applied at
-    /// once. Returns false, having done nothing, when the cycle may not be quiet; when the
-    /// settle changed a channel, the cycle is finished as any other.
-    fn quiet_step(&mut self, limit: u64) -> bool {
+    /// counts the cycle; a tap is handed the registers that changed. Then, without a tap and
+    /// while `limit` allows, the cycles after it that cannot change anything either (time
+    /// skipping, [`activity::Activity::quiet_edges`]) are applied at once. Returns false,
+    /// having done nothing, when the cycle may not be quiet; when the settle changed a
+    /// channel, the cycle is finished as any other.
+    #[allow(clippy::type_complexity)]
+    fn quiet_step(
+        &mut self,
+        limit: u64,
+        tap: &mut Option<(&mut SignalTap, &mut dyn FnMut(&TapCycle<'_>))>,
+    ) -> bool {
         if !self.last_idle
             || self.cycle < self.steady_from
             || self.trace.is_some()
@@ -797,15 +817,26 @@ impl Simulation {
             _ => return false,
         };
         let cycle = self.cycle;
+        if let Some((t, _)) = tap {
+            t.begin_cycle(&self.st.regs);
+        }
         if a.settle(&self.prog, &mut self.st) {
             // Something changed: the rest of the cycle as usual (the environment's signals
             // are what it drove in the last cycle).
-            self.finish_cycle(cycle, None, None);
+            self.finish_cycle(cycle, None, tap.take());
             return true;
         }
         self.monitor.count_quiet(&self.st.valid, &self.st.ready, 1);
+        if let Some((t, sink)) = tap {
+            sink(&t.hand_out(cycle));
+        }
         a.clock(&self.prog, &mut self.st);
         self.cycle += 1;
+        if tap.is_some() {
+            // A waveform shows every cycle's registers: no skipping.
+            self.advance_tier();
+            return true;
+        }
         // Time skipping: the next cycles, up to the first whose signals may change.
         let room = limit
             .saturating_sub(self.cycle)
@@ -828,7 +859,7 @@ impl Simulation {
         &mut self,
         cycle: u64,
         unsettled: Option<u32>,
-        tap: Option<(&mut SignalTap, &mut dyn FnMut(u64, &[u64]))>,
+        tap: Option<(&mut SignalTap, &mut dyn FnMut(&TapCycle<'_>))>,
     ) {
         let st = &mut self.st;
         if let Some(node) = unsettled {
@@ -861,8 +892,8 @@ impl Simulation {
         }
         if let Some((tap, sink)) = tap {
             let st = &self.st;
-            tap.capture(&st.valid, &st.ready, &st.data);
-            sink(cycle, &tap.words);
+            tap.channels_settled(&st.valid, &st.ready, &st.data);
+            sink(&tap.hand_out(cycle));
         }
         match &mut self.tier {
             Tier::Compiled(j) | Tier::TimeCompiled { jit: j, .. } => {
@@ -909,6 +940,9 @@ impl Simulation {
                     break;
                 }
                 poll = (self.cycle / STOP_POLL_CYCLES + 1) * STOP_POLL_CYCLES;
+                if let Some(p) = &self.progress {
+                    p.store(self.cycle, Ordering::Relaxed);
+                }
             }
             self.step_with(None, max_cycles);
         }

@@ -133,6 +133,12 @@ impl Trace {
         &self.layout.state
     }
 
+    /// The data aliases, `(alias, root)`: channel `alias`'s data word is always channel
+    /// `root`'s (see [`TraceBuilder::set_data_aliases`]).
+    pub fn data_aliases(&self) -> &[(u32, u32)] {
+        &self.layout.aliases
+    }
+
     /// Memory names, indexed by [`MemWrite::mem`].
     pub fn memories(&self) -> &[String] {
         &self.layout.memories

@@ -11,6 +11,11 @@
 //! words; a larger node counts as changed) and, when they changed, sets the node's flags
 //! for the next cycle (its clock instructions in a separate `clk_next` range, merged at the
 //! next settle) and appends the node to the context's list of changed nodes.
+//!
+//! Instructions are grouped, [`GROUP_UNITS`] consecutive ones of a pass under one group
+//! flag set with any of theirs: an idle group costs one test (GSIM's grouping, without its
+//! cost of evaluating a whole group: inside a set group each instruction still runs only
+//! when its own flag is set).
 
 use cranelift_codegen::ir::{AbiParam, InstBuilder, UserFuncName, types};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -26,6 +31,11 @@ use crate::engine::program::Program;
 /// changed at every clock edge it runs).
 pub(crate) const COMPARED_REGS: usize = 16;
 
+/// Consecutive instructions of a generated pass under one group flag: a group whose flag
+/// is clear is skipped with one test, so an idle cycle costs a test per group rather than
+/// per instruction. Divides [`UNITS_PER_FUNCTION`], so no group spans two functions.
+pub(crate) const GROUP_UNITS: usize = 8;
+
 /// Where the activity flags of each pass start in the flag array.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FlagLayout {
@@ -37,6 +47,12 @@ pub(crate) struct FlagLayout {
     pub buffers: u32,
     pub clk_next: u32,
     pub changed: u32,
+    /// The group flags of the settle passes (buffer outputs, forward, backward, in their
+    /// order, [`GROUP_UNITS`] to a group), then those of the clock pass. A group flag is
+    /// set whenever a flag of its group is (it may stay set after: a group scanned in vain
+    /// costs time, never a missed instruction).
+    pub groups: u32,
+    pub clock_groups: u32,
     /// Bytes of the array.
     pub len: usize,
 }
@@ -50,15 +66,51 @@ impl FlagLayout {
             p.activity.clk.len() as u32,
             p.buffers.len() as u32,
         );
+        let g = GROUP_UNITS as u32;
+        let changed = f + b + 2 * c + q;
+        let groups = changed + 1;
+        let clock_groups = groups + (q + f + b).div_ceil(g);
         FlagLayout {
             fwd: 0,
             bwd: f,
             clk: f + b,
             buffers: f + b + c,
             clk_next: f + b + c + q,
-            changed: f + b + 2 * c + q,
-            len: (f + b + 2 * c + q + 1) as usize,
+            changed,
+            groups,
+            clock_groups,
+            len: (clock_groups + c.div_ceil(g)) as usize,
         }
+    }
+
+    /// The group flag of the settle passes' unit at position `pos` (buffer outputs first,
+    /// then forward, then backward instructions).
+    pub(crate) fn settle_group(&self, pos: usize) -> u32 {
+        self.groups + (pos / GROUP_UNITS) as u32
+    }
+
+    /// The group flag of clock instruction `k`.
+    pub(crate) fn clock_group(&self, k: usize) -> u32 {
+        self.clock_groups + (k / GROUP_UNITS) as u32
+    }
+
+    /// The group flag of instruction flag `flag` (`None` for the next-cycle range and the
+    /// "changed" byte, which no pass scans).
+    pub(crate) fn group_of(&self, flag: u32) -> Option<u32> {
+        let q = (self.clk_next - self.buffers) as usize;
+        let f = (self.bwd - self.fwd) as usize;
+        let at = |a: u32| (flag - a) as usize;
+        Some(if flag < self.bwd {
+            self.settle_group(q + at(self.fwd))
+        } else if flag < self.clk {
+            self.settle_group(q + f + at(self.bwd))
+        } else if flag < self.buffers {
+            self.clock_group(at(self.clk))
+        } else if flag < self.clk_next {
+            self.settle_group(at(self.buffers))
+        } else {
+            return None;
+        })
     }
 }
 
@@ -235,8 +287,15 @@ fn function(
         let c = fb.block_params(entry)[0];
         let hs = fb.import_signature(helper_sig);
         let mut em = Emitter::new(&mut fb, p, c, &LAYOUT, hs, helpers(), true);
-        for &u in units {
-            unit(&mut em, p, marks, l, u);
+        for g in units.chunks(GROUP_UNITS) {
+            let flag = l
+                .group_of(unit_flag(l, g[0]))
+                .expect("a pass's unit has a group");
+            let next = em.group_begin(flag);
+            for &u in g {
+                unit(&mut em, p, marks, l, u);
+            }
+            em.group_end(flag, next);
         }
         em.b.ins().return_(&[]);
         fb.seal_all_blocks();
@@ -247,12 +306,22 @@ fn function(
     Ok(id)
 }
 
+/// The activity flag of unit `u`.
+fn unit_flag(l: &FlagLayout, u: Unit) -> u32 {
+    match u {
+        Unit::Buf(k) => l.buffers + k as u32,
+        Unit::Fwd(i) => l.fwd + i as u32,
+        Unit::Bwd(j) => l.bwd + j as u32,
+        Unit::Clk(k) => l.clk + k as u32,
+    }
+}
+
 /// The guarded code of one instruction.
 fn unit(em: &mut Emitter<'_, '_>, p: &Program, marks: &Marks<'_>, l: &FlagLayout, u: Unit) {
     let ch = |c: u32| marks.channel[c as usize].as_slice();
     match u {
         Unit::Buf(k) => {
-            let next = em.unit_begin(l.buffers + k as u32);
+            let next = em.unit_begin(unit_flag(l, u));
             let (inp, out, reg, slots) = p.buffers[k];
             let (o, r) = (em.fwd_signals(out), em.ready_signal(inp));
             em.buffer_outputs(inp, out, reg, slots);
@@ -263,7 +332,7 @@ fn unit(em: &mut Emitter<'_, '_>, p: &Program, marks: &Marks<'_>, l: &FlagLayout
             em.unit_end(next);
         }
         Unit::Fwd(i) => {
-            let next = em.unit_begin(l.fwd + i as u32);
+            let next = em.unit_begin(unit_flag(l, u));
             let w = p.span(p.activity.fwd_writes[i]);
             let old: Vec<_> = w.iter().map(|&c| em.fwd_signals(c)).collect();
             em.fwd(i);
@@ -274,7 +343,7 @@ fn unit(em: &mut Emitter<'_, '_>, p: &Program, marks: &Marks<'_>, l: &FlagLayout
             em.unit_end(next);
         }
         Unit::Bwd(j) => {
-            let next = em.unit_begin(l.bwd + j as u32);
+            let next = em.unit_begin(unit_flag(l, u));
             let w = p.span(p.activity.bwd_writes[j]);
             let old: Vec<_> = w.iter().map(|&c| em.ready_signal(c)).collect();
             em.bwd(j);
@@ -285,7 +354,7 @@ fn unit(em: &mut Emitter<'_, '_>, p: &Program, marks: &Marks<'_>, l: &FlagLayout
             em.unit_end(next);
         }
         Unit::Clk(k) => {
-            let next = em.unit_begin(l.clk + k as u32);
+            let next = em.unit_begin(unit_flag(l, u));
             let (a, b) = marks.clk_regs[k];
             let (a, b) = (a as usize, b as usize);
             let node = marks.clk_nodes[k];

@@ -336,12 +336,8 @@ impl<'a, 'b> Emitter<'a, 'b> {
     /// set, clearing it and counting it. Returns the block after it, for
     /// [`Emitter::unit_end`].
     pub fn unit_begin(&mut self, flag: u32) -> Block {
-        self.forget();
+        let next = self.group_begin(flag);
         let flags = self.act_field(0);
-        let f = self.b.ins().load(types::I8, self.fl, flags, flag as i32);
-        let (run, next) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(f, run, &[], next, &[]);
-        self.b.switch_to_block(run);
         let zero = self.flag(false);
         self.b.ins().store(self.fl, zero, flags, flag as i32);
         let n = self.act_field(3);
@@ -349,6 +345,32 @@ impl<'a, 'b> Emitter<'a, 'b> {
         let ctx = self.ctx;
         self.b.ins().store(self.fl, n, ctx, self.act_offsets[3]);
         next
+    }
+
+    /// Begins a group of instructions (or one instruction, [`Emitter::unit_begin`]) that
+    /// runs only when flag `flag` is set. Returns the block after it, for
+    /// [`Emitter::group_end`].
+    pub fn group_begin(&mut self, flag: u32) -> Block {
+        self.forget();
+        let flags = self.act_field(0);
+        let f = self.b.ins().load(types::I8, self.fl, flags, flag as i32);
+        let (run, next) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(f, run, &[], next, &[]);
+        self.b.switch_to_block(run);
+        next
+    }
+
+    /// Ends the group [`Emitter::group_begin`] began, clearing its flag: what its
+    /// instructions marked ahead of themselves has run, and what they marked behind is
+    /// not for this pass.
+    pub fn group_end(&mut self, flag: u32, next: Block) {
+        self.forget();
+        let flags = self.act_field(0);
+        let zero = self.flag(false);
+        self.b.ins().store(self.fl, zero, flags, flag as i32);
+        self.b.ins().jump(next, &[]);
+        self.b.switch_to_block(next);
+        self.forget();
     }
 
     /// Ends the code [`Emitter::unit_begin`] began.
