@@ -599,6 +599,53 @@ fn token_pasting() {
     );
 }
 
+/// Numbers are preprocessing numbers until translation phase 7 (C11 6.4.8, 6.10.3.3):
+/// `##` pastes their spellings, as a linear-algebra suite's `SCALAR_VAL(x) x##f` needs, and
+/// a pp-number that is no constant is an error only where it is used.
+#[test]
+fn token_pasting_of_preprocessing_numbers() {
+    let ok = "#define SCALAR_VAL(x) x##f
+              #define EXP(m, x) m ## e ## x
+              #define BIG 1 ## e ## 5
+              #define HEX(d) 0x ## d
+              #define TEN 1 ## 0
+              #if TEN > 5
+              #define PICK 7
+              #else
+              #define PICK 9
+              #endif
+              #if 0
+              int unused = 1e;
+              #endif
+              int f(int v) {
+                return (int)(SCALAR_VAL(2.5) * 4) + (int)EXP(3, 2) + (int)BIG / 1000
+                  + HEX(1F) + TEN + PICK + v;
+              }
+";
+    let ir = compile_to_ir(ok, "k.c", None).expect("pasting numbers compiles");
+    let r = handscope_compiler::c::run(&ir, &[handscope_compiler::c::ArgValue::Scalar(5)], 1000)
+        .expect("runs");
+    assert_eq!(r.ret, Some(10 + 300 + 100 + 31 + 10 + 7 + 5));
+    // `1e` is a pp-number but no constant: an error where the macro is used.
+    check(
+        "#define E(a) a ## e
+int f(void) { return (int)E(1); }
+",
+        2,
+        27,
+        "invalid floating-point literal '1e'",
+    );
+    check(
+        "int f(void) {
+  return 1.2.3;
+}
+",
+        2,
+        10,
+        "1.2.3",
+    );
+}
+
 #[test]
 fn bit_precise_integers() {
     // C23 `_BitInt(N)`: exact widths, no promotion, ranks by width (the native compiler here

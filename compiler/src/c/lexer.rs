@@ -34,6 +34,11 @@ pub enum TokKind {
     },
     /// Punctuator.
     Punct(&'static str),
+    /// A preprocessing number (C11 6.4.8) as spelled: what the lexer makes of every number,
+    /// so that `##` pastes spellings (`1.5 ## f`, `1 ## e ## 5`) and a pp-number that is no
+    /// valid constant (`1e` before its exponent is pasted on) is only an error once it
+    /// reaches the parser or an `#if`. [`literal`] turns it into an `Int` or a `Float`.
+    PpNumber(String),
 }
 
 /// A token with its location.
@@ -70,6 +75,7 @@ impl Token {
             TokKind::Str(_) => "string literal".into(),
             TokKind::Float { .. } => "floating-point literal".into(),
             TokKind::Punct(p) => format!("'{p}'"),
+            TokKind::PpNumber(s) => format!("'{s}'"),
         }
     }
 }
@@ -148,7 +154,7 @@ pub fn lex_file(src: &str, file: u16) -> CResult<Vec<Token>> {
             {
                 i += 1;
             }
-            number(&src[start..i], idx.span(start, i))?
+            TokKind::PpNumber(src[start..i].to_string())
         } else if c == b'\'' || c == b'"' {
             i += 1;
             let mut vals = Vec::new();
@@ -253,6 +259,15 @@ fn escape(b: &[u8]) -> Option<(i64, usize)> {
         }
     }
     Some((v & 0xff, n))
+}
+
+/// The constant a token stands for: a preprocessing number as an `Int` or `Float` (a located
+/// error when it is no valid constant), any other token as it is.
+pub fn literal(kind: &TokKind, span: Span) -> CResult<TokKind> {
+    match kind {
+        TokKind::PpNumber(text) => number(text, span),
+        k => Ok(k.clone()),
+    }
 }
 
 fn number(text: &str, span: Span) -> CResult<TokKind> {
@@ -404,9 +419,15 @@ fn hex_float(body: &str, ty: FloatTy) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// The constant of the first token of `text`.
+    fn constant(text: &str) -> CResult<TokKind> {
+        let t = lex(text).expect("lexes").remove(0);
+        literal(&t.kind, t.span)
+    }
+
     fn float(text: &str) -> (u64, FloatTy) {
-        match lex(text).expect("lexes").first().map(|t| t.kind.clone()) {
-            Some(TokKind::Float { bits, ty }) => (bits, ty),
+        match constant(text) {
+            Ok(TokKind::Float { bits, ty }) => (bits, ty),
             other => panic!("{text}: {other:?}"),
         }
     }
@@ -433,8 +454,29 @@ mod tests {
     #[test]
     fn bad_float_literals_are_located_errors() {
         for bad in ["1.5L", "1f", "0x1.8", "1.5e", "1.5ff", "1..5"] {
-            let e = lex(bad).err().unwrap_or_else(|| panic!("{bad} lexed"));
+            let e = constant(bad)
+                .err()
+                .unwrap_or_else(|| panic!("{bad} is a constant"));
             assert_eq!((e.span.line, e.span.col), (1, 1), "{bad}");
         }
+    }
+
+    #[test]
+    fn numbers_are_preprocessing_numbers_until_used() {
+        // C11 6.4.8: a pp-number runs over letters, digits, `.` and signed exponents.
+        for (text, spelled) in [("1e", "1e"), ("1.2.3", "1.2.3"), ("0x1p-3f", "0x1p-3f")] {
+            let t = lex(text).expect("lexes");
+            assert_eq!(t.len(), 1, "{text}");
+            assert_eq!(t[0].kind, TokKind::PpNumber(spelled.into()));
+        }
+        assert!(constant("1.2.3").is_err());
+        assert!(matches!(
+            constant("42u"),
+            Ok(TokKind::Int {
+                value: 42,
+                unsigned: true,
+                ..
+            })
+        ));
     }
 }

@@ -246,7 +246,7 @@ impl Eval<'_> {
             return Err(RawError::new(self.end, "#if expression ends too early"));
         };
         self.pos += 1;
-        match &t.kind {
+        match &super::lexer::literal(&t.kind, at)? {
             TokKind::Int {
                 value, unsigned, ..
             } => Ok(Val {

@@ -6,7 +6,7 @@
 //! and `__VA_ARGS__`, GCC's named `args...` and `, ## args`), other `#pragma`s ignored.
 
 use super::error::{CResult, RawError};
-use super::lexer::{TokKind, Token, lex, lex_file};
+use super::lexer::{TokKind, Token, lex, lex_file, literal};
 use super::sources::Sources;
 use super::span::Span;
 use std::collections::{BTreeMap, BTreeSet};
@@ -81,6 +81,12 @@ pub fn preprocess_sources(sources: &mut Sources) -> CResult<Preprocessed> {
         once: BTreeSet::new(),
     };
     pre.run(&toks, 0)?;
+    // Translation phase 7: every preprocessing number left becomes a constant.
+    for t in &mut pre.out.tokens {
+        if let TokKind::PpNumber(_) = t.kind {
+            t.kind = literal(&t.kind, t.span)?;
+        }
+    }
     Ok(pre.out)
 }
 
@@ -247,6 +253,7 @@ fn paste(l: &Token, r: &Token, span: Span) -> CResult<Token> {
         match &t.kind {
             TokKind::Ident(s) => Some(s.clone()),
             TokKind::Punct(p) => Some((*p).to_string()),
+            TokKind::PpNumber(s) => Some(s.clone()),
             TokKind::Int {
                 value,
                 unsigned,
@@ -264,7 +271,7 @@ fn paste(l: &Token, r: &Token, span: Span) -> CResult<Token> {
         return Err(RawError::new(
             span,
             format!(
-                "`##` can paste identifiers, decimal numbers and punctuators, not {} and {}",
+                "`##` can paste identifiers, numbers and punctuators, not {} and {}",
                 l.describe(),
                 r.describe()
             ),
@@ -584,7 +591,7 @@ impl Pre<'_> {
                 for t in &rest[1..] {
                     match &t.kind {
                         TokKind::Punct(">") => break,
-                        TokKind::Ident(n) => s.push_str(n),
+                        TokKind::Ident(n) | TokKind::PpNumber(n) => s.push_str(n),
                         TokKind::Punct(p) => s.push_str(p),
                         _ => {}
                     }

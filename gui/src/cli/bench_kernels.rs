@@ -127,7 +127,10 @@ fn measure(
     quick_models: bool,
     dir: &Path,
 ) -> anyhow::Result<KernelRow> {
-    let m = model(exe, w, dir, false, quick_models)?;
+    // `--tiny` (quick models, whose figures mean nothing) times the runs without waves on
+    // the traced model when the runs with waves build it anyway for the same cycles.
+    let reuse = quick_models && w.wave_cycles == Some(w.max_cycles);
+    let m = model(exe, w, dir, reuse, quick_models)?;
     let (mut vl, mut before, mut after) = (Vec::new(), Vec::new(), Vec::new());
     let (mut cycles, mut engine) = (0, String::new());
     for _ in 0..rounds {
