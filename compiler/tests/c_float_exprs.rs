@@ -163,9 +163,9 @@ fn expr(r: &mut Rng, depth: u32) -> (String, T) {
         6 => {
             let (a, ta) = expr(r, d);
             let (f, t) = if ta == T::F && r.below(2) == 0 {
-                (["fabsf", "sqrtf"][r.below(2)], T::F)
+                (UNARY[r.below(UNARY.len())].to_string() + "f", T::F)
             } else {
-                (["fabs", "sqrt"][r.below(2)], T::D)
+                (UNARY[r.below(UNARY.len())].to_string(), T::D)
             };
             (format!("{f}({a})"), t)
         }
@@ -173,9 +173,9 @@ fn expr(r: &mut Rng, depth: u32) -> (String, T) {
             let (a, ta) = expr(r, d);
             let (b, tb) = expr(r, d);
             let (f, t) = if ta == T::F && tb == T::F {
-                (["fminf", "fmaxf", "copysignf"][r.below(3)], T::F)
+                (BINARY[r.below(BINARY.len())].to_string() + "f", T::F)
             } else {
-                (["fmin", "fmax", "copysign"][r.below(3)], T::D)
+                (BINARY[r.below(BINARY.len())].to_string(), T::D)
             };
             (format!("{f}({a}, {b})"), t)
         }
@@ -187,6 +187,43 @@ fn expr(r: &mut Rng, depth: u32) -> (String, T) {
         }
     }
 }
+
+/// The one-operand `<math.h>` functions generated (each also in its `f` form).
+const UNARY: &[&str] = &[
+    "fabs",
+    "sqrt",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "rint",
+    "nearbyint",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "cbrt",
+    "erf",
+    "erfc",
+];
+
+/// The two-operand `<math.h>` functions generated (each also in its `f` form).
+const BINARY: &[&str] = &["fmin", "fmax", "copysign", "fmod", "pow", "atan2"];
 
 /// `a` (a float expression) clamped to `[0, 200]`, NaN to 0, in `double`: a value every
 /// integer type holds.

@@ -168,6 +168,8 @@ kernels!(
     lu_f64,
     bicg_f32,
     softclip_f64,
+    activations_f32,
+    polar_f64,
     // tests/data/c: language corners
     switch_fall,
     short_circuit,
@@ -179,6 +181,9 @@ kernels!(
     macros,
     gotos,
     float_corners,
+    pointers,
+    structs,
+    globals,
 );
 
 /// Every kernel file has a test above, and there are at least 20 examples.

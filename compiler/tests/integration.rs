@@ -12,6 +12,7 @@ mod c_handshake;
 mod c_includes;
 mod c_kernels;
 mod c_scale;
+mod c_struct_params;
 mod circt_accepts;
 mod common;
 mod dynamatic_lsq;

@@ -174,14 +174,24 @@ pub fn load_text_with(
     let func = header.function(top, is_c).map(String::from);
     match path.extension().and_then(|e| e.to_str()) {
         Some("c") => {
-            match handscope_compiler::c::compile_to_handshake(text, &name, func.as_deref(), opts) {
-                Ok(module) => Ok(Loaded {
-                    module,
-                    reader_warnings: 0,
-                    header,
-                    is_c,
-                    func,
-                }),
+            match handscope_compiler::c::compile_to_handshake_warned(
+                text,
+                &name,
+                func.as_deref(),
+                opts,
+            ) {
+                Ok((module, warnings)) => {
+                    for w in &warnings {
+                        eprintln!("{}", render_diagnostic(w));
+                    }
+                    Ok(Loaded {
+                        module,
+                        reader_warnings: warnings.len(),
+                        header,
+                        is_c,
+                        func,
+                    })
+                }
                 Err(e) => Err(Rendered(render_diagnostic(&e)).into()),
             }
         }

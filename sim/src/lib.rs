@@ -17,6 +17,7 @@ pub mod input;
 pub mod invocation;
 pub mod limits;
 pub mod location;
+pub mod math_fn;
 pub mod ops;
 pub mod quote;
 pub mod report;

@@ -386,6 +386,8 @@ macro_rules! arith_ops {
             Cmpi(CmpPredicate),
             /// `cmpf` with its predicate
             Cmpf(FloatPredicate),
+            /// A `math` dialect op computing a `<math.h>` function (`math.exp`, `math.powf`)
+            Math(crate::math_fn::MathFn),
         }
 
         impl ArithOp {
@@ -399,6 +401,7 @@ macro_rules! arith_ops {
                     $(ArithOp::$variant => stringify!($mnemonic),)*
                     ArithOp::Cmpi(_) => "cmpi",
                     ArithOp::Cmpf(_) => "cmpf",
+                    ArithOp::Math(f) => f.mnemonic(),
                 }
             }
 
@@ -407,6 +410,7 @@ macro_rules! arith_ops {
                 match self {
                     $(ArithOp::$variant => arith_ops!(@dialect $dialect),)*
                     ArithOp::Cmpi(_) | ArithOp::Cmpf(_) => Dialect::Arith,
+                    ArithOp::Math(_) => Dialect::Math,
                 }
             }
 
@@ -416,6 +420,8 @@ macro_rules! arith_ops {
                     $(ArithOp::$variant => ArithClass::$class,)*
                     ArithOp::Cmpi(_) => ArithClass::Compare,
                     ArithOp::Cmpf(_) => ArithClass::FloatCompare,
+                    ArithOp::Math(f) if f.arity() == 2 => ArithClass::FloatBinary,
+                    ArithOp::Math(_) => ArithClass::FloatUnary,
                 }
             }
 
@@ -424,7 +430,7 @@ macro_rules! arith_ops {
                 match self {
                     $(ArithOp::$variant => crate::spec::CirctLowering::$circt,)*
                     ArithOp::Cmpi(_) => crate::spec::CirctLowering::Lowered,
-                    ArithOp::Cmpf(_) => crate::spec::CirctLowering::NotLowered,
+                    ArithOp::Cmpf(_) | ArithOp::Math(_) => crate::spec::CirctLowering::NotLowered,
                 }
             }
         }
@@ -529,10 +535,19 @@ impl ArithOp {
 
     /// Looks up an op of `dialect` by mnemonic (not `cmpi`/`cmpf`).
     pub fn from_name(dialect: Dialect, m: &str) -> Option<Self> {
-        Self::SIMPLE
-            .iter()
+        Self::named()
             .find(|(op, s)| *s == m && op.dialect() == dialect)
-            .map(|(op, _)| *op)
+            .map(|(op, _)| op)
+    }
+
+    /// Every op but `cmpi` and `cmpf`, with its mnemonic: [`ArithOp::SIMPLE`], then one
+    /// [`ArithOp::Math`] per [`MathFn`](crate::math_fn::MathFn).
+    pub fn named() -> impl Iterator<Item = (ArithOp, &'static str)> {
+        Self::SIMPLE.iter().copied().chain(
+            crate::math_fn::MathFn::ALL
+                .iter()
+                .map(|&f| (ArithOp::Math(f), f.mnemonic())),
+        )
     }
 
     /// True for the divisions and remainders, whose zero divisor raises a runtime event
@@ -582,7 +597,8 @@ impl ArithOp {
             | ArithOp::Absf
             | ArithOp::Copysign
             | ArithOp::Cmpi(_)
-            | ArithOp::Cmpf(_) => false,
+            | ArithOp::Cmpf(_)
+            | ArithOp::Math(_) => false,
         }
     }
 
@@ -1222,8 +1238,16 @@ mod tests {
         }
         assert_eq!(FloatPredicate::Olt.to_index(), 4);
         assert_eq!(FloatPredicate::Une.to_index(), 13);
-        for &(op, _) in ArithOp::SIMPLE {
+        for (op, _) in ArithOp::named() {
             assert_eq!(ArithOp::from_name(op.dialect(), op.mnemonic()), Some(op));
         }
+        assert_eq!(
+            ArithOp::from_name(Dialect::Math, "powf"),
+            Some(ArithOp::Math(crate::math_fn::MathFn::Pow))
+        );
+        assert_eq!(
+            ArithOp::Math(crate::math_fn::MathFn::Atan2).class(),
+            ArithClass::FloatBinary
+        );
     }
 }

@@ -11,6 +11,10 @@
 //! the formats and to and from 8-, 16-, 32- and 64-bit integers. The test computes the same
 //! with `handscope_sim::engine::float_arith` and asserts identical bits.
 //!
+//! The `<math.h>` functions of `handscope_sim::math_fn` (`exp`, `pow`, `sin`, `floor`, ...)
+//! are compared the same way, NaN results included: the engine calls the host's C library,
+//! so the bits must be the native program's.
+//!
 //! Float to integer: the engine's rule (NaN and out-of-range values give the pattern with only
 //! the top bit set) is compared for every operand for `(int32_t)` and `(int64_t)`, where it is
 //! what x86-64 computes; for the other destinations (undefined behaviour in C, and native code
@@ -23,7 +27,8 @@ use std::path::Path;
 use std::process::Command;
 
 use handscope_sim::FloatPredicate;
-use handscope_sim::engine::float_arith::{FBinOp, FConv, FUnOp, fbin, fcmp, fconv, fun};
+use handscope_sim::engine::float_arith::{FBinOp, FConv, FUnOp, fbin, fcmp, fconv, fmath, fun};
+use handscope_sim::math_fn::MathFn;
 use handscope_sim::types::FloatKind;
 
 /// One operation: its label, the C expression (over `x`, `y` of the format and `a`, `b`, the
@@ -85,6 +90,14 @@ fn ops(kind: FloatKind) -> Vec<COp> {
     for (p, c) in preds() {
         v.push(op(&format!("cmpf {}", p.keyword()), c.into(), "I1"));
     }
+    for &f in MathFn::ALL {
+        let args = if f.arity() == 2 { "x, y" } else { "x" };
+        v.push(op(
+            &format!("math {}", f.mnemonic()),
+            format!("{}{sfx}({args})", f.c_name()),
+            "F",
+        ));
+    }
     v.push(op(
         if kind == FloatKind::F32 {
             "extf"
@@ -142,6 +155,10 @@ fn engine(label: &str, kind: FloatKind, a: u64, b: u64) -> Option<u64> {
         "extf" => Some(fconv(FConv::Ext, x, 32, 64)),
         "truncf" => Some(fconv(FConv::Trunc, x, 64, 32)),
         _ => {
+            if let Some(m) = label.strip_prefix("math ") {
+                let f = MathFn::from_mnemonic(m).expect("math function");
+                return Some(fmath(f, x, y, kind));
+            }
             if let Some(p) = label.strip_prefix("cmpf ") {
                 let p = FloatPredicate::from_keyword(p).expect("predicate");
                 return Some(fcmp(p, x, y, kind));

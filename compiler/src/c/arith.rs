@@ -191,9 +191,14 @@ pub fn binary(op: BinaryOp, bits: u32, a: u64, b: u64) -> Result<u64, ArithError
         BinaryOp::SubF => return float(FBinOp::Sub),
         BinaryOp::MulF => return float(FBinOp::Mul),
         BinaryOp::DivF => return float(FBinOp::Div),
+        BinaryOp::RemF => return float(FBinOp::Rem),
         BinaryOp::MaxNumF => return float(FBinOp::MaxNum),
         BinaryOp::MinNumF => return float(FBinOp::MinNum),
         BinaryOp::CopySign => return float(FBinOp::CopySign),
+        BinaryOp::Math(f) => {
+            use handscope_sim::engine::float_arith::fmath;
+            return Ok(fmath(f, a, b, kind(bits)) & m);
+        }
         BinaryOp::AddI => a.wrapping_add(b),
         BinaryOp::SubI => a.wrapping_sub(b),
         BinaryOp::MulI => a.wrapping_mul(b),
@@ -282,10 +287,15 @@ pub fn cast(op: CastOp, from: u32, to: u32, v: u64) -> u64 {
 /// Evaluates a one-operand float operation on a value of `bits` bits.
 pub fn unary(op: super::ir::UnaryOp, bits: u32, v: u64) -> u64 {
     use handscope_sim::engine::float_arith::{FUnOp, fun};
+    if let super::ir::UnaryOp::Math(f) = op {
+        let a = v & mask(bits);
+        return handscope_sim::engine::float_arith::fmath(f, a, a, kind(bits)) & mask(bits);
+    }
     let f = match op {
         super::ir::UnaryOp::NegF => FUnOp::Neg,
         super::ir::UnaryOp::AbsF => FUnOp::Abs,
         super::ir::UnaryOp::Sqrt => FUnOp::Sqrt,
+        super::ir::UnaryOp::Math(_) => unreachable!("returned above"),
     };
     fun(f, v & mask(bits), kind(bits)) & mask(bits)
 }

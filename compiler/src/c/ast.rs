@@ -65,9 +65,9 @@ pub enum UnOp {
     Not,
     /// `~`
     BitNot,
-    /// `*` (rejected: pointers)
+    /// `*`: the object a pointer points to
     Deref,
-    /// `&` (rejected: pointers)
+    /// `&`: a pointer to an object
     AddrOf,
 }
 
@@ -114,6 +114,17 @@ pub enum ExprKind {
     Call(String, Vec<Expr>),
     /// `a, b`.
     Comma(Box<Expr>, Box<Expr>),
+    /// `sizeof e`: the size of `e`'s type in bytes (`e` is not evaluated).
+    SizeOf(Box<Expr>),
+    /// `s.m` (`arrow`: `p->m`).
+    Member {
+        /// The struct (or pointer to a struct, for `->`).
+        base: Box<Expr>,
+        /// The member's name.
+        member: String,
+        /// Written `->`.
+        arrow: bool,
+    },
 }
 
 impl Expr {
@@ -168,9 +179,11 @@ impl Drop for Expr {
 fn push_children(kind: ExprKind, stack: &mut Vec<Expr>) {
     match kind {
         ExprKind::IntLit(..) | ExprKind::FloatLit(..) | ExprKind::Ident(_) => {}
-        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::IncDec { expr: a, .. } => {
-            stack.push(*a)
-        }
+        ExprKind::Unary(_, a)
+        | ExprKind::Cast(_, a)
+        | ExprKind::IncDec { expr: a, .. }
+        | ExprKind::Member { base: a, .. }
+        | ExprKind::SizeOf(a) => stack.push(*a),
         ExprKind::Binary(_, a, b)
         | ExprKind::Assign(_, a, b)
         | ExprKind::Index(a, b)
@@ -282,6 +295,37 @@ pub struct Param {
     pub span: Span,
 }
 
+/// A member of a struct.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    /// Name.
+    pub name: String,
+    /// Type: arithmetic, array, struct or array of structs.
+    pub ty: CType,
+    /// Span of the member's name.
+    pub span: Span,
+}
+
+/// A struct type's definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructDef {
+    /// The tag (`struct point`), or the typedef name of an untagged struct, for messages.
+    pub name: String,
+    /// Members in declaration order (empty while only declared).
+    pub fields: Vec<Field>,
+    /// The members have been given (a definition, not only `struct tag;`).
+    pub complete: bool,
+    /// Span of the tag or of the `struct` keyword.
+    pub span: Span,
+}
+
+impl StructDef {
+    /// The member called `name`, with its position.
+    pub fn field(&self, name: &str) -> Option<(usize, &Field)> {
+        self.fields.iter().enumerate().find(|(_, f)| f.name == name)
+    }
+}
+
 /// A function definition or prototype.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Function {
@@ -306,4 +350,6 @@ pub struct TranslationUnit {
     pub globals: Vec<Decl>,
     /// `<math.h>` was included (its functions may be called).
     pub math_h: bool,
+    /// The struct types, indexed by [`StructId`](super::types::StructId).
+    pub structs: Vec<StructDef>,
 }

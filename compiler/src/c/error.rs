@@ -31,6 +31,38 @@ pub struct CError {
     pub help: Option<String>,
 }
 
+/// A located warning of the C front end (an implicitly declared math function): rendered like
+/// a [`CError`], with warning severity and `warning:` after the location.
+#[derive(Debug)]
+pub struct CWarning(pub CError);
+
+impl std::fmt::Display for CWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let e = &self.0;
+        write!(f, "{}:{}:{}: warning: {}", e.file, e.line, e.col, e.message)
+    }
+}
+
+impl std::error::Error for CWarning {}
+
+impl Diagnostic for CWarning {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.0.code()
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(miette::Severity::Warning)
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.0.help()
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.0.source_code()
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        self.0.labels()
+    }
+}
+
 /// Location-only error produced inside the front end; turned into a [`CError`] at the API boundary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawError {

@@ -120,12 +120,16 @@ pub enum BinaryOp {
     MulF,
     /// IEEE-754 division.
     DivF,
+    /// C's `fmod` (`arith.remf`: exact, the dividend's sign).
+    RemF,
     /// C's `fmax` (`arith.maxnumf`: a quiet NaN operand is ignored).
     MaxNumF,
     /// C's `fmin` (`arith.minnumf`).
     MinNumF,
     /// C's `copysign` (`math.copysign`).
     CopySign,
+    /// A two-operand `<math.h>` function (`pow` as `math.powf`, `atan2`).
+    Math(handscope_sim::math_fn::MathFn),
 }
 
 impl BinaryOp {
@@ -149,9 +153,11 @@ impl BinaryOp {
             BinaryOp::SubF => "subf",
             BinaryOp::MulF => "mulf",
             BinaryOp::DivF => "divf",
+            BinaryOp::RemF => "remf",
             BinaryOp::MaxNumF => "maxnumf",
             BinaryOp::MinNumF => "minnumf",
             BinaryOp::CopySign => "copysign",
+            BinaryOp::Math(f) => f.mnemonic(),
         }
     }
 
@@ -162,9 +168,11 @@ impl BinaryOp {
             | BinaryOp::SubF
             | BinaryOp::MulF
             | BinaryOp::DivF
+            | BinaryOp::RemF
             | BinaryOp::MaxNumF
             | BinaryOp::MinNumF
-            | BinaryOp::CopySign => true,
+            | BinaryOp::CopySign
+            | BinaryOp::Math(_) => true,
             BinaryOp::AddI
             | BinaryOp::SubI
             | BinaryOp::MulI
@@ -191,6 +199,8 @@ pub enum UnaryOp {
     AbsF,
     /// C's `sqrt` (`math.sqrt`).
     Sqrt,
+    /// A one-operand `<math.h>` function (`exp` as `math.exp`, `floor` as `math.floor`).
+    Math(handscope_sim::math_fn::MathFn),
 }
 
 impl UnaryOp {
@@ -200,6 +210,7 @@ impl UnaryOp {
             UnaryOp::NegF => "negf",
             UnaryOp::AbsF => "absf",
             UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Math(f) => f.mnemonic(),
         }
     }
 }

@@ -29,6 +29,9 @@ use super::types::{CType, FloatTy, IntTy, Scalar};
 use handscope_sim::FloatPredicate;
 use std::collections::{BTreeMap, BTreeSet};
 
+mod pointers;
+use pointers::{Pointee, PtrSym, PtrVal};
+
 const MAX_INLINE_DEPTH: usize = 64;
 const MAX_INLINED_CALLS: usize = 10_000;
 
@@ -39,7 +42,6 @@ struct ArrayRef {
     base: Option<ValueId>,
     elem: Scalar,
     dims: Vec<Option<u64>>,
-    global: bool,
     name: String,
     /// The name of the `const` declaration that makes the elements read-only through this
     /// view (the array itself, or a `const` parameter it was passed through).
@@ -51,11 +53,21 @@ enum Sym {
     /// A scalar variable; `true` when declared `const`.
     Scalar(Var, Scalar, bool),
     Array(ArrayRef),
+    /// A pointer variable ([`pointers`]).
+    Pointer(PtrSym),
 }
 
 #[derive(Clone, Debug)]
 enum Global {
+    /// A scalar no function writes: its (constant) value.
     Scalar(i64, Scalar),
+    /// A scalar some function writes: a one-element memory, made when first used.
+    Mutable {
+        init: i64,
+        ty: Scalar,
+        decl_index: usize,
+        mem: Option<MemId>,
+    },
     Array {
         decl_index: usize,
         mem: Option<MemId>,
@@ -140,6 +152,10 @@ struct Lowerer<'a> {
     math_h: bool,
     /// The operand of every `negf` lowered from a unary `-` (for [`Lowerer::gcc_fold`]).
     negs: BTreeMap<ValueId, ValueId>,
+    /// Math functions called without a declaration (warned about once each).
+    implicit: BTreeSet<String>,
+    /// Warnings, in the order found.
+    warnings: Vec<RawError>,
 }
 
 fn ity(t: Scalar) -> Type {
@@ -158,8 +174,21 @@ enum MathFn {
 /// The `<math.h>` functions the subset knows: each name with its type (`float` for the `f`
 /// variants) and operation.
 fn math_fn(name: &str) -> Option<(MathFn, FloatTy)> {
+    if let Some((f, single)) = handscope_sim::math_fn::MathFn::from_c_name(name) {
+        let ty = if single {
+            FloatTy::Float
+        } else {
+            FloatTy::Double
+        };
+        let op = if f.arity() == 2 {
+            MathFn::Binary(BinaryOp::Math(f))
+        } else {
+            MathFn::Unary(UnaryOp::Math(f))
+        };
+        return Some((op, ty));
+    }
     let (base, ty) = match name.strip_suffix('f') {
-        Some(b) if matches!(b, "fabs" | "sqrt" | "fmin" | "fmax" | "copysign") => {
+        Some(b) if matches!(b, "fabs" | "sqrt" | "fmin" | "fmax" | "copysign" | "fmod") => {
             (b, FloatTy::Float)
         }
         _ => (name, FloatTy::Double),
@@ -170,9 +199,16 @@ fn math_fn(name: &str) -> Option<(MathFn, FloatTy)> {
         "fmin" => MathFn::Binary(BinaryOp::MinNumF),
         "fmax" => MathFn::Binary(BinaryOp::MaxNumF),
         "copysign" => MathFn::Binary(BinaryOp::CopySign),
+        "fmod" => MathFn::Binary(BinaryOp::RemF),
         _ => return None,
     };
     Some((f, ty))
+}
+
+/// The classification macros of `<math.h>` the subset implements, by name: `isnan`, `isinf`,
+/// `isfinite`, `signbit` (each an `int`, from comparisons or the sign bit).
+fn classify_fn(name: &str) -> bool {
+    matches!(name, "isnan" | "isinf" | "isfinite" | "signbit")
 }
 
 /// Other `<math.h>` functions (C11 7.12), which get a diagnostic naming them rather than
@@ -246,8 +282,13 @@ fn unsupported_math(name: &str) -> bool {
             .is_some_and(|b| OTHER_MATH.contains(&b) || math_fn(b).is_some())
 }
 
-/// Lowers the function `top` (or the unique uncalled function) of `tu` to IR.
-pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &[LineIndex]) -> CResult<IrFunction> {
+/// Lowers the function `top` (or the unique uncalled function) of `tu` to IR, with the
+/// warnings found on the way.
+pub fn lower(
+    tu: &TranslationUnit,
+    top: Option<&str>,
+    lines: &[LineIndex],
+) -> CResult<(IrFunction, Vec<RawError>)> {
     let file_start = lines[0].span(0, 0);
     let mut funcs: BTreeMap<&str, &Function> = BTreeMap::new();
     let mut protos: BTreeMap<&str, &Function> = BTreeMap::new();
@@ -329,8 +370,13 @@ pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &[LineIndex]) -> CR
         }
     };
     let mut globals = BTreeMap::new();
+    let written = written_names(tu);
     for (i, g) in tu.globals.iter().enumerate() {
         let entry = match &g.ty {
+            CType::Pointer(_) => {
+                return Err(RawError::new(g.span, "global pointers are not supported")
+                    .with_help("declare the pointer inside the function that uses it"));
+            }
             CType::Scalar(t) => {
                 let v = match &g.init {
                     None => 0,
@@ -340,7 +386,22 @@ pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &[LineIndex]) -> CR
                         _ => return Err(RawError::new(*sp, "invalid scalar initializer")),
                     },
                 };
-                Global::Scalar(v, *t)
+                if written.contains(&g.name) {
+                    if g.is_const {
+                        return Err(RawError::new(
+                            g.span,
+                            format!("'{}' is declared const but assigned", g.name),
+                        ));
+                    }
+                    Global::Mutable {
+                        init: v,
+                        ty: *t,
+                        decl_index: i,
+                        mem: None,
+                    }
+                } else {
+                    Global::Scalar(v, *t)
+                }
             }
             _ => Global::Array {
                 decl_index: i,
@@ -367,8 +428,105 @@ pub fn lower(tu: &TranslationUnit, top: Option<&str>, lines: &[LineIndex]) -> CR
         gotos: std::collections::BTreeSet::new(),
         math_h: tu.math_h,
         negs: BTreeMap::new(),
+        implicit: BTreeSet::new(),
+        warnings: Vec::new(),
     };
     l.top(top_fn, lines)
+}
+
+/// The names assigned or incremented anywhere in the file (whatever they name there): the
+/// globals among them become memories, the others are constants.
+fn written_names(tu: &TranslationUnit) -> BTreeSet<String> {
+    fn stmt(s: &Stmt, out: &mut BTreeSet<String>) {
+        match &s.kind {
+            StmtKind::Expr(e) => expr(e, out),
+            StmtKind::Decl(ds) => {
+                for d in ds {
+                    if let Some(i) = &d.init {
+                        init(i, out);
+                    }
+                }
+            }
+            StmtKind::Block(items) => items.iter().for_each(|x| stmt(x, out)),
+            StmtKind::If(c, t, e) => {
+                expr(c, out);
+                stmt(t, out);
+                if let Some(e) = e {
+                    stmt(e, out);
+                }
+            }
+            StmtKind::While(c, b) | StmtKind::DoWhile(b, c) | StmtKind::Switch(c, b) => {
+                expr(c, out);
+                stmt(b, out);
+            }
+            StmtKind::For(i, c, st, b) => {
+                if let Some(i) = i {
+                    stmt(i, out);
+                }
+                for e in [c, st].into_iter().flatten() {
+                    expr(e, out);
+                }
+                stmt(b, out);
+            }
+            StmtKind::Case(_, b) | StmtKind::Default(b) | StmtKind::Label(_, b) => stmt(b, out),
+            StmtKind::Return(Some(e)) => expr(e, out),
+            StmtKind::Break
+            | StmtKind::Continue
+            | StmtKind::Return(None)
+            | StmtKind::Empty
+            | StmtKind::Goto(_) => {}
+        }
+    }
+    fn init(i: &Init, out: &mut BTreeSet<String>) {
+        match i {
+            Init::Expr(e) => expr(e, out),
+            Init::List(items, _) => items.iter().for_each(|x| init(x, out)),
+        }
+    }
+    fn expr(e: &Expr, out: &mut BTreeSet<String>) {
+        let mut work = vec![e];
+        while let Some(e) = work.pop() {
+            match &e.kind {
+                ExprKind::Assign(_, a, b) => {
+                    if let ExprKind::Ident(n) = &a.kind {
+                        out.insert(n.clone());
+                    }
+                    work.push(a);
+                    work.push(b);
+                }
+                ExprKind::IncDec { expr: a, .. } => {
+                    if let ExprKind::Ident(n) = &a.kind {
+                        out.insert(n.clone());
+                    }
+                    work.push(a);
+                }
+                ExprKind::IntLit(..)
+                | ExprKind::FloatLit(..)
+                | ExprKind::Ident(_)
+                | ExprKind::SizeOf(_) => {}
+                ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Member { base: a, .. } => {
+                    work.push(a)
+                }
+                ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Comma(a, b) => {
+                    work.push(a);
+                    work.push(b);
+                }
+                ExprKind::Cond(a, b, c) => {
+                    work.push(a);
+                    work.push(b);
+                    work.push(c);
+                }
+                ExprKind::Call(_, args) => work.extend(args.iter()),
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for f in &tu.functions {
+        if let Some(b) = &f.body {
+            stmt(b, &mut out);
+        }
+    }
+    out
 }
 
 /// The first call cycle found by a depth-first search over `order` (function names in source
@@ -491,10 +649,14 @@ fn collect_calls_expr(e: &Expr, out: &mut Vec<(String, Span)>) {
     let mut work = vec![e];
     while let Some(e) = work.pop() {
         match &e.kind {
-            ExprKind::IntLit(..) | ExprKind::FloatLit(..) | ExprKind::Ident(_) => {}
-            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::IncDec { expr: a, .. } => {
-                work.push(a)
-            }
+            ExprKind::IntLit(..)
+            | ExprKind::FloatLit(..)
+            | ExprKind::Ident(_)
+            | ExprKind::SizeOf(_) => {}
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(_, a)
+            | ExprKind::IncDec { expr: a, .. }
+            | ExprKind::Member { base: a, .. } => work.push(a),
             // Pushed right to left, so calls come out in source order.
             ExprKind::Binary(_, a, b)
             | ExprKind::Assign(_, a, b)
@@ -603,6 +765,11 @@ enum Val {
     Bool(ValueId),
 }
 
+/// A member access that the struct pass left (so its base is no struct).
+fn not_a_struct(span: Span) -> RawError {
+    RawError::new(span, "member access on a value that is not a struct")
+}
+
 /// The arithmetic type of an operand of type `t` at `span`, or why it cannot be a number.
 fn scalar_type(t: CType, span: Span) -> CResult<Scalar> {
     match t {
@@ -610,8 +777,15 @@ fn scalar_type(t: CType, span: Span) -> CResult<Scalar> {
         CType::Void => Err(RawError::new(span, "void value used in an expression")),
         CType::Array(..) => Err(RawError::new(
             span,
-            "array used as a value (pointer decay is not supported)",
+            "an array used as a number (it is a pointer to its first element here)",
         )),
+        CType::Pointer(_) => Err(RawError::new(
+            span,
+            "a pointer used as a number (pointers are compared, subtracted and dereferenced)",
+        )),
+        CType::Struct(_) | CType::StructArray(..) => {
+            Err(RawError::new(span, "a struct used as a number"))
+        }
     }
 }
 
@@ -920,23 +1094,65 @@ impl<'a> Lowerer<'a> {
             base: None,
             elem: *elem,
             dims: dims.into_iter().map(Some).collect(),
-            global: true,
             name: name.to_string(),
             const_name: None,
         }))
     }
 
+    /// The location of the written global scalar `name` (its memory, made on first use).
+    fn global_lvalue(&mut self, name: &str, sp: Span) -> CResult<Lv> {
+        let Some(Global::Mutable {
+            init,
+            ty,
+            decl_index,
+            mem,
+        }) = self.globals.get(name).cloned()
+        else {
+            return Err(RawError::new(
+                sp,
+                format!("'{name}' is not an assignable global variable"),
+            ));
+        };
+        let mem = match mem {
+            Some(m) => m,
+            None => {
+                let span = self.global_decls[decl_index].span;
+                let m = self.new_memory(
+                    name,
+                    ty,
+                    vec![1],
+                    MemoryKind::Local {
+                        init: Some(vec![init]),
+                    },
+                    span,
+                );
+                self.globals.insert(
+                    name.to_string(),
+                    Global::Mutable {
+                        init,
+                        ty,
+                        decl_index,
+                        mem: Some(m),
+                    },
+                );
+                m
+            }
+        };
+        let zero = self.constant(0, Type::Int(32), sp);
+        Ok(Lv::Elem(mem, zero, ty))
+    }
+
     fn array_sym(&mut self, name: &str) -> CResult<Option<ArrayRef>> {
         match self.lookup(name) {
             Some(Sym::Array(a)) => Ok(Some(a.clone())),
-            Some(Sym::Scalar(..)) => Ok(None),
+            Some(Sym::Scalar(..) | Sym::Pointer(_)) => Ok(None),
             None => self.global_array(name),
         }
     }
 
     // ---------- top level ----------
 
-    fn top(mut self, f: &'a Function, lines: &[LineIndex]) -> CResult<IrFunction> {
+    fn top(mut self, f: &'a Function, lines: &[LineIndex]) -> CResult<(IrFunction, Vec<RawError>)> {
         let mut params = Vec::new();
         let entry = self.b.cur;
         for (i, p) in f.params.iter().enumerate() {
@@ -968,7 +1184,6 @@ impl<'a> Lowerer<'a> {
                             base: None,
                             elem: *elem,
                             dims: dims.into_iter().map(Some).collect(),
-                            global: false,
                             name: p.name.clone(),
                             const_name: p.is_const.then(|| p.name.clone()),
                         }),
@@ -979,7 +1194,50 @@ impl<'a> Lowerer<'a> {
                         mem,
                     });
                 }
-                CType::Void => return Err(RawError::new(p.span, "parameter declared void")),
+                CType::Pointer(_) => {
+                    // A pointer parameter of the top function points to one object: a
+                    // memory of one element (or one row).
+                    let pointee = Pointee::of(&p.ty)
+                        .ok_or_else(|| RawError::new(p.span, "invalid pointer parameter"))?;
+                    let mut dims = vec![1];
+                    dims.extend(pointee.inner.iter().copied());
+                    let mem = self.new_memory(
+                        &p.name,
+                        pointee.elem,
+                        dims.clone(),
+                        MemoryKind::Param(i),
+                        p.span,
+                    );
+                    let arr = ArrayRef {
+                        mem,
+                        base: None,
+                        elem: pointee.elem,
+                        dims: vec![Some(dims.iter().product())],
+                        name: p.name.clone(),
+                        const_name: p.is_const.then(|| p.name.clone()),
+                    };
+                    let off = self.b.new_var(&p.name, Type::Int(32));
+                    let zero = self.constant(0, Type::Int(32), p.span);
+                    self.b.write_var(off, zero);
+                    self.declare(
+                        &p.name,
+                        Sym::Pointer(PtrSym {
+                            target: Some(pointers::Target::Mem(arr)),
+                            bound_at: Some(p.span),
+                            off,
+                            pointee,
+                            is_const: p.is_const,
+                        }),
+                        p.span,
+                    )?;
+                    params.push(IrParam::Array {
+                        name: p.name.clone(),
+                        mem,
+                    });
+                }
+                CType::Void | CType::Struct(_) | CType::StructArray(..) => {
+                    return Err(RawError::new(p.span, "invalid parameter type"));
+                }
             }
         }
         let start = self.b.add_param(entry, Type::Token, Some("start".into()));
@@ -987,8 +1245,11 @@ impl<'a> Lowerer<'a> {
         let ret = match &f.ret {
             CType::Void => None,
             CType::Scalar(t) => Some(*t),
-            CType::Array(..) => {
-                return Err(RawError::new(f.span, "functions cannot return arrays"));
+            CType::Array(..) | CType::Pointer(_) | CType::Struct(_) | CType::StructArray(..) => {
+                return Err(RawError::new(
+                    f.span,
+                    "functions returning arrays, pointers or structs are not supported",
+                ));
             }
         };
         let exit = self.b.new_block();
@@ -1035,6 +1296,7 @@ impl<'a> Lowerer<'a> {
                 a => a,
             })
             .collect();
+        let warnings = std::mem::take(&mut self.warnings);
         let mut memories: Vec<Memory> = self.mems.into_iter().map(|m| m.mem).collect();
         let mut func = IrFunction {
             name: f.name.clone(),
@@ -1058,7 +1320,7 @@ impl<'a> Lowerer<'a> {
             });
         }
         func.memories = memories;
-        Ok(func)
+        Ok((func, warnings))
     }
 
     fn declare(&mut self, name: &str, sym: Sym, span: Span) -> CResult<()> {
@@ -1467,14 +1729,28 @@ impl<'a> Lowerer<'a> {
                         base: None,
                         elem: *elem,
                         dims: dims.into_iter().map(Some).collect(),
-                        global: false,
                         name: d.name.clone(),
                         const_name: d.is_const.then(|| d.name.clone()),
                     }),
                     d.span,
                 )
             }
-            CType::Void => Err(RawError::new(d.span, "variable declared void")),
+            CType::Pointer(_) => {
+                let pointee = Pointee::of(&d.ty)
+                    .ok_or_else(|| RawError::new(d.span, "invalid pointer type"))?;
+                let init = match &d.init {
+                    None => None,
+                    Some(Init::Expr(e)) => Some(e),
+                    Some(Init::List(items, sp)) => match items.as_slice() {
+                        [Init::Expr(e)] => Some(e),
+                        _ => return Err(RawError::new(*sp, "invalid pointer initializer")),
+                    },
+                };
+                self.declare_pointer(&d.name, pointee, d.is_const, init, d.span)
+            }
+            CType::Void | CType::Struct(_) | CType::StructArray(..) => {
+                Err(RawError::new(d.span, "variable declared void"))
+            }
         }
     }
 
@@ -1525,14 +1801,35 @@ impl<'a> Lowerer<'a> {
             cur = b;
         }
         idx_exprs.reverse();
-        let ExprKind::Ident(name) = &cur.kind else {
-            self.expr_type(cur)?;
-            return Err(RawError::new(
-                cur.span,
-                "subscripted value is not an array (pointers are not supported)",
-            ));
+        let pointer_base = match &cur.kind {
+            ExprKind::Ident(n) => matches!(self.lookup(n), Some(Sym::Pointer(_))),
+            _ => true,
         };
-        let Some(arr) = self.array_sym(name)? else {
+        let arr_from_ptr = if pointer_base {
+            if !matches!(self.expr_type(cur)?, CType::Pointer(_) | CType::Array(..)) {
+                return Err(RawError::new(
+                    cur.span,
+                    "subscripted value is not an array or a pointer",
+                ));
+            }
+            let p = self.ptr_value(cur)?;
+            Some(self.ptr_view(&p, cur.span)?)
+        } else {
+            None
+        };
+        let name = match &cur.kind {
+            ExprKind::Ident(n) => n.clone(),
+            _ => arr_from_ptr
+                .as_ref()
+                .map(|a| a.name.clone())
+                .unwrap_or_default(),
+        };
+        let name = &name;
+        let found = match arr_from_ptr {
+            Some(a) => Some(a),
+            None => self.array_sym(name)?,
+        };
+        let Some(arr) = found else {
             if self.lookup(name).is_some() || self.globals.contains_key(name) {
                 return Err(RawError::new(
                     cur.span,
@@ -1644,11 +1941,11 @@ impl<'a> Lowerer<'a> {
                     e.span,
                     format!("array '{n}' is not assignable"),
                 )),
-                None if self.globals.contains_key(n) => Err(RawError::new(
+                Some(Sym::Pointer(_)) => Err(RawError::new(
                     e.span,
-                    format!("writing the global variable '{n}' is not supported"),
-                )
-                .with_help("globals may only be read by the kernel")),
+                    format!("the pointer '{n}' is assigned where a number is expected"),
+                )),
+                None if self.globals.contains_key(n) => self.global_lvalue(n, e.span),
                 None => Err(RawError::new(
                     e.span,
                     format!("use of undeclared identifier '{n}'"),
@@ -1656,12 +1953,15 @@ impl<'a> Lowerer<'a> {
             },
             ExprKind::Index(..) => match self.subscript(e)? {
                 Ok((mem, idx, elem, arr)) => {
-                    if arr.global {
+                    let mut root = e;
+                    while let ExprKind::Index(b, _) = &root.kind {
+                        root = b;
+                    }
+                    if self.ptr_is_const(root) {
                         return Err(RawError::new(
                             e.span,
-                            format!("writing the global array '{}' is not supported", arr.name),
-                        )
-                        .with_help("globals may only be read by the kernel"));
+                            "cannot write through a pointer to const elements",
+                        ));
                     }
                     if let Some(c) = &arr.const_name {
                         let mut base = e;
@@ -1686,9 +1986,7 @@ impl<'a> Lowerer<'a> {
                 }
                 Err(_) => Err(RawError::new(e.span, "array is not assignable")),
             },
-            ExprKind::Unary(UnOp::Deref, _) => {
-                Err(RawError::new(e.span, "pointers are not supported"))
-            }
+            ExprKind::Unary(UnOp::Deref, p) => self.deref_lv(p, e.span, true),
             _ => Err(RawError::new(e.span, "expression is not assignable")),
         }
     }
@@ -1736,8 +2034,10 @@ impl<'a> Lowerer<'a> {
             ExprKind::Ident(n) => match self.lookup(n) {
                 Some(Sym::Scalar(_, t, _)) => CType::Scalar(*t),
                 Some(Sym::Array(a)) => CType::Array(a.elem, a.dims.clone()),
+                Some(Sym::Pointer(p)) => p.pointee.pointer_type(),
                 None => match self.globals.get(n) {
                     Some(Global::Scalar(_, t)) => CType::Scalar(*t),
+                    Some(Global::Mutable { ty, .. }) => CType::Scalar(*ty),
                     Some(Global::Array { decl_index, .. }) => {
                         self.global_decls[*decl_index].ty.clone()
                     }
@@ -1763,16 +2063,36 @@ impl<'a> Lowerer<'a> {
                 num(self, a)?;
                 CType::Scalar(Scalar::INT)
             }
-            ExprKind::Unary(UnOp::Deref | UnOp::AddrOf, _) => {
-                return Err(RawError::new(e.span, "pointers are not supported"));
-            }
+            ExprKind::Unary(UnOp::Deref, a) => match self.expr_type(a)? {
+                CType::Pointer(t) => *t,
+                CType::Array(t, d) if d.len() == 1 => CType::Scalar(t),
+                CType::Array(t, d) => CType::Array(t, d[1..].to_vec()),
+                _ => {
+                    return Err(RawError::new(e.span, "the operand of '*' is not a pointer"));
+                }
+            },
+            ExprKind::Unary(UnOp::AddrOf, a) => match self.expr_type(a)? {
+                t @ (CType::Scalar(_) | CType::Array(..)) => CType::Pointer(Box::new(t)),
+                _ => {
+                    return Err(RawError::new(
+                        e.span,
+                        "cannot take the address of this expression",
+                    ));
+                }
+            },
             ExprKind::Unary(UnOp::BitNot, a) => {
                 let t = num(self, a)?;
                 CType::int(require_int(t, a.span, "the operand of '~'")?.promote())
             }
             ExprKind::Unary(_, a) => CType::Scalar(num(self, a)?.promote()),
-            ExprKind::IncDec { expr, .. } => CType::Scalar(num(self, expr)?),
+            ExprKind::IncDec { expr, .. } => match self.expr_type(expr)? {
+                t @ CType::Pointer(_) => t,
+                t => CType::Scalar(scalar_type(t, expr.span)?),
+            },
             ExprKind::Binary(..) => self.binary_chain_type(e)?,
+            ExprKind::Assign(_, a, _) if matches!(self.expr_type(a)?, CType::Pointer(_)) => {
+                self.expr_type(a)?
+            }
             ExprKind::Assign(op, a, b) => {
                 let t = num(self, a)?;
                 if let Some(what) = op.and_then(int_only) {
@@ -1786,6 +2106,7 @@ impl<'a> Lowerer<'a> {
                 match (self.expr_type(a)?, self.expr_type(b)?) {
                     (CType::Void, CType::Void) => CType::Void,
                     (CType::Scalar(x), CType::Scalar(y)) => CType::Scalar(Scalar::usual(x, y)),
+                    (p @ CType::Pointer(_), q @ CType::Pointer(_)) if p == q => p,
                     _ => {
                         return Err(RawError::new(
                             e.span,
@@ -1805,6 +2126,17 @@ impl<'a> Lowerer<'a> {
                     CType::Array(..) => {
                         return Err(RawError::new(e.span, "cast to an array type"));
                     }
+                    CType::Pointer(_) => {
+                        if !matches!(self.expr_type(a)?, CType::Pointer(_) | CType::Array(..)) {
+                            return Err(RawError::new(
+                                e.span,
+                                "a number cast to a pointer (pointers must point into arrays)",
+                            ));
+                        }
+                    }
+                    CType::Struct(_) | CType::StructArray(..) => {
+                        return Err(RawError::new(e.span, "cast to a struct type"));
+                    }
                 }
                 t.clone()
             }
@@ -1816,13 +2148,25 @@ impl<'a> Lowerer<'a> {
                     n += 1;
                     cur = b;
                 }
-                match self.expr_type(cur)? {
+                let base = match self.expr_type(cur)? {
+                    CType::Pointer(t) => match *t {
+                        CType::Scalar(s) => CType::Array(s, vec![None]),
+                        CType::Array(s, d) => {
+                            let mut dims = vec![None];
+                            dims.extend(d);
+                            CType::Array(s, dims)
+                        }
+                        other => other,
+                    },
+                    t => t,
+                };
+                match base {
                     CType::Array(t, dims) if n == dims.len() => CType::Scalar(t),
                     CType::Array(t, dims) if n < dims.len() => CType::Array(t, dims[n..].to_vec()),
                     _ => {
                         return Err(RawError::new(
                             e.span,
-                            "subscripted value is not an array (pointers are not supported)",
+                            "subscripted value is not an array or a pointer",
                         ));
                     }
                 }
@@ -1831,6 +2175,9 @@ impl<'a> Lowerer<'a> {
                 if !self.funcs.contains_key(n.as_str()) && abs_builtin(n).is_some() =>
             {
                 CType::Scalar(Scalar::Int(abs_builtin(n).unwrap_or(IntTy::INT)))
+            }
+            ExprKind::Call(n, _) if !self.funcs.contains_key(n.as_str()) && classify_fn(n) => {
+                CType::Scalar(Scalar::INT)
             }
             ExprKind::Call(n, _) if self.math_call(n) => {
                 let (_, t) = math_fn(n).ok_or_else(|| self.unsupported_call(n, e.span))?;
@@ -1847,6 +2194,8 @@ impl<'a> Lowerer<'a> {
                 f.ret.clone()
             }
             ExprKind::Comma(_, b) => self.expr_type(b)?,
+            ExprKind::Member { .. } => return Err(not_a_struct(e.span)),
+            ExprKind::SizeOf(_) => CType::int(IntTy::ULONG),
         })
     }
 
@@ -1863,15 +2212,18 @@ impl<'a> Lowerer<'a> {
             let ExprKind::Binary(op, _, b) = &node.kind else {
                 continue;
             };
-            let tb = self.expr_type(b);
-            if matches!(op, BinOp::Add | BinOp::Sub)
-                && (matches!(acc, Ok(CType::Array(..))) || matches!(tb, Ok(CType::Array(..))))
+            let left_ptr = match &acc {
+                Ok(t @ (CType::Pointer(_) | CType::Array(..))) => Some(t.clone()),
+                _ => None,
+            };
+            if !matches!(op, BinOp::LogAnd | BinOp::LogOr)
+                && let Some(t) = self.pointer_step_type(*op, left_ptr.as_ref(), b, node.span)?
             {
-                return Err(RawError::new(
-                    node.span,
-                    "pointer arithmetic is not supported",
-                ));
+                acc = Ok(t);
+                acc_span = node.span;
+                continue;
             }
+            let tb = self.expr_type(b);
             let ta = scalar_type(acc?, acc_span)?;
             let tb = scalar_type(tb?, b.span)?;
             if let Some(what) = int_only(*op) {
@@ -1924,6 +2276,11 @@ impl<'a> Lowerer<'a> {
                 self.b.switch_to(mb);
                 Ok(())
             }
+            ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Binary(..)
+                if self.is_pointer_expr(e) =>
+            {
+                self.ptr_value(e).map(|_| ())
+            }
             _ => self.rvalue(e).map(|_| ()),
         }
     }
@@ -1931,6 +2288,15 @@ impl<'a> Lowerer<'a> {
     fn rvalue(&mut self, e: &Expr) -> CResult<Rv> {
         let sp = e.span;
         match &e.kind {
+            ExprKind::IncDec { expr: a, .. } | ExprKind::Assign(_, a, _)
+                if matches!(self.expr_type(a)?, CType::Pointer(_)) =>
+            {
+                Err(RawError::new(
+                    sp,
+                    "a pointer used as a number (pointers are compared, subtracted and \
+                     dereferenced)",
+                ))
+            }
             ExprKind::IntLit(v, t) => {
                 let val = const_convert_val((*v as i64, IntTy::ULLONG), *t);
                 let ty = Scalar::Int(*t);
@@ -1953,16 +2319,27 @@ impl<'a> Lowerer<'a> {
                 }),
                 Some(Sym::Array(_)) => Err(RawError::new(
                     sp,
-                    format!("array '{n}' used as a value (pointer decay is not supported)"),
+                    format!("the array '{n}' used as a number"),
+                )),
+                Some(Sym::Pointer(_)) => Err(RawError::new(
+                    sp,
+                    format!(
+                        "the pointer '{n}' used as a number (pointers are compared, \
+                         subtracted and dereferenced)"
+                    ),
                 )),
                 None => match self.globals.get(n).cloned() {
                     Some(Global::Scalar(v, t)) => Ok(Rv {
                         v: self.constant(v, ity(t), sp),
                         ty: t,
                     }),
+                    Some(Global::Mutable { .. }) => {
+                        let lv = self.global_lvalue(n, sp)?;
+                        Ok(self.read_lv(lv, sp))
+                    }
                     Some(Global::Array { .. }) => Err(RawError::new(
                         sp,
-                        format!("array '{n}' used as a value (pointer decay is not supported)"),
+                        format!("the array '{n}' used as a number"),
                     )),
                     None => {
                         self.expr_type(e)?;
@@ -1974,8 +2351,15 @@ impl<'a> Lowerer<'a> {
                 },
             },
             ExprKind::Unary(op, a) => match op {
-                UnOp::Deref | UnOp::AddrOf => Err(RawError::new(sp, "pointers are not supported")
-                    .with_help("use array indexing instead")),
+                UnOp::Deref => {
+                    let lv = self.deref_lv(a, sp, false)?;
+                    Ok(self.read_lv(lv, sp))
+                }
+                UnOp::AddrOf => Err(RawError::new(
+                    sp,
+                    "an address used as a number (pointers are compared, subtracted and \
+                     dereferenced)",
+                )),
                 UnOp::Not => {
                     let c = self.cond(a)?;
                     let one = self.constant(1, Type::Int(1), sp);
@@ -2109,10 +2493,7 @@ impl<'a> Lowerer<'a> {
                     v: self.load(mem, idx, sp),
                     ty: elem,
                 }),
-                Err(_) => Err(RawError::new(
-                    sp,
-                    "array used as a value (pointer decay is not supported)",
-                )),
+                Err(_) => Err(RawError::new(sp, "a row of an array used as a number")),
             },
             ExprKind::Call(..) => self
                 .call(e)?
@@ -2120,6 +2501,16 @@ impl<'a> Lowerer<'a> {
             ExprKind::Comma(a, b) => {
                 self.effect(a)?;
                 self.rvalue(b)
+            }
+            ExprKind::Member { .. } => Err(not_a_struct(sp)),
+            ExprKind::SizeOf(x) => {
+                let t = self.expr_type(x)?;
+                let (n, _) = super::parser::layout(&[], &t, sp)?;
+                let ty = Scalar::Int(IntTy::ULONG);
+                Ok(Rv {
+                    v: self.constant(n as i64, ity(ty), sp),
+                    ty,
+                })
             }
         }
     }
@@ -2311,34 +2702,58 @@ impl<'a> Lowerer<'a> {
     /// the level above needs the other form; the IR is what one recursive descent per
     /// operator would emit.
     fn binary_chain(&mut self, e: &Expr) -> CResult<(Val, Span)> {
+        match self.binary_chain_any(e)? {
+            (v, sp, None) => Ok((v, sp)),
+            (_, sp, Some(_)) => Err(RawError::new(
+                sp,
+                "a pointer used as a number (pointers are compared, subtracted and dereferenced)",
+            )),
+        }
+    }
+
+    /// [`Lowerer::binary_chain`], whose result may be a pointer (`p + 1`, `a + i`).
+    fn binary_chain_any(&mut self, e: &Expr) -> CResult<(Val, Span, Option<PtrVal>)> {
         let spine = e.left_spine(|k| matches!(k, ExprKind::Binary(..)));
-        let first = spine.len().saturating_sub(1);
-        let (Some(ExprKind::Binary(op0, _, b0)), Some(bottom)) = (
+        let (Some(ExprKind::Binary(op0, _, _)), Some(bottom)) = (
             spine.last().map(|n| &n.kind),
             spine.last().and_then(|n| n.left()),
         ) else {
             return Err(RawError::new(e.span, "expected a binary expression"));
         };
         let logical = |op: BinOp| matches!(op, BinOp::LogAnd | BinOp::LogOr);
-        let pointer_arith = |sp: Span| {
-            RawError::new(sp, "pointer arithmetic is not supported")
-                .with_help("index the array instead: a[i + k]")
-        };
+        let mut ptr: Option<PtrVal> = None;
         let mut acc = if logical(*op0) {
             (Val::Bool(self.cond(bottom)?), bottom.span)
+        } else if self.is_pointer_expr(bottom) {
+            ptr = Some(self.ptr_value(bottom)?);
+            let zero = self.constant(0, Type::Int(32), bottom.span);
+            (
+                Val::Int(Rv {
+                    v: zero,
+                    ty: Scalar::INT,
+                }),
+                bottom.span,
+            )
         } else {
-            if matches!(op0, BinOp::Add | BinOp::Sub)
-                && (self.is_array_expr(bottom) || self.is_array_expr(b0))
-            {
-                return Err(pointer_arith(spine[first].span));
-            }
             (Val::Int(self.rvalue(bottom)?), bottom.span)
         };
-        for (k, node) in spine.iter().enumerate().rev() {
+        for node in spine.iter().rev() {
             let ExprKind::Binary(op, _, b) = &node.kind else {
                 continue;
             };
             let sp = node.span;
+            if !logical(*op) && (ptr.is_some() || self.is_pointer_expr(b)) {
+                let (v, p) = self.pointer_step(*op, ptr.take(), acc, b, sp)?;
+                acc = (v, sp);
+                ptr = p;
+                continue;
+            }
+            if ptr.is_some() {
+                return Err(RawError::new(
+                    sp,
+                    "a pointer used as a condition (pointers into arrays are never null)",
+                ));
+            }
             let v = if logical(*op) {
                 let is_and = *op == BinOp::LogAnd;
                 let a_span = acc.1;
@@ -2386,9 +2801,6 @@ impl<'a> Lowerer<'a> {
                 .ok_or_else(|| RawError::new(sp, "bad comparison"))?;
                 Val::Bool(self.cmp(pred, lv, rv, sp))
             } else {
-                if k != first && matches!(op, BinOp::Add | BinOp::Sub) && self.is_array_expr(b) {
-                    return Err(pointer_arith(sp));
-                }
                 let l_span = acc.1;
                 let l = self.int_of(acc);
                 let r = self.rvalue(b)?;
@@ -2403,7 +2815,7 @@ impl<'a> Lowerer<'a> {
             };
             acc = (v, sp);
         }
-        Ok(acc)
+        Ok((acc.0, acc.1, ptr))
     }
 
     /// `abs`, `labs`, `llabs` (`<stdlib.h>`): the argument converted to `ty`, negated when
@@ -2450,6 +2862,9 @@ impl<'a> Lowerer<'a> {
             && let Some(ty) = abs_builtin(name)
         {
             return self.abs(name, ty, args, sp).map(Some);
+        }
+        if !self.funcs.contains_key(name.as_str()) && classify_fn(name) {
+            return self.classify(name, args, sp).map(Some);
         }
         if self.math_call(name) {
             return self.math(name, args, sp).map(Some);
@@ -2530,7 +2945,48 @@ impl<'a> Lowerer<'a> {
                     }
                     scope.insert(p.name.clone(), Sym::Array(arr));
                 }
-                CType::Void => return Err(RawError::new(p.span, "parameter declared void")),
+                CType::Pointer(_) => {
+                    let pointee = Pointee::of(&p.ty)
+                        .ok_or_else(|| RawError::new(p.span, "invalid pointer parameter"))?;
+                    if !self.is_pointer_expr(a) {
+                        let t = self.expr_type(a)?;
+                        return Err(RawError::new(
+                            a.span,
+                            format!(
+                                "a value of type '{t}' passed where the pointer '{}' is expected",
+                                pointee.pointer_type()
+                            ),
+                        ));
+                    }
+                    let v = self.ptr_value(a)?;
+                    if v.pointee != pointee {
+                        return Err(RawError::new(
+                            a.span,
+                            format!(
+                                "incompatible pointer argument: expected '{}', found '{}'",
+                                pointee.pointer_type(),
+                                v.pointee.pointer_type()
+                            ),
+                        ));
+                    }
+                    let off = self.b.new_var(&p.name, Type::Int(32));
+                    self.b.write_var(off, v.off);
+                    let const_target =
+                        matches!(&v.target, pointers::Target::Mem(a) if a.const_name.is_some());
+                    scope.insert(
+                        p.name.clone(),
+                        Sym::Pointer(PtrSym {
+                            target: Some(v.target),
+                            bound_at: Some(a.span),
+                            off,
+                            pointee,
+                            is_const: p.is_const || const_target,
+                        }),
+                    );
+                }
+                CType::Void | CType::Struct(_) | CType::StructArray(..) => {
+                    return Err(RawError::new(p.span, "parameter declared void"));
+                }
             }
         }
         let exit = self.b.new_block();
@@ -2580,33 +3036,33 @@ impl<'a> Lowerer<'a> {
         !self.funcs.contains_key(name) && (math_fn(name).is_some() || unsupported_math(name))
     }
 
-    /// The diagnostic for a call of a `<math.h>` function the subset does not implement (or
-    /// of a known one without the header).
+    /// The diagnostic for a call of a `<math.h>` function the subset does not implement.
     fn unsupported_call(&self, name: &str, sp: Span) -> RawError {
+        let mut names: Vec<&str> = vec!["fabs", "sqrt", "fmin", "fmax", "copysign", "fmod"];
+        names.extend(
+            handscope_sim::math_fn::MathFn::ALL
+                .iter()
+                .map(|f| f.c_name()),
+        );
+        names.push("nearbyint");
         RawError::new(sp, format!("the math function '{name}' is not supported")).with_help(
-            "supported: fabs, sqrt, fmin, fmax, copysign and their float variants \
-             (fabsf, sqrtf, fminf, fmaxf, copysignf)",
+            format!(
+                "supported: {} (each also in its float form, with an 'f' suffix), and \
+                 isnan, isinf, isfinite, signbit",
+                names.join(", ")
+            ),
         )
     }
 
-    /// Lowers a call of a `<math.h>` function: its arguments converted to its parameter
-    /// type (`double`, or `float` for the `f` variants), then its operation.
-    fn math(&mut self, name: &str, args: &[Expr], sp: Span) -> CResult<Rv> {
-        let Some((f, t)) = math_fn(name) else {
-            return Err(self.unsupported_call(name, sp));
-        };
-        if !self.math_h {
-            return Err(
-                RawError::new(sp, format!("'{name}' is used without '#include <math.h>'"))
-                    .with_help(
-                        "a C compiler would call it as an undeclared function returning int",
-                    ),
-            );
-        }
-        let arity = match f {
-            MathFn::Unary(_) => 1,
-            MathFn::Binary(_) => 2,
-        };
+    /// The operands of a `<math.h>` call, each converted to `ty`.
+    fn math_args(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        arity: usize,
+        ty: Scalar,
+        sp: Span,
+    ) -> CResult<Vec<ValueId>> {
         if args.len() != arity {
             return Err(RawError::new(
                 sp,
@@ -2616,18 +3072,53 @@ impl<'a> Lowerer<'a> {
                 ),
             ));
         }
-        let ty = Scalar::Float(t);
         let mut vals = Vec::with_capacity(arity);
         for a in args {
             if self.is_array_expr(a) {
                 return Err(RawError::new(
                     a.span,
-                    format!("array passed where {} is expected", t.c_name()),
+                    format!("array passed where {ty} is expected"),
                 ));
             }
             let rv = self.rvalue(a)?;
             vals.push(self.convert(rv, ty, a.span)?);
         }
+        Ok(vals)
+    }
+
+    /// Lowers a call of a `<math.h>` function: its arguments converted to its parameter
+    /// type (`double`, or `float` for the `f` variants), then its operation. Without
+    /// `#include <math.h>` (and without a prototype of its own), the call is an implicit
+    /// declaration: a warning, and the library function's meaning, as C compilers give it.
+    fn math(&mut self, name: &str, args: &[Expr], sp: Span) -> CResult<Rv> {
+        let Some((f, t)) = math_fn(name) else {
+            return Err(self.unsupported_call(name, sp));
+        };
+        if !self.math_h && !self.protos.contains_key(name) && self.implicit.insert(name.to_string())
+        {
+            self.warnings.push(
+                RawError::new(
+                    sp,
+                    format!(
+                        "implicit declaration of function '{name}': it is read as \
+                         the <math.h> function {} {name}({})",
+                        t.c_name(),
+                        if matches!(f, MathFn::Binary(_)) {
+                            format!("{0}, {0}", t.c_name())
+                        } else {
+                            t.c_name().to_string()
+                        }
+                    ),
+                )
+                .with_help(format!("include '<math.h>' or declare '{name}'")),
+            );
+        }
+        let arity = match f {
+            MathFn::Unary(_) => 1,
+            MathFn::Binary(_) => 2,
+        };
+        let ty = Scalar::Float(t);
+        let vals = self.math_args(name, args, arity, ty, sp)?;
         let v = match (f, vals.as_slice()) {
             (MathFn::Unary(op), [x]) => self.unary(op, *x, sp),
             (MathFn::Binary(op), [x, y]) => self.binary(op, *x, *y, sp)?,
@@ -2636,7 +3127,65 @@ impl<'a> Lowerer<'a> {
         Ok(Rv { v, ty })
     }
 
+    /// `isnan`, `isinf`, `isfinite`, `signbit` (`<math.h>` macros): an `int`, 1 or 0, of a
+    /// float operand (an integer operand is converted to `double`, as the macros' generic
+    /// selection does for C compilers).
+    fn classify(&mut self, name: &str, args: &[Expr], sp: Span) -> CResult<Rv> {
+        if !self.math_h {
+            return Err(RawError::new(
+                sp,
+                format!("'{name}' is a <math.h> macro, used without '#include <math.h>'"),
+            ));
+        }
+        let [a] = args else {
+            return Err(RawError::new(
+                sp,
+                format!("'{name}' takes 1 argument but {} were given", args.len()),
+            ));
+        };
+        let ty = match self.expr_type(a)? {
+            CType::Scalar(f @ Scalar::Float(_)) => f,
+            _ => Scalar::Float(FloatTy::Double),
+        };
+        let x = self.math_args(name, args, 1, ty, sp)?[0];
+        let float = ty.float().unwrap_or(FloatTy::Double);
+        let fty = ity(ty);
+        let c = match name {
+            "isnan" => self.cmp(CmpPred::Float(FloatPredicate::Uno), x, x, sp),
+            "signbit" => {
+                // copysign(1, x) < 0: the sign bit alone, of zeros and NaNs too.
+                let (one, zero) = match float {
+                    FloatTy::Float => (u64::from(1f32.to_bits()), 0),
+                    FloatTy::Double => (1f64.to_bits(), 0),
+                };
+                let one = self.constant_word(one, fty, sp);
+                let zero = self.constant_word(zero, fty, sp);
+                let signed_one = self.binary(BinaryOp::CopySign, one, x, sp)?;
+                self.cmp(CmpPred::Float(FloatPredicate::Olt), signed_one, zero, sp)
+            }
+            _ => {
+                let abs = self.unary(UnaryOp::AbsF, x, sp);
+                let inf = match float {
+                    FloatTy::Float => u64::from(f32::INFINITY.to_bits()),
+                    FloatTy::Double => f64::INFINITY.to_bits(),
+                };
+                let inf = self.constant_word(inf, fty, sp);
+                let pred = if name == "isinf" {
+                    FloatPredicate::Oeq
+                } else {
+                    FloatPredicate::Olt
+                };
+                self.cmp(CmpPred::Float(pred), abs, inf, sp)
+            }
+        };
+        Ok(self.bool_to_int(c, sp))
+    }
+
     fn array_arg(&mut self, a: &Expr) -> CResult<ArrayRef> {
+        if matches!(self.expr_type(a)?, CType::Pointer(_)) {
+            let p = self.ptr_value(a)?;
+            return self.ptr_view(&p, a.span);
+        }
         match &a.kind {
             ExprKind::Ident(n) => self
                 .array_sym(n)?
@@ -2650,7 +3199,7 @@ impl<'a> Lowerer<'a> {
             },
             _ => Err(RawError::new(
                 a.span,
-                "array argument must be an array name or sub-array (pointers are not supported)",
+                "an array argument must be an array, a row of one or a pointer into one",
             )),
         }
     }

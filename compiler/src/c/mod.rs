@@ -26,10 +26,13 @@ mod reducible;
 mod sources;
 mod span;
 mod ssa;
+mod structs;
 mod types;
 
-pub use error::CError;
-pub use handshake::{BufferPolicy, HsOptions, MemoryOrdering, compile_to_handshake};
+pub use error::{CError, CWarning};
+pub use handshake::{
+    BufferPolicy, HsOptions, MemoryOrdering, compile_to_handshake, compile_to_handshake_warned,
+};
 pub use interp::{ArgValue, ExecResult, InterpError, run};
 pub use ir::IrFunction;
 pub use span::Span;
@@ -47,7 +50,7 @@ fn parse_source(sources: &mut Sources) -> Result<ast::TranslationUnit, CError> {
     let mut tu =
         parser::parse(&pre.tokens, pre.stdint, sources.eof_span()).map_err(|e| sources.error(e))?;
     tu.math_h = pre.math;
-    Ok(tu)
+    structs::flatten(tu).map_err(|e| sources.error(e))
 }
 
 /// Compiles C `source` to IR: `top` names the top function (if `None`, the unique function
@@ -58,11 +61,23 @@ pub fn compile_to_ir(
     file_name: &str,
     top: Option<&str>,
 ) -> Result<IrFunction, CError> {
-    compile_sources_to_ir(&mut Sources::new(file_name, source), top)
+    compile_sources_to_ir(&mut Sources::new(file_name, source), top).map(|(f, _)| f)
 }
 
-/// [`compile_to_ir`] on a compilation's sources (the included files are added to them).
-fn compile_sources_to_ir(sources: &mut Sources, top: Option<&str>) -> Result<IrFunction, CError> {
+/// [`compile_to_ir`] on a compilation's sources (the included files are added to them), with
+/// the warnings.
+fn compile_sources_to_ir(
+    sources: &mut Sources,
+    top: Option<&str>,
+) -> Result<(IrFunction, Vec<CWarning>), CError> {
     let tu = parse_source(sources)?;
-    lower::lower(&tu, top, &sources.line_indexes()).map_err(|e| sources.error(e))
+    let (f, warnings) =
+        lower::lower(&tu, top, &sources.line_indexes()).map_err(|e| sources.error(e))?;
+    Ok((
+        f,
+        warnings
+            .into_iter()
+            .map(|w| CWarning(sources.error(w)))
+            .collect(),
+    ))
 }

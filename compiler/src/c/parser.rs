@@ -5,7 +5,9 @@ use super::consteval::eval_const;
 use super::error::{CResult, RawError};
 use super::lexer::{TokKind, Token};
 use super::span::Span;
-use super::types::{CType, FloatTy, IntKind, IntTy, MAX_BITINT_WIDTH, Scalar, literal_type};
+use super::types::{
+    CType, FloatTy, IntKind, IntTy, MAX_BITINT_WIDTH, Scalar, StructId, literal_type,
+};
 use std::collections::BTreeMap;
 
 /// Maximum nesting of expressions/statements (keeps recursion bounded).
@@ -21,24 +23,27 @@ pub fn parse(toks: &[Token], stdint: bool, eof: Span) -> CResult<TranslationUnit
             (IntKind::Int, 32),
             (IntKind::Long, 64),
         ] {
-            typedefs.insert(format!("int{bits}_t"), Scalar::Int(IntTy::new(kind, true)));
-            typedefs.insert(
-                format!("uint{bits}_t"),
-                Scalar::Int(IntTy::new(kind, false)),
-            );
+            typedefs.insert(format!("int{bits}_t"), CType::int(IntTy::new(kind, true)));
+            typedefs.insert(format!("uint{bits}_t"), CType::int(IntTy::new(kind, false)));
         }
-        typedefs.insert("intptr_t".into(), Scalar::Int(IntTy::LONG));
-        typedefs.insert("uintptr_t".into(), Scalar::Int(IntTy::ULONG));
+        typedefs.insert("intptr_t".into(), CType::int(IntTy::LONG));
+        typedefs.insert("uintptr_t".into(), CType::int(IntTy::ULONG));
     }
-    typedefs.insert("size_t".into(), Scalar::Int(IntTy::ULONG));
+    typedefs.insert("size_t".into(), CType::int(IntTy::ULONG));
+    typedefs.insert("ptrdiff_t".into(), CType::int(IntTy::LONG));
     let mut p = Parser {
         toks,
         pos: 0,
         typedefs,
         depth: 0,
         eof,
+        structs: Vec::new(),
+        tags: BTreeMap::new(),
+        enum_consts: BTreeMap::new(),
     };
-    p.translation_unit()
+    let mut tu = p.translation_unit()?;
+    tu.structs = p.structs;
+    Ok(tu)
 }
 
 /// Largest number of elements of an array.
@@ -61,9 +66,15 @@ fn check_size(dims: &[Option<u64>], span: Span) -> CResult<()> {
 struct Parser<'a> {
     toks: &'a [Token],
     pos: usize,
-    typedefs: BTreeMap<String, Scalar>,
+    typedefs: BTreeMap<String, CType>,
     depth: usize,
     eof: Span,
+    /// Struct types, indexed by [`StructId`].
+    structs: Vec<StructDef>,
+    /// Struct tags (`struct point`) in scope (file-wide: the subset does not scope tags).
+    tags: BTreeMap<String, StructId>,
+    /// Enumeration constants and their values (file-wide).
+    enum_consts: BTreeMap<String, i64>,
 }
 
 /// Parsed declaration specifiers.
@@ -78,8 +89,56 @@ struct Specs {
 struct Declarator {
     name: String,
     span: Span,
+    /// Declared with `*`: a pointer to the specifiers' type.
+    ptr: bool,
+    /// Declared `(*name)[N]...`: a pointer to arrays of these dimensions.
+    ptr_dims: Vec<Option<u64>>,
     dims: Vec<Option<u64>>,
     params: Option<Vec<Param>>,
+}
+
+/// The type a declarator gives the specifiers' type `base`.
+fn compose(base: &CType, d: &Declarator) -> CResult<CType> {
+    if !d.ptr_dims.is_empty() {
+        return match base {
+            CType::Scalar(s) if d.dims.is_empty() && !d.ptr => Ok(CType::Pointer(Box::new(
+                CType::Array(*s, d.ptr_dims.clone()),
+            ))),
+            _ => Err(RawError::new(
+                d.span,
+                "only pointers to arrays of numbers are supported in '(*p)[N]' declarators",
+            )),
+        };
+    }
+    if d.ptr {
+        if !d.dims.is_empty() {
+            return Err(RawError::new(
+                d.span,
+                "arrays of pointers are not supported",
+            ));
+        }
+        return match base {
+            CType::Scalar(_) | CType::Struct(_) => Ok(CType::Pointer(Box::new(base.clone()))),
+            CType::Void => Err(RawError::new(d.span, "'void *' pointers are not supported")
+                .with_help("a pointer must point to an arithmetic type or a struct")),
+            _ => Err(RawError::new(
+                d.span,
+                "pointers to pointers are not supported",
+            )),
+        };
+    }
+    if d.dims.is_empty() {
+        return Ok(base.clone());
+    }
+    match base {
+        CType::Scalar(t) => Ok(CType::Array(*t, d.dims.clone())),
+        CType::Struct(id) => Ok(CType::StructArray(*id, d.dims.clone())),
+        CType::Void => Err(RawError::new(d.span, "array of void")),
+        _ => Err(RawError::new(
+            d.span,
+            "arrays of pointers are not supported",
+        )),
+    }
 }
 
 const TYPE_WORDS: &[&str] = &[
@@ -204,7 +263,11 @@ impl<'a> Parser<'a> {
                 self.typedef_rest(&specs)?;
                 continue;
             }
-            let first = self.declarator(true)?;
+            if self.eat(";") {
+                // `struct tag { ... };` or `enum { ... };`: only the type.
+                continue;
+            }
+            let first = self.declarator(true, false)?;
             if let Some(params) = first.params {
                 let ret = specs.ty.clone();
                 let body = if self.at("{") {
@@ -227,7 +290,7 @@ impl<'a> Parser<'a> {
                 let decl = self.finish_decl(&specs, d)?;
                 tu.globals.push(decl);
                 if self.eat(",") {
-                    d = self.declarator(false)?;
+                    d = self.declarator(false, false)?;
                 } else {
                     self.expect(";")?;
                     break;
@@ -239,15 +302,23 @@ impl<'a> Parser<'a> {
 
     fn typedef_rest(&mut self, specs: &Specs) -> CResult<()> {
         loop {
-            let d = self.declarator(false)?;
-            match (&specs.ty, d.dims.is_empty()) {
-                (CType::Scalar(t), true) => {
-                    self.typedefs.insert(d.name, *t);
+            let d = self.declarator(false, false)?;
+            let ty = compose(&specs.ty, &d)?;
+            match ty {
+                CType::Scalar(_) | CType::Pointer(_) => {
+                    self.typedefs.insert(d.name, ty);
+                }
+                CType::Struct(id) => {
+                    let def = &mut self.structs[id.0 as usize];
+                    if def.name.is_empty() {
+                        def.name = d.name.clone();
+                    }
+                    self.typedefs.insert(d.name, ty);
                 }
                 _ => {
                     return Err(RawError::new(
                         d.span,
-                        "only typedefs of integer and floating types are supported",
+                        "typedefs of array types are not supported",
                     ));
                 }
             }
@@ -259,11 +330,21 @@ impl<'a> Parser<'a> {
     }
 
     fn finish_decl(&mut self, specs: &Specs, d: Declarator) -> CResult<Decl> {
-        let ty = match (&specs.ty, d.dims.is_empty()) {
-            (CType::Scalar(t), true) => CType::Scalar(*t),
-            (CType::Scalar(t), false) => CType::Array(*t, d.dims),
-            _ => return Err(RawError::new(d.span, "variable declared void")),
-        };
+        let ty = compose(&specs.ty, &d)?;
+        if ty == CType::Void {
+            return Err(RawError::new(d.span, "variable declared void"));
+        }
+        if let CType::Struct(id) | CType::StructArray(id, _) = &ty
+            && !self.structs[id.0 as usize].complete
+        {
+            return Err(RawError::new(
+                d.span,
+                format!(
+                    "variable has incomplete type 'struct {}'",
+                    self.structs[id.0 as usize].name
+                ),
+            ));
+        }
         let init = if self.eat("=") {
             Some(self.initializer()?)
         } else {
@@ -274,7 +355,13 @@ impl<'a> Parser<'a> {
                 dims[0] = Some(items.len() as u64);
                 CType::Array(t, dims)
             }
-            (CType::Array(_, dims), _) if dims.iter().any(Option::is_none) => {
+            (CType::StructArray(t, mut dims), Some(Init::List(items, _))) if dims[0].is_none() => {
+                dims[0] = Some(items.len() as u64);
+                CType::StructArray(t, dims)
+            }
+            (CType::Array(_, dims) | CType::StructArray(_, dims), _)
+                if dims.iter().any(Option::is_none) =>
+            {
                 return Err(RawError::new(d.span, "array size missing"));
             }
             (t, _) => t,
@@ -348,10 +435,23 @@ impl<'a> Parser<'a> {
                     return Err(RawError::new(t.span, "complex types are not supported")
                         .with_help("the C subset has integer types, float and double"));
                 }
-                "struct" | "union" | "enum" => {
+                "union" => {
+                    return Err(RawError::new(t.span, "'union' types are not supported")
+                        .with_help("structs are supported: each member is its own object"));
+                }
+                "struct" | "enum" if counts.is_empty() && typedef_ty.is_none() => {
+                    self.pos += 1;
+                    typedef_ty = Some(if w == "struct" {
+                        self.struct_specifier(t.span)?
+                    } else {
+                        self.enum_specifier(t.span)?
+                    });
+                    continue;
+                }
+                "struct" | "enum" => {
                     return Err(RawError::new(
                         t.span,
-                        format!("'{w}' types are not supported"),
+                        "invalid combination of type specifiers",
                     ));
                 }
                 "const" => is_const = true,
@@ -373,7 +473,7 @@ impl<'a> Parser<'a> {
                         && typedef_ty.is_none()
                         && let Some(ty) = self.typedefs.get(w)
                     {
-                        typedef_ty = Some(*ty);
+                        typedef_ty = Some(ty.clone());
                         self.pos += 1;
                         continue;
                     }
@@ -418,7 +518,7 @@ impl<'a> Parser<'a> {
                     "invalid combination of type specifiers",
                 ));
             }
-            CType::Scalar(t)
+            t
         } else if c("float") + c("double") > 0 {
             let others = counts.values().sum::<u32>() - c("float") - c("double");
             match (c("float"), c("double"), c("long"), others - c("long")) {
@@ -485,31 +585,244 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn declarator(&mut self, allow_function: bool) -> CResult<Declarator> {
-        if self.at("*") {
-            return Err(RawError::new(self.span(), "pointers are not supported")
-                .with_help("use an array parameter such as 'int a[N]'"));
+    /// After `struct`: a tag, a member list, or both; the struct type.
+    fn struct_specifier(&mut self, at: Span) -> CResult<CType> {
+        let tag = self.peek().and_then(Token::ident).map(str::to_string);
+        let tag_span = if tag.is_some() {
+            let sp = self.span();
+            self.pos += 1;
+            sp
+        } else {
+            at
+        };
+        let id = match tag.as_ref().and_then(|t| self.tags.get(t)) {
+            Some(id) if !(self.at("{") && self.structs[id.0 as usize].complete) => *id,
+            Some(_) => {
+                return Err(RawError::new(
+                    tag_span,
+                    format!("redefinition of 'struct {}'", tag.unwrap_or_default()),
+                ));
+            }
+            None => {
+                if tag.is_none() && !self.at("{") {
+                    return Err(RawError::new(
+                        self.span(),
+                        format!("expected a struct tag or '{{', found {}", self.found()),
+                    ));
+                }
+                let id = StructId(self.structs.len() as u32);
+                self.structs.push(StructDef {
+                    name: tag.clone().unwrap_or_default(),
+                    fields: Vec::new(),
+                    complete: false,
+                    span: tag_span,
+                });
+                if let Some(t) = tag {
+                    self.tags.insert(t, id);
+                }
+                id
+            }
+        };
+        if !self.eat("{") {
+            return Ok(CType::Struct(id));
         }
-        if self.at("(") {
+        self.enter()?;
+        let mut fields: Vec<Field> = Vec::new();
+        while !self.eat("}") {
+            if !self.is_decl_start() {
+                return Err(RawError::new(
+                    self.span(),
+                    format!("expected a member declaration, found {}", self.found()),
+                ));
+            }
+            let specs = self.decl_specs()?;
+            if specs.is_typedef || specs.is_static {
+                return Err(RawError::new(self.prev_span(), "invalid struct member"));
+            }
+            loop {
+                let d = self.declarator(false, false)?;
+                if self.at(":") {
+                    return Err(RawError::new(self.span(), "bit-fields are not supported"));
+                }
+                let ty = compose(&specs.ty, &d)?;
+                match &ty {
+                    CType::Void => return Err(RawError::new(d.span, "member declared void")),
+                    CType::Pointer(_) => {
+                        return Err(RawError::new(d.span, "pointer members are not supported")
+                            .with_help("a pointer must be resolved to one array at compile time"));
+                    }
+                    CType::Struct(f) | CType::StructArray(f, _)
+                        if !self.structs[f.0 as usize].complete =>
+                    {
+                        return Err(RawError::new(d.span, "member has incomplete type"));
+                    }
+                    CType::Array(_, dims) | CType::StructArray(_, dims)
+                        if dims.iter().any(Option::is_none) =>
+                    {
+                        return Err(RawError::new(
+                            d.span,
+                            "flexible array members are not supported",
+                        ));
+                    }
+                    _ => {}
+                }
+                if fields.iter().any(|f| f.name == d.name) {
+                    return Err(RawError::new(
+                        d.span,
+                        format!("duplicate member '{}'", d.name),
+                    ));
+                }
+                fields.push(Field {
+                    name: d.name,
+                    ty,
+                    span: d.span,
+                });
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            self.expect(";")?;
+        }
+        self.depth -= 1;
+        if fields.is_empty() {
+            return Err(RawError::new(
+                tag_span,
+                "a struct needs at least one member",
+            ));
+        }
+        let def = &mut self.structs[id.0 as usize];
+        def.fields = fields;
+        def.complete = true;
+        Ok(CType::Struct(id))
+    }
+
+    /// After `enum`: a tag, an enumerator list, or both; the type (`int`). The constants
+    /// become integer literals wherever they are used.
+    fn enum_specifier(&mut self, at: Span) -> CResult<CType> {
+        if self.peek().and_then(Token::ident).is_some() {
+            self.pos += 1;
+        }
+        if !self.eat("{") {
+            if self.prev_span() == at {
+                return Err(RawError::new(
+                    self.span(),
+                    format!("expected an enum tag or '{{', found {}", self.found()),
+                ));
+            }
+            return Ok(CType::int(IntTy::INT));
+        }
+        let mut next: i64 = 0;
+        while !self.eat("}") {
+            let Some(name) = self.peek().and_then(Token::ident) else {
+                return Err(RawError::new(
+                    self.span(),
+                    format!("expected an enumerator, found {}", self.found()),
+                ));
+            };
+            let sp = self.span();
+            self.pos += 1;
+            if self.eat("=") {
+                let e = self.cond()?;
+                next = eval_const(&e)?.0;
+            }
+            if i32::try_from(next).is_err() {
+                return Err(RawError::new(
+                    sp,
+                    format!("enumerator value {next} does not fit 'int'"),
+                ));
+            }
+            if self.enum_consts.insert(name.to_string(), next).is_some() {
+                return Err(RawError::new(
+                    sp,
+                    format!("redefinition of enumerator '{name}'"),
+                ));
+            }
+            next += 1;
+            if !self.eat(",") {
+                self.expect("}")?;
+                break;
+            }
+        }
+        Ok(CType::int(IntTy::INT))
+    }
+
+    /// A declarator: `*`s, a name (none where `allow_abstract`, as in a prototype's
+    /// parameters), then array dimensions or (where `allow_function`) a parameter list.
+    fn declarator(&mut self, allow_function: bool, allow_abstract: bool) -> CResult<Declarator> {
+        let mut ptr = false;
+        while self.at("*") {
+            if ptr {
+                return Err(RawError::new(
+                    self.span(),
+                    "pointers to pointers are not supported",
+                ));
+            }
+            ptr = true;
+            self.pos += 1;
+            while matches!(
+                self.peek().and_then(Token::ident),
+                Some("const" | "restrict" | "__restrict" | "volatile")
+            ) {
+                self.pos += 1;
+            }
+        }
+        let mut ptr_dims = Vec::new();
+        let paren = self.at("(") && self.peek_at(1).is_some_and(|t| t.is_punct("*"));
+        if self.at("(") && !paren {
             return Err(RawError::new(
                 self.span(),
                 "parenthesized declarators (function pointers) are not supported",
             ));
         }
-        let Some(name) = self.peek().and_then(Token::ident) else {
-            return Err(RawError::new(
-                self.span(),
-                format!("expected an identifier, found {}", self.found()),
-            ));
-        };
-        if TYPE_WORDS.contains(&name) {
-            return Err(RawError::new(self.span(), format!("unexpected '{name}'")));
+        if paren {
+            self.pos += 2;
+            while matches!(
+                self.peek().and_then(Token::ident),
+                Some("const" | "restrict" | "__restrict" | "volatile")
+            ) {
+                self.pos += 1;
+            }
         }
         let span = self.span();
-        self.pos += 1;
+        let name = match self.peek().and_then(Token::ident) {
+            Some(name) if !TYPE_WORDS.contains(&name) => {
+                self.pos += 1;
+                name.to_string()
+            }
+            Some(name) => return Err(RawError::new(span, format!("unexpected '{name}'"))),
+            None if allow_abstract && (self.at(",") || self.at(")") || self.at("[")) => {
+                String::new()
+            }
+            None => {
+                return Err(RawError::new(
+                    span,
+                    format!("expected an identifier, found {}", self.found()),
+                ));
+            }
+        };
+        if paren {
+            self.expect(")")?;
+            if !self.at("[") {
+                return Err(RawError::new(
+                    self.span(),
+                    "parenthesized declarators (function pointers) are not supported",
+                ));
+            }
+            while self.eat("[") {
+                let e = self.assign()?;
+                let (v, _) = eval_const(&e)?;
+                if v <= 0 || v > (1 << 30) {
+                    return Err(RawError::new(e.span, format!("invalid array size {v}")));
+                }
+                ptr_dims.push(Some(v as u64));
+                self.expect("]")?;
+            }
+        }
         let mut d = Declarator {
-            name: name.to_string(),
+            name,
             span,
+            ptr,
+            ptr_dims,
             dims: Vec::new(),
             params: None,
         };
@@ -567,14 +880,18 @@ impl<'a> Parser<'a> {
                 ));
             }
             let specs = self.decl_specs()?;
-            let d = self.declarator(false)?;
-            let ty = match (&specs.ty, d.dims.is_empty()) {
-                (CType::Scalar(t), true) => CType::Scalar(*t),
-                (CType::Scalar(t), false) => CType::Array(*t, d.dims),
-                _ => return Err(RawError::new(d.span, "parameter declared void")),
+            let d = self.declarator(false, true)?;
+            let ty = compose(&specs.ty, &d)?;
+            if ty == CType::Void {
+                return Err(RawError::new(d.span, "parameter declared void"));
+            }
+            let name = if d.name.is_empty() {
+                format!("arg{}", ps.len())
+            } else {
+                d.name
             };
             ps.push(Param {
-                name: d.name,
+                name,
                 ty,
                 is_const: specs.is_const,
                 span: d.span,
@@ -618,8 +935,16 @@ impl<'a> Parser<'a> {
             });
         }
         let mut decls = Vec::new();
+        if self.at(";") {
+            // `struct tag { ... };` inside a function: only the type.
+            let end = self.expect(";")?;
+            return Ok(Stmt {
+                kind: StmtKind::Empty,
+                span: start.to(end),
+            });
+        }
         loop {
-            let d = self.declarator(false)?;
+            let d = self.declarator(false, false)?;
             decls.push(self.finish_decl(&specs, d)?);
             if !self.eat(",") {
                 break;
@@ -941,7 +1266,11 @@ impl<'a> Parser<'a> {
     fn type_name(&mut self) -> CResult<CType> {
         let specs = self.decl_specs()?;
         if self.at("*") {
-            return Err(RawError::new(self.span(), "pointers are not supported"));
+            let d = self.declarator(false, true)?;
+            if !d.name.is_empty() {
+                return Err(RawError::new(d.span, "unexpected name in a type name"));
+            }
+            return compose(&specs.ty, &d);
         }
         let mut dims = Vec::new();
         while self.eat("[") {
@@ -957,6 +1286,7 @@ impl<'a> Parser<'a> {
         Ok(match (specs.ty, dims.is_empty()) {
             (t, true) => t,
             (CType::Scalar(t), false) => CType::Array(t, dims),
+            (CType::Struct(t), false) => CType::StructArray(t, dims),
             _ => return Err(RawError::new(self.prev_span(), "invalid type name")),
         })
     }
@@ -1014,22 +1344,18 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 let ty = self.type_name()?;
                 let end = self.expect(")")?;
-                let size = match &ty {
-                    CType::Void => 1,
-                    CType::Scalar(t) => scalar_size(*t),
-                    CType::Array(t, dims) => {
-                        dims.iter().flatten().product::<u64>() * scalar_size(*t)
-                    }
-                };
+                let size = self.size_of(&ty, start)?;
                 return Ok(Expr {
                     kind: ExprKind::IntLit(size, IntTy::ULONG),
                     span: start.to(end),
                 });
             }
-            return Err(RawError::new(
-                start,
-                "'sizeof' is only supported on type names",
-            ));
+            let e = self.unary()?;
+            let span = start.to(e.span);
+            return Ok(Expr {
+                kind: ExprKind::SizeOf(Box::new(e)),
+                span,
+            });
         }
         if t.is_punct("(") && self.is_type_name_at(1) {
             self.pos += 1;
@@ -1081,7 +1407,10 @@ impl<'a> Parser<'a> {
                     span,
                 };
             } else if self.at("++") || self.at("--") {
-                if !matches!(e.kind, ExprKind::Ident(_) | ExprKind::Index(..)) {
+                if !matches!(
+                    e.kind,
+                    ExprKind::Ident(_) | ExprKind::Index(..) | ExprKind::Member { .. }
+                ) {
                     // `x++ ++`: the result of `++` is not an lvalue (and rejecting it here
                     // keeps chains of postfix operators from nesting without bound).
                     return Err(RawError::new(
@@ -1102,10 +1431,25 @@ impl<'a> Parser<'a> {
                     span,
                 };
             } else if self.at(".") || self.at("->") {
-                return Err(RawError::new(
-                    self.span(),
-                    "member access is not supported (no structs or pointers)",
-                ));
+                let arrow = self.at("->");
+                self.pos += 1;
+                let Some(member) = self.peek().and_then(Token::ident) else {
+                    return Err(RawError::new(
+                        self.span(),
+                        format!("expected a member name, found {}", self.found()),
+                    ));
+                };
+                let end = self.span();
+                self.pos += 1;
+                let span = e.span.to(end);
+                e = Expr {
+                    kind: ExprKind::Member {
+                        base: Box::new(e),
+                        member: member.to_string(),
+                        arrow,
+                    },
+                    span,
+                };
             } else {
                 return Ok(e);
             }
@@ -1137,7 +1481,10 @@ impl<'a> Parser<'a> {
                 if TYPE_WORDS.contains(&n.as_str()) || self.typedefs.contains_key(n) {
                     return Err(RawError::new(span, format!("unexpected type name '{n}'")));
                 }
-                ExprKind::Ident(n.clone())
+                match self.enum_consts.get(n) {
+                    Some(v) => ExprKind::IntLit(*v as u64, IntTy::INT),
+                    None => ExprKind::Ident(n.clone()),
+                }
             }
             TokKind::Float { bits, ty } => ExprKind::FloatLit(*bits, *ty),
             TokKind::Str(_) => {
@@ -1162,6 +1509,58 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         Ok(Expr { kind, span })
     }
+}
+
+impl Parser<'_> {
+    /// `sizeof` a type, laid out as on x86-64 (structs padded to their members' alignment).
+    fn size_of(&self, ty: &CType, at: Span) -> CResult<u64> {
+        Ok(layout(&self.structs, ty, at)?.0)
+    }
+}
+
+/// Size and alignment in bytes of a type, laid out as on x86-64 (structs padded to their
+/// members' alignment), given the file's structs.
+pub(super) fn layout(structs: &[StructDef], ty: &CType, at: Span) -> CResult<(u64, u64)> {
+    let count = |dims: &[Option<u64>]| dims.iter().flatten().product::<u64>();
+    Ok(match ty {
+        CType::Void => (1, 1),
+        CType::Scalar(t) => {
+            let n = scalar_size(*t);
+            (
+                n,
+                if t.bits() > 64 {
+                    8
+                } else {
+                    n.next_power_of_two()
+                },
+            )
+        }
+        CType::Pointer(_) => (8, 8),
+        CType::Array(t, dims) => {
+            let (n, a) = layout(structs, &CType::Scalar(*t), at)?;
+            (n * count(dims), a)
+        }
+        CType::StructArray(id, dims) => {
+            let (n, a) = layout(structs, &CType::Struct(*id), at)?;
+            (n * count(dims), a)
+        }
+        CType::Struct(id) => {
+            let def = &structs[id.0 as usize];
+            if !def.complete {
+                return Err(RawError::new(
+                    at,
+                    format!("'sizeof' of the incomplete type 'struct {}'", def.name),
+                ));
+            }
+            let (mut size, mut align) = (0u64, 1u64);
+            for f in &def.fields {
+                let (n, a) = layout(structs, &f.ty, at)?;
+                size = size.next_multiple_of(a) + n;
+                align = align.max(a);
+            }
+            (size.next_multiple_of(align), align)
+        }
+    })
 }
 
 /// `sizeof` a scalar type: its bytes, a `_BitInt` wider than 64 bits rounded up to whole

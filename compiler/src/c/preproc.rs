@@ -642,6 +642,28 @@ impl Pre<'_> {
                 self.define_builtin("INFINITY", "(1e999f)");
                 self.define_builtin("HUGE_VAL", "(1e999)");
                 self.define_builtin("HUGE_VALF", "(1e999f)");
+                // A quiet NaN with the sign bit clear, as C compilers' `NAN`: the default NaN
+                // of 0/0 is negative on x86-64.
+                self.define_builtin("NAN", "(-(0.0f / 0.0f))");
+                // The constants POSIX adds (C compilers define them unless in strict ISO mode),
+                // to the digits of their usual definitions.
+                for (name, value) in [
+                    ("M_E", "2.7182818284590452354"),
+                    ("M_LOG2E", "1.4426950408889634074"),
+                    ("M_LOG10E", "0.43429448190325182765"),
+                    ("M_LN2", "0.69314718055994530942"),
+                    ("M_LN10", "2.30258509299404568402"),
+                    ("M_PI", "3.14159265358979323846"),
+                    ("M_PI_2", "1.57079632679489661923"),
+                    ("M_PI_4", "0.78539816339744830962"),
+                    ("M_1_PI", "0.31830988618379067154"),
+                    ("M_2_PI", "0.63661977236758134308"),
+                    ("M_2_SQRTPI", "1.12837916709551257390"),
+                    ("M_SQRT2", "1.41421356237309504880"),
+                    ("M_SQRT1_2", "0.70710678118654752440"),
+                ] {
+                    self.define_builtin(name, value);
+                }
                 Ok(())
             }
             // `abs`/`labs`/`llabs` are built in; I/O calls get their own error where used.

@@ -314,6 +314,11 @@ impl fmt::Display for Scalar {
     }
 }
 
+/// A struct type: its index in the translation unit's table of structs
+/// ([`super::ast::TranslationUnit::structs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StructId(pub u32);
+
 /// Type of a C object or expression in the subset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CType {
@@ -323,6 +328,14 @@ pub enum CType {
     Scalar(Scalar),
     /// An array: element type and dimensions (first may be `None` for parameters `a[]`).
     Array(Scalar, Vec<Option<u64>>),
+    /// A struct (the front end replaces struct objects by one object per member before
+    /// lowering: `docs/c-subset.md`, "Structs").
+    Struct(StructId),
+    /// An array of structs: struct and dimensions (first may be `None` for parameters).
+    StructArray(StructId, Vec<Option<u64>>),
+    /// A pointer to an arithmetic type or a struct (pointers into arrays:
+    /// `docs/c-subset.md`, "Pointers").
+    Pointer(Box<CType>),
 }
 
 impl CType {
@@ -339,16 +352,26 @@ impl fmt::Display for CType {
             CType::Scalar(t) => write!(f, "{t}"),
             CType::Array(t, dims) => {
                 write!(f, "{t}")?;
-                for d in dims {
-                    match d {
-                        Some(n) => write!(f, "[{n}]")?,
-                        None => f.write_str("[]")?,
-                    }
-                }
-                Ok(())
+                write_dims(f, dims)
             }
+            CType::Struct(_) => f.write_str("struct"),
+            CType::StructArray(_, dims) => {
+                f.write_str("struct")?;
+                write_dims(f, dims)
+            }
+            CType::Pointer(t) => write!(f, "{t} *"),
         }
     }
+}
+
+fn write_dims(f: &mut fmt::Formatter<'_>, dims: &[Option<u64>]) -> fmt::Result {
+    for d in dims {
+        match d {
+            Some(n) => write!(f, "[{n}]")?,
+            None => f.write_str("[]")?,
+        }
+    }
+    Ok(())
 }
 
 /// Type of an integer constant with the given value and suffix (C11 6.4.4.1).

@@ -371,7 +371,8 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 | ArithOp::Truncf
                 | ArithOp::Sqrt
                 | ArithOp::Absf
-                | ArithOp::Copysign => match float {
+                | ArithOp::Copysign
+                | ArithOp::Math(_) => match float {
                     Some(f) => float_dpi::sv_expr(f, &s.ins, w),
                     None => return Err(format!("`{mn}` has no float computation")),
                 },

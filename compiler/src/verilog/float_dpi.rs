@@ -10,7 +10,9 @@
 //! - `hs_fbin(op, bits, a, b)`: a binary operation ([`FBinOp`] code);
 //! - `hs_fun(op, bits, a)`: a unary operation ([`FUnOp`] code);
 //! - `hs_fcmp(pred, bits, a, b)`: a `cmpf` predicate (MLIR's enum value), 0 or 1;
-//! - `hs_fconv(conv, from, to, a)`: a conversion ([`FConv`] code) between widths `from`, `to`.
+//! - `hs_fconv(conv, from, to, a)`: a conversion ([`FConv`] code) between widths `from`, `to`;
+//! - `hs_fmath(f, bits, a, b)`: a `<math.h>` function ([`MathFn`] code; `b` is ignored by the
+//!   one-operand ones), calling the C library's function as the engine does.
 //!
 //! [`c_source`] implements them in C (compiled into the Verilator testbench): the same rules as
 //! `handscope_sim::engine::float_arith`, with NaN results decided explicitly rather than left to
@@ -18,6 +20,7 @@
 
 use handscope_sim::FloatPredicate;
 use handscope_sim::engine::float_arith::{FBinOp, FConv, FUnOp, FloatOp};
+use handscope_sim::math_fn::MathFn;
 
 /// The SystemVerilog import of the function a float op calls.
 pub fn sv_import(op: FloatOp) -> &'static str {
@@ -33,6 +36,9 @@ pub fn sv_import(op: FloatOp) -> &'static str {
         }
         FloatOp::Conv(_) => {
             "import \"DPI-C\" pure function longint hs_fconv(input int conv, input int from, input int to, input longint a);"
+        }
+        FloatOp::Math(_) => {
+            "import \"DPI-C\" pure function longint hs_fmath(input int f, input int bits, input longint a, input longint b);"
         }
     }
 }
@@ -57,6 +63,10 @@ pub fn sv_expr(op: FloatOp, ins: &[u32], out: u32) -> String {
             arg(1)
         ),
         FloatOp::Conv(c) => format!("{out}'(hs_fconv({}, {wi}, {out}, {}))", c as u32, arg(0)),
+        FloatOp::Math(f) => {
+            let b = if f.arity() == 2 { arg(1) } else { arg(0) };
+            format!("{out}'(hs_fmath({}, {wi}, {}, {b}))", f as u32, arg(0))
+        }
     }
 }
 
@@ -95,6 +105,13 @@ fn codes() -> String {
     ] {
         s.push_str(&format!("#define HSF_{n} {}\n", c as u32));
     }
+    for &f in MathFn::ALL {
+        s.push_str(&format!(
+            "#define HSF_M_{} {}\n",
+            f.mnemonic().to_ascii_uppercase(),
+            f as u32
+        ));
+    }
     for p in FloatPredicate::ALL {
         s.push_str(&format!(
             "#define HSF_P_{} {}\n",
@@ -114,7 +131,49 @@ pub fn c_source() -> String {
     );
     s.push_str(&codes());
     s.push_str(C_BODY);
+    s.push_str(&math_body());
     s
+}
+
+/// `hs_fmath`: one `case` per [`MathFn`], calling its C function (the `f` form in `f32`) and
+/// returning its bits as they are, as the engine does
+/// (`handscope_sim::engine::float_arith::fmath`).
+fn math_body() -> String {
+    let mut cases32 = String::new();
+    let mut cases64 = String::new();
+    for &f in MathFn::ALL {
+        let code = format!("HSF_M_{}", f.mnemonic().to_ascii_uppercase());
+        let (args32, args64) = if f.arity() == 2 {
+            ("x, y", "x, y")
+        } else {
+            ("x", "x")
+        };
+        cases32.push_str(&format!(
+            "      case {code}: z = {}f({args32}); break;\n",
+            f.c_name()
+        ));
+        cases64.push_str(&format!(
+            "    case {code}: z = {}({args64}); break;\n",
+            f.c_name()
+        ));
+    }
+    format!(
+        r#"
+extern "C" long long hs_fmath(int f, int bits, long long sa, long long sb) {{
+  uint64_t m = hsf_mask(bits), a = (uint64_t)sa & m, b = (uint64_t)sb & m;
+  if (bits == 32) {{
+    float x = hsf_f(a), y = hsf_f(b), z = 0.0f;
+    switch (f) {{
+{cases32}    }}
+    return (long long)hsf_bf(z);
+  }}
+  double x = hsf_d(a), y = hsf_d(b), z = 0.0;
+  switch (f) {{
+{cases64}  }}
+  return (long long)hsf_bd(z);
+}}
+"#
+    )
 }
 
 const C_BODY: &str = r#"static inline uint64_t hsf_mask(int bits) { return bits >= 64 ? ~0ULL : ((1ULL << bits) - 1); }

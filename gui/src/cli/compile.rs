@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use handscope_compiler::c::{BufferPolicy, HsOptions, compile_to_handshake};
+use handscope_compiler::c::{BufferPolicy, HsOptions, compile_to_handshake_warned};
 use handscope_compiler::dot::{DotOptions, write_dot};
 use handscope_compiler::mlir::write_mlir;
 use handscope_sim::{Function, Op};
@@ -81,8 +81,13 @@ pub fn run(a: &CompileArgs) -> anyhow::Result<ExitCode> {
         lsq_depths: crate::load::lsq_depths(),
     };
     let name = a.file.display().to_string();
-    let module = match compile_to_handshake(&text, &name, a.func.as_deref(), &opts) {
-        Ok(m) => m,
+    let module = match compile_to_handshake_warned(&text, &name, a.func.as_deref(), &opts) {
+        Ok((m, warnings)) => {
+            for w in &warnings {
+                eprintln!("{}", crate::load::render_diagnostic(w));
+            }
+            m
+        }
         Err(e) => return Err(crate::load::Rendered(crate::load::render_diagnostic(&e)).into()),
     };
     let out = match a.emit {

@@ -478,6 +478,13 @@ fn compile_node(
                 ArithOp::Negf => fun(FUnOp::Neg),
                 ArithOp::Absf => fun(FUnOp::Abs),
                 ArithOp::Sqrt => fun(FUnOp::Sqrt),
+                ArithOp::Math(f) => Fwd::FMath {
+                    f: *f,
+                    a: ins[0],
+                    b: ins.get(1).copied().unwrap_or(ins[0]),
+                    out,
+                    kind: fk(out),
+                },
                 ArithOp::Cmpf(pred) => Fwd::FCmp {
                     pred: *pred,
                     a: ins[0],

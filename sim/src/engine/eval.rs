@@ -248,6 +248,11 @@ pub(super) fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
             *s.valid.at_mut(o) = s.valid.at(a) & s.valid.at(b);
             *s.data.at_mut(o) = float_arith::fbin(op, s.data.at(a), s.data.at(b), kind);
         }
+        Fwd::FMath { f, a, b, out, kind } => {
+            let (a, b, o) = (a as usize, b as usize, out as usize);
+            *s.valid.at_mut(o) = s.valid.at(a) & s.valid.at(b);
+            *s.data.at_mut(o) = float_arith::fmath(f, s.data.at(a), s.data.at(b), kind);
+        }
         Fwd::FUn { op, a, out, kind } => {
             let (a, o) = (a as usize, out as usize);
             *s.valid.at_mut(o) = s.valid.at(a);

@@ -21,6 +21,7 @@
 //!   `cvttss2si` gives for `(int)` and `(long)` casts).
 
 use crate::float::{is_nan, quiet_bit, sign_bit};
+use crate::math_fn::MathFn;
 use crate::ops::FloatPredicate;
 use crate::types::{FloatKind, width_mask};
 
@@ -91,6 +92,8 @@ pub enum FloatOp {
     Cmp(FloatPredicate),
     /// A conversion.
     Conv(FConv),
+    /// A `<math.h>` function ([`fmath`]).
+    Math(MathFn),
 }
 
 impl FloatOp {
@@ -111,6 +114,7 @@ impl FloatOp {
             A::Negf => FloatOp::Un(FUnOp::Neg),
             A::Absf => FloatOp::Un(FUnOp::Abs),
             A::Sqrt => FloatOp::Un(FUnOp::Sqrt),
+            A::Math(f) => FloatOp::Math(f),
             A::Cmpf(p) => FloatOp::Cmp(p),
             A::Sitofp => FloatOp::Conv(FConv::SiToFp),
             A::Uitofp => FloatOp::Conv(FConv::UiToFp),
@@ -308,6 +312,181 @@ pub fn fun(op: FUnOp, a: u64, kind: FloatKind) -> u64 {
     match kind {
         FloatKind::F32 => un_in::<f32>(op, a, kind),
         FloatKind::F64 => un_in::<f64>(op, a, kind),
+    }
+}
+
+/// The host C library's functions, once per format (`f32` calls the `float` forms, `expf`).
+trait Libm: Sized {
+    fn lib(f: MathFn, x: Self, y: Self) -> Self;
+}
+
+// `cbrt` by another of glibc's names: the Rust runtime brings its own `cbrt`, which a plain
+// declaration binds to, and which differs from glibc's in the last bit.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+unsafe extern "C" {
+    #[link_name = "cbrtf64"]
+    safe fn cbrt(x: f64) -> f64;
+    #[link_name = "cbrtf32"]
+    safe fn cbrtf(x: f32) -> f32;
+}
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+unsafe extern "C" {
+    safe fn cbrt(x: f64) -> f64;
+    safe fn cbrtf(x: f32) -> f32;
+}
+
+unsafe extern "C" {
+    // The C library's functions themselves: Rust's own `f64::acosh` and friends are computed
+    // in Rust and differ from the C library in the last bit and in NaN signs.
+    safe fn floor(x: f64) -> f64;
+    safe fn floorf(x: f32) -> f32;
+    safe fn ceil(x: f64) -> f64;
+    safe fn ceilf(x: f32) -> f32;
+    safe fn round(x: f64) -> f64;
+    safe fn roundf(x: f32) -> f32;
+    safe fn rint(x: f64) -> f64;
+    safe fn rintf(x: f32) -> f32;
+    safe fn trunc(x: f64) -> f64;
+    safe fn truncf(x: f32) -> f32;
+    safe fn exp(x: f64) -> f64;
+    safe fn expf(x: f32) -> f32;
+    safe fn exp2(x: f64) -> f64;
+    safe fn exp2f(x: f32) -> f32;
+    safe fn expm1(x: f64) -> f64;
+    safe fn expm1f(x: f32) -> f32;
+    safe fn log(x: f64) -> f64;
+    safe fn logf(x: f32) -> f32;
+    safe fn log2(x: f64) -> f64;
+    safe fn log2f(x: f32) -> f32;
+    safe fn log10(x: f64) -> f64;
+    safe fn log10f(x: f32) -> f32;
+    safe fn log1p(x: f64) -> f64;
+    safe fn log1pf(x: f32) -> f32;
+    safe fn sin(x: f64) -> f64;
+    safe fn sinf(x: f32) -> f32;
+    safe fn cos(x: f64) -> f64;
+    safe fn cosf(x: f32) -> f32;
+    safe fn tan(x: f64) -> f64;
+    safe fn tanf(x: f32) -> f32;
+    safe fn asin(x: f64) -> f64;
+    safe fn asinf(x: f32) -> f32;
+    safe fn acos(x: f64) -> f64;
+    safe fn acosf(x: f32) -> f32;
+    safe fn atan(x: f64) -> f64;
+    safe fn atanf(x: f32) -> f32;
+    safe fn sinh(x: f64) -> f64;
+    safe fn sinhf(x: f32) -> f32;
+    safe fn cosh(x: f64) -> f64;
+    safe fn coshf(x: f32) -> f32;
+    safe fn tanh(x: f64) -> f64;
+    safe fn tanhf(x: f32) -> f32;
+    safe fn asinh(x: f64) -> f64;
+    safe fn asinhf(x: f32) -> f32;
+    safe fn acosh(x: f64) -> f64;
+    safe fn acoshf(x: f32) -> f32;
+    safe fn atanh(x: f64) -> f64;
+    safe fn atanhf(x: f32) -> f32;
+    safe fn erf(x: f64) -> f64;
+    safe fn erff(x: f32) -> f32;
+    safe fn erfc(x: f64) -> f64;
+    safe fn erfcf(x: f32) -> f32;
+    safe fn pow(x: f64, y: f64) -> f64;
+    safe fn powf(x: f32, y: f32) -> f32;
+    safe fn atan2(x: f64, y: f64) -> f64;
+    safe fn atan2f(x: f32, y: f32) -> f32;
+}
+
+impl Libm for f32 {
+    fn lib(f: MathFn, x: Self, y: Self) -> Self {
+        match f {
+            MathFn::Floor => floorf(x),
+            MathFn::Ceil => ceilf(x),
+            MathFn::Round => roundf(x),
+            MathFn::RoundEven => rintf(x),
+            MathFn::Trunc => truncf(x),
+            MathFn::Exp => expf(x),
+            MathFn::Exp2 => exp2f(x),
+            MathFn::Expm1 => expm1f(x),
+            MathFn::Log => logf(x),
+            MathFn::Log2 => log2f(x),
+            MathFn::Log10 => log10f(x),
+            MathFn::Log1p => log1pf(x),
+            MathFn::Sin => sinf(x),
+            MathFn::Cos => cosf(x),
+            MathFn::Tan => tanf(x),
+            MathFn::Asin => asinf(x),
+            MathFn::Acos => acosf(x),
+            MathFn::Atan => atanf(x),
+            MathFn::Sinh => sinhf(x),
+            MathFn::Cosh => coshf(x),
+            MathFn::Tanh => tanhf(x),
+            MathFn::Asinh => asinhf(x),
+            MathFn::Acosh => acoshf(x),
+            MathFn::Atanh => atanhf(x),
+            MathFn::Cbrt => cbrtf(x),
+            MathFn::Erf => erff(x),
+            MathFn::Erfc => erfcf(x),
+            MathFn::Pow => powf(x, y),
+            MathFn::Atan2 => atan2f(x, y),
+        }
+    }
+}
+
+impl Libm for f64 {
+    fn lib(f: MathFn, x: Self, y: Self) -> Self {
+        match f {
+            MathFn::Floor => floor(x),
+            MathFn::Ceil => ceil(x),
+            MathFn::Round => round(x),
+            MathFn::RoundEven => rint(x),
+            MathFn::Trunc => trunc(x),
+            MathFn::Exp => exp(x),
+            MathFn::Exp2 => exp2(x),
+            MathFn::Expm1 => expm1(x),
+            MathFn::Log => log(x),
+            MathFn::Log2 => log2(x),
+            MathFn::Log10 => log10(x),
+            MathFn::Log1p => log1p(x),
+            MathFn::Sin => sin(x),
+            MathFn::Cos => cos(x),
+            MathFn::Tan => tan(x),
+            MathFn::Asin => asin(x),
+            MathFn::Acos => acos(x),
+            MathFn::Atan => atan(x),
+            MathFn::Sinh => sinh(x),
+            MathFn::Cosh => cosh(x),
+            MathFn::Tanh => tanh(x),
+            MathFn::Asinh => asinh(x),
+            MathFn::Acosh => acosh(x),
+            MathFn::Atanh => atanh(x),
+            MathFn::Cbrt => cbrt(x),
+            MathFn::Erf => erf(x),
+            MathFn::Erfc => erfc(x),
+            MathFn::Pow => pow(x, y),
+            MathFn::Atan2 => atan2(x, y),
+        }
+    }
+}
+
+#[inline(always)]
+fn math_in<F: Native + Libm>(f: MathFn, a: u64, b: u64, kind: FloatKind) -> u64 {
+    if f.exact() && is_nan(a, kind) {
+        // The compiler turns `floor` and its kin into a rounding instruction that keeps a
+        // signaling NaN as it is; the C library quiets it.
+        return quiet(a, kind);
+    }
+    F::lib(f, F::of(a), F::of(b)).bits()
+}
+
+/// Computes the `<math.h>` function `f` of `a` (and `b` for the two-operand ones; ignored
+/// otherwise) on bit patterns of format `kind`: the host C library's result as it is, NaN
+/// results included (which NaN an invalid operation gives differs between the library's
+/// functions: glibc's `asinf(inf)` is `+nan`, its `log(-1)` is `-nan`), so bit for bit what
+/// native C gives on the same host.
+pub fn fmath(f: MathFn, a: u64, b: u64, kind: FloatKind) -> u64 {
+    match kind {
+        FloatKind::F32 => math_in::<f32>(f, a, b, kind),
+        FloatKind::F64 => math_in::<f64>(f, a, b, kind),
     }
 }
 

@@ -59,6 +59,14 @@ pub enum Fwd {
         out: u32,
         kind: FloatKind,
     },
+    /// A `<math.h>` function (`b` is `a` for the one-operand ones), join semantics.
+    FMath {
+        f: crate::math_fn::MathFn,
+        a: u32,
+        b: u32,
+        out: u32,
+        kind: FloatKind,
+    },
     /// `cmpf`.
     FCmp {
         pred: FloatPredicate,
@@ -740,6 +748,7 @@ impl Kinded for Fwd {
             Fwd::FBin { op, .. } => 40 + *op as u16,
             Fwd::FUn { op, .. } => 60 + *op as u16,
             Fwd::FCmp { .. } => 70,
+            Fwd::FMath { f, .. } => 400 + *f as u16,
             Fwd::FConv { .. } => 71,
             Fwd::Join { ins, .. } => 100 + ins.len.min(100) as u16,
             Fwd::Pack { .. } => 23,

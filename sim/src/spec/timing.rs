@@ -170,6 +170,7 @@ fn fpga_arith(a: ArithOp, double: bool) -> Unit {
         // Digit recurrence: one stage per significand bit, 24 in f32 and 53 in f64.
         A::Divf | A::Remf => by_format(30, 59),
         A::Sqrt => by_format(28, 57),
+        A::Math(f) => by_format(f.fpga_latency(false), f.fpga_latency(true)),
         A::Cmpf(_) => Unit::pipelined(1),
         A::Maximumf | A::Minimumf | A::Maxnumf | A::Minnumf => Unit::pipelined(1),
         A::Sitofp | A::Uitofp | A::Fptosi | A::Fptoui => by_format(4, 5),
@@ -365,7 +366,7 @@ impl TimingProfile {
 /// Every arithmetic operation once (`cmpi`/`cmpf` with one predicate each: the profile has one
 /// entry per mnemonic).
 fn arith_ops() -> impl Iterator<Item = ArithOp> {
-    ArithOp::SIMPLE.iter().map(|&(a, _)| a).chain([
+    ArithOp::named().map(|(a, _)| a).chain([
         ArithOp::Cmpi(crate::ops::CmpPredicate::Eq),
         ArithOp::Cmpf(crate::ops::FloatPredicate::Oeq),
     ])

@@ -102,9 +102,11 @@ fn bin_op(op: BinaryOp) -> ArithOp {
         BinaryOp::SubF => ArithOp::Subf,
         BinaryOp::MulF => ArithOp::Mulf,
         BinaryOp::DivF => ArithOp::Divf,
+        BinaryOp::RemF => ArithOp::Remf,
         BinaryOp::MaxNumF => ArithOp::Maxnumf,
         BinaryOp::MinNumF => ArithOp::Minnumf,
         BinaryOp::CopySign => ArithOp::Copysign,
+        BinaryOp::Math(f) => ArithOp::Math(f),
     }
 }
 
@@ -113,6 +115,7 @@ fn unary_op(op: UnaryOp) -> ArithOp {
         UnaryOp::NegF => ArithOp::Negf,
         UnaryOp::AbsF => ArithOp::Absf,
         UnaryOp::Sqrt => ArithOp::Sqrt,
+        UnaryOp::Math(f) => ArithOp::Math(f),
     }
 }
 

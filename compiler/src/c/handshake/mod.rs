@@ -88,11 +88,22 @@ pub fn compile_to_handshake(
     top: Option<&str>,
     opts: &HsOptions,
 ) -> Result<Module, CError> {
+    compile_to_handshake_warned(source, file_name, top, opts).map(|(m, _)| m)
+}
+
+/// [`compile_to_handshake`], with the warnings of the compilation (located, such as an
+/// implicitly declared math function), for a caller to show.
+pub fn compile_to_handshake_warned(
+    source: &str,
+    file_name: &str,
+    top: Option<&str>,
+    opts: &HsOptions,
+) -> Result<(Module, Vec<super::CWarning>), CError> {
     let mut sources =
         super::sources::Sources::with_include_dirs(file_name, source, &opts.include_dirs);
-    let ir = super::compile_sources_to_ir(&mut sources, top)?;
+    let (ir, warnings) = super::compile_sources_to_ir(&mut sources, top)?;
     let f = lower_function(&ir, &sources.names(), opts).map_err(|e| sources.error(e))?;
-    Ok(Module { functions: vec![f] })
+    Ok((Module { functions: vec![f] }, warnings))
 }
 
 /// Lowers an IR function to a handshake function, with the compilation's file names by

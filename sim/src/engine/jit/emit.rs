@@ -968,6 +968,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Fwd::LazyFork { .. }
             | Fwd::FBin { .. }
             | Fwd::FUn { .. }
+            | Fwd::FMath { .. }
             | Fwd::FCmp { .. }
             | Fwd::FConv { .. }
             | Fwd::Wide { .. }
