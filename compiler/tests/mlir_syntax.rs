@@ -624,16 +624,19 @@ fn float_type_errors_are_located() {
         assert!(e.message.contains(msg), "{body}: {}", e.message);
     }
     // An unknown math op names the supported ones; a bare float mnemonic names its dialect.
-    let src = custom_func("%a: f32", "%0 = math.exp %a : f32\nreturn %0 : f32");
+    let src = custom_func("%a: f32", "%0 = math.fma %a : f32\nreturn %0 : f32");
     let e = handscope_compiler::mlir::parse_mlir(&src, "t.mlir").unwrap_err();
     assert!(
-        e.message.contains("unknown operation `math.exp`"),
+        e.message.contains("unknown operation `math.fma`"),
         "{}",
         e.message
     );
     // The help wraps at the terminal width: compare with the line breaks removed.
     let flat = e.render().split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(flat.contains("math.{sqrt, absf, copysign}"), "{flat}");
+    assert!(
+        flat.contains("math.{sqrt, absf, copysign, floor, ceil,") && flat.contains("powf, atan2}"),
+        "{flat}"
+    );
     let src = custom_func("%a: f32", "%0 = sqrt %a : f32\nreturn %0 : f32");
     let e = handscope_compiler::mlir::parse_mlir(&src, "t.mlir").unwrap_err();
     assert!(e.render().contains("`math.sqrt`"), "{}", e.render());

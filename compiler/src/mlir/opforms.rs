@@ -624,8 +624,7 @@ impl<'a> Parser<'a> {
         if short == "constant" || name == "arith.constant" {
             return e;
         }
-        let known = ArithOp::SIMPLE
-            .iter()
+        let known = ArithOp::named()
             .find(|(_, m)| *m == short)
             .map(|(op, _)| op.qualified_name())
             .or_else(|| {
@@ -645,10 +644,9 @@ impl<'a> Parser<'a> {
             .filter(|m| !m.starts_with("dyn_"))
             .collect();
         let of = |d: Dialect| -> Vec<&str> {
-            ArithOp::SIMPLE
-                .iter()
+            ArithOp::named()
                 .filter(|(op, _)| op.dialect() == d)
-                .map(|(_, m)| *m)
+                .map(|(_, m)| m)
                 .collect()
         };
         let mut arith = of(Dialect::Arith);

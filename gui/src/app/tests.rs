@@ -1329,7 +1329,7 @@ fn a_stimulus_that_does_not_bind_still_draws_the_graph_and_says_why() {
 fn a_c_syntax_error_shows_the_source_line_with_a_caret() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("bad.c");
-    std::fs::write(&p, "int f(int a) {\n    return a +* 2;\n}\n").unwrap();
+    std::fs::write(&p, "int f(int a) {\n    return a +/ 2;\n}\n").unwrap();
     let mut h = harness(Start::File(
         p,
         None,
@@ -1339,14 +1339,14 @@ fn a_c_syntax_error_shows_the_source_line_with_a_caret() {
     ));
     h.run_steps(2);
     let e = h.state().model.error.clone().expect("an error");
-    assert!(e.contains("return a +* 2;"), "the line is quoted: {e}");
+    assert!(e.contains("return a +/ 2;"), "the line is quoted: {e}");
     assert!(
-        e.ends_with(" 2 |     return a +* 2;\n   |               ^"),
+        e.ends_with(" 2 |     return a +/ 2;\n   |               ^"),
         "a caret under column 15: {e}"
     );
     // The graph view says it cannot open the file instead of "laying out".
     assert!(h.state().model.layout.is_none());
-    h.get_by_label_contains("return a +* 2;");
+    h.get_by_label_contains("return a +/ 2;");
 }
 
 #[test]

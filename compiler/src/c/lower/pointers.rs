@@ -511,6 +511,13 @@ impl Lowerer<'_> {
 
     /// `*p` as an assignable location (`write`: it will be written).
     pub(super) fn deref_lv(&mut self, p: &Expr, at: Span, write: bool) -> CResult<Lv> {
+        if !self.is_pointer_expr(p) {
+            let t = self.expr_type(p)?;
+            return Err(RawError::new(
+                at,
+                format!("the operand of '*' is not a pointer: it is '{t}'"),
+            ));
+        }
         let v = self.ptr_value(p)?;
         if !v.pointee.inner.is_empty() {
             return Err(RawError::new(
