@@ -184,6 +184,7 @@ kernels!(
     pointers,
     structs,
     globals,
+    old_style,
 );
 
 /// Every kernel file has a test above, and there are at least 20 examples.

@@ -315,6 +315,9 @@ pub struct StructDef {
     pub fields: Vec<Field>,
     /// The members have been given (a definition, not only `struct tag;`).
     pub complete: bool,
+    /// Declared `union`: parsed (so a file whose unused functions use one compiles), refused
+    /// wherever an object of it is made.
+    pub is_union: bool,
     /// Span of the tag or of the `struct` keyword.
     pub span: Span,
 }
@@ -352,4 +355,8 @@ pub struct TranslationUnit {
     pub math_h: bool,
     /// The struct types, indexed by [`StructId`](super::types::StructId).
     pub structs: Vec<StructDef>,
+    /// Functions that use what the subset does not accept (a union, say), by name, with the
+    /// error: reported only if the function is the top function or called from it, as a
+    /// file's unused helpers should not stop its kernel.
+    pub deferred: std::collections::BTreeMap<String, super::error::RawError>,
 }

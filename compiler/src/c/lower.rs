@@ -61,6 +61,8 @@ enum Sym {
 enum Global {
     /// A scalar no function writes: its (constant) value.
     Scalar(i64, Scalar),
+    /// A pointer: a pointer variable of the whole kernel ([`Lowerer::global_ptrs`]).
+    Pointer { decl_index: usize },
     /// A scalar some function writes: a one-element memory, made when first used.
     Mutable {
         init: i64,
@@ -133,6 +135,8 @@ struct MemInfo {
 
 struct Lowerer<'a> {
     funcs: BTreeMap<&'a str, &'a Function>,
+    /// Functions whose errors stand only if they are used ([`TranslationUnit::deferred`]).
+    deferred: &'a BTreeMap<String, RawError>,
     protos: BTreeMap<&'a str, &'a Function>,
     global_decls: &'a [Decl],
     globals: BTreeMap<String, Global>,
@@ -156,6 +160,9 @@ struct Lowerer<'a> {
     implicit: BTreeSet<String>,
     /// Warnings, in the order found.
     warnings: Vec<RawError>,
+    /// The file-scope pointers (each a [`Sym::Pointer`]), visible in every inlined function
+    /// unless a local of the same name hides it.
+    global_ptrs: BTreeMap<String, Sym>,
 }
 
 fn ity(t: Scalar) -> Type {
@@ -373,10 +380,7 @@ pub fn lower(
     let written = written_names(tu);
     for (i, g) in tu.globals.iter().enumerate() {
         let entry = match &g.ty {
-            CType::Pointer(_) => {
-                return Err(RawError::new(g.span, "global pointers are not supported")
-                    .with_help("declare the pointer inside the function that uses it"));
-            }
+            CType::Pointer(_) => Global::Pointer { decl_index: i },
             CType::Scalar(t) => {
                 let v = match &g.init {
                     None => 0,
@@ -410,7 +414,11 @@ pub fn lower(
         };
         globals.insert(g.name.clone(), entry);
     }
+    if let Some(e) = tu.deferred.get(&top_fn.name) {
+        return Err(e.clone());
+    }
     let l = Lowerer {
+        deferred: &tu.deferred,
         funcs,
         protos,
         global_decls: &tu.globals,
@@ -430,6 +438,7 @@ pub fn lower(
         negs: BTreeMap::new(),
         implicit: BTreeSet::new(),
         warnings: Vec::new(),
+        global_ptrs: BTreeMap::new(),
     };
     l.top(top_fn, lines)
 }
@@ -1015,7 +1024,11 @@ impl<'a> Lowerer<'a> {
     }
 
     fn lookup(&self, name: &str) -> Option<&Sym> {
-        self.scopes.iter().rev().find_map(|s| s.get(name))
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name))
+            .or_else(|| self.global_ptrs.get(name))
     }
 
     fn new_memory(
@@ -1097,6 +1110,39 @@ impl<'a> Lowerer<'a> {
             name: name.to_string(),
             const_name: None,
         }))
+    }
+
+    /// The file-scope pointers, each pointing where its initializer says (a constant address
+    /// such as `buf` or `&buf[4]`, taken at the kernel's start) or nowhere yet.
+    fn declare_global_pointers(&mut self) -> CResult<()> {
+        let ptrs: Vec<usize> = self
+            .globals
+            .values()
+            .filter_map(|g| match g {
+                Global::Pointer { decl_index } => Some(*decl_index),
+                _ => None,
+            })
+            .collect();
+        for i in ptrs {
+            let d = &self.global_decls[i];
+            let pointee =
+                Pointee::of(&d.ty).ok_or_else(|| RawError::new(d.span, "invalid pointer type"))?;
+            let init = match &d.init {
+                None => None,
+                Some(Init::Expr(e)) => Some(e),
+                Some(Init::List(items, sp)) => match items.as_slice() {
+                    [Init::Expr(e)] => Some(e),
+                    _ => return Err(RawError::new(*sp, "invalid pointer initializer")),
+                },
+            };
+            // Declared into a scope of its own, then moved to the file-scope table.
+            self.scopes.push(BTreeMap::new());
+            let r = self.declare_pointer(&d.name, pointee, d.is_const, init, d.span);
+            let scope = self.scopes.pop().unwrap_or_default();
+            r?;
+            self.global_ptrs.extend(scope);
+        }
+        Ok(())
     }
 
     /// The location of the written global scalar `name` (its memory, made on first use).
@@ -1242,6 +1288,7 @@ impl<'a> Lowerer<'a> {
         }
         let start = self.b.add_param(entry, Type::Token, Some("start".into()));
         self.b.undef_token = Some(start);
+        self.declare_global_pointers()?;
         let ret = match &f.ret {
             CType::Void => None,
             CType::Scalar(t) => Some(*t),
@@ -2038,6 +2085,9 @@ impl<'a> Lowerer<'a> {
                 None => match self.globals.get(n) {
                     Some(Global::Scalar(_, t)) => CType::Scalar(*t),
                     Some(Global::Mutable { ty, .. }) => CType::Scalar(*ty),
+                    Some(Global::Pointer { decl_index }) => {
+                        self.global_decls[*decl_index].ty.clone()
+                    }
                     Some(Global::Array { decl_index, .. }) => {
                         self.global_decls[*decl_index].ty.clone()
                     }
@@ -2337,6 +2387,10 @@ impl<'a> Lowerer<'a> {
                         let lv = self.global_lvalue(n, sp)?;
                         Ok(self.read_lv(lv, sp))
                     }
+                    Some(Global::Pointer { .. }) => Err(RawError::new(
+                        sp,
+                        format!("the pointer '{n}' used as a number"),
+                    )),
                     Some(Global::Array { .. }) => Err(RawError::new(
                         sp,
                         format!("the array '{n}' used as a number"),
@@ -2876,6 +2930,15 @@ impl<'a> Lowerer<'a> {
                     format!("function '{name}' is declared but not defined in this file"),
                 ));
             }
+            if matches!(name.as_str(), "exit" | "abort" | "_Exit" | "quick_exit") {
+                return Err(RawError::new(
+                    sp,
+                    format!(
+                        "'{name}' cannot be called in a kernel: a circuit cannot end the program"
+                    ),
+                )
+                .with_help("return from the kernel (with an error code) instead"));
+            }
             if IO_FUNCTIONS.contains(&name.as_str()) {
                 return Err(RawError::new(
                     sp,
@@ -2888,6 +2951,9 @@ impl<'a> Lowerer<'a> {
                 format!("call to undeclared function '{name}'"),
             ));
         };
+        if let Some(e) = self.deferred.get(name.as_str()) {
+            return Err(e.clone());
+        }
         if self.call_stack.iter().any(|n| n == name) {
             return Err(RawError::new(
                 sp,

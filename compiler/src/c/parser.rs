@@ -40,6 +40,7 @@ pub fn parse(toks: &[Token], stdint: bool, eof: Span) -> CResult<TranslationUnit
         structs: Vec::new(),
         tags: BTreeMap::new(),
         enum_consts: BTreeMap::new(),
+        knr_params: false,
     };
     let mut tu = p.translation_unit()?;
     tu.structs = p.structs;
@@ -75,6 +76,9 @@ struct Parser<'a> {
     tags: BTreeMap<String, StructId>,
     /// Enumeration constants and their values (file-wide).
     enum_consts: BTreeMap<String, i64>,
+    /// The last parameter list was an old-style (K&R) identifier list, whose types follow
+    /// the declarator.
+    knr_params: bool,
 }
 
 /// Parsed declaration specifiers.
@@ -268,7 +272,10 @@ impl<'a> Parser<'a> {
                 continue;
             }
             let first = self.declarator(true, false)?;
-            if let Some(params) = first.params {
+            if let Some(mut params) = first.params {
+                if std::mem::take(&mut self.knr_params) {
+                    self.knr_declarations(&mut params)?;
+                }
                 let ret = specs.ty.clone();
                 let body = if self.at("{") {
                     Some(self.compound()?)
@@ -435,20 +442,16 @@ impl<'a> Parser<'a> {
                     return Err(RawError::new(t.span, "complex types are not supported")
                         .with_help("the C subset has integer types, float and double"));
                 }
-                "union" => {
-                    return Err(RawError::new(t.span, "'union' types are not supported")
-                        .with_help("structs are supported: each member is its own object"));
-                }
-                "struct" | "enum" if counts.is_empty() && typedef_ty.is_none() => {
+                "struct" | "union" | "enum" if counts.is_empty() && typedef_ty.is_none() => {
                     self.pos += 1;
-                    typedef_ty = Some(if w == "struct" {
-                        self.struct_specifier(t.span)?
-                    } else {
+                    typedef_ty = Some(if w == "enum" {
                         self.enum_specifier(t.span)?
+                    } else {
+                        self.struct_specifier(t.span, w == "union")?
                     });
                     continue;
                 }
-                "struct" | "enum" => {
+                "struct" | "union" | "enum" => {
                     return Err(RawError::new(
                         t.span,
                         "invalid combination of type specifiers",
@@ -586,7 +589,7 @@ impl<'a> Parser<'a> {
     }
 
     /// After `struct`: a tag, a member list, or both; the struct type.
-    fn struct_specifier(&mut self, at: Span) -> CResult<CType> {
+    fn struct_specifier(&mut self, at: Span, is_union: bool) -> CResult<CType> {
         let tag = self.peek().and_then(Token::ident).map(str::to_string);
         let tag_span = if tag.is_some() {
             let sp = self.span();
@@ -615,6 +618,7 @@ impl<'a> Parser<'a> {
                     name: tag.clone().unwrap_or_default(),
                     fields: Vec::new(),
                     complete: false,
+                    is_union,
                     span: tag_span,
                 });
                 if let Some(t) = tag {
@@ -857,10 +861,72 @@ impl<'a> Parser<'a> {
         Ok(d)
     }
 
+    /// The declarations of an old-style definition's parameters (`int f(a, b) int a; int
+    /// *b; { ... }`), up to the body; a parameter not declared is an `int`.
+    fn knr_declarations(&mut self, params: &mut [Param]) -> CResult<()> {
+        while !self.at("{") && !self.at(";") {
+            if !self.is_decl_start() {
+                return Err(RawError::new(
+                    self.span(),
+                    format!(
+                        "expected a parameter declaration or '{{', found {}",
+                        self.found()
+                    ),
+                ));
+            }
+            let specs = self.decl_specs()?;
+            loop {
+                let d = self.declarator(false, false)?;
+                let ty = compose(&specs.ty, &d)?;
+                let Some(p) = params.iter_mut().find(|p| p.name == d.name) else {
+                    return Err(RawError::new(
+                        d.span,
+                        format!("'{}' is not a parameter of this function", d.name),
+                    ));
+                };
+                p.ty = ty;
+                p.is_const = specs.is_const;
+                if !self.eat(",") {
+                    break;
+                }
+            }
+            self.expect(";")?;
+        }
+        Ok(())
+    }
+
     fn params(&mut self) -> CResult<Vec<Param>> {
         let mut ps = Vec::new();
         if self.eat(")") {
             return Ok(ps);
+        }
+        if !self.is_decl_start()
+            && self.peek().and_then(Token::ident).is_some()
+            && self
+                .peek_at(1)
+                .is_some_and(|t| t.is_punct(",") || t.is_punct(")"))
+        {
+            // An old-style identifier list: the types come after the ')'.
+            loop {
+                let Some(name) = self.peek().and_then(Token::ident) else {
+                    return Err(RawError::new(
+                        self.span(),
+                        format!("expected a parameter name, found {}", self.found()),
+                    ));
+                };
+                ps.push(Param {
+                    name: name.to_string(),
+                    ty: CType::int(IntTy::INT),
+                    is_const: false,
+                    span: self.span(),
+                });
+                self.pos += 1;
+                if !self.eat(",") {
+                    self.expect(")")?;
+                    self.knr_params = true;
+                    return Ok(ps);
+                }
+            }
         }
         if self.at_word("void") && self.peek_at(1).is_some_and(|t| t.is_punct(")")) {
             self.pos += 2;
@@ -1409,7 +1475,10 @@ impl<'a> Parser<'a> {
             } else if self.at("++") || self.at("--") {
                 if !matches!(
                     e.kind,
-                    ExprKind::Ident(_) | ExprKind::Index(..) | ExprKind::Member { .. }
+                    ExprKind::Ident(_)
+                        | ExprKind::Index(..)
+                        | ExprKind::Member { .. }
+                        | ExprKind::Unary(UnOp::Deref, _)
                 ) {
                     // `x++ ++`: the result of `++` is not an lvalue (and rejecting it here
                     // keeps chains of postfix operators from nesting without bound).
@@ -1555,7 +1624,11 @@ pub(super) fn layout(structs: &[StructDef], ty: &CType, at: Span) -> CResult<(u6
             let (mut size, mut align) = (0u64, 1u64);
             for f in &def.fields {
                 let (n, a) = layout(structs, &f.ty, at)?;
-                size = size.next_multiple_of(a) + n;
+                size = if def.is_union {
+                    size.max(n)
+                } else {
+                    size.next_multiple_of(a) + n
+                };
                 align = align.max(a);
             }
             (size.next_multiple_of(align), align)

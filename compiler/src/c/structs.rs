@@ -109,7 +109,30 @@ pub fn flatten(mut tu: TranslationUnit) -> CResult<TranslationUnit> {
         globals.extend(fx.decl(g)?);
     }
     let mut functions = Vec::new();
+    let mut deferred = BTreeMap::new();
     for f in &tu.functions {
+        fx.scopes.push(BTreeMap::new());
+        let r = fx.function(f);
+        fx.scopes.truncate(2);
+        fx.scopes.pop();
+        match r {
+            Ok(flat) => functions.push(flat),
+            Err(e) => {
+                // Kept as written; the error stands if the function is used.
+                deferred.insert(f.name.clone(), e);
+                functions.push(f.clone());
+            }
+        }
+    }
+    tu.functions = functions;
+    tu.globals = globals;
+    tu.deferred = deferred;
+    Ok(tu)
+}
+
+impl Flattener<'_> {
+    /// A function without struct types (its scope pushed by the caller).
+    fn function(&mut self, f: &Function) -> CResult<Function> {
         if SType::of(&f.ret).is_some() {
             return Err(RawError::new(
                 f.span,
@@ -117,14 +140,14 @@ pub fn flatten(mut tu: TranslationUnit) -> CResult<TranslationUnit> {
             )
             .with_help("pass a pointer to the result instead"));
         }
-        fx.scopes.push(BTreeMap::new());
         let mut params = Vec::new();
         for p in &f.params {
-            fx.declare(&p.name, &p.ty);
+            self.declare(&p.name, &p.ty);
             match SType::of(&p.ty) {
                 None => params.push(p.clone()),
                 Some(st) => {
-                    let ls = fx.leaves[st.id().0 as usize].clone();
+                    self.check_union(&st, p.span)?;
+                    let ls = self.leaves[st.id().0 as usize].clone();
                     if matches!(st, SType::Struct(_)) && ls.iter().any(|l| !l.dims.is_empty()) {
                         return Err(RawError::new(
                             p.span,
@@ -147,21 +170,30 @@ pub fn flatten(mut tu: TranslationUnit) -> CResult<TranslationUnit> {
             }
         }
         let body = match &f.body {
-            Some(b) => Some(fx.stmt(b)?),
+            Some(b) => Some(self.stmt(b)?),
             None => None,
         };
-        fx.scopes.pop();
-        functions.push(Function {
+        Ok(Function {
             name: f.name.clone(),
             ret: f.ret.clone(),
             params,
             body,
             span: f.span,
-        });
+        })
     }
-    tu.functions = functions;
-    tu.globals = globals;
-    Ok(tu)
+
+    /// Refuses an object of a union type.
+    fn check_union(&self, st: &SType, at: Span) -> CResult<()> {
+        let def = &self.structs[st.id().0 as usize];
+        if def.is_union {
+            return Err(RawError::new(
+                at,
+                format!("'union {}': union types are not supported", def.name),
+            )
+            .with_help("structs are supported: each member is its own object"));
+        }
+        Ok(())
+    }
 }
 
 /// The leaves of struct `id`, in member order.
@@ -724,6 +756,9 @@ impl Flattener<'_> {
 
     /// A declaration, as one declaration per leaf for a struct-valued type.
     fn decl(&mut self, d: &Decl) -> CResult<Vec<Decl>> {
+        if let Some(st) = SType::of(&d.ty) {
+            self.check_union(&st, d.span)?;
+        }
         let Some(st) = SType::of(&d.ty) else {
             let init = match &d.init {
                 Some(i) => Some(self.init(i)?),

@@ -385,12 +385,15 @@ impl Lowerer<'_> {
             (Some(_), _) => {}
             (None, _) => {
                 let target = v.target.clone();
-                for scope in self.scopes.iter_mut().rev() {
-                    if let Some(Sym::Pointer(s)) = scope.get_mut(name) {
-                        s.target = Some(target);
-                        s.bound_at = Some(sp);
-                        break;
-                    }
+                let sym = self
+                    .scopes
+                    .iter_mut()
+                    .rev()
+                    .find_map(|scope| scope.get_mut(name))
+                    .or_else(|| self.global_ptrs.get_mut(name));
+                if let Some(Sym::Pointer(s)) = sym {
+                    s.target = Some(target);
+                    s.bound_at = Some(sp);
                 }
             }
         }
