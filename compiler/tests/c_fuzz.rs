@@ -14,6 +14,11 @@ const KERNELS: &[&str] = &[
     include_str!("data/c/float_corners.c"),
     include_str!("../../examples/kernels/quantize_f32.c"),
     include_str!("../../examples/kernels/covariance_f64.c"),
+    include_str!("data/c/pointers.c"),
+    include_str!("data/c/structs.c"),
+    include_str!("data/c/globals.c"),
+    include_str!("data/c/old_style.c"),
+    include_str!("../../examples/kernels/polar_f64.c"),
 ];
 
 /// Compiles and, on success, runs with zero arguments and a small step limit.

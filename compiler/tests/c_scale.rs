@@ -158,3 +158,17 @@ fn chained_postfix_increments_are_rejected_not_nested() {
     assert_eq!((e.line, e.col), (2, 6), "{e}");
     assert!(e.message.contains("not assignable"), "{e}");
 }
+
+/// The struct pass walks chains along their spines too: a file with a struct, a sum of
+/// 100,000 member reads and a comma chain of 100,000 member writes.
+#[test]
+fn chains_of_100000_member_accesses_in_a_file_with_structs() {
+    let sum = joined(100_000, " + ", |i| format!("v.m[{}]", i % 4));
+    compiles(&format!(
+        "struct s {{ int x; int m[4]; }};\nint f(int a) {{\n  struct s v = {{a, {{1, 2, 3, 4}}}};\n  return {sum};\n}}\n"
+    ));
+    let commas = joined(100_000, ", ", |i| format!("v.x = v.x + {i}"));
+    compiles(&format!(
+        "struct s {{ int x; }};\nint f(int a) {{\n  struct s v = {{a}};\n  {commas};\n  return v.x;\n}}\n"
+    ));
+}

@@ -344,13 +344,32 @@ impl Flattener<'_> {
                 }
                 None => None,
             },
-            ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) => {
-                match (self.stype(a)?, self.stype(b)?) {
-                    (Some(SType::Ptr(_)), Some(SType::Ptr(_))) => None,
-                    (Some(SType::Ptr(id) | SType::Array(id, _)), None)
-                    | (None, Some(SType::Ptr(id) | SType::Array(id, _))) => Some(SType::Ptr(id)),
-                    _ => None,
+            ExprKind::Binary(..) => {
+                // Along the left spine, bottom up (no recursion per operator).
+                let spine = e.left_spine(|k| matches!(k, ExprKind::Binary(..)));
+                let Some(bottom) = spine.last().and_then(|n| n.left()) else {
+                    return Ok(None);
+                };
+                let mut acc = self.stype(bottom)?;
+                for node in spine.iter().rev() {
+                    let ExprKind::Binary(op, _, b) = &node.kind else {
+                        continue;
+                    };
+                    let rb = self.stype(b)?;
+                    acc = match (op, acc, rb) {
+                        (BinOp::Add | BinOp::Sub, Some(SType::Ptr(_)), Some(SType::Ptr(_))) => None,
+                        (
+                            BinOp::Add | BinOp::Sub,
+                            Some(SType::Ptr(id) | SType::Array(id, _)),
+                            None,
+                        )
+                        | (BinOp::Add, None, Some(SType::Ptr(id) | SType::Array(id, _))) => {
+                            Some(SType::Ptr(id))
+                        }
+                        _ => None,
+                    };
                 }
+                acc
             }
             ExprKind::IncDec { expr, .. } => self.stype(expr)?,
             ExprKind::Assign(_, a, _) => self.stype(a)?,
@@ -610,10 +629,20 @@ impl Flattener<'_> {
                 let i = self.expr(i)?;
                 mk(ExprKind::Index(b(x), b(i)), sp)
             }
-            ExprKind::Comma(x, y) => {
-                let x = self.expr(x)?;
-                let y = self.expr(y)?;
-                mk(ExprKind::Comma(b(x), b(y)), sp)
+            ExprKind::Comma(..) => {
+                // `a, b, c, ...` nests to the left: along its spine, no recursion per comma.
+                let spine = e.left_spine(|k| matches!(k, ExprKind::Comma(..)));
+                let Some(bottom) = spine.last().and_then(|n| n.left()) else {
+                    return Err(RawError::new(sp, "expected a comma expression"));
+                };
+                let mut acc = self.expr(bottom)?;
+                for node in spine.iter().rev() {
+                    if let ExprKind::Comma(_, y) = &node.kind {
+                        let y = self.expr(y)?;
+                        acc = mk(ExprKind::Comma(b(acc), b(y)), node.span);
+                    }
+                }
+                acc
             }
             ExprKind::Call(name, args) => {
                 let sig = self.sigs.get(name).cloned();
