@@ -46,6 +46,8 @@ struct ArrayRef {
     /// The name of the `const` declaration that makes the elements read-only through this
     /// view (the array itself, or a `const` parameter it was passed through).
     const_name: Option<String>,
+    /// Declared as a function parameter (C adjusts its type to a pointer: `sizeof` is 8).
+    param: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -1109,6 +1111,7 @@ impl<'a> Lowerer<'a> {
             dims: dims.into_iter().map(Some).collect(),
             name: name.to_string(),
             const_name: None,
+            param: false,
         }))
     }
 
@@ -1232,6 +1235,7 @@ impl<'a> Lowerer<'a> {
                             dims: dims.into_iter().map(Some).collect(),
                             name: p.name.clone(),
                             const_name: p.is_const.then(|| p.name.clone()),
+                            param: true,
                         }),
                         p.span,
                     )?;
@@ -1261,6 +1265,7 @@ impl<'a> Lowerer<'a> {
                         dims: vec![Some(dims.iter().product())],
                         name: p.name.clone(),
                         const_name: p.is_const.then(|| p.name.clone()),
+                        param: false,
                     };
                     let off = self.b.new_var(&p.name, Type::Int(32));
                     let zero = self.constant(0, Type::Int(32), p.span);
@@ -1778,6 +1783,7 @@ impl<'a> Lowerer<'a> {
                         dims: dims.into_iter().map(Some).collect(),
                         name: d.name.clone(),
                         const_name: d.is_const.then(|| d.name.clone()),
+                        param: false,
                     }),
                     d.span,
                 )
@@ -1922,6 +1928,7 @@ impl<'a> Lowerer<'a> {
             Ok(Err(ArrayRef {
                 base: Some(linear),
                 dims: arr.dims[idx_exprs.len()..].to_vec(),
+                param: false,
                 ..arr
             }))
         }
@@ -2558,7 +2565,14 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::Member { .. } => Err(not_a_struct(sp)),
             ExprKind::SizeOf(x) => {
-                let t = self.expr_type(x)?;
+                // An array parameter is a pointer in C (`sizeof` gives 8; compilers warn).
+                let param_array = matches!(&x.kind, ExprKind::Ident(n)
+                    if matches!(self.lookup(n), Some(Sym::Array(a)) if a.param));
+                let t = if param_array {
+                    CType::Pointer(Box::new(CType::Void))
+                } else {
+                    self.expr_type(x)?
+                };
                 let (n, _) = super::parser::layout(&[], &t, sp)?;
                 let ty = Scalar::Int(IntTy::ULONG);
                 Ok(Rv {
@@ -3009,6 +3023,7 @@ impl<'a> Lowerer<'a> {
                             ),
                         ));
                     }
+                    arr.param = true;
                     scope.insert(p.name.clone(), Sym::Array(arr));
                 }
                 CType::Pointer(_) => {

@@ -137,6 +137,7 @@ impl Lowerer<'_> {
         ArrayRef {
             base: None,
             dims: vec![Some(len)],
+            param: false,
             ..arr.clone()
         }
     }
@@ -168,6 +169,7 @@ impl Lowerer<'_> {
                     base: Some(p.off),
                     dims,
                     elem: p.pointee.elem,
+                    param: false,
                     ..a.clone()
                 })
             }

@@ -1,7 +1,8 @@
 // Pointers into arrays: parameters bound to sub-arrays (&a[k], a + k, a row of a 2-D array),
 // a walking pointer (*p++) compared against an end pointer, pointer differences, a pointer
 // to rows, pointer increments by more than one, an output parameter (&x), const pointers,
-// and a local pointer chosen by a condition between two positions of one array.
+// a local pointer chosen by a condition between two positions of one array, and sizeof of
+// array parameters (pointers in C).
 // TOP: pointers
 // RUN: [3 -1 4 1 -5 9 2 -6 5 3] [1 2 3 4 5 6 7 8 9 10 11 12] []
 // RUN: rand(11,-50,50) rand(12,0,9) []
@@ -51,5 +52,7 @@ int pointers(int a[N], int m[3][4], int out[N]) {
     total += cell[3] * 1000 + *(cell + 5);
     for (int i = 0; i < 3; i++)
         total += row_sum(m, i);
+    // An array parameter is a pointer: sizeof gives 8 (a row of m keeps its size).
+    total += (int)sizeof(a) * 10000 + (int)sizeof(m[0]) * 100000;
     return total + lo * 7 + hi * 11 + positives;
 }
