@@ -172,7 +172,9 @@ pub fn load_text_with(
     let header = Header::parse(text);
     let is_c = path.extension().is_some_and(|e| e == "c");
     let func = header.function(top, is_c).map(String::from);
-    match path.extension().and_then(|e| e.to_str()) {
+    // The module and the reader's warnings, rendered.
+    let (module, warnings): (Module, Vec<String>) = match path.extension().and_then(|e| e.to_str())
+    {
         Some("c") => {
             match handscope_compiler::c::compile_to_handshake_warned(
                 text,
@@ -180,49 +182,39 @@ pub fn load_text_with(
                 func.as_deref(),
                 opts,
             ) {
-                Ok((module, warnings)) => {
-                    for w in &warnings {
-                        eprintln!("{}", render_diagnostic(w));
-                    }
-                    Ok(Loaded {
-                        module,
-                        reader_warnings: warnings.len(),
-                        header,
-                        is_c,
-                        func,
-                    })
-                }
-                Err(e) => Err(Rendered(render_diagnostic(&e)).into()),
+                Ok((module, ws)) => (module, ws.iter().map(|w| render_diagnostic(w)).collect()),
+                Err(e) => return Err(Rendered(render_diagnostic(&e)).into()),
             }
         }
-        Some("mlir") | None if crate::dynamatic::is_dynamatic(path, text) => Ok(Loaded {
-            module: crate::dynamatic::load(path, text, &opts.timing)?,
-            reader_warnings: 0,
-            header,
-            is_c,
-            func,
-        }),
+        Some("mlir") | None if crate::dynamatic::is_dynamatic(path, text) => (
+            crate::dynamatic::load(path, text, &opts.timing)?,
+            Vec::new(),
+        ),
         Some("mlir") | None => match handscope_compiler::mlir::parse_mlir(text, &name) {
-            Ok((module, warnings)) => {
-                for w in &warnings {
-                    eprintln!("{}", handscope_sim::quote::message(&w.to_string()));
-                }
-                Ok(Loaded {
-                    module,
-                    reader_warnings: warnings.len(),
-                    header,
-                    is_c,
-                    func,
-                })
-            }
-            Err(e) => Err(Rendered(e.render()).into()),
+            Ok((module, ws)) => (
+                module,
+                ws.iter()
+                    .map(|w| handscope_sim::quote::message(&w.to_string()).into_owned())
+                    .collect(),
+            ),
+            Err(e) => return Err(Rendered(e.render()).into()),
         },
         Some(other) => {
             bail!(
                 "{name}: unsupported input kind `.{other}` (expected a handshake `.mlir` file or a C `.c` kernel)"
             )
         }
+    };
+    for w in &warnings {
+        eprintln!("{w}");
     }
+    Ok(Loaded {
+        module,
+        reader_warnings: warnings.len(),
+        header,
+        is_c,
+        func,
+    })
 }
 
 /// Renders a diagnostic with its source excerpt and caret, without colours (a window of the

@@ -45,6 +45,30 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// The operator as C writes it (`<<`, `&&`), for messages.
+    pub fn spelling(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
+            BinOp::Lt => "<",
+            BinOp::Gt => ">",
+            BinOp::Le => "<=",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::LogAnd => "&&",
+            BinOp::LogOr => "||",
+        }
+    }
+
     /// True for the six relational/equality operators.
     pub fn is_comparison(self) -> bool {
         matches!(
@@ -149,6 +173,28 @@ impl Expr {
             }
         }
         spine
+    }
+
+    /// The sub-expressions evaluated with this one, in source order (the operand of `sizeof`
+    /// is not evaluated). Walkers that must not recurse (operator chains are deep) push these
+    /// onto a work list.
+    pub fn evaluated_children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::IntLit(..)
+            | ExprKind::FloatLit(..)
+            | ExprKind::Ident(_)
+            | ExprKind::SizeOf(_) => Vec::new(),
+            ExprKind::Unary(_, a)
+            | ExprKind::Cast(_, a)
+            | ExprKind::IncDec { expr: a, .. }
+            | ExprKind::Member { base: a, .. } => vec![a],
+            ExprKind::Binary(_, a, b)
+            | ExprKind::Assign(_, a, b)
+            | ExprKind::Index(a, b)
+            | ExprKind::Comma(a, b) => vec![a, b],
+            ExprKind::Cond(a, b, c) => vec![a, b, c],
+            ExprKind::Call(_, args) => args.iter().collect(),
+        }
     }
 
     /// The left operand of a binary, comma, assignment or subscript node.
@@ -280,6 +326,60 @@ pub enum StmtKind {
     Label(String, Box<Stmt>),
     /// `goto name;`
     Goto(String),
+}
+
+impl Stmt {
+    /// Calls `f` on every expression of this statement and the statements in it, in source
+    /// order: conditions, steps, `case` labels, returned values and initializers included.
+    pub fn for_each_expr(&self, f: &mut impl FnMut(&Expr)) {
+        fn init(i: &Init, f: &mut impl FnMut(&Expr)) {
+            match i {
+                Init::Expr(e) => f(e),
+                Init::List(items, _) => items.iter().for_each(|x| init(x, f)),
+            }
+        }
+        match &self.kind {
+            StmtKind::Expr(e) | StmtKind::Return(Some(e)) => f(e),
+            StmtKind::Decl(ds) => {
+                for d in ds {
+                    if let Some(i) = &d.init {
+                        init(i, f);
+                    }
+                }
+            }
+            StmtKind::Block(items) => items.iter().for_each(|x| x.for_each_expr(f)),
+            StmtKind::If(c, t, e) => {
+                f(c);
+                t.for_each_expr(f);
+                if let Some(e) = e {
+                    e.for_each_expr(f);
+                }
+            }
+            StmtKind::While(c, b) | StmtKind::Switch(c, b) | StmtKind::Case(c, b) => {
+                f(c);
+                b.for_each_expr(f);
+            }
+            StmtKind::DoWhile(b, c) => {
+                b.for_each_expr(f);
+                f(c);
+            }
+            StmtKind::For(i, c, st, b) => {
+                if let Some(i) = i {
+                    i.for_each_expr(f);
+                }
+                for e in [c, st].into_iter().flatten() {
+                    f(e);
+                }
+                b.for_each_expr(f);
+            }
+            StmtKind::Default(b) | StmtKind::Label(_, b) => b.for_each_expr(f),
+            StmtKind::Break
+            | StmtKind::Continue
+            | StmtKind::Return(None)
+            | StmtKind::Empty
+            | StmtKind::Goto(_) => {}
+        }
+    }
 }
 
 /// A function parameter.

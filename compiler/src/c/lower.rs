@@ -448,93 +448,21 @@ pub fn lower(
 /// The names assigned or incremented anywhere in the file (whatever they name there): the
 /// globals among them become memories, the others are constants.
 fn written_names(tu: &TranslationUnit) -> BTreeSet<String> {
-    fn stmt(s: &Stmt, out: &mut BTreeSet<String>) {
-        match &s.kind {
-            StmtKind::Expr(e) => expr(e, out),
-            StmtKind::Decl(ds) => {
-                for d in ds {
-                    if let Some(i) = &d.init {
-                        init(i, out);
-                    }
-                }
-            }
-            StmtKind::Block(items) => items.iter().for_each(|x| stmt(x, out)),
-            StmtKind::If(c, t, e) => {
-                expr(c, out);
-                stmt(t, out);
-                if let Some(e) = e {
-                    stmt(e, out);
-                }
-            }
-            StmtKind::While(c, b) | StmtKind::DoWhile(b, c) | StmtKind::Switch(c, b) => {
-                expr(c, out);
-                stmt(b, out);
-            }
-            StmtKind::For(i, c, st, b) => {
-                if let Some(i) = i {
-                    stmt(i, out);
-                }
-                for e in [c, st].into_iter().flatten() {
-                    expr(e, out);
-                }
-                stmt(b, out);
-            }
-            StmtKind::Case(_, b) | StmtKind::Default(b) | StmtKind::Label(_, b) => stmt(b, out),
-            StmtKind::Return(Some(e)) => expr(e, out),
-            StmtKind::Break
-            | StmtKind::Continue
-            | StmtKind::Return(None)
-            | StmtKind::Empty
-            | StmtKind::Goto(_) => {}
-        }
-    }
-    fn init(i: &Init, out: &mut BTreeSet<String>) {
-        match i {
-            Init::Expr(e) => expr(e, out),
-            Init::List(items, _) => items.iter().for_each(|x| init(x, out)),
-        }
-    }
-    fn expr(e: &Expr, out: &mut BTreeSet<String>) {
+    let mut out = BTreeSet::new();
+    let mut visit = |e: &Expr| {
         let mut work = vec![e];
         while let Some(e) = work.pop() {
-            match &e.kind {
-                ExprKind::Assign(_, a, b) => {
-                    if let ExprKind::Ident(n) = &a.kind {
-                        out.insert(n.clone());
-                    }
-                    work.push(a);
-                    work.push(b);
-                }
-                ExprKind::IncDec { expr: a, .. } => {
-                    if let ExprKind::Ident(n) = &a.kind {
-                        out.insert(n.clone());
-                    }
-                    work.push(a);
-                }
-                ExprKind::IntLit(..)
-                | ExprKind::FloatLit(..)
-                | ExprKind::Ident(_)
-                | ExprKind::SizeOf(_) => {}
-                ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Member { base: a, .. } => {
-                    work.push(a)
-                }
-                ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Comma(a, b) => {
-                    work.push(a);
-                    work.push(b);
-                }
-                ExprKind::Cond(a, b, c) => {
-                    work.push(a);
-                    work.push(b);
-                    work.push(c);
-                }
-                ExprKind::Call(_, args) => work.extend(args.iter()),
+            if let ExprKind::Assign(_, a, _) | ExprKind::IncDec { expr: a, .. } = &e.kind
+                && let ExprKind::Ident(n) = &a.kind
+            {
+                out.insert(n.clone());
             }
+            work.extend(e.evaluated_children());
         }
-    }
-    let mut out = BTreeSet::new();
+    };
     for f in &tu.functions {
         if let Some(b) = &f.body {
-            stmt(b, &mut out);
+            b.for_each_expr(&mut visit);
         }
     }
     out
@@ -597,88 +525,17 @@ fn const_convert_val((v, from): ConstVal, to: IntTy) -> i64 {
 
 /// Appends every call in `s` (callee name and call span), in source order.
 fn collect_calls_stmt(s: &Stmt, out: &mut Vec<(String, Span)>) {
-    let mut e = |x: &Expr| collect_calls_expr(x, out);
-    match &s.kind {
-        StmtKind::Expr(x) => e(x),
-        StmtKind::Decl(ds) => {
-            for d in ds {
-                if let Some(i) = &d.init {
-                    collect_calls_init(i, out);
-                }
-            }
-        }
-        StmtKind::Block(ss) => {
-            for s in ss {
-                collect_calls_stmt(s, out);
-            }
-        }
-        StmtKind::If(c, t, f) => {
-            collect_calls_expr(c, out);
-            collect_calls_stmt(t, out);
-            if let Some(f) = f {
-                collect_calls_stmt(f, out);
-            }
-        }
-        StmtKind::While(c, b)
-        | StmtKind::DoWhile(b, c)
-        | StmtKind::Switch(c, b)
-        | StmtKind::Case(c, b) => {
-            collect_calls_expr(c, out);
-            collect_calls_stmt(b, out);
-        }
-        StmtKind::For(i, c, st, b) => {
-            if let Some(i) = i {
-                collect_calls_stmt(i, out);
-            }
-            for x in [c, st].into_iter().flatten() {
-                collect_calls_expr(x, out);
-            }
-            collect_calls_stmt(b, out);
-        }
-        StmtKind::Default(b) | StmtKind::Label(_, b) => collect_calls_stmt(b, out),
-        StmtKind::Return(Some(x)) => e(x),
-        StmtKind::Return(None)
-        | StmtKind::Break
-        | StmtKind::Continue
-        | StmtKind::Goto(_)
-        | StmtKind::Empty => {}
-    }
-}
-
-fn collect_calls_init(i: &Init, out: &mut Vec<(String, Span)>) {
-    match i {
-        Init::Expr(e) => collect_calls_expr(e, out),
-        Init::List(items, _) => {
-            for i in items {
-                collect_calls_init(i, out);
-            }
-        }
-    }
+    s.for_each_expr(&mut |e| collect_calls_expr(e, out));
 }
 
 fn collect_calls_expr(e: &Expr, out: &mut Vec<(String, Span)>) {
     let mut work = vec![e];
     while let Some(e) = work.pop() {
-        match &e.kind {
-            ExprKind::IntLit(..)
-            | ExprKind::FloatLit(..)
-            | ExprKind::Ident(_)
-            | ExprKind::SizeOf(_) => {}
-            ExprKind::Unary(_, a)
-            | ExprKind::Cast(_, a)
-            | ExprKind::IncDec { expr: a, .. }
-            | ExprKind::Member { base: a, .. } => work.push(a),
-            // Pushed right to left, so calls come out in source order.
-            ExprKind::Binary(_, a, b)
-            | ExprKind::Assign(_, a, b)
-            | ExprKind::Index(a, b)
-            | ExprKind::Comma(a, b) => work.extend([&**b, &**a]),
-            ExprKind::Cond(a, b, c) => work.extend([&**c, &**b, &**a]),
-            ExprKind::Call(n, args) => {
-                out.push((n.clone(), e.span));
-                work.extend(args.iter().rev());
-            }
+        if let ExprKind::Call(n, _) = &e.kind {
+            out.push((n.clone(), e.span));
         }
+        // Pushed right to left, so calls come out in source order.
+        work.extend(e.evaluated_children().into_iter().rev());
     }
 }
 

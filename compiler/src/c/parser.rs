@@ -750,6 +750,27 @@ impl<'a> Parser<'a> {
         Ok(CType::int(IntTy::INT))
     }
 
+    /// Skips the qualifiers after a `*` (`const`, `restrict`, `volatile`).
+    fn skip_qualifiers(&mut self) {
+        while matches!(
+            self.peek().and_then(Token::ident),
+            Some("const" | "restrict" | "__restrict" | "volatile")
+        ) {
+            self.pos += 1;
+        }
+    }
+
+    /// An array dimension after its `[`: a positive integer constant, then `]`.
+    fn array_size(&mut self) -> CResult<u64> {
+        let e = self.assign()?;
+        let (v, _) = eval_const(&e)?;
+        if v <= 0 || v > (1 << 30) {
+            return Err(RawError::new(e.span, format!("invalid array size {v}")));
+        }
+        self.expect("]")?;
+        Ok(v as u64)
+    }
+
     /// A declarator: `*`s, a name (none where `allow_abstract`, as in a prototype's
     /// parameters), then array dimensions or (where `allow_function`) a parameter list.
     fn declarator(&mut self, allow_function: bool, allow_abstract: bool) -> CResult<Declarator> {
@@ -763,12 +784,7 @@ impl<'a> Parser<'a> {
             }
             ptr = true;
             self.pos += 1;
-            while matches!(
-                self.peek().and_then(Token::ident),
-                Some("const" | "restrict" | "__restrict" | "volatile")
-            ) {
-                self.pos += 1;
-            }
+            self.skip_qualifiers();
         }
         let mut ptr_dims = Vec::new();
         let paren = self.at("(") && self.peek_at(1).is_some_and(|t| t.is_punct("*"));
@@ -780,12 +796,7 @@ impl<'a> Parser<'a> {
         }
         if paren {
             self.pos += 2;
-            while matches!(
-                self.peek().and_then(Token::ident),
-                Some("const" | "restrict" | "__restrict" | "volatile")
-            ) {
-                self.pos += 1;
-            }
+            self.skip_qualifiers();
         }
         let span = self.span();
         let name = match self.peek().and_then(Token::ident) {
@@ -813,13 +824,7 @@ impl<'a> Parser<'a> {
                 ));
             }
             while self.eat("[") {
-                let e = self.assign()?;
-                let (v, _) = eval_const(&e)?;
-                if v <= 0 || v > (1 << 30) {
-                    return Err(RawError::new(e.span, format!("invalid array size {v}")));
-                }
-                ptr_dims.push(Some(v as u64));
-                self.expect("]")?;
+                ptr_dims.push(Some(self.array_size()?));
             }
         }
         let mut d = Declarator {
@@ -843,13 +848,7 @@ impl<'a> Parser<'a> {
                 d.dims.push(None);
                 continue;
             }
-            let e = self.assign()?;
-            let (v, _) = eval_const(&e)?;
-            if v <= 0 || v > (1 << 30) {
-                return Err(RawError::new(e.span, format!("invalid array size {v}")));
-            }
-            d.dims.push(Some(v as u64));
-            self.expect("]")?;
+            d.dims.push(Some(self.array_size()?));
         }
         check_size(&d.dims, span)?;
         if d.dims.iter().skip(1).any(Option::is_none) {
@@ -1340,13 +1339,7 @@ impl<'a> Parser<'a> {
         }
         let mut dims = Vec::new();
         while self.eat("[") {
-            let e = self.assign()?;
-            let (v, _) = eval_const(&e)?;
-            if v <= 0 {
-                return Err(RawError::new(e.span, "invalid array size"));
-            }
-            dims.push(Some(v as u64));
-            self.expect("]")?;
+            dims.push(Some(self.array_size()?));
         }
         check_size(&dims, self.prev_span())?;
         Ok(match (specs.ty, dims.is_empty()) {

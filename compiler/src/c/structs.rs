@@ -113,8 +113,8 @@ pub fn flatten(mut tu: TranslationUnit) -> CResult<TranslationUnit> {
     for f in &tu.functions {
         fx.scopes.push(BTreeMap::new());
         let r = fx.function(f);
-        fx.scopes.truncate(2);
-        fx.scopes.pop();
+        // Back to the file scope (an error may leave inner scopes behind).
+        fx.scopes.truncate(1);
         match r {
             Ok(flat) => functions.push(flat),
             Err(e) => {
@@ -254,25 +254,13 @@ fn int_lit(v: u64, span: Span) -> Expr {
 fn has_effects(e: &Expr) -> bool {
     let mut work = vec![e];
     while let Some(e) = work.pop() {
-        match &e.kind {
-            ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Call(..) => return true,
-            ExprKind::IntLit(..)
-            | ExprKind::FloatLit(..)
-            | ExprKind::Ident(_)
-            | ExprKind::SizeOf(_) => {}
-            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Member { base: a, .. } => {
-                work.push(a)
-            }
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Comma(a, b) => {
-                work.push(a);
-                work.push(b);
-            }
-            ExprKind::Cond(a, b, c) => {
-                work.push(a);
-                work.push(b);
-                work.push(c);
-            }
+        if matches!(
+            e.kind,
+            ExprKind::Assign(..) | ExprKind::IncDec { .. } | ExprKind::Call(..)
+        ) {
+            return true;
         }
+        work.extend(e.evaluated_children());
     }
     false
 }
@@ -545,10 +533,9 @@ impl Flattener<'_> {
                         mk(ExprKind::Comma(b(x), b(acc)), span)
                     }))
                 }
-                (_, SType::Array(id, _)) => {
+                (_, SType::Array(..)) => {
                     // An array of structs as a value only decays to a pointer (a call
                     // argument is expanded before this).
-                    let _ = id;
                     let mut ls = self.per_leaf(e, &st)?;
                     Ok(ls.remove(0))
                 }
@@ -580,19 +567,8 @@ impl Flattener<'_> {
                     mk(ExprKind::SizeOf(b(x)), sp)
                 }
             },
-            ExprKind::Member {
-                base,
-                member,
-                arrow,
-            } => {
-                let path = format!(".{member}");
-                let inner = self.leaf_expr(base, &path)?;
-                if *arrow {
-                    mk(ExprKind::Unary(UnOp::Deref, b(inner)), sp)
-                } else {
-                    inner
-                }
-            }
+            // A member that is no struct: the leaf itself.
+            ExprKind::Member { .. } => self.leaf_expr(e, "")?,
             ExprKind::Unary(op, a) => {
                 let a = self.expr(a)?;
                 mk(ExprKind::Unary(*op, b(a)), sp)

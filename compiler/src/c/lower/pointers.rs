@@ -639,7 +639,7 @@ impl Lowerer<'_> {
                 if !matches!(op, BinOp::Add | BinOp::Sub) {
                     return Err(RawError::new(
                         sp,
-                        format!("invalid operand of a pointer: '{}'", binop_text(op)),
+                        format!("invalid operand of a pointer: '{}'", op.spelling()),
                     ));
                 }
                 let k = self.rvalue(r)?;
@@ -704,34 +704,10 @@ impl Lowerer<'_> {
                     sp,
                     format!(
                         "invalid operands to '{}' (a pointer and a value)",
-                        binop_text(op)
+                        op.spelling()
                     ),
                 ));
             }
         })
-    }
-}
-
-/// The C spelling of a binary operator, for messages.
-fn binop_text(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-        BinOp::Shl => "<<",
-        BinOp::Shr => ">>",
-        BinOp::And => "&",
-        BinOp::Or => "|",
-        BinOp::Xor => "^",
-        BinOp::Lt => "<",
-        BinOp::Gt => ">",
-        BinOp::Le => "<=",
-        BinOp::Ge => ">=",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::LogAnd => "&&",
-        BinOp::LogOr => "||",
     }
 }
