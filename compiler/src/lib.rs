@@ -14,4 +14,5 @@ pub mod dot;
 pub mod fuzzing;
 pub mod mlir;
 pub mod render;
+pub mod stream;
 pub mod verilog;

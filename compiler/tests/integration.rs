@@ -28,3 +28,4 @@ mod mlir_limits;
 mod mlir_proptest;
 mod mlir_roundtrip;
 mod mlir_syntax;
+mod streams;

@@ -3,7 +3,8 @@
 /// One embedded example: a file name and its text.
 pub struct Example {
     /// File name under `examples/circuits/` (`.mlir`), `examples/dynamatic/` (`.mlir` in
-    /// Dynamatic's dialect) or `examples/kernels/` (`.c`).
+    /// Dynamatic's dialect), `examples/streams/` (`.mlir` in the Stream dialect) or
+    /// `examples/kernels/` (`.c`).
     pub name: &'static str,
     /// File contents.
     pub text: &'static str,
@@ -83,6 +84,19 @@ pub const CIRCUITS: &[Example] = &[
     Example {
         name: "dynamatic_diamond.mlir",
         text: include_str!("../../examples/dynamatic/dynamatic_diamond.mlir"),
+    },
+    // Stream programs in CIRCT's Stream dialect (examples/streams).
+    Example {
+        name: "range_stats.mlir",
+        text: include_str!("../../examples/streams/range_stats.mlir"),
+    },
+    Example {
+        name: "filter_reg.mlir",
+        text: include_str!("../../examples/streams/filter_reg.mlir"),
+    },
+    Example {
+        name: "split_combine.mlir",
+        text: include_str!("../../examples/streams/split_combine.mlir"),
     },
     // C kernels (examples/kernels), stimulus from their first `// RUN:` line.
     Example {

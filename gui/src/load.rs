@@ -190,6 +190,17 @@ pub fn load_text_with(
             crate::dynamatic::load(path, text, &opts.timing)?,
             Vec::new(),
         ),
+        Some("mlir") | None if handscope_compiler::stream::looks_stream(text) => {
+            match handscope_compiler::stream::compile_stream(text, &name) {
+                Ok((module, ws)) => (
+                    module,
+                    ws.iter()
+                        .map(|w| handscope_sim::quote::message(&w.to_string()).into_owned())
+                        .collect(),
+                ),
+                Err(e) => return Err(Rendered(e.render()).into()),
+            }
+        }
         Some("mlir") | None => match handscope_compiler::mlir::parse_mlir(text, &name) {
             Ok((module, ws)) => (
                 module,

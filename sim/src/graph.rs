@@ -168,6 +168,37 @@ pub struct DuplicateId {
     pub second: NodeId,
 }
 
+/// The names listed in function attribute `key`, an array of strings (empty without it).
+pub(crate) fn name_list_attr(f: &Function, key: &str) -> std::collections::BTreeSet<String> {
+    f.attrs
+        .iter()
+        .filter(|(k, _)| k == key)
+        .flat_map(|(_, v)| {
+            v.trim()
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .split(',')
+                .map(|x| x.trim().trim_matches('"').to_string())
+                .filter(|x| !x.is_empty())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Sets function attribute `key` to the array of strings `names` (removes it when empty).
+pub(crate) fn set_name_list_attr<'a>(
+    f: &mut Function,
+    key: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) {
+    f.attrs.retain(|(k, _)| k != key);
+    let list: Vec<String> = names.into_iter().map(|n| format!("{n:?}")).collect();
+    if !list.is_empty() {
+        f.attrs
+            .push((key.to_string(), format!("[{}]", list.join(", "))));
+    }
+}
+
 /// Function attribute naming the results, arguments and memories whose integers the source
 /// declares unsigned (C `unsigned` types), e.g. `handscope.unsigned = ["ret", "hist"]`.
 /// Handshake integers are signless; reports print these names' values as unsigned numbers
@@ -177,29 +208,12 @@ pub const UNSIGNED_ATTR: &str = "handscope.unsigned";
 impl Function {
     /// The names listed in the [`UNSIGNED_ATTR`] attribute (empty without it).
     pub fn unsigned_names(&self) -> std::collections::BTreeSet<String> {
-        self.attrs
-            .iter()
-            .filter(|(k, _)| k == UNSIGNED_ATTR)
-            .flat_map(|(_, v)| {
-                v.trim()
-                    .trim_start_matches('[')
-                    .trim_end_matches(']')
-                    .split(',')
-                    .map(|x| x.trim().trim_matches('"').to_string())
-                    .filter(|x| !x.is_empty())
-                    .collect::<Vec<_>>()
-            })
-            .collect()
+        name_list_attr(self, UNSIGNED_ATTR)
     }
 
     /// Sets the [`UNSIGNED_ATTR`] attribute to `names` (removes it when empty).
     pub fn set_unsigned_names<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
-        self.attrs.retain(|(k, _)| k != UNSIGNED_ATTR);
-        let list: Vec<String> = names.into_iter().map(|n| format!("{n:?}")).collect();
-        if !list.is_empty() {
-            self.attrs
-                .push((UNSIGNED_ATTR.to_string(), format!("[{}]", list.join(", "))));
-        }
+        set_name_list_attr(self, UNSIGNED_ATTR, names);
     }
 
     /// An empty function.

@@ -26,6 +26,7 @@ pub mod scc;
 pub mod session;
 pub mod spec;
 pub mod stimulus;
+pub mod stream;
 pub mod throughput;
 pub mod trace;
 pub mod transform;

@@ -254,6 +254,10 @@ pub struct RunReport {
     pub omitted_outputs: BTreeMap<String, u64>,
     /// Per result: how many tokens it gave in all and their checksum.
     pub output_summaries: BTreeMap<String, OutputSummary>,
+    /// Per stream result (see [`crate::stream`]): its streams, each its elements and where
+    /// it ended (absent for functions without streams).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub streams: BTreeMap<String, Vec<crate::stream::StreamRun>>,
     /// Final contents per memory (node ID) and external memory (argument name).
     pub memories: BTreeMap<String, Vec<Value>>,
     /// Deadlock analysis when `status` is `deadlock`.
@@ -303,7 +307,13 @@ pub fn render_human_with(r: &RunReport, detail: OutputDetail) -> String {
     if let Some(d) = &r.drained {
         let _ = writeln!(s, "  drained: {d}");
     }
+    for (name, runs) in &r.streams {
+        s.push_str(&crate::stream::render_streams(name, runs));
+    }
     for (name, toks) in &r.outputs {
+        if r.streams.contains_key(name) {
+            continue;
+        }
         let token = |t: &OutputToken| match &t.value {
             Some(v) => format!("{v}@{}", t.cycle),
             None => format!("token@{}", t.cycle),

@@ -27,6 +27,22 @@ fn examples_round_trip_through_verilator() {
     round_trip("ex", &exs);
 }
 
+/// The stream programs of `examples/streams` (tuples of 33 and 65 bits on their channels,
+/// the select loop of a reduction, registers), always ready and under random back-pressure.
+#[test]
+fn streams_round_trip_through_verilator() {
+    if !have_verilator("streams_round_trip_through_verilator") {
+        return;
+    }
+    let mut exs = stream_examples(None);
+    assert_eq!(exs.len(), 3);
+    for mut ex in stream_examples(Some("random:11:0.5")) {
+        ex.name.push_str("_backpressure");
+        exs.push(ex);
+    }
+    round_trip("st", &exs);
+}
+
 /// The C kernels of `examples/kernels` (compiled with the default options, first RUN line)
 /// that together instantiate every component module any kernel needs
 /// ([`kernels::covering`]), and three compiled with `--memory lsq` (load-store queues: one

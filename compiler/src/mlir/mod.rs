@@ -6,14 +6,14 @@
 //! [`parse_dynamatic`] reads Dynamatic's dialect (a fork of CIRCT's with its own syntax)
 //! into a typed tree ([`dynamatic`]); [`looks_dynamatic`] tells the two apart.
 
-mod ast;
+pub(crate) mod ast;
 mod build;
 pub mod diag;
 pub mod dynamatic;
-mod lexer;
+pub(crate) mod lexer;
 mod opcheck;
 mod opforms;
-mod parser;
+pub(crate) mod parser;
 mod structure;
 mod writer;
 

@@ -504,6 +504,14 @@ struct ReadyGen {
                 memory_image(&mut s, &format!("d{k}_m{mi}"), "uint64_t", &vals);
             }
         }
+        // A stream function is done when its stream results have ended as often as its
+        // stream arguments were ended (the engine's rule, `handscope_sim::stream`).
+        if let Some(want) = handscope_sim::stream::expected_ends(f, d.env) {
+            let _ = writeln!(s, "  const uint64_t d{k}_want_ends = {want}ULL;");
+            for ri in 0..f.results.len() {
+                let _ = writeln!(s, "  uint64_t d{k}_ends{ri} = 0;");
+            }
+        }
         let window = handscope_sim::deadlock::effective_window(d.env.deadlock_window, f);
         let _ = writeln!(
             s,
@@ -621,6 +629,15 @@ struct ReadyGen {
                 port(k, f, &format!("{p}_ready")),
             );
             let _ = writeln!(s, "    if ({pv} && {pr}) d{k}_out{ri}++;");
+            if f.stream_element(&r.name).is_some() {
+                let pd = port(k, f, &p);
+                let low = if is_wide(r.ty.bit_width()) {
+                    format!("{pd}[0]")
+                } else {
+                    pd
+                };
+                let _ = writeln!(s, "    if ({pv} && {pr} && ({low} & 1)) d{k}_ends{ri}++;");
+            }
             let _ = writeln!(
                 s,
                 "    if (d{k}_may{ri} && {pv} && !{pr}) d{k}_prog = true;"
@@ -686,7 +703,19 @@ struct ReadyGen {
                 }
             }
         }
-        let done = if f.results.is_empty() {
+        let stream_done = handscope_sim::stream::expected_ends(f, d.env).map(|_| {
+            let mut terms = vec![format!("!d{k}_fire")];
+            terms.extend(exhausted.iter().cloned());
+            for (ri, r) in f.results.iter().enumerate() {
+                if f.stream_element(&r.name).is_some() {
+                    terms.push(format!("d{k}_ends{ri} >= d{k}_want_ends"));
+                }
+            }
+            terms.join(" && ")
+        });
+        let done = if let Some(d) = stream_done {
+            d
+        } else if f.results.is_empty() {
             let ex = if exhausted.is_empty() {
                 "true".into()
             } else {

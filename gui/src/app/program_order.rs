@@ -22,12 +22,18 @@ pub struct Loop {
 }
 
 /// Orders block labels as a program lists them: by the number after a `bb` prefix (so `bb2`
-/// comes before `bb10`), labels without one after those, by name.
+/// comes before `bb10`), or by the source line of a stream operator's group (`map0 (line 7)`);
+/// labels without either after those, by name.
 pub fn block_cmp(a: &str, b: &str) -> Ordering {
     let num = |s: &str| {
         s.strip_prefix("bb")
             .filter(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
             .and_then(|d| d.parse::<u64>().ok())
+            .or_else(|| {
+                s.strip_suffix(')')
+                    .and_then(|t| t.rsplit_once(" (line "))
+                    .and_then(|(_, d)| d.parse::<u64>().ok())
+            })
     };
     match (num(a), num(b)) {
         (Some(x), Some(y)) => x.cmp(&y).then_with(|| a.cmp(b)),
@@ -51,8 +57,14 @@ pub fn blocks(f: &Function) -> Vec<&str> {
 
 /// The loops of `f` over the block order `blocks`, outermost first. Each header gets one
 /// loop reaching its latest back edge; a range that overlaps another without nesting in it
-/// (an irreducible shape) is dropped, so the result always nests.
+/// (an irreducible shape) is dropped, so the result always nests. A stream program (a
+/// function with stream arguments or results) has none.
 pub fn loops(f: &Function, blocks: &[&str]) -> Vec<Loop> {
+    // A stream program's blocks are its operators, each box its own unit: the feedback of
+    // its registers is inside one operator, and no operator runs again after a later one.
+    if !f.stream_names().is_empty() {
+        return Vec::new();
+    }
     let block_of = block_index(f, blocks);
     let mut reach: Vec<Option<usize>> = vec![None; blocks.len()];
     for ch in f.channels.values() {

@@ -245,6 +245,19 @@ pub fn format_value(bits: u64, ty: &Type, radix: Radix) -> String {
     if ty.is_none() || w == 0 {
         return "token".into();
     }
+    if let (Type::Tuple(fields), Radix::Auto) = (ty, radix) {
+        // A tuple as its fields (a stream token: element, end bit), field 0 first.
+        let mut shift = w;
+        let parts: Vec<String> = fields
+            .iter()
+            .map(|t| {
+                shift -= t.bit_width();
+                let v = handscope_sim::wide::extract(bits, w, shift, t.bit_width());
+                format_value(v, t, radix)
+            })
+            .collect();
+        return format!("({})", parts.join(", "));
+    }
     if handscope_sim::wide::is_wide(w) {
         use handscope_sim::wide;
         return match radix {
@@ -280,6 +293,13 @@ mod tests {
     fn formats_values() {
         let t = Type::Int(8);
         assert_eq!(format_value(0xff, &t, Radix::Signed), "-1");
+        let tup = Type::Tuple(vec![
+            Type::Int(8),
+            Type::Tuple(vec![Type::Int(4), Type::Int(1)]),
+        ]);
+        assert_eq!(format_value(0x1feb, &tup, Radix::Auto), "(-1, (5, 1))");
+        let none = Type::Tuple(vec![Type::None, Type::Int(2)]);
+        assert_eq!(format_value(1, &none, Radix::Auto), "(token, 1)");
         assert_eq!(format_value(0xff, &t, Radix::Dec), "255");
         assert_eq!(format_value(1, &Type::Int(1), Radix::Signed), "1");
         assert_eq!(format_value(0xff, &t, Radix::Hex), "0xff");

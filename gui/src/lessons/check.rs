@@ -146,6 +146,48 @@ pub fn holds(a: &Answer, cycle: u64, r: &StepRun) -> Result<(), String> {
                 ));
             }
         }
+        Answer::Stream { result, streams } => {
+            let runs = r.report.streams.get(result).ok_or_else(|| {
+                format!("the answer names result `{result}`, which is not a stream result")
+            })?;
+            let got: Vec<String> = runs
+                .iter()
+                .map(|s| {
+                    let e: Vec<String> = s.elements.iter().map(ToString::to_string).collect();
+                    format!(
+                        "[{}]{}",
+                        e.join(", "),
+                        if s.ended_at.is_some() {
+                            ""
+                        } else {
+                            " (never ended)"
+                        }
+                    )
+                })
+                .collect();
+            let same = runs.len() == streams.len()
+                && runs.iter().zip(streams).all(|(g, w)| {
+                    g.ended_at.is_some()
+                        && g.elements.len() == w.len()
+                        && w.iter()
+                            .zip(&g.elements)
+                            .all(|(v, e)| same_value(v, &e.to_string()))
+                });
+            if !same {
+                let want: Vec<String> = streams
+                    .iter()
+                    .map(|s| {
+                        let e: Vec<String> = s.iter().map(ToString::to_string).collect();
+                        format!("[{}]", e.join(", "))
+                    })
+                    .collect();
+                return Err(format!(
+                    "expected {result} to give {}, the run gives {}",
+                    want.join(" "),
+                    got.join(" ")
+                ));
+            }
+        }
         Answer::Output { result, values } => {
             let toks =
                 r.report.outputs.get(result).ok_or_else(|| {

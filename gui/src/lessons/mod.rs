@@ -125,6 +125,14 @@ pub enum Answer {
         /// The status.
         status: String,
     },
+    /// The elements of a stream result's streams over the whole run, stream after stream,
+    /// each ended (`docs/streams.md`).
+    Stream {
+        /// The result's name.
+        result: String,
+        /// Per stream, its elements in order.
+        streams: Vec<Vec<Val>>,
+    },
     /// The tokens a result gives over the whole run.
     Output {
         /// The result's name.
@@ -150,6 +158,20 @@ impl Answer {
             ),
             Answer::TotalCycles { cycles } => format!("The run takes {cycles} cycles."),
             Answer::Status { status } => format!("The run ends with status `{status}`."),
+            Answer::Stream { result, streams } => format!(
+                "{result} gives {}.",
+                streams
+                    .iter()
+                    .map(|s| format!(
+                        "[{}] and ends",
+                        s.iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", then ")
+            ),
             Answer::Output { result, values } => format!(
                 "{result} gives {}.",
                 values
@@ -190,6 +212,7 @@ builtin!(
     "07-task-pipelining",
     "08-reconvergent-buffers",
     "09-dynamatic",
+    "10-streams",
 );
 
 /// Parses a lesson file's text; `origin` names it in errors.

@@ -137,6 +137,20 @@ struct ResultObs {
     may_ready: bool,
     /// `(cycle, bits)` per token (the first and last ones).
     outputs: OutputLog,
+    /// For a stream result: its ends and first tokens.
+    stream: Option<StreamObs>,
+}
+
+/// What the monitor keeps of a stream result (see [`crate::stream`]).
+#[derive(Clone, Debug)]
+struct StreamObs {
+    elem: crate::types::Type,
+    /// Tokens with the end bit set, so far.
+    ends: u64,
+    /// The first [`crate::stream::KEPT_ELEMENTS`] tokens.
+    kept: Vec<(u64, u64)>,
+    /// Tokens given after those.
+    dropped: u64,
 }
 
 /// The tokens the environment drives into argument `ai` of `f`: its bound sources, else one
@@ -187,6 +201,9 @@ pub(crate) struct Monitor {
     args: Vec<ArgObs>,
     results: Vec<ResultObs>,
     invocations: Option<u64>,
+    /// For a function with stream results run with a known stimulus: how many ends each
+    /// stream result owes before the run is done.
+    stream_ends: Option<u64>,
     window: u64,
     idle: u64,
     idle_since: u64,
@@ -223,11 +240,20 @@ impl Monitor {
                 .unwrap_or(0)
                 .max(1)
         });
+        // A stream function is done when every stream result has ended as often as the
+        // stream arguments were ended (`stream::expected_ends`).
+        let stream_ends = env.and_then(|e| crate::stream::expected_ends(f, e));
         let results = prog
             .results
             .iter()
             .zip(&f.results)
             .map(|(&chan, r)| ResultObs {
+                stream: f.stream_element(&r.name).map(|elem| StreamObs {
+                    elem,
+                    ends: 0,
+                    kept: Vec::new(),
+                    dropped: 0,
+                }),
                 chan,
                 may_ready: env
                     .and_then(|e| e.ready.get(&r.name))
@@ -252,6 +278,7 @@ impl Monitor {
             args,
             results,
             invocations,
+            stream_ends,
             window: deadlock::effective_window(env.map_or(16, |e| e.deadlock_window), f),
             idle: 0,
             idle_since: 0,
@@ -360,7 +387,16 @@ impl Monitor {
             self.transfers(prog, f, s);
         }
         self.cycle += 1;
-        let done = if self.results.is_empty() {
+        let done = if let Some(want) = self.stream_ends {
+            !any && self
+                .args
+                .iter()
+                .all(|a| a.total.is_some_and(|t| a.consumed >= t))
+                && self
+                    .results
+                    .iter()
+                    .all(|r| r.stream.as_ref().is_none_or(|st| st.ends >= want))
+        } else if self.results.is_empty() {
             !any && self
                 .args
                 .iter()
@@ -502,6 +538,17 @@ impl Monitor {
         for r in &mut self.results {
             if fire(r.chan) {
                 r.outputs.push((cycle, s.data[r.chan as usize]));
+                if let Some(st) = &mut r.stream {
+                    let w = s.data[r.chan as usize];
+                    if crate::stream::split_word(w, &st.elem).1 {
+                        st.ends += 1;
+                    }
+                    if st.kept.len() < crate::stream::KEPT_ELEMENTS {
+                        st.kept.push((cycle, w));
+                    } else {
+                        st.dropped += 1;
+                    }
+                }
             }
         }
         for &(node, divisor, out, zero) in &prog.div_checks {
@@ -668,7 +715,40 @@ impl Monitor {
                 },
             );
         }
+        let mut streams = BTreeMap::new();
+        for (r, obs) in f.results.iter().zip(&self.results) {
+            if let Some(st) = &obs.stream {
+                let toks: Vec<OutputToken> = st
+                    .kept
+                    .iter()
+                    .map(|&(cycle, bits)| OutputToken {
+                        cycle,
+                        value: None,
+                        bits,
+                    })
+                    .collect();
+                let mut runs = crate::stream::streams_of(&toks, &st.elem);
+                if st.dropped > 0
+                    && let Some(last) = runs.last_mut()
+                {
+                    last.omitted += st.dropped;
+                    last.ended_at = None;
+                }
+                let owed = self.stream_ends.is_some_and(|want| st.ends < want);
+                if owed && runs.last().is_some_and(|l| l.ended_at.is_some()) {
+                    // The next stream was owed but not even begun: show it as never ended.
+                    runs.push(crate::stream::StreamRun {
+                        elements: Vec::new(),
+                        cycles: Vec::new(),
+                        omitted: 0,
+                        ended_at: None,
+                    });
+                }
+                streams.insert(r.name.clone(), runs);
+            }
+        }
         RunReport {
+            streams,
             status,
             cycles: self.cycle,
             outputs,

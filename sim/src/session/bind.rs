@@ -291,7 +291,13 @@ pub(super) fn bind_text(s: &mut Session, args: &StimulusArgs) -> Result<(), Bind
         let flag = "--in";
         let (name, tokens) = split_assignment(flag, text)?;
         let ty = channel_arg(&s.func, flag, name)?;
-        let src = if ty.is_none() {
+        let src = if let Some(elem) = s.func.stream_element(name) {
+            crate::stream::parse_streams(tokens, &elem).map_err(|source| BindError::Value {
+                flag,
+                name: crate::quote::excerpt(name),
+                source,
+            })?
+        } else if ty.is_none() {
             let n: u64 = tokens.parse().map_err(|source| BindError::NoneCount {
                 flag,
                 name: crate::quote::excerpt(name),

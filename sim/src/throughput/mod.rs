@@ -307,8 +307,10 @@ pub fn render_text(r: &ThroughputReport) -> String {
         if rs.is_empty() {
             continue;
         }
+        let operators = rs.iter().all(|x| regions::operator_line(&x.name).is_some());
         let title = match kind {
             RegionKind::Loop => "loops",
+            RegionKind::Block if operators => "stream operators (tokens: elements and ends in)",
             RegionKind::Block => "basic blocks",
             RegionKind::Reconvergent => "reconvergent regions (slowest predicted first)",
         };

@@ -74,6 +74,47 @@ pub fn examples() -> Vec<Example> {
     out
 }
 
+/// The stream programs of `examples/streams`, lowered, with the stimulus of their headers
+/// and, when `ready` is given, that policy on every result.
+pub fn stream_examples(ready: Option<&str>) -> Vec<Example> {
+    let dir = workspace().join("examples").join("streams");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let header = Header::parse(&text);
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let (module, _) = handscope_compiler::stream::compile_stream(&text, &name)
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let func = handscope_sim::session::flat_function(&module, None)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut args = header.sim_args();
+        if let Some(p) = ready {
+            args.ready = func
+                .results
+                .iter()
+                .map(|r| format!("{}={p}", r.name))
+                .collect();
+        }
+        let mut s = Session::new(func.clone()).unwrap();
+        s.bind(&args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let env = s.environment().clone();
+        out.push(Example {
+            name,
+            path,
+            text,
+            func,
+            env,
+        });
+    }
+    out
+}
+
 /// The engine's report and trace.
 pub fn engine_run(f: &Function, env: &Environment, max_cycles: u64) -> (RunReport, Trace) {
     let mut sim = Simulation::new(f, env.clone()).unwrap();

@@ -33,6 +33,13 @@ fn block_numbers_compare_as_numbers() {
     let mut v = vec!["bb10", "x", "bb2", "bb1", "entry", "bb02"];
     v.sort_by(|a, b| block_cmp(a, b));
     assert_eq!(v, ["bb1", "bb02", "bb2", "bb10", "entry", "x"]);
+    // Stream operators' groups follow their source lines.
+    let mut v = vec!["reduce1 (line 20)", "split0 (line 3)", "map0 (line 12)"];
+    v.sort_by(|a, b| block_cmp(a, b));
+    assert_eq!(
+        v,
+        ["split0 (line 3)", "map0 (line 12)", "reduce1 (line 20)"]
+    );
 }
 
 #[test]

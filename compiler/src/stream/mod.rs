@@ -1,0 +1,44 @@
+//! CIRCT's Stream dialect (the `circt-stream` project's): programs of operators over streams
+//! of elements that end (`stream.map`, `filter`, `reduce`, `split`, `combine`, `create`,
+//! `sink`, with registers kept across elements), read with located errors ([`parse_stream`]),
+//! lowered to a handshake circuit ([`lower`]) and run by a reference interpreter
+//! ([`interp`]) that the lowering is checked against. `docs/streams.md` describes the
+//! dialect as Handscope reads it and the circuits it makes.
+
+pub mod ast;
+pub mod interp;
+pub mod lower;
+mod reader;
+
+pub use ast::StreamModule;
+pub use lower::{lower, stream_type};
+
+use crate::mlir::{Diagnostic, ParseError};
+
+/// True when `source` looks like a Stream-dialect program (it names `!stream.stream`).
+pub fn looks_stream(source: &str) -> bool {
+    source.contains("!stream.stream")
+}
+
+/// Reads a Stream-dialect file; `file_name` is used in error messages and locations.
+/// Non-fatal problems (ignored attributes) are returned as warnings.
+// The error carries the whole source for rendering; it is returned once per parse.
+#[allow(clippy::result_large_err)]
+pub fn parse_stream(
+    source: &str,
+    file_name: &str,
+) -> Result<(StreamModule, Vec<Diagnostic>), ParseError> {
+    let mut r = reader::Reader::new(source, file_name);
+    let m = r.parse_file().map_err(|e| *e)?;
+    Ok((m, r.warnings()))
+}
+
+/// Reads and lowers a Stream-dialect file to a handshake module (see [`parse_stream`]).
+#[allow(clippy::result_large_err)]
+pub fn compile_stream(
+    source: &str,
+    file_name: &str,
+) -> Result<(handscope_sim::Module, Vec<Diagnostic>), ParseError> {
+    let (m, w) = parse_stream(source, file_name)?;
+    Ok((lower(&m), w))
+}
