@@ -48,7 +48,7 @@ fn tokens(streams: &Streams, ty: &Type) -> Vec<Token> {
 /// Runs the lowered circuit of `m` (one function) with `--in` texts `ins` and `--ready`
 /// policies `ready`; returns per result its streams as (elements, ended).
 fn simulate(m: &StreamModule, ins: &[String], ready: &[String]) -> (Status, Results) {
-    let module = lower(m);
+    let module = lower(m).expect("lowers");
     let mut s = Session::open(&module, None).expect("opens");
     s.bind(&StimulusArgs {
         inputs: ins.to_vec(),
@@ -179,7 +179,7 @@ fn examples_equal_the_interpreter() {
         );
         n += 1;
     }
-    assert_eq!(n, 3, "the three examples of examples/streams");
+    assert_eq!(n, 4, "the four examples of examples/streams");
 }
 
 /// The programs of the published Stream-to-handshake tests, written again: every operator,
@@ -313,7 +313,7 @@ fn every_operator_equals_the_interpreter() {
 #[test]
 fn reports_speak_streams() {
     let (m, _) = parse_stream(OPERATORS[2].1, "t.mlir").unwrap();
-    let module = lower(&m);
+    let module = lower(&m).unwrap();
     assert_eq!(
         module.functions[0]
             .stream_names()
@@ -345,6 +345,66 @@ fn reports_speak_streams() {
     let r = s.run(200, false).unwrap().report;
     let text = handscope_sim::report::render_human(&r);
     assert!(text.contains("out: [] never ended"), "{text}");
+}
+
+/// Bodies of several blocks: a loop inside a map (the triangle number of each element, by
+/// counting up), and branches that rejoin with a tuple and a register across them.
+const CFG_PROGRAMS: &[&str] = &[
+    "func.func @tri(%in: !stream.stream<i32>) -> !stream.stream<i32> {
+  %out = stream.map(%in) : (!stream.stream<i32>) -> !stream.stream<i32> {
+  ^bb0(%n: i32):
+    %c0 = arith.constant 0 : i32
+    %neg = arith.cmpi slt, %n, %c0 : i32
+    cf.cond_br %neg, ^done(%c0 : i32), ^loop(%c0, %c0 : i32, i32)
+  ^loop(%i: i32, %acc: i32):
+    %end = arith.cmpi sgt, %i, %n : i32
+    cf.cond_br %end, ^done(%acc : i32), ^step
+  ^step:
+    %c1 = arith.constant 1 : i32
+    %next = arith.addi %i, %c1 : i32
+    %sum = arith.addi %acc, %i : i32
+    cf.br ^loop(%next, %sum : i32, i32)
+  ^done(%r: i32):
+    stream.yield %r : i32
+  }
+  return %out : !stream.stream<i32>
+}",
+    "!P = tuple<i8, i8>
+func.func @branchy(%in: !stream.stream<i8>) -> !stream.stream<!P> {
+  %out = stream.map(%in) {registers = [0 : i8]} : (!stream.stream<i8>) -> !stream.stream<!P> {
+  ^bb0(%v: i8, %r: i8):
+    %c3 = arith.constant 3 : i8
+    %big = arith.cmpi sgt, %v, %c3 : i8
+    cf.cond_br %big, ^hi, ^lo
+  ^hi:
+    %d = arith.subi %v, %c3 : i8
+    %p = stream.pack %d, %r : !P
+    cf.br ^join(%p, %v : !P, i8)
+  ^lo:
+    %m = arith.maxsi %v, %r : i8
+    %q = stream.pack %m, %v : !P
+    cf.br ^join(%q, %m : !P, i8)
+  ^join(%t: !P, %n: i8):
+    stream.yield %t, %n : !P, i8
+  }
+  return %out : !stream.stream<!P>
+}",
+];
+
+#[test]
+fn bodies_of_several_blocks_equal_the_interpreter() {
+    for text in CFG_PROGRAMS {
+        for s in [
+            vec![vec![0, 1, 5, -3, 10], vec![], vec![7]],
+            vec![vec![2, 9, 4, 4, 1]; 3],
+        ] {
+            check_program(text, &[s]);
+        }
+    }
+    let (m, _) = parse_stream(CFG_PROGRAMS[0], "t.mlir").unwrap();
+    let (_, got) = simulate(&m, &["in=3,0,-1,4".to_string()], &[]);
+    let want: Vec<Element> = [6, 0, 0, 10].into_iter().map(Element::Int).collect();
+    assert_eq!(got[0], vec![(want, true)]);
 }
 
 #[test]
@@ -419,9 +479,14 @@ const ERRORS: &[(&str, (usize, usize), &str)] = &[
         "`%w` is not defined here",
     ),
     (
-        "func.func @f(%in: !stream.stream<i64>) -> !stream.stream<i64> {\n  %o = stream.map(%in) : (!stream.stream<i64>) -> !stream.stream<i64> {\n  ^0(%v: i64):\n    cf.br ^1(%v : i64)\n  ^1(%w: i64):\n    stream.yield %w : i64\n  }\n  return %o : !stream.stream<i64>\n}",
-        (4, 5),
-        "several blocks",
+        "func.func @f(%in: !stream.stream<i64>) -> !stream.stream<i64> {\n  %o = stream.map(%in) : (!stream.stream<i64>) -> !stream.stream<i64> {\n  ^0(%v: i64):\n    cf.br ^2(%v : i64)\n  ^1(%w: i64):\n    stream.yield %w : i64\n  }\n  return %o : !stream.stream<i64>\n}",
+        (4, 11),
+        "no block `^2` in this body",
+    ),
+    (
+        "func.func @f(%in: !stream.stream<i64>) -> !stream.stream<i64> {\n  %o = stream.map(%in) : (!stream.stream<i64>) -> !stream.stream<i64> {\n  ^0(%v: i64):\n    cf.br ^1(%v : i64)\n  ^1(%w: i32):\n    %x = arith.extsi %w : i32 to i64\n    stream.yield %x : i64\n  }\n  return %o : !stream.stream<i64>\n}",
+        (4, 14),
+        "`%v` is i64, `^1`'s argument is i32",
     ),
     (
         "func.func @f(%in: !stream.stream<i64>) -> !stream.stream<i64> {\n  %o = stream.frobnicate(%in)\n  return %o : !stream.stream<i64>\n}",

@@ -98,6 +98,10 @@ pub const CIRCUITS: &[Example] = &[
         name: "split_combine.mlir",
         text: include_str!("../../examples/streams/split_combine.mlir"),
     },
+    Example {
+        name: "triangle_loop.mlir",
+        text: include_str!("../../examples/streams/triangle_loop.mlir"),
+    },
     // C kernels (examples/kernels), stimulus from their first `// RUN:` line.
     Example {
         name: "binary_search.c",

@@ -35,7 +35,7 @@ fn streams_round_trip_through_verilator() {
         return;
     }
     let mut exs = stream_examples(None);
-    assert_eq!(exs.len(), 3);
+    assert_eq!(exs.len(), 4);
     for mut ex in stream_examples(Some("random:11:0.5")) {
         ex.name.push_str("_backpressure");
         exs.push(ex);

@@ -36,7 +36,7 @@ pub use handshake::{
 pub use interp::{ArgValue, ExecResult, InterpError, run};
 pub use ir::IrFunction;
 pub use span::Span;
-pub use types::{FloatTy, IntTy, Scalar};
+pub use types::{FloatTy, IntKind, IntTy, Scalar};
 
 use sources::Sources;
 
@@ -80,4 +80,16 @@ fn compile_sources_to_ir(
             .map(|w| CWarning(sources.error(w)))
             .collect(),
     ))
+}
+
+/// Lowers an IR function built by another front end (a Stream-dialect body of several
+/// blocks) to a handshake function with the default options: arguments its parameters and
+/// `start`, results `ret` and `done`, every node located in `file`. The error is a message
+/// with the line and column it concerns.
+pub(crate) fn lower_ir_to_handshake(
+    ir: &IrFunction,
+    file: &str,
+) -> Result<handscope_sim::Function, (String, u32, u32)> {
+    let files = [std::sync::Arc::<str>::from(file)];
+    handshake::lower_ir(ir, &files).map_err(|e| (e.message, e.span.line, e.span.col))
 }

@@ -104,18 +104,61 @@ pub struct StreamOp {
 /// A body value, numbered in definition order; the block arguments come first.
 pub type BodyVal = usize;
 
-/// The region of a stream operator: one block.
+/// The region of a stream operator: one block, or several joined by branches (`cfg`).
 #[derive(Clone, Debug)]
 pub struct Body {
     /// Types of every value, by [`BodyVal`].
     pub types: Vec<Type>,
     /// Number of block arguments (elements, accumulator, registers).
     pub n_args: usize,
-    /// The operations in order.
+    /// The operations in order (a body of one block).
     pub ops: Vec<BodyOp>,
     /// Operands of `stream.yield`: outputs (or accumulator, or predicate), then the
-    /// registers' next values.
+    /// registers' next values (a body of one block).
     pub yields: Vec<BodyVal>,
+    /// A body of several blocks (`cf.br`, `cf.cond_br`): the blocks, the entry first;
+    /// `ops` and `yields` are then empty.
+    pub cfg: Option<Vec<CfgBlock>>,
+}
+
+/// One block of a body of several blocks.
+#[derive(Clone, Debug)]
+pub struct CfgBlock {
+    /// Its arguments (the entry block's are the body's).
+    pub params: Vec<BodyVal>,
+    /// Its operations.
+    pub ops: Vec<BodyOp>,
+    /// How it ends.
+    pub term: Term,
+    /// Line and column of its label.
+    pub pos: (u32, u32),
+}
+
+/// How a block ends.
+#[derive(Clone, Debug)]
+pub enum Term {
+    /// `stream.yield`: the body's results.
+    Yield(Vec<BodyVal>),
+    /// `cf.br`: to a block (by index), with its arguments.
+    Br {
+        /// Successor block.
+        target: usize,
+        /// Its arguments.
+        args: Vec<BodyVal>,
+    },
+    /// `cf.cond_br`: on an `i1`.
+    CondBr {
+        /// Condition.
+        cond: BodyVal,
+        /// Successor when 1.
+        t: usize,
+        /// Its arguments.
+        t_args: Vec<BodyVal>,
+        /// Successor when 0.
+        f: usize,
+        /// Its arguments.
+        f_args: Vec<BodyVal>,
+    },
 }
 
 /// What a body operation computes.

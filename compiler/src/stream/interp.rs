@@ -8,7 +8,7 @@ use handscope_sim::engine::arith::{self, BinOp, CastKind};
 use handscope_sim::stream::Element;
 use handscope_sim::{ArithOp, Type};
 
-use super::ast::{Body, BodyOpKind, StreamFunc, StreamOpKind};
+use super::ast::{Body, BodyOpKind, StreamFunc, StreamOpKind, Term};
 
 /// A value: an integer word, or a tuple's fields.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,7 +151,10 @@ pub fn run(f: &StreamFunc, inputs: &[Vec<Token>]) -> Vec<Vec<Token>> {
                     }
                     args.extend(elems.iter().cloned());
                     args.extend(regs.iter().cloned());
-                    let ys = eval_body(body, &args);
+                    let Some(ys) = eval_body(body, &args) else {
+                        // The body never answers: nothing more leaves the operator.
+                        break;
+                    };
                     let (main, next_regs) = ys.split_at(ys.len() - regs.len());
                     regs = next_regs.to_vec();
                     match kind {
@@ -181,46 +184,92 @@ pub fn run(f: &StreamFunc, inputs: &[Vec<Token>]) -> Vec<Vec<Token>> {
         .collect()
 }
 
-/// Evaluates a body on its arguments; returns the yielded values.
-pub fn eval_body(body: &Body, args: &[Val]) -> Vec<Val> {
+/// Most operations one body evaluation runs (a body of several blocks may loop): past it
+/// the evaluation gives up, as a circuit would never answer.
+pub const MAX_BODY_STEPS: u64 = 1 << 20;
+
+/// Evaluates a body on its arguments; returns the yielded values, or `None` when a body of
+/// several blocks runs more than [`MAX_BODY_STEPS`] operations.
+pub fn eval_body(body: &Body, args: &[Val]) -> Option<Vec<Val>> {
     let mut v: Vec<Val> = vec![Val::Int(0); body.types.len()];
     v[..args.len()].clone_from_slice(args);
-    for op in &body.ops {
-        let ty = |k: usize| &body.types[op.operands[k]];
-        let x = |k: usize| v[op.operands[k]].int();
-        let out_ty = &body.types[op.results[0]];
-        match &op.kind {
-            BodyOpKind::Constant(c) => v[op.results[0]] = Val::Int(*c),
-            BodyOpKind::Pack => {
-                v[op.results[0]] = Val::Tuple(op.operands.iter().map(|&o| v[o].clone()).collect())
-            }
-            BodyOpKind::Unpack => {
-                let Val::Tuple(fields) = v[op.operands[0]].clone() else {
-                    unreachable!("unpack of a tuple")
-                };
-                for (&r, f) in op.results.iter().zip(fields) {
-                    v[r] = f;
+    let Some(blocks) = &body.cfg else {
+        for op in &body.ops {
+            eval_op(body, op, &mut v);
+        }
+        return Some(body.yields.iter().map(|&y| v[y].clone()).collect());
+    };
+    let mut b = 0;
+    let mut steps = 0u64;
+    loop {
+        let block = &blocks[b];
+        for op in &block.ops {
+            eval_op(body, op, &mut v);
+        }
+        steps += block.ops.len() as u64 + 1;
+        if steps > MAX_BODY_STEPS {
+            return None;
+        }
+        let (next, args) = match &block.term {
+            Term::Yield(ys) => return Some(ys.iter().map(|&y| v[y].clone()).collect()),
+            Term::Br { target, args } => (*target, args),
+            Term::CondBr {
+                cond,
+                t,
+                t_args,
+                f,
+                f_args,
+            } => {
+                if v[*cond].int() & 1 == 1 {
+                    (*t, t_args)
+                } else {
+                    (*f, f_args)
                 }
             }
-            BodyOpKind::Arith(a) => {
-                let w = ty(0).bit_width();
-                let r = match a {
-                    ArithOp::Select => {
-                        let pick = if x(0) & 1 == 1 { 1 } else { 2 };
-                        v[op.results[0]] = v[op.operands[pick]].clone();
-                        continue;
-                    }
-                    ArithOp::Cmpi(p) => arith::cmp(*p, x(0), x(1), w),
-                    ArithOp::Extsi => arith::cast(CastKind::Sext, x(0), w, out_ty.bit_width()),
-                    ArithOp::Extui => arith::cast(CastKind::Zext, x(0), w, out_ty.bit_width()),
-                    ArithOp::Trunci => arith::cast(CastKind::Trunc, x(0), w, out_ty.bit_width()),
-                    op => arith::bin(bin_op(*op), x(0), x(1), w),
-                };
-                v[op.results[0]] = Val::Int(r);
+        };
+        let vals: Vec<Val> = args.iter().map(|&a| v[a].clone()).collect();
+        for (&p, x) in blocks[next].params.iter().zip(vals) {
+            v[p] = x;
+        }
+        b = next;
+    }
+}
+
+/// Evaluates one operation into `v`.
+fn eval_op(body: &Body, op: &super::ast::BodyOp, v: &mut [Val]) {
+    let ty = |k: usize| &body.types[op.operands[k]];
+    let x = |v: &[Val], k: usize| v[op.operands[k]].int();
+    let out_ty = &body.types[op.results[0]];
+    match &op.kind {
+        BodyOpKind::Constant(c) => v[op.results[0]] = Val::Int(*c),
+        BodyOpKind::Pack => {
+            v[op.results[0]] = Val::Tuple(op.operands.iter().map(|&o| v[o].clone()).collect())
+        }
+        BodyOpKind::Unpack => {
+            let Val::Tuple(fields) = v[op.operands[0]].clone() else {
+                unreachable!("unpack of a tuple")
+            };
+            for (&r, f) in op.results.iter().zip(fields) {
+                v[r] = f;
             }
         }
+        BodyOpKind::Arith(a) => {
+            let w = ty(0).bit_width();
+            let r = match a {
+                ArithOp::Select => {
+                    let pick = if x(v, 0) & 1 == 1 { 1 } else { 2 };
+                    v[op.results[0]] = v[op.operands[pick]].clone();
+                    return;
+                }
+                ArithOp::Cmpi(p) => arith::cmp(*p, x(v, 0), x(v, 1), w),
+                ArithOp::Extsi => arith::cast(CastKind::Sext, x(v, 0), w, out_ty.bit_width()),
+                ArithOp::Extui => arith::cast(CastKind::Zext, x(v, 0), w, out_ty.bit_width()),
+                ArithOp::Trunci => arith::cast(CastKind::Trunc, x(v, 0), w, out_ty.bit_width()),
+                op => arith::bin(bin_op(*op), x(v, 0), x(v, 1), w),
+            };
+            v[op.results[0]] = Val::Int(r);
+        }
     }
-    body.yields.iter().map(|&y| v[y].clone()).collect()
 }
 
 fn bin_op(op: ArithOp) -> BinOp {

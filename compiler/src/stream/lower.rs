@@ -33,10 +33,27 @@ use super::ast::{Body, BodyOpKind, StreamFunc, StreamModule, StreamOp, StreamOpK
 
 /// Lowers every function of `m`. Each function's stream arguments and results are named in
 /// its [`handscope_sim::stream::STREAMS_ATTR`] attribute.
-pub fn lower(m: &StreamModule) -> Module {
-    Module {
-        functions: m.funcs.iter().map(|f| lower_func(f, &m.file)).collect(),
-    }
+pub fn lower(m: &StreamModule) -> Result<Module, LowerError> {
+    Ok(Module {
+        functions: m
+            .funcs
+            .iter()
+            .map(|f| lower_func(f, &m.file))
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+/// A program the reader accepts but the lowering cannot build (a body of several blocks the
+/// dataflow construction refuses), located at a line and column of the file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{col}: {message}")]
+pub struct LowerError {
+    /// What went wrong.
+    pub message: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
 }
 
 /// The channel type of a stream of `t`.
@@ -44,13 +61,14 @@ pub fn stream_type(t: &Type) -> Type {
     Type::Tuple(vec![t.clone(), Type::Int(1)])
 }
 
-struct Builder {
-    f: Function,
-    file: Arc<str>,
+/// The function being built and the operator being lowered.
+pub(super) struct Builder {
+    pub(super) f: Function,
+    pub(super) file: Arc<str>,
     /// The operator being lowered: its ID, block label and location.
-    group: String,
-    block: Option<String>,
-    loc: Option<SourceLoc>,
+    pub(super) group: String,
+    pub(super) block: Option<String>,
+    pub(super) loc: Option<SourceLoc>,
     /// Per `group/role`, the nodes named so far.
     counts: HashMap<String, usize>,
     /// Block label to group ID (for the forks and sinks materialization adds).
@@ -59,7 +77,13 @@ struct Builder {
 
 impl Builder {
     /// Adds a node named `<group>/<role><k>` with inputs `ins` and outputs of `outs`.
-    fn node(&mut self, op: Op, role: &str, ins: Vec<ChannelId>, outs: Vec<Type>) -> NodeId {
+    pub(super) fn node(
+        &mut self,
+        op: Op,
+        role: &str,
+        ins: Vec<ChannelId>,
+        outs: Vec<Type>,
+    ) -> NodeId {
         let n = self.f.add_node(op, outs);
         let key = format!("{}/{role}", self.group);
         let k = self.counts.entry(key.clone()).or_insert(0);
@@ -82,7 +106,7 @@ impl Builder {
     }
 
     /// A node's only output.
-    fn one(&mut self, op: Op, role: &str, ins: Vec<ChannelId>, out: Type) -> ChannelId {
+    pub(super) fn one(&mut self, op: Op, role: &str, ins: Vec<ChannelId>, out: Type) -> ChannelId {
         let n = self.node(op, role, ins, vec![out]);
         self.out(n, 0)
     }
@@ -98,7 +122,7 @@ impl Builder {
         (self.out(n, 0), self.out(n, 1))
     }
 
-    fn constant(&mut self, value: u64, ty: &Type, ctrl: ChannelId) -> ChannelId {
+    pub(super) fn constant(&mut self, value: u64, ty: &Type, ctrl: ChannelId) -> ChannelId {
         self.one(Op::Constant { value }, "constant", vec![ctrl], ty.clone())
     }
 
@@ -190,7 +214,16 @@ fn refill(b: &mut Builder, g: &Gate, buf: NodeId, next: ChannelId, init: u64, ty
 }
 
 /// Lowers a body given a channel per argument; returns a channel per yielded value.
-fn lower_body(b: &mut Builder, body: &Body, args: &[ChannelId], ctrl: ChannelId) -> Vec<ChannelId> {
+fn lower_body(
+    b: &mut Builder,
+    body: &Body,
+    args: &[ChannelId],
+    ctrl: ChannelId,
+) -> Result<Vec<ChannelId>, LowerError> {
+    if let Some(blocks) = &body.cfg {
+        return super::cfg::lower_cfg_body(b, body, blocks, args, ctrl)
+            .map_err(|(message, line, col)| LowerError { message, line, col });
+    }
     let mut v: Vec<Option<ChannelId>> = vec![None; body.types.len()];
     for (k, &a) in args.iter().enumerate() {
         v[k] = Some(a);
@@ -220,13 +253,19 @@ fn lower_body(b: &mut Builder, body: &Body, args: &[ChannelId], ctrl: ChannelId)
         }
     }
     b.loc = outer_loc;
-    body.yields
+    Ok(body
+        .yields
         .iter()
         .map(|&y| v[y].expect("defined"))
-        .collect()
+        .collect())
 }
 
-fn lower_op(b: &mut Builder, f: &StreamFunc, op: &StreamOp, chans: &mut [Option<ChannelId>]) {
+fn lower_op(
+    b: &mut Builder,
+    f: &StreamFunc,
+    op: &StreamOp,
+    chans: &mut [Option<ChannelId>],
+) -> Result<(), LowerError> {
     b.enter(op);
     let ins: Vec<ChannelId> = op
         .inputs
@@ -284,7 +323,7 @@ fn lower_op(b: &mut Builder, f: &StreamFunc, op: &StreamOp, chans: &mut [Option<
                 args.push(for_elem);
                 regs.push((buf, *init, ty.clone()));
             }
-            let ys = lower_body(b, body, &args, g.elem_ctrl);
+            let ys = lower_body(b, body, &args, g.elem_ctrl)?;
             let (main, next) = ys.split_at(ys.len() - regs.len());
             for ((buf, init, ty), &n) in regs.iter().zip(next) {
                 refill(b, &g, *buf, n, *init, ty);
@@ -332,9 +371,10 @@ fn lower_op(b: &mut Builder, f: &StreamFunc, op: &StreamOp, chans: &mut [Option<
     for (&v, c) in op.outputs.iter().zip(outs) {
         chans[v] = Some(c);
     }
+    Ok(())
 }
 
-fn lower_func(sf: &StreamFunc, file: &str) -> Function {
+fn lower_func(sf: &StreamFunc, file: &str) -> Result<Function, LowerError> {
     let mut b = Builder {
         f: Function::new(sf.name.clone()),
         file: Arc::from(file),
@@ -350,7 +390,7 @@ fn lower_func(sf: &StreamFunc, file: &str) -> Function {
         chans[k] = b.f.add_arg(name.clone(), ArgType::Channel(stream_type(t)));
     }
     for op in &sf.ops {
-        lower_op(&mut b, sf, op, &mut chans);
+        lower_op(&mut b, sf, op, &mut chans)?;
     }
     b.group.clear();
     b.block = None;
@@ -391,5 +431,5 @@ fn lower_func(sf: &StreamFunc, file: &str) -> Function {
         *k += 1;
     }
     f.assign_ids().expect("group-local names are unique");
-    f
+    Ok(f)
 }

@@ -6,12 +6,13 @@
 //! dialect as Handscope reads it and the circuits it makes.
 
 pub mod ast;
+mod cfg;
 pub mod interp;
 pub mod lower;
 mod reader;
 
 pub use ast::StreamModule;
-pub use lower::{lower, stream_type};
+pub use lower::{LowerError, lower, stream_type};
 
 use crate::mlir::{Diagnostic, ParseError};
 
@@ -40,5 +41,19 @@ pub fn compile_stream(
     file_name: &str,
 ) -> Result<(handscope_sim::Module, Vec<Diagnostic>), ParseError> {
     let (m, w) = parse_stream(source, file_name)?;
-    Ok((lower(&m), w))
+    let module = lower(&m).map_err(|e| {
+        let at = offset_of(source, e.line, e.col);
+        ParseError::new(source, file_name, crate::mlir::Span::new(at, at), e.message)
+    })?;
+    Ok((module, w))
+}
+
+/// The byte offset of 1-based `line` and `col` in `source` (clamped to the text).
+fn offset_of(source: &str, line: u32, col: u32) -> usize {
+    let start: usize = source
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1) as usize)
+        .map(str::len)
+        .sum();
+    (start + col.saturating_sub(1) as usize).min(source.len())
 }

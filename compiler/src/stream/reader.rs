@@ -7,7 +7,9 @@ use std::collections::HashMap;
 
 use handscope_sim::{ArithOp, CmpPredicate, Type};
 
-use super::ast::{Body, BodyOp, BodyOpKind, StreamFunc, StreamModule, StreamOp, StreamOpKind};
+use super::ast::{
+    Body, BodyOp, BodyOpKind, CfgBlock, StreamFunc, StreamModule, StreamOp, StreamOpKind, Term,
+};
 use crate::mlir::Span;
 use crate::mlir::ast::{AttrValue, PType, ValueUse};
 use crate::mlir::diag::ErrExt;
@@ -35,6 +37,13 @@ pub(crate) struct Reader<'a> {
 
 /// Values in scope: a name maps to its values (several for `%x:2` and multi-result ops).
 type Scope = HashMap<String, Vec<usize>>;
+
+/// A branch's successor as written: the label, its span, and the argument values with their
+/// uses.
+type Successor = (String, Span, Vec<(usize, ValueUse)>);
+
+/// A branch to resolve once every label is known: the block, which successor, and it.
+type PendingBranch = (usize, usize, String, Span, Vec<(usize, ValueUse)>);
 
 impl<'a> Reader<'a> {
     /// A reader of `src`, reported as `file`.
@@ -717,38 +726,26 @@ impl<'a> Reader<'a> {
         let mut scope: Scope = HashMap::new();
         let mut types: Vec<Type> = Vec::new();
         let label_sp = self.p.peek_span()?;
+        let mut labels: HashMap<String, usize> = HashMap::new();
         let mut n_args = 0;
-        if let Tok::Caret(_) = self.p.peek()? {
+        if let Tok::Caret(name) = self.p.peek()? {
             self.p.bump()?;
-            if self.p.eat(&Tok::LParen)? && !self.p.eat(&Tok::RParen)? {
-                loop {
-                    let (n, nsp) = match self.p.peek()? {
-                        Tok::Value { name, index: None } => (name, self.p.bump()?.1),
-                        _ => return Err(self.p.expected("a block argument (`%val: i64`)")),
-                    };
-                    self.p.expect(&Tok::Colon)?;
-                    let (t, tsp) = self.elem_type()?;
-                    self.p.parse_opt_loc()?;
-                    if let Some(want) = arg_types.get(n_args)
-                        && *want != t
-                    {
-                        return Err(self.p.err(
-                            tsp,
-                            format!("argument {n_args} of `{op}`'s body is {want}, not {t}"),
-                        ));
-                    }
-                    if scope.insert(n.clone(), vec![types.len()]).is_some() {
-                        return Err(self.p.err(nsp, format!("`%{n}` is defined twice")));
-                    }
-                    types.push(t);
-                    n_args += 1;
-                    if !self.p.eat(&Tok::Comma)? {
-                        break;
-                    }
+            labels.insert(name, 0);
+            for (n, nsp, t, tsp) in self.block_args()? {
+                if let Some(want) = arg_types.get(n_args)
+                    && *want != t
+                {
+                    return Err(self.p.err(
+                        tsp,
+                        format!("argument {n_args} of `{op}`'s body is {want}, not {t}"),
+                    ));
                 }
-                self.p.expect(&Tok::RParen)?;
+                if scope.insert(n.clone(), vec![types.len()]).is_some() {
+                    return Err(self.p.err(nsp, format!("`%{n}` is defined twice")));
+                }
+                types.push(t);
+                n_args += 1;
             }
-            self.p.expect(&Tok::Colon)?;
         }
         if n_args != arg_types.len() {
             let regs = if n_regs > 0 {
@@ -764,92 +761,308 @@ impl<'a> Reader<'a> {
                 ),
             ));
         }
-        let mut ops = Vec::new();
+        let mut blocks: Vec<CfgBlock> = vec![CfgBlock {
+            params: (0..n_args).collect(),
+            ops: Vec::new(),
+            term: Term::Yield(Vec::new()),
+            pos: self.pos(label_sp),
+        }];
+        // Branches to resolve once every label is known: block, successor slot, label, span,
+        // argument values with their uses.
+        let mut pending: Vec<PendingBranch> = Vec::new();
+        let mut closed = false;
         loop {
             let sp = self.p.peek_span()?;
+            let cur = blocks.len() - 1;
             match self.p.peek()? {
-                Tok::Ident(w) if w == "stream.yield" => {
-                    self.p.bump()?;
-                    let operands = self.p.parse_operand_list()?;
-                    let mut yields = Vec::new();
-                    for u in &operands {
-                        yields.push(lookup(&self.p, &scope, u)?);
-                    }
-                    if self.p.eat(&Tok::Colon)? {
-                        let mut k = 0;
-                        loop {
-                            let (t, tsp) = self.elem_type()?;
-                            if let Some(&v) = yields.get(k)
-                                && types[v] != t
-                            {
-                                return Err(self.p.err(
-                                    tsp,
-                                    format!("`%{}` is {}, not {t}", operands[k].name, types[v]),
-                                ));
-                            }
-                            k += 1;
-                            if !self.p.eat(&Tok::Comma)? {
-                                break;
-                            }
-                        }
-                    }
-                    self.p.parse_opt_loc()?;
-                    if yields.len() != yield_types.len() {
-                        let regs = if n_regs > 0 {
-                            format!(", then the {n_regs} registers' next values")
-                        } else {
-                            String::new()
-                        };
+                Tok::Caret(name) => {
+                    if !closed {
                         return Err(self.p.err(
                             sp,
-                            format!(
-                                "`{op}`'s body yields {} values{regs}; this yields {}",
-                                yield_types.len() - n_regs,
-                                yields.len()
-                            ),
+                            "the block before this one has no terminator (`stream.yield`, `cf.br` or `cf.cond_br`)",
                         ));
                     }
-                    for (k, (&v, want)) in yields.iter().zip(yield_types).enumerate() {
-                        if types[v] != *want {
-                            return Err(self.p.err(
-                                operands[k].span,
-                                format!(
-                                    "yield {k} of `{op}` must be {want}, `%{}` is {}",
-                                    operands[k].name, types[v]
-                                ),
-                            ));
+                    self.p.bump()?;
+                    if labels.insert(name.clone(), blocks.len()).is_some() {
+                        return Err(self.p.err(sp, format!("block `^{name}` is defined twice")));
+                    }
+                    let mut params = Vec::new();
+                    for (n, nsp, t, _) in self.block_args()? {
+                        if scope.insert(n.clone(), vec![types.len()]).is_some() {
+                            return Err(self.p.err(nsp, format!("`%{n}` is defined twice")));
                         }
+                        params.push(types.len());
+                        types.push(t);
                     }
-                    if !self.p.at(&Tok::RBrace)? {
-                        let s = self.p.peek_span()?;
-                        return Err(self.p.err(
-                            s,
-                            "a body of several blocks (`cf.br`, `cf.cond_br`) is not supported yet: write the body as one block",
-                        ));
-                    }
-                    self.p.expect(&Tok::RBrace)?;
-                    return Ok(Body {
-                        types,
-                        n_args,
-                        ops,
-                        yields,
+                    blocks.push(CfgBlock {
+                        params,
+                        ops: Vec::new(),
+                        term: Term::Yield(Vec::new()),
+                        pos: self.pos(sp),
                     });
-                }
-                Tok::Caret(_) => {
-                    return Err(self
-                        .p
-                        .err(sp, "a body of several blocks (`cf.br`, `cf.cond_br`) is not supported yet: write the body as one block")
-                        .with_help("`arith.select` picks between two values without a branch"));
+                    closed = false;
                 }
                 Tok::RBrace => {
-                    return Err(self
-                        .p
-                        .err(sp, format!("`{op}`'s body ends without `stream.yield`")));
+                    if !closed {
+                        return Err(self
+                            .p
+                            .err(sp, format!("`{op}`'s body ends without `stream.yield`")));
+                    }
+                    self.p.bump()?;
+                    break;
                 }
                 Tok::Eof => return Err(self.p.expected("`stream.yield` and `}` closing the body")),
-                _ => ops.push(self.body_op(&mut scope, &mut types)?),
+                _ if closed => {
+                    return Err(self.p.err(
+                        sp,
+                        "an operation after the block's terminator: start a new block (`^bb1:`) or end the body",
+                    ));
+                }
+                Tok::Ident(w) if w == "stream.yield" => {
+                    self.p.bump()?;
+                    let yields =
+                        self.yield_operands(&scope, &types, op, yield_types, n_regs, sp)?;
+                    blocks[cur].term = Term::Yield(yields);
+                    closed = true;
+                }
+                Tok::Ident(w) if w == "cf.br" => {
+                    self.p.bump()?;
+                    let (label, lsp2, args) = self.successor(&scope, &types)?;
+                    pending.push((cur, 0, label, lsp2, args));
+                    self.p.parse_opt_loc()?;
+                    blocks[cur].term = Term::Br {
+                        target: 0,
+                        args: Vec::new(),
+                    };
+                    closed = true;
+                }
+                Tok::Ident(w) if w == "cf.cond_br" => {
+                    self.p.bump()?;
+                    let u = self.p.parse_value_use()?;
+                    let cond = lookup(&self.p, &scope, &u)?;
+                    if types[cond] != Type::Int(1) {
+                        return Err(self.p.err(
+                            u.span,
+                            format!("a branch condition is i1, `%{}` is {}", u.name, types[cond]),
+                        ));
+                    }
+                    self.p.expect(&Tok::Comma)?;
+                    let (tl, tsp, targs) = self.successor(&scope, &types)?;
+                    self.p.expect(&Tok::Comma)?;
+                    let (fl, fsp, fargs) = self.successor(&scope, &types)?;
+                    self.p.parse_opt_loc()?;
+                    pending.push((cur, 0, tl, tsp, targs));
+                    pending.push((cur, 1, fl, fsp, fargs));
+                    blocks[cur].term = Term::CondBr {
+                        cond,
+                        t: 0,
+                        t_args: Vec::new(),
+                        f: 0,
+                        f_args: Vec::new(),
+                    };
+                    closed = true;
+                }
+                _ => {
+                    let o = self.body_op(&mut scope, &mut types)?;
+                    blocks[cur].ops.push(o);
+                }
             }
         }
+        for (b, slot, label, lsp2, args) in pending {
+            let Some(&target) = labels.get(&label) else {
+                return Err(self
+                    .p
+                    .err(lsp2, format!("no block `^{label}` in this body")));
+            };
+            if target == 0 {
+                return Err(self.p.err(
+                    lsp2,
+                    "the entry block cannot be branched to: loop through a block of its own",
+                ));
+            }
+            let params = &blocks[target].params;
+            if params.len() != args.len() {
+                return Err(self.p.err(
+                    lsp2,
+                    format!(
+                        "`^{label}` takes {} arguments, the branch gives {}",
+                        params.len(),
+                        args.len()
+                    ),
+                ));
+            }
+            for (&p, (v, u)) in params.iter().zip(&args) {
+                if types[p] != types[*v] {
+                    return Err(self.p.err(
+                        u.span,
+                        format!(
+                            "`%{}` is {}, `^{label}`'s argument is {}",
+                            u.name, types[*v], types[p]
+                        ),
+                    ));
+                }
+            }
+            let vals: Vec<usize> = args.iter().map(|(v, _)| *v).collect();
+            match &mut blocks[b].term {
+                Term::Br { target: t, args } => {
+                    *t = target;
+                    *args = vals;
+                }
+                Term::CondBr { t, t_args, .. } if slot == 0 => {
+                    *t = target;
+                    *t_args = vals;
+                }
+                Term::CondBr { f, f_args, .. } => {
+                    *f = target;
+                    *f_args = vals;
+                }
+                Term::Yield(_) => {}
+            }
+        }
+        if blocks.len() == 1
+            && let Term::Yield(yields) = &blocks[0].term
+        {
+            let yields = yields.clone();
+            let ops = std::mem::take(&mut blocks[0].ops);
+            return Ok(Body {
+                types,
+                n_args,
+                ops,
+                yields,
+                cfg: None,
+            });
+        }
+        Ok(Body {
+            types,
+            n_args,
+            ops: Vec::new(),
+            yields: Vec::new(),
+            cfg: Some(blocks),
+        })
+    }
+
+    /// A block's arguments `(%a: T, ...)` and the `:` after them.
+    fn block_args(&mut self) -> PResult<Vec<(String, Span, Type, Span)>> {
+        let mut out = Vec::new();
+        if self.p.eat(&Tok::LParen)? && !self.p.eat(&Tok::RParen)? {
+            loop {
+                let (n, nsp) = match self.p.peek()? {
+                    Tok::Value { name, index: None } => (name, self.p.bump()?.1),
+                    _ => return Err(self.p.expected("a block argument (`%val: i64`)")),
+                };
+                self.p.expect(&Tok::Colon)?;
+                let (t, tsp) = self.elem_type()?;
+                self.p.parse_opt_loc()?;
+                out.push((n, nsp, t, tsp));
+                if !self.p.eat(&Tok::Comma)? {
+                    break;
+                }
+            }
+            self.p.expect(&Tok::RParen)?;
+        }
+        self.p.expect(&Tok::Colon)?;
+        Ok(out)
+    }
+
+    /// A branch successor `^label` or `^label(%a, %b : T, T)`.
+    fn successor(&mut self, scope: &Scope, types: &[Type]) -> PResult<Successor> {
+        let sp = self.p.peek_span()?;
+        let label = match self.p.peek()? {
+            Tok::Caret(l) => {
+                self.p.bump()?;
+                l
+            }
+            _ => return Err(self.p.expected("a block (`^bb1`)")),
+        };
+        let mut args = Vec::new();
+        if self.p.eat(&Tok::LParen)? {
+            for u in self.p.parse_operand_list()? {
+                let v = lookup(&self.p, scope, &u)?;
+                args.push((v, u));
+            }
+            if self.p.eat(&Tok::Colon)? {
+                let mut k = 0;
+                loop {
+                    let (t, tsp) = self.elem_type()?;
+                    if let Some((v, u)) = args.get(k)
+                        && types[*v] != t
+                    {
+                        return Err(self
+                            .p
+                            .err(tsp, format!("`%{}` is {}, not {t}", u.name, types[*v])));
+                    }
+                    k += 1;
+                    if !self.p.eat(&Tok::Comma)? {
+                        break;
+                    }
+                }
+            }
+            self.p.expect(&Tok::RParen)?;
+        }
+        Ok((label, sp, args))
+    }
+
+    /// The operands of a `stream.yield` (after the op name), checked against the operator.
+    fn yield_operands(
+        &mut self,
+        scope: &Scope,
+        types: &[Type],
+        op: &str,
+        yield_types: &[Type],
+        n_regs: usize,
+        sp: Span,
+    ) -> PResult<Vec<usize>> {
+        let operands = self.p.parse_operand_list()?;
+        let mut yields = Vec::new();
+        for u in &operands {
+            yields.push(lookup(&self.p, scope, u)?);
+        }
+        if self.p.eat(&Tok::Colon)? {
+            let mut k = 0;
+            loop {
+                let (t, tsp) = self.elem_type()?;
+                if let Some(&v) = yields.get(k)
+                    && types[v] != t
+                {
+                    return Err(self.p.err(
+                        tsp,
+                        format!("`%{}` is {}, not {t}", operands[k].name, types[v]),
+                    ));
+                }
+                k += 1;
+                if !self.p.eat(&Tok::Comma)? {
+                    break;
+                }
+            }
+        }
+        self.p.parse_opt_loc()?;
+        if yields.len() != yield_types.len() {
+            let regs = if n_regs > 0 {
+                format!(", then the {n_regs} registers' next values")
+            } else {
+                String::new()
+            };
+            return Err(self.p.err(
+                sp,
+                format!(
+                    "`{op}`'s body yields {} values{regs}; this yields {}",
+                    yield_types.len() - n_regs,
+                    yields.len()
+                ),
+            ));
+        }
+        for (k, (&v, want)) in yields.iter().zip(yield_types).enumerate() {
+            if types[v] != *want {
+                return Err(self.p.err(
+                    operands[k].span,
+                    format!(
+                        "yield {k} of `{op}` must be {want}, `%{}` is {}",
+                        operands[k].name, types[v]
+                    ),
+                ));
+            }
+        }
+        Ok(yields)
     }
 
     fn body_op(&mut self, scope: &mut Scope, types: &mut Vec<Type>) -> PResult<BodyOp> {
@@ -1019,8 +1232,7 @@ impl<'a> Reader<'a> {
             n if n.starts_with("cf.") => {
                 return Err(self
                     .p
-                    .err(nsp, "a body of several blocks (`cf.br`, `cf.cond_br`) is not supported yet: write the body as one block")
-                    .with_help("`arith.select` picks between two values without a branch"));
+                    .err(nsp, format!("`{n}` is not a branch Handscope reads: a body branches with `cf.br` and `cf.cond_br`")));
             }
             n => {
                 return Err(self

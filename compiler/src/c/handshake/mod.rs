@@ -106,6 +106,11 @@ pub fn compile_to_handshake_warned(
     Ok((Module { functions: vec![f] }, warnings))
 }
 
+/// [`lower_function`] with the default options, for IR another front end built.
+pub(crate) fn lower_ir(ir: &IrFunction, files: &[Arc<str>]) -> Result<Function, RawError> {
+    lower_function(ir, files, &HsOptions::default())
+}
+
 /// Lowers an IR function to a handshake function, with the compilation's file names by
 /// index (a span's `file`), so that nodes from included files are located in them. Errors
 /// are internal inconsistencies, located in the C source.
