@@ -23,6 +23,7 @@ pub mod quote;
 pub mod report;
 pub mod rtl_names;
 pub mod scc;
+pub mod schedule;
 pub mod session;
 pub mod spec;
 pub mod stimulus;
