@@ -10,6 +10,7 @@ mod c_float_exprs;
 mod c_fuzz;
 mod c_handshake;
 mod c_includes;
+mod c_islands;
 mod c_kernels;
 mod c_scale;
 mod c_struct_params;

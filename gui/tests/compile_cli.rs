@@ -836,3 +836,34 @@ fn sim_engine_stats_counts_the_instructions_evaluated() {
         "{err}"
     );
 }
+
+/// `handscope schedule`: the static-island candidates of a kernel, their stage tables and
+/// unit limits; the loops that stay dynamic say why; bad flags and inputs are refused.
+#[test]
+fn schedule_prints_static_islands() {
+    let (ok, out, err) = handscope(&["schedule", "examples/kernels/dot.c", "--timing", "fpga"]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("timing: fpga\n"), "{out}");
+    assert!(out.contains("static, II 1 (lower bound 1)"), "{out}");
+    assert!(out.contains("stage  cycle  latency  operation"), "{out}");
+    assert!(out.contains("muli (line 9)"), "{out}");
+    let (ok, out, err) = handscope(&[
+        "schedule",
+        "examples/kernels/matmul.c",
+        "--timing",
+        "fpga",
+        "--units",
+        "muli=1",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("static, II 3 (lower bound 3)"), "{out}");
+    let (ok, out, _) = handscope(&["schedule", "examples/kernels/prefix_sum.c"]);
+    assert!(ok);
+    assert!(out.contains("stays dynamic: it loads from `x`"), "{out}");
+    let (ok, _, err) = handscope(&["schedule", "examples/kernels/dot.c", "--units", "muli=0"]);
+    assert!(!ok && err.contains("at least one unit"), "{err}");
+    let (ok, _, err) = handscope(&["schedule", "examples/kernels/dot.c", "--units", "muli"]);
+    assert!(!ok && err.contains("KIND=N"), "{err}");
+    let (ok, _, err) = handscope(&["schedule", "examples/circuits/counter_loop.mlir"]);
+    assert!(!ok && err.contains("takes a C kernel"), "{err}");
+}

@@ -62,9 +62,12 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    /// Number of pipeline stages: `ceil(latency / ii)` (at least 1).
+    /// Number of pipeline stages: up to the stage of the last operation to start, and of the
+    /// last result's cycle (an operation that starts in a stage occupies it even when it
+    /// answers within its cycle).
     pub fn stages(&self) -> u32 {
-        self.latency.div_ceil(self.ii).max(1)
+        let last_start = self.start.iter().map(|s| s / self.ii).max().unwrap_or(0) + 1;
+        last_start.max(self.latency.div_ceil(self.ii)).max(1)
     }
 
     /// The stage of operation `op` (its start divided by the interval).

@@ -30,6 +30,7 @@ mod structs;
 mod types;
 
 pub use error::{CError, CWarning};
+pub use handshake::islands::{IslandOp, LoopIsland};
 pub use handshake::{
     BufferPolicy, HsOptions, MemoryOrdering, compile_to_handshake, compile_to_handshake_warned,
 };
@@ -92,4 +93,19 @@ pub(crate) fn lower_ir_to_handshake(
 ) -> Result<handscope_sim::Function, (String, u32, u32)> {
     let files = [std::sync::Arc::<str>::from(file)];
     handshake::lower_ir(ir, &files).map_err(|e| (e.message, e.span.line, e.span.col))
+}
+
+/// The static-island candidates of a C kernel (issue #35): each innermost loop, with its modulo
+/// schedule under `opts.timing` and at most `limits[kind]` units of a kind, or why it stays
+/// dynamic ([`handshake::islands`]).
+pub fn static_islands(
+    source: &str,
+    file_name: &str,
+    top: Option<&str>,
+    opts: &HsOptions,
+    limits: &std::collections::BTreeMap<String, u32>,
+) -> Result<Vec<handshake::islands::LoopIsland>, CError> {
+    let mut sources = Sources::with_include_dirs(file_name, source, &opts.include_dirs);
+    let (ir, _) = compile_sources_to_ir(&mut sources, top)?;
+    Ok(handshake::islands::loop_islands(&ir, &opts.timing, limits))
 }

@@ -18,6 +18,7 @@ mod outputs_flag;
 mod progress;
 mod render;
 mod replay;
+mod schedule;
 mod serve;
 mod sim;
 mod stimulus_flags;
@@ -111,6 +112,9 @@ pub enum Command {
     /// Propose buffer slots that make a run faster, verified by re-simulation; write the tuned
     /// circuit.
     Tune(throughput::TuneArgs),
+    /// Schedule a C kernel's innermost loops statically (static-island candidates): II,
+    /// latency and the stage of every operation under a timing profile and unit limits.
+    Schedule(schedule::ScheduleArgs),
     /// Open the visual debugger on a C kernel or handshake MLIR file (and optionally a VCD).
     Gui(gui::GuiArgs),
     /// Open the debugger on a guided lesson (`--list` lists them, `--check` checks them by
@@ -169,6 +173,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Sim(a)) => sim::run(&a),
         Some(Command::Throughput(a)) => throughput::run_throughput(&a),
         Some(Command::Tune(a)) => throughput::run_tune(&a),
+        Some(Command::Schedule(a)) => schedule::run(&a),
         Some(Command::Verilog(a)) => verilog::run_verilog(&a),
         Some(Command::Verilate(a)) => verilog::run_verilate(&a),
         Some(Command::Replay(a)) => replay::run(&a),

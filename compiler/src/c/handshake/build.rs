@@ -83,7 +83,7 @@ fn elem_ty(t: crate::c::types::Scalar) -> Type {
     int_ty(crate::c::ir::Type::of(t))
 }
 
-fn bin_op(op: BinaryOp) -> ArithOp {
+pub(super) fn bin_op(op: BinaryOp) -> ArithOp {
     match op {
         BinaryOp::AddI => ArithOp::Addi,
         BinaryOp::SubI => ArithOp::Subi,
@@ -110,7 +110,7 @@ fn bin_op(op: BinaryOp) -> ArithOp {
     }
 }
 
-fn unary_op(op: UnaryOp) -> ArithOp {
+pub(super) fn unary_op(op: UnaryOp) -> ArithOp {
     match op {
         UnaryOp::NegF => ArithOp::Negf,
         UnaryOp::AbsF => ArithOp::Absf,
@@ -119,7 +119,7 @@ fn unary_op(op: UnaryOp) -> ArithOp {
     }
 }
 
-fn cmp_op(p: CmpPred) -> ArithOp {
+pub(super) fn cmp_op(p: CmpPred) -> ArithOp {
     match p.predicate() {
         Ok(i) => ArithOp::Cmpi(i),
         Err(f) => ArithOp::Cmpf(f),

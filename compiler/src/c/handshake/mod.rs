@@ -24,6 +24,7 @@ pub mod buffers;
 mod build;
 mod canon;
 mod hgraph;
+pub mod islands;
 mod lock;
 mod maximize;
 mod order_chain;

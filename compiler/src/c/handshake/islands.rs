@@ -1,0 +1,259 @@
+//! Static-island candidates of a C kernel (issue #35, `docs/static-islands.md`): the innermost
+//! loops whose iterations are one path of fixed-latency operations (arithmetic, comparisons,
+//! casts, loads of arrays the loop does not write) and their modulo schedule under a timing
+//! profile and limits on units. A loop that cannot be an island says why.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use handscope_sim::schedule::{Dep, SchedOp, Schedule, ScheduleError, modulo_schedule};
+use handscope_sim::spec::timing::{Format, TimingProfile, Unit};
+
+use super::build::{bin_op, cmp_op, rpo, unary_op};
+use crate::c::ir::{InstKind, IrFunction, Type as IrType, ValueId};
+
+/// One operation of a scheduled loop, as a report shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IslandOp {
+    /// The operation (`muli`, `load a`, `addf`).
+    pub name: String,
+    /// Its C source line.
+    pub line: u32,
+    /// Its unit: latency and interval.
+    pub unit: Unit,
+}
+
+/// An innermost loop and what a static schedule makes of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopIsland {
+    /// The loop's header block (`bb2`).
+    pub header: String,
+    /// The C source line of its header.
+    pub line: u32,
+    /// The loop's operations, in iteration order (constants left out).
+    pub ops: Vec<IslandOp>,
+    /// The schedule, or why the loop stays dynamic.
+    pub schedule: Result<Schedule, String>,
+}
+
+/// The innermost loops of `f` (reachable, in block order) with their schedules under
+/// `profile` and at most `limits[kind]` units of a kind (`muli`, `addf.f32`, `load.a`).
+pub fn loop_islands(
+    f: &IrFunction,
+    profile: &TimingProfile,
+    limits: &BTreeMap<String, u32>,
+) -> Vec<LoopIsland> {
+    let reach = super::maximize::reachable(f);
+    let order = rpo(f, &reach);
+    let succs = |b: usize| -> Vec<usize> {
+        f.blocks[b]
+            .term
+            .successors()
+            .iter()
+            .map(|(s, _)| s.0 as usize)
+            .collect()
+    };
+    // Back edges by header, then natural loops.
+    let mut sources: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for b in (0..f.blocks.len()).filter(|&b| reach[b]) {
+        for s in succs(b) {
+            if reach[s] && order[s] <= order[b] {
+                sources.entry(s).or_default().push(b);
+            }
+        }
+    }
+    let preds = f.predecessors();
+    let loops: Vec<(usize, BTreeSet<usize>)> = sources
+        .iter()
+        .map(|(&h, srcs)| {
+            let mut body = BTreeSet::from([h]);
+            let mut stack = srcs.clone();
+            while let Some(b) = stack.pop() {
+                if reach[b] && body.insert(b) {
+                    stack.extend(preds[b].iter().map(|p| p.0 as usize));
+                }
+            }
+            (h, body)
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (h, body) in &loops {
+        let inner = loops
+            .iter()
+            .any(|(h2, b2)| h2 != h && body.contains(h2) && b2.is_subset(body));
+        if inner {
+            continue;
+        }
+        out.push(island(f, *h, body, &sources[h], profile, limits));
+    }
+    out
+}
+
+fn island(
+    f: &IrFunction,
+    h: usize,
+    body: &BTreeSet<usize>,
+    back: &[usize],
+    profile: &TimingProfile,
+    limits: &BTreeMap<String, u32>,
+) -> LoopIsland {
+    let header = format!("bb{h}");
+    let line = f.blocks[h].term_span.line;
+    let stays = |why: String| LoopIsland {
+        header: header.clone(),
+        line,
+        ops: Vec::new(),
+        schedule: Err(why),
+    };
+    // One path per iteration: every block of the loop has one successor in it, and only the
+    // header leaves it.
+    let mut path = vec![h];
+    loop {
+        let b = *path.last().expect("the header");
+        let inside: Vec<usize> = f.blocks[b]
+            .term
+            .successors()
+            .iter()
+            .map(|(s, _)| s.0 as usize)
+            .filter(|s| body.contains(s))
+            .collect();
+        let leaves = f.blocks[b].term.successors().len() > inside.len();
+        if inside.len() != 1 || (leaves && b != h) {
+            return stays(format!(
+                "its iterations take more than one path (bb{b} branches), so no one schedule fits them"
+            ));
+        }
+        if inside[0] == h {
+            break;
+        }
+        path.push(inside[0]);
+    }
+    if back.len() != 1 || path.len() != body.len() {
+        return stays("it has several back edges".into());
+    }
+    // Operations, and what defines each value inside the loop.
+    let mut ops: Vec<IslandOp> = Vec::new();
+    let mut sched_ops: Vec<SchedOp> = Vec::new();
+    let mut users: Vec<Vec<ValueId>> = Vec::new();
+    let mut def: HashMap<ValueId, usize> = HashMap::new();
+    for &b in &path {
+        for inst in &f.blocks[b].insts {
+            let ty = |v: ValueId| f.ty(v);
+            let fmt = |t: IrType| match t {
+                IrType::Float(k) => Format::Float(k),
+                _ => Format::Integer,
+            };
+            let (name, kind, unit, reads): (String, Option<String>, Unit, Vec<ValueId>) =
+                match &inst.kind {
+                    InstKind::Const { .. } => continue,
+                    InstKind::Binary { op, lhs, rhs } => {
+                        let a = bin_op(*op);
+                        let fm = fmt(ty(*lhs));
+                        let kind = match fm {
+                            Format::Float(k) => format!("{}.{}", a.mnemonic(), k.name()),
+                            Format::Integer => a.mnemonic().to_string(),
+                        };
+                        (
+                            a.mnemonic().to_string(),
+                            Some(kind),
+                            profile.arith(a, fm),
+                            vec![*lhs, *rhs],
+                        )
+                    }
+                    InstKind::Unary { op, value } => {
+                        let a = unary_op(*op);
+                        let fm = fmt(ty(*value));
+                        (
+                            a.mnemonic().to_string(),
+                            Some(a.mnemonic().to_string()),
+                            profile.arith(a, fm),
+                            vec![*value],
+                        )
+                    }
+                    InstKind::Cmp { pred, lhs, rhs } => {
+                        let a = cmp_op(*pred);
+                        (
+                            a.mnemonic().to_string(),
+                            None,
+                            profile.arith(a, fmt(ty(*lhs))),
+                            vec![*lhs, *rhs],
+                        )
+                    }
+                    InstKind::Select { cond, t, f: e } => (
+                        "select".into(),
+                        None,
+                        profile.arith(handscope_sim::ArithOp::Select, Format::Integer),
+                        vec![*cond, *t, *e],
+                    ),
+                    InstKind::Cast { op, value } => {
+                        (op.name().to_string(), None, Unit::COMB, vec![*value])
+                    }
+                    InstKind::Load { mem, index, .. } => {
+                        let m = &f.memories[mem.0 as usize];
+                        if !m.read_only {
+                            return stays(format!(
+                                "it loads from `{}`, which the kernel also writes: its accesses need their order kept at run time",
+                                m.name
+                            ));
+                        }
+                        (
+                            format!("load {}", m.name),
+                            Some(format!("load.{}", m.name)),
+                            Unit::pipelined(profile.memory_read()),
+                            vec![*index],
+                        )
+                    }
+                    InstKind::Store { mem, .. } => {
+                        return stays(format!(
+                            "it stores to `{}`: a store's order is kept at run time",
+                            f.memories[mem.0 as usize].name
+                        ));
+                    }
+                };
+            let k = ops.len();
+            if let Some(&r) = inst.results.first() {
+                def.insert(r, k);
+            }
+            ops.push(IslandOp {
+                name,
+                line: inst.span.line,
+                unit,
+            });
+            sched_ops.push(SchedOp { kind, unit });
+            users.push(reads);
+        }
+    }
+    // The header's parameters: what the back edge gives each.
+    let src = back[0];
+    let carried: HashMap<ValueId, ValueId> = f.blocks[src]
+        .term
+        .successors()
+        .iter()
+        .filter(|(s, _)| s.0 as usize == h)
+        .flat_map(|(_, args)| f.blocks[h].params.iter().copied().zip(args.iter().copied()))
+        .collect();
+    let mut deps = Vec::new();
+    for (to, reads) in users.iter().enumerate() {
+        for &v in reads {
+            // Follow the back edge through parameters, one iteration per hop.
+            let (mut v, mut distance) = (v, 0u32);
+            while let Some(&next) = carried.get(&v) {
+                if distance > carried.len() as u32 {
+                    break;
+                }
+                v = next;
+                distance += 1;
+            }
+            if let Some(&from) = def.get(&v) {
+                deps.push(Dep { from, to, distance });
+            }
+        }
+    }
+    let schedule =
+        modulo_schedule(&sched_ops, &deps, limits).map_err(|e: ScheduleError| e.to_string());
+    LoopIsland {
+        header,
+        line,
+        ops,
+        schedule,
+    }
+}
