@@ -1,7 +1,9 @@
 //! Static-island candidates of a C kernel (issue #35, `docs/static-islands.md`): the innermost
-//! loops whose iterations are one path of fixed-latency operations (arithmetic, comparisons,
-//! casts, loads of arrays the loop does not write) and their modulo schedule under a timing
-//! profile and limits on units. A loop that cannot be an island says why.
+//! loops of fixed-latency operations (arithmetic, comparisons, casts, loads of arrays the
+//! kernel does not write) left from one place (their header or their back edge's source),
+//! with an `if` inside if-converted (both
+//! sides computed, a select where they join), and their modulo schedule under a timing profile
+//! and limits on units. A loop that cannot be an island says why.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -83,7 +85,7 @@ pub fn loop_islands(
         if inner {
             continue;
         }
-        out.push(island(f, *h, body, &sources[h], profile, limits));
+        out.push(island(f, *h, body, &sources[h], &order, profile, limits));
     }
     out
 }
@@ -93,6 +95,7 @@ fn island(
     h: usize,
     body: &BTreeSet<usize>,
     back: &[usize],
+    order: &[usize],
     profile: &TimingProfile,
     limits: &BTreeMap<String, u32>,
 ) -> LoopIsland {
@@ -104,38 +107,83 @@ fn island(
         ops: Vec::new(),
         schedule: Err(why),
     };
-    // One path per iteration: every block of the loop has one successor in it, and only the
-    // header leaves it.
-    let mut path = vec![h];
-    loop {
-        let b = *path.last().expect("the header");
-        let inside: Vec<usize> = f.blocks[b]
-            .term
-            .successors()
-            .iter()
-            .map(|(s, _)| s.0 as usize)
-            .filter(|s| body.contains(s))
-            .collect();
-        let leaves = f.blocks[b].term.successors().len() > inside.len();
-        if inside.len() != 1 || (leaves && b != h) {
-            return stays(format!(
-                "its iterations take more than one path (bb{b} branches), so no one schedule fits them"
-            ));
-        }
-        if inside[0] == h {
-            break;
-        }
-        path.push(inside[0]);
+    // One back edge returns to the header, and one block leaves the loop: the header (a loop
+    // tested at the top) or the back edge's source (tested at the bottom).
+    if back.len() != 1 {
+        return stays("it has several back edges (a `continue`)".into());
     }
-    if back.len() != 1 || path.len() != body.len() {
-        return stays("it has several back edges".into());
+    let exiting: Vec<usize> = body
+        .iter()
+        .copied()
+        .filter(|&b| {
+            f.blocks[b]
+                .term
+                .successors()
+                .iter()
+                .any(|(s, _)| !body.contains(&(s.0 as usize)))
+        })
+        .collect();
+    if let Some(&b) = exiting.iter().find(|&&b| b != h && b != back[0]) {
+        return stays(format!(
+            "it also leaves from bb{b} (a `break` or `return`), so its trip count is decided inside an iteration"
+        ));
     }
+    if exiting.len() > 1 {
+        return stays(format!(
+            "it leaves from bb{} and from bb{}: its trip count is tested twice",
+            exiting[0], exiting[1]
+        ));
+    }
+    // An iteration's blocks in program order: a DAG, the loop being innermost. Where paths
+    // join, a block's parameters become selects (if-conversion): both sides are computed and
+    // the branch conditions before the join pick the value.
+    let mut path: Vec<usize> = body.iter().copied().collect();
+    path.sort_by_key(|&b| order[b]);
+    let preds = f.predecessors();
     // Operations, and what defines each value inside the loop.
     let mut ops: Vec<IslandOp> = Vec::new();
     let mut sched_ops: Vec<SchedOp> = Vec::new();
     let mut users: Vec<Vec<ValueId>> = Vec::new();
     let mut def: HashMap<ValueId, usize> = HashMap::new();
+    let mut alias: HashMap<ValueId, ValueId> = HashMap::new();
+    let mut conditions: Vec<ValueId> = Vec::new();
     for &b in &path {
+        if b != h {
+            let incoming: Vec<&[ValueId]> = preds[b]
+                .iter()
+                .flat_map(|p| {
+                    f.blocks[p.0 as usize]
+                        .term
+                        .successors()
+                        .into_iter()
+                        .filter(|(s, _)| s.0 as usize == b)
+                        .map(|(_, args)| args)
+                })
+                .collect();
+            for (k, &param) in f.blocks[b].params.iter().enumerate() {
+                // Memory ordering tokens: a static island orders nothing at run time.
+                if incoming.len() == 1 || f.ty(param) == IrType::Token {
+                    alias.insert(param, incoming[0][k]);
+                    continue;
+                }
+                let mut reads: Vec<ValueId> = incoming.iter().map(|args| args[k]).collect();
+                reads.extend(conditions.iter().copied());
+                def.insert(param, ops.len());
+                let unit = profile.arith(handscope_sim::ArithOp::Select, Format::Integer);
+                ops.push(IslandOp {
+                    name: "select (if-converted)".into(),
+                    line: f.blocks[b].term_span.line,
+                    unit,
+                });
+                sched_ops.push(SchedOp { kind: None, unit });
+                users.push(reads);
+            }
+        }
+        if b != h
+            && let crate::c::ir::Terminator::CondBr { cond, .. } = &f.blocks[b].term
+        {
+            conditions.push(*cond);
+        }
         for inst in &f.blocks[b].insts {
             let ty = |v: ValueId| f.ty(v);
             let fmt = |t: IrType| match t {
@@ -231,16 +279,25 @@ fn island(
         .filter(|(s, _)| s.0 as usize == h)
         .flat_map(|(_, args)| f.blocks[h].params.iter().copied().zip(args.iter().copied()))
         .collect();
+    let resolve = |mut v: ValueId| {
+        for _ in 0..=alias.len() {
+            match alias.get(&v) {
+                Some(&a) => v = a,
+                None => break,
+            }
+        }
+        v
+    };
     let mut deps = Vec::new();
     for (to, reads) in users.iter().enumerate() {
         for &v in reads {
             // Follow the back edge through parameters, one iteration per hop.
-            let (mut v, mut distance) = (v, 0u32);
+            let (mut v, mut distance) = (resolve(v), 0u32);
             while let Some(&next) = carried.get(&v) {
                 if distance > carried.len() as u32 {
                     break;
                 }
-                v = next;
+                v = resolve(next);
                 distance += 1;
             }
             if let Some(&from) = def.get(&v) {
