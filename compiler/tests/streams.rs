@@ -494,6 +494,11 @@ const ERRORS: &[(&str, (usize, usize), &str)] = &[
         "unknown stream operation `stream.frobnicate`",
     ),
     (
+        "func.func @f(%a: i32, %b: i64) -> i32 {\n  %t = stream.pack %a, %b : tuple<i32, i64>\n  return %a : i32\n}",
+        (1, 18),
+        "expected a stream type, found `i32`",
+    ),
+    (
         "func.func @f(%in: !stream.stream<i64>) -> !stream.stream<i32> {\n  return %in : !stream.stream<i32>\n}",
         (2, 10),
         "`%in` is a stream of i64, result 0 is declared a stream of i32",
@@ -502,6 +507,12 @@ const ERRORS: &[(&str, (usize, usize), &str)] = &[
 
 #[test]
 fn errors_are_located() {
+    for (text, _, _) in ERRORS {
+        assert!(
+            handscope_compiler::stream::looks_stream(text),
+            "taken for handshake MLIR:\n{text}"
+        );
+    }
     for (text, (line, col), words) in ERRORS {
         let e = match parse_stream(text, "bad.mlir") {
             Ok(_) => panic!("accepted:\n{text}"),

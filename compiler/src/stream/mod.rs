@@ -16,9 +16,10 @@ pub use lower::{LowerError, lower, stream_type};
 
 use crate::mlir::{Diagnostic, ParseError};
 
-/// True when `source` looks like a Stream-dialect program (it names `!stream.stream`).
+/// True when `source` looks like a Stream-dialect program: it names `!stream.stream` or
+/// defines a value with a `stream.` operation (`%t = stream.pack ...`).
 pub fn looks_stream(source: &str) -> bool {
-    source.contains("!stream.stream")
+    source.contains("!stream.stream") || source.contains("= stream.")
 }
 
 /// Reads a Stream-dialect file; `file_name` is used in error messages and locations.
