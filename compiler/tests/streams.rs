@@ -528,19 +528,12 @@ fn errors_are_located() {
 
 // ----- random programs -----
 
-/// A small deterministic generator (splitmix64).
-struct Rng(u64);
+/// The project's splitmix64 generator, drawing below a bound.
+struct Rng(handscope_sim::stimulus::SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.next() % n
     }
 }
 
@@ -595,7 +588,7 @@ fn expr(
 
 /// A random well-formed stream program of one or two arguments and its argument count.
 fn random_program(seed: u64) -> (String, usize) {
-    let mut r = Rng(seed);
+    let mut r = Rng(handscope_sim::stimulus::SplitMix64::new(seed));
     let ty = ["i8", "i32"][r.below(2) as usize];
     let st = format!("!stream.stream<{ty}>");
     let n_args = 1 + r.below(2) as usize;

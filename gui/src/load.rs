@@ -190,8 +190,14 @@ pub fn load_text_with(
             crate::dynamatic::load(path, text, &opts.timing)?,
             Vec::new(),
         ),
-        Some("mlir") | None if handscope_compiler::stream::looks_stream(text) => {
-            match handscope_compiler::stream::compile_stream(text, &name) {
+        Some("mlir") | None => {
+            // A Stream-dialect program is lowered to handshake; a handshake file is read.
+            let read = if handscope_compiler::stream::looks_stream(text) {
+                handscope_compiler::stream::compile_stream(text, &name)
+            } else {
+                handscope_compiler::mlir::parse_mlir(text, &name)
+            };
+            match read {
                 Ok((module, ws)) => (
                     module,
                     ws.iter()
@@ -201,15 +207,6 @@ pub fn load_text_with(
                 Err(e) => return Err(Rendered(e.render()).into()),
             }
         }
-        Some("mlir") | None => match handscope_compiler::mlir::parse_mlir(text, &name) {
-            Ok((module, ws)) => (
-                module,
-                ws.iter()
-                    .map(|w| handscope_sim::quote::message(&w.to_string()).into_owned())
-                    .collect(),
-            ),
-            Err(e) => return Err(Rendered(e.render()).into()),
-        },
         Some(other) => {
             bail!(
                 "{name}: unsupported input kind `.{other}` (expected a handshake `.mlir` file or a C `.c` kernel)"

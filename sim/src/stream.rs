@@ -51,6 +51,20 @@ impl Function {
     }
 }
 
+/// The block label of stream operator `id` (`map0`) at source line `line`: `map0 (line 7)`.
+/// The drawing boxes and orders operators by it, `throughput` reports a row per label.
+pub fn operator_block(id: &str, line: u32) -> String {
+    format!("{id} (line {line})")
+}
+
+/// The source line of a block label made by [`operator_block`]; `None` for other labels.
+pub fn operator_line(block: &str) -> Option<u64> {
+    block
+        .strip_suffix(')')
+        .and_then(|t| t.rsplit_once(" (line "))
+        .and_then(|(_, d)| d.parse().ok())
+}
+
 /// The element type `T` of a stream channel type `tuple<T, i1>`.
 pub fn element_type(ty: &Type) -> Option<&Type> {
     match ty {
@@ -408,5 +422,7 @@ mod tests {
         );
         assert!(text.contains("out stream 2: [-1] never ended"), "{text}");
         assert_eq!(streams_of(&[], &i8t)[0].ended_at, None);
+        assert_eq!(operator_line(&operator_block("map0", 17)), Some(17));
+        assert_eq!(operator_line("bb2"), None);
     }
 }

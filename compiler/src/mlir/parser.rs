@@ -263,6 +263,19 @@ impl<'a> Parser<'a> {
 
     // ----- values -----
 
+    /// Reads a `module` (or `builtin.module`) up to its opening brace: the keyword, an
+    /// optional `@name` and `attributes {...}`, then `{`, whose span it returns.
+    pub(crate) fn module_open(&mut self) -> PResult<Span> {
+        self.bump()?;
+        if let Tok::At(_) = self.peek()? {
+            self.bump()?;
+        }
+        if self.eat_word("attributes")? {
+            self.parse_attr_dict()?;
+        }
+        self.expect(&Tok::LBrace)
+    }
+
     /// Parses `%name` or `%name#k`.
     pub(crate) fn parse_value_use(&mut self) -> PResult<ValueUse> {
         match self.peek()? {

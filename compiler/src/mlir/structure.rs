@@ -54,14 +54,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Tok::Ident(w) if w == "module" || w == "builtin.module" => {
-                    self.bump()?;
-                    if let Tok::At(_) = self.peek()? {
-                        self.bump()?;
-                    }
-                    if self.eat_word("attributes")? {
-                        self.parse_attr_dict()?;
-                    }
-                    let open = self.expect(&Tok::LBrace)?;
+                    let open = self.module_open()?;
                     self.parse_nested_items(ast, open)?;
                     self.expect(&Tok::RBrace)?;
                     self.parse_opt_loc()?;

@@ -89,12 +89,12 @@ fn span_at(pos: (u32, u32)) -> Span {
     }
 }
 
-/// The IR function of `body` (whose blocks are `blocks`), with the yields' field widths.
+/// The IR function of `body` (whose blocks are `blocks`), with the types of its yields.
 fn build_ir(
     body: &Body,
     blocks: &[CfgBlock],
     name: &str,
-) -> Result<(IrFunction, Vec<u32>), String> {
+) -> Result<(IrFunction, Vec<Type>), String> {
     let mut ir = IrBuild {
         value_types: Vec::new(),
         blocks: Vec::new(),
@@ -383,7 +383,7 @@ fn build_ir(
             start_token: start,
             span: span_at(blocks[0].pos),
         },
-        yield_widths,
+        yield_types,
     ))
 }
 
@@ -397,7 +397,11 @@ pub(super) fn lower_cfg_body(
     ctrl: ChannelId,
 ) -> Result<Vec<ChannelId>, (String, u32, u32)> {
     let at = blocks[0].pos;
-    let (ir, yield_widths) = build_ir(body, blocks, &b.group).map_err(|m| (m, at.0, at.1))?;
+    let (ir, yield_types) = build_ir(body, blocks, &b.group).map_err(|m| (m, at.0, at.1))?;
+    let mut yield_widths = Vec::new();
+    for t in &yield_types {
+        leaf_widths(t, &mut yield_widths);
+    }
     let file = b.file.to_string();
     let g = crate::c::lower_ir_to_handshake(&ir, &file)?;
     // The arguments' fields, then the element's control token as `start`.
@@ -466,13 +470,6 @@ pub(super) fn lower_cfg_body(
         }
         leaves.push(v);
     }
-    let yield_types: Vec<Type> = blocks
-        .iter()
-        .find_map(|bl| match &bl.term {
-            Term::Yield(ys) => Some(ys.iter().map(|&y| body.types[y].clone()).collect()),
-            _ => None,
-        })
-        .unwrap_or_default();
     let mut it = leaves.into_iter();
     Ok(yield_types
         .iter()

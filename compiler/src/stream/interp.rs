@@ -265,33 +265,13 @@ fn eval_op(body: &Body, op: &super::ast::BodyOp, v: &mut [Val]) {
                 ArithOp::Extsi => arith::cast(CastKind::Sext, x(v, 0), w, out_ty.bit_width()),
                 ArithOp::Extui => arith::cast(CastKind::Zext, x(v, 0), w, out_ty.bit_width()),
                 ArithOp::Trunci => arith::cast(CastKind::Trunc, x(v, 0), w, out_ty.bit_width()),
-                op => arith::bin(bin_op(*op), x(v, 0), x(v, 1), w),
+                op => {
+                    let b = BinOp::of(*op).expect("the reader admits only integer `arith` ops");
+                    arith::bin(b, x(v, 0), x(v, 1), w)
+                }
             };
             v[op.results[0]] = Val::Int(r);
         }
-    }
-}
-
-fn bin_op(op: ArithOp) -> BinOp {
-    match op {
-        ArithOp::Addi => BinOp::Add,
-        ArithOp::Subi => BinOp::Sub,
-        ArithOp::Muli => BinOp::Mul,
-        ArithOp::Divsi => BinOp::DivS,
-        ArithOp::Divui => BinOp::DivU,
-        ArithOp::Remsi => BinOp::RemS,
-        ArithOp::Remui => BinOp::RemU,
-        ArithOp::Andi => BinOp::And,
-        ArithOp::Ori => BinOp::Or,
-        ArithOp::Xori => BinOp::Xor,
-        ArithOp::Shli => BinOp::Shl,
-        ArithOp::Shrsi => BinOp::ShrS,
-        ArithOp::Shrui => BinOp::ShrU,
-        ArithOp::Maxsi => BinOp::MaxS,
-        ArithOp::Minsi => BinOp::MinS,
-        ArithOp::Maxui => BinOp::MaxU,
-        ArithOp::Minui => BinOp::MinU,
-        other => unreachable!("the reader admits no `{}` in a body", other.mnemonic()),
     }
 }
 

@@ -146,7 +146,7 @@ impl Builder {
 
     fn enter(&mut self, op: &StreamOp) {
         self.group = op.id.clone();
-        let block = format!("{} (line {})", op.id, op.pos.0);
+        let block = handscope_sim::stream::operator_block(&op.id, op.pos.0);
         self.groups.insert(block.clone(), op.id.clone());
         self.block = Some(block);
         self.loc = Some(SourceLoc::new(self.file.clone(), op.pos.0, op.pos.1));

@@ -35,6 +35,18 @@ pub(crate) struct Reader<'a> {
     counts: HashMap<&'static str, usize>,
 }
 
+/// An operation's head as read by `Reader::op_head`.
+struct OpHead {
+    /// Result definitions: name, count (`%x:2`), span.
+    defs: Vec<(String, u32, Span)>,
+    /// The operation's name (`stream.map`, `arith.addi`).
+    name: String,
+    /// Span of the name.
+    span: Span,
+    /// Line and column of the name.
+    pos: (u32, u32),
+}
+
 /// Values in scope: a name maps to its values (several for `%x:2` and multi-result ops).
 type Scope = HashMap<String, Vec<usize>>;
 
@@ -99,14 +111,7 @@ impl<'a> Reader<'a> {
                     }
                 }
                 Tok::Ident(w) if (w == "module" || w == "builtin.module") && !nested => {
-                    self.p.bump()?;
-                    if let Tok::At(_) = self.p.peek()? {
-                        self.p.bump()?;
-                    }
-                    if self.p.eat_word("attributes")? {
-                        self.p.parse_attr_dict()?;
-                    }
-                    self.p.expect(&Tok::LBrace)?;
+                    self.p.module_open()?;
                     self.items(funcs, true)?;
                     self.p.expect(&Tok::RBrace)?;
                     self.p.parse_opt_loc()?;
@@ -134,9 +139,8 @@ impl<'a> Reader<'a> {
             if w == "stream.stream" {
                 self.p.bump()?;
                 self.p.expect(&Tok::Less)?;
-                let (t, tsp) = self.elem_type()?;
+                let (t, _) = self.elem_type()?;
                 self.p.expect(&Tok::Greater)?;
-                let _ = tsp;
                 return Ok((SType::Stream(t), self.p.span_from(sp.start)));
             }
             if let Some(t) = self.stream_aliases.get(&w) {
@@ -221,27 +225,11 @@ impl<'a> Reader<'a> {
             }
         }
         self.p.expect(&Tok::RParen)?;
-        let mut results = Vec::new();
-        let mut result_spans = Vec::new();
-        if self.p.eat(&Tok::Arrow)? {
-            let paren = self.p.eat(&Tok::LParen)?;
-            if !(paren && self.p.at(&Tok::RParen)?) {
-                loop {
-                    let (t, sp) = self.stream_type()?;
-                    if paren && self.p.at(&Tok::LBrace)? {
-                        self.p.parse_attr_dict()?;
-                    }
-                    results.push(t);
-                    result_spans.push(sp);
-                    if !paren || !self.p.eat(&Tok::Comma)? {
-                        break;
-                    }
-                }
-            }
-            if paren {
-                self.p.expect(&Tok::RParen)?;
-            }
-        }
+        let results: Vec<Type> = if self.p.eat(&Tok::Arrow)? {
+            self.result_types()?.into_iter().map(|(t, _)| t).collect()
+        } else {
+            Vec::new()
+        };
         if self.p.eat_word("attributes")? {
             self.p.parse_attr_dict()?;
         }
@@ -256,15 +244,11 @@ impl<'a> Reader<'a> {
                 Tok::Ident(w) if w == "return" || w == "func.return" => {
                     self.p.bump()?;
                     let operands = self.p.parse_operand_list()?;
-                    let mut types = Vec::new();
-                    if self.p.eat(&Tok::Colon)? {
-                        loop {
-                            types.push(self.stream_type()?);
-                            if !self.p.eat(&Tok::Comma)? {
-                                break;
-                            }
-                        }
-                    }
+                    let types = if self.p.eat(&Tok::Colon)? {
+                        self.comma_separated(Self::stream_type)?
+                    } else {
+                        Vec::new()
+                    };
                     self.p.parse_opt_loc()?;
                     if operands.len() != results.len() {
                         return Err(self.p.err(
@@ -289,6 +273,14 @@ impl<'a> Reader<'a> {
                                 ),
                             ));
                         }
+                        if let Some((t, tsp)) = types.get(k)
+                            && *t != values[v]
+                        {
+                            return Err(self.p.err(
+                                *tsp,
+                                format!("`%{}` is a stream of {}, not of {t}", u.name, values[v]),
+                            ));
+                        }
                         uses[v].push(u.span);
                         r.push(v);
                         names.push(u.name.clone());
@@ -309,7 +301,7 @@ impl<'a> Reader<'a> {
             }
         }
         // Every stream goes to exactly one place: an operator, a `return` or a `sink`.
-        for (v, u) in uses.iter().enumerate() {
+        for u in &uses {
             if u.len() > 1 {
                 return Err(self
                     .p
@@ -318,7 +310,6 @@ impl<'a> Reader<'a> {
                         "copy a stream with `stream.split` (`stream.yield %v, %v`) to read it twice",
                     ));
             }
-            let _ = v;
         }
         // Result names: the returned values' names, unless they clash.
         let mut result_names: Vec<String> = ret_names.clone();
@@ -345,29 +336,108 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// Result definitions `%a, %b =` or `%a:2 =`, if any.
-    fn result_defs(&mut self) -> PResult<Vec<(String, u32, Span)>> {
+    /// An operation's head: its result definitions (`%a, %b =` or `%a:2 =`, if any) and its
+    /// name; `what` says what was expected instead of a name.
+    fn op_head(&mut self, what: &str) -> PResult<OpHead> {
         let mut defs = Vec::new();
-        if !matches!(self.p.peek()?, Tok::Value { .. }) {
-            return Ok(defs);
+        if matches!(self.p.peek()?, Tok::Value { .. }) {
+            loop {
+                let (name, sp) = match self.p.peek()? {
+                    Tok::Value { name, index: None } => (name, self.p.bump()?.1),
+                    _ => return Err(self.p.expected("a result name (`%name`)")),
+                };
+                let count = if self.p.eat(&Tok::Colon)? {
+                    self.p.expect_u32("a result count")?.0
+                } else {
+                    1
+                };
+                defs.push((name, count, sp));
+                if !self.p.eat(&Tok::Comma)? {
+                    break;
+                }
+            }
+            self.p.expect(&Tok::Equal)?;
         }
-        loop {
-            let (name, sp) = match self.p.peek()? {
-                Tok::Value { name, index: None } => (name, self.p.bump()?.1),
-                _ => return Err(self.p.expected("a result name (`%name`)")),
-            };
-            let count = if self.p.eat(&Tok::Colon)? {
-                self.p.expect_u32("a result count")?.0
-            } else {
-                1
-            };
-            defs.push((name, count, sp));
-            if !self.p.eat(&Tok::Comma)? {
-                break;
+        let span = self.p.peek_span()?;
+        let name = match self.p.peek()? {
+            Tok::Ident(w) => {
+                self.p.bump()?;
+                w
+            }
+            t => {
+                return Err(self
+                    .p
+                    .err(span, format!("expected {what}, found {}", t.describe())));
+            }
+        };
+        Ok(OpHead {
+            defs,
+            name,
+            span,
+            pos: self.pos(span),
+        })
+    }
+
+    /// Defines `head`'s results, of types `new`, in `scope`: their values are appended to
+    /// `types`; returns them. `noun` names the results in the count error (`stream`).
+    fn bind_results(
+        &self,
+        head: &OpHead,
+        noun: &str,
+        scope: &mut Scope,
+        types: &mut Vec<Type>,
+        new: Vec<Type>,
+    ) -> PResult<Vec<usize>> {
+        let named: u32 = head.defs.iter().map(|d| d.1).sum();
+        if named as usize != new.len() {
+            return Err(self.p.err(
+                head.span,
+                format!(
+                    "`{}` gives {} {noun}{}, {named} {} named",
+                    head.name,
+                    new.len(),
+                    if new.len() == 1 { "" } else { "s" },
+                    if named == 1 { "is" } else { "are" }
+                ),
+            ));
+        }
+        let mut out = Vec::new();
+        let mut it = new.into_iter();
+        for (n, count, sp) in &head.defs {
+            let mut ids = Vec::new();
+            for _ in 0..*count {
+                ids.push(types.len());
+                out.push(types.len());
+                types.push(it.next().expect("counted"));
+            }
+            if scope.insert(n.clone(), ids).is_some() {
+                return Err(self.p.err(*sp, format!("`%{n}` is defined twice")));
             }
         }
-        self.p.expect(&Tok::Equal)?;
-        Ok(defs)
+        Ok(out)
+    }
+
+    /// An optional `: T, T, ...` after `uses` (values of `types`), each checked against its
+    /// value.
+    fn check_types(&mut self, uses: &[(usize, &ValueUse)], types: &[Type]) -> PResult<()> {
+        if !self.p.eat(&Tok::Colon)? {
+            return Ok(());
+        }
+        let mut k = 0;
+        loop {
+            let (t, tsp) = self.elem_type()?;
+            if let Some((v, u)) = uses.get(k)
+                && types[*v] != t
+            {
+                return Err(self
+                    .p
+                    .err(tsp, format!("`%{}` is {}, not {t}", u.name, types[*v])));
+            }
+            k += 1;
+            if !self.p.eat(&Tok::Comma)? {
+                return Ok(());
+            }
+        }
     }
 
     fn stream_op(
@@ -376,22 +446,8 @@ impl<'a> Reader<'a> {
         values: &mut Vec<Type>,
         uses: &mut Vec<Vec<Span>>,
     ) -> PResult<StreamOp> {
-        let defs = self.result_defs()?;
-        let nsp = self.p.peek_span()?;
-        let name = match self.p.peek()? {
-            Tok::Ident(w) => {
-                self.p.bump()?;
-                w
-            }
-            t => {
-                return Err(self.p.err(
-                    nsp,
-                    format!("expected a stream operation, found {}", t.describe()),
-                ));
-            }
-        };
-        let pos = self.pos(nsp);
-        let n_defs: u32 = defs.iter().map(|d| d.1).sum();
+        let head = self.op_head("a stream operation")?;
+        let (name, nsp, pos) = (head.name.clone(), head.span, head.pos);
         let mnemonic: &'static str = match name.as_str() {
             "stream.map" => "map",
             "stream.filter" => "filter",
@@ -428,34 +484,10 @@ impl<'a> Reader<'a> {
                       scope: &mut Scope,
                       values: &mut Vec<Type>,
                       uses: &mut Vec<Vec<Span>>,
-                      types: &[Type]|
+                      new: &[Type]|
          -> PResult<Vec<usize>> {
-            if n_defs as usize != types.len() {
-                return Err(me.p.err(
-                    nsp,
-                    format!(
-                        "`{name}` gives {} stream{}, {} {} named",
-                        types.len(),
-                        if types.len() == 1 { "" } else { "s" },
-                        n_defs,
-                        if n_defs == 1 { "is" } else { "are" }
-                    ),
-                ));
-            }
-            let mut out = Vec::new();
-            let mut it = types.iter();
-            for (n, count, sp) in &defs {
-                let mut ids = Vec::new();
-                for _ in 0..*count {
-                    ids.push(values.len());
-                    out.push(values.len());
-                    values.push(it.next().expect("counted").clone());
-                    uses.push(Vec::new());
-                }
-                if scope.insert(n.clone(), ids).is_some() {
-                    return Err(me.p.err(*sp, format!("`%{n}` is defined twice")));
-                }
-            }
+            let out = me.bind_results(&head, "stream", scope, values, new.to_vec())?;
+            uses.resize(values.len(), Vec::new());
             Ok(out)
         };
         match mnemonic {
@@ -654,32 +686,50 @@ impl<'a> Reader<'a> {
     /// `(stream types) -> stream type | (stream types)`.
     fn func_type(&mut self) -> PResult<(Vec<Type>, Vec<Type>)> {
         self.p.expect(&Tok::LParen)?;
-        let mut ins = Vec::new();
-        if !self.p.at(&Tok::RParen)? {
-            loop {
-                ins.push(self.stream_type()?.0);
-                if !self.p.eat(&Tok::Comma)? {
-                    break;
-                }
-            }
-        }
-        self.p.expect(&Tok::RParen)?;
+        let ins = self.stream_types_in_parens()?;
         self.p.expect(&Tok::Arrow)?;
-        let mut outs = Vec::new();
+        let outs = self.result_types()?;
+        let strip = |v: Vec<(Type, Span)>| v.into_iter().map(|(t, _)| t).collect();
+        Ok((strip(ins), strip(outs)))
+    }
+
+    /// Results after `->`: one stream type, or `(T, ...)`.
+    fn result_types(&mut self) -> PResult<Vec<(Type, Span)>> {
         if self.p.eat(&Tok::LParen)? {
-            if !self.p.at(&Tok::RParen)? {
-                loop {
-                    outs.push(self.stream_type()?.0);
-                    if !self.p.eat(&Tok::Comma)? {
-                        break;
-                    }
-                }
-            }
-            self.p.expect(&Tok::RParen)?;
+            self.stream_types_in_parens()
         } else {
-            outs.push(self.stream_type()?.0);
+            Ok(vec![self.stream_type()?])
         }
-        Ok((ins, outs))
+    }
+
+    /// Stream types up to and with the closing `)` (none, or separated by commas; an
+    /// attribute dictionary after a type is dropped).
+    fn stream_types_in_parens(&mut self) -> PResult<Vec<(Type, Span)>> {
+        let types = if self.p.at(&Tok::RParen)? {
+            Vec::new()
+        } else {
+            self.comma_separated(|me| {
+                let t = me.stream_type()?;
+                if me.p.at(&Tok::LBrace)? {
+                    me.p.parse_attr_dict()?;
+                }
+                Ok(t)
+            })?
+        };
+        self.p.expect(&Tok::RParen)?;
+        Ok(types)
+    }
+
+    /// One or more items read by `item`, separated by commas.
+    fn comma_separated<T>(
+        &mut self,
+        mut item: impl FnMut(&mut Self) -> PResult<T>,
+    ) -> PResult<Vec<T>> {
+        let mut out = vec![item(self)?];
+        while self.p.eat(&Tok::Comma)? {
+            out.push(item(self)?);
+        }
+        Ok(out)
     }
 
     /// The `registers = [...]` attribute: initial values and types.
@@ -980,23 +1030,8 @@ impl<'a> Reader<'a> {
                 let v = lookup(&self.p, scope, &u)?;
                 args.push((v, u));
             }
-            if self.p.eat(&Tok::Colon)? {
-                let mut k = 0;
-                loop {
-                    let (t, tsp) = self.elem_type()?;
-                    if let Some((v, u)) = args.get(k)
-                        && types[*v] != t
-                    {
-                        return Err(self
-                            .p
-                            .err(tsp, format!("`%{}` is {}, not {t}", u.name, types[*v])));
-                    }
-                    k += 1;
-                    if !self.p.eat(&Tok::Comma)? {
-                        break;
-                    }
-                }
-            }
+            let refs: Vec<(usize, &ValueUse)> = args.iter().map(|(v, u)| (*v, u)).collect();
+            self.check_types(&refs, types)?;
             self.p.expect(&Tok::RParen)?;
         }
         Ok((label, sp, args))
@@ -1017,24 +1052,8 @@ impl<'a> Reader<'a> {
         for u in &operands {
             yields.push(lookup(&self.p, scope, u)?);
         }
-        if self.p.eat(&Tok::Colon)? {
-            let mut k = 0;
-            loop {
-                let (t, tsp) = self.elem_type()?;
-                if let Some(&v) = yields.get(k)
-                    && types[v] != t
-                {
-                    return Err(self.p.err(
-                        tsp,
-                        format!("`%{}` is {}, not {t}", operands[k].name, types[v]),
-                    ));
-                }
-                k += 1;
-                if !self.p.eat(&Tok::Comma)? {
-                    break;
-                }
-            }
-        }
+        let refs: Vec<(usize, &ValueUse)> = yields.iter().copied().zip(&operands).collect();
+        self.check_types(&refs, types)?;
         self.p.parse_opt_loc()?;
         if yields.len() != yield_types.len() {
             let regs = if n_regs > 0 {
@@ -1066,24 +1085,9 @@ impl<'a> Reader<'a> {
     }
 
     fn body_op(&mut self, scope: &mut Scope, types: &mut Vec<Type>) -> PResult<BodyOp> {
-        let defs = self.result_defs()?;
-        let nsp = self.p.peek_span()?;
-        let name = match self.p.peek()? {
-            Tok::Ident(w) => {
-                self.p.bump()?;
-                w
-            }
-            t => {
-                return Err(self.p.err(
-                    nsp,
-                    format!("expected an operation, found {}", t.describe()),
-                ));
-            }
-        };
-        let pos = self.pos(nsp);
-        let n_defs: u32 = defs.iter().map(|d| d.1).sum();
+        let head = self.op_head("an operation")?;
+        let (name, nsp, pos) = (head.name.clone(), head.span, head.pos);
         let mut operands = Vec::new();
-        let mut operand_uses: Vec<ValueUse> = Vec::new();
         let kind;
         let result_types: Vec<Type>;
         match name.as_str() {
@@ -1111,7 +1115,7 @@ impl<'a> Reader<'a> {
                 result_types = vec![t];
             }
             "stream.pack" => {
-                operand_uses = self.p.parse_operand_list()?;
+                let operand_uses = self.p.parse_operand_list()?;
                 self.p.expect(&Tok::Colon)?;
                 let (t, tsp) = self.elem_type()?;
                 let Type::Tuple(fields) = &t else {
@@ -1186,7 +1190,7 @@ impl<'a> Reader<'a> {
                         }
                     }
                 };
-                operand_uses = self.p.parse_operand_list()?;
+                let operand_uses = self.p.parse_operand_list()?;
                 self.p.parse_opt_attr_dict()?;
                 self.p.expect(&Tok::Colon)?;
                 let (t, tsp) = self.elem_type()?;
@@ -1241,31 +1245,8 @@ impl<'a> Reader<'a> {
                     .with_help("a body holds `arith` operations, `stream.pack`, `stream.unpack` and ends with `stream.yield`"));
             }
         }
-        let _ = operand_uses;
         self.p.parse_opt_loc()?;
-        if n_defs as usize != result_types.len() {
-            return Err(self.p.err(
-                nsp,
-                format!(
-                    "`{name}` gives {} values, {} are named",
-                    result_types.len(),
-                    n_defs
-                ),
-            ));
-        }
-        let mut results = Vec::new();
-        let mut it = result_types.into_iter();
-        for (n, count, sp) in &defs {
-            let mut ids = Vec::new();
-            for _ in 0..*count {
-                ids.push(types.len());
-                results.push(types.len());
-                types.push(it.next().expect("counted"));
-            }
-            if scope.insert(n.clone(), ids).is_some() {
-                return Err(self.p.err(*sp, format!("`%{n}` is defined twice")));
-            }
-        }
+        let results = self.bind_results(&head, "value", scope, types, result_types)?;
         Ok(BodyOp {
             kind,
             operands,
@@ -1280,32 +1261,11 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The `arith` operations a body may hold (besides `cmpi` and `constant`).
+/// The `arith` operations a body may hold besides `cmpi` and `constant`: the integer
+/// binary ones, `select`, and the integer extensions and truncation.
 fn is_body_op(op: ArithOp) -> bool {
-    matches!(
-        op,
-        ArithOp::Addi
-            | ArithOp::Subi
-            | ArithOp::Muli
-            | ArithOp::Divsi
-            | ArithOp::Divui
-            | ArithOp::Remsi
-            | ArithOp::Remui
-            | ArithOp::Andi
-            | ArithOp::Ori
-            | ArithOp::Xori
-            | ArithOp::Shli
-            | ArithOp::Shrsi
-            | ArithOp::Shrui
-            | ArithOp::Maxsi
-            | ArithOp::Minsi
-            | ArithOp::Maxui
-            | ArithOp::Minui
-            | ArithOp::Select
-            | ArithOp::Extsi
-            | ArithOp::Extui
-            | ArithOp::Trunci
-    )
+    use handscope_sim::ops::ArithClass as C;
+    matches!(op.class(), C::Binary | C::Select | C::Extend | C::Truncate)
 }
 
 /// Resolves a use against the values in scope.

@@ -29,11 +29,7 @@ pub fn block_cmp(a: &str, b: &str) -> Ordering {
         s.strip_prefix("bb")
             .filter(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
             .and_then(|d| d.parse::<u64>().ok())
-            .or_else(|| {
-                s.strip_suffix(')')
-                    .and_then(|t| t.rsplit_once(" (line "))
-                    .and_then(|(_, d)| d.parse::<u64>().ok())
-            })
+            .or_else(|| handscope_sim::stream::operator_line(s))
     };
     match (num(a), num(b)) {
         (Some(x), Some(y)) => x.cmp(&y).then_with(|| a.cmp(b)),

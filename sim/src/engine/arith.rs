@@ -65,6 +65,34 @@ pub enum BinOp {
     MinU,
 }
 
+impl BinOp {
+    /// The computation of an integer binary `arith` op (class
+    /// [`ArithClass::Binary`](crate::ops::ArithClass::Binary)); `None` for every other op.
+    pub fn of(op: crate::ops::ArithOp) -> Option<BinOp> {
+        use crate::ops::ArithOp as A;
+        Some(match op {
+            A::Addi => BinOp::Add,
+            A::Subi => BinOp::Sub,
+            A::Muli => BinOp::Mul,
+            A::Divsi => BinOp::DivS,
+            A::Divui => BinOp::DivU,
+            A::Remsi => BinOp::RemS,
+            A::Remui => BinOp::RemU,
+            A::Andi => BinOp::And,
+            A::Ori => BinOp::Or,
+            A::Xori => BinOp::Xor,
+            A::Shli => BinOp::Shl,
+            A::Shrsi => BinOp::ShrS,
+            A::Shrui => BinOp::ShrU,
+            A::Maxsi => BinOp::MaxS,
+            A::Minsi => BinOp::MinS,
+            A::Maxui => BinOp::MaxU,
+            A::Minui => BinOp::MinU,
+            _ => return None,
+        })
+    }
+}
+
 /// Computes `a op b` at `width` bits. Operands must already be masked to `width`.
 #[inline(always)]
 pub fn bin(op: BinOp, a: u64, b: u64, width: u32) -> u64 {

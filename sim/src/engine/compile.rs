@@ -429,23 +429,23 @@ fn compile_node(
                 to: to as u8,
             };
             let instr = match a {
-                ArithOp::Addi => bin(BinOp::Add),
-                ArithOp::Subi => bin(BinOp::Sub),
-                ArithOp::Muli => bin(BinOp::Mul),
-                ArithOp::Divsi => bin(BinOp::DivS),
-                ArithOp::Divui => bin(BinOp::DivU),
-                ArithOp::Remsi => bin(BinOp::RemS),
-                ArithOp::Remui => bin(BinOp::RemU),
-                ArithOp::Andi => bin(BinOp::And),
-                ArithOp::Ori => bin(BinOp::Or),
-                ArithOp::Xori => bin(BinOp::Xor),
-                ArithOp::Shli => bin(BinOp::Shl),
-                ArithOp::Shrsi => bin(BinOp::ShrS),
-                ArithOp::Shrui => bin(BinOp::ShrU),
-                ArithOp::Maxsi => bin(BinOp::MaxS),
-                ArithOp::Minsi => bin(BinOp::MinS),
-                ArithOp::Maxui => bin(BinOp::MaxU),
-                ArithOp::Minui => bin(BinOp::MinU),
+                ArithOp::Addi
+                | ArithOp::Subi
+                | ArithOp::Muli
+                | ArithOp::Divsi
+                | ArithOp::Divui
+                | ArithOp::Remsi
+                | ArithOp::Remui
+                | ArithOp::Andi
+                | ArithOp::Ori
+                | ArithOp::Xori
+                | ArithOp::Shli
+                | ArithOp::Shrsi
+                | ArithOp::Shrui
+                | ArithOp::Maxsi
+                | ArithOp::Minsi
+                | ArithOp::Maxui
+                | ArithOp::Minui => bin(BinOp::of(*a).expect("an integer binary op")),
                 ArithOp::Select => Fwd::Select {
                     c: ins[0],
                     t: ins[1],

@@ -307,7 +307,9 @@ pub fn render_text(r: &ThroughputReport) -> String {
         if rs.is_empty() {
             continue;
         }
-        let operators = rs.iter().all(|x| regions::operator_line(&x.name).is_some());
+        let operators = rs
+            .iter()
+            .all(|x| crate::stream::operator_line(&x.name).is_some());
         let title = match kind {
             RegionKind::Loop => "loops",
             RegionKind::Block if operators => "stream operators (tokens: elements and ends in)",

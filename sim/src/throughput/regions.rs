@@ -95,19 +95,10 @@ fn blocks(f: &Function) -> Vec<Region> {
     // bb2 before bb10; a stream operator's block by its line.
     out.sort_by_key(|r| {
         let digits: String = r.name.chars().filter(char::is_ascii_digit).collect();
-        let key = operator_line(&r.name).or_else(|| digits.parse::<u64>().ok());
+        let key = crate::stream::operator_line(&r.name).or_else(|| digits.parse::<u64>().ok());
         (key.unwrap_or(u64::MAX), r.name.clone())
     });
     out
-}
-
-/// The source line of a stream operator's block (`map0 (line 7)`, see
-/// `handscope_compiler::stream`), `None` for other block labels.
-pub fn operator_line(block: &str) -> Option<u64> {
-    block
-        .strip_suffix(')')
-        .and_then(|t| t.rsplit_once(" (line "))
-        .and_then(|(_, d)| d.parse().ok())
 }
 
 fn reconvergent(f: &Function) -> Vec<Region> {

@@ -33,86 +33,84 @@ pub fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-/// The environment of an example's `// sim:` header (deadlock window 16).
-fn environment(f: &Function, header: &Header) -> Environment {
-    let mut s = Session::new(f.clone()).unwrap_or_else(|e| panic!("@{}: {e}", f.name));
-    s.bind(&header.sim_args())
-        .unwrap_or_else(|e| panic!("@{}: {e}", f.name));
-    s.environment().clone()
-}
-
-/// Every example circuit except those that must fail `check`.
-pub fn examples() -> Vec<Example> {
-    let dir = workspace().join("examples").join("circuits");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+/// The `.mlir` files of `dir`, sorted.
+fn mlir_files(dir: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
         .collect();
     paths.sort();
-    let mut out = Vec::new();
-    for path in paths {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let header = Header::parse(&text);
-        if header.values("check").any(|v| v.starts_with("error")) {
-            continue;
-        }
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let (module, _) = handscope_compiler::mlir::parse_mlir(&text, &name)
-            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-        let func = handscope_sim::session::flat_function(&module, None)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let env = environment(&func, &header);
-        out.push(Example {
-            name,
-            path,
-            text,
-            func,
-            env,
-        });
+    paths
+}
+
+/// The example in `path` read by `read` (text, name) and flattened, with the stimulus of its
+/// `// sim:` header (deadlock window 16) and, when `ready` is given, that policy on every
+/// result.
+fn example(
+    path: PathBuf,
+    text: String,
+    read: impl Fn(&str, &str) -> handscope_sim::Module,
+    ready: Option<&str>,
+) -> Example {
+    let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let func = handscope_sim::session::flat_function(&read(&text, &name), None)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut args = Header::parse(&text).sim_args();
+    if let Some(p) = ready {
+        args.ready = func
+            .results
+            .iter()
+            .map(|r| format!("{}={p}", r.name))
+            .collect();
     }
-    out
+    let mut s = Session::new(func.clone()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    s.bind(&args).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let env = s.environment().clone();
+    Example {
+        name,
+        path,
+        text,
+        func,
+        env,
+    }
+}
+
+/// Every example circuit except those that must fail `check`.
+pub fn examples() -> Vec<Example> {
+    mlir_files(&workspace().join("examples").join("circuits"))
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let header = Header::parse(&text);
+            if header.values("check").any(|v| v.starts_with("error")) {
+                return None;
+            }
+            let read = |text: &str, name: &str| {
+                handscope_compiler::mlir::parse_mlir(text, name)
+                    .unwrap_or_else(|e| panic!("{name}: {e:?}"))
+                    .0
+            };
+            Some(example(path, text, read, None))
+        })
+        .collect()
 }
 
 /// The stream programs of `examples/streams`, lowered, with the stimulus of their headers
 /// and, when `ready` is given, that policy on every result.
 pub fn stream_examples(ready: Option<&str>) -> Vec<Example> {
-    let dir = workspace().join("examples").join("streams");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mlir"))
-        .collect();
-    paths.sort();
-    let mut out = Vec::new();
-    for path in paths {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let header = Header::parse(&text);
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let (module, _) = handscope_compiler::stream::compile_stream(&text, &name)
-            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-        let func = handscope_sim::session::flat_function(&module, None)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut args = header.sim_args();
-        if let Some(p) = ready {
-            args.ready = func
-                .results
-                .iter()
-                .map(|r| format!("{}={p}", r.name))
-                .collect();
-        }
-        let mut s = Session::new(func.clone()).unwrap();
-        s.bind(&args).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let env = s.environment().clone();
-        out.push(Example {
-            name,
-            path,
-            text,
-            func,
-            env,
-        });
-    }
-    out
+    mlir_files(&workspace().join("examples").join("streams"))
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let read = |text: &str, name: &str| {
+                handscope_compiler::stream::compile_stream(text, name)
+                    .unwrap_or_else(|e| panic!("{name}: {e:?}"))
+                    .0
+            };
+            example(path, text, read, ready)
+        })
+        .collect()
 }
 
 /// The engine's report and trace.

@@ -56,14 +56,7 @@ impl<'a> Reader<'a> {
                 Tok::Eof if !nested => return Ok(()),
                 Tok::RBrace if nested => return Ok(()),
                 Tok::Ident(w) if (w == "module" || w == "builtin.module") && !nested => {
-                    self.p.bump()?;
-                    if let Tok::At(_) = self.p.peek()? {
-                        self.p.bump()?;
-                    }
-                    if self.p.eat_word("attributes")? {
-                        self.p.parse_attr_dict()?;
-                    }
-                    self.p.expect(&Tok::LBrace)?;
+                    self.p.module_open()?;
                     self.parse_items(funcs, true)?;
                     self.p.expect(&Tok::RBrace)?;
                 }
