@@ -212,6 +212,7 @@ fn style(op: &Op) -> (&'static str, &'static str, &'static str) {
             "#d8ecff",
             ", peripheries=2, style=\"rounded,filled\"",
         ),
+        DisplayClass::Island => ("box3d", "#e4f7e4", ""),
     }
 }
 

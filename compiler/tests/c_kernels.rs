@@ -5,6 +5,7 @@
 //! - as a handshake graph in the engine, compiled with buffers on back edges, buffers
 //!   everywhere, task pipelining, and load-store queues for the arrays both read and
 //!   written (`--memory lsq`) (each graph must also pass `verify`),
+//! - with static islands (`--schedule hybrid` and `static`) under both timing profiles,
 //!
 //! and the return value and final contents of every array parameter must equal the native
 //! run's. The harness lives in `common/kernels.rs`.
@@ -18,7 +19,7 @@ use common::kernels::{
     Kernel, all_kernel_files, interpreted, kernel, native, node_count, parse_args, simulate,
     simulate_timed,
 };
-use handscope_compiler::c::{BufferPolicy, HsOptions, MemoryOrdering};
+use handscope_compiler::c::{BufferPolicy, HsOptions, MemoryOrdering, Scheduling};
 use handscope_sim::spec::timing::TimingProfile;
 use handscope_sim::verify::verify;
 
@@ -83,6 +84,54 @@ fn check_kernel(file: &str) {
             cycles.push(sim.report.cycles);
         }
         println!("{what}: {} nodes, cycles {cycles:?}", node_count(&hs));
+    }
+    // Static islands: innermost loops (hybrid) or the whole function (static), scheduled
+    // for each profile and run under it. Same answers.
+    for schedule in [Scheduling::Hybrid, Scheduling::Static] {
+        for timing in [TimingProfile::ideal(), TimingProfile::fpga()] {
+            let name = if timing.is_ideal() { "ideal" } else { "fpga" };
+            let hs = k.handshake(&HsOptions {
+                timing: timing.clone(),
+                schedule,
+                ..Default::default()
+            });
+            let rep = verify(&hs);
+            assert!(
+                rep.is_ok(),
+                "{file} [{schedule:?}, {name}]: {:#?}",
+                rep.errors
+            );
+            let islands = hs
+                .nodes
+                .values()
+                .filter(|n| matches!(n.op, handscope_sim::Op::Island(_)))
+                .count();
+            if schedule == Scheduling::Static {
+                assert_eq!(islands, 1, "{file} [static]: one island for the function");
+            }
+            let mut cycles = Vec::new();
+            for ((line, args), want) in k.runs.iter().zip(&inputs).zip(&expected) {
+                let run_what = format!("{file} [{schedule:?}, {name}] RUN `{line}`");
+                let sim = simulate_timed(
+                    &ir,
+                    &hs,
+                    std::slice::from_ref(args),
+                    4_000_000,
+                    &run_what,
+                    &timing,
+                );
+                let got = sim.outcome();
+                assert_eq!(
+                    got, *want,
+                    "{run_what}: engine\n got:\n{got}\n native:\n{want}"
+                );
+                cycles.push(sim.report.cycles);
+            }
+            println!(
+                "{file} [{schedule:?}, {name}]: {} nodes, {islands} islands, cycles {cycles:?}",
+                node_count(&hs)
+            );
+        }
     }
     // The `fpga` timing profile: buffers sized for its latencies, pipelines in the run. Same
     // answers, later; with serial order and with address queues.

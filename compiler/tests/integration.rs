@@ -13,6 +13,7 @@ mod c_includes;
 mod c_islands;
 mod c_kernels;
 mod c_scale;
+mod c_static_islands;
 mod c_struct_params;
 mod circt_accepts;
 mod common;

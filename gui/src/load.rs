@@ -124,12 +124,39 @@ pub fn cpath_dirs(cpath: Option<std::ffi::OsString>) -> Vec<std::path::PathBuf> 
         .unwrap_or_default()
 }
 
-/// Default C compile options, with the command line's include directories.
+/// The scheduling and unit limits of this process's command line (`--schedule`, `--units`).
+static SCHEDULING: std::sync::OnceLock<(
+    handscope_compiler::c::Scheduling,
+    std::collections::BTreeMap<String, u32>,
+)> = std::sync::OnceLock::new();
+
+/// Sets how C kernels are scheduled (once, from the command line).
+pub fn set_scheduling(
+    s: handscope_compiler::c::Scheduling,
+    units: std::collections::BTreeMap<String, u32>,
+) {
+    let _ = SCHEDULING.set((s, units));
+}
+
+/// How C kernels are scheduled (dynamic unless set).
+pub fn scheduling() -> handscope_compiler::c::Scheduling {
+    SCHEDULING.get().map(|s| s.0).unwrap_or_default()
+}
+
+/// The unit limits of static schedules (none unless set).
+pub fn unit_limits() -> std::collections::BTreeMap<String, u32> {
+    SCHEDULING.get().map(|s| s.1.clone()).unwrap_or_default()
+}
+
+/// Default C compile options, with the command line's include directories, memory
+/// ordering and scheduling.
 pub fn c_options() -> handscope_compiler::c::HsOptions {
     handscope_compiler::c::HsOptions {
         include_dirs: include_dirs(),
         memory: memory_ordering(),
         lsq_depths: lsq_depths(),
+        schedule: scheduling(),
+        unit_limits: unit_limits(),
         ..Default::default()
     }
 }

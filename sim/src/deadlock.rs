@@ -606,6 +606,21 @@ impl LiveView<'_> {
             | Op::DynCounterBuffer { .. } => {
                 format!("{id} is empty and receives nothing")
             }
+            Op::Island(_) => {
+                let (regs, _) = (self.registers)(n);
+                match node.op.spec().state.decode(regs) {
+                    crate::spec::NodeState::Island(st)
+                        if st.phase == crate::spec::IslandPhase::Running =>
+                    {
+                        format!(
+                            "{id} is running its loop ({} iterations): its results come in {} cycles",
+                            st.iterations,
+                            st.wait + 1
+                        )
+                    }
+                    _ => format!("{id} has no input tokens"),
+                }
+            }
             Op::DynMemController { .. } => {
                 let (regs, _) = (self.registers)(n);
                 match node.op.spec().state.decode(regs) {

@@ -90,6 +90,7 @@ fn node_rules(f: &Function, n: NodeId) -> (Vec<OutRule>, usize) {
         | Op::Constant { .. }
         | Op::Load
         | Op::Store
+        | Op::Island(_)
         | Op::Arith(_) => (latest(), 0),
         Op::Merge => (all(OutRule::Merge), 0),
         Op::Mux => (all(OutRule::Mux), 0),

@@ -15,6 +15,7 @@ pub mod fuzzing;
 pub mod graph;
 pub mod input;
 pub mod invocation;
+pub mod island;
 pub mod limits;
 pub mod location;
 pub mod math_fn;

@@ -797,6 +797,11 @@ pub enum Op {
         /// Store addresses the queue holds.
         depth: u32,
     },
+    /// `island`: a Handscope extension (not a CIRCT op), a loop scheduled at compile time
+    /// (`docs/static-islands.md`, `docs/semantics.md` "Static islands"). Input 0 and output
+    /// 0 are the control token; inputs `1..` are the loop header's parameters, outputs `1..`
+    /// the values the loop leaves with.
+    Island(Box<crate::island::Island>),
 }
 
 /// One access of a load-store queue's group.
@@ -1019,6 +1024,8 @@ op_kinds! {
     DynLsq = "dyn_lsq";
     /// [`Op::AddrQueue`]
     AddrQueue = "addr_queue";
+    /// [`Op::Island`]
+    Island = "island";
 }
 
 impl OpKind {
@@ -1076,6 +1083,7 @@ impl Op {
             Op::DynMemController { .. } => OpKind::DynMemController,
             Op::DynLsq { .. } => OpKind::DynLsq,
             Op::AddrQueue { .. } => OpKind::AddrQueue,
+            Op::Island(_) => OpKind::Island,
         }
     }
 

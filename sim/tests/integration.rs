@@ -10,6 +10,7 @@ mod engine_ops;
 mod engine_wide;
 mod float_native;
 mod fuzz_corpus;
+mod island;
 mod pipeline;
 mod report_trace;
 mod smoke;

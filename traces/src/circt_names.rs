@@ -146,7 +146,12 @@ pub fn state_register_names(field: RegField) -> Vec<String> {
         | RegField::AqPending(_)
         | RegField::AqOffered(_)
         | RegField::AqAddr(_)
-        | RegField::AqPort(_) => Vec::new(),
+        | RegField::AqPort(_)
+        | RegField::IslandPhase
+        | RegField::IslandWait
+        | RegField::IslandIterations
+        | RegField::IslandElapsed
+        | RegField::IslandResult(_) => Vec::new(),
     }
 }
 

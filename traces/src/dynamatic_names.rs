@@ -66,6 +66,7 @@ pub fn channel_net(f: &Function, cid: ChannelId) -> Option<String> {
         | Op::Memory { .. }
         | Op::ExtMemory { .. }
         | Op::AddrQueue { .. }
+        | Op::Island(_)
         | Op::Pipeline { .. } => return None,
     };
     Some(format!("{}_{port}", node.id))

@@ -32,7 +32,8 @@ mod types;
 pub use error::{CError, CWarning};
 pub use handshake::islands::{IslandOp, LoopIsland};
 pub use handshake::{
-    BufferPolicy, HsOptions, MemoryOrdering, compile_to_handshake, compile_to_handshake_warned,
+    BufferPolicy, HsOptions, LoopPragma, MemoryOrdering, Scheduling, compile_to_handshake,
+    compile_to_handshake_warned, loop_pragmas,
 };
 pub use interp::{ArgValue, ExecResult, InterpError, run};
 pub use ir::IrFunction;
@@ -107,5 +108,11 @@ pub fn static_islands(
 ) -> Result<Vec<handshake::islands::LoopIsland>, CError> {
     let mut sources = Sources::with_include_dirs(file_name, source, &opts.include_dirs);
     let (ir, _) = compile_sources_to_ir(&mut sources, top)?;
-    Ok(handshake::islands::loop_islands(&ir, &opts.timing, limits))
+    let stores = opts.memory == MemoryOrdering::Serial;
+    Ok(handshake::islands::loop_islands(
+        &ir,
+        &opts.timing,
+        limits,
+        stores,
+    ))
 }

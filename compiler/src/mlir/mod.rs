@@ -10,6 +10,7 @@ pub(crate) mod ast;
 mod build;
 pub mod diag;
 pub mod dynamatic;
+mod island;
 pub(crate) mod lexer;
 mod opcheck;
 mod opforms;

@@ -136,6 +136,10 @@ impl<'a> Parser<'a> {
         }
         let short = name.strip_prefix("handshake.").unwrap_or(&name);
         let s = match short {
+            "island" => {
+                let (op, operands, results, attrs) = self.parse_island(sp)?;
+                spec(op, operands, results, attrs, sp)
+            }
             "fork" | "lazy_fork" => {
                 let (n, nsp) = self.bracket_u32("the number of outputs")?;
                 if n == 0 {
@@ -1379,6 +1383,9 @@ impl<'a> Parser<'a> {
             return Err(self.unknown_op(&format!("handshake.{m}"), sp));
         };
         Ok(match kind {
+            OpKind::Island => {
+                return Err(self.err(sp, "`handshake.island` is written in its custom form only (a region after the type)"));
+            }
             OpKind::Fork => Op::Fork,
             OpKind::LazyFork => Op::LazyFork,
             OpKind::Merge => Op::Merge,

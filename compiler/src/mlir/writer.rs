@@ -357,6 +357,165 @@ fn write_function_into(out: &mut String, f: &Function, ind: &str) {
     );
 }
 
+/// An `arith` op's text after its result: name, operands `ops`, attributes `attrs` and
+/// types (`in_t` the operands', `out` the result's).
+fn arith_text(a: ArithOp, ops: &str, attrs: &str, in_t: &[Type], out: &Type) -> String {
+    let name = a.qualified_name();
+    let first_in = in_t.first().cloned().unwrap_or(Type::None);
+    match (a.class(), a) {
+        (ArithClass::Compare, ArithOp::Cmpi(p)) => {
+            format!("arith.cmpi {}, {ops}{attrs} : {first_in}", p.keyword())
+        }
+        (ArithClass::FloatCompare, ArithOp::Cmpf(p)) => {
+            format!("arith.cmpf {}, {ops}{attrs} : {first_in}", p.keyword())
+        }
+        (ArithClass::Select, _) => {
+            let t = in_t.get(1).cloned().unwrap_or(Type::None);
+            format!("{name} {ops}{attrs} : {t}")
+        }
+        (
+            ArithClass::Extend
+            | ArithClass::Truncate
+            | ArithClass::IndexCast
+            | ArithClass::IntToFloat
+            | ArithClass::FloatToInt
+            | ArithClass::FloatExtend
+            | ArithClass::FloatTruncate,
+            _,
+        ) => format!("{name} {ops}{attrs} : {first_in} to {out}"),
+        (
+            ArithClass::Binary
+            | ArithClass::IntUnary
+            | ArithClass::Compare
+            | ArithClass::FloatBinary
+            | ArithClass::FloatUnary
+            | ArithClass::FloatCompare,
+            _,
+        ) => format!("{name} {ops}{attrs} : {out}"),
+    }
+}
+
+/// An island's attributes: the memories it uses and its pipelines' schedules
+/// (`docs/static-islands.md` "In MLIR").
+fn island_attrs(isl: &handscope_sim::island::Island, attrs: &mut BTreeMap<String, String>) {
+    let mems: Vec<String> = isl.memories.iter().map(|m| quote(m)).collect();
+    attrs.insert("memories".into(), format!("[{}]", mems.join(", ")));
+    let pipes: Vec<String> = isl
+        .pipelines
+        .iter()
+        .map(|p| {
+            let ops: Vec<String> = p
+                .ops
+                .iter()
+                .map(|o| {
+                    format!(
+                        "[{}, {}, {}, {}]",
+                        quote(&o.name),
+                        o.line,
+                        o.start,
+                        o.latency
+                    )
+                })
+                .collect();
+            format!(
+                "{{header = {}, ii = {}, latency = {}, line = {}, ops = [{}]}}",
+                p.header,
+                p.ii,
+                p.latency,
+                p.line,
+                ops.join(", ")
+            )
+        })
+        .collect();
+    attrs.insert("pipelines".into(), format!("[{}]", pipes.join(", ")));
+}
+
+/// An island's body: its blocks `^bb<k>`, values `%s<slot>`, edges out to `^exit` with the
+/// results, each terminator's edges' cycles in `{cycles = [..]}`.
+fn island_region(isl: &handscope_sim::island::Island) -> String {
+    use handscope_sim::island::{EdgeTarget, IslandEdge, IslandExit, StepOp};
+    let ty = |s: u32| isl.slots.get(s as usize).cloned().unwrap_or(Type::None);
+    let v = |s: u32| format!("%s{s}");
+    let list = |ss: &[u32]| ss.iter().map(|&s| v(s)).collect::<Vec<_>>().join(", ");
+    let types = |ss: &[u32]| {
+        ss.iter()
+            .map(|&s| ty(s).to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let succ = |e: &IslandEdge| {
+        let label = match e.to {
+            EdgeTarget::Block(k) => format!("^bb{k}"),
+            EdgeTarget::Leave => "^exit".to_string(),
+        };
+        if e.args.is_empty() {
+            label
+        } else {
+            format!("{label}({} : {})", list(&e.args), types(&e.args))
+        }
+    };
+    let mut out = String::from("{");
+    for (k, b) in isl.blocks.iter().enumerate() {
+        let params: Vec<String> = b
+            .params
+            .iter()
+            .map(|&s| format!("{}: {}", v(s), ty(s)))
+            .collect();
+        if params.is_empty() {
+            let _ = write!(out, "\n    ^bb{k}:");
+        } else {
+            let _ = write!(out, "\n    ^bb{k}({}):", params.join(", "));
+        }
+        for st in &b.steps {
+            let r = v(st.result);
+            let rt = ty(st.result);
+            let line = match st.op {
+                StepOp::Const(c) => {
+                    let val = match &rt {
+                        Type::Int(1) => if c & 1 == 1 { "true" } else { "false" }.to_string(),
+                        Type::Float(k) => format!("{} : {rt}", float_literal(c, *k)),
+                        t => format!("{} : {t}", signed(c, t.bit_width())),
+                    };
+                    format!("{r} = arith.constant {val}")
+                }
+                StepOp::Arith(a) => {
+                    let in_t: Vec<Type> = st.args.iter().map(|&s| ty(s)).collect();
+                    format!("{r} = {}", arith_text(a, &list(&st.args), "", &in_t, &rt))
+                }
+                StepOp::Load(m) => format!(
+                    "{r} = handshake.island.load {}[{}] : {} -> {rt}",
+                    quote(isl.memories.get(m as usize).map_or("", String::as_str)),
+                    v(st.args[0]),
+                    ty(st.args[0])
+                ),
+                StepOp::Store(m) => format!(
+                    "{r} = handshake.island.store {}, {}[{}] : {}, {}",
+                    v(st.args[1]),
+                    quote(isl.memories.get(m as usize).map_or("", String::as_str)),
+                    v(st.args[0]),
+                    ty(st.args[1]),
+                    ty(st.args[0])
+                ),
+            };
+            let _ = write!(out, "\n      {line}");
+        }
+        let term = match &b.exit {
+            IslandExit::Goto(e) => format!("cf.br {} {{cycles = [{}]}}", succ(e), e.cycles),
+            IslandExit::Branch { cond, t, f } => format!(
+                "cf.cond_br {}, {}, {} {{cycles = [{}, {}]}}",
+                v(*cond),
+                succ(t),
+                succ(f),
+                t.cycles,
+                f.cycles
+            ),
+        };
+        let _ = write!(out, "\n      {term}");
+    }
+    out.push_str("\n    }");
+    out
+}
+
 fn dict(m: &BTreeMap<String, String>) -> String {
     if m.is_empty() {
         return String::new();
@@ -408,6 +567,18 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
     let ops = ins.join(", ");
     let body = match &node.op {
         Op::Argument { .. } => String::new(),
+        Op::Island(isl) => {
+            island_attrs(isl, &mut attrs);
+            let ins_t: Vec<String> = in_t.iter().map(Type::to_string).collect();
+            let outs_t: Vec<String> = out_t.iter().map(Type::to_string).collect();
+            format!(
+                "island {ops}{} : ({}) -> ({}) {}",
+                dict(&attrs),
+                ins_t.join(", "),
+                outs_t.join(", "),
+                island_region(isl)
+            )
+        }
         Op::Fork | Op::LazyFork => {
             format!(
                 "{} [{}] {ops}{} : {first_in}",
@@ -620,44 +791,7 @@ fn op_text(f: &Function, node: &Node, names: &Names) -> String {
                 format!("return{} {ops} : {}", dict(&attrs), types(&in_t))
             }
         }
-        Op::Arith(a) => {
-            let name = a.qualified_name();
-            match (a.class(), a) {
-                (ArithClass::Compare, ArithOp::Cmpi(p)) => format!(
-                    "arith.cmpi {}, {ops}{} : {first_in}",
-                    p.keyword(),
-                    dict(&attrs)
-                ),
-                (ArithClass::FloatCompare, ArithOp::Cmpf(p)) => format!(
-                    "arith.cmpf {}, {ops}{} : {first_in}",
-                    p.keyword(),
-                    dict(&attrs)
-                ),
-                (ArithClass::Select, _) => {
-                    let t = in_t.get(1).cloned().unwrap_or(Type::None);
-                    format!("{name} {ops}{} : {t}", dict(&attrs))
-                }
-                (
-                    ArithClass::Extend
-                    | ArithClass::Truncate
-                    | ArithClass::IndexCast
-                    | ArithClass::IntToFloat
-                    | ArithClass::FloatToInt
-                    | ArithClass::FloatExtend
-                    | ArithClass::FloatTruncate,
-                    _,
-                ) => format!("{name} {ops}{} : {first_in} to {first_out}", dict(&attrs)),
-                (
-                    ArithClass::Binary
-                    | ArithClass::IntUnary
-                    | ArithClass::Compare
-                    | ArithClass::FloatBinary
-                    | ArithClass::FloatUnary
-                    | ArithClass::FloatCompare,
-                    _,
-                ) => format!("{name} {ops}{} : {first_out}", dict(&attrs)),
-            }
-        }
+        Op::Arith(a) => arith_text(*a, &ops, &dict(&attrs), &in_t, &first_out),
     };
     format!("{results}{body}{loc}")
 }

@@ -1030,6 +1030,7 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
         Op::Argument { .. } | Op::Return | Op::Instance { .. } => {
             return Err(format!("`{mn}` is not a component"));
         }
+        Op::Island(_) => return Err("`island`: SystemVerilog not written yet".into()),
     }
     if name == base_name && matches!(op, Op::Arith(_)) {
         name = format!("hs_{mn}_i{}_o{}", sig(&s.ins), sig(&s.outs));

@@ -89,6 +89,74 @@ fn list(v: &[String]) -> String {
     }
 }
 
+/// What a static island does and is doing: its schedule, and while it runs, which iteration
+/// each stage holds.
+fn island_sentence(x: &At<'_>, isl: &handscope_sim::island::Island) -> (String, String) {
+    use handscope_sim::spec::IslandPhase;
+    let does = match isl.loop_pipeline() {
+        Some(p) => format!(
+            "static island: the loop at line {} scheduled at compile time, a new iteration every {}, each {} long ({}); it takes its {} inputs together, and offers its results (n - 1) × {} + {} cycles later for n iterations",
+            p.line,
+            plural(p.ii as usize, "cycle", "cycles"),
+            plural(p.latency as usize, "cycle", "cycles"),
+            plural(p.stages() as usize, "stage", "stages"),
+            x.node().inputs.len(),
+            p.ii,
+            p.latency
+        ),
+        None => format!(
+            "static island: {} scheduled at compile time ({}); it takes its inputs together and offers its results when its schedule says",
+            plural(isl.blocks.len(), "block", "blocks"),
+            plural(isl.pipelines.len(), "pipelined loop", "pipelined loops")
+        ),
+    };
+    let NodeState::Island(st) = &x.state else {
+        return (does, "idle".into());
+    };
+    let now = match st.phase {
+        IslandPhase::Idle => x.join_like("takes its inputs"),
+        IslandPhase::Running => {
+            let rows = isl.stage_table(Some((st.elapsed, st.iterations)));
+            let table: Vec<String> = rows
+                .iter()
+                .map(|r| {
+                    format!(
+                        "stage {}: {} — {}",
+                        r.stage,
+                        if r.ops.is_empty() {
+                            "(no op starts)".into()
+                        } else {
+                            r.ops.join(", ")
+                        },
+                        r.iteration
+                            .map_or("empty".to_string(), |k| format!("iteration {k}"))
+                    )
+                })
+                .collect();
+            let mut s = format!(
+                "running: cycle {} of its invocation, {} in all, results in {}",
+                st.elapsed,
+                plural(st.iterations as usize, "iteration", "iterations"),
+                plural(st.wait as usize + 1, "cycle", "cycles")
+            );
+            if !table.is_empty() {
+                s.push_str(&format!("\n{}", table.join("\n")));
+            }
+            s
+        }
+        IslandPhase::Offering => format!(
+            "offering the results of {}{}",
+            plural(st.iterations as usize, "iteration", "iterations"),
+            if st.emitted.iter().any(|&e| e) {
+                ", some already taken"
+            } else {
+                ""
+            }
+        ),
+    };
+    (does, now)
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -332,6 +400,7 @@ fn what(x: &At<'_>) -> (String, String) {
                 now,
             )
         }
+        Op::Island(isl) => island_sentence(x, isl),
         Op::Buffer { slots, init, .. } => (
             format!(
                 "buffer: {} (up to {} tokens), each adding one cycle of latency{}",

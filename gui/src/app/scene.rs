@@ -563,6 +563,41 @@ fn node_state(
             let text = format!("{}/{} in flight", st.occupancy(), n);
             items.push(state_text(c, y + 2.5, fit_text(&text, width, 8.0), p));
         }
+        NodeState::Island(st) => {
+            // One mark per stage, filled while an iteration is in it, and under them where
+            // the invocation is.
+            let handscope_sim::Op::Island(isl) = &node.op else {
+                return;
+            };
+            let running = st.phase == handscope_sim::spec::IslandPhase::Running;
+            let rows = isl.stage_table(running.then_some((st.elapsed, st.iterations)));
+            let w = 7.0;
+            let marks = rows.len().min(16);
+            let x0 = c[0] - (marks as f32 * w) / 2.0;
+            for (m, r) in rows.iter().take(marks).enumerate() {
+                let min = [x0 + m as f32 * w + 0.5, y - 9.5];
+                items.push(Item::Rect {
+                    min,
+                    max: [min[0] + w - 1.0, y - 3.5],
+                    fill: if r.iteration.is_some() {
+                        p.chan[0].with_alpha(170)
+                    } else {
+                        p.background
+                    },
+                    stroke: p.weak_text,
+                    width: 0.6,
+                    radius: 0.5,
+                });
+            }
+            let text = match st.phase {
+                handscope_sim::spec::IslandPhase::Idle => "idle".to_string(),
+                handscope_sim::spec::IslandPhase::Running => {
+                    format!("cycle {}, {} it.", st.elapsed, st.iterations)
+                }
+                handscope_sim::spec::IslandPhase::Offering => "results out".to_string(),
+            };
+            items.push(state_text(c, y + 2.5, fit_text(&text, width, 8.0), p));
+        }
         NodeState::Emitted(sent) => {
             let k = sent.len().min(MAX_OUTPUT_MARKS);
             for (i, &w) in sent.iter().take(k).enumerate() {

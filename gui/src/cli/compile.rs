@@ -79,6 +79,8 @@ pub fn run(a: &CompileArgs) -> anyhow::Result<ExitCode> {
         include_dirs: crate::load::include_dirs(),
         memory: crate::load::memory_ordering(),
         lsq_depths: crate::load::lsq_depths(),
+        schedule: crate::load::scheduling(),
+        unit_limits: crate::load::unit_limits(),
     };
     let name = a.file.display().to_string();
     let module = match compile_to_handshake_warned(&text, &name, a.func.as_deref(), &opts) {

@@ -59,6 +59,49 @@ pub struct Cli {
     /// to other addresses).
     #[arg(long = "memory", value_enum, global = true, default_value = "serial")]
     pub memory: MemoryFlag,
+    /// How a C kernel is scheduled: `dynamic` (every operation a handshake component; loops
+    /// marked `#pragma handscope static` excepted), `hybrid` (every innermost loop a static
+    /// schedule fits becomes a static island, loops marked `#pragma handscope dynamic`
+    /// excepted) or `static` (the whole function one static island). Islands are scheduled
+    /// with `--timing`'s latencies.
+    #[arg(
+        long = "schedule",
+        value_enum,
+        global = true,
+        default_value = "dynamic"
+    )]
+    pub schedule: ScheduleFlag,
+    /// At most N units of a kind in a static schedule, shared by its operations: `muli=1`,
+    /// `addf.f32=2`, `load.a=1` (an array's read ports). Repeatable; a kind not named has a
+    /// unit per operation.
+    #[arg(long = "units", value_name = "KIND=N", global = true, value_parser = parse_units)]
+    pub units: Vec<(String, u32)>,
+}
+
+/// `--schedule`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScheduleFlag {
+    /// Handshake components only.
+    Dynamic,
+    /// Static islands where they fit.
+    Hybrid,
+    /// One static island.
+    Static,
+}
+
+/// Parses `KIND=N` (`muli=1`).
+fn parse_units(s: &str) -> Result<(String, u32), String> {
+    let (k, n) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}`: write KIND=N, e.g. muli=1"))?;
+    let n: u32 = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}`: `{n}` is not a count of units"))?;
+    if n == 0 {
+        return Err(format!("`{s}`: a kind needs at least one unit"));
+    }
+    Ok((k.trim().to_string(), n))
 }
 
 /// `--memory`.
@@ -160,6 +203,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .collect(),
     );
     crate::load::set_lsq_depths(cli.lsq_depths.iter().cloned().collect());
+    crate::load::set_scheduling(
+        match cli.schedule {
+            ScheduleFlag::Dynamic => handscope_compiler::c::Scheduling::Dynamic,
+            ScheduleFlag::Hybrid => handscope_compiler::c::Scheduling::Hybrid,
+            ScheduleFlag::Static => handscope_compiler::c::Scheduling::Static,
+        },
+        cli.units.iter().cloned().collect(),
+    );
     crate::load::set_memory_ordering(match cli.memory {
         MemoryFlag::Serial => handscope_compiler::c::MemoryOrdering::Serial,
         MemoryFlag::Lsq => handscope_compiler::c::MemoryOrdering::Lsq,

@@ -17,11 +17,6 @@ pub struct ScheduleArgs {
     /// Top function (default: the kernel's `// TOP:`, else the only function nobody calls).
     #[arg(long)]
     pub func: Option<String>,
-    /// At most N units of a kind, shared by the loop's operations: `muli=1`, `addf.f32=2`,
-    /// `load.a=1` (a memory's read ports). Repeatable; a kind not named has a unit per
-    /// operation.
-    #[arg(long = "units", value_name = "KIND=N")]
-    pub units: Vec<String>,
     /// The latencies the schedule is made for (`--timing`); the dynamic circuit it is
     /// compared with runs under the same profile.
     #[command(flatten)]
@@ -40,8 +35,10 @@ fn dynamic_iis(
     opts: &HsOptions,
 ) -> Result<BTreeMap<String, f64>, String> {
     let run = || -> anyhow::Result<BTreeMap<String, f64>> {
+        // The dynamic circuit: the islands' loops as handshake components.
         let c = HsOptions {
             timing: opts.timing.clone(),
+            schedule: handscope_compiler::c::Scheduling::Dynamic,
             ..crate::load::c_options()
         };
         let loaded = crate::load::load_text_with(&a.file, text, top, &c)?;
@@ -72,20 +69,7 @@ pub fn run(a: &ScheduleArgs) -> anyhow::Result<ExitCode> {
             a.file.display()
         );
     }
-    let mut limits = BTreeMap::new();
-    for u in &a.units {
-        let (k, n) = u
-            .split_once('=')
-            .with_context(|| format!("--units `{u}`: write KIND=N, e.g. muli=1"))?;
-        let n: u32 = n
-            .trim()
-            .parse()
-            .with_context(|| format!("--units `{u}`: `{n}` is not a count of units"))?;
-        if n == 0 {
-            bail!("--units `{u}`: a kind needs at least one unit");
-        }
-        limits.insert(k.trim().to_string(), n);
-    }
+    let limits = crate::load::unit_limits();
     let text = handscope_sim::input::read_text(&a.file)?;
     let header = handscope_sim::session::header::Header::parse(&text);
     let top = a

@@ -145,6 +145,7 @@ pub fn compile(f: &Function) -> Result<Program, SimError> {
         compile_node(&mut b, &widths, &full, nid.as_u32(), node)?;
         b.p.node_regs[nid.index()] = (start, b.p.reg_init.len() as u32);
     }
+    resolve_island_memories(&mut b.p, f)?;
     // Arguments and results.
     for (i, a) in f.args.iter().enumerate() {
         if let Some(n) = a.node {
@@ -801,6 +802,42 @@ fn compile_node(
             );
             b.p.buffers.push((ins[0], outs[0], reg, *slots));
         }
+        Op::Island(isl) => {
+            isl.validate().map_err(|e| malformed(node, e.to_string()))?;
+            if any_wide
+                || isl
+                    .slots
+                    .iter()
+                    .any(|t| crate::wide::is_wide(t.bit_width()))
+            {
+                return Err(malformed(node, "an island over values wider than 64 bits"));
+            }
+            let k = b.p.islands.len() as u32;
+            // Memories are resolved by name once every node is compiled.
+            b.p.islands.push(((**isl).clone(), Vec::new()));
+            let (ins_sp, outs_sp) = (b.span(ins.iter().copied()), b.span(outs.iter().copied()));
+            b.fwd(
+                nid,
+                Fwd::IslandOut { outs: outs_sp, reg },
+                vec![],
+                outs.clone(),
+            );
+            b.bwd(
+                nid,
+                Bwd::IslandIn { ins: ins_sp, reg },
+                ins.clone(),
+                ins.clone(),
+            );
+            b.clk(
+                nid,
+                Clk::Island {
+                    ins: ins_sp,
+                    outs: outs_sp,
+                    reg,
+                    island: k,
+                },
+            );
+        }
         Op::Pipeline { latency, ii } => {
             let (latency, ii) = (*latency, *ii);
             if latency == 0 || ii == 0 {
@@ -1343,6 +1380,29 @@ fn compile_node(
                 b.clk(nid, Clk::Emit { outs: sp, reg });
             }
         }
+    }
+    Ok(())
+}
+
+/// Points every island's memories at the program's memories of the same name.
+fn resolve_island_memories(p: &mut Program, f: &Function) -> Result<(), SimError> {
+    let Program { islands, mems, .. } = p;
+    for (isl, ids) in islands.iter_mut() {
+        *ids = isl
+            .memories
+            .iter()
+            .map(|name| {
+                mems.iter()
+                    .position(|m| &m.name == name)
+                    .map(|i| i as u32)
+                    .ok_or_else(|| SimError::Malformed {
+                        node: format!("@{}", f.name),
+                        what: format!(
+                            "an island reads memory `{name}`, which the function does not have"
+                        ),
+                    })
+            })
+            .collect::<Result<_, _>>()?;
     }
     Ok(())
 }

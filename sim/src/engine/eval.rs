@@ -7,6 +7,7 @@ use crate::types::width_mask;
 
 mod addr_queue;
 mod dynamatic;
+mod island;
 mod lsq;
 
 // Register word offsets, from the components' state layouts (`crate::spec`).
@@ -501,6 +502,7 @@ pub(super) fn fwd_one(p: &Program, s: &mut Sig<'_>, i: &Fwd) {
         Fwd::DynSelect { c, t, f, out, reg } => dynamatic::select_out(s, c, t, f, out, reg),
         Fwd::DynMcOut { mc } => dynamatic::mc_out(p, s, mc),
         Fwd::DynCountOut { out, reg } => dynamatic::count_out(s, out, reg),
+        Fwd::IslandOut { outs, reg } => island::island_out(p, s, outs, reg),
         Fwd::DynLsqOut { lsq } => lsq::lsq_out(p, s, lsq),
         Fwd::AqLoad { q, port } => addr_queue::load_fwd(p, s, q, port),
         Fwd::AqStoreOut { q } => addr_queue::store_out(p, s, q),
@@ -705,6 +707,7 @@ pub(super) fn bwd_one(p: &Program, s: &mut Sig<'_>, i: &Bwd) {
         Bwd::DynSelect { c, t, f, out, reg } => dynamatic::select_in(s, c, t, f, out, reg),
         Bwd::DynMcIn { mc } => dynamatic::mc_in(p, s, mc),
         Bwd::DynCountIn { inp, out, reg } => dynamatic::count_in(s, inp, out, reg),
+        Bwd::IslandIn { ins, reg } => island::island_in(p, s, ins, reg),
         Bwd::DynLsqIn { lsq } => lsq::lsq_in(p, s, lsq),
         Bwd::AqStoreIn { q } => addr_queue::store_in(p, s, q),
     }
@@ -972,6 +975,12 @@ pub(super) fn clk_one(p: &Program, s: &mut Sig<'_>, i: &Clk) {
         Clk::DynMc { mc } => dynamatic::mc_clk(p, s, mc),
         Clk::DynLsq { lsq } => lsq::lsq_clk(p, s, lsq),
         Clk::Aq { q } => addr_queue::clk(p, s, q),
+        Clk::Island {
+            ins,
+            outs,
+            reg,
+            island,
+        } => island::island_clk(p, s, ins, outs, reg, island),
     }
 }
 

@@ -806,7 +806,10 @@ impl Simulation {
         if !self.last_idle
             || self.cycle < self.steady_from
             || self.trace.is_some()
-            || self.monitor.quiet_room(&self.st.valid, &self.st.ready) == 0
+            || self
+                .monitor
+                .quiet_room(&self.st.valid, &self.st.ready, &self.st.regs)
+                == 0
         {
             return false;
         }
@@ -826,7 +829,8 @@ impl Simulation {
             self.finish_cycle(cycle, None, tap.take());
             return true;
         }
-        self.monitor.count_quiet(&self.st.valid, &self.st.ready, 1);
+        self.monitor
+            .count_quiet(&self.st.valid, &self.st.ready, &self.st.regs, 1);
         if let Some((t, sink)) = tap {
             sink(&t.hand_out(cycle));
         }
@@ -840,13 +844,17 @@ impl Simulation {
         // Time skipping: the next cycles, up to the first whose signals may change.
         let room = limit
             .saturating_sub(self.cycle)
-            .min(self.monitor.quiet_room(&self.st.valid, &self.st.ready));
+            .min(
+                self.monitor
+                    .quiet_room(&self.st.valid, &self.st.ready, &self.st.regs),
+            );
         if room > 0
             && let Some(edges) = a.quiet_edges(&self.st)
         {
             let k = edges.min(room);
             a.skip_quiet(&mut self.st, k);
-            self.monitor.count_quiet(&self.st.valid, &self.st.ready, k);
+            self.monitor
+                .count_quiet(&self.st.valid, &self.st.ready, &self.st.regs, k);
             self.cycle += k;
         }
         self.advance_tier();

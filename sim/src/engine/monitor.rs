@@ -205,6 +205,9 @@ pub(crate) struct Monitor {
     /// stream result owes before the run is done.
     stream_ends: Option<u64>,
     window: u64,
+    /// The first register of every static island: one that runs its loop makes progress
+    /// though no channel moves.
+    island_regs: Vec<u32>,
     idle: u64,
     idle_since: u64,
     cycle: u64,
@@ -280,6 +283,14 @@ impl Monitor {
             invocations,
             stream_ends,
             window: deadlock::effective_window(env.map_or(16, |e| e.deadlock_window), f),
+            island_regs: prog
+                .clk
+                .iter()
+                .filter_map(|c| match c {
+                    super::program::Clk::Island { reg, .. } => Some(*reg),
+                    _ => None,
+                })
+                .collect(),
             idle: 0,
             idle_since: 0,
             cycle: 0,
@@ -405,7 +416,7 @@ impl Monitor {
             let inv = self.invocations;
             inv.is_some_and(|inv| self.results.iter().all(|r| r.outputs.len() as u64 >= inv))
         };
-        let progress = any || self.result_waits(s.valid, s.ready);
+        let progress = any || self.result_waits(s.valid, s.ready) || self.islands_run(s.regs);
         if progress {
             self.idle = 0;
         } else {
@@ -448,6 +459,14 @@ impl Monitor {
         any
     }
 
+    /// Whether a static island is running its loop (progress without transfers).
+    fn islands_run(&self, regs: &[u64]) -> bool {
+        self.island_regs.iter().any(|&r| {
+            regs.get((r + crate::spec::island_regs::PHASE) as usize)
+                == Some(&crate::spec::island_regs::RUNNING)
+        })
+    }
+
     /// Whether the results' signals `valid`/`ready` count as progress (a result offered
     /// to an environment that may take it later).
     fn result_waits(&self, valid: &[bool], ready: &[bool]) -> bool {
@@ -460,10 +479,10 @@ impl Monitor {
     /// How many cycles whose signals are the last cycle's (which transferred nothing)
     /// [`Monitor::count_quiet`] may count at once: those before the one that completes the
     /// idle window (observed in full).
-    pub(crate) fn quiet_room(&self, valid: &[bool], ready: &[bool]) -> u64 {
+    pub(crate) fn quiet_room(&self, valid: &[bool], ready: &[bool], regs: &[u64]) -> u64 {
         if self.status.is_some() {
             0
-        } else if self.result_waits(valid, ready) {
+        } else if self.result_waits(valid, ready) || self.islands_run(regs) {
             u64::MAX
         } else {
             self.window.saturating_sub(self.idle + 1)
@@ -473,9 +492,9 @@ impl Monitor {
     /// Counts `k` cycles whose signals are the last cycle's, which transferred nothing
     /// ([`Monitor::quiet_room`] allowed them): what [`Monitor::observe`] does with them,
     /// without the checks whose answers cannot have changed.
-    pub(crate) fn count_quiet(&mut self, valid: &[bool], ready: &[bool], k: u64) {
+    pub(crate) fn count_quiet(&mut self, valid: &[bool], ready: &[bool], regs: &[u64], k: u64) {
         self.counters.count_same(self.cycle, k, valid, ready);
-        if self.result_waits(valid, ready) {
+        if self.result_waits(valid, ready) || self.islands_run(regs) {
             self.idle = 0;
         } else {
             if self.idle == 0 {

@@ -141,6 +141,9 @@ pub enum Fwd {
     },
     /// Dynamatic `COUNTER_BUFFER` output: its token once its wait is over.
     DynCountOut { out: u32, reg: u32 },
+    /// Static island outputs: its results (and the control token) while offering, each
+    /// until taken.
+    IslandOut { outs: Span, reg: u32 },
     /// Dynamatic `control_merge`: the skid register's winner, or the priority choice, onto
     /// `out` and `idx` (each until its fork flag is set).
     DynMerge {
@@ -308,6 +311,8 @@ pub enum Bwd {
     DynPipeIn { inp: u32, out: u32, last: u32 },
     /// Dynamatic `COUNTER_BUFFER` input: ready while empty, or when its token leaves.
     DynCountIn { inp: u32, out: u32, reg: u32 },
+    /// Static island inputs: all ready together while idle and every input is valid.
+    IslandIn { ins: Span, reg: u32 },
     /// Dynamatic `control_merge` inputs: the priority winner is ready while the skid
     /// register is empty.
     DynMerge { ins: Span, reg: u32 },
@@ -418,6 +423,14 @@ pub enum Clk {
         reg: u32,
         slots: u32,
         bypass: bool,
+    },
+    /// Static island [`Program::islands`]`[island]`: takes its inputs and runs its loop,
+    /// counts down to its results, hands them out.
+    Island {
+        ins: Span,
+        outs: Span,
+        reg: u32,
+        island: u32,
     },
     /// Dynamatic `COUNTER_BUFFER`: takes a token and counts `latency - 1` cycles down.
     DynCount {
@@ -706,6 +719,9 @@ pub struct Program {
     pub dyn_lsqs: Vec<DynLsqInfo>,
     /// Address queues, for the `Aq*` instructions.
     pub addr_queues: Vec<AddrQueueInfo>,
+    /// Static islands, for the `Island*` instructions: the loop and, per memory it reads,
+    /// the index in [`Program::mems`].
+    pub islands: Vec<(crate::island::Island, Vec<u32>)>,
     /// True when forward and backward passes must be iterated together (`lazy_fork`).
     pub global_iterate: bool,
     /// Channel of each channel argument: (argument index, channel).
@@ -768,6 +784,7 @@ impl Kinded for Fwd {
             Fwd::DynSelect { .. } => 83,
             Fwd::DynMcOut { .. } => 84,
             Fwd::DynCountOut { .. } => 85,
+            Fwd::IslandOut { .. } => 89,
             Fwd::DynLsqOut { .. } => 86,
             Fwd::AqLoad { .. } => 87,
             Fwd::AqStoreOut { .. } => 88,
@@ -804,6 +821,7 @@ impl Kinded for Bwd {
             Bwd::DynSelect { .. } => 20,
             Bwd::DynMcIn { .. } => 21,
             Bwd::DynCountIn { .. } => 22,
+            Bwd::IslandIn { .. } => 25,
             Bwd::DynLsqIn { .. } => 23,
             Bwd::AqStoreIn { .. } => 24,
             Bwd::Store { .. } => 9,
@@ -833,6 +851,7 @@ impl Kinded for Clk {
             Clk::DynCount { .. } => 9,
             Clk::DynLsq { .. } => 10,
             Clk::Aq { .. } => 11,
+            Clk::Island { .. } => 12,
         }
     }
 }

@@ -78,6 +78,9 @@ pub enum Comb {
         /// Store ports.
         st: u32,
     },
+    /// `island`: outputs come from registers; every input's ready depends on every input's
+    /// forward group (the inputs are taken together, when the island is idle).
+    Island,
     /// `memory`/`extmemory`: each load port is an eager fork of `ldAddr<i>` onto `ldData<i>`
     /// and `ldDone<i>`; a store port writes on the clock edge and raises `stDone<j>` from a
     /// register, so only its ready depends on `stDone<j>`'s ready.
@@ -111,6 +114,13 @@ impl Comb {
         match self {
             Comb::None => {}
             Comb::Join => join(&all(n_in), &all(n_out)),
+            Comb::Island => {
+                for i in 0..n_in {
+                    for j in 0..n_in {
+                        deps.push((Forward(PortRef::In(j)), Ready(PortRef::In(i))));
+                    }
+                }
+            }
             Comb::Pipeline => {
                 if n_in > 0 && n_out > 0 {
                     deps.push((Ready(PortRef::Out(0)), Ready(PortRef::In(0))));

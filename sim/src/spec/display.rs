@@ -40,6 +40,8 @@ pub enum DisplayClass {
     Compute,
     /// `pipeline`: the latency stages of a timed unit.
     Pipeline,
+    /// `island`: a statically scheduled loop, drawn as one box with its stage table.
+    Island,
 }
 
 /// How much a label says.
@@ -108,6 +110,21 @@ pub fn describe_op(
         }
         Op::DynBuffer { kind, slots } => format!("buffer [{slots}] {}", kind.name()),
         Op::DynPipeline { latency } => format!("pipeline [{latency}] stalling"),
+        Op::Island(isl) => match (isl.pipelines.as_slice(), full) {
+            ([p], true) => format!(
+                "island ii={} latency={}\n{} stages, {} ops",
+                p.ii,
+                p.latency,
+                p.stages(),
+                p.ops.len()
+            ),
+            ([p], false) => format!("island ii={}", p.ii),
+            (ps, _) => format!(
+                "island [{} blocks, {} pipelined loops]",
+                isl.blocks.len(),
+                ps.len()
+            ),
+        },
         Op::DynCounterBuffer { latency } => format!("buffer COUNTER_BUFFER, {latency} cycles"),
         Op::DynControlMerge if full => format!("control_merge [{n_in}]"),
         Op::DynControlMerge => "control_merge".into(),

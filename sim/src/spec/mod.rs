@@ -26,9 +26,10 @@ pub use comb::{Comb, PortSignal};
 pub use display::{Detail, DisplayClass, describe_op, signed_value};
 pub use ports::{Count, CountContext, PortRef, Ports, Resolved};
 pub use state::{
-    LsqCtl, LsqLoadEntry, LsqLoadPart, LsqState, LsqStoreEntry, LsqStorePart, NodeState,
-    PipelineState, RegField, SlotPart, SlotState, StageToken, StateLayout, addr_queue_regs,
-    cmerge_regs, fifo_regs, lsq_regs, mc_regs, skid_merge_regs, slot_regs, stage_regs,
+    IslandPhase, IslandState, LsqCtl, LsqLoadEntry, LsqLoadPart, LsqState, LsqStoreEntry,
+    LsqStorePart, NodeState, PipelineState, RegField, SlotPart, SlotState, StageToken, StateLayout,
+    addr_queue_regs, cmerge_regs, fifo_regs, island_regs, lsq_regs, mc_regs, skid_merge_regs,
+    slot_regs, stage_regs,
 };
 pub use typing::{Typing, Violation, ViolationKind};
 
@@ -389,6 +390,19 @@ pub fn spec(op: &Op) -> ComponentSpec {
             StateLayout::Fifo { slots: 1 },
             DisplayClass::Buffer,
             WaitRule::InputWhenEmpty,
+            NotLowered,
+        ),
+        // The loop's schedule is fixed when it is built: timing profiles leave it alone.
+        Op::Island(isl) => s(
+            numbered("in", AtLeast(1)),
+            numbered("out", AtLeast(1)),
+            Typing::Island,
+            Comb::Island,
+            StateLayout::Island {
+                outputs: isl.results() as u32 + 1,
+            },
+            DisplayClass::Island,
+            WaitRule::AllInputs,
             NotLowered,
         ),
         Op::DynControlMerge => s(

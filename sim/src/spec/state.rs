@@ -45,6 +45,32 @@ pub mod stage_regs {
     pub const WORDS: u32 = 2;
 }
 
+/// Word offsets inside a static island (`docs/static-islands.md`): its phase, the cycles
+/// left until its results, the iterations and elapsed cycles of the invocation it runs, one
+/// `emitted` flag per output, then one word per result.
+pub mod island_regs {
+    /// [`super::RegField::IslandPhase`].
+    pub const PHASE: u32 = 0;
+    /// [`super::RegField::IslandWait`].
+    pub const WAIT: u32 = 1;
+    /// [`super::RegField::IslandIterations`].
+    pub const ITERATIONS: u32 = 2;
+    /// [`super::RegField::IslandElapsed`].
+    pub const ELAPSED: u32 = 3;
+    /// The first output's `emitted` flag.
+    pub const EMITTED: u32 = 4;
+    /// Phase: waiting for inputs.
+    pub const IDLE: u64 = 0;
+    /// Phase: iterations in the pipeline, results not yet out.
+    pub const RUNNING: u64 = 1;
+    /// Phase: offering the results.
+    pub const OFFERING: u64 = 2;
+    /// Word of result `i` of an island with `outputs` outputs (control token included).
+    pub fn result(outputs: u32, i: u32) -> u32 {
+        EMITTED + outputs + i
+    }
+}
+
 /// Word offsets of a Dynamatic buffer's FIFO: the number of tokens held, the head's entry,
 /// then one word per entry.
 pub mod fifo_regs {
@@ -423,6 +449,16 @@ pub enum RegField {
     AqAddr(u32),
     /// Address queue: entry `entry`'s store port.
     AqPort(u32),
+    /// Static island: idle, running or offering its results ([`island_regs`]).
+    IslandPhase,
+    /// Static island: cycles until its results are offered.
+    IslandWait,
+    /// Static island: iterations of the invocation it runs.
+    IslandIterations,
+    /// Static island: cycles since it took its inputs.
+    IslandElapsed,
+    /// Static island: result `i` (output `i + 1`).
+    IslandResult(u32),
     /// Memory load port `port`'s eager-fork register for `ldData` (`output` 0) or `ldDone` (1).
     LoadEmitted {
         /// Load port.
@@ -483,6 +519,10 @@ impl RegField {
             "antitoken_0" => return Some(RegField::Antitoken(0)),
             "antitoken_1" => return Some(RegField::Antitoken(1)),
             "queued" => return Some(RegField::AqCount),
+            "phase" => return Some(RegField::IslandPhase),
+            "wait" => return Some(RegField::IslandWait),
+            "iterations" => return Some(RegField::IslandIterations),
+            "elapsed" => return Some(RegField::IslandElapsed),
             _ => {}
         }
         if let Some(i) = name.strip_prefix("emitted_").and_then(num) {
@@ -497,6 +537,9 @@ impl RegField {
             let tail = tail.strip_prefix('.').or_else(|| tail.strip_prefix('_'))?;
             Some((num(k)?, tail.to_string()))
         };
+        if let Some(k) = name.strip_prefix("result_").and_then(num) {
+            return Some(RegField::IslandResult(k));
+        }
         if let Some(k) = name.strip_prefix("entry").and_then(num) {
             return Some(RegField::FifoEntry(k));
         }
@@ -612,6 +655,11 @@ impl fmt::Display for RegField {
             RegField::AqOffered(i) => write!(f, "ld{i}.offered"),
             RegField::AqAddr(k) => write!(f, "q{k}.addr"),
             RegField::AqPort(k) => write!(f, "q{k}.port"),
+            RegField::IslandPhase => write!(f, "phase"),
+            RegField::IslandWait => write!(f, "wait"),
+            RegField::IslandIterations => write!(f, "iterations"),
+            RegField::IslandElapsed => write!(f, "elapsed"),
+            RegField::IslandResult(i) => write!(f, "result_{i}"),
         }
     }
 }
@@ -669,6 +717,11 @@ pub enum StateLayout {
         loads: u32,
         /// Store ports.
         stores: u32,
+    },
+    /// A static island: [`island_regs`].
+    Island {
+        /// Outputs, the control token included.
+        outputs: u32,
     },
     /// One write-valid flag per store port, then two eager-fork flags per load port.
     MemoryPorts {
@@ -743,6 +796,16 @@ impl StateLayout {
                 .chain((0..loads).map(RegField::AqOffered))
                 .chain((0..depth).flat_map(|k| [RegField::AqAddr(k), RegField::AqPort(k)]))
                 .collect(),
+            StateLayout::Island { outputs } => [
+                RegField::IslandPhase,
+                RegField::IslandWait,
+                RegField::IslandIterations,
+                RegField::IslandElapsed,
+            ]
+            .into_iter()
+            .chain((0..outputs).map(RegField::Emitted))
+            .chain((0..outputs.saturating_sub(1)).map(RegField::IslandResult))
+            .collect(),
             StateLayout::MemoryPorts { ld, st } => {
                 (0..st)
                     .map(|port| RegField::StoreWriteValid { port })
@@ -770,6 +833,7 @@ impl StateLayout {
             StateLayout::LoadPaths => 6,
             StateLayout::DynMc { ld } => mc_regs::LOADS + 2 * ld,
             StateLayout::MemoryPorts { ld, st } => st + 2 * ld,
+            StateLayout::Island { outputs } => island_regs::result(outputs, outputs) - 1,
             StateLayout::AddrQueue {
                 depth,
                 loads,
@@ -862,6 +926,18 @@ impl StateLayout {
             (StateLayout::SkidMerge, RegField::SkidData) => Some(skid_merge_regs::DATA),
             (StateLayout::SkidMerge, RegField::Emitted(i)) if i < 2 => {
                 Some(skid_merge_regs::EMITTED + i)
+            }
+            (StateLayout::Island { .. }, RegField::IslandPhase) => Some(island_regs::PHASE),
+            (StateLayout::Island { .. }, RegField::IslandWait) => Some(island_regs::WAIT),
+            (StateLayout::Island { .. }, RegField::IslandIterations) => {
+                Some(island_regs::ITERATIONS)
+            }
+            (StateLayout::Island { .. }, RegField::IslandElapsed) => Some(island_regs::ELAPSED),
+            (StateLayout::Island { outputs }, RegField::Emitted(i)) if i < outputs => {
+                Some(island_regs::EMITTED + i)
+            }
+            (StateLayout::Island { outputs }, RegField::IslandResult(i)) if i + 1 < outputs => {
+                Some(island_regs::result(outputs, i))
             }
             (StateLayout::MemoryPorts { st, .. }, RegField::StoreWriteValid { port })
                 if port < st =>
@@ -1026,6 +1102,22 @@ impl StateLayout {
                         .collect(),
                 })
             }
+            StateLayout::Island { outputs } => NodeState::Island(IslandState {
+                phase: match w(island_regs::PHASE) {
+                    island_regs::RUNNING => IslandPhase::Running,
+                    island_regs::OFFERING => IslandPhase::Offering,
+                    _ => IslandPhase::Idle,
+                },
+                wait: w(island_regs::WAIT),
+                iterations: w(island_regs::ITERATIONS),
+                elapsed: w(island_regs::ELAPSED),
+                emitted: (0..outputs)
+                    .map(|i| w(island_regs::EMITTED + i) != 0)
+                    .collect(),
+                results: (0..outputs.saturating_sub(1))
+                    .map(|i| w(island_regs::result(outputs, i)))
+                    .collect(),
+            }),
             StateLayout::MemoryPorts { ld, st } => NodeState::Memory {
                 store_done_pending: (0..st).map(|j| w(j) != 0).collect(),
                 load_emitted: (0..ld)
@@ -1034,6 +1126,34 @@ impl StateLayout {
             },
         }
     }
+}
+
+/// Where a static island is in an invocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IslandPhase {
+    /// Waiting for its inputs.
+    Idle,
+    /// Iterations are in its pipeline; the results are not out yet.
+    Running,
+    /// Offering the results of the invocation.
+    Offering,
+}
+
+/// A static island's registers, decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IslandState {
+    /// Idle, running or offering.
+    pub phase: IslandPhase,
+    /// Cycles until the results are offered (while running).
+    pub wait: u64,
+    /// Iterations of the current (or last) invocation.
+    pub iterations: u64,
+    /// Cycles since the current invocation's inputs were taken.
+    pub elapsed: u64,
+    /// Per output (the control token first): already taken.
+    pub emitted: Vec<bool>,
+    /// The results of the current invocation (outputs `1..`).
+    pub results: Vec<u64>,
 }
 
 /// One buffer slot's contents.
@@ -1284,6 +1404,8 @@ pub enum NodeState {
         /// Per load port: its address was offered and not taken (it stays offered).
         offered: Vec<bool>,
     },
+    /// A static island's registers.
+    Island(IslandState),
     /// A memory's port registers.
     Memory {
         /// Per store port: a write happened and its `stDone` token is not taken yet.
@@ -1306,6 +1428,7 @@ impl NodeState {
             | NodeState::MemoryController { .. }
             | NodeState::Lsq(_)
             | NodeState::AddrQueue { .. }
+            | NodeState::Island(_)
             | NodeState::Memory { .. } => false,
         }
     }

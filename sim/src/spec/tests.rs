@@ -100,6 +100,7 @@ fn one_of_each() -> Vec<Op> {
                     memref: None,
                 });
             }
+            OpKind::Island => ops.push(Op::Island(Box::new(crate::island::tests::sum_island()))),
             OpKind::AddrQueue => ops.push(Op::AddrQueue {
                 ld: 2,
                 st: 1,

@@ -338,6 +338,7 @@ impl TimingProfile {
             | Op::Load
             | Op::Store
             | Op::Instance { .. }
+            | Op::Island(_)
             | Op::Pipeline { .. } => Vec::new(),
         };
         units.into_iter().filter(|t| t.unit.latency > 0).collect()

@@ -37,6 +37,9 @@ pub enum Typing {
     Constant,
     /// Any types (`sink`, `never`).
     Any,
+    /// `island`: a `none` control token in and out (port 0), inputs `1..` of the loop
+    /// header's parameter types and outputs `1..` of its result types.
+    Island,
     /// `load`/`store`: integer address, `none` control, outputs of the data and address types.
     MemoryAccess,
     /// `memory`/`extmemory`: element-typed data, integer addresses, `none` done tokens.
@@ -229,6 +232,34 @@ pub(super) fn check(op: &Op, sp: &ComponentSpec, ins: &[Type], outs: &[Type]) ->
             }
         }
         Typing::Any => {}
+        Typing::Island => {
+            if let Op::Island(isl) = op {
+                c.expect("input `ctrl`", &ins[0], &Type::None);
+                c.expect("output `ctrl`", &outs[0], &Type::None);
+                let params = &isl.slots[..(isl.params as usize).min(isl.slots.len())];
+                if ins.len() != params.len() + 1 || outs.len() != isl.results() + 1 {
+                    c.push(
+                        ViolationKind::Count,
+                        format!(
+                            "an island over {} parameters and {} results has {} inputs and {} outputs, expected {} and {}",
+                            params.len(),
+                            isl.results(),
+                            ins.len(),
+                            outs.len(),
+                            params.len() + 1,
+                            isl.results() + 1
+                        ),
+                    );
+                } else {
+                    for (i, t) in params.iter().enumerate() {
+                        c.expect_port(PortRef::In(i + 1), &ins[i + 1], t);
+                    }
+                    for (i, t) in isl.result_types().iter().enumerate() {
+                        c.expect_port(PortRef::Out(i + 1), &outs[i + 1], t);
+                    }
+                }
+            }
+        }
         Typing::MemoryAccess => {
             c.expect_integer("input `addrIn0`", &ins[0]);
             c.expect("output `addrOut0`", &outs[1], &ins[0]);
@@ -572,6 +603,11 @@ fn check_attributes(c: &mut Checker<'_>, op: &Op, ins: &[Type], outs: &[Type]) {
                         crate::limits::MAX_ADDR_QUEUE_DEPTH
                     ),
                 );
+            }
+        }
+        Op::Island(isl) => {
+            if let Err(e) = isl.validate() {
+                c.push(ViolationKind::Attribute, e.to_string());
             }
         }
         Op::DynPipeline { latency } | Op::DynCounterBuffer { latency } => {

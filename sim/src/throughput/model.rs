@@ -181,6 +181,21 @@ fn output_kind(op: &Op, port: usize) -> OutputKind {
         }
         StateLayout::BufferSlots { .. } => OutputKind::Slots,
         StateLayout::Pipeline { .. } => OutputKind::Stages,
+        // One invocation at a time; its results come at least `latency` cycles after its
+        // inputs (more with more iterations, which a static model cannot know).
+        StateLayout::Island { .. } => OutputKind::Fifo {
+            fwd: match op {
+                Op::Island(isl) => isl
+                    .pipelines
+                    .iter()
+                    .map(|p| u64::from(p.latency))
+                    .max()
+                    .unwrap_or(1),
+                _ => 1,
+            },
+            back: 1,
+            places: 1,
+        },
     }
 }
 
@@ -201,6 +216,7 @@ pub(crate) fn port_groups(op: &Op) -> usize {
         | Comb::LazyFork
         | Comb::Pipeline
         | Comb::Bypass { .. }
+        | Comb::Island
         | Comb::SkidMerge => 1,
     }
 }
@@ -239,6 +255,7 @@ pub(crate) fn input_group(op: &Op, port: usize) -> usize {
         | Comb::LazyFork
         | Comb::Pipeline
         | Comb::Bypass { .. }
+        | Comb::Island
         | Comb::SkidMerge => 0,
     }
 }
@@ -263,6 +280,7 @@ pub(crate) fn output_group(op: &Op, port: usize) -> usize {
         | Comb::LazyFork
         | Comb::Pipeline
         | Comb::Bypass { .. }
+        | Comb::Island
         | Comb::SkidMerge => 0,
     }
 }
@@ -274,7 +292,7 @@ fn slots(op: &Op) -> Vec<bool> {
         StateLayout::BufferSlots { slots } => slots as usize,
         StateLayout::Pipeline { latency, .. } => latency as usize,
         // A FIFO is one vertex, its slots the free places of its output link.
-        StateLayout::Fifo { .. } => 1,
+        StateLayout::Fifo { .. } | StateLayout::Island { .. } => 1,
         StateLayout::None
         | StateLayout::EmittedPerOutput
         | StateLayout::ControlMerge

@@ -97,6 +97,11 @@ fn dep_groups(f: &Function, n: NodeId) -> (Vec<(Signal, Signal)>, Vec<DepGroup>,
     match node.op.spec().comb {
         Comb::None => {}
         Comb::Join => join(ins, outs),
+        Comb::Island => {
+            let fwd = ins.iter().map(|&c| Signal::Forward(c)).collect();
+            let rdy = ins.iter().map(|&c| Signal::Ready(c)).collect();
+            groups.push((fwd, rdy));
+        }
         Comb::Pipeline => {
             for &i in ins {
                 for &o in outs {

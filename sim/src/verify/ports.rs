@@ -114,6 +114,7 @@ fn check_node_ports(cx: &mut Cx<'_>, n: NodeId, module: Option<&Module>) {
         | Op::Unpack
         | Op::Buffer { .. }
         | Op::Pipeline { .. }
+        | Op::Island(_)
         | Op::DynBuffer { .. }
         | Op::DynPipeline { .. }
         | Op::DynCounterBuffer { .. }

@@ -70,7 +70,7 @@ pub(crate) struct BuildError {
     pub span: Span,
 }
 
-fn int_ty(t: crate::c::ir::Type) -> Type {
+pub(super) fn int_ty(t: crate::c::ir::Type) -> Type {
     match t {
         crate::c::ir::Type::Int(b) => Type::Int(b as u16),
         crate::c::ir::Type::Float(k) => Type::Float(k),
@@ -107,6 +107,21 @@ pub(super) fn bin_op(op: BinaryOp) -> ArithOp {
         BinaryOp::MinNumF => ArithOp::Minnumf,
         BinaryOp::CopySign => ArithOp::Copysign,
         BinaryOp::Math(f) => ArithOp::Math(f),
+    }
+}
+
+/// The `arith` op of a cast.
+pub(super) fn cast_op(op: CastOp) -> ArithOp {
+    match op {
+        CastOp::ExtSI => ArithOp::Extsi,
+        CastOp::ExtUI => ArithOp::Extui,
+        CastOp::TruncI => ArithOp::Trunci,
+        CastOp::SIToFP => ArithOp::Sitofp,
+        CastOp::UIToFP => ArithOp::Uitofp,
+        CastOp::FPToSI => ArithOp::Fptosi,
+        CastOp::FPToUI => ArithOp::Fptoui,
+        CastOp::ExtF => ArithOp::Extf,
+        CastOp::TruncF => ArithOp::Truncf,
     }
 }
 
@@ -234,7 +249,7 @@ fn index_cast(g: &mut HGraph, idx: Port, block: Option<&str>, span: Option<Span>
 const LSQ_DEPTH: u32 = 16;
 
 /// Unique, readable memory node IDs: `mem.<array>` (`mem.<array>_<k>` on clashes).
-fn memory_names(f: &IrFunction) -> Vec<String> {
+pub(super) fn memory_names(f: &IrFunction) -> Vec<String> {
     let mut used: BTreeMap<String, u32> = BTreeMap::new();
     f.memories
         .iter()
@@ -258,6 +273,7 @@ pub(crate) fn build(
     ordering: super::MemoryOrdering,
     depths: &BTreeMap<String, (u32, u32)>,
     twins: &super::order_chain::Twins,
+    islands: &BTreeMap<usize, super::place::Placed>,
 ) -> Result<Built, BuildError> {
     let mut b = Built::default();
     let g = &mut b.g;
@@ -454,7 +470,15 @@ pub(crate) fn build(
                 memref_arg: mem_arg.get(&(mi as u32)).copied().unwrap_or(0),
                 memref,
             },
-            MemoryKind::Local { .. } if mp.ld + mp.st == 0 => continue,
+            // A local array only islands access still needs its memory.
+            MemoryKind::Local { .. }
+                if mp.ld + mp.st == 0
+                    && !islands
+                        .values()
+                        .any(|p| p.island.memories.contains(&names[mi])) =>
+            {
+                continue;
+            }
             MemoryKind::Local { .. } => Op::Memory {
                 ld: mp.ld,
                 st: mp.st,
@@ -640,6 +664,30 @@ pub(crate) fn build(
                 .copied()
                 .ok_or_else(|| err(&format!("value {v} is not available in {label}"), span))
         };
+        // A static island takes the block's parameters and its control token together, and
+        // gives the control token (output 0) and its results.
+        let c = match islands.get(&bi) {
+            Some(placed) => {
+                let mut ins = vec![c];
+                for p in &blk.params {
+                    ins.push(get(&vals, p, blk.term_span)?);
+                }
+                let mut outs = vec![Type::None];
+                outs.extend(placed.island.result_types());
+                let n = g.add(
+                    Op::Island(Box::new(placed.island.clone())),
+                    ins,
+                    outs,
+                    lb,
+                    Some(blk.term_span),
+                );
+                for (k, &r) in placed.results.iter().enumerate() {
+                    vals.insert(r, Port::new(n, k as u32 + 1));
+                }
+                Port::new(n, 0)
+            }
+            None => c,
+        };
         for inst in &blk.insts {
             let sp = Some(inst.span);
             match &inst.kind {
@@ -683,17 +731,7 @@ pub(crate) fn build(
                     vals.insert(inst.results[0], Port::new(n, 0));
                 }
                 InstKind::Cast { op, value } => {
-                    let a = match op {
-                        CastOp::ExtSI => ArithOp::Extsi,
-                        CastOp::ExtUI => ArithOp::Extui,
-                        CastOp::TruncI => ArithOp::Trunci,
-                        CastOp::SIToFP => ArithOp::Sitofp,
-                        CastOp::UIToFP => ArithOp::Uitofp,
-                        CastOp::FPToSI => ArithOp::Fptosi,
-                        CastOp::FPToUI => ArithOp::Fptoui,
-                        CastOp::ExtF => ArithOp::Extf,
-                        CastOp::TruncF => ArithOp::Truncf,
-                    };
+                    let a = cast_op(*op);
                     let t = int_ty(f.ty(inst.results[0]));
                     let n = g.add(
                         Op::Arith(a),

@@ -35,14 +35,24 @@ pub struct LoopIsland {
     pub ops: Vec<IslandOp>,
     /// The schedule, or why the loop stays dynamic.
     pub schedule: Result<Schedule, String>,
+    /// The loop's blocks in program order, its header first.
+    pub(crate) blocks: Vec<usize>,
 }
 
 /// The innermost loops of `f` (reachable, in block order) with their schedules under
 /// `profile` and at most `limits[kind]` units of a kind (`muli`, `addf.f32`, `load.a`).
+///
+/// With `stores`, loops that store (and load arrays the kernel writes) are candidates too:
+/// their accesses to one array keep program order inside an iteration, and an iteration's
+/// accesses to an array wait for the previous iteration's stores to it (and its stores for
+/// the previous iteration's loads), conservatively, whatever the addresses. The island
+/// takes and gives the arrays' ordering tokens, so the accesses before and after it keep
+/// their order too (serial memory ordering only).
 pub fn loop_islands(
     f: &IrFunction,
     profile: &TimingProfile,
     limits: &BTreeMap<String, u32>,
+    stores: bool,
 ) -> Vec<LoopIsland> {
     let reach = super::maximize::reachable(f);
     let order = rpo(f, &reach);
@@ -85,11 +95,21 @@ pub fn loop_islands(
         if inner {
             continue;
         }
-        out.push(island(f, *h, body, &sources[h], &order, profile, limits));
+        out.push(island(
+            f,
+            *h,
+            body,
+            &sources[h],
+            &order,
+            profile,
+            limits,
+            stores,
+        ));
     }
     out
 }
 
+#[allow(clippy::too_many_arguments)]
 fn island(
     f: &IrFunction,
     h: usize,
@@ -98,14 +118,18 @@ fn island(
     order: &[usize],
     profile: &TimingProfile,
     limits: &BTreeMap<String, u32>,
+    stores: bool,
 ) -> LoopIsland {
     let header = format!("bb{h}");
     let line = f.blocks[h].term_span.line;
+    let mut blocks: Vec<usize> = body.iter().copied().collect();
+    blocks.sort_by_key(|&b| order[b]);
     let stays = |why: String| LoopIsland {
         header: header.clone(),
         line,
         ops: Vec::new(),
         schedule: Err(why),
+        blocks: blocks.clone(),
     };
     // One back edge returns to the header, and one block leaves the loop: the header (a loop
     // tested at the top) or the back edge's source (tested at the bottom).
@@ -147,6 +171,8 @@ fn island(
     let mut def: HashMap<ValueId, usize> = HashMap::new();
     let mut alias: HashMap<ValueId, ValueId> = HashMap::new();
     let mut conditions: Vec<ValueId> = Vec::new();
+    // Each array's accesses in program order: (op, is a store).
+    let mut accesses: BTreeMap<u32, Vec<(usize, bool)>> = BTreeMap::new();
     for &b in &path {
         if b != h {
             let incoming: Vec<&[ValueId]> = preds[b]
@@ -237,12 +263,13 @@ fn island(
                     }
                     InstKind::Load { mem, index, .. } => {
                         let m = &f.memories[mem.0 as usize];
-                        if !m.read_only {
+                        if !m.read_only && !stores {
                             return stays(format!(
                                 "it loads from `{}`, which the kernel also writes: its accesses need their order kept at run time",
                                 m.name
                             ));
                         }
+                        accesses.entry(mem.0).or_default().push((ops.len(), false));
                         (
                             format!("load {}", m.name),
                             Some(format!("load.{}", m.name)),
@@ -250,11 +277,23 @@ fn island(
                             vec![*index],
                         )
                     }
-                    InstKind::Store { mem, .. } => {
-                        return stays(format!(
-                            "it stores to `{}`: a store's order is kept at run time",
-                            f.memories[mem.0 as usize].name
-                        ));
+                    InstKind::Store {
+                        mem, index, value, ..
+                    } => {
+                        let m = &f.memories[mem.0 as usize];
+                        if !stores {
+                            return stays(format!(
+                                "it stores to `{}`: a store's order is kept at run time",
+                                m.name
+                            ));
+                        }
+                        accesses.entry(mem.0).or_default().push((ops.len(), true));
+                        (
+                            format!("store {}", m.name),
+                            Some(format!("store.{}", m.name)),
+                            Unit::pipelined(1),
+                            vec![*index, *value],
+                        )
                     }
                 };
             let k = ops.len();
@@ -305,6 +344,31 @@ fn island(
             }
         }
     }
+    // Memory order: within an iteration, program order between an array's accesses when
+    // one of them stores; across iterations, every access after the previous iteration's
+    // stores, and every store after its loads.
+    for list in accesses.values() {
+        for (i, &(a, a_store)) in list.iter().enumerate() {
+            for &(b, b_store) in &list[i + 1..] {
+                if a_store || b_store {
+                    deps.push(Dep {
+                        from: a,
+                        to: b,
+                        distance: 0,
+                    });
+                }
+            }
+            for &(b, b_store) in list {
+                if a_store || b_store {
+                    deps.push(Dep {
+                        from: a,
+                        to: b,
+                        distance: 1,
+                    });
+                }
+            }
+        }
+    }
     let schedule =
         modulo_schedule(&sched_ops, &deps, limits).map_err(|e: ScheduleError| e.to_string());
     LoopIsland {
@@ -312,5 +376,6 @@ fn island(
         line,
         ops,
         schedule,
+        blocks,
     }
 }

@@ -29,6 +29,7 @@ mod lock;
 mod maximize;
 mod order_chain;
 mod pipeline;
+pub mod place;
 mod queues;
 
 use std::collections::BTreeMap;
@@ -40,6 +41,7 @@ use super::error::{CError, RawError};
 use super::ir::{IrFunction, IrParam};
 
 pub use buffers::BufferPolicy;
+pub use place::{LoopPragma, Scheduling, loop_pragmas};
 
 /// Options of [`compile_to_handshake`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -60,6 +62,12 @@ pub struct HsOptions {
     /// Queue depths (loads, stores) of load-store queues by node ID (`mem.<array>`), from
     /// `--lsq-depth`; the others get 16 each (raised to one more than the largest group).
     pub lsq_depths: std::collections::BTreeMap<String, (u32, u32)>,
+    /// Which regions become static islands (`--schedule`, default dynamic), scheduled with
+    /// [`HsOptions::timing`]'s latencies.
+    pub schedule: Scheduling,
+    /// Most units of a kind a static schedule may use (`--units muli=1`); unlisted kinds
+    /// have as many as they need.
+    pub unit_limits: std::collections::BTreeMap<String, u32>,
 }
 
 /// How a kernel's accesses to one array are kept in program order.
@@ -103,13 +111,14 @@ pub fn compile_to_handshake_warned(
     let mut sources =
         super::sources::Sources::with_include_dirs(file_name, source, &opts.include_dirs);
     let (ir, warnings) = super::compile_sources_to_ir(&mut sources, top)?;
-    let f = lower_function(&ir, &sources.names(), opts).map_err(|e| sources.error(e))?;
+    let pragmas = loop_pragmas(source);
+    let f = lower_function(&ir, &sources.names(), opts, &pragmas).map_err(|e| sources.error(e))?;
     Ok((Module { functions: vec![f] }, warnings))
 }
 
 /// [`lower_function`] with the default options, for IR another front end built.
 pub(crate) fn lower_ir(ir: &IrFunction, files: &[Arc<str>]) -> Result<Function, RawError> {
-    lower_function(ir, files, &HsOptions::default())
+    lower_function(ir, files, &HsOptions::default(), &[])
 }
 
 /// Lowers an IR function to a handshake function, with the compilation's file names by
@@ -119,10 +128,20 @@ fn lower_function(
     ir: &IrFunction,
     files: &[Arc<str>],
     opts: &HsOptions,
+    pragmas: &[LoopPragma],
 ) -> Result<Function, RawError> {
     let mut ir = ir.clone();
     maximize::rematerialize_constants(&mut ir);
     maximize::maximize(&mut ir);
+    let islands = place::place_islands(
+        &mut ir,
+        opts.schedule,
+        pragmas,
+        &opts.timing,
+        &opts.unit_limits,
+        opts.memory == MemoryOrdering::Serial,
+    )
+    .map_err(|(m, span)| RawError::new(span, m))?;
     let reach = maximize::reachable(&ir);
     if opts.task_pipelining && opts.memory != MemoryOrdering::Serial {
         return Err(RawError::new(
@@ -138,7 +157,7 @@ fn lower_function(
     } else {
         order_chain::Twins::new()
     };
-    let mut built = build::build(&ir, &reach, opts.memory, &opts.lsq_depths, &twins)
+    let mut built = build::build(&ir, &reach, opts.memory, &opts.lsq_depths, &twins, &islands)
         .map_err(|e| RawError::new(e.span, e.message))?;
     if opts.memory != MemoryOrdering::Serial {
         queues::constants_paced_by_data(&mut built.g);

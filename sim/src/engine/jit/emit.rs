@@ -979,6 +979,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Fwd::DynLsqOut { .. }
             | Fwd::AqLoad { .. }
             | Fwd::AqStoreOut { .. }
+            | Fwd::IslandOut { .. }
             | Fwd::DynCountOut { .. } => self.call(Helper::Fwd, idx),
         }
     }
@@ -1149,6 +1150,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Bwd::PipeIn { .. }
             | Bwd::DynBufIn { .. }
             | Bwd::DynCountIn { .. }
+            | Bwd::IslandIn { .. }
             | Bwd::DynPipeIn { .. }
             | Bwd::DynMerge { .. }
             | Bwd::DynSelect { .. }
@@ -1217,6 +1219,7 @@ impl<'a, 'b> Emitter<'a, 'b> {
             | Clk::MemSt { .. }
             | Clk::DynBuf { .. }
             | Clk::DynCount { .. }
+            | Clk::Island { .. }
             | Clk::DynPipe { .. }
             | Clk::DynMerge { .. }
             | Clk::DynSelect { .. }
