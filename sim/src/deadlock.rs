@@ -612,11 +612,18 @@ impl LiveView<'_> {
                     crate::spec::NodeState::Island(st)
                         if st.phase == crate::spec::IslandPhase::Running =>
                     {
-                        format!(
-                            "{id} is running its loop ({} iterations): its results come in {} cycles",
-                            st.iterations,
-                            st.wait + 1
-                        )
+                        if st.walked {
+                            format!(
+                                "{id} is running its schedule ({} iterations): its results come in {} cycles",
+                                st.iterations,
+                                st.sched.saturating_sub(st.elapsed)
+                            )
+                        } else {
+                            format!(
+                                "{id} is running its loop ({} iterations so far)",
+                                st.iterations
+                            )
+                        }
                     }
                     _ => format!("{id} has no input tokens"),
                 }

@@ -1,13 +1,22 @@
-//! Static islands (`docs/static-islands.md`): a loop scheduled at compile time, run as one
-//! component with handshake channels only at its boundary.
+//! Static islands (`docs/static-islands.md`): a region scheduled at compile time (an
+//! innermost loop, or a whole function), run as one component with handshake channels only
+//! at its boundary.
 //!
-//! An [`Island`] holds the loop as a small control-flow graph over numbered values (its
-//! *slots*): block 0 is the loop header, whose parameters are the island's data inputs; an
-//! edge back to block 0 starts the next iteration; an edge that leaves gives the island's
-//! results. The loop computes only fixed-latency operations and reads only memories nothing
-//! writes, so what it computes does not depend on when: [`Island::run`] evaluates a whole
-//! invocation at once, and the static schedule (`ii`, `latency`) decides when the results
-//! appear: `(iterations - 1) * ii + latency` cycles after the inputs were taken.
+//! An [`Island`] holds the region as a small control-flow graph over numbered values (its
+//! *slots*): block 0 is where an invocation starts (a loop island's header), its parameters
+//! are the island's data inputs, and an edge that leaves gives the island's results. Each
+//! edge carries the cycles the static schedule spends on it (a pipelined loop's back edge
+//! its `ii`, its exit its latency, a block's edges out the length of its schedule), so an
+//! invocation takes the sum of the edges it went along: `(iterations - 1) * ii + latency`
+//! for a loop island.
+//!
+//! Its controller evaluates one *cone* per clock cycle ([`Island::cone`]): the blocks from
+//! one cone head (block 0, a back edge's target) to the next, combinationally, memory
+//! accesses included. Every cone costs the schedule at least one cycle, so the controller
+//! is never behind the schedule; it holds the results until the schedule says they are
+//! ready.
+
+use std::collections::BTreeMap;
 
 use thiserror::Error;
 
@@ -16,8 +25,8 @@ use crate::engine::float_arith::{self, FloatOp};
 use crate::ops::ArithOp;
 use crate::types::{FloatKind, Type};
 
-/// Most iterations one invocation may run before the island gives up (a loop that never
-/// leaves): the engine then holds it busy for ever, as the hardware would.
+/// Most cones [`Island::run`] evaluates before it gives up (a loop that never leaves; the
+/// engine, which evaluates a cone per cycle, simply runs on, as the hardware would).
 pub const MAX_ISLAND_ITERATIONS: u64 = 1 << 26;
 
 /// A statically scheduled region: its body, its timing and what the debugger shows of it.
@@ -43,6 +52,8 @@ pub struct Island {
 pub struct IslandPipeline {
     /// Its header block.
     pub header: u32,
+    /// Its blocks, the header first.
+    pub blocks: Vec<u32>,
     /// Its C source line (0 when unknown).
     pub line: u32,
     /// Cycles between the starts of two iterations (the initiation interval).
@@ -225,8 +236,8 @@ pub enum IslandError {
     /// A slot, block or memory index out of range, or a mismatched count.
     #[error("malformed island: {0}")]
     Malformed(String),
-    /// The region did not leave within [`MAX_ISLAND_ITERATIONS`] blocks.
-    #[error("the island ran {0} blocks without leaving")]
+    /// The region did not leave within [`MAX_ISLAND_ITERATIONS`] cones.
+    #[error("the island ran {0} cones without leaving")]
     TooLong(u64),
 }
 
@@ -292,6 +303,57 @@ impl Island {
             .collect()
     }
 
+    /// The units a static controller of this island needs, by kind (`muli`, `load a`): a
+    /// pipeline needs as many units of a kind as it starts operations of that kind in one
+    /// cycle of its interval (`start mod ii`); a block outside pipelines as many as it has
+    /// operations of the kind (a block's schedule keeps them apart only when limits say
+    /// so); a unit serves every block and pipeline, as they run one at a time. Width
+    /// conversions and constants are wires, not units.
+    pub fn units(&self) -> BTreeMap<String, u32> {
+        let mut need: BTreeMap<String, u32> = BTreeMap::new();
+        let mut bump = |k: String, n: u32| {
+            let e = need.entry(k).or_insert(0);
+            *e = (*e).max(n);
+        };
+        let is_unit = |name: &str| ArithOp::from_mnemonic(name).is_none_or(|a| !a.is_cast());
+        let mut in_pipeline = vec![false; self.blocks.len()];
+        for p in &self.pipelines {
+            for &b in &p.blocks {
+                if let Some(x) = in_pipeline.get_mut(b as usize) {
+                    *x = true;
+                }
+            }
+            let mut per: BTreeMap<(String, u32), u32> = BTreeMap::new();
+            for o in p.ops.iter().filter(|o| is_unit(&o.name)) {
+                *per.entry((o.name.clone(), o.start % p.ii.max(1)))
+                    .or_insert(0) += 1;
+            }
+            for ((k, _), n) in per {
+                bump(k, n);
+            }
+        }
+        for (b, blk) in self.blocks.iter().enumerate() {
+            if in_pipeline[b] {
+                continue;
+            }
+            let mut per: BTreeMap<String, u32> = BTreeMap::new();
+            for st in &blk.steps {
+                let k = match st.op {
+                    StepOp::Const(_) => continue,
+                    StepOp::Arith(a) if a.is_cast() => continue,
+                    StepOp::Arith(a) => a.mnemonic().to_string(),
+                    StepOp::Load(m) => format!("load {}", self.memories[m as usize]),
+                    StepOp::Store(m) => format!("store {}", self.memories[m as usize]),
+                };
+                *per.entry(k).or_insert(0) += 1;
+            }
+            for (k, n) in per {
+                bump(k, n);
+            }
+        }
+        need
+    }
+
     /// Checks indices and counts: every slot, block and memory named exists, every edge to a
     /// block passes one slot per parameter, the leaving edges agree on their arity, and the
     /// schedule is positive.
@@ -299,6 +361,12 @@ impl Island {
         let bad = |m: String| Err(IslandError::Malformed(m));
         if self.pipelines.iter().any(|p| p.ii == 0 || p.latency == 0) {
             return bad("a pipeline's ii and latency must be at least 1".into());
+        }
+        if self.pipelines.iter().any(|p| {
+            p.blocks.first() != Some(&p.header)
+                || p.blocks.iter().any(|&b| b as usize >= self.blocks.len())
+        }) {
+            return bad("a pipeline's blocks must be the island's, its header first".into());
         }
         if self.blocks.is_empty() {
             return bad("no blocks".into());
@@ -375,27 +443,41 @@ impl Island {
         Ok(())
     }
 
-    /// Runs one invocation on `inputs` (one word per first-block parameter), reading and
-    /// writing element `i` of memory `k` through `mem`.
-    pub fn run(
+    /// Which blocks begin a *cone*: block 0 and every target of a back edge (an edge to a
+    /// block at or before its source). Every cycle of the region passes through one, so the
+    /// blocks from one to the next form a DAG: what a controller evaluates in one clock
+    /// cycle.
+    pub fn cone_heads(&self) -> Vec<bool> {
+        let mut heads = vec![false; self.blocks.len()];
+        if let Some(h) = heads.first_mut() {
+            *h = true;
+        }
+        for (b, blk) in self.blocks.iter().enumerate() {
+            for e in blk.exit.edges() {
+                if let EdgeTarget::Block(t) = e.to
+                    && t as usize <= b
+                    && let Some(h) = heads.get_mut(t as usize)
+                {
+                    *h = true;
+                }
+            }
+        }
+        heads
+    }
+
+    /// Evaluates the cone that begins at block `head` on the slot values `vals` (updated:
+    /// the blocks' results and the parameters bound on the way), with memory `mem`, up to
+    /// the next cone's head or out of the island.
+    pub fn cone(
         &self,
-        inputs: &[u64],
+        head: u32,
+        heads: &[bool],
+        vals: &mut [u64],
         mem: &mut dyn IslandMemory,
-    ) -> Result<IslandRun, IslandError> {
-        if inputs.len() != self.params as usize {
-            return Err(IslandError::Malformed(format!(
-                "{} inputs for {} parameters",
-                inputs.len(),
-                self.params
-            )));
-        }
+    ) -> ConeStep {
         let width = |s: u32| self.slots[s as usize].bit_width();
-        let mut vals = vec![0u64; self.slots.len()];
-        for (k, &v) in inputs.iter().enumerate() {
-            vals[k] = v & self.slots[k].mask();
-        }
-        let mut block = 0usize;
-        let (mut iterations, mut cycles, mut steps) = (1u64, 0u64, 0u64);
+        let mut block = head as usize;
+        let mut cycles = 0u64;
         loop {
             let b = &self.blocks[block];
             for st in &b.steps {
@@ -429,28 +511,119 @@ impl Island {
             cycles += u64::from(edge.cycles);
             match edge.to {
                 EdgeTarget::Leave => {
-                    return Ok(IslandRun {
+                    return ConeStep {
+                        next: None,
+                        cycles,
                         results: passed,
-                        iterations,
-                        cycles: cycles.max(1),
-                    });
+                    };
                 }
                 EdgeTarget::Block(t) => {
-                    steps += 1;
-                    if steps > MAX_ISLAND_ITERATIONS {
-                        return Err(IslandError::TooLong(MAX_ISLAND_ITERATIONS));
-                    }
-                    if t == 0 {
-                        iterations += 1;
-                    }
                     block = t as usize;
                     for (&p, v) in self.blocks[block].params.iter().zip(passed) {
                         vals[p as usize] = v;
+                    }
+                    if heads[block] {
+                        return ConeStep {
+                            next: Some(t),
+                            cycles,
+                            results: Vec::new(),
+                        };
                     }
                 }
             }
         }
     }
+
+    /// Runs one invocation on `inputs` (one word per first-block parameter), reading and
+    /// writing element `i` of memory `k` through `mem`, cone after cone.
+    pub fn run(
+        &self,
+        inputs: &[u64],
+        mem: &mut dyn IslandMemory,
+    ) -> Result<IslandRun, IslandError> {
+        if inputs.len() != self.params as usize {
+            return Err(IslandError::Malformed(format!(
+                "{} inputs for {} parameters",
+                inputs.len(),
+                self.params
+            )));
+        }
+        let heads = self.cone_heads();
+        let mut vals = vec![0u64; self.slots.len()];
+        for (k, &v) in inputs.iter().enumerate() {
+            vals[k] = v & self.slots[k].mask();
+        }
+        let (mut head, mut iterations, mut cycles) = (0u32, 1u64, 0u64);
+        for _ in 0..MAX_ISLAND_ITERATIONS {
+            let step = self.cone(head, &heads, &mut vals, mem);
+            cycles += step.cycles;
+            match step.next {
+                None => {
+                    return Ok(IslandRun {
+                        results: step.results,
+                        iterations,
+                        cycles: cycles.max(1),
+                    });
+                }
+                Some(h) => {
+                    iterations += u64::from(h == 0);
+                    head = h;
+                }
+            }
+        }
+        Err(IslandError::TooLong(MAX_ISLAND_ITERATIONS))
+    }
+}
+
+impl Island {
+    /// Replays a cycle of the island's controller from its register words `regs` (in its
+    /// layout's order, `outputs` outputs) and, when its inputs transfer in that cycle, their
+    /// data `inputs` (the control token's first): evaluates the cone it evaluates then, if
+    /// any, on `mem`. A replayed waveform finds the island's memory writes this way.
+    pub fn replay_cycle(
+        &self,
+        regs: &[u64],
+        outputs: u32,
+        inputs: Option<&[u64]>,
+        mem: &mut dyn IslandMemory,
+    ) {
+        use crate::spec::island_regs as r;
+        let w = |k: u32| regs.get(k as usize).copied().unwrap_or(0);
+        let phase = w(r::PHASE);
+        let take = phase == r::IDLE && inputs.is_some();
+        if !(take || (phase == r::RUNNING && w(r::WALKED) == 0)) {
+            return;
+        }
+        let mut vals: Vec<u64> = (0..self.slots.len() as u32)
+            .map(|k| w(r::slot(outputs, k)))
+            .collect();
+        let head = match inputs {
+            Some(ins) if take => {
+                for (j, &v) in ins.iter().skip(1).enumerate() {
+                    if let (Some(x), Some(t)) = (vals.get_mut(j), self.slots.get(j)) {
+                        *x = v & t.mask();
+                    }
+                }
+                0
+            }
+            _ => w(r::HEAD) as u32,
+        };
+        if head as usize >= self.blocks.len() {
+            return;
+        }
+        self.cone(head, &self.cone_heads(), &mut vals, mem);
+    }
+}
+
+/// What [`Island::cone`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConeStep {
+    /// The next cone's head, or `None` when the island was left.
+    pub next: Option<u32>,
+    /// The schedule's cycles of the edges taken.
+    pub cycles: u64,
+    /// On leaving, the results.
+    pub results: Vec<u64>,
 }
 
 impl IslandExit {
@@ -578,6 +751,7 @@ pub(crate) mod tests {
             ],
             pipelines: vec![IslandPipeline {
                 header: 0,
+                blocks: vec![0, 1],
                 line: 0,
                 ii: 1,
                 latency: 4,
@@ -632,6 +806,7 @@ pub(crate) mod tests {
     fn occupancy_follows_the_schedule() {
         let p = IslandPipeline {
             header: 0,
+            blocks: vec![0],
             line: 0,
             ii: 2,
             latency: 5, // 3 stages

@@ -79,6 +79,7 @@ fn countdown(ii: u32, latency: u32) -> Island {
         ],
         pipelines: vec![IslandPipeline {
             header: 0,
+            blocks: vec![0, 1],
             line: 1,
             ii,
             latency,
@@ -170,7 +171,9 @@ fn results_come_after_the_schedule() {
 fn the_state_shows_which_iteration_each_stage_holds() {
     let f = graph(countdown(1, 3));
     let mut sim = Simulation::new(&f, env(vec![5], ReadyPolicy::Always)).unwrap();
-    // Taken at cycle 0; three cycles later (elapsed 2) iterations 0..=2 are in flight.
+    // Taken at cycle 0, where iteration 0 begins; at cycle 3 (3 cycles since) iterations
+    // 1..=3 are in the three stages, and the controller, a cone (an iteration) per cycle,
+    // has begun 4.
     for _ in 0..3 {
         sim.step();
     }
@@ -182,11 +185,12 @@ fn the_state_shows_which_iteration_each_stage_holds() {
         panic!("island state")
     };
     assert_eq!(st.phase, IslandPhase::Running);
-    assert_eq!(st.iterations, 6);
-    assert_eq!(st.elapsed, 2);
+    assert_eq!(st.iterations, 4);
+    assert_eq!(st.elapsed, 3);
+    assert!(!st.walked);
     let rows = isl.stage_table(Some((st.elapsed, st.iterations)));
     let held: Vec<Option<u64>> = rows.iter().map(|r| r.iteration).collect();
-    assert_eq!(held, [Some(2), Some(1), Some(0)]);
+    assert_eq!(held, [Some(3), Some(2), Some(1)]);
     assert_eq!(rows[0].ops, ["cmpi (line 1)"]);
     assert_eq!(rows[2].ops, ["subi (line 1)"]);
 }

@@ -148,7 +148,10 @@ pub fn state_register_names(field: RegField) -> Vec<String> {
         | RegField::AqAddr(_)
         | RegField::AqPort(_)
         | RegField::IslandPhase
-        | RegField::IslandWait
+        | RegField::IslandSched
+        | RegField::IslandHead
+        | RegField::IslandWalked
+        | RegField::IslandSlot(_)
         | RegField::IslandIterations
         | RegField::IslandElapsed
         | RegField::IslandResult(_) => Vec::new(),

@@ -102,6 +102,69 @@ fn kernels_round_trip_through_verilator() {
     );
 }
 
+/// Static islands (`--schedule hybrid` and `static`, scheduled for the `fpga` profile):
+/// every kind of island (loop islands that read arrays, that store, with an `if` inside,
+/// with a recurrence through memory, several in one kernel; whole functions with nested
+/// loops, branches and floats) runs in Verilator exactly as in the engine: channels,
+/// registers (the controller's state, slot by slot), memory writes and report.
+#[test]
+fn islands_round_trip_through_verilator() {
+    use handscope_compiler::c::{HsOptions, Scheduling};
+    if !have_verilator("islands_round_trip_through_verilator") {
+        return;
+    }
+    let fpga = handscope_sim::spec::timing::TimingProfile::fpga();
+    let mut ks = Vec::new();
+    for (schedule, names, tag) in [
+        (
+            Scheduling::Hybrid,
+            &[
+                "dot",
+                "histogram",
+                "prefix_sum",
+                "collatz",
+                "fir",
+                "conv2d_f32",
+                "insertion_sort",
+            ][..],
+            "hybrid",
+        ),
+        (
+            Scheduling::Static,
+            &[
+                "gcd",
+                "matmul",
+                "cond_accum",
+                "binary_search",
+                "dot_f32",
+                "stencil2d",
+            ][..],
+            "static",
+        ),
+    ] {
+        let opts = HsOptions {
+            timing: fpga.clone(),
+            schedule,
+            ..Default::default()
+        };
+        let found = kernels::kernels_with_options(names, &opts);
+        assert_eq!(found.len(), names.len());
+        for mut k in found {
+            let n = k
+                .func
+                .nodes
+                .values()
+                .filter(|n| matches!(n.op, handscope_sim::Op::Island(_)))
+                .count();
+            assert!(n > 0, "{}: no island", k.name);
+            k.name.push('_');
+            k.name.push_str(tag);
+            ks.push(k);
+        }
+    }
+    round_trip("i", &ks);
+}
+
 /// The float kernels of `examples/kernels` (a float channel anywhere) under the `fpga` timing
 /// profile (buffers sized for its latencies, pipelines behind every timed unit and memory
 /// read) that together instantiate every kind of component module any of them needs beyond

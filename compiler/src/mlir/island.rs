@@ -81,10 +81,7 @@ impl Parser<'_> {
     }
 
     /// After `handshake.island`: the rest of the op, up to and including its region.
-    pub(crate) fn parse_island(
-        &mut self,
-        sp: Span,
-    ) -> PResult<IslandParts> {
+    pub(crate) fn parse_island(&mut self, sp: Span) -> PResult<IslandParts> {
         let uses = self.parse_operand_list()?;
         let mut attrs = self.parse_opt_attr_dict()?;
         self.expect(&Tok::Colon)?;
@@ -148,12 +145,13 @@ impl Parser<'_> {
         Ok((Op::Island(Box::new(island)), operands, results, attrs))
     }
 
-    /// `pipelines = [{header = 0, ii = 1, latency = 5, line = 8, ops = [["muli", 9, 1, 4]]}]`.
+    /// `pipelines = [{blocks = [0, 1], header = 0, ii = 1, latency = 5, line = 8,
+    /// ops = [["muli", 9, 1, 4]]}]`.
     fn island_pipelines(&self, a: &Attr) -> PResult<Vec<IslandPipeline>> {
         let bad = |at: Span| {
             self.err(
                 at,
-                "`pipelines` is a list of `{header, ii, latency, line, ops = [[name, line, start, latency], ..]}`",
+                "`pipelines` is a list of `{blocks, header, ii, latency, line, ops = [[name, line, start, latency], ..]}`",
             )
         };
         let int = |v: &AttrValue, at: Span| -> PResult<u32> {
@@ -197,7 +195,17 @@ impl Parser<'_> {
                     }
                 }
             }
+            let mut blocks = Vec::new();
+            if let Some(f) = get("blocks") {
+                let AttrValue::Array(list) = &f.value else {
+                    return Err(bad(f.value_span));
+                };
+                for (b, bsp) in list {
+                    blocks.push(int(b, *bsp)?);
+                }
+            }
             out.push(IslandPipeline {
+                blocks,
                 header: num("header")?,
                 line: num("line")?,
                 ii: num("ii")?,

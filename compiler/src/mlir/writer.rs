@@ -417,8 +417,10 @@ fn island_attrs(isl: &handscope_sim::island::Island, attrs: &mut BTreeMap<String
                     )
                 })
                 .collect();
+            let blocks: Vec<String> = p.blocks.iter().map(u32::to_string).collect();
             format!(
-                "{{header = {}, ii = {}, latency = {}, line = {}, ops = [{}]}}",
+                "{{blocks = [{}], header = {}, ii = {}, latency = {}, line = {}, ops = [{}]}}",
+                blocks.join(", "),
                 p.header,
                 p.ii,
                 p.latency,

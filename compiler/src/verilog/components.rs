@@ -45,6 +45,10 @@ pub struct Shape<'a> {
     pub ins: Vec<u32>,
     /// Data width of each output channel.
     pub outs: Vec<u32>,
+    /// A `memory`'s extra load and store ports for static islands (`xld<i>_addr`/`_data`,
+    /// `xst<j>_addr`/`_data`/`_en`, the external memory interface's timing); `(0, 0)` for
+    /// everything else.
+    pub island_ports: (u32, u32),
 }
 
 fn range(w: u32) -> String {
@@ -896,11 +900,15 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
             }
             let ab = addr_bits(size).max(1);
             let am = addr_bits(size);
+            let (xld, xst) = if external { (0, 0) } else { s.island_ports };
             name = format!(
                 "hs_{mn}_l{ld}_s{st}_n{size}_e{ew}_i{}_o{}",
                 sig(&s.ins),
                 sig(&s.outs)
             );
+            if xld + xst > 0 {
+                name.push_str(&format!("_x{xld}_{xst}"));
+            }
             if !external {
                 params = " #(parameter INIT_FILE = \"\")".into();
                 g.line(format!("logic [{}:0] mem [0:{}];", ew - 1, size - 1));
@@ -1026,6 +1034,29 @@ pub fn component(s: &Shape<'_>) -> Result<(ComponentModule, InstanceExtras), Str
                 }
                 g.line("end");
             }
+            // Static islands' ports: a load's data combinational from its address, a store
+            // written at the clock edge.
+            let inside = |a: &str| format!("({{{}'d0, {a}}} < 65'd{size})", 65 - ab);
+            for i in 0..xld {
+                g.ports.push(format!("input [{}:0] xld{i}_addr", ab - 1));
+                g.ports
+                    .push(format!("output logic [{}:0] xld{i}_data", ew - 1));
+                g.line(format!(
+                    "assign xld{i}_data = {} ? mem[xld{i}_addr] : {ew}'d0;",
+                    inside(&format!("xld{i}_addr"))
+                ));
+            }
+            for j in 0..xst {
+                g.ports.push(format!("input [{}:0] xst{j}_addr", ab - 1));
+                g.ports.push(format!("input [{}:0] xst{j}_data", ew - 1));
+                g.ports.push(format!("input xst{j}_en"));
+                g.line("always_ff @(posedge clock) begin");
+                g.line(format!(
+                    "  if (!reset && xst{j}_en && {}) mem[xst{j}_addr] <= xst{j}_data;",
+                    inside(&format!("xst{j}_addr"))
+                ));
+                g.line("end");
+            }
         }
         Op::Argument { .. } | Op::Return | Op::Instance { .. } => {
             return Err(format!("`{mn}` is not a component"));
@@ -1063,6 +1094,7 @@ mod tests {
                 op: &Op::Arith(op),
                 ins: vec![w, w],
                 outs: vec![w],
+                island_ports: (0, 0),
             })
             .unwrap();
             assert_eq!(m.text.contains("function automatic"), long, "{op:?} {w}");
@@ -1102,6 +1134,7 @@ mod tests {
                 op: &op,
                 ins,
                 outs: outs.clone(),
+                island_ports: (0, 0),
             })
             .expect("component");
             assert!(ex.clocked, "{op:?}");

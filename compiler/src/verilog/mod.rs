@@ -42,6 +42,7 @@
 
 pub mod components;
 pub mod float_dpi;
+pub mod island;
 pub mod names;
 pub mod testbench;
 
@@ -139,8 +140,77 @@ impl VerilogBuilder {
             ports.push(format!("output {p}_valid"));
             ports.push(format!("input {p}_ready"));
         }
-        // Nets of non-argument channels.
+        // Static islands: their memories (array arguments), their ports on each after the
+        // memory's own, and their `busy` nets (a running island is progress).
+        let mut next_port: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+        let mut arrays: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+        for (_, node) in f.nodes.iter() {
+            if let Op::ExtMemory {
+                ld,
+                st,
+                memref_arg,
+                memref,
+                ..
+            } = &node.op
+                && let Some(a) = f.args.get(*memref_arg)
+            {
+                next_port.insert(a.name.clone(), (*ld, *st));
+                arrays.insert(
+                    a.name.clone(),
+                    (
+                        components::addr_bits(memref.len()).max(1),
+                        memref.elem.bit_width(),
+                    ),
+                );
+            }
+        }
+        // Internal memories an island reaches: their extra ports, by node ID.
+        let mut internal: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+        for (_, node) in f.nodes.iter() {
+            if let Op::Memory { memref, .. } = &node.op {
+                arrays.insert(
+                    node.id.clone(),
+                    (
+                        components::addr_bits(memref.len()).max(1),
+                        memref.elem.bit_width(),
+                    ),
+                );
+                internal.insert(node.id.clone(), (0, 0));
+            }
+        }
+        for (_, node) in f.nodes.iter() {
+            if let Op::Island(isl) = &node.op {
+                for (k, (ld, st)) in island::island_memory_ports(isl).into_iter().enumerate() {
+                    if let Some(x) = internal.get_mut(&isl.memories[k]) {
+                        x.0 += ld;
+                        x.1 += st;
+                    }
+                }
+            }
+        }
+        let mut internal_next: BTreeMap<String, (u32, u32)> = BTreeMap::new();
+        for (id, &(ld, st)) in &internal {
+            let inst = encode_instance_name(id);
+            let (ab, ew) = arrays[id];
+            for j in 0..ld {
+                let _ = writeln!(body, "  logic {}{inst}_xld{j}_addr;", rng(ab));
+                let _ = writeln!(body, "  logic {}{inst}_xld{j}_data;", rng(ew));
+            }
+            for j in 0..st {
+                let _ = writeln!(body, "  logic {}{inst}_xst{j}_addr;", rng(ab));
+                let _ = writeln!(body, "  logic {}{inst}_xst{j}_data;", rng(ew));
+                let _ = writeln!(body, "  logic {inst}_xst{j}_en;");
+            }
+        }
         let mut fires = Vec::new();
+        for (_, node) in f.nodes.iter() {
+            if let Op::Island(_) = node.op {
+                let net = format!("{}_busy", encode_instance_name(&node.id));
+                let _ = writeln!(body, "  logic {net};");
+                fires.push(net);
+            }
+        }
+        // Nets of non-argument channels.
         for (cid, c) in f.channels.iter() {
             let net = channel_net(f, cid);
             fires.push(format!("{net}_valid & {net}_ready"));
@@ -163,6 +233,7 @@ impl VerilogBuilder {
                 fires.join("\n    | ")
             }
         );
+        let mut island_conns: Vec<String>;
         for (_, node) in f.nodes.iter() {
             match &node.op {
                 Op::Argument { .. } => continue,
@@ -187,14 +258,104 @@ impl VerilogBuilder {
                 }
                 _ => {}
             }
-            let shape = components::Shape {
-                op: &node.op,
-                ins: node.inputs.iter().map(|&c| w(c)).collect(),
-                outs: node.outputs.iter().map(|&c| w(c)).collect(),
-            };
-            let (m, mut ex) = components::component(&shape)
-                .map_err(|e| VerilogError::Malformed(node.id.clone(), e))?;
+            let ins_w: Vec<u32> = node.inputs.iter().map(|&c| w(c)).collect();
+            let outs_w: Vec<u32> = node.outputs.iter().map(|&c| w(c)).collect();
             let inst = encode_instance_name(&node.id);
+            let (m, mut ex) = if let Op::Island(isl) = &node.op {
+                let mut mems = Vec::new();
+                for name in &isl.memories {
+                    let Some(&shape) = arrays.get(name) else {
+                        return Err(VerilogError::Malformed(
+                            node.id.clone(),
+                            format!(
+                                "the island reaches memory `{name}`, which the function does not have"
+                            ),
+                        ));
+                    };
+                    mems.push(shape);
+                }
+                let (m, subs) = island::island_module(isl, &ins_w, &outs_w, &mems)
+                    .map_err(|e| VerilogError::Malformed(node.id.clone(), e))?;
+                for sm in subs {
+                    self.components.entry(sm.name.clone()).or_insert(sm.text);
+                }
+                // Its memory ports, after the memory's own and earlier islands'.
+                let mut extra = Vec::new();
+                for (k, (ld, st)) in island::island_memory_ports(isl).into_iter().enumerate() {
+                    let name = &isl.memories[k];
+                    let (ab, ew) = mems[k];
+                    let mp = encode_instance_name(name);
+                    if internal.contains_key(name) {
+                        // A `memory` node's extra ports, by nets of the top module.
+                        let base = internal_next.entry(name.clone()).or_insert((0, 0));
+                        for j in 0..ld {
+                            let t = base.0 + j;
+                            extra.push(format!(".m{k}_ld{j}_addr({mp}_xld{t}_addr)"));
+                            extra.push(format!(".m{k}_ld{j}_data({mp}_xld{t}_data)"));
+                        }
+                        for j in 0..st {
+                            let t = base.1 + j;
+                            extra.push(format!(".m{k}_st{j}_addr({mp}_xst{t}_addr)"));
+                            extra.push(format!(".m{k}_st{j}_data({mp}_xst{t}_data)"));
+                            extra.push(format!(".m{k}_st{j}_en({mp}_xst{t}_en)"));
+                        }
+                        base.0 += ld;
+                        base.1 += st;
+                        continue;
+                    }
+                    let base = next_port.entry(name.clone()).or_insert((0, 0));
+                    for j in 0..ld {
+                        let t = base.0 + j;
+                        ports.push(format!("output {}{mp}_ld{t}_addr", rng(ab)));
+                        ports.push(format!("input {}{mp}_ld{t}_data", rng(ew)));
+                        extra.push(format!(".m{k}_ld{j}_addr({mp}_ld{t}_addr)"));
+                        extra.push(format!(".m{k}_ld{j}_data({mp}_ld{t}_data)"));
+                    }
+                    for j in 0..st {
+                        let t = base.1 + j;
+                        ports.push(format!("output {}{mp}_st{t}_addr", rng(ab)));
+                        ports.push(format!("output {}{mp}_st{t}_data", rng(ew)));
+                        ports.push(format!("output {mp}_st{t}_en"));
+                        extra.push(format!(".m{k}_st{j}_addr({mp}_st{t}_addr)"));
+                        extra.push(format!(".m{k}_st{j}_data({mp}_st{t}_data)"));
+                        extra.push(format!(".m{k}_st{j}_en({mp}_st{t}_en)"));
+                    }
+                    base.0 += ld;
+                    base.1 += st;
+                }
+                extra.push(format!(".busy({inst}_busy)"));
+                island_conns = extra;
+                (
+                    m,
+                    components::InstanceExtras {
+                        clocked: true,
+                        ..Default::default()
+                    },
+                )
+            } else {
+                // A memory islands reach gets their ports.
+                let xp = internal.get(&node.id).copied().unwrap_or((0, 0));
+                island_conns = Vec::new();
+                if matches!(node.op, Op::Memory { .. }) {
+                    for j in 0..xp.0 {
+                        island_conns.push(format!(".xld{j}_addr({inst}_xld{j}_addr)"));
+                        island_conns.push(format!(".xld{j}_data({inst}_xld{j}_data)"));
+                    }
+                    for j in 0..xp.1 {
+                        island_conns.push(format!(".xst{j}_addr({inst}_xst{j}_addr)"));
+                        island_conns.push(format!(".xst{j}_data({inst}_xst{j}_data)"));
+                        island_conns.push(format!(".xst{j}_en({inst}_xst{j}_en)"));
+                    }
+                }
+                let shape = components::Shape {
+                    op: &node.op,
+                    ins: ins_w,
+                    outs: outs_w,
+                    island_ports: xp,
+                };
+                components::component(&shape)
+                    .map_err(|e| VerilogError::Malformed(node.id.clone(), e))?
+            };
             if let Op::Memory { .. } = node.op {
                 ex.params
                     .push(("INIT_FILE".into(), format!("\"{top}.{inst}.hex\"")));
@@ -223,6 +384,7 @@ impl VerilogBuilder {
                 conns.push(format!(".{p}_valid({net}_valid)"));
                 conns.push(format!(".{p}_ready({net}_ready)"));
             }
+            conns.append(&mut island_conns);
             let array_arg = match node.op {
                 Op::ExtMemory { memref_arg, .. } | Op::DynMemController { memref_arg, .. } => {
                     Some(memref_arg)

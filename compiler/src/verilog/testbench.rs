@@ -198,6 +198,20 @@ fn ext_memories(f: &Function) -> Vec<(usize, ExtMem)> {
             },
         ));
     }
+    // A static island reaches an array through ports of its own, after the memory's.
+    for (_, n) in f.nodes.iter() {
+        if let Op::Island(isl) = &n.op {
+            for (k, (ld, st)) in super::island::island_memory_ports(isl)
+                .into_iter()
+                .enumerate()
+            {
+                if let Some((_, m)) = v.iter_mut().find(|(_, m)| m.name == isl.memories[k]) {
+                    m.ld += ld;
+                    m.st += st;
+                }
+            }
+        }
+    }
     v
 }
 

@@ -133,12 +133,24 @@ fn island_sentence(x: &At<'_>, isl: &handscope_sim::island::Island) -> (String, 
                     )
                 })
                 .collect();
-            let mut s = format!(
-                "running: cycle {} of its invocation, {} in all, results in {}",
-                st.elapsed,
-                plural(st.iterations as usize, "iteration", "iterations"),
-                plural(st.wait as usize + 1, "cycle", "cycles")
-            );
+            let mut s = if st.walked {
+                format!(
+                    "running: cycle {} of its invocation, {} in all, results in {}",
+                    st.elapsed,
+                    plural(st.iterations as usize, "iteration", "iterations"),
+                    plural(
+                        st.sched.saturating_sub(st.elapsed) as usize,
+                        "cycle",
+                        "cycles"
+                    )
+                )
+            } else {
+                format!(
+                    "running: cycle {} of its invocation, {} begun so far",
+                    st.elapsed,
+                    plural(st.iterations as usize, "iteration", "iterations")
+                )
+            };
             if !table.is_empty() {
                 s.push_str(&format!("\n{}", table.join("\n")));
             }

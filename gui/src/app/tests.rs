@@ -1753,6 +1753,42 @@ fn compare_view_puts_the_other_timing_profile_beside_the_kernel() {
     );
 }
 
+#[test]
+fn compare_view_puts_the_hybrid_schedule_beside_the_dynamic_circuit() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/dot.c");
+    let mut m = Model::new(
+        Start::File(path, None, Default::default(), None, Default::default()),
+        noop(),
+    );
+    m.watcher = None;
+    m.open_compare(Some(super::model::Setting::Schedule));
+    m.settle_compare(100_000);
+    let cmp = m.compare.as_ref().expect("the compare view is open");
+    assert_eq!(
+        cmp.other_label,
+        "buffers cycles, task pipelining off, schedule hybrid"
+    );
+    let (a, b) = cmp.figures.as_ref().expect("figures once both ran");
+    // `handscope schedule examples/kernels/dot.c --compare`: 8 cycles dynamic, 9 hybrid
+    // under the ideal profile (the island adds a cycle to enter and leave).
+    assert_eq!((a.cycles, b.cycles), (8, 9), "{} | {}", a.line(), b.line());
+    // The hybrid side draws its loop as one island.
+    let other = &cmp
+        .other
+        .circuit
+        .as_ref()
+        .expect("the other side's circuit")
+        .func;
+    assert_eq!(
+        other
+            .nodes
+            .values()
+            .filter(|n| matches!(n.op, handscope_sim::Op::Island(_)))
+            .count(),
+        1
+    );
+}
+
 /// Two buffer placements of one Dynamatic circuit side by side (`gui A --compare B`): the
 /// circuit as written and as `tune -o` wrote it, run with the same stimulus, the selection
 /// following by ID, the figures telling them apart.

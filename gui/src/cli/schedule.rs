@@ -24,6 +24,76 @@ pub struct ScheduleArgs {
     /// The stimulus of the dynamic circuit's run (default: the kernel's `// RUN:` line).
     #[command(flatten)]
     pub stimulus: super::stimulus_flags::StimulusFlags,
+    /// Also build the kernel under each schedule (`dynamic`, `hybrid`, `static`), run it
+    /// with the stimulus, and print its cycles and size: handshake components, buffer
+    /// slots, units (arithmetic operations and memory ports).
+    #[arg(long)]
+    pub compare: bool,
+}
+
+/// One build of a kernel under a schedule: its cycles with the stimulus and its size.
+struct Variant {
+    cycles: Result<u64, String>,
+    islands: usize,
+    components: usize,
+    buffer_slots: u64,
+    units: u64,
+}
+
+/// Builds and runs the kernel under `schedule`.
+fn variant(
+    a: &ScheduleArgs,
+    text: &str,
+    top: Option<&str>,
+    opts: &HsOptions,
+    schedule: handscope_compiler::c::Scheduling,
+) -> anyhow::Result<Variant> {
+    let c = HsOptions {
+        schedule,
+        ..opts.clone()
+    };
+    let loaded = crate::load::load_text_with(&a.file, text, top, &c)?;
+    let (session, _) = super::session(&loaded, &a.file, &opts.timing, &a.stimulus.args(), 16)?;
+    let f = session.function();
+    let size = size_of(f);
+    let run = session.run(50_000_000, false)?;
+    let cycles = match run.report.status {
+        handscope_sim::report::Status::Done => Ok(run.report.cycles),
+        other => Err(format!("{other:?}")),
+    };
+    Ok(Variant {
+        cycles,
+        islands: size.0,
+        components: size.1,
+        buffer_slots: size.2,
+        units: size.3,
+    })
+}
+
+/// Islands, handshake components (every node but arguments, `return` and islands), buffer
+/// slots and units: an island's [`handscope_sim::island::Island::units`], one per other
+/// arithmetic operation (width conversions are wires) and per memory port.
+fn size_of(f: &handscope_sim::Function) -> (usize, usize, u64, u64) {
+    use handscope_sim::Op;
+    let (mut islands, mut comps, mut slots, mut units) = (0, 0, 0u64, 0u64);
+    for n in f.nodes.values() {
+        match &n.op {
+            Op::Argument { .. } | Op::Return => continue,
+            Op::Island(isl) => {
+                islands += 1;
+                units += isl.units().values().map(|&u| u64::from(u)).sum::<u64>();
+                continue;
+            }
+            Op::Buffer { slots: k, .. } => slots += u64::from(*k),
+            Op::Arith(a) if !a.is_cast() => units += 1,
+            Op::Memory { ld, st, .. } | Op::ExtMemory { ld, st, .. } => {
+                units += u64::from(ld + st);
+            }
+            _ => {}
+        }
+        comps += 1;
+    }
+    (islands, comps, slots, units)
 }
 
 /// The measured II of every loop of the dynamic circuit, by header block (`bb2`), from one
@@ -78,8 +148,8 @@ pub fn run(a: &ScheduleArgs) -> anyhow::Result<ExitCode> {
         .or_else(|| header.function(None, true).map(String::from));
     let opts = HsOptions {
         timing: a.timing.profile()?,
-        include_dirs: crate::load::include_dirs(),
-        ..Default::default()
+        unit_limits: limits.clone(),
+        ..crate::load::c_options()
     };
     let name = a.file.display().to_string();
     let loops = static_islands(&text, &name, top.as_deref(), &opts, &limits)
@@ -136,6 +206,31 @@ pub fn run(a: &ScheduleArgs) -> anyhow::Result<ExitCode> {
                         o.line
                     )?;
                 }
+            }
+        }
+    }
+    if a.compare {
+        use handscope_compiler::c::Scheduling;
+        outln!("schedules under {}:", opts.timing.name())?;
+        outln!("  schedule  cycles  islands  components  buffer slots  units")?;
+        for (name, s) in [
+            ("dynamic", Scheduling::Dynamic),
+            ("hybrid", Scheduling::Hybrid),
+            ("static", Scheduling::Static),
+        ] {
+            match variant(a, &text, top.as_deref(), &opts, s) {
+                Ok(v) => outln!(
+                    "  {name:<8}  {:>6}  {:>7}  {:>10}  {:>12}  {:>5}",
+                    match &v.cycles {
+                        Ok(c) => c.to_string(),
+                        Err(why) => why.clone(),
+                    },
+                    v.islands,
+                    v.components,
+                    v.buffer_slots,
+                    v.units
+                )?,
+                Err(e) => outln!("  {name:<8}  not built: {e}")?,
             }
         }
     }

@@ -52,6 +52,14 @@ pub struct Step {
     /// C kernels: the memory ordering (`serial` (the default) or `lsq`, `--memory`).
     #[serde(default)]
     pub memory: Option<String>,
+    /// C kernels: the schedule (`dynamic` (the default), `hybrid` or `static`,
+    /// `--schedule`).
+    #[serde(default)]
+    pub schedule: Option<String>,
+    /// The timing profile the circuit is built for and runs under (`ideal` (the default)
+    /// or `fpga`, `--timing`).
+    #[serde(default)]
+    pub timing: Option<String>,
     /// Buffer slots added on channels (channel name to slots), as `handscope tune` adds them.
     #[serde(default)]
     pub slots: BTreeMap<String, u32>,
@@ -213,6 +221,7 @@ builtin!(
     "08-reconvergent-buffers",
     "09-dynamatic",
     "10-streams",
+    "11-static-islands",
 );
 
 /// Parses a lesson file's text; `origin` names it in errors.
@@ -321,8 +330,27 @@ pub fn step_circuit(s: &Step) -> anyhow::Result<Circuit> {
             other => bail!("unknown memory ordering `{other}` (serial, queue or lsq)"),
         };
     }
-    if (s.task_pipelining || s.buffers.is_some() || s.memory.is_some()) && !s.file.ends_with(".c") {
-        bail!("`task_pipelining`, `buffers` and `memory` apply to C kernels only");
+    if let Some(m) = &s.schedule {
+        use handscope_compiler::c::Scheduling;
+        opts.schedule = match m.as_str() {
+            "dynamic" => Scheduling::Dynamic,
+            "hybrid" => Scheduling::Hybrid,
+            "static" => Scheduling::Static,
+            other => bail!("unknown schedule `{other}` (dynamic, hybrid or static)"),
+        };
+    }
+    if let Some(t) = &s.timing {
+        use handscope_sim::spec::timing::TimingProfile;
+        opts.timing = match t.as_str() {
+            "ideal" => TimingProfile::ideal(),
+            "fpga" => TimingProfile::fpga(),
+            other => bail!("unknown timing profile `{other}` (ideal or fpga)"),
+        };
+    }
+    if (s.task_pipelining || s.buffers.is_some() || s.memory.is_some() || s.schedule.is_some())
+        && !s.file.ends_with(".c")
+    {
+        bail!("`task_pipelining`, `buffers`, `memory` and `schedule` apply to C kernels only");
     }
     let over = handscope_sim::session::StimulusArgs {
         inputs: s.inputs.clone(),

@@ -400,6 +400,7 @@ pub fn spec(op: &Op) -> ComponentSpec {
             Comb::Island,
             StateLayout::Island {
                 outputs: isl.results() as u32 + 1,
+                slots: isl.slots.len() as u32,
             },
             DisplayClass::Island,
             WaitRule::AllInputs,

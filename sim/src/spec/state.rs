@@ -46,28 +46,37 @@ pub mod stage_regs {
 }
 
 /// Word offsets inside a static island (`docs/static-islands.md`): its phase, the cycles
-/// left until its results, the iterations and elapsed cycles of the invocation it runs, one
-/// `emitted` flag per output, then one word per result.
+/// its schedule spends on the edges walked so far, the iterations begun, the cycles since it
+/// took its inputs, the next cone's head, whether the walk has left, one `emitted` flag per
+/// output, one word per result, then one word per slot.
 pub mod island_regs {
     /// [`super::RegField::IslandPhase`].
     pub const PHASE: u32 = 0;
-    /// [`super::RegField::IslandWait`].
-    pub const WAIT: u32 = 1;
+    /// [`super::RegField::IslandSched`].
+    pub const SCHED: u32 = 1;
     /// [`super::RegField::IslandIterations`].
     pub const ITERATIONS: u32 = 2;
     /// [`super::RegField::IslandElapsed`].
     pub const ELAPSED: u32 = 3;
+    /// [`super::RegField::IslandHead`].
+    pub const HEAD: u32 = 4;
+    /// [`super::RegField::IslandWalked`].
+    pub const WALKED: u32 = 5;
     /// The first output's `emitted` flag.
-    pub const EMITTED: u32 = 4;
+    pub const EMITTED: u32 = 6;
     /// Phase: waiting for inputs.
     pub const IDLE: u64 = 0;
-    /// Phase: iterations in the pipeline, results not yet out.
+    /// Phase: running its cones and waiting for its schedule.
     pub const RUNNING: u64 = 1;
     /// Phase: offering the results.
     pub const OFFERING: u64 = 2;
     /// Word of result `i` of an island with `outputs` outputs (control token included).
     pub fn result(outputs: u32, i: u32) -> u32 {
         EMITTED + outputs + i
+    }
+    /// Word of slot `k`.
+    pub fn slot(outputs: u32, k: u32) -> u32 {
+        EMITTED + 2 * outputs - 1 + k
     }
 }
 
@@ -451,8 +460,14 @@ pub enum RegField {
     AqPort(u32),
     /// Static island: idle, running or offering its results ([`island_regs`]).
     IslandPhase,
-    /// Static island: cycles until its results are offered.
-    IslandWait,
+    /// Static island: the cycles its schedule spends on the edges walked so far.
+    IslandSched,
+    /// Static island: the head of the cone it evaluates next.
+    IslandHead,
+    /// Static island: its walk has left the region (the results are known).
+    IslandWalked,
+    /// Static island: the value of slot `k`.
+    IslandSlot(u32),
     /// Static island: iterations of the invocation it runs.
     IslandIterations,
     /// Static island: cycles since it took its inputs.
@@ -520,7 +535,9 @@ impl RegField {
             "antitoken_1" => return Some(RegField::Antitoken(1)),
             "queued" => return Some(RegField::AqCount),
             "phase" => return Some(RegField::IslandPhase),
-            "wait" => return Some(RegField::IslandWait),
+            "sched" => return Some(RegField::IslandSched),
+            "walked" => return Some(RegField::IslandWalked),
+            "cone_head" => return Some(RegField::IslandHead),
             "iterations" => return Some(RegField::IslandIterations),
             "elapsed" => return Some(RegField::IslandElapsed),
             _ => {}
@@ -539,6 +556,9 @@ impl RegField {
         };
         if let Some(k) = name.strip_prefix("result_").and_then(num) {
             return Some(RegField::IslandResult(k));
+        }
+        if let Some(k) = name.strip_prefix("slot_").and_then(num) {
+            return Some(RegField::IslandSlot(k));
         }
         if let Some(k) = name.strip_prefix("entry").and_then(num) {
             return Some(RegField::FifoEntry(k));
@@ -656,7 +676,10 @@ impl fmt::Display for RegField {
             RegField::AqAddr(k) => write!(f, "q{k}.addr"),
             RegField::AqPort(k) => write!(f, "q{k}.port"),
             RegField::IslandPhase => write!(f, "phase"),
-            RegField::IslandWait => write!(f, "wait"),
+            RegField::IslandSched => write!(f, "sched"),
+            RegField::IslandHead => write!(f, "cone_head"),
+            RegField::IslandWalked => write!(f, "walked"),
+            RegField::IslandSlot(k) => write!(f, "slot_{k}"),
             RegField::IslandIterations => write!(f, "iterations"),
             RegField::IslandElapsed => write!(f, "elapsed"),
             RegField::IslandResult(i) => write!(f, "result_{i}"),
@@ -722,6 +745,8 @@ pub enum StateLayout {
     Island {
         /// Outputs, the control token included.
         outputs: u32,
+        /// Slots (values) of its region.
+        slots: u32,
     },
     /// One write-valid flag per store port, then two eager-fork flags per load port.
     MemoryPorts {
@@ -796,15 +821,18 @@ impl StateLayout {
                 .chain((0..loads).map(RegField::AqOffered))
                 .chain((0..depth).flat_map(|k| [RegField::AqAddr(k), RegField::AqPort(k)]))
                 .collect(),
-            StateLayout::Island { outputs } => [
+            StateLayout::Island { outputs, slots } => [
                 RegField::IslandPhase,
-                RegField::IslandWait,
+                RegField::IslandSched,
                 RegField::IslandIterations,
                 RegField::IslandElapsed,
+                RegField::IslandHead,
+                RegField::IslandWalked,
             ]
             .into_iter()
             .chain((0..outputs).map(RegField::Emitted))
             .chain((0..outputs.saturating_sub(1)).map(RegField::IslandResult))
+            .chain((0..slots).map(RegField::IslandSlot))
             .collect(),
             StateLayout::MemoryPorts { ld, st } => {
                 (0..st)
@@ -833,7 +861,7 @@ impl StateLayout {
             StateLayout::LoadPaths => 6,
             StateLayout::DynMc { ld } => mc_regs::LOADS + 2 * ld,
             StateLayout::MemoryPorts { ld, st } => st + 2 * ld,
-            StateLayout::Island { outputs } => island_regs::result(outputs, outputs) - 1,
+            StateLayout::Island { outputs, slots } => island_regs::slot(outputs, slots),
             StateLayout::AddrQueue {
                 depth,
                 loads,
@@ -928,15 +956,20 @@ impl StateLayout {
                 Some(skid_merge_regs::EMITTED + i)
             }
             (StateLayout::Island { .. }, RegField::IslandPhase) => Some(island_regs::PHASE),
-            (StateLayout::Island { .. }, RegField::IslandWait) => Some(island_regs::WAIT),
+            (StateLayout::Island { .. }, RegField::IslandSched) => Some(island_regs::SCHED),
+            (StateLayout::Island { .. }, RegField::IslandHead) => Some(island_regs::HEAD),
+            (StateLayout::Island { .. }, RegField::IslandWalked) => Some(island_regs::WALKED),
+            (StateLayout::Island { outputs, slots }, RegField::IslandSlot(k)) if k < slots => {
+                Some(island_regs::slot(outputs, k))
+            }
             (StateLayout::Island { .. }, RegField::IslandIterations) => {
                 Some(island_regs::ITERATIONS)
             }
             (StateLayout::Island { .. }, RegField::IslandElapsed) => Some(island_regs::ELAPSED),
-            (StateLayout::Island { outputs }, RegField::Emitted(i)) if i < outputs => {
+            (StateLayout::Island { outputs, .. }, RegField::Emitted(i)) if i < outputs => {
                 Some(island_regs::EMITTED + i)
             }
-            (StateLayout::Island { outputs }, RegField::IslandResult(i)) if i + 1 < outputs => {
+            (StateLayout::Island { outputs, .. }, RegField::IslandResult(i)) if i + 1 < outputs => {
                 Some(island_regs::result(outputs, i))
             }
             (StateLayout::MemoryPorts { st, .. }, RegField::StoreWriteValid { port })
@@ -1102,13 +1135,14 @@ impl StateLayout {
                         .collect(),
                 })
             }
-            StateLayout::Island { outputs } => NodeState::Island(IslandState {
+            StateLayout::Island { outputs, .. } => NodeState::Island(IslandState {
                 phase: match w(island_regs::PHASE) {
                     island_regs::RUNNING => IslandPhase::Running,
                     island_regs::OFFERING => IslandPhase::Offering,
                     _ => IslandPhase::Idle,
                 },
-                wait: w(island_regs::WAIT),
+                sched: w(island_regs::SCHED),
+                walked: w(island_regs::WALKED) != 0,
                 iterations: w(island_regs::ITERATIONS),
                 elapsed: w(island_regs::ELAPSED),
                 emitted: (0..outputs)
@@ -1144,8 +1178,11 @@ pub enum IslandPhase {
 pub struct IslandState {
     /// Idle, running or offering.
     pub phase: IslandPhase,
-    /// Cycles until the results are offered (while running).
-    pub wait: u64,
+    /// The cycles the schedule spends on the edges walked so far: once the walk has left,
+    /// the cycles from taking the inputs to offering the results.
+    pub sched: u64,
+    /// The walk has left the region: the results are known and wait for the schedule.
+    pub walked: bool,
     /// Iterations of the current (or last) invocation.
     pub iterations: u64,
     /// Cycles since the current invocation's inputs were taken.

@@ -32,6 +32,7 @@
 pub mod follow;
 pub mod fst;
 mod fst_guard;
+mod islands;
 mod mapping;
 mod parse;
 
@@ -211,6 +212,8 @@ fn trace_layout(f: &Function) -> Result<TraceBuilder, SimError> {
 }
 
 struct MemPort {
+    /// The memory node's index (writes are recorded in node order).
+    node: usize,
     mem: u32,
     addr: usize,
     data: usize,
@@ -234,6 +237,10 @@ struct Sampler<'f> {
     data: Vec<u64>,
     state: Vec<u64>,
     stores: Vec<MemPort>,
+    /// The static islands, whose stores the replay makes again.
+    islands: Vec<islands::IslandReplay>,
+    /// The memories' contents as the writes so far left them (islands read them).
+    shadow: islands::Shadow,
     edges: u64,
     done: bool,
     progress: Option<OnProgress>,
@@ -428,6 +435,7 @@ impl Sampler<'_> {
         }
         let cycle = self.tb.cycles() - 1;
         for (mem, addr, value) in self.obs.queue_writes(&self.state) {
+            self.shadow.write(mem, addr, value);
             self.tb.push_mem_write(MemWrite {
                 cycle,
                 mem,
@@ -435,18 +443,36 @@ impl Sampler<'_> {
                 value,
             });
         }
+        // Store ports and islands, in node order (the engine's clock edge order).
+        let mut writes: Vec<(usize, u32, u64, u64)> = Vec::new();
         for p in &self.stores {
             if self.valid[p.addr] && self.valid[p.data] {
                 let addr = self.data[p.addr] & p.mask;
                 if addr < p.size {
-                    self.tb.push_mem_write(MemWrite {
-                        cycle,
-                        mem: p.mem,
-                        addr,
-                        value: self.data[p.data],
-                    });
+                    self.shadow.write(p.mem, addr, self.data[p.data]);
+                    writes.push((p.node, p.mem, addr, self.data[p.data]));
                 }
             }
+        }
+        for isl in &self.islands {
+            for (mem, addr, value) in isl.writes(
+                &self.state,
+                &self.valid,
+                &self.ready,
+                &self.data,
+                &mut self.shadow,
+            ) {
+                writes.push((isl.node, mem, addr, value));
+            }
+        }
+        writes.sort_by_key(|w| w.0);
+        for (_, mem, addr, value) in writes {
+            self.tb.push_mem_write(MemWrite {
+                cycle,
+                mem,
+                addr,
+                value,
+            });
         }
         // Without an environment the whole file is read (the tokens are counted first);
         // the observer's report is made afterwards, in `finish`.
@@ -868,7 +894,7 @@ fn new_sampler<'f>(
     let state_rewidth = Rewidth::list(&map.state, &state_widths, &[], &header.code_widths);
     let mut stores = Vec::new();
     let mut mem = 0u32;
-    for node in f.nodes.values() {
+    for (nid, node) in f.nodes.iter() {
         if let Some(array) = node.op.array() {
             let memref = array.memref;
             let abits = 64 - (memref.len().max(1) - 1).leading_zeros();
@@ -876,6 +902,7 @@ fn new_sampler<'f>(
                 if let (Some(d), Some(a)) = (node.inputs.get(d), node.inputs.get(a)) {
                     use cranelift_entity::EntityRef;
                     stores.push(MemPort {
+                        node: nid.index(),
                         mem,
                         addr: a.index(),
                         data: d.index(),
@@ -887,7 +914,11 @@ fn new_sampler<'f>(
             mem += 1;
         }
     }
+    let island_list = islands::islands(f, tb.state_meta());
+    let shadow = islands::Shadow::new(f, env);
     Ok(Sampler {
+        islands: island_list,
+        shadow,
         cur: vec![0; n],
         stamp: vec![u64::MAX; n],
         before: vec![0; n],

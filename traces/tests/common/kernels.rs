@@ -93,6 +93,27 @@ pub fn lsq_kernels(names: &[&str]) -> Vec<Example> {
     kernels_with_memory(names, handscope_compiler::c::MemoryOrdering::Lsq)
 }
 
+/// The kernels of `examples/kernels` named in `names`, compiled with `opts`, with their
+/// first RUN line (the graph runs as compiled: a profile in `opts` sizes buffers and
+/// schedules islands, its pipelines are not added).
+pub fn kernels_with_options(names: &[&str], opts: &HsOptions) -> Vec<Example> {
+    kernels()
+        .into_iter()
+        .filter(|k| names.contains(&k.name.as_str()))
+        .map(|mut k| {
+            let header = Header::parse(&k.text);
+            let top = header.top().expect("TOP line");
+            let run = *header.runs().first().expect("RUN line");
+            let file = k.path.file_name().unwrap().to_string_lossy().into_owned();
+            let m = compile_to_handshake(&k.text, &file, Some(top), opts)
+                .unwrap_or_else(|e| panic!("{file}: {e:?}"));
+            k.func = m.functions.into_iter().next().expect("one function");
+            k.env = environment(&k.func, run);
+            k
+        })
+        .collect()
+}
+
 /// The kernels of `examples/kernels` named in `names`, compiled with memory ordering
 /// `memory`, with their first RUN line.
 pub fn kernels_with_memory(

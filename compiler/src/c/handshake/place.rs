@@ -320,11 +320,12 @@ impl<'a> Cutter<'a> {
     }
 }
 
-/// The pipeline description of a scheduled loop, its header at island block `header`.
-fn pipeline(l: &LoopIsland, header: u32) -> IslandPipeline {
+/// The pipeline description of a scheduled loop, its blocks numbered by `block_of`.
+fn pipeline(l: &LoopIsland, block_of: &BTreeMap<usize, u32>) -> IslandPipeline {
     let s = l.schedule.as_ref().expect("a scheduled loop");
     IslandPipeline {
-        header,
+        header: block_of[&l.blocks[0]],
+        blocks: l.blocks.iter().map(|b| block_of[b]).collect(),
         line: l.line,
         ii: s.ii.max(1),
         latency: s.latency.max(1),
@@ -362,10 +363,10 @@ fn fresh(ir: &mut IrFunction, like: &[Type]) -> Vec<ValueId> {
 /// island's results.
 fn loop_island(ir: &mut IrFunction, l: &LoopIsland) -> Placed {
     let h = l.blocks[0];
-    let pipe = pipeline(l, 0);
+    let mut cut = Cutter::new(ir, &l.blocks);
+    let pipe = pipeline(l, &cut.block_of);
     let (ii, latency) = (pipe.ii, pipe.latency);
     let body: BTreeSet<usize> = l.blocks.iter().copied().collect();
-    let mut cut = Cutter::new(ir, &l.blocks);
     let cycles = |_from: usize, to: Option<usize>| match to {
         Some(t) if t == h => ii,
         Some(_) => 0,
@@ -447,7 +448,7 @@ fn function_island(
     let island_blocks: Vec<IslandBlock> = blocks.iter().map(|&b| cut.block(b, &cycles)).collect();
     let pipelines = pipelined
         .iter()
-        .map(|l| pipeline(l, cut.block_of[&l.blocks[0]]))
+        .map(|l| pipeline(l, &cut.block_of))
         .collect();
     let island = Island {
         slots: cut.slots,

@@ -23,6 +23,9 @@ pub enum Setting {
     BuffersCycles,
     /// The other timing profile: `fpga` beside `ideal`, `ideal` beside any other.
     Timing,
+    /// The other schedule: the hybrid circuit (static islands where they fit) beside the
+    /// dynamic one, the dynamic one beside a hybrid or static one.
+    Schedule,
     /// Another file, [`Model::compare_file`] (`gui A --compare B`): for any circuit, MLIR
     /// and Dynamatic's included, such as two buffer placements of one kernel.
     File,
@@ -30,12 +33,13 @@ pub enum Setting {
 
 impl Setting {
     /// Every setting, in the order `k` steps through them.
-    pub const ALL: [Setting; 5] = [
+    pub const ALL: [Setting; 6] = [
         Setting::TaskPipelining,
         Setting::BuffersAll,
         Setting::BuffersCycles,
         Setting::BuffersNone,
         Setting::Timing,
+        Setting::Schedule,
     ];
 
     /// The options of the other side, from the main side's `base`.
@@ -50,6 +54,14 @@ impl Setting {
             Setting::BuffersNone => o.buffers = BufferPolicy::None,
             Setting::BuffersCycles => o.buffers = BufferPolicy::Cycles,
             Setting::File => {}
+            Setting::Schedule => {
+                use handscope_compiler::c::Scheduling;
+                o.schedule = if o.schedule == Scheduling::Dynamic {
+                    Scheduling::Hybrid
+                } else {
+                    Scheduling::Dynamic
+                }
+            }
             Setting::Timing => {
                 use handscope_sim::spec::timing::TimingProfile;
                 o.timing = if o.timing.is_ideal() {
@@ -75,8 +87,13 @@ pub fn describe_options(o: &handscope_compiler::c::HsOptions) -> String {
     } else {
         format!(", timing {}", o.timing.name())
     };
+    let schedule = match o.schedule {
+        handscope_compiler::c::Scheduling::Dynamic => "",
+        handscope_compiler::c::Scheduling::Hybrid => ", schedule hybrid",
+        handscope_compiler::c::Scheduling::Static => ", schedule static",
+    };
     format!(
-        "buffers {b}, task pipelining {}{timing}",
+        "buffers {b}, task pipelining {}{timing}{schedule}",
         if o.task_pipelining { "on" } else { "off" }
     )
 }

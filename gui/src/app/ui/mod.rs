@@ -518,6 +518,10 @@ fn toolbar(
                 (Some(crate::app::model::Setting::BuffersCycles), "buffers: cycles"),
                 (Some(crate::app::model::Setting::BuffersNone), "buffers: none"),
                 (Some(crate::app::model::Setting::Timing), "timing: the other profile"),
+                (
+                    Some(crate::app::model::Setting::Schedule),
+                    "schedule: hybrid beside dynamic",
+                ),
                 (Some(crate::app::model::Setting::File), "the --compare file"),
             ] {
                 if set == Some(crate::app::model::Setting::File) && m.compare_file.is_none() {

@@ -1,15 +1,16 @@
 //! Static islands (`docs/static-islands.md`, `docs/semantics.md` "Static islands"): one
-//! invocation at a time. Idle, an island takes every input together; its clock edge runs the
-//! whole loop ([`crate::island::Island::run`], memories read as they are, which nothing
-//! writes) and waits `(iterations - 1) * ii + latency` cycles from then to offer its results
-//! and the control token, each output until taken (an eager fork's flags); when every output
-//! is taken it is idle again.
+//! invocation at a time. Idle, an island takes every input together; from that cycle on its
+//! controller evaluates one cone of its region per cycle ([`crate::island::Island::cone`],
+//! memory accesses included) and adds up the cycles the schedule spends on the edges it
+//! takes. Once the walk has left the region and as many cycles have passed since the inputs
+//! were taken as the schedule spent, it offers the results and the control token, each
+//! output until taken (an eager fork's flags); when every output is taken it is idle again.
 
 use super::{At, Sig};
 use crate::engine::program::{Program, Span};
 use crate::island::IslandMemory;
 use crate::spec::island_regs::{
-    self, ELAPSED, EMITTED, IDLE, ITERATIONS, OFFERING, PHASE, RUNNING, WAIT,
+    self, ELAPSED, EMITTED, HEAD, IDLE, ITERATIONS, OFFERING, PHASE, RUNNING, SCHED, WALKED,
 };
 
 /// The engine's memories as an island sees them: its memory `k` is the program's
@@ -70,13 +71,53 @@ pub(super) fn island_in(p: &Program, s: &mut Sig<'_>, ins: Span, reg: u32) {
     }
 }
 
+/// Evaluates the cone at the island's head: slots from and back to its registers, the
+/// schedule's cycles added, the results kept once the walk leaves.
+fn walk(p: &Program, s: &mut Sig<'_>, outs: Span, reg: u32, k: u32, inputs: Option<Vec<u64>>) {
+    let (isl, mems) = &p.islands[k as usize];
+    let n = outs.len;
+    let slot = |j: usize| at(reg, island_regs::slot(n, j as u32));
+    let mut vals: Vec<u64> = (0..isl.slots.len()).map(|j| s.regs.at(slot(j))).collect();
+    let head = match inputs {
+        Some(ins) => {
+            for (j, v) in ins.into_iter().enumerate() {
+                vals[j] = v & isl.slots[j].mask();
+            }
+            0
+        }
+        None => s.regs.at(at(reg, HEAD)) as u32,
+    };
+    let heads = isl.cone_heads();
+    let mut memory = EngineMemory {
+        p,
+        ids: mems,
+        mems: s.mems,
+        writes: s.mem_writes,
+    };
+    let step = isl.cone(head, &heads, &mut vals, &mut memory);
+    for (j, v) in vals.into_iter().enumerate() {
+        *s.regs.at_mut(slot(j)) = v;
+    }
+    *s.regs.at_mut(at(reg, SCHED)) = s.regs.at(at(reg, SCHED)).saturating_add(step.cycles);
+    match step.next {
+        Some(h) => {
+            *s.regs.at_mut(at(reg, HEAD)) = u64::from(h);
+            if h == 0 {
+                *s.regs.at_mut(at(reg, ITERATIONS)) = s.regs.at(at(reg, ITERATIONS)) + 1;
+            }
+        }
+        None => {
+            *s.regs.at_mut(at(reg, WALKED)) = 1;
+            for (i, v) in step.results.into_iter().enumerate() {
+                *s.regs.at_mut(at(reg, island_regs::result(n, i as u32))) = v;
+            }
+        }
+    }
+}
+
 /// The island's clock edge.
 pub(super) fn island_clk(p: &Program, s: &mut Sig<'_>, ins: Span, outs: Span, reg: u32, k: u32) {
-    let phase = s.regs.at(at(reg, PHASE));
-    if phase != IDLE {
-        *s.regs.at_mut(at(reg, ELAPSED)) = s.regs.at(at(reg, ELAPSED)).saturating_add(1);
-    }
-    match phase {
+    match s.regs.at(at(reg, PHASE)) {
         IDLE => {
             let chans = p.span(ins);
             let taken = chans
@@ -85,43 +126,24 @@ pub(super) fn island_clk(p: &Program, s: &mut Sig<'_>, ins: Span, outs: Span, re
             if !taken {
                 return;
             }
-            let (isl, mems) = &p.islands[k as usize];
             let inputs: Vec<u64> = chans[1..].iter().map(|&c| s.data.at(c as usize)).collect();
-            let mut memory = EngineMemory {
-                p,
-                ids: mems,
-                mems: s.mems,
-                writes: s.mem_writes,
-            };
-            let n = outs.len;
-            let wait = match isl.run(&inputs, &mut memory) {
-                Ok(run) => {
-                    for (i, v) in run.results.iter().enumerate() {
-                        *s.regs.at_mut(at(reg, island_regs::result(n, i as u32))) = *v;
-                    }
-                    *s.regs.at_mut(at(reg, ITERATIONS)) = run.iterations;
-                    run.cycles - 1
-                }
-                // A loop that never leaves keeps the island running for ever.
-                Err(_) => {
-                    *s.regs.at_mut(at(reg, ITERATIONS)) = crate::island::MAX_ISLAND_ITERATIONS;
-                    u64::MAX
-                }
-            };
-            *s.regs.at_mut(at(reg, ELAPSED)) = 0;
-            *s.regs.at_mut(at(reg, WAIT)) = wait;
-            *s.regs.at_mut(at(reg, PHASE)) = if wait == 0 { OFFERING } else { RUNNING };
+            for w in [SCHED, HEAD, WALKED] {
+                *s.regs.at_mut(at(reg, w)) = 0;
+            }
+            *s.regs.at_mut(at(reg, ITERATIONS)) = 1;
+            *s.regs.at_mut(at(reg, ELAPSED)) = 1;
+            walk(p, s, outs, reg, k, Some(inputs));
+            settle_phase(s, reg);
         }
         RUNNING => {
-            let wait = s.regs.at(at(reg, WAIT));
-            if wait != u64::MAX {
-                *s.regs.at_mut(at(reg, WAIT)) = wait - 1;
-                if wait == 1 {
-                    *s.regs.at_mut(at(reg, PHASE)) = OFFERING;
-                }
+            *s.regs.at_mut(at(reg, ELAPSED)) = s.regs.at(at(reg, ELAPSED)).saturating_add(1);
+            if s.regs.at(at(reg, WALKED)) == 0 {
+                walk(p, s, outs, reg, k, None);
             }
+            settle_phase(s, reg);
         }
         _ => {
+            *s.regs.at_mut(at(reg, ELAPSED)) = s.regs.at(at(reg, ELAPSED)).saturating_add(1);
             let chans = p.span(outs);
             let mut all = true;
             for (i, &o) in chans.iter().enumerate() {
@@ -139,4 +161,11 @@ pub(super) fn island_clk(p: &Program, s: &mut Sig<'_>, ins: Span, outs: Span, re
             }
         }
     }
+}
+
+/// Running, or offering once the walk has left and the schedule's cycles have passed.
+fn settle_phase(s: &mut Sig<'_>, reg: u32) {
+    let done = s.regs.at(at(reg, WALKED)) != 0
+        && s.regs.at(at(reg, ELAPSED)) >= s.regs.at(at(reg, SCHED)).max(1);
+    *s.regs.at_mut(at(reg, PHASE)) = if done { OFFERING } else { RUNNING };
 }
