@@ -166,3 +166,17 @@ fn every_truncation_of_an_island_is_an_error_not_a_panic() {
         assert!(parse_mlir(&t, "cut.mlir").is_err(), "cut at {cut}");
     }
 }
+
+#[test]
+fn values_wider_than_64_bits_stay_dynamic() {
+    let src = "unsigned _BitInt(128) f(int n) {
+  unsigned _BitInt(128) s = 1;
+  for (int i = 0; i < n; i++) s = s * 3;
+  return s;
+}";
+    // `hybrid` keeps the loop dynamic; `static` says why it cannot.
+    let m = compile(src, Scheduling::Hybrid).unwrap();
+    assert!(islands(&m.functions[0]).is_empty());
+    let e = compile(src, Scheduling::Static).unwrap_err();
+    assert!(e.contains("wider than 64 bits"), "{e}");
+}

@@ -11,6 +11,12 @@ use handscope_sim::{
 /// (label, signature, custom body, generic body)
 const CASES: &[(&str, &str, &str, &str)] = &[
     (
+        "island",
+        "%n: i32, %c: none",
+        "%0:2 = island %c, %n {memories = [], pipelines = [{blocks = [0], header = 0, ii = 1, latency = 2, line = 3, ops = [[\"subi\", 3, 0, 1]]}]} : (none, i32) -> (none, i32) {\n^bb0(%s0: i32):\n%s1 = arith.constant 1 : i32\n%s2 = arith.subi %s0, %s1 : i32\n%s3 = arith.cmpi sgt, %s2, %s1 : i32\ncf.cond_br %s3, ^bb0(%s2 : i32), ^exit(%s2 : i32) {cycles = [1, 2]}\n}\nreturn %0#1, %0#0 : i32, none",
+        "%0:2 = \"handshake.island\"(%c, %n) ({\n^bb0(%s0: i32):\n%s1 = arith.constant 1 : i32\n%s2 = arith.subi %s0, %s1 : i32\n%s3 = arith.cmpi sgt, %s2, %s1 : i32\ncf.cond_br %s3, ^bb0(%s2 : i32), ^exit(%s2 : i32) {cycles = [1, 2]}\n}) {memories = [], pipelines = [{blocks = [0], header = 0, ii = 1, latency = 2, line = 3, ops = [[\"subi\", 3, 0, 1]]}]} : (none, i32) -> (none, i32)\n\"handshake.return\"(%0#1, %0#0) : (i32, none) -> ()",
+    ),
+    (
         "fork",
         "%a: i32, %c: none",
         "%0:2 = fork [2] %a : i32\nreturn %0#0, %0#1, %c : i32, i32, none",

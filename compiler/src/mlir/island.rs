@@ -32,12 +32,15 @@ pub(crate) type IslandParts = (Op, Vec<(ValueUse, SType)>, Vec<Type>, Vec<Attr>)
 
 /// What the region's text gives, before the island is assembled.
 #[derive(Default)]
-struct Region {
+pub(crate) struct Region {
     /// Slot types, as annotations give them.
     types: BTreeMap<u32, Type>,
     /// Blocks by index.
     blocks: BTreeMap<u32, IslandBlock>,
-    memories: Vec<String>,
+    /// The memories the loads and stores name, in order of first use (their steps hold
+    /// these indices until [`Parser::finish_island`] maps them onto `memories`), with where
+    /// each is first named.
+    refs: Vec<(String, Span)>,
 }
 
 impl Parser<'_> {
@@ -67,51 +70,82 @@ impl Parser<'_> {
         }
     }
 
-    fn memory_index(&self, r: &Region, name: &str, at: Span) -> PResult<u32> {
-        r.memories
-            .iter()
-            .position(|m| m == name)
-            .map(|k| k as u32)
-            .ok_or_else(|| {
-                self.err(
-                    at,
-                    format!("memory `{name}` is not in the island's `memories`"),
-                )
-            })
+    fn memory_ref(r: &mut Region, name: &str, at: Span) -> u32 {
+        match r.refs.iter().position(|(m, _)| m == name) {
+            Some(k) => k as u32,
+            None => {
+                r.refs.push((name.to_string(), at));
+                r.refs.len() as u32 - 1
+            }
+        }
     }
 
-    /// After `handshake.island`: the rest of the op, up to and including its region.
+    /// After `handshake.island` in custom form: operands, attributes, type, region.
     pub(crate) fn parse_island(&mut self, sp: Span) -> PResult<IslandParts> {
         let uses = self.parse_operand_list()?;
-        let mut attrs = self.parse_opt_attr_dict()?;
+        let attrs = self.parse_opt_attr_dict()?;
         self.expect(&Tok::Colon)?;
         let t = self.parse_type()?;
+        let r = self.island_region()?;
+        self.finish_island(uses, attrs, t, r, sp)
+    }
+
+    /// After `"handshake.island"` in generic form: `(operands) ({region}) {attrs} : type`.
+    pub(crate) fn parse_generic_island(&mut self, sp: Span) -> PResult<IslandParts> {
+        self.expect(&Tok::LParen)?;
+        let uses = self.parse_operand_list()?;
+        self.expect(&Tok::RParen)?;
+        self.expect(&Tok::LParen)?;
+        let r = self.island_region()?;
+        self.expect(&Tok::RParen)?;
+        let attrs = self.parse_opt_attr_dict()?;
+        self.expect(&Tok::Colon)?;
+        let t = self.parse_type()?;
+        self.finish_island(uses, attrs, t, r, sp)
+    }
+
+    /// `{ ^bb0(..): .. }`.
+    fn island_region(&mut self) -> PResult<Region> {
+        let mut r = Region::default();
+        self.expect(&Tok::LBrace)?;
+        while !self.eat(&Tok::RBrace)? {
+            self.island_block(&mut r)?;
+        }
+        Ok(r)
+    }
+
+    /// The island from its parts: operand types, `memories` and `pipelines`, the region.
+    fn finish_island(
+        &self,
+        uses: Vec<ValueUse>,
+        mut attrs: Vec<Attr>,
+        t: SType,
+        mut r: Region,
+        sp: Span,
+    ) -> PResult<IslandParts> {
         let (ins, outs) = match t.ty {
             PType::Func(i, o) => (i, o),
             _ => return Err(self.err(t.span, "expected the island's type `(...) -> (...)`")),
         };
-        let operands = if uses.len() == ins.len() {
-            uses.into_iter()
-                .zip(ins.iter().cloned())
-                .collect::<Vec<_>>()
-        } else {
+        if uses.len() != ins.len() {
             return Err(self.err(
                 t.span,
                 format!("{} operands but {} types", uses.len(), ins.len()),
             ));
-        };
+        }
+        let operands: Vec<(ValueUse, SType)> = uses.into_iter().zip(ins).collect();
         let results: Vec<Type> = outs
             .iter()
             .map(|s| self.chan_type(s))
             .collect::<PResult<_>>()?;
-        let mut r = Region::default();
+        let mut memories = Vec::new();
         if let Some(a) = take_attr(&mut attrs, "memories") {
             let AttrValue::Array(items) = &a.value else {
                 return Err(self.err(a.value_span, "`memories` is a list of names"));
             };
             for (v, vsp) in items {
                 match v {
-                    AttrValue::Str(s) => r.memories.push(s.clone()),
+                    AttrValue::Str(s) => memories.push(s.clone()),
                     _ => return Err(self.err(*vsp, "a memory is named by a string")),
                 }
             }
@@ -120,9 +154,23 @@ impl Parser<'_> {
             Some(a) => self.island_pipelines(&a)?,
             None => Vec::new(),
         };
-        self.expect(&Tok::LBrace)?;
-        while !self.eat(&Tok::RBrace)? {
-            self.island_block(&mut r)?;
+        // The loads' and stores' memories, by position in `memories`.
+        let mut map = Vec::new();
+        for (name, at) in &r.refs {
+            let k = memories.iter().position(|m| m == name).ok_or_else(|| {
+                self.err(
+                    *at,
+                    format!("memory `{name}` is not in the island's `memories`"),
+                )
+            })?;
+            map.push(k as u32);
+        }
+        for b in r.blocks.values_mut() {
+            for st in &mut b.steps {
+                if let StepOp::Load(k) | StepOp::Store(k) = &mut st.op {
+                    *k = map[*k as usize];
+                }
+            }
         }
         let params = r.blocks.get(&0).map_or(0, |b| b.params.len() as u32);
         let n_slots = r.types.keys().next_back().map_or(0, |&k| k + 1);
@@ -137,7 +185,7 @@ impl Parser<'_> {
         let island = Island {
             slots,
             params,
-            memories: r.memories,
+            memories,
             blocks: r.blocks.into_values().collect(),
             pipelines,
         };
@@ -285,13 +333,13 @@ impl Parser<'_> {
             (Tok::Ident(w), s) => (w, s),
             (_, s) => return Err(self.err(s, "expected an operation name")),
         };
-        let mem_ref = |p: &mut Self, r: &Region| -> PResult<(u32, ValueUse)> {
+        let mem_ref = |p: &mut Self, r: &mut Region| -> PResult<(u32, ValueUse)> {
             let msp = p.peek_span()?;
             let name = match p.bump()? {
                 (Tok::Str(s), _) => s,
                 _ => return Err(p.err(msp, "expected the memory's name (`\"a\"`)")),
             };
-            let m = p.memory_index(r, &name, msp)?;
+            let m = Self::memory_ref(r, &name, msp);
             p.expect(&Tok::LBracket)?;
             let idx = p.parse_value_use()?;
             p.expect(&Tok::RBracket)?;

@@ -1242,6 +1242,10 @@ impl<'a> Parser<'a> {
 
     /// Parses an op in generic form after its quoted name.
     pub(crate) fn parse_generic_op(&mut self, name: String, sp: Span) -> PResult<OpSpec> {
+        if name == "handshake.island" {
+            let (op, operands, results, attrs) = self.parse_generic_island(sp)?;
+            return Ok(spec(op, operands, results, attrs, sp));
+        }
         self.expect(&Tok::LParen)?;
         let uses = self.parse_operand_list()?;
         self.expect(&Tok::RParen)?;
@@ -1384,7 +1388,7 @@ impl<'a> Parser<'a> {
         };
         Ok(match kind {
             OpKind::Island => {
-                return Err(self.err(sp, "`handshake.island` is written in its custom form only (a region after the type)"));
+                return Err(self.err(sp, "`handshake.island` has a region: read by its own form"));
             }
             OpKind::Fork => Op::Fork,
             OpKind::LazyFork => Op::LazyFork,

@@ -158,6 +158,20 @@ fn island(
             exiting[0], exiting[1]
         ));
     }
+    // An island holds words of at most 64 bits.
+    let wide = blocks.iter().find_map(|&b| {
+        let blk = &f.blocks[b];
+        blk.params
+            .iter()
+            .chain(blk.insts.iter().flat_map(|i| i.results.iter()))
+            .find(|&&v| f.ty(v).bits() > 64)
+            .map(|_| b)
+    });
+    if let Some(b) = wide {
+        return stays(format!(
+            "bb{b} computes values wider than 64 bits, which an island does not hold"
+        ));
+    }
     // An iteration's blocks in program order: a DAG, the loop being innermost. Where paths
     // join, a block's parameters become selects (if-conversion): both sides are computed and
     // the branch conditions before the join pick the value.

@@ -127,6 +127,26 @@ pub(super) fn place_islands(
     }
     let mut placed = BTreeMap::new();
     if scheduling == Scheduling::Static {
+        let reach = super::maximize::reachable(ir);
+        let wide = (0..ir.blocks.len()).filter(|&b| reach[b]).find_map(|b| {
+            let blk = &ir.blocks[b];
+            blk.insts
+                .iter()
+                .find(|i| i.results.iter().any(|&v| ir.ty(v).bits() > 64))
+                .map(|i| i.span)
+                .or_else(|| {
+                    blk.params
+                        .iter()
+                        .any(|&v| ir.ty(v).bits() > 64)
+                        .then_some(blk.term_span)
+                })
+        });
+        if let Some(span) = wide {
+            return Err((
+                "`--schedule static`: the function computes values wider than 64 bits, which an island does not hold; use `hybrid`".into(),
+                span,
+            ));
+        }
         let pipelined: Vec<&LoopIsland> = loops
             .iter()
             .enumerate()
