@@ -266,6 +266,46 @@ impl Island {
             .unwrap_or_default()
     }
 
+    /// Its operations block by block, for people: `bb0: cmpi, load a, muli` (constants and
+    /// width conversions left out), a block's back edges and exits named after them.
+    pub fn block_listing(&self) -> Vec<String> {
+        self.blocks
+            .iter()
+            .enumerate()
+            .map(|(k, b)| {
+                let ops: Vec<String> = b
+                    .steps
+                    .iter()
+                    .filter_map(|st| match st.op {
+                        StepOp::Const(_) => None,
+                        StepOp::Arith(a) if a.is_cast() => None,
+                        StepOp::Arith(a) => Some(a.mnemonic().to_string()),
+                        StepOp::Load(m) => Some(format!("load {}", self.memories[m as usize])),
+                        StepOp::Store(m) => Some(format!("store {}", self.memories[m as usize])),
+                    })
+                    .collect();
+                let to: Vec<String> = b
+                    .exit
+                    .edges()
+                    .iter()
+                    .map(|e| match e.to {
+                        EdgeTarget::Block(t) => format!("bb{t}"),
+                        EdgeTarget::Leave => "out".to_string(),
+                    })
+                    .collect();
+                format!(
+                    "bb{k}: {} -> {}",
+                    if ops.is_empty() {
+                        "(no operation)".to_string()
+                    } else {
+                        ops.join(", ")
+                    },
+                    to.join(" or ")
+                )
+            })
+            .collect()
+    }
+
     /// The pipeline of a loop island (one modulo-scheduled loop whose header is block 0).
     pub fn loop_pipeline(&self) -> Option<&IslandPipeline> {
         match self.pipelines.as_slice() {

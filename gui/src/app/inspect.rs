@@ -110,10 +110,15 @@ fn island_sentence(x: &At<'_>, isl: &handscope_sim::island::Island) -> (String, 
             plural(isl.pipelines.len(), "pipelined loop", "pipelined loops")
         ),
     };
+    // Expanded: its operations block by block.
+    let does = format!("{does}\n{}", isl.block_listing().join("\n"));
     let NodeState::Island(st) = &x.state else {
         return (does, "idle".into());
     };
     let now = match st.phase {
+        IslandPhase::Idle if x.missing_inputs().is_empty() => {
+            "takes its inputs: its first iteration begins".to_string()
+        }
         IslandPhase::Idle => x.join_like("takes its inputs"),
         IslandPhase::Running => {
             let rows = isl.stage_table(Some((st.elapsed, st.iterations)));

@@ -1876,6 +1876,39 @@ fn inspector_over_cycles(lesson: &str, step: usize, id: &str) -> String {
     seen
 }
 
+/// The static-islands lesson's island: the inspector gives its schedule, its operations block
+/// by block and, while it runs, the stage table with the iteration in each stage.
+#[test]
+fn the_inspector_shows_an_islands_stage_table() {
+    let seen = inspector_over_cycles("static-islands", 1, "bb1.island0");
+    assert!(
+        seen.contains("static island: the loop at line 8 scheduled at compile time, a new iteration every 1 cycle"),
+        "{seen}"
+    );
+    assert!(
+        seen.contains("bb0: load a, load b, muli, addi, addi, cmpi -> bb0 or out"),
+        "{seen}"
+    );
+    assert!(
+        seen.contains("now: takes its inputs: its first iteration begins"),
+        "{seen}"
+    );
+    assert!(
+        seen.contains(
+            "stage 0: load a (line 9), load b (line 9), addi (line 8), cmpi (line 8) — iteration 1"
+        ),
+        "{seen}"
+    );
+    assert!(
+        seen.contains("stage 1: extsi (line 9), extsi (line 9), muli (line 9) — iteration 0"),
+        "{seen}"
+    );
+    assert!(
+        seen.contains("offering the results of 8 iterations"),
+        "{seen}"
+    );
+}
+
 /// The load-store queue of the memory-ordering lesson: the inspector says how many entries
 /// are in use and what each one waits for, in words.
 #[test]
