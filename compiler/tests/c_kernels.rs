@@ -109,24 +109,8 @@ fn check_kernel(file: &str) {
             if schedule == Scheduling::Static {
                 assert_eq!(islands, 1, "{file} [static]: one island for the function");
             }
-            let mut cycles = Vec::new();
-            for ((line, args), want) in k.runs.iter().zip(&inputs).zip(&expected) {
-                let run_what = format!("{file} [{schedule:?}, {name}] RUN `{line}`");
-                let sim = simulate_timed(
-                    &ir,
-                    &hs,
-                    std::slice::from_ref(args),
-                    4_000_000,
-                    &run_what,
-                    &timing,
-                );
-                let got = sim.outcome();
-                assert_eq!(
-                    got, *want,
-                    "{run_what}: engine\n got:\n{got}\n native:\n{want}"
-                );
-                cycles.push(sim.report.cycles);
-            }
+            let what = format!("{file} [{schedule:?}, {name}]");
+            let cycles = runs_match_native(&k, &ir, &hs, &inputs, &expected, &what, &timing);
             println!(
                 "{file} [{schedule:?}, {name}]: {} nodes, {islands} islands, cycles {cycles:?}",
                 node_count(&hs)
@@ -144,23 +128,41 @@ fn check_kernel(file: &str) {
         });
         let rep = verify(&hs);
         assert!(rep.is_ok(), "{file} [fpga, {memory:?}]: {:#?}", rep.errors);
-        for ((line, args), want) in k.runs.iter().zip(&inputs).zip(&expected) {
-            let run_what = format!("{file} [fpga, {memory:?}] RUN `{line}`");
-            let sim = simulate_timed(
-                &ir,
-                &hs,
-                std::slice::from_ref(args),
-                4_000_000,
-                &run_what,
-                &fpga,
-            );
-            let got = sim.outcome();
-            assert_eq!(
-                got, *want,
-                "{run_what}: engine\n got:\n{got}\n native:\n{want}"
-            );
-        }
+        let what = format!("{file} [fpga, {memory:?}]");
+        runs_match_native(&k, &ir, &hs, &inputs, &expected, &what, &fpga);
     }
+}
+
+/// Runs `hs` on every RUN line's `inputs` under `timing` and checks each outcome against
+/// the native run's; returns the cycles of each run.
+fn runs_match_native(
+    k: &Kernel,
+    ir: &handscope_compiler::c::IrFunction,
+    hs: &handscope_sim::Function,
+    inputs: &[Vec<handscope_compiler::c::ArgValue>],
+    expected: &[common::kernels::Outcome],
+    what: &str,
+    timing: &TimingProfile,
+) -> Vec<u64> {
+    let mut cycles = Vec::new();
+    for ((line, args), want) in k.runs.iter().zip(inputs).zip(expected) {
+        let run_what = format!("{what} RUN `{line}`");
+        let sim = simulate_timed(
+            ir,
+            hs,
+            std::slice::from_ref(args),
+            4_000_000,
+            &run_what,
+            timing,
+        );
+        let got = sim.outcome();
+        assert_eq!(
+            got, *want,
+            "{run_what}: engine\n got:\n{got}\n native:\n{want}"
+        );
+        cycles.push(sim.report.cycles);
+    }
+    cycles
 }
 
 macro_rules! kernels {

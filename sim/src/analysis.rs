@@ -193,10 +193,11 @@ impl<'f> TraceObserver<'f> {
                 .all(|&ch| self.valid[ch as usize] && self.ready[ch as usize])
                 .then(|| chans.iter().map(|&ch| self.data[ch as usize]).collect());
             let words = self.regs.get(reg as usize..).unwrap_or(&[]);
-            let mut mem = ObservedMemory {
+            let mut mem = crate::engine::program::ProgramMemory {
                 prog: &self.prog,
                 ids,
                 mems: &mut self.mems,
+                writes: None,
             };
             isl.replay_cycle(words, outs.len, inputs.as_deref(), &mut mem);
         }
@@ -206,31 +207,6 @@ impl<'f> TraceObserver<'f> {
     /// environment, a run whose results all reached the invocation count is `done`.
     pub fn report(&self) -> RunReport {
         self.monitor.report(&self.prog, self.func, &self.mems)
-    }
-}
-
-/// The observer's memories as an island sees them (its memory `k` is the program's
-/// `ids[k]`).
-struct ObservedMemory<'a> {
-    prog: &'a Program,
-    ids: &'a [u32],
-    mems: &'a mut [Vec<u64>],
-}
-
-impl crate::island::IslandMemory for ObservedMemory<'_> {
-    fn load(&mut self, k: u32, index: u64) -> u64 {
-        let mi = self.ids[k as usize] as usize;
-        let a = index & self.prog.mems[mi].addr_mask;
-        self.mems[mi].get(a as usize).copied().unwrap_or(0)
-    }
-
-    fn store(&mut self, k: u32, index: u64, value: u64) {
-        let mi = self.ids[k as usize] as usize;
-        let m = &self.prog.mems[mi];
-        let a = index & m.addr_mask;
-        if let Some(slot) = self.mems[mi].get_mut(a as usize) {
-            *slot = value & width_mask(m.elem_width);
-        }
     }
 }
 

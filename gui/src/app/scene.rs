@@ -539,27 +539,8 @@ fn node_state(
             // long pipeline, as many marks as the box has room for), filled while it holds
             // a token, and under them the count in flight, both inside the box.
             let n = st.stages.len().max(1);
-            let w = 7.0;
-            let marks = n.min(16).min(((width - 10.0) / w).max(1.0) as usize);
-            let x0 = c[0] - (marks as f32 * w) / 2.0;
-            for m in 0..marks {
-                let full = st.stages[m * n / marks..(m + 1) * n / marks]
-                    .iter()
-                    .any(Option::is_some);
-                let min = [x0 + m as f32 * w + 0.5, y - 9.5];
-                items.push(Item::Rect {
-                    min,
-                    max: [min[0] + w - 1.0, y - 3.5],
-                    fill: if full {
-                        p.chan[0].with_alpha(170)
-                    } else {
-                        p.background
-                    },
-                    stroke: p.weak_text,
-                    width: 0.6,
-                    radius: 0.5,
-                });
-            }
+            let full: Vec<bool> = st.stages.iter().map(Option::is_some).collect();
+            stage_marks(items, c, y, width, &full, p);
             let text = format!("{}/{} in flight", st.occupancy(), n);
             items.push(state_text(c, y + 2.5, fit_text(&text, width, 8.0), p));
         }
@@ -571,24 +552,8 @@ fn node_state(
             };
             let running = st.phase == handscope_sim::spec::IslandPhase::Running;
             let rows = isl.stage_table(running.then_some((st.elapsed, st.iterations)));
-            let w = 7.0;
-            let marks = rows.len().min(16);
-            let x0 = c[0] - (marks as f32 * w) / 2.0;
-            for (m, r) in rows.iter().take(marks).enumerate() {
-                let min = [x0 + m as f32 * w + 0.5, y - 9.5];
-                items.push(Item::Rect {
-                    min,
-                    max: [min[0] + w - 1.0, y - 3.5],
-                    fill: if r.iteration.is_some() {
-                        p.chan[0].with_alpha(170)
-                    } else {
-                        p.background
-                    },
-                    stroke: p.weak_text,
-                    width: 0.6,
-                    radius: 0.5,
-                });
-            }
+            let full: Vec<bool> = rows.iter().map(|r| r.iteration.is_some()).collect();
+            stage_marks(items, c, y, width, &full, p);
             let text = match st.phase {
                 handscope_sim::spec::IslandPhase::Idle => "idle".to_string(),
                 handscope_sim::spec::IslandPhase::Running => {
@@ -776,6 +741,33 @@ fn fit_text(text: &str, width: f32, size: f32) -> String {
         let mut t: String = text.chars().take(max.saturating_sub(1)).collect();
         t.push('…');
         t
+    }
+}
+
+/// A row of stage marks above the middle of a box at `c` (`y` its state line), one per
+/// stage or, when the box is narrow, per group of stages, filled where `full` says.
+fn stage_marks(items: &mut Vec<Item>, c: P2, y: f32, width: f32, full: &[bool], p: &Palette) {
+    let n = full.len().max(1);
+    let w = 7.0;
+    let marks = n.min(16).min(((width - 10.0) / w).max(1.0) as usize);
+    let x0 = c[0] - (marks as f32 * w) / 2.0;
+    for m in 0..marks {
+        let any = full[(m * n / marks).min(full.len())..((m + 1) * n / marks).min(full.len())]
+            .iter()
+            .any(|&f| f);
+        let min = [x0 + m as f32 * w + 0.5, y - 9.5];
+        items.push(Item::Rect {
+            min,
+            max: [min[0] + w - 1.0, y - 3.5],
+            fill: if any {
+                p.chan[0].with_alpha(170)
+            } else {
+                p.background
+            },
+            stroke: p.weak_text,
+            width: 0.6,
+            radius: 0.5,
+        });
     }
 }
 

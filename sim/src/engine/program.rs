@@ -1121,3 +1121,39 @@ fn typify<I>(
     }
     out
 }
+
+/// A program's memories as a static island sees them: its memory `k` is the program's
+/// `ids[k]`, addresses cut to the array's address bits (a load past the end reads 0, a store
+/// there writes nothing), values to its element width; the writes recorded when `writes` is
+/// given (the engine's trace).
+pub(crate) struct ProgramMemory<'a, 'b> {
+    /// The program.
+    pub prog: &'a Program,
+    /// The island's memories, by program index.
+    pub ids: &'a [u32],
+    /// The contents, in program order.
+    pub mems: &'b mut [Vec<u64>],
+    /// Where writes are recorded: (memory, address, value).
+    pub writes: Option<&'b mut Vec<(u32, u64, u64)>>,
+}
+
+impl crate::island::IslandMemory for ProgramMemory<'_, '_> {
+    fn load(&mut self, k: u32, index: u64) -> u64 {
+        let mi = self.ids[k as usize] as usize;
+        let a = index & self.prog.mems[mi].addr_mask;
+        self.mems[mi].get(a as usize).copied().unwrap_or(0)
+    }
+
+    fn store(&mut self, k: u32, index: u64, value: u64) {
+        let mi = self.ids[k as usize] as usize;
+        let m = &self.prog.mems[mi];
+        let a = index & m.addr_mask;
+        let v = value & crate::types::width_mask(m.elem_width);
+        if let Some(slot) = self.mems[mi].get_mut(a as usize) {
+            *slot = v;
+            if let Some(w) = self.writes.as_deref_mut() {
+                w.push((mi as u32, a, v));
+            }
+        }
+    }
+}

@@ -120,25 +120,13 @@ pub fn kernels_with_memory(
     names: &[&str],
     memory: handscope_compiler::c::MemoryOrdering,
 ) -> Vec<Example> {
-    kernels()
-        .into_iter()
-        .filter(|k| names.contains(&k.name.as_str()))
-        .map(|mut k| {
-            let header = Header::parse(&k.text);
-            let top = header.top().expect("TOP line");
-            let run = *header.runs().first().expect("RUN line");
-            let file = k.path.file_name().unwrap().to_string_lossy().into_owned();
-            let opts = HsOptions {
-                memory,
-                ..Default::default()
-            };
-            let m = compile_to_handshake(&k.text, &file, Some(top), &opts)
-                .unwrap_or_else(|e| panic!("{file}: {e:?}"));
-            k.func = m.functions.into_iter().next().expect("one function");
-            k.env = environment(&k.func, run);
-            k
-        })
-        .collect()
+    kernels_with_options(
+        names,
+        &HsOptions {
+            memory,
+            ..Default::default()
+        },
+    )
 }
 
 /// The fewest of `ks` (greedily: most new modules first, then file order) whose SystemVerilog

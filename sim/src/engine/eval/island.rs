@@ -7,38 +7,11 @@
 //! output until taken (an eager fork's flags); when every output is taken it is idle again.
 
 use super::{At, Sig};
+use crate::engine::program::ProgramMemory;
 use crate::engine::program::{Program, Span};
-use crate::island::IslandMemory;
 use crate::spec::island_regs::{
     self, ELAPSED, EMITTED, HEAD, IDLE, ITERATIONS, OFFERING, PHASE, RUNNING, SCHED, WALKED,
 };
-
-/// The engine's memories as an island sees them: its memory `k` is the program's
-/// `ids[k]`, addresses cut to the array's address bits, writes recorded for the trace.
-struct EngineMemory<'a, 'b> {
-    p: &'a Program,
-    ids: &'a [u32],
-    mems: &'b mut [Vec<u64>],
-    writes: &'b mut Vec<(u32, u64, u64)>,
-}
-
-impl IslandMemory for EngineMemory<'_, '_> {
-    fn load(&mut self, k: u32, index: u64) -> u64 {
-        let mi = self.ids[k as usize] as usize;
-        let a = index & self.p.mems[mi].addr_mask;
-        self.mems[mi].get(a as usize).copied().unwrap_or(0)
-    }
-
-    fn store(&mut self, k: u32, index: u64, value: u64) {
-        let mi = self.ids[k as usize] as usize;
-        let a = index & self.p.mems[mi].addr_mask;
-        let v = value & crate::types::width_mask(self.p.mems[mi].elem_width);
-        if let Some(slot) = self.mems[mi].get_mut(a as usize) {
-            *slot = v;
-            self.writes.push((mi as u32, a, v));
-        }
-    }
-}
 
 /// Register word `k` of the island at `reg`.
 #[inline(always)]
@@ -88,11 +61,11 @@ fn walk(p: &Program, s: &mut Sig<'_>, outs: Span, reg: u32, k: u32, inputs: Opti
         None => s.regs.at(at(reg, HEAD)) as u32,
     };
     let heads = isl.cone_heads();
-    let mut memory = EngineMemory {
-        p,
+    let mut memory = ProgramMemory {
+        prog: p,
         ids: mems,
         mems: s.mems,
-        writes: s.mem_writes,
+        writes: Some(s.mem_writes),
     };
     let step = isl.cone(head, &heads, &mut vals, &mut memory);
     for (j, v) in vals.into_iter().enumerate() {
