@@ -451,10 +451,99 @@ pub fn build(f: &Function, layout: &Layout, b: &Binding, cs: &CycleState, o: &Op
             }
         }
     }
+    // A selected island expands: its stage table beside its box, on top of everything.
+    if let Some(Selection::Node(n)) = o.selection
+        && let Op::Island(isl) = &f.nodes[n].op
+        && let Some(nb) = layout.nodes.iter().find(|nb| nb.node == n)
+    {
+        let st = cs
+            .node_words(b, n.index())
+            .map(|(w, _)| f.nodes[n].op.spec().state.decode(w));
+        island_panel(&mut items, isl, st.as_ref(), nb, p);
+    }
     Scene {
         size: layout.size,
         background: p.background,
         items,
+    }
+}
+
+/// An island expanded: a panel to the right of its box with one row per stage (the
+/// operations that start in it, the iteration it holds now, highlighted) and, for a whole
+/// function, its blocks' operations.
+fn island_panel(
+    items: &mut Vec<Item>,
+    isl: &handscope_sim::island::Island,
+    st: Option<&NodeState>,
+    nb: &super::layout::NodeBox,
+    p: &Palette,
+) {
+    use handscope_sim::spec::IslandPhase;
+    let running = match st {
+        Some(NodeState::Island(s)) if s.phase == IslandPhase::Running => {
+            Some((s.elapsed, s.iterations))
+        }
+        _ => None,
+    };
+    let mut rows: Vec<(String, bool)> = Vec::new();
+    match isl.loop_pipeline() {
+        Some(pl) => {
+            rows.push((
+                format!(
+                    "II {}, latency {}, {} stages",
+                    pl.ii,
+                    pl.latency,
+                    pl.stages()
+                ),
+                false,
+            ));
+            for r in isl.stage_table(running) {
+                let it = r
+                    .iteration
+                    .map_or(String::new(), |k| format!("  [iteration {k}]"));
+                let ops = if r.ops.is_empty() {
+                    "-".to_string()
+                } else {
+                    r.ops.join(", ")
+                };
+                rows.push((
+                    format!("stage {}: {ops}{it}", r.stage),
+                    r.iteration.is_some(),
+                ));
+            }
+        }
+        None => rows.extend(isl.block_listing().into_iter().map(|l| (l, false))),
+    }
+    let line_h = 12.0;
+    let width = rows
+        .iter()
+        .map(|(t, _)| t.chars().count())
+        .max()
+        .unwrap_or(10) as f32
+        * 5.6
+        + 12.0;
+    let min = [
+        nb.center[0] + nb.size[0] / 2.0 + 8.0,
+        nb.center[1] - nb.size[1] / 2.0,
+    ];
+    let max = [min[0] + width, min[1] + rows.len() as f32 * line_h + 8.0];
+    items.push(Item::Rect {
+        min,
+        max,
+        fill: p.background.with_alpha(240),
+        stroke: p.selected,
+        width: 1.5,
+        radius: 4.0,
+    });
+    for (i, (text, lit)) in rows.into_iter().enumerate() {
+        items.push(Item::Text {
+            pos: [min[0] + 6.0, min[1] + 10.0 + i as f32 * line_h],
+            text,
+            size: 9.0,
+            color: if lit { p.chan[0] } else { p.text },
+            anchor: Anchor::Left,
+            bg: None,
+        });
     }
 }
 

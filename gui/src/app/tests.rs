@@ -1909,6 +1909,54 @@ fn the_inspector_shows_an_islands_stage_table() {
     );
 }
 
+/// Selecting an island expands it on the canvas: a panel beside its box with its stage table,
+/// the stages holding an iteration highlighted; without the selection, no panel.
+#[test]
+fn a_selected_island_shows_its_stage_table_beside_its_box() {
+    let mut m = Model::new(lesson_start("static-islands", 1), noop());
+    m.settle_complete(10_000);
+    let n = m
+        .circuit
+        .as_ref()
+        .unwrap()
+        .func
+        .node_by_id("bb1.island0")
+        .expect("the island");
+    m.goto(3);
+    m.update(0.0);
+    let texts = |m: &mut Model| -> Vec<(String, bool)> {
+        let scene = m.scene().expect("a scene");
+        let lit = m.look.palette().chan[0];
+        scene
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                super::scene::Item::Text { text, color, .. } => Some((text.clone(), *color == lit)),
+                _ => None,
+            })
+            .collect()
+    };
+    // The lesson step selects the island; without the selection there is no panel.
+    m.select(None);
+    assert!(!texts(&mut m).iter().any(|(t, _)| t.starts_with("stage 1:")));
+    m.select(Some(Selection::Node(n)));
+    let seen = texts(&mut m);
+    assert!(
+        seen.iter().any(|(t, _)| t == "II 1, latency 5, 6 stages"),
+        "{seen:?}"
+    );
+    let row = seen
+        .iter()
+        .find(|(t, _)| t.starts_with("stage 1: extsi (line 9), extsi (line 9), muli (line 9)"))
+        .unwrap_or_else(|| panic!("{seen:?}"));
+    assert!(row.0.ends_with("[iteration 2]") && row.1, "{row:?}");
+    let last = seen
+        .iter()
+        .find(|(t, _)| t.starts_with("stage 5: addi (line 9)"))
+        .unwrap_or_else(|| panic!("{seen:?}"));
+    assert!(!last.1, "{last:?}: no iteration there yet");
+}
+
 /// The load-store queue of the memory-ordering lesson: the inspector says how many entries
 /// are in use and what each one waits for, in words.
 #[test]
