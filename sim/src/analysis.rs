@@ -186,7 +186,7 @@ impl<'f> TraceObserver<'f> {
             else {
                 continue;
             };
-            let (isl, ids) = &self.prog.islands[island as usize];
+            let info = &self.prog.islands[island as usize];
             let chans = &self.prog.ports[ins.start as usize..(ins.start + ins.len) as usize];
             let inputs: Option<Vec<u64>> = chans
                 .iter()
@@ -195,11 +195,12 @@ impl<'f> TraceObserver<'f> {
             let words = self.regs.get(reg as usize..).unwrap_or(&[]);
             let mut mem = crate::engine::program::ProgramMemory {
                 prog: &self.prog,
-                ids,
+                ids: &info.mems,
                 mems: &mut self.mems,
                 writes: None,
             };
-            isl.replay_cycle(words, outs.len, inputs.as_deref(), &mut mem);
+            info.island
+                .replay_cycle(words, outs.len, &info.heads, inputs.as_deref(), &mut mem);
         }
     }
 

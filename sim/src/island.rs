@@ -20,10 +20,9 @@ use std::collections::BTreeMap;
 
 use thiserror::Error;
 
-use crate::engine::arith::{self, BinOp, CastKind};
-use crate::engine::float_arith::{self, FloatOp};
+use crate::engine::arith;
 use crate::ops::ArithOp;
-use crate::types::{FloatKind, Type};
+use crate::types::Type;
 
 /// Most cones [`Island::run`] evaluates before it gives up (a loop that never leaves; the
 /// engine, which evaluates a cone per cycle, simply runs on, as the hardware would).
@@ -532,7 +531,7 @@ impl Island {
                     StepOp::Arith(a) => {
                         let args: Vec<u64> = st.args.iter().map(|&s| vals[s as usize]).collect();
                         let from = st.args.first().map_or(0, |&s| width(s));
-                        arith_value(a, &args, from, width(st.result))
+                        arith::apply(a, &args, from, width(st.result))
                     }
                 };
                 vals[st.result as usize] = v & self.slots[st.result as usize].mask();
@@ -617,13 +616,14 @@ impl Island {
 
 impl Island {
     /// Replays a cycle of the island's controller from its register words `regs` (in its
-    /// layout's order, `outputs` outputs) and, when its inputs transfer in that cycle, their
+    /// layout's order, `outputs` outputs, `heads` its [`Island::cone_heads`]) and, when its inputs transfer in that cycle, their
     /// data `inputs` (the control token's first): evaluates the cone it evaluates then, if
     /// any, on `mem`. A replayed waveform finds the island's memory writes this way.
     pub fn replay_cycle(
         &self,
         regs: &[u64],
         outputs: u32,
+        heads: &[bool],
         inputs: Option<&[u64]>,
         mem: &mut dyn IslandMemory,
     ) {
@@ -651,7 +651,7 @@ impl Island {
         if head as usize >= self.blocks.len() {
             return;
         }
-        self.cone(head, &self.cone_heads(), &mut vals, mem);
+        self.cone(head, heads, &mut vals, mem);
     }
 }
 
@@ -673,44 +673,6 @@ impl IslandExit {
             IslandExit::Goto(e) => vec![e],
             IslandExit::Branch { t, f, .. } => vec![t, f],
         }
-    }
-}
-
-/// The value `op` computes from `args` (words), the first operand `from` bits wide, the
-/// result `to` bits wide: the engine's own arithmetic, one operation at a time.
-pub fn arith_value(op: ArithOp, args: &[u64], from: u32, to: u32) -> u64 {
-    let a = args.first().copied().unwrap_or(0);
-    let b = args.get(1).copied().unwrap_or(a);
-    let kind = |w: u32| FloatKind::from_bits(w).unwrap_or(FloatKind::F32);
-    if let Some(bin) = BinOp::of(op) {
-        return arith::bin(bin, a, b, to);
-    }
-    if let Some(f) = FloatOp::of(op) {
-        return match f {
-            FloatOp::Bin(o) => float_arith::fbin(o, a, b, kind(to)),
-            FloatOp::Un(o) => float_arith::fun(o, a, kind(to)),
-            FloatOp::Cmp(p) => float_arith::fcmp(p, a, b, kind(from)),
-            FloatOp::Math(m) => float_arith::fmath(m, a, b, kind(to)),
-            FloatOp::Conv(c) => float_arith::fconv(c, a, from, to),
-        };
-    }
-    let cast = |k: CastKind| arith::cast(k, a, from, to);
-    match op {
-        ArithOp::Select => {
-            if a & 1 != 0 {
-                b
-            } else {
-                args.get(2).copied().unwrap_or(0)
-            }
-        }
-        ArithOp::Cmpi(p) => arith::cmp(p, a, b, from),
-        ArithOp::Extsi => cast(CastKind::Sext),
-        ArithOp::Extui | ArithOp::Trunci => cast(CastKind::Zext),
-        ArithOp::Noti => cast(CastKind::Not),
-        ArithOp::IndexCast if to < from => cast(CastKind::Trunc),
-        ArithOp::IndexCast => cast(CastKind::Sext),
-        // The remaining ops are binary or float ones, answered above.
-        _ => 0,
     }
 }
 
@@ -879,15 +841,15 @@ pub(crate) mod tests {
 
     #[test]
     fn arith_value_matches_the_engine_ops() {
-        assert_eq!(arith_value(ArithOp::Addi, &[5, 7], 8, 8), 12);
-        assert_eq!(arith_value(ArithOp::Extsi, &[0x80], 8, 16), 0xff80);
-        assert_eq!(arith_value(ArithOp::Trunci, &[0x1ff], 16, 8), 0xff);
-        assert_eq!(arith_value(ArithOp::Select, &[0, 1, 2], 1, 8), 2);
+        assert_eq!(arith::apply(ArithOp::Addi, &[5, 7], 8, 8), 12);
+        assert_eq!(arith::apply(ArithOp::Extsi, &[0x80], 8, 16), 0xff80);
+        assert_eq!(arith::apply(ArithOp::Trunci, &[0x1ff], 16, 8), 0xff);
+        assert_eq!(arith::apply(ArithOp::Select, &[0, 1, 2], 1, 8), 2);
         let one = 1.0f32.to_bits() as u64;
-        let two = arith_value(ArithOp::Addf, &[one, one], 32, 32);
+        let two = arith::apply(ArithOp::Addf, &[one, one], 32, 32);
         assert_eq!(f32::from_bits(two as u32), 2.0);
         assert_eq!(
-            arith_value(ArithOp::Sitofp, &[3], 32, 32),
+            arith::apply(ArithOp::Sitofp, &[3], 32, 32),
             3.0f32.to_bits() as u64
         );
     }

@@ -4,7 +4,7 @@
 //! registers and a reduction's accumulator start again after every end. The lowering is
 //! checked against it (`tests/streams.rs`).
 
-use handscope_sim::engine::arith::{self, BinOp, CastKind};
+use handscope_sim::engine::arith;
 use handscope_sim::stream::Element;
 use handscope_sim::{ArithOp, Type};
 
@@ -261,13 +261,9 @@ fn eval_op(body: &Body, op: &super::ast::BodyOp, v: &mut [Val]) {
                     v[op.results[0]] = v[op.operands[pick]].clone();
                     return;
                 }
-                ArithOp::Cmpi(p) => arith::cmp(*p, x(v, 0), x(v, 1), w),
-                ArithOp::Extsi => arith::cast(CastKind::Sext, x(v, 0), w, out_ty.bit_width()),
-                ArithOp::Extui => arith::cast(CastKind::Zext, x(v, 0), w, out_ty.bit_width()),
-                ArithOp::Trunci => arith::cast(CastKind::Trunc, x(v, 0), w, out_ty.bit_width()),
                 op => {
-                    let b = BinOp::of(*op).expect("the reader admits only integer `arith` ops");
-                    arith::bin(b, x(v, 0), x(v, 1), w)
+                    let args: Vec<u64> = (0..op.arity()).map(|k| x(v, k)).collect();
+                    arith::apply(*op, &args, w, out_ty.bit_width())
                 }
             };
             v[op.results[0]] = Val::Int(r);

@@ -252,6 +252,11 @@ pub fn island_module(
                 }
             }
         }
+        // The cone's next load and store port per memory, and its stores so far (block,
+        // index slot, value slot) for forwarding.
+        let mut ld_next: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut st_next: BTreeMap<u32, u32> = BTreeMap::new();
+        let mut stored: BTreeMap<u32, Vec<(u32, u32, u32)>> = BTreeMap::new();
         for &bi in &cone.blocks {
             let blk = &isl.blocks[bi as usize];
             if bi == h {
@@ -312,9 +317,12 @@ pub fn island_module(
                 }
             }
             // Operations.
-            let mut ld_count: BTreeMap<u32, u32> = BTreeMap::new();
-            let mut st_count: BTreeMap<u32, u32> = BTreeMap::new();
             for (si, st) in blk.steps.iter().enumerate() {
+                let next_port = |ports: &mut BTreeMap<u32, u32>, m: u32| {
+                    let c = ports.entry(m).or_insert(0);
+                    *c += 1;
+                    *c - 1
+                };
                 let r = st.result;
                 writes.push((bi, r));
                 match st.op {
@@ -359,19 +367,12 @@ pub fn island_module(
                     StepOp::Load(m) => {
                         let k = m as usize;
                         let (ab, ew) = mems[k];
-                        let cone_ld = {
-                            let c = ld_count.entry(m).or_insert(0);
-                            let j = *c;
-                            *c += 1;
-                            j
-                        };
-                        let j = cone_ld + prior(&cone.blocks, bi, isl, m, true);
+                        let j = next_port(&mut ld_next, m);
                         let addr = fit(&v(h, st.args[0]), w(st.args[0]), ab);
                         ld_uses.entry((k, j)).or_default().push((h, addr.clone()));
                         // Forwarding from this cone's earlier stores of the memory.
                         let mut data = format!("m{k}_ld{j}_data");
-                        let earlier = stores_before(&cone.blocks, bi, si, isl, m);
-                        for (sb, sv_idx, sv_val_slot) in earlier {
+                        for &(sb, sv_idx, sv_val_slot) in stored.get(&m).into_iter().flatten() {
                             let sa = fit(&v(h, sv_idx), w(sv_idx), ab);
                             let sd = fit_data(&v, h, sv_val_slot, w, ew);
                             data = format!("(c{h}_a{sb} & ({sa} == {addr})) ? {sd} : {data}");
@@ -383,13 +384,11 @@ pub fn island_module(
                     StepOp::Store(m) => {
                         let k = m as usize;
                         let (ab, ew) = mems[k];
-                        let cone_st = {
-                            let c = st_count.entry(m).or_insert(0);
-                            let j = *c;
-                            *c += 1;
-                            j
-                        };
-                        let j = cone_st + prior(&cone.blocks, bi, isl, m, false);
+                        let j = next_port(&mut st_next, m);
+                        stored
+                            .entry(m)
+                            .or_default()
+                            .push((bi, st.args[0], st.args[1]));
                         let addr = fit(&v(h, st.args[0]), w(st.args[0]), ab);
                         let data = fit_data(&v, h, st.args[1], w, ew);
                         st_uses.entry((k, j)).or_default().push((
@@ -402,7 +401,6 @@ pub fn island_module(
                 }
             }
             // Edges.
-            let edges = blk.exit.edges();
             match &blk.exit {
                 IslandExit::Goto(_) => {
                     line(&mut b, format!("assign c{h}_e{bi}_0 = c{h}_a{bi};"));
@@ -413,7 +411,6 @@ pub fn island_module(
                     line(&mut b, format!("assign c{h}_e{bi}_1 = c{h}_a{bi} & ~{c};"));
                 }
             }
-            let _ = edges;
         }
         exits.push((h, cone_exits));
         defined.push(writes);
@@ -661,39 +658,6 @@ fn fit_data(
     ew: u32,
 ) -> String {
     fit(&v(h, s), w(s), ew)
-}
-
-/// The loads (`loads`) or stores of memory `m` in the cone's blocks before block `bi`.
-fn prior(blocks: &[u32], bi: u32, isl: &Island, m: u32, loads: bool) -> u32 {
-    blocks
-        .iter()
-        .take_while(|&&b| b != bi)
-        .flat_map(|&b| &isl.blocks[b as usize].steps)
-        .filter(|st| match st.op {
-            StepOp::Load(x) => loads && x == m,
-            StepOp::Store(x) => !loads && x == m,
-            _ => false,
-        })
-        .count() as u32
-}
-
-/// The stores of memory `m` the cone evaluates before step `si` of block `bi`: (their
-/// block, index slot, value slot), oldest first.
-fn stores_before(blocks: &[u32], bi: u32, si: usize, isl: &Island, m: u32) -> Vec<(u32, u32, u32)> {
-    let mut out = Vec::new();
-    for &b in blocks {
-        let steps = &isl.blocks[b as usize].steps;
-        let upto = if b == bi { si } else { steps.len() };
-        for st in &steps[..upto] {
-            if st.op == StepOp::Store(m) {
-                out.push((b, st.args[0], st.args[1]));
-            }
-        }
-        if b == bi {
-            break;
-        }
-    }
-    out
 }
 
 /// FNV-1a of `s`: a stable name for an island's module.

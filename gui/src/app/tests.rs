@@ -1725,17 +1725,25 @@ fn compare_view_draws_both_sides_with_their_figures() {
     assert!(h.state().model.compare.is_none());
 }
 
-#[test]
-fn compare_view_puts_the_other_timing_profile_beside_the_kernel() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/dot_f32.c");
+/// Kernel `file` of `examples/kernels` open with the compare view on `setting`, both sides
+/// run to their end.
+fn kernel_compared(file: &str, setting: super::model::Setting) -> Model {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/kernels")
+        .join(file);
     let mut m = Model::new(
         Start::File(path, None, Default::default(), None, Default::default()),
         noop(),
     );
     m.watcher = None;
-    m.open_compare(Some(super::model::Setting::Timing));
+    m.open_compare(Some(setting));
     m.settle_compare(100_000);
+    m
+}
+
+#[test]
+fn compare_view_puts_the_other_timing_profile_beside_the_kernel() {
+    let m = kernel_compared("dot_f32.c", super::model::Setting::Timing);
     let cmp = m.compare.as_ref().expect("the compare view is open");
     assert_eq!(cmp.base_label, "buffers cycles, task pipelining off");
     assert_eq!(
@@ -1755,14 +1763,7 @@ fn compare_view_puts_the_other_timing_profile_beside_the_kernel() {
 
 #[test]
 fn compare_view_puts_the_hybrid_schedule_beside_the_dynamic_circuit() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kernels/dot.c");
-    let mut m = Model::new(
-        Start::File(path, None, Default::default(), None, Default::default()),
-        noop(),
-    );
-    m.watcher = None;
-    m.open_compare(Some(super::model::Setting::Schedule));
-    m.settle_compare(100_000);
+    let m = kernel_compared("dot.c", super::model::Setting::Schedule);
     let cmp = m.compare.as_ref().expect("the compare view is open");
     assert_eq!(
         cmp.other_label,

@@ -176,6 +176,56 @@ pub enum CastKind {
     Not,
 }
 
+impl CastKind {
+    /// The width cast `op` is, from `from` to `to` bits (`index_cast` extends or truncates
+    /// by the widths); `None` for every other op.
+    pub fn of(op: crate::ops::ArithOp, from: u32, to: u32) -> Option<CastKind> {
+        use crate::ops::ArithOp as A;
+        Some(match op {
+            A::Extsi => CastKind::Sext,
+            A::Extui => CastKind::Zext,
+            A::Trunci => CastKind::Trunc,
+            A::Noti => CastKind::Not,
+            A::IndexCast if to < from => CastKind::Trunc,
+            A::IndexCast => CastKind::Sext,
+            _ => return None,
+        })
+    }
+}
+
+/// The value `op` computes from `args` (words), the first operand `from` bits wide, the
+/// result `to` bits wide: the engine's arithmetic for one operation at a time (words of at
+/// most 64 bits), as static islands and the stream interpreter evaluate it.
+pub fn apply(op: crate::ops::ArithOp, args: &[u64], from: u32, to: u32) -> u64 {
+    use super::float_arith::{self, FloatOp};
+    use crate::types::FloatKind;
+    let a = args.first().copied().unwrap_or(0);
+    let b = args.get(1).copied().unwrap_or(a);
+    let kind = |w: u32| FloatKind::from_bits(w).unwrap_or(FloatKind::F32);
+    if let Some(o) = BinOp::of(op) {
+        return bin(o, a, b, to);
+    }
+    if let Some(k) = CastKind::of(op, from, to) {
+        return cast(k, a, from, to);
+    }
+    if let Some(f) = FloatOp::of(op) {
+        return match f {
+            FloatOp::Bin(o) => float_arith::fbin(o, a, b, kind(to)),
+            FloatOp::Un(o) => float_arith::fun(o, a, kind(to)),
+            FloatOp::Cmp(p) => float_arith::fcmp(p, a, b, kind(from)),
+            FloatOp::Math(m) => float_arith::fmath(m, a, b, kind(to)),
+            FloatOp::Conv(c) => float_arith::fconv(c, a, from, to),
+        };
+    }
+    match op {
+        crate::ops::ArithOp::Select if a & 1 != 0 => b,
+        crate::ops::ArithOp::Select => args.get(2).copied().unwrap_or(0),
+        crate::ops::ArithOp::Cmpi(p) => cmp(p, a, b, from),
+        // Every other op is a binary, cast or float one, answered above.
+        _ => 0,
+    }
+}
+
 /// Casts `a` of `from` bits to `to` bits.
 #[inline(always)]
 pub fn cast(kind: CastKind, a: u64, from: u32, to: u32) -> u64 {

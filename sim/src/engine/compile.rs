@@ -460,12 +460,11 @@ fn compile_node(
                     out,
                     w: wch(ins[0]) as u8,
                 },
-                ArithOp::Extsi => cast(CastKind::Sext),
-                ArithOp::Extui => cast(CastKind::Zext),
-                ArithOp::Trunci => cast(CastKind::Trunc),
-                ArithOp::Noti => cast(CastKind::Not),
-                ArithOp::IndexCast if to < from => cast(CastKind::Trunc),
-                ArithOp::IndexCast => cast(CastKind::Sext),
+                ArithOp::Extsi
+                | ArithOp::Extui
+                | ArithOp::Trunci
+                | ArithOp::Noti
+                | ArithOp::IndexCast => cast(CastKind::of(*a, from, to).expect("a width cast")),
                 ArithOp::Addf => fbin(FBinOp::Add),
                 ArithOp::Subf => fbin(FBinOp::Sub),
                 ArithOp::Mulf => fbin(FBinOp::Mul),
@@ -814,7 +813,11 @@ fn compile_node(
             }
             let k = b.p.islands.len() as u32;
             // Memories are resolved by name once every node is compiled.
-            b.p.islands.push(((**isl).clone(), Vec::new()));
+            b.p.islands.push(super::program::IslandInfo {
+                island: (**isl).clone(),
+                mems: Vec::new(),
+                heads: isl.cone_heads(),
+            });
             let (ins_sp, outs_sp) = (b.span(ins.iter().copied()), b.span(outs.iter().copied()));
             b.fwd(
                 nid,
@@ -1387,8 +1390,9 @@ fn compile_node(
 /// Points every island's memories at the program's memories of the same name.
 fn resolve_island_memories(p: &mut Program, f: &Function) -> Result<(), SimError> {
     let Program { islands, mems, .. } = p;
-    for (isl, ids) in islands.iter_mut() {
-        *ids = isl
+    for info in islands.iter_mut() {
+        info.mems = info
+            .island
             .memories
             .iter()
             .map(|name| {

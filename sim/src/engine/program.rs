@@ -719,9 +719,8 @@ pub struct Program {
     pub dyn_lsqs: Vec<DynLsqInfo>,
     /// Address queues, for the `Aq*` instructions.
     pub addr_queues: Vec<AddrQueueInfo>,
-    /// Static islands, for the `Island*` instructions: the loop and, per memory it reads,
-    /// the index in [`Program::mems`].
-    pub islands: Vec<(crate::island::Island, Vec<u32>)>,
+    /// Static islands, for the `Island*` instructions.
+    pub islands: Vec<IslandInfo>,
     /// True when forward and backward passes must be iterated together (`lazy_fork`).
     pub global_iterate: bool,
     /// Channel of each channel argument: (argument index, channel).
@@ -1120,6 +1119,17 @@ fn typify<I>(
         }
     }
     out
+}
+
+/// A static island of a program.
+#[derive(Clone, Debug)]
+pub struct IslandInfo {
+    /// Its region.
+    pub island: crate::island::Island,
+    /// Per memory it reaches, the index in [`Program::mems`].
+    pub mems: Vec<u32>,
+    /// [`crate::island::Island::cone_heads`], computed once.
+    pub heads: Vec<bool>,
 }
 
 /// A program's memories as a static island sees them: its memory `k` is the program's

@@ -85,6 +85,7 @@ pub(super) struct IslandReplay {
     /// makes them).
     pub(super) node: usize,
     isl: Island,
+    heads: Vec<bool>,
     /// Its first state word.
     base: usize,
     outputs: u32,
@@ -124,6 +125,7 @@ pub(super) fn islands(f: &Function, meta: &[StateMeta]) -> Vec<IslandReplay> {
             .collect();
         out.push(IslandReplay {
             node: id.index(),
+            heads: isl.cone_heads(),
             isl: (**isl).clone(),
             base,
             outputs: n.outputs.len() as u32,
@@ -194,8 +196,13 @@ impl IslandReplay {
             mems: &self.mems,
             writes: Vec::new(),
         };
-        self.isl
-            .replay_cycle(words, self.outputs, inputs.as_deref(), &mut view);
+        self.isl.replay_cycle(
+            words,
+            self.outputs,
+            &self.heads,
+            inputs.as_deref(),
+            &mut view,
+        );
         view.writes
     }
 }

@@ -47,7 +47,8 @@ pub(super) fn island_in(p: &Program, s: &mut Sig<'_>, ins: Span, reg: u32) {
 /// Evaluates the cone at the island's head: slots from and back to its registers, the
 /// schedule's cycles added, the results kept once the walk leaves.
 fn walk(p: &Program, s: &mut Sig<'_>, outs: Span, reg: u32, k: u32, inputs: Option<Vec<u64>>) {
-    let (isl, mems) = &p.islands[k as usize];
+    let info = &p.islands[k as usize];
+    let isl = &info.island;
     let n = outs.len;
     let slot = |j: usize| at(reg, island_regs::slot(n, j as u32));
     let mut vals: Vec<u64> = (0..isl.slots.len()).map(|j| s.regs.at(slot(j))).collect();
@@ -60,14 +61,13 @@ fn walk(p: &Program, s: &mut Sig<'_>, outs: Span, reg: u32, k: u32, inputs: Opti
         }
         None => s.regs.at(at(reg, HEAD)) as u32,
     };
-    let heads = isl.cone_heads();
     let mut memory = ProgramMemory {
         prog: p,
-        ids: mems,
+        ids: &info.mems,
         mems: s.mems,
         writes: Some(s.mem_writes),
     };
-    let step = isl.cone(head, &heads, &mut vals, &mut memory);
+    let step = isl.cone(head, &info.heads, &mut vals, &mut memory);
     for (j, v) in vals.into_iter().enumerate() {
         *s.regs.at_mut(slot(j)) = v;
     }
